@@ -1,0 +1,55 @@
+"""create_app(): routers, error handlers and lifespan of the Watchpost HTTP server."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import APIRouter, FastAPI
+from fastapi.responses import Response
+from sqlalchemy import text
+
+from watchpost import __version__
+from watchpost.clock import Clock
+from watchpost.context import AppContext
+from watchpost.http.deps import Context
+from watchpost.http.envelope import JsonResponse
+from watchpost.http.errors import install_error_handlers, json_error
+from watchpost.settings import Settings
+
+health = APIRouter()
+
+
+@health.get("/healthz", tags=["health"], summary="Liveness and database reachability")
+async def healthz(ctx: Context) -> Response:
+    try:
+        async with ctx.db.read_sessions() as session:
+            await session.execute(text("SELECT 1"))
+    except Exception:
+        return json_error(503, {"status": "unavailable", "database": "unreachable"})
+    return JsonResponse({"status": "ok", "database": "ok"})
+
+
+def create_app(settings: Settings | None = None, *, clock: Clock | None = None) -> FastAPI:
+    """The ASGI app. The database is not migrated here: `watchpost serve` does that first."""
+    from watchpost.routes import api_routers
+
+    ctx = AppContext.build(settings or Settings(), clock)
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        yield
+        await ctx.db.dispose()
+
+    app = FastAPI(
+        title="Watchpost",
+        version=__version__,
+        description="Self-hosted monitoring: uptime API under /api/v2, telemetry API under /api/v1.",
+        lifespan=lifespan,
+    )
+    app.state.ctx = ctx
+    install_error_handlers(app)
+    app.include_router(health)
+    for router in api_routers():
+        app.include_router(router)
+    return app

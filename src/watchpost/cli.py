@@ -1,0 +1,213 @@
+"""The `watchpost` command: serve, worker-less migrate, and token and user administration."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TypeVar
+
+from sqlalchemy.exc import DBAPIError, OperationalError
+
+from watchpost import __version__
+from watchpost.settings import Settings
+
+T = TypeVar("T")
+
+
+class CliError(Exception):
+    """Something the operator must fix; printed as one line, exit status 1."""
+
+
+def _settings() -> Settings:
+    try:
+        settings = Settings()
+        settings.async_database_url  # noqa: B018  (validates the URL scheme early)
+    except ValueError as exc:
+        raise CliError(f"invalid configuration: {exc}") from None
+    return settings
+
+
+def _migrate(settings: Settings) -> None:
+    from watchpost.db.migrate import upgrade
+
+    path = settings.sqlite_path()
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        upgrade(settings.async_database_url)
+    except (OperationalError, DBAPIError) as exc:
+        raise CliError(f"cannot reach the database: {_first_line(exc.orig or exc)}") from None
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+def _with_session(work: Callable[..., Awaitable[T]]) -> T:
+    """Run work(session, clock) in one write transaction against the configured database."""
+    from watchpost.context import AppContext
+
+    settings = _settings()
+    _migrate(settings)
+
+    async def run() -> T:
+        ctx = AppContext.build(settings)
+        try:
+            async with ctx.db.write_sessions() as session, session.begin():
+                return await work(session, ctx.clock.now())
+        finally:
+            await ctx.db.dispose()
+
+    return asyncio.run(run())
+
+
+def cmd_serve(args: argparse.Namespace) -> None:
+    import uvicorn
+
+    from watchpost.app import create_app
+
+    settings = _settings()
+    logging.basicConfig(
+        level=settings.log_level.upper(), format="%(levelname)s %(name)s: %(message)s"
+    )
+    _migrate(settings)
+    uvicorn.run(
+        create_app(settings),
+        host=args.host,
+        port=args.port,
+        log_level=settings.log_level.lower(),
+        proxy_headers=True,
+    )
+
+
+def cmd_migrate(_args: argparse.Namespace) -> None:
+    _migrate(_settings())
+    print("database is up to date", file=sys.stderr)
+
+
+def cmd_token_create(args: argparse.Namespace) -> None:
+    from watchpost.teams.service import create_token
+
+    token = _with_session(lambda session, now: create_token(session, team_name=args.team, now=now))
+    print(token)
+
+
+def cmd_token_list(_args: argparse.Namespace) -> None:
+    from watchpost.teams.service import list_tokens
+
+    rows = _with_session(lambda session, _now: list_tokens(session))
+    print(f"{'PREFIX':<14} {'TEAM':<24} {'CREATED':<26} STATUS")
+    for token, team in rows:
+        state = f"revoked {token.revoked_at:%Y-%m-%d %H:%M}" if token.revoked_at else "active"
+        print(
+            f"{token.prefix + '…':<14} {team:<24} {token.created_at:%Y-%m-%d %H:%M:%S} UTC    {state}"
+        )
+
+
+def cmd_token_revoke(args: argparse.Namespace) -> None:
+    from watchpost.teams.service import TokenError, revoke_token
+
+    try:
+        token = _with_session(
+            lambda session, now: revoke_token(session, prefix=args.token_prefix, now=now)
+        )
+    except TokenError as exc:
+        raise CliError(str(exc)) from None
+    print(f"revoked token {token.prefix}…", file=sys.stderr)
+
+
+def cmd_user_create(args: argparse.Namespace) -> None:
+    from watchpost.teams.service import TokenError, create_user
+
+    try:
+        user = _with_session(
+            lambda session, now: create_user(
+                session, team_name=args.team, email=args.email, name=args.name, now=now
+            )
+        )
+    except TokenError as exc:
+        raise CliError(str(exc)) from None
+    print(user.id)
+
+
+def cmd_user_list(args: argparse.Namespace) -> None:
+    from watchpost.teams.service import list_users
+
+    rows = _with_session(lambda session, _now: list_users(session, team_name=args.team))
+    print(f"{'ID':<8} {'TEAM':<24} {'EMAIL':<32} NAME")
+    for user, team in rows:
+        print(f"{user.id:<8} {team:<24} {user.email:<32} {user.name}")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise CliError(f"{message} (see '{self.prog} --help')")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="watchpost", description="Watchpost: self-hosted monitoring.")
+    parser.add_argument("--version", action="version", version=f"watchpost {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    serve = commands.add_parser("serve", help="apply pending migrations, then serve the API")
+    serve.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)"
+    )
+    serve.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
+    serve.set_defaults(run=cmd_serve)
+
+    migrate = commands.add_parser("migrate", help="apply pending migrations and exit")
+    migrate.set_defaults(run=cmd_migrate)
+
+    token = commands.add_parser("token", help="manage team API tokens")
+    token_commands = token.add_subparsers(dest="token_command", required=True, parser_class=_Parser)
+    create = token_commands.add_parser(
+        "create", help="create a token (and the team if needed); prints only the token"
+    )
+    create.add_argument("--team", required=True, help="team name")
+    create.set_defaults(run=cmd_token_create)
+    token_commands.add_parser("list", help="list tokens by prefix").set_defaults(run=cmd_token_list)
+    revoke = token_commands.add_parser("revoke", help="revoke the token that starts with a prefix")
+    revoke.add_argument("token_prefix", metavar="TOKEN_PREFIX", help="shown prefix or whole token")
+    revoke.set_defaults(run=cmd_token_revoke)
+
+    user = commands.add_parser("user", help="manage the people of a team")
+    user_commands = user.add_subparsers(dest="user_command", required=True, parser_class=_Parser)
+    user_create = user_commands.add_parser("create", help="add a user to a team; prints its id")
+    user_create.add_argument("--team", required=True)
+    user_create.add_argument("--email", required=True)
+    user_create.add_argument("--name", required=True)
+    user_create.set_defaults(run=cmd_user_create)
+    user_list = user_commands.add_parser("list", help="list users")
+    user_list.add_argument("--team", default=None, help="only this team's users")
+    user_list.set_defaults(run=cmd_user_list)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        args.run(args)
+    except CliError as exc:
+        print(f"watchpost: error: {exc}", file=sys.stderr)
+        return 2 if "--help" in str(exc) else 1
+    except (OperationalError, DBAPIError) as exc:
+        print(
+            f"watchpost: error: cannot reach the database: {_first_line(exc.orig or exc)}",
+            file=sys.stderr,
+        )
+        return 1
+    except OSError as exc:
+        print(f"watchpost: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

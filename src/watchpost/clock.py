@@ -1,0 +1,40 @@
+"""The one source of time. Production reads the system clock; tests move a FrozenClock."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Protocol
+
+
+class Clock(Protocol):
+    def now(self) -> datetime:
+        """The current time, timezone-aware UTC."""
+        ...
+
+
+class SystemClock:
+    def now(self) -> datetime:
+        return datetime.now(UTC)
+
+
+class FrozenClock:
+    """A clock that only moves when told to."""
+
+    def __init__(self, start: datetime | None = None) -> None:
+        self._now = start or datetime(2026, 1, 1, tzinfo=UTC)
+
+    def now(self) -> datetime:
+        return self._now
+
+    def advance(self, delta: timedelta | float) -> datetime:
+        self._now += delta if isinstance(delta, timedelta) else timedelta(seconds=delta)
+        return self._now
+
+    def set(self, when: datetime) -> None:
+        self._now = when
+
+
+def isoformat_ms(value: datetime) -> str:
+    """ISO 8601 UTC with milliseconds, as the API writes every timestamp."""
+    value = value.astimezone(UTC) if value.tzinfo else value.replace(tzinfo=UTC)
+    return value.strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"

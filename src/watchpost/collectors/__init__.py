@@ -1,0 +1,1 @@
+"""Collectors and the targets (databases, caches, web servers, brokers, scrapes) they watch."""

@@ -1,0 +1,221 @@
+"""Routes of /api/v1/collectors and /api/v1/collectors/{id}/targets."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+from fastapi.responses import Response
+
+from watchpost.collectors import service
+from watchpost.collectors.kinds import rules_markdown
+from watchpost.collectors.models import Collector, CollectorTarget
+from watchpost.collectors.schemas import (
+    CollectorAttributes,
+    CollectorCreate,
+    CollectorUpdate,
+    TargetAttributes,
+    TargetCreate,
+    TargetUpdate,
+    parse_target_create,
+    parse_target_update,
+)
+from watchpost.http.body import JsonObject, parse
+from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
+from watchpost.http.envelope import listing, no_content, resource, single
+from watchpost.http.errors import error_responses, object_id
+from watchpost.http.openapi import ListDoc, SingleDoc, request_body
+from watchpost.http.pagination import Paging, paginate
+
+router = APIRouter(prefix="/api/v1/collectors", tags=["collectors"])
+
+READ_ERRORS = error_responses(401, 404)
+WRITE_ERRORS = error_responses(400, 401, 404, 415, 422)
+
+
+def _collector(collector: Collector, ctx: Context) -> dict[str, object]:
+    return resource(
+        service.COLLECTOR, collector.id, service.collector_attributes(collector, ctx.box)
+    )
+
+
+def _target(target: CollectorTarget) -> dict[str, object]:
+    return resource(service.TARGET, target.id, service.target_attributes(target))
+
+
+@router.post(
+    "",
+    status_code=201,
+    summary="Create a collector",
+    responses={201: {"model": SingleDoc[CollectorAttributes]}, **WRITE_ERRORS},
+    openapi_extra=request_body(CollectorCreate),
+)
+async def create_collector(body: JsonObject, caller: Caller, ctx: Context, db: WriteDb) -> Response:
+    data = parse(CollectorCreate, body)
+    async with db.begin():
+        collector = await service.create_collector(
+            db, team_id=caller.team_id, data=data, box=ctx.box, now=ctx.clock.now()
+        )
+    return single(_collector(collector, ctx), status=201)
+
+
+@router.get(
+    "",
+    summary="List collectors",
+    responses={200: {"model": ListDoc[CollectorAttributes]}, **error_responses(401, 422)},
+)
+async def list_collectors(caller: Caller, ctx: Context, db: ReadDb, paging: Paging) -> Response:
+    rows, links = await paginate(
+        db, service.collectors_of(caller.team_id), paging, order_by=Collector.id
+    )
+    return listing((_collector(row, ctx) for row in rows), links)
+
+
+@router.get(
+    "/{collector_id}",
+    summary="Get a collector",
+    responses={200: {"model": SingleDoc[CollectorAttributes]}, **READ_ERRORS},
+)
+async def get_collector(collector_id: str, caller: Caller, ctx: Context, db: ReadDb) -> Response:
+    collector = await service.get_collector(
+        db, team_id=caller.team_id, collector_id=object_id(collector_id, service.COLLECTOR)
+    )
+    return single(_collector(collector, ctx))
+
+
+@router.patch(
+    "/{collector_id}",
+    summary="Update a collector",
+    responses={200: {"model": SingleDoc[CollectorAttributes]}, **WRITE_ERRORS},
+    openapi_extra=request_body(CollectorUpdate),
+)
+async def update_collector(
+    collector_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
+) -> Response:
+    cid = object_id(collector_id, service.COLLECTOR)
+    data = parse(CollectorUpdate, body)
+    async with db.begin():
+        collector = await service.get_collector(db, team_id=caller.team_id, collector_id=cid)
+        await service.update_collector(
+            db, collector=collector, data=data, sent=set(data.model_fields_set), now=ctx.clock.now()
+        )
+    return single(_collector(collector, ctx))
+
+
+@router.delete(
+    "/{collector_id}",
+    status_code=204,
+    summary="Delete a collector and its targets",
+    responses=READ_ERRORS,
+)
+async def delete_collector(collector_id: str, caller: Caller, db: WriteDb) -> Response:
+    cid = object_id(collector_id, service.COLLECTOR)
+    async with db.begin():
+        collector = await service.get_collector(db, team_id=caller.team_id, collector_id=cid)
+        await service.delete_collector(db, collector=collector)
+    return no_content()
+
+
+# ---------------------------------------------------------------------- collector targets
+
+
+@router.post(
+    "/{collector_id}/targets",
+    status_code=201,
+    summary="Create a collector target",
+    description=(
+        "Attach a monitoring target to a collector. Which fields a target takes depends on "
+        "its `kind`; a field that does not apply to the kind is a 422.\n\n" + rules_markdown()
+    ),
+    responses={201: {"model": SingleDoc[TargetAttributes]}, **WRITE_ERRORS},
+    openapi_extra=request_body(TargetCreate),
+)
+async def create_target(
+    collector_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
+) -> Response:
+    cid = object_id(collector_id, service.COLLECTOR)
+    async with db.begin():
+        collector = await service.get_collector(db, team_id=caller.team_id, collector_id=cid)
+        data = parse_target_create(body)
+        target = await service.create_target(
+            db, collector=collector, data=data, box=ctx.box, now=ctx.clock.now()
+        )
+    return single(_target(target), status=201)
+
+
+@router.get(
+    "/{collector_id}/targets",
+    summary="List a collector's targets",
+    responses={200: {"model": ListDoc[TargetAttributes]}, **error_responses(401, 404, 422)},
+)
+async def list_targets(collector_id: str, caller: Caller, db: ReadDb, paging: Paging) -> Response:
+    cid = object_id(collector_id, service.COLLECTOR)
+    await service.get_collector(db, team_id=caller.team_id, collector_id=cid)
+    rows, links = await paginate(
+        db,
+        service.targets_of(team_id=caller.team_id, collector_id=cid),
+        paging,
+        order_by=CollectorTarget.id,
+    )
+    return listing((_target(row) for row in rows), links)
+
+
+@router.get(
+    "/{collector_id}/targets/{target_id}",
+    summary="Get a collector target",
+    responses={200: {"model": SingleDoc[TargetAttributes]}, **READ_ERRORS},
+)
+async def get_target(collector_id: str, target_id: str, caller: Caller, db: ReadDb) -> Response:
+    target = await service.get_target(
+        db,
+        team_id=caller.team_id,
+        collector_id=object_id(collector_id, service.COLLECTOR),
+        target_id=object_id(target_id, service.TARGET),
+    )
+    return single(_target(target))
+
+
+@router.patch(
+    "/{collector_id}/targets/{target_id}",
+    summary="Update a collector target",
+    description=(
+        "`kind` cannot change. The kind's rules apply to the target as it will be after the "
+        "change; changing a connection field sends the target back to `pending`."
+    ),
+    responses={200: {"model": SingleDoc[TargetAttributes]}, **WRITE_ERRORS},
+    openapi_extra=request_body(TargetUpdate),
+)
+async def update_target(
+    collector_id: str, target_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
+) -> Response:
+    cid = object_id(collector_id, service.COLLECTOR)
+    tid = object_id(target_id, service.TARGET)
+    async with db.begin():
+        target = await service.get_target(
+            db, team_id=caller.team_id, collector_id=cid, target_id=tid
+        )
+        data = parse_target_update(body, service.target_values(target))
+        await service.update_target(
+            db,
+            target=target,
+            data=data,
+            sent=list(data.model_fields_set),
+            box=ctx.box,
+            now=ctx.clock.now(),
+        )
+    return single(_target(target))
+
+
+@router.delete(
+    "/{collector_id}/targets/{target_id}",
+    status_code=204,
+    summary="Delete a collector target",
+    responses=READ_ERRORS,
+)
+async def delete_target(collector_id: str, target_id: str, caller: Caller, db: WriteDb) -> Response:
+    cid = object_id(collector_id, service.COLLECTOR)
+    tid = object_id(target_id, service.TARGET)
+    async with db.begin():
+        target = await service.get_target(
+            db, team_id=caller.team_id, collector_id=cid, target_id=tid
+        )
+        await service.delete_target(db, target=target)
+    return no_content()

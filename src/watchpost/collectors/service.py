@@ -1,0 +1,281 @@
+"""What collectors and their targets do: create, read, change, delete. No HTTP in here."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Select, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from watchpost.clock import isoformat_ms
+from watchpost.collectors.kinds import CONNECTION_FIELDS, KIND_FIELDS, KIND_RULES, WRITE_ONLY_FIELDS
+from watchpost.collectors.models import Collector, CollectorTarget
+from watchpost.collectors.schemas import (
+    CollectorCreate,
+    CollectorUpdate,
+    TargetCreate,
+    TargetUpdate,
+)
+from watchpost.crypto import SecretBox, random_token
+from watchpost.http.errors import InvalidRequest, NotFound
+
+COLLECTOR = "collector"
+TARGET = "collector_target"
+
+
+def _iso(value: datetime | None) -> str | None:
+    return isoformat_ms(value) if value is not None else None
+
+
+# ---------------------------------------------------------------------------- collectors
+
+
+def collector_attributes(collector: Collector, box: SecretBox) -> dict[str, Any]:
+    return {
+        "name": collector.name,
+        "platform": collector.platform,
+        "note": collector.note,
+        "status": collector.status,
+        "secret": box.decrypt(collector.secret_encrypted),
+        "team_id": collector.team_id,
+        "source_id": None,
+        "logs_retention": collector.logs_retention,
+        "metrics_retention": collector.metrics_retention,
+        "pinged_at": _iso(collector.pinged_at),
+        "created_at": isoformat_ms(collector.created_at),
+        "updated_at": isoformat_ms(collector.updated_at),
+    }
+
+
+async def _name_taken(
+    session: AsyncSession, *, team_id: int, name: str, exclude_id: int | None = None
+) -> bool:
+    stmt = select(Collector.id).where(Collector.team_id == team_id, Collector.name == name)
+    if exclude_id is not None:
+        stmt = stmt.where(Collector.id != exclude_id)
+    return (await session.scalar(stmt)) is not None
+
+
+def _name_in_use(name: str) -> InvalidRequest:
+    return InvalidRequest.field(
+        "name", f"is already used by another collector of this team ({name!r})"
+    )
+
+
+async def create_collector(
+    session: AsyncSession, *, team_id: int, data: CollectorCreate, box: SecretBox, now: datetime
+) -> Collector:
+    """A new collector with a fresh secret; names are unique within a team."""
+    if await _name_taken(session, team_id=team_id, name=data.name):
+        raise _name_in_use(data.name)
+    collector = Collector(
+        team_id=team_id,
+        name=data.name,
+        platform=data.platform,
+        note=data.note,
+        status="pending",
+        secret_encrypted=box.encrypt(random_token("wpc_")),
+        logs_retention=data.logs_retention,
+        metrics_retention=data.metrics_retention,
+        created_at=now,
+        updated_at=now,
+    )
+    session.add(collector)
+    try:
+        await session.flush()
+    except IntegrityError:  # a concurrent create took the name first
+        raise _name_in_use(data.name) from None
+    return collector
+
+
+def collectors_of(team_id: int) -> Select[tuple[Collector]]:
+    return select(Collector).where(Collector.team_id == team_id)
+
+
+async def get_collector(session: AsyncSession, *, team_id: int, collector_id: int) -> Collector:
+    collector = await session.scalar(collectors_of(team_id).where(Collector.id == collector_id))
+    if collector is None:
+        raise NotFound(COLLECTOR, collector_id)
+    return collector
+
+
+async def update_collector(
+    session: AsyncSession,
+    *,
+    collector: Collector,
+    data: CollectorUpdate,
+    sent: set[str],
+    now: datetime,
+) -> Collector:
+    """Apply the sent fields; platform is fixed after creation."""
+    problems: list[tuple[str | None, str]] = []
+    if data.platform is not None and data.platform != collector.platform:
+        problems.append(
+            (
+                "platform",
+                f"platform cannot be changed (this collector runs on {collector.platform})",
+            )
+        )
+    for required in ("name", "logs_retention", "metrics_retention"):
+        if required in sent and getattr(data, required) is None:
+            problems.append((required, f"{required} must not be null"))
+    if data.name is not None and await _name_taken(
+        session, team_id=collector.team_id, name=data.name, exclude_id=collector.id
+    ):
+        problems += _name_in_use(data.name).problems
+    if problems:
+        raise InvalidRequest(problems)
+    for name in ("name", "note", "logs_retention", "metrics_retention"):
+        if name in sent:
+            setattr(collector, name, getattr(data, name))
+    collector.updated_at = now
+    await session.flush()
+    return collector
+
+
+async def delete_collector(session: AsyncSession, *, collector: Collector) -> None:
+    """Delete the collector and, by cascade, its targets."""
+    await session.delete(collector)
+    await session.flush()
+
+
+# ---------------------------------------------------------------------- collector targets
+
+
+def target_attributes(target: CollectorTarget) -> dict[str, Any]:
+    return {
+        "kind": target.kind,
+        "host": target.host,
+        "port": target.port,
+        "service": target.service,
+        "listen_ip": target.listen_ip,
+        "endpoint": target.endpoint,
+        "scheme": target.scheme,
+        "username": target.username,
+        "ssl_mode": target.ssl_mode,
+        "tls": target.tls,
+        "status": target.status,
+        "enabled": target.enabled,
+        "container": None,
+        "detected_host": None,
+        "autogenerated": target.autogenerated,
+        "paused_until": _iso(target.paused_until),
+        "consecutive_failure_count": target.consecutive_failure_count,
+        "last_ping_at": _iso(target.last_ping_at),
+        "created_at": isoformat_ms(target.created_at),
+        "updated_at": isoformat_ms(target.updated_at),
+    }
+
+
+def _set_secret(target: CollectorTarget, name: str, value: str | None, box: SecretBox) -> None:
+    setattr(target, f"{name}_encrypted", box.encrypt(value) if value is not None else None)
+
+
+async def create_target(
+    session: AsyncSession,
+    *,
+    collector: Collector,
+    data: TargetCreate,
+    box: SecretBox,
+    now: datetime,
+) -> CollectorTarget:
+    """A new target, `pending` until probed (or `disabled`); credentials stored encrypted."""
+    values = {name: getattr(data, name) for name in KIND_FIELDS if name not in WRITE_ONLY_FIELDS}
+    for name, default in KIND_RULES[data.kind].defaults.items():
+        if values.get(name) is None:
+            values[name] = default
+    target = CollectorTarget(
+        team_id=collector.team_id,
+        collector_id=collector.id,
+        kind=data.kind,
+        host=data.host,
+        enabled=data.enabled,
+        status="pending" if data.enabled else "disabled",
+        autogenerated=False,
+        consecutive_failure_count=0,
+        created_at=now,
+        updated_at=now,
+        **values,
+    )
+    for name in WRITE_ONLY_FIELDS:
+        _set_secret(target, name, getattr(data, name), box)
+    session.add(target)
+    await session.flush()
+    return target
+
+
+def targets_of(*, team_id: int, collector_id: int) -> Select[tuple[CollectorTarget]]:
+    return select(CollectorTarget).where(
+        CollectorTarget.team_id == team_id, CollectorTarget.collector_id == collector_id
+    )
+
+
+async def get_target(
+    session: AsyncSession, *, team_id: int, collector_id: int, target_id: int
+) -> CollectorTarget:
+    target = await session.scalar(
+        targets_of(team_id=team_id, collector_id=collector_id).where(
+            CollectorTarget.id == target_id
+        )
+    )
+    if target is None:
+        raise NotFound(TARGET, target_id)
+    return target
+
+
+def target_values(target: CollectorTarget) -> dict[str, Any]:
+    """The target's kind-dependent values; write-only ones only say whether they are set."""
+    values: dict[str, Any] = {"kind": target.kind, "host": target.host}
+    for name in KIND_FIELDS:
+        if name in WRITE_ONLY_FIELDS:
+            values[name] = "set" if getattr(target, f"{name}_encrypted") is not None else None
+        else:
+            values[name] = getattr(target, name)
+    return values
+
+
+async def update_target(
+    session: AsyncSession,
+    *,
+    target: CollectorTarget,
+    data: TargetUpdate,
+    sent: Sequence[str],
+    box: SecretBox,
+    now: datetime,
+) -> CollectorTarget:
+    """Apply a validated PATCH. A connection change or re-enabling means: probe anew."""
+    reconnect = False
+    for name in sent:
+        if name == "kind":
+            continue
+        value = getattr(data, name)
+        if name in WRITE_ONLY_FIELDS:
+            _set_secret(target, name, value, box)
+            reconnect = True
+        elif name == "enabled":
+            if value is not None and value != target.enabled:
+                target.enabled = value
+                reconnect = True
+        elif getattr(target, name) != value:
+            setattr(target, name, value)
+            reconnect = reconnect or name in CONNECTION_FIELDS
+    for name, default in KIND_RULES[target.kind].defaults.items():
+        if getattr(target, name) is None:
+            setattr(target, name, default)
+    if not target.enabled:
+        target.status = "disabled"
+    elif reconnect:
+        target.status = "pending"
+        target.consecutive_failure_count = 0
+        target.last_error = None
+    target.updated_at = now
+    await session.flush()
+    return target
+
+
+async def delete_target(session: AsyncSession, *, target: CollectorTarget) -> None:
+    await session.delete(target)
+    await session.flush()

@@ -1,0 +1,32 @@
+"""What a running Watchpost shares between requests: settings, database, clock, secrets."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from watchpost.clock import Clock, SystemClock
+from watchpost.crypto import SecretBox, load_or_create_key
+from watchpost.db.session import Database, create_engine
+from watchpost.settings import Settings
+
+
+@dataclass
+class AppContext:
+    settings: Settings
+    db: Database
+    clock: Clock
+    box: SecretBox
+
+    @classmethod
+    def build(cls, settings: Settings, clock: Clock | None = None) -> AppContext:
+        sqlite_path = settings.sqlite_path()
+        key_dir = sqlite_path.parent if sqlite_path is not None else settings.data_dir
+        if sqlite_path is not None:
+            sqlite_path.parent.mkdir(parents=True, exist_ok=True)
+        key = load_or_create_key(settings.secret_key, key_dir)
+        return cls(
+            settings=settings,
+            db=Database(create_engine(settings.async_database_url)),
+            clock=clock or SystemClock(),
+            box=SecretBox(key),
+        )

@@ -1,0 +1,1 @@
+"""Storage: engine, sessions, the declarative base and the migrations."""

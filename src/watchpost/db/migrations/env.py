@@ -1,0 +1,35 @@
+"""Alembic environment: runs migrations on a synchronous connection to the configured URL."""
+
+from __future__ import annotations
+
+from alembic import context
+from sqlalchemy import create_engine, pool
+
+from watchpost.db.registry import all_metadata
+
+config = context.config
+target_metadata = all_metadata()
+
+
+def run_migrations_online() -> None:
+    url = config.get_main_option("sqlalchemy.url")
+    assert url is not None
+    engine = create_engine(url, poolclass=pool.NullPool)
+    with engine.connect() as connection:
+        context.configure(
+            connection=connection,
+            target_metadata=target_metadata,
+            render_as_batch=connection.dialect.name == "sqlite",
+            compare_type=True,
+        )
+        with context.begin_transaction():
+            context.run_migrations()
+    engine.dispose()
+
+
+if context.is_offline_mode():
+    context.configure(url=config.get_main_option("sqlalchemy.url"), target_metadata=target_metadata)
+    with context.begin_transaction():
+        context.run_migrations()
+else:
+    run_migrations_online()

@@ -1,0 +1,70 @@
+"""Engine and session factories.
+
+SQLite runs in WAL mode. Reads open a deferred transaction; writes open theirs with
+`BEGIN IMMEDIATE`, so a writer takes the write lock up front instead of failing with
+"database is locked" half-way through a transaction.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.engine import Connection
+from sqlalchemy.ext.asyncio import (
+    AsyncEngine,
+    async_sessionmaker,
+    create_async_engine,
+)
+from sqlalchemy.pool import ConnectionPoolEntry
+
+SQLITE_BEGIN_OPTION = "watchpost_sqlite_begin"
+
+
+def create_engine(url: str, *, echo: bool = False) -> AsyncEngine:
+    """An async engine for url (already mapped to its async driver)."""
+    if url.startswith("sqlite"):
+        engine = create_async_engine(
+            url, echo=echo, connect_args={"timeout": 30}, pool_size=8, max_overflow=8
+        )
+        _configure_sqlite(engine)
+        return engine
+    return create_async_engine(url, echo=echo, pool_size=10, max_overflow=10, pool_pre_ping=True)
+
+
+def _configure_sqlite(engine: AsyncEngine) -> None:
+    @event.listens_for(engine.sync_engine, "connect")
+    def on_connect(dbapi_connection: Any, _record: ConnectionPoolEntry) -> None:
+        # Let SQLAlchemy, not the driver, decide when transactions begin.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        for pragma in (
+            "PRAGMA journal_mode=WAL",
+            "PRAGMA synchronous=NORMAL",
+            "PRAGMA foreign_keys=ON",
+            "PRAGMA busy_timeout=30000",
+        ):
+            cursor.execute(pragma)
+        cursor.close()
+
+    @event.listens_for(engine.sync_engine, "begin")
+    def on_begin(conn: Connection) -> None:
+        mode = conn.get_execution_options().get(SQLITE_BEGIN_OPTION, "DEFERRED")
+        conn.exec_driver_sql(f"BEGIN {mode}")
+
+
+class Database:
+    """The engine plus two session factories: one for reads, one for writes."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+        self.read_sessions = async_sessionmaker(engine, expire_on_commit=False)
+        writer = engine.execution_options(**{SQLITE_BEGIN_OPTION: "IMMEDIATE"})
+        self.write_sessions = async_sessionmaker(writer, expire_on_commit=False)
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.engine.dialect.name == "sqlite"
+
+    async def dispose(self) -> None:
+        await self.engine.dispose()

@@ -1,0 +1,1 @@
+"""The HTTP conventions every endpoint shares: auth, envelope, errors, bodies, pagination."""

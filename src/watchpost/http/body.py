@@ -1,0 +1,54 @@
+"""Reading JSON request bodies: content type, syntax and shape checked before any rule runs."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, TypeVar
+
+import orjson
+from fastapi import Depends, Request
+from pydantic import BaseModel, ValidationError
+
+from watchpost.http.errors import InvalidRequest, problems_from
+
+M = TypeVar("M", bound=BaseModel)
+
+MAX_BODY_BYTES = 1024 * 1024
+
+
+def _is_json(content_type: str) -> bool:
+    media = content_type.split(";", 1)[0].strip().lower()
+    return media == "application/json" or (
+        media.startswith("application/") and media.endswith("+json")
+    )
+
+
+async def read_json_object(request: Request) -> dict[str, Any]:
+    """The body as a JSON object; an empty body reads as {}."""
+    raw = await request.body()
+    if not raw.strip():
+        return {}
+    if len(raw) > MAX_BODY_BYTES:
+        raise InvalidRequest([(None, f"body is larger than {MAX_BODY_BYTES} bytes")], status=413)
+    content_type = request.headers.get("content-type", "")
+    if not _is_json(content_type):
+        raise InvalidRequest(
+            [(None, "body must be sent with 'Content-Type: application/json'")], status=415
+        )
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise InvalidRequest([(None, f"body is not valid JSON ({exc.msg})")], status=400) from None
+    if not isinstance(value, dict):
+        raise InvalidRequest([(None, "body must be a JSON object")], status=400)
+    return value
+
+
+JsonObject = Annotated[dict[str, Any], Depends(read_json_object)]
+
+
+def parse(model: type[M], data: dict[str, Any]) -> M:
+    """Validate data with model (strict types), or raise a 422 naming every bad field."""
+    try:
+        return model.model_validate(data, strict=True)
+    except ValidationError as exc:
+        raise InvalidRequest(problems_from(exc.errors())) from None

@@ -1,0 +1,156 @@
+"""Errors are values with one shape; the handlers here are the only place they become HTTP.
+
+- 4xx validation problems: ``{"errors": [messages], "invalid_attributes": [fields]}``
+- everything else:         ``{"errors": "message"}``
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import orjson
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import Response
+from pydantic import ValidationError
+from pydantic_core import ErrorDetails
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+log = logging.getLogger(__name__)
+
+UNAUTHORIZED_MESSAGE = (
+    "Invalid Team API token. Send a valid token as 'Authorization: Bearer <token>'."
+)
+
+
+def json_error(
+    status: int, body: dict[str, Any], headers: dict[str, str] | None = None
+) -> Response:
+    return Response(
+        orjson.dumps(body), status_code=status, media_type="application/json", headers=headers
+    )
+
+
+class ApiError(Exception):
+    """An error with a plain message body: 401, 403, 404, 405, 409."""
+
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.headers = headers
+
+    def response(self) -> Response:
+        return json_error(self.status, {"errors": self.message}, self.headers)
+
+
+class Unauthorized(ApiError):
+    def __init__(self) -> None:
+        super().__init__(401, UNAUTHORIZED_MESSAGE, {"WWW-Authenticate": "Bearer"})
+
+
+class NotFound(ApiError):
+    def __init__(self, resource_type: str, object_id: object) -> None:
+        super().__init__(404, f"Resource type {resource_type} with id = {object_id} was not found")
+
+
+class Conflict(ApiError):
+    def __init__(self, message: str) -> None:
+        super().__init__(409, message)
+
+
+class InvalidRequest(Exception):
+    """A request whose content is wrong: 422 (or 400/415) naming the offending fields."""
+
+    def __init__(self, problems: Sequence[tuple[str | None, str]], *, status: int = 422) -> None:
+        """problems: (field or None, full human-readable message) pairs."""
+        super().__init__("; ".join(message for _, message in problems))
+        self.status = status
+        self.problems = list(problems)
+
+    @classmethod
+    def field(cls, field: str, message: str) -> InvalidRequest:
+        return cls([(field, f"{field} {message}")])
+
+    def response(self) -> Response:
+        fields = list(dict.fromkeys(field for field, _ in self.problems if field))
+        return json_error(
+            self.status,
+            {"errors": [message for _, message in self.problems], "invalid_attributes": fields},
+        )
+
+
+def _describe(error: ErrorDetails) -> tuple[str | None, str]:
+    """A pydantic error as (top-level field, message) without ever echoing the input."""
+    loc = [str(part) for part in error["loc"] if part not in ("body", "query", "path")]
+    field = loc[0] if loc else None
+    path = ".".join(loc) if loc else "body"
+    kind = error["type"]
+    if kind == "missing":
+        text = "is required"
+    elif kind == "extra_forbidden":
+        text = "is not a known attribute"
+    else:
+        text = error["msg"]
+        if text.startswith("Value error, "):
+            text = text[len("Value error, ") :]
+        elif text.startswith("Assertion failed, "):
+            text = text[len("Assertion failed, ") :]
+        text = text.replace("Input should be", "must be").replace("String should", "must")
+        text = text.replace("List should", "must").replace("Dictionary should", "must")
+    return field, f"{path} {text}"
+
+
+def problems_from(errors: Iterable[ErrorDetails]) -> list[tuple[str | None, str]]:
+    return [_describe(error) for error in errors]
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    async def on_api_error(_request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, ApiError)
+        return exc.response()
+
+    async def on_invalid(_request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, InvalidRequest)
+        return exc.response()
+
+    async def on_request_validation(_request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, RequestValidationError | ValidationError)
+        return InvalidRequest(problems_from(exc.errors())).response()
+
+    async def on_http_exception(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, StarletteHTTPException)
+        if exc.status_code == 404:
+            message = f"Endpoint {request.method} {request.url.path} does not exist."
+        elif exc.status_code == 405:
+            message = f"Method {request.method} is not allowed for {request.url.path}."
+        else:
+            message = str(exc.detail)
+        return json_error(exc.status_code, {"errors": message}, dict(exc.headers or {}))
+
+    async def on_unexpected(request: Request, exc: Exception) -> Response:
+        log.exception("unhandled error in %s %s", request.method, request.url.path)
+        return json_error(500, {"errors": "Internal server error"})
+
+    app.add_exception_handler(ApiError, on_api_error)
+    app.add_exception_handler(InvalidRequest, on_invalid)
+    app.add_exception_handler(RequestValidationError, on_request_validation)
+    app.add_exception_handler(ValidationError, on_request_validation)
+    app.add_exception_handler(StarletteHTTPException, on_http_exception)
+    app.add_exception_handler(Exception, on_unexpected)
+
+
+def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI descriptions of our error bodies, for the `responses=` of a route."""
+    from watchpost.http.openapi import ERROR_RESPONSES
+
+    return {status: ERROR_RESPONSES[status] for status in statuses}
+
+
+def object_id(raw: str, resource_type: str) -> int:
+    """A path id as an integer; anything else names no object, so it is a 404."""
+    if raw.isdigit() and len(raw) <= 18:
+        return int(raw)
+    raise NotFound(resource_type, raw)

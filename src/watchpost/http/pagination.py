@@ -1,0 +1,106 @@
+"""The one pagination helper every list endpoint uses.
+
+`page` counts from 1; `per_page` defaults to 50 and is clamped to 250. Links are
+absolute, keep the request's other query parameters, and `last` always names a page
+(page 1 for an empty list) because clients read the page count out of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Annotated, Any, TypeVar
+from urllib.parse import urlencode
+
+from fastapi import Depends, Request
+from sqlalchemy import Select, func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from watchpost.http.errors import InvalidRequest
+
+DEFAULT_PER_PAGE = 50
+MAX_PER_PAGE = 250
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class PageRequest:
+    page: int
+    per_page: int
+    base_url: str
+    """Absolute URL of the list without a query string."""
+    other_params: tuple[tuple[str, str], ...]
+    """The request's query parameters other than page and per_page, in order."""
+
+    @property
+    def offset(self) -> int:
+        return (self.page - 1) * self.per_page
+
+
+def _positive_int(name: str, raw: str | None, default: int) -> int:
+    if raw is None:
+        return default
+    text = raw.strip()
+    if not text.isdigit() or int(text) < 1:
+        raise InvalidRequest.field(name, "must be a positive integer")
+    return int(text)
+
+
+def page_request(request: Request) -> PageRequest:
+    """Read page and per_page from the query string (422 unless positive integers)."""
+    query = request.query_params
+    problems: list[tuple[str | None, str]] = []
+    page = per_page = 1
+    try:
+        page = _positive_int("page", query.get("page"), 1)
+    except InvalidRequest as exc:
+        problems += exc.problems
+    try:
+        per_page = min(
+            _positive_int("per_page", query.get("per_page"), DEFAULT_PER_PAGE), MAX_PER_PAGE
+        )
+    except InvalidRequest as exc:
+        problems += exc.problems
+    if problems:
+        raise InvalidRequest(problems)
+    public: str | None = request.app.state.ctx.settings.public_base
+    base = (public if public else str(request.base_url).rstrip("/")) + request.url.path
+    others = tuple(
+        (key, value) for key, value in query.multi_items() if key not in ("page", "per_page")
+    )
+    return PageRequest(page=page, per_page=per_page, base_url=base, other_params=others)
+
+
+Paging = Annotated[PageRequest, Depends(page_request)]
+
+
+def last_page(total: int, per_page: int) -> int:
+    return max(1, -(-total // per_page))
+
+
+def pagination_links(req: PageRequest, total: int) -> dict[str, str | None]:
+    """first/last/prev/next for a list of total items, as the request asked for it."""
+
+    def url(page: int) -> str:
+        params = [*req.other_params, ("page", str(page)), ("per_page", str(req.per_page))]
+        return f"{req.base_url}?{urlencode(params)}"
+
+    last = last_page(total, req.per_page)
+    return {
+        "first": url(1),
+        "last": url(last),
+        "prev": url(min(req.page - 1, last)) if req.page > 1 else None,
+        "next": url(req.page + 1) if req.page < last else None,
+    }
+
+
+async def paginate(
+    session: AsyncSession, stmt: Select[tuple[T]], req: PageRequest, *, order_by: Any
+) -> tuple[Sequence[T], dict[str, str | None]]:
+    """One page of stmt's rows in a stable order, and the pagination links."""
+    total = await session.scalar(select(func.count()).select_from(stmt.order_by(None).subquery()))
+    rows = (
+        await session.scalars(stmt.order_by(order_by).offset(req.offset).limit(req.per_page))
+    ).all()
+    return rows, pagination_links(req, total or 0)

@@ -1,0 +1,17 @@
+"""Every API router, in one list: the app mounts them and the route-walking tests read them."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends
+
+from watchpost.http.deps import current_principal
+
+
+def api_routers() -> list[APIRouter]:
+    from watchpost.collectors.endpoints import router as collectors
+    from watchpost.sources.endpoints import router as sources
+
+    authenticated = APIRouter(dependencies=[Depends(current_principal)])
+    for router in (collectors, sources):
+        authenticated.include_router(router)
+    return [authenticated]

@@ -1,0 +1,86 @@
+"""Configuration: one settings class, read from WATCHPOST_* environment variables."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_DATA_DIR = Path("data")
+
+
+class Settings(BaseSettings):
+    """Every setting Watchpost reads. Names are a contract: see the README."""
+
+    model_config = SettingsConfigDict(env_prefix="WATCHPOST_", extra="ignore")
+
+    database_url: str = Field(
+        default="",
+        description="SQLAlchemy or libpq-style URL; empty means a SQLite file in ./data/.",
+    )
+    public_url: str | None = Field(
+        default=None, description="Base URL for links; when unset, links follow the request."
+    )
+    secret_key: str | None = Field(
+        default=None,
+        description="Key that encrypts stored probe credentials; generated on first start.",
+    )
+    ingesting_host: str | None = Field(
+        default=None,
+        description="Host name that sources send logs to; defaults to the public host.",
+    )
+    data_dir: Path = Field(
+        default=DEFAULT_DATA_DIR, description="Folder for the SQLite file and generated key."
+    )
+    log_level: str = "info"
+
+    @cached_property
+    def async_database_url(self) -> str:
+        """The database URL with the async driver Watchpost uses for its dialect."""
+        return to_async_url(self.database_url or f"sqlite:///{self.data_dir / 'watchpost.db'}")
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.async_database_url.startswith("sqlite")
+
+    @property
+    def public_base(self) -> str | None:
+        """The public URL without a trailing slash, or None."""
+        return self.public_url.rstrip("/") if self.public_url else None
+
+    def sqlite_path(self) -> Path | None:
+        """The file behind a SQLite URL (None for in-memory or other databases)."""
+        if not self.is_sqlite:
+            return None
+        path = (
+            self.async_database_url.split(":///", 1)[1] if ":///" in self.async_database_url else ""
+        )
+        path = path.split("?", 1)[0]
+        if not path or path == ":memory:":
+            return None
+        return Path(path)
+
+    def public_host(self) -> str | None:
+        """Host name of the public URL, when one is configured."""
+        if self.public_base is None:
+            return None
+        return urlsplit(self.public_base).hostname
+
+
+def to_async_url(url: str) -> str:
+    """Map the URL forms people write to the async drivers of the stack."""
+    for prefix in ("postgresql+psycopg://", "sqlite+aiosqlite://"):
+        if url.startswith(prefix):
+            return url
+    for plain, driver in (
+        ("postgres://", "postgresql+psycopg://"),
+        ("postgresql://", "postgresql+psycopg://"),
+        ("postgresql+psycopg2://", "postgresql+psycopg://"),
+        ("sqlite://", "sqlite+aiosqlite://"),
+    ):
+        if url.startswith(plain):
+            return driver + url[len(plain) :]
+    raise ValueError(f"unsupported database URL scheme: {url.split(':', 1)[0]!r}")

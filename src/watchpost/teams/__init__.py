@@ -1,0 +1,1 @@
+"""Teams, their API tokens and their users."""

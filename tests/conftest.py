@@ -1,0 +1,211 @@
+"""Fixtures: every test that uses the database runs on SQLite and again on PostgreSQL.
+
+PostgreSQL comes from WATCHPOST_TEST_POSTGRES_URL (default: the local server's `test`
+database). Each run works in a schema of its own, dropped at the end, so concurrent runs
+never meet. When the server is unreachable the PostgreSQL half is skipped, unless
+WATCHPOST_REQUIRE_POSTGRES=1 (set by CI), which turns the skip into a failure.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+import shutil
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import quote
+
+import httpx
+import psycopg
+import pytest
+from fastapi import FastAPI
+
+from tests.support import SECRET_MARKERS, Api
+from watchpost.app import create_app
+from watchpost.clock import FrozenClock
+from watchpost.db.migrate import upgrade
+from watchpost.db.registry import all_metadata
+from watchpost.settings import Settings
+from watchpost.teams.service import create_token
+
+DEFAULT_POSTGRES_URL = "postgresql://root@127.0.0.1:5432/test"
+TEST_SECRET_KEY = "watchpost-test-encryption-key"
+
+
+def postgres_url() -> str:
+    return os.environ.get("WATCHPOST_TEST_POSTGRES_URL", DEFAULT_POSTGRES_URL)
+
+
+def _require(name: str) -> bool:
+    return os.environ.get(name, "") not in ("", "0", "false")
+
+
+def postgres_unreachable_reason() -> str | None:
+    try:
+        with psycopg.connect(postgres_url(), connect_timeout=3):
+            return None
+    except psycopg.Error as exc:
+        return (
+            f"PostgreSQL at {postgres_url()} is not reachable ({str(exc).strip().splitlines()[0]})"
+        )
+
+
+# ------------------------------------------------------------------ secrets never leak
+
+
+class _Recorder(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(level=logging.DEBUG)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(self.format(record))
+
+
+_recorded_bodies: list[str] = []
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_secret_leaks() -> Iterator[None]:
+    """Fails the run if any response or log line of the whole suite held a test secret."""
+    recorder = _Recorder()
+    recorder.setFormatter(logging.Formatter("%(name)s %(levelname)s %(message)s"))
+    root = logging.getLogger()
+    root.addHandler(recorder)
+    watchpost_logger = logging.getLogger("watchpost")
+    previous = watchpost_logger.level
+    watchpost_logger.setLevel(logging.DEBUG)
+    yield
+    watchpost_logger.setLevel(previous)
+    root.removeHandler(recorder)
+    leaks = [
+        text
+        for text in (*recorder.lines, *_recorded_bodies)
+        if any(marker in text for marker in SECRET_MARKERS)
+    ]
+    assert not leaks, f"a test secret appeared in {len(leaks)} responses or log lines: {leaks[:3]}"
+
+
+async def _record_body(response: httpx.Response) -> None:
+    await response.aread()
+    _recorded_bodies.append(response.text)
+
+
+# -------------------------------------------------------------------------- backends
+
+
+@dataclass
+class Backend:
+    name: str
+    url: str
+    template: Path | None = None  # SQLite: a migrated file copied for each test
+
+
+@pytest.fixture(scope="session")
+def sqlite_backend(tmp_path_factory: pytest.TempPathFactory) -> Backend:
+    folder = tmp_path_factory.mktemp("sqlite-template")
+    url = f"sqlite+aiosqlite:///{folder / 'template.db'}"
+    upgrade(url)
+    return Backend("sqlite", url, template=folder / "template.db")
+
+
+@pytest.fixture(scope="session")
+def postgres_backend() -> Iterator[Backend]:
+    reason = postgres_unreachable_reason()
+    if reason is not None:
+        if _require("WATCHPOST_REQUIRE_POSTGRES"):
+            pytest.fail(f"WATCHPOST_REQUIRE_POSTGRES is set but {reason}")
+        pytest.skip(reason)
+    schema = f"wp_test_{os.getpid()}_{secrets.token_hex(4)}"
+    with psycopg.connect(postgres_url(), autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    separator = "&" if "?" in postgres_url() else "?"
+    url = postgres_url() + separator + "options=" + quote(f"-csearch_path={schema}")
+    try:
+        upgrade(Settings(database_url=url).async_database_url)
+        yield Backend("postgres", Settings(database_url=url).async_database_url)
+    finally:
+        with psycopg.connect(postgres_url(), autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def backend(request: pytest.FixtureRequest) -> Backend:
+    """The database of the test, parametrized: each test runs on both backends."""
+    chosen: Backend = request.getfixturevalue(f"{request.param}_backend")
+    return chosen
+
+
+def _reset_postgres(url: str) -> None:
+    tables = [table.name for table in all_metadata().sorted_tables]
+    sync = url.replace("postgresql+psycopg://", "postgresql://")
+    with psycopg.connect(sync, autocommit=True) as conn:
+        conn.execute(
+            "TRUNCATE " + ", ".join(f'"{name}"' for name in tables) + " RESTART IDENTITY CASCADE"
+        )
+
+
+@pytest.fixture
+def settings(backend: Backend, tmp_path: Path) -> Settings:
+    """Settings for a fresh, migrated, empty database of the test's backend."""
+    if backend.template is not None:
+        database = tmp_path / "watchpost.db"
+        shutil.copyfile(backend.template, database)
+        url = f"sqlite+aiosqlite:///{database}"
+    else:
+        _reset_postgres(backend.url)
+        url = backend.url
+    return Settings(database_url=url, secret_key=TEST_SECRET_KEY, data_dir=tmp_path / "data")
+
+
+# ------------------------------------------------------------------------ app, client
+
+
+@pytest.fixture
+def clock() -> FrozenClock:
+    return FrozenClock()
+
+
+@pytest.fixture
+async def app(settings: Settings, clock: FrozenClock) -> AsyncIterator[FastAPI]:
+    application = create_app(settings, clock=clock)
+    yield application
+    await application.state.ctx.db.dispose()
+
+
+@pytest.fixture
+async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+    async with httpx.AsyncClient(
+        transport=transport,
+        base_url="http://testserver",
+        event_hooks={"response": [_record_body]},
+    ) as http:
+        yield http
+
+
+async def make_api(app: FastAPI, client: httpx.AsyncClient, team: str) -> Api:
+    """A client with a fresh token of team (created if needed)."""
+    ctx = app.state.ctx
+    async with ctx.db.write_sessions() as session, session.begin():
+        token = await create_token(session, team_name=team, now=ctx.clock.now())
+    from watchpost.teams.service import authenticate
+
+    async with ctx.db.read_sessions() as session:
+        principal = await authenticate(session, token)
+    assert principal is not None
+    return Api(client=client, token=token, team_id=principal.team_id, team_name=team)
+
+
+@pytest.fixture
+async def api(app: FastAPI, client: httpx.AsyncClient) -> Api:
+    """A client of team `acme`."""
+    return await make_api(app, client, "acme")
+
+
+@pytest.fixture
+async def other_api(app: FastAPI, client: httpx.AsyncClient) -> Api:
+    """A client of another team, `globex`, to prove isolation."""
+    return await make_api(app, client, "globex")
