@@ -1,1 +1,34 @@
 from __future__ import annotations
+
+from sqlalchemy import Boolean, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from watchpost.db.base import Base, IdMixin, IdType, TeamOwnedMixin, TimestampMixin
+
+
+class SourceGroup(IdMixin, TeamOwnedMixin, TimestampMixin, Base):
+    __tablename__ = "source_groups"
+    __table_args__ = (UniqueConstraint("team_id", "name"),)
+
+    name: Mapped[str] = mapped_column(String(255))
+    sort_index: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class Source(IdMixin, TeamOwnedMixin, TimestampMixin, Base):
+    """Where a team sends logs and metrics. The token is kept hashed (for ingestion
+    lookups) and encrypted (so the API can show it again)."""
+
+    __tablename__ = "sources"
+
+    name: Mapped[str] = mapped_column(String(255))
+    platform: Mapped[str] = mapped_column(String(64))
+    source_group_id: Mapped[int | None] = mapped_column(
+        IdType, ForeignKey("source_groups.id", ondelete="SET NULL"), index=True, default=None
+    )
+    table_name: Mapped[str] = mapped_column(String(63), unique=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    token_encrypted: Mapped[str] = mapped_column(Text)
+    ingesting_paused: Mapped[bool] = mapped_column(Boolean, default=False)
+    logs_retention: Mapped[int] = mapped_column(Integer)
+    metrics_retention: Mapped[int] = mapped_column(Integer)
+    live_tail_pattern: Mapped[str] = mapped_column(Text)
