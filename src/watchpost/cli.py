@@ -74,6 +74,7 @@ def cmd_serve(args: argparse.Namespace) -> None:
     logging.basicConfig(
         level=settings.log_level.upper(), format="%(levelname)s %(name)s: %(message)s"
     )
+    logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)
     _migrate(settings)
     uvicorn.run(
         create_app(settings),
