@@ -1,0 +1,1 @@
+"""Probes: one module per kind of check, one small interface, no database access."""
