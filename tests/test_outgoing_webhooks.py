@@ -23,7 +23,12 @@ async def create(api: Api, **attributes: Any) -> dict[str, Any]:
 @pytest.mark.parametrize("trigger_type", TRIGGER_TYPES)
 async def test_create_each_trigger_type(api: Api, trigger_type: str) -> None:
     created = await create(api, name="Ops hook", trigger_type=trigger_type)
-    expected = {"name": "Ops hook", "url": URL, "trigger_type": trigger_type, "team_name": "acme"}
+    expected: dict[str, object] = {
+        "name": "Ops hook",
+        "url": URL,
+        "trigger_type": trigger_type,
+        "team_name": "acme",
+    }
     expected |= dict.fromkeys(TRIGGER_RULES[trigger_type].accepted, False)
     assert created["attributes"] == expected
     assert created["type"] == "outgoing_webhook"
