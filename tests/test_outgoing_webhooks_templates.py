@@ -63,9 +63,10 @@ async def test_every_http_method_is_accepted(api: Api, method: str) -> None:
     assert template is not None and template["http_method"] == method
 
 
-@pytest.mark.parametrize("method", ["delete", "POST", "options", "", None, 1])
+@pytest.mark.parametrize("method", ["delete", "POST", "options", "", None, 1, ["get"], {"a": 1}])
 async def test_bad_http_method_is_422(api: Api, method: object) -> None:
-    body = {"url": URL, "trigger_type": "monitor_change", T: {"http_method": method}}
+    template = {"http_method": method, "body_template": "x"}
+    body = {"url": URL, "trigger_type": "monitor_change", T: template}
     messages, fields = errors(await api.post(BASE, body))
     assert fields == [T]
     assert any("http_method" in message for message in messages)

@@ -208,7 +208,12 @@ def _template_problems(raw: Any, current: dict[str, Any] | None) -> list[tuple[s
     base = current or {"http_method": DEFAULT_HTTP_METHOD, "body_template": None}
     method = raw.get("http_method") or base["http_method"]
     body = raw["body_template"] if "body_template" in raw else base["body_template"]
-    if method in METHODS_WITHOUT_BODY and isinstance(body, str) and body:
+    if (
+        isinstance(method, str)
+        and method in METHODS_WITHOUT_BODY
+        and isinstance(body, str)
+        and body
+    ):
         problems.append(
             (
                 TEMPLATE_FIELD,
