@@ -3,6 +3,8 @@ team isolation and unknown ids."""
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 import httpx
@@ -252,9 +254,19 @@ async def test_openapi_describes_relationships_and_included(client: httpx.AsyncC
     document = schemas[ref.rsplit("/", 1)[1]]
     assert set(document["required"]) == {"data", "included"}
     assert "custom_webhook_template" in schemas["WebhookRelationships"]["properties"]
-    assert "auth_password" not in schemas["TemplateAttributes"]["properties"]
+    assert "auth_password" not in schemas["WebhookTemplateAttributes"]["properties"]
     post_op = spec["paths"][BASE]["post"]
     request = post_op["requestBody"]["content"]["application/json"]["schema"]
     assert set(request["required"]) == {"url", "trigger_type"}
     for trigger_type in TRIGGER_TYPES:
         assert trigger_type in post_op["description"]
+
+
+async def test_openapi_refs_all_resolve(client: httpx.AsyncClient) -> None:
+    spec = (await client.get("/openapi.json")).json()
+    text = json.dumps(spec["paths"])
+    refs = set(re.findall(r'"\$ref": "#/components/schemas/([^"]+)"', text))
+    assert refs <= set(spec["components"]["schemas"])
+    template = spec["paths"][BASE]["post"]["requestBody"]["content"]["application/json"]
+    nested = template["schema"]["properties"]["custom_webhook_template_attributes"]
+    assert "http_method" in json.dumps(nested)

@@ -56,7 +56,7 @@ class HeaderTemplate(BaseModel):
     value: HeaderValue
 
 
-class TemplateInput(BaseModel):
+class WebhookTemplateInput(BaseModel):
     """`custom_webhook_template_attributes`: only the sent fields change an existing template."""
 
     model_config = ConfigDict(extra="forbid")
@@ -88,7 +88,7 @@ class WebhookFields(BaseModel):
     on_incident_resolved: bool | None = Field(default=None, description=_FLAG_DOC)
     on_incident_reopened: bool | None = Field(default=None, description=_FLAG_DOC)
     on_incident_comment: bool | None = Field(default=None, description=_FLAG_DOC)
-    custom_webhook_template_attributes: TemplateInput | None = Field(
+    custom_webhook_template_attributes: WebhookTemplateInput | None = Field(
         default=None, description="How the request is built; null removes the template (PATCH)."
     )
 
@@ -125,7 +125,7 @@ class WebhookAttributes(BaseModel):
     on_incident_comment: bool = Field(default=False, description=_FLAG_DOC)
 
 
-class TemplateAttributes(BaseModel):
+class WebhookTemplateAttributes(BaseModel):
     """A template as responses show it: auth_password is never shown."""
 
     model_config = ConfigDict(extra="forbid")
@@ -136,17 +136,17 @@ class TemplateAttributes(BaseModel):
     body_template: str | None
 
 
-class TemplateReference(BaseModel):
+class WebhookTemplateReference(BaseModel):
     id: str
     type: Literal["custom_webhook_template"]
 
 
-class TemplateRelationship(BaseModel):
-    data: TemplateReference | None
+class WebhookTemplateRelationship(BaseModel):
+    data: WebhookTemplateReference | None
 
 
 class WebhookRelationships(BaseModel):
-    custom_webhook_template: TemplateRelationship
+    custom_webhook_template: WebhookTemplateRelationship
 
 
 class WebhookResource(BaseModel):
@@ -156,20 +156,24 @@ class WebhookResource(BaseModel):
     relationships: WebhookRelationships
 
 
-class TemplateResource(BaseModel):
+class WebhookTemplateResource(BaseModel):
     id: str
     type: Literal["custom_webhook_template"]
-    attributes: TemplateAttributes
+    attributes: WebhookTemplateAttributes
 
 
 class WebhookDoc(BaseModel):
     data: WebhookResource
-    included: list[TemplateResource] = Field(description="The webhook's template, if it has one.")
+    included: list[WebhookTemplateResource] = Field(
+        description="The webhook's template, if it has one."
+    )
 
 
 class WebhookListDoc(BaseModel):
     data: list[WebhookResource]
-    included: list[TemplateResource] = Field(description="The templates of this page's webhooks.")
+    included: list[WebhookTemplateResource] = Field(
+        description="The templates of this page's webhooks."
+    )
     pagination: PaginationDoc
 
 

@@ -13,7 +13,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.crypto import SecretBox
 from watchpost.http.errors import NotFound
 from watchpost.webhooks.models import CustomWebhookTemplate, OutgoingWebhook
-from watchpost.webhooks.schemas import TEMPLATE_FIELD, TemplateInput, WebhookCreate, WebhookUpdate
+from watchpost.webhooks.schemas import (
+    TEMPLATE_FIELD,
+    WebhookCreate,
+    WebhookTemplateInput,
+    WebhookUpdate,
+)
 from watchpost.webhooks.triggers import DEFAULT_HTTP_METHOD, TRIGGER_FIELDS, TRIGGER_RULES
 
 WEBHOOK = "outgoing_webhook"
@@ -74,7 +79,7 @@ def template_values(webhook: OutgoingWebhook) -> dict[str, Any] | None:
 
 
 def _apply_template(
-    template: CustomWebhookTemplate, data: TemplateInput, box: SecretBox, now: datetime
+    template: CustomWebhookTemplate, data: WebhookTemplateInput, box: SecretBox, now: datetime
 ) -> None:
     for name in data.model_fields_set:
         value = getattr(data, name)
