@@ -10,8 +10,9 @@ from watchpost.http.deps import current_principal
 def api_routers() -> list[APIRouter]:
     from watchpost.collectors.endpoints import router as collectors
     from watchpost.sources.endpoints import router as sources
+    from watchpost.webhooks.endpoints import router as webhooks
 
     authenticated = APIRouter(dependencies=[Depends(current_principal)])
-    for router in (collectors, sources):
+    for router in (collectors, sources, webhooks):
         authenticated.include_router(router)
     return [authenticated]

@@ -8,7 +8,8 @@ from sqlalchemy import MetaData
 def all_metadata() -> MetaData:
     import watchpost.collectors.models
     import watchpost.sources.models
-    import watchpost.teams.models  # noqa: F401
+    import watchpost.teams.models
+    import watchpost.webhooks.models  # noqa: F401
     from watchpost.db.base import Base
 
     return Base.metadata
