@@ -27,17 +27,28 @@ ERROR_RESPONSES: dict[int, dict[str, Any]] = {
 
 
 def request_body(model: type[BaseModel], *, required: bool = True) -> dict[str, Any]:
-    """`openapi_extra` describing a JSON request body validated by model."""
+    """`openapi_extra` describing a JSON request body validated by model.
+
+    Nested models are inlined: the generated `$defs` would otherwise be referenced from
+    components that FastAPI never registers for bodies it does not parse itself.
+    """
+    schema = model.model_json_schema()
     return {
         "requestBody": {
             "required": required,
-            "content": {
-                "application/json": {
-                    "schema": model.model_json_schema(ref_template="#/components/schemas/{model}")
-                }
-            },
+            "content": {"application/json": {"schema": _inline(schema, schema.get("$defs", {}))}},
         }
     }
+
+
+def _inline(node: Any, defs: dict[str, Any]) -> Any:
+    if isinstance(node, dict):
+        if "$ref" in node:
+            return _inline(defs[node["$ref"].rsplit("/", 1)[1]], defs)
+        return {key: _inline(value, defs) for key, value in node.items() if key != "$defs"}
+    if isinstance(node, list):
+        return [_inline(item, defs) for item in node]
+    return node
 
 
 class PaginationDoc(BaseModel):

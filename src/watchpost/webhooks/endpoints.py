@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from fastapi import APIRouter
 from fastapi.responses import Response
-from pydantic import BaseModel
 
 from watchpost.http.body import JsonObject
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
@@ -41,24 +39,6 @@ SHAPE = (
 )
 
 
-def _inline(node: Any, defs: dict[str, Any]) -> Any:
-    if isinstance(node, dict):
-        if "$ref" in node:
-            return _inline(defs[node["$ref"].rsplit("/", 1)[1]], defs)
-        return {key: _inline(value, defs) for key, value in node.items() if key != "$defs"}
-    if isinstance(node, list):
-        return [_inline(item, defs) for item in node]
-    return node
-
-
-def _request_body(model: type[BaseModel]) -> dict[str, Any]:
-    """request_body() with nested models inlined: its refs would name absent components."""
-    extra = request_body(model)
-    content = extra["requestBody"]["content"]["application/json"]
-    content["schema"] = _inline(content["schema"], content["schema"].get("$defs", {}))
-    return extra
-
-
 def _webhook(webhook: OutgoingWebhook, team_name: str) -> Resource:
     return resource(
         service.WEBHOOK,
@@ -88,7 +68,7 @@ def _document(webhook: OutgoingWebhook, team_name: str, status: int = 200) -> Re
         "with a trigger_type that does not accept them.\n\n" + rules_markdown() + "\n\n" + SHAPE
     ),
     responses={201: {"model": WebhookDoc}, **WRITE_ERRORS},
-    openapi_extra=_request_body(WebhookCreate),
+    openapi_extra=request_body(WebhookCreate),
 )
 async def create_webhook(body: JsonObject, caller: Caller, ctx: Context, db: WriteDb) -> Response:
     data = parse_webhook_create(body, team_name=caller.team_name)
@@ -135,7 +115,7 @@ async def get_webhook(outgoing_webhook_id: str, caller: Caller, db: ReadDb) -> R
         "template; an object creates it, or changes only the sent fields of the existing one."
     ),
     responses={200: {"model": WebhookDoc}, **WRITE_ERRORS},
-    openapi_extra=_request_body(WebhookUpdate),
+    openapi_extra=request_body(WebhookUpdate),
 )
 async def update_webhook(
     outgoing_webhook_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
