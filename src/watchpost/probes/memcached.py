@@ -1,0 +1,2 @@
+async def probe(settings, *, timeout):
+    raise NotImplementedError
