@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import ipaddress
 import socket
 import ssl
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+import httpx
 
 from watchpost.probes.base import ProbeResult, Stopwatch, failure
 
@@ -98,6 +101,12 @@ def describe_network_error(exc: BaseException, address: Address) -> str | None:
     return None
 
 
+async def tcp_reachable(address: Address) -> None:
+    """Opens and closes a TCP connection: a refused port or an unknown host shows at once."""
+    _, writer = await asyncio.open_connection(address.host, address.port)
+    writer.close()
+
+
 async def run_check(
     settings: TargetSettings,
     *,
@@ -130,3 +139,35 @@ async def run_check(
             ok=True, latency_ms=watch.ms(), metrics=reading.metrics, details=reading.details
         )
     return failure(watch, scrub(message, settings.secrets))
+
+
+@functools.cache
+def verifying_context() -> ssl.SSLContext:
+    """The system's trust store, certificates and host names checked; built once."""
+    return ssl.create_default_context()
+
+
+async def http_get(
+    url: str,
+    *,
+    address: Address,
+    timeout: float,
+    headers: dict[str, str] | None = None,
+    auth: tuple[str, str] | None = None,
+    accept_statuses: frozenset[int] = frozenset(),
+) -> httpx.Response:
+    """GET url without redirects; 401/403 and other non-2xx answers become CheckFailed."""
+    async with httpx.AsyncClient(
+        timeout=timeout + 1, follow_redirects=False, trust_env=False, verify=verifying_context()
+    ) as client:
+        response = await client.get(url, headers=headers, auth=auth)
+    status = response.status_code
+    if status in (401, 403):
+        raise CheckFailed(f"authentication failed: {address} answered HTTP {status}")
+    if not 200 <= status < 300 and status not in accept_statuses:
+        raise CheckFailed(f"{_path_of(url)} on {address} answered HTTP {status}")
+    return response
+
+
+def _path_of(url: str) -> str:
+    return httpx.URL(url).raw_path.decode("ascii", "replace")
