@@ -37,7 +37,7 @@ async def probe(settings: TargetSettings, *, timeout: float) -> ProbeResult:
             socket_connect_timeout=timeout + 1,
             socket_timeout=timeout + 1,
             retry=Retry(NoBackoff(), 0),  # one attempt: a probe reports, it does not insist
-            client_name="watchpost-probe",
+            # No client name: CLIENT SETNAME would need more than a monitoring user's PING + INFO.
         )
         async with client:
             if not await client.ping():
