@@ -105,7 +105,9 @@ async def test_an_answer_that_is_not_health_is_a_failure() -> None:
     async with http_server(lambda path, headers: (200, "text/html", "<html></html>")) as port:
         result = await probe(target(port), timeout=TIMEOUT)
     assert not result.ok
-    assert result.error == f"/_cluster/health on 127.0.0.1:{port} did not answer with cluster health"
+    assert (
+        result.error == f"/_cluster/health on 127.0.0.1:{port} did not answer with cluster health"
+    )
 
 
 async def test_a_closed_port_is_refused() -> None:

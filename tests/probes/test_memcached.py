@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import asyncio
 
-from tests.services import MEMCACHED, SHORT_TIMEOUT, TIMEOUT, free_port, require_tcp, silent_server, tcp_server
+from tests.services import (
+    MEMCACHED,
+    SHORT_TIMEOUT,
+    TIMEOUT,
+    free_port,
+    require_tcp,
+    silent_server,
+    tcp_server,
+)
 from tests.support import TEST_PASSWORD
 from watchpost.probes.memcached import probe
 from watchpost.probes.targets import TargetSettings

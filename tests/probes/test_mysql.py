@@ -10,7 +10,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterator
 
-import pymysql
+import pymysql  # type: ignore[import-untyped]
 import pytest
 
 from tests.services import MARIADB, SHORT_TIMEOUT, TIMEOUT, free_port, require_tcp, silent_server
@@ -30,7 +30,7 @@ def target(**changes: object) -> TargetSettings:
     return TargetSettings(**{**fields, **changes})  # type: ignore[arg-type]
 
 
-def _admin() -> pymysql.Connection:  # type: ignore[type-arg]
+def _admin() -> pymysql.Connection:
     return pymysql.connect(host=MARIADB[0], port=MARIADB[1], user="root", autocommit=True)
 
 
@@ -99,7 +99,9 @@ async def test_tls_skip_verify_encrypts_or_fails_clearly(have_ssl: bool) -> None
         assert result.details["tls"] != "off"
     else:
         assert not result.ok
-        assert result.error == "TLS required (tls=skip-verify) but 127.0.0.1:3306 does not offer TLS"
+        assert (
+            result.error == "TLS required (tls=skip-verify) but 127.0.0.1:3306 does not offer TLS"
+        )
 
 
 async def test_tls_preferred_falls_back_to_plain_text(have_ssl: bool) -> None:

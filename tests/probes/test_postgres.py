@@ -13,7 +13,15 @@ import struct
 
 import pytest
 
-from tests.services import POSTGRES, SHORT_TIMEOUT, TIMEOUT, free_port, require_tcp, silent_server, tcp_server
+from tests.services import (
+    POSTGRES,
+    SHORT_TIMEOUT,
+    TIMEOUT,
+    free_port,
+    require_tcp,
+    silent_server,
+    tcp_server,
+)
 from tests.support import TEST_PASSWORD
 from watchpost.probes.postgres import probe
 from watchpost.probes.targets import TargetSettings
@@ -80,7 +88,7 @@ async def test_a_wrong_password_fails_without_echoing_it() -> None:
         await writer.drain()
         kind, length = struct.unpack("!ci", await reader.readexactly(5))
         received.append(kind + await reader.readexactly(length - 4))
-        fields = b"SFATAL\0VFATAL\0C28P01\0Mpassword authentication failed for user \"watcher\"\0\0"
+        fields = b'SFATAL\0VFATAL\0C28P01\0Mpassword authentication failed for user "watcher"\0\0'
         writer.write(b"E" + struct.pack("!i", 4 + len(fields)) + fields)
         await writer.drain()
 

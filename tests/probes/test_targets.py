@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
+from tests.services import free_port
+from tests.support import TEST_API_KEY, TEST_PASSWORD
 from watchpost.collectors.kinds import KINDS
 from watchpost.collectors.models import CollectorTarget
 from watchpost.crypto import SecretBox
 from watchpost.probes.common import Address, scrub, service_address
 from watchpost.probes.targets import PROBES, TargetSettings, probe_target, target_settings
-
-from tests.services import free_port
-from tests.support import TEST_API_KEY, TEST_PASSWORD
 
 
 def test_every_kind_has_one_probe() -> None:
@@ -62,7 +61,7 @@ def test_process_kinds_connect_to_a_concrete_listen_ip_else_host() -> None:
 
     assert address(None) == Address("web", 80)
     assert address("10.0.0.5", 8080) == Address("10.0.0.5", 8080)
-    assert address("0.0.0.0") == Address("web", 80)
+    assert address("0.0.0.0") == Address("web", 80)  # noqa: S104
     assert address("::") == Address("web", 80)
 
 

@@ -8,7 +8,16 @@ from __future__ import annotations
 
 import pytest
 
-from tests.services import APACHE, NGINX, SHORT_TIMEOUT, TIMEOUT, free_port, http_server, require_tcp, silent_server
+from tests.services import (
+    APACHE,
+    NGINX,
+    SHORT_TIMEOUT,
+    TIMEOUT,
+    free_port,
+    http_server,
+    require_tcp,
+    silent_server,
+)
 from watchpost.probes import apache, nginx
 from watchpost.probes.base import Probe
 from watchpost.probes.targets import TargetSettings
@@ -26,7 +35,13 @@ async def test_nginx_reads_stub_status() -> None:
     result = await nginx.probe(target("nginx", NGINX[1]), timeout=TIMEOUT)
     assert result.ok, result.error
     assert set(result.metrics) == {
-        "active", "accepts", "handled", "requests", "reading", "writing", "waiting"
+        "active",
+        "accepts",
+        "handled",
+        "requests",
+        "reading",
+        "writing",
+        "waiting",
     }
     assert result.metrics["active"] >= 1 and result.metrics["requests"] >= 1
     assert result.details["url"] == "http://127.0.0.1:18080/nginx_status"

@@ -65,7 +65,10 @@ async def probe(settings: TargetSettings, *, timeout: float) -> ProbeResult:
                 f"cluster {health.get('cluster_name', '')} is {status}"
                 f" ({unassigned} unassigned shards)"
             )
-        details = {"cluster_status": str(status), "cluster_name": str(health.get("cluster_name", ""))}
+        details = {
+            "cluster_status": str(status),
+            "cluster_name": str(health.get("cluster_name", "")),
+        }
         return Reading(metrics=metrics, details=details)
 
     return await run_check(settings, timeout=timeout, address=address, check=check)

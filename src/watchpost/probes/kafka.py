@@ -47,12 +47,10 @@ async def probe(settings: TargetSettings, *, timeout: float) -> ProbeResult:
             return f"Kafka at {address}: {first_line(exc)}"
         return None
 
-    return await run_check(
-        settings, timeout=timeout, address=address, check=check, explain=explain
-    )
+    return await run_check(settings, timeout=timeout, address=address, check=check, explain=explain)
 
 
 def _internal(topic: tuple[object, ...]) -> bool:
-    """Internal topics (__consumer_offsets …), flagged from Metadata v1 on."""
+    """Kafka's internal topics (__consumer_offsets, __transaction_state) start with __."""
     name = topic[1]
     return isinstance(name, str) and name.startswith("__")

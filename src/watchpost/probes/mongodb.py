@@ -61,16 +61,18 @@ async def probe(settings: TargetSettings, *, timeout: float) -> ProbeResult:
             return f"MongoDB at {address}: {first_line(exc)}"
         return None
 
-    return await run_check(
-        settings, timeout=timeout, address=address, check=check, explain=explain
-    )
+    return await run_check(settings, timeout=timeout, address=address, check=check, explain=explain)
 
 
 def _explain_selection(text: str, address: Address) -> str:
     # pymongo reports why no server could be selected as text, causes not chained.
     if "Connection refused" in text:
         return f"connection refused by {address} (nothing listens on that port?)"
-    if "Name or service not known" in text or "nodename nor servname" in text or "getaddrinfo" in text:
+    if (
+        "Name or service not known" in text
+        or "nodename nor servname" in text
+        or "getaddrinfo" in text
+    ):
         return f"cannot resolve host {address.host} (DNS lookup failed)"
     if "SSL" in text or "TLS" in text or "certificate" in text:
         return f"TLS handshake with {address} failed"

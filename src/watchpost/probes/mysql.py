@@ -6,8 +6,8 @@ import ssl
 from typing import TYPE_CHECKING, Any, Final
 
 import aiomysql  # type: ignore[import-untyped]
-import pymysql
-from pymysql.constants import CLIENT
+import pymysql  # type: ignore[import-untyped]
+from pymysql.constants import CLIENT  # type: ignore[import-untyped]
 
 from watchpost.probes.base import ProbeResult
 from watchpost.probes.common import Address, Reading, first_line, run_check
@@ -117,6 +117,4 @@ async def probe(settings: TargetSettings, *, timeout: float) -> ProbeResult:
             return f"MySQL at {address}: {first_line(exc)}"
         return None
 
-    return await run_check(
-        settings, timeout=timeout, address=address, check=check, explain=explain
-    )
+    return await run_check(settings, timeout=timeout, address=address, check=check, explain=explain)

@@ -72,9 +72,7 @@ async def probe(settings: TargetSettings, *, timeout: float) -> ProbeResult:
             return None
         return _explain(first_line(exc), str(exc), address, sslmode, settings.username)
 
-    return await run_check(
-        settings, timeout=timeout, address=address, check=check, explain=explain
-    )
+    return await run_check(settings, timeout=timeout, address=address, check=check, explain=explain)
 
 
 def _explain(line: str, text: str, address: Address, sslmode: str, user: str | None) -> str:

@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING, Final
 
 import redis.asyncio
 import redis.exceptions
+from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
-from redis.retry import Retry
 
 from watchpost.probes.base import ProbeResult
 from watchpost.probes.common import Address, Reading, first_line, run_check
@@ -44,12 +44,20 @@ async def probe(settings: TargetSettings, *, timeout: float) -> ProbeResult:
                 raise redis.exceptions.ResponseError("PING was not answered with PONG")
             info = await client.info()
         metrics = {
-            name: float(info[name]) for name in INFO_METRICS if isinstance(info.get(name), int | float)
+            name: float(info[name])
+            for name in INFO_METRICS
+            if isinstance(info.get(name), int | float)
         }
-        return Reading(metrics=metrics, details={"server_version": str(info.get("redis_version", ""))})
+        return Reading(
+            metrics=metrics, details={"server_version": str(info.get("redis_version", ""))}
+        )
 
     def explain(exc: Exception) -> str | None:
-        if isinstance(exc, redis.exceptions.AuthenticationError | redis.exceptions.AuthenticationWrongNumberOfArgsError):
+        if isinstance(
+            exc,
+            redis.exceptions.AuthenticationError
+            | redis.exceptions.AuthenticationWrongNumberOfArgsError,
+        ):
             who = f"user {settings.username}" if settings.username else "the default user"
             if settings.password:
                 return f"authentication failed for {who} on {address}"
@@ -62,6 +70,4 @@ async def probe(settings: TargetSettings, *, timeout: float) -> ProbeResult:
             return f"Redis at {address}: {first_line(exc)}"
         return None
 
-    return await run_check(
-        settings, timeout=timeout, address=address, check=check, explain=explain
-    )
+    return await run_check(settings, timeout=timeout, address=address, check=check, explain=explain)
