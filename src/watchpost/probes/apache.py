@@ -1,0 +1,61 @@
+"""Apache httpd: mod_status, at http://{listen_ip or host}:{port or 80}/server-status?auto."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final
+
+from watchpost.probes.base import ProbeResult
+from watchpost.probes.common import (
+    CheckFailed,
+    Reading,
+    http_get,
+    run_check,
+    service_address,
+    url_host,
+)
+
+if TYPE_CHECKING:
+    from watchpost.probes.targets import TargetSettings
+
+DEFAULT_PORT: Final = 80
+STATUS_PATH: Final = "/server-status?auto"
+STATUS_METRICS: Final[dict[str, str]] = {
+    "Total Accesses": "total_accesses",
+    "Total kBytes": "total_kbytes",
+    "BusyWorkers": "busy_workers",
+    "IdleWorkers": "idle_workers",
+    "ReqPerSec": "req_per_sec",
+    "BytesPerSec": "bytes_per_sec",
+    "ConnsTotal": "conns_total",
+    "Uptime": "uptime",
+}
+
+
+def parse_status(text: str) -> dict[str, str]:
+    fields: dict[str, str] = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition(":")
+        if sep:
+            fields[key.strip()] = value.strip()
+    return fields
+
+
+async def probe(settings: TargetSettings, *, timeout: float) -> ProbeResult:
+    address = service_address(settings, DEFAULT_PORT)
+    url = f"http://{url_host(address.host)}:{address.port}{STATUS_PATH}"
+
+    async def check() -> Reading:
+        response = await http_get(url, address=address, timeout=timeout)
+        fields = parse_status(response.text)
+        if "BusyWorkers" not in fields:
+            raise CheckFailed(f"/server-status on {address} is not an Apache mod_status page")
+        metrics: dict[str, float] = {}
+        for key, name in STATUS_METRICS.items():
+            try:
+                metrics[name] = float(fields[key])
+            except (KeyError, ValueError):
+                continue
+        details = {"url": url, "server_version": fields.get("ServerVersion", "")}
+        return Reading(metrics=metrics, details=details)
+
+    return await run_check(settings, timeout=timeout, address=address, check=check)

@@ -1,0 +1,127 @@
+"""Servers for the probe tests: reachability with skip-or-fail, free ports, tiny local servers.
+
+A test whose server is unreachable skips with the reason, unless WATCHPOST_REQUIRE_SERVICES=1
+(set by CI), which turns the skip into a failure. scripts/ci-services starts memcached,
+nginx and apache2 on the addresses below; PostgreSQL, MariaDB and Redis are the machine's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager, suppress
+from typing import NoReturn
+
+import pytest
+
+POSTGRES = ("127.0.0.1", 5432)
+MARIADB = ("127.0.0.1", 3306)
+REDIS = ("127.0.0.1", 6379)
+MEMCACHED = ("127.0.0.1", 11211)
+NGINX = ("127.0.0.1", 18080)  # ci/nginx.conf: stub_status at /nginx_status
+APACHE = ("127.0.0.1", 18081)  # ci/apache2.conf: mod_status at /server-status
+
+# A deadline for checks against servers that answer; short ones are for silent servers.
+TIMEOUT = 10.0
+SHORT_TIMEOUT = 0.3
+
+
+def services_required() -> bool:
+    return os.environ.get("WATCHPOST_REQUIRE_SERVICES", "") not in ("", "0", "false")
+
+
+def unavailable(reason: str) -> NoReturn:
+    if services_required():
+        pytest.fail(f"WATCHPOST_REQUIRE_SERVICES is set but {reason}")
+    pytest.skip(reason)
+
+
+def require_tcp(name: str, address: tuple[str, int]) -> None:
+    """Skips (or fails under CI) unless something accepts connections at address."""
+    try:
+        with socket.create_connection(address, timeout=3):
+            return
+    except OSError as exc:
+        hint = " (run scripts/ci-services)" if address in (MEMCACHED, NGINX, APACHE) else ""
+        unavailable(f"{name} is not reachable at {address[0]}:{address[1]}{hint}: {exc}")
+
+
+def free_port() -> int:
+    """A loopback port nobody listens on (bound, then released)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
+
+
+@asynccontextmanager
+async def tcp_server(handler: Handler) -> AsyncIterator[int]:
+    """A loopback server running handler per connection; yields its port."""
+    tasks: set[asyncio.Task[None]] = set()
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        tasks.add(task)
+        try:
+            await handler(reader, writer)
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        finally:
+            writer.close()
+            tasks.discard(task)
+
+    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    port: int = server.sockets[0].getsockname()[1]
+    try:
+        yield port
+    finally:
+        server.close()
+        for task in list(tasks):
+            task.cancel()
+        for task in list(tasks):
+            with suppress(asyncio.CancelledError):
+                await task
+        await server.wait_closed()
+
+
+@asynccontextmanager
+async def silent_server() -> AsyncIterator[int]:
+    """Accepts connections and never answers: what a hung server looks like."""
+
+    async def hang(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await asyncio.Event().wait()
+
+    async with tcp_server(hang) as port:
+        yield port
+
+
+@asynccontextmanager
+async def http_server(
+    respond: Callable[[str, dict[str, str]], tuple[int, str, str]],
+) -> AsyncIterator[int]:
+    """A one-request-per-connection HTTP/1.1 server: respond(target, headers) → status, type, body."""
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        request_line = (await reader.readline()).decode()
+        headers: dict[str, str] = {}
+        while (line := (await reader.readline()).decode().strip()) != "":
+            name, _, value = line.partition(":")
+            headers[name.strip().lower()] = value.strip()
+        target = request_line.split(" ")[1]
+        status, content_type, body = respond(target, headers)
+        payload = body.encode()
+        writer.write(
+            f"HTTP/1.1 {status} X\r\nContent-Type: {content_type}\r\n"
+            f"Content-Length: {len(payload)}\r\nConnection: close\r\n\r\n".encode()
+            + payload
+        )
+        await writer.drain()
+
+    async with tcp_server(handle) as port:
+        yield port
