@@ -10,6 +10,7 @@ from sqlalchemy import select
 
 from tests.support import Api, data
 from watchpost.clock import FrozenClock
+from watchpost.context import AppContext
 from watchpost.crypto import hash_token
 from watchpost.sources.models import Source
 from watchpost.sources.platforms import (
@@ -28,7 +29,8 @@ async def create(api: Api, name: str = "app", **fields: Any) -> dict[str, Any]:
 
 
 async def stored(app: FastAPI, source_id: str) -> Source:
-    async with app.state.ctx.db.read_sessions() as session:
+    ctx: AppContext = app.state.ctx
+    async with ctx.db.read_sessions() as session:
         source = await session.scalar(select(Source).where(Source.id == int(source_id)))
     assert source is not None
     return source
@@ -97,10 +99,22 @@ async def test_name_is_trimmed(api: Api) -> None:
 
 
 async def test_every_reference_platform_is_accepted() -> None:
-    reference = (
-        "http python ruby javascript docker kubernetes nginx postgresql mysql redis "
-        "prometheus_scrape open_telemetry syslog-ng vector"
-    ).split()
+    reference = [
+        "http",
+        "python",
+        "ruby",
+        "javascript",
+        "docker",
+        "kubernetes",
+        "nginx",
+        "postgresql",
+        "mysql",
+        "redis",
+        "prometheus_scrape",
+        "open_telemetry",
+        "syslog-ng",
+        "vector",
+    ]
     assert set(reference) <= set(PLATFORMS)
     assert len(PLATFORMS) == len(set(PLATFORMS))
 
@@ -114,7 +128,9 @@ async def test_each_platform_can_be_created(api: Api) -> None:
 # ---------------------------------------------------------------------------- token
 
 
-async def test_tokens_are_unique_long_and_stored_hashed_and_encrypted(api: Api, app: FastAPI) -> None:
+async def test_tokens_are_unique_long_and_stored_hashed_and_encrypted(
+    api: Api, app: FastAPI
+) -> None:
     created = [await create(api, f"s{i}") for i in range(10)]
     tokens = [item["attributes"]["token"] for item in created]
     assert len(set(tokens)) == len(tokens)
@@ -163,7 +179,9 @@ async def test_long_names_are_cut_to_63_characters(api: Api) -> None:
 
 async def test_collisions_get_numeric_suffixes(api: Api) -> None:
     base = f"t{api.team_id}_app"
-    names = [(await create(api, name))["attributes"]["table_name"] for name in ("app", "App", "app!")]
+    names = [
+        (await create(api, name))["attributes"]["table_name"] for name in ("app", "App", "app!")
+    ]
     assert names == [base, f"{base}_2", f"{base}_3"]
 
 
@@ -204,7 +222,9 @@ async def test_ingesting_host_defaults_to_the_request_host_without_port(api: Api
 
 async def test_ingesting_host_from_public_url(api: Api, app: FastAPI) -> None:
     settings = app.state.ctx.settings
-    app.state.ctx.settings = settings.model_copy(update={"public_url": "https://mon.example.com:444/"})
+    app.state.ctx.settings = settings.model_copy(
+        update={"public_url": "https://mon.example.com:444/"}
+    )
     created = await create(api)
     assert created["attributes"]["ingesting_host"] == "mon.example.com"
 
