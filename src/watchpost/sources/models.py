@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from sqlalchemy import Boolean, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import Boolean, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from watchpost.db.base import Base, IdMixin, IdType, TeamOwnedMixin, TimestampMixin
@@ -19,11 +19,20 @@ class Source(IdMixin, TeamOwnedMixin, TimestampMixin, Base):
     lookups) and encrypted (so the API can show it again)."""
 
     __tablename__ = "sources"
+    # Lists page through a team's (or a group's) sources in id order: these indexes give
+    # that order directly instead of sorting all the team's rows for each page, and replace
+    # the single-column indexes (which a planner with stale statistics would pick instead).
+    __table_args__ = (
+        Index("ix_sources_team_id_id", "team_id", "id"),
+        Index("ix_sources_source_group_id_id", "source_group_id", "id"),
+    )
+
+    team_id: Mapped[int] = mapped_column(IdType, ForeignKey("teams.id", ondelete="CASCADE"))
 
     name: Mapped[str] = mapped_column(String(255))
     platform: Mapped[str] = mapped_column(String(64))
     source_group_id: Mapped[int | None] = mapped_column(
-        IdType, ForeignKey("source_groups.id", ondelete="SET NULL"), index=True, default=None
+        IdType, ForeignKey("source_groups.id", ondelete="SET NULL"), default=None
     )
     table_name: Mapped[str] = mapped_column(String(63), unique=True)
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
