@@ -130,6 +130,7 @@ async def create_heartbeat(
     grace = data.grace if data.grace is not None else default_grace(values["period"])
     heartbeat = Heartbeat(
         team_id=team_id,
+        name=data.name,
         token=random_token("", TOKEN_BYTES),
         grace=grace,
         status="pending",
