@@ -302,3 +302,14 @@ async def test_unknown_ids_are_404(api: Api) -> None:
 async def test_needs_a_token(api: Api) -> None:
     response = await api.client.get(URL)
     assert response.status_code == 401
+
+
+async def test_url_follows_the_request_when_no_public_url(api: Api) -> None:
+    created = data(await api.post(URL, {"name": "a"}), 201)
+    token = created["attributes"]["url"].rsplit("/", 1)[1]
+    response = await api.client.get(
+        f"{URL}/{created['id']}", headers={**api.headers, "Host": "monitor.internal:9000"}
+    )
+    assert data(response)["attributes"]["url"] == (
+        f"http://monitor.internal:9000/api/v1/heartbeat/{token}"
+    )
