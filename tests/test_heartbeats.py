@@ -10,6 +10,7 @@ from sqlalchemy.exc import IntegrityError
 
 from tests.support import Api, data, errors
 from watchpost.clock import FrozenClock, isoformat_ms
+from watchpost.context import AppContext
 from watchpost.heartbeats.models import Heartbeat
 from watchpost.heartbeats.schemas import DEFAULT_PERIOD, HEARTBEAT_DEFAULTS, default_grace
 from watchpost.heartbeats.service import TOKEN_BYTES
@@ -19,7 +20,8 @@ TOKEN_IN_URL = re.compile(r"^http://testserver/api/v1/heartbeat/([A-Za-z0-9_-]+)
 
 
 async def _row(app: FastAPI, heartbeat_id: str) -> Heartbeat:
-    async with app.state.ctx.db.read_sessions() as session:
+    ctx: AppContext = app.state.ctx
+    async with ctx.db.read_sessions() as session:
         row = await session.scalar(select(Heartbeat).where(Heartbeat.id == int(heartbeat_id)))
     assert row is not None
     return row

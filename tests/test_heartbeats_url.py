@@ -22,5 +22,7 @@ async def test_url_uses_the_public_url(api: Api) -> None:
     assert url.startswith("https://status.example.com:8443/api/v1/heartbeat/")
     token = url.rsplit("/", 1)[1]
     assert len(token) >= 22
-    listed = (await api.client.get(URL, headers={**api.headers, "Host": "other.example"})).json()["data"]
+    listed = (await api.client.get(URL, headers={**api.headers, "Host": "other.example"})).json()[
+        "data"
+    ]
     assert listed[0]["attributes"]["url"] == url

@@ -3,21 +3,32 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from fastapi import FastAPI
 
 from tests.support import Api, data, errors
+from watchpost.context import AppContext
+from watchpost.heartbeats import service
 from watchpost.heartbeats.schemas import (
     GRACE_MAX,
+    HEARTBEAT_NULL_RESETS,
+    HEARTBEAT_NULLABLE,
     HEARTBEAT_READ_ONLY,
     PERIOD_MAX,
     PERIOD_MIN,
+    HeartbeatCreate,
+    HeartbeatUpdate,
     default_grace,
 )
+from watchpost.http.errors import InvalidRequest
 
 URL = "/api/v2/heartbeats"
 
 
 async def _create(api: Api, **fields: Any) -> dict[str, Any]:
-    return data(await api.post(URL, {"name": "job", **fields}), 201)["attributes"]
+    attributes: dict[str, Any] = data(await api.post(URL, {"name": "job", **fields}), 201)[
+        "attributes"
+    ]
+    return attributes
 
 
 # ------------------------------------------------------------------------ period, grace
@@ -90,7 +101,7 @@ async def test_unknown_attribute(api: Api) -> None:
 
 
 @pytest.mark.parametrize(
-    "field", ["name", "period", "grace", "sort_index", "paused", "call", "email"]
+    "field", sorted(set(HeartbeatUpdate.model_fields) - HEARTBEAT_NULLABLE - HEARTBEAT_NULL_RESETS)
 )
 async def test_null_is_refused_where_there_is_no_null(api: Api, field: str) -> None:
     created = data(await api.post(URL, {"name": "job"}), 201)
@@ -205,3 +216,14 @@ async def test_group_can_be_set_and_cleared(api: Api) -> None:
 async def test_body_must_be_json_object(api: Api) -> None:
     response = await api.post(URL, [1, 2])
     assert response.status_code == 400
+
+
+async def test_group_deleted_after_the_check_is_a_422(api: Api, app: FastAPI) -> None:
+    ctx: AppContext = app.state.ctx
+    request = HeartbeatCreate.model_validate({"name": "job", "heartbeat_group_id": 12345})
+    with pytest.raises(InvalidRequest) as caught:
+        async with ctx.db.write_sessions() as session, session.begin():
+            await service.create_heartbeat(
+                session, team_id=api.team_id, data=request, now=ctx.clock.now()
+            )
+    assert [field for field, _ in caught.value.problems] == ["heartbeat_group_id"]

@@ -9,6 +9,10 @@ from watchpost.heartbeats import service
 from watchpost.heartbeats.models import Heartbeat, HeartbeatGroup
 from watchpost.heartbeats.schemas import (
     DEFAULT_PERIOD,
+    GRACE_MAX,
+    HEARTBEAT_NULL_RESETS,
+    HEARTBEAT_NULLABLE,
+    HEARTBEAT_READ_ONLY,
     PERIOD_MAX,
     PERIOD_MIN,
     GroupAttributes,
@@ -35,11 +39,18 @@ groups_router = APIRouter(prefix="/api/v2/heartbeat-groups", tags=["heartbeat gr
 READ_ERRORS = error_responses(401, 404)
 WRITE_ERRORS = error_responses(400, 401, 404, 415, 422)
 
+
+def _names(fields: frozenset[str]) -> str:
+    return ", ".join(f"`{name}`" for name in sorted(fields))
+
+
 HEARTBEAT_RULES = (
     f"`period` is {PERIOD_MIN} to {PERIOD_MAX} seconds (default {DEFAULT_PERIOD}); `grace` "
-    "defaults to 20% of the period, rounded down. Read-only attributes (`url`, `status`, "
-    "`paused_at`, `team_name`, `created_at`, `updated_at`) are rejected with a 422. "
-    "`heartbeat_group_id` must name a heartbeat group of the team."
+    f"is 0 to {GRACE_MAX} seconds and defaults to 20% of the period, rounded down. "
+    "`heartbeat_group_id` must name a heartbeat group of the team. "
+    f"Read-only attributes ({_names(HEARTBEAT_READ_ONLY)}) are a 422. "
+    f"null clears {_names(HEARTBEAT_NULLABLE)}, restores the default of "
+    f"{_names(HEARTBEAT_NULL_RESETS)} and is a 422 anywhere else."
 )
 
 

@@ -7,6 +7,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Select, select, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.clock import isoformat_ms
@@ -23,7 +24,7 @@ from watchpost.heartbeats.schemas import (
     HeartbeatUpdate,
     default_grace,
 )
-from watchpost.http.errors import NotFound
+from watchpost.http.errors import InvalidRequest, NotFound
 from watchpost.policy import maintenance_attributes, notification_attributes
 
 HEARTBEAT = "heartbeat"
@@ -79,14 +80,26 @@ async def group_problems(
     found = await session.scalar(
         groups_of(team_id).with_only_columns(HeartbeatGroup.id).where(HeartbeatGroup.id == value)
     )
-    if found is None:
-        return [
-            (
-                "heartbeat_group_id",
-                f"heartbeat_group_id {value} is not a heartbeat group of this team",
-            )
-        ]
-    return []
+    return _not_a_group(value) if found is None else []
+
+
+async def _flush(session: AsyncSession, *, group_id: int | None) -> None:
+    try:
+        await session.flush()
+    except IntegrityError:
+        if group_id is None:
+            raise
+        # the group was deleted by a concurrent request after it was checked
+        raise InvalidRequest(_not_a_group(group_id)) from None
+
+
+def _not_a_group(group_id: int) -> list[tuple[str | None, str]]:
+    return [
+        (
+            "heartbeat_group_id",
+            f"heartbeat_group_id {group_id} is not a heartbeat group of this team",
+        )
+    ]
 
 
 def _pause(heartbeat: Heartbeat, now: datetime) -> None:
@@ -144,7 +157,7 @@ async def create_heartbeat(
     if values["paused"]:
         _pause(heartbeat, now)
     session.add(heartbeat)
-    await session.flush()
+    await _flush(session, group_id=data.heartbeat_group_id)
     return heartbeat
 
 
@@ -181,7 +194,7 @@ async def update_heartbeat(
     if "paused" in sent and data.paused is not None:
         _set_paused(heartbeat, data.paused, now)
     heartbeat.updated_at = now
-    await session.flush()
+    await _flush(session, group_id=data.heartbeat_group_id)
     return heartbeat
 
 
