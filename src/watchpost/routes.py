@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
+from importlib import import_module
+
 from fastapi import APIRouter, Depends
 
 from watchpost.http.deps import current_principal
 
+# Domains whose `endpoints.router` serves the token-protected API, one per line.
+API_DOMAINS = (
+    "collectors",
+    "heartbeats",
+    "sources",
+    "webhooks",
+)
+
 
 def api_routers() -> list[APIRouter]:
-    from watchpost.collectors.endpoints import router as collectors
-    from watchpost.sources.endpoints import router as sources
-    from watchpost.webhooks.endpoints import router as webhooks
-
     authenticated = APIRouter(dependencies=[Depends(current_principal)])
-    for router in (collectors, sources, webhooks):
+    for domain in API_DOMAINS:
+        router: APIRouter = import_module(f"watchpost.{domain}.endpoints").router
         authenticated.include_router(router)
     return [authenticated]

@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
+from importlib import import_module
+
 from sqlalchemy import MetaData
+
+# Domains with a models module, one per line.
+MODEL_DOMAINS = (
+    "collectors",
+    "heartbeats",
+    "sources",
+    "teams",
+    "webhooks",
+)
 
 
 def all_metadata() -> MetaData:
-    import watchpost.collectors.models
-    import watchpost.sources.models
-    import watchpost.teams.models
-    import watchpost.webhooks.models  # noqa: F401
     from watchpost.db.base import Base
 
+    for domain in MODEL_DOMAINS:
+        import_module(f"watchpost.{domain}.models")
     return Base.metadata
