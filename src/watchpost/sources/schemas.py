@@ -1,0 +1,152 @@
+"""Request and response shapes of sources and source groups, and their rules."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, TypeVar
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+
+from watchpost.http.errors import InvalidRequest, problems_from
+from watchpost.sources.platforms import (
+    DEFAULT_LIVE_TAIL_PATTERN,
+    DEFAULT_LOGS_RETENTION,
+    DEFAULT_METRICS_RETENTION,
+    NOT_NULL_FIELDS,
+    READ_ONLY_FIELDS,
+    Platform,
+)
+from watchpost.validation import Name, RetentionDays
+
+_PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
+_PLACEHOLDER_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]*$")
+
+
+def check_live_tail_pattern(value: str) -> str:
+    """Text with `{field}` placeholders (dotted paths allowed); braces must pair up."""
+    if not value.strip():
+        raise ValueError("must not be blank")
+    for match in _PLACEHOLDER.finditer(value):
+        if not _PLACEHOLDER_NAME.match(match.group(1).strip()):
+            raise ValueError("placeholders must name a field, like {level} or {context.host}")
+    if "{" in _PLACEHOLDER.sub("", value) or "}" in _PLACEHOLDER.sub("", value):
+        raise ValueError("must pair every { with a } (placeholders cannot nest)")
+    return value
+
+
+LiveTailPattern = Annotated[str, Field(max_length=1000), AfterValidator(check_live_tail_pattern)]
+SortIndex = Annotated[int, Field(ge=-(2**31), le=2**31 - 1)]
+GroupId = Annotated[int, Field(ge=1)]
+
+# ------------------------------------------------------------------------------- sources
+
+
+class SourceCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: Name
+    platform: Platform = Field(description="Fixed after creation.")
+    source_group_id: GroupId | None = None
+    ingesting_paused: bool = False
+    logs_retention: RetentionDays = Field(default=DEFAULT_LOGS_RETENTION, description="Days.")
+    metrics_retention: RetentionDays = Field(default=DEFAULT_METRICS_RETENTION, description="Days.")
+    live_tail_pattern: LiveTailPattern = DEFAULT_LIVE_TAIL_PATTERN
+
+
+class SourceUpdate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: Name | None = None
+    platform: Platform | None = Field(
+        default=None, description="Fixed after creation: only its current value is accepted."
+    )
+    source_group_id: GroupId | None = Field(
+        default=None, description="null removes the source from its group."
+    )
+    ingesting_paused: bool | None = None
+    logs_retention: RetentionDays | None = None
+    metrics_retention: RetentionDays | None = None
+    live_tail_pattern: LiveTailPattern | None = None
+
+
+class SourceAttributes(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    team_id: int
+    team_name: str
+    name: str
+    source_group_id: int | None
+    table_name: str
+    platform: Platform
+    token: str
+    ingesting_host: str
+    ingesting_paused: bool
+    logs_retention: int
+    metrics_retention: int
+    live_tail_pattern: str
+    created_at: str
+    updated_at: str
+
+
+# ------------------------------------------------------------------------- source groups
+
+
+class SourceGroupCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: Name
+    sort_index: SortIndex = 0
+
+
+class SourceGroupUpdate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: Name | None = None
+    sort_index: SortIndex | None = None
+
+
+class SourceGroupAttributes(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    sort_index: int
+    team_id: int
+    created_at: str
+    updated_at: str
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def _parse(model: type[M], data: dict[str, Any], problems: list[tuple[str | None, str]]) -> M:
+    """Validate data, adding read-only attributes to problems; raise if any, naming every one."""
+    problems = [
+        *((name, f"{name} is read-only") for name in READ_ONLY_FIELDS if name in data),
+        *problems,
+    ]
+    writable = {key: value for key, value in data.items() if key not in READ_ONLY_FIELDS}
+    parsed: M | None = None
+    try:
+        parsed = model.model_validate(writable, strict=True)
+    except ValidationError as exc:
+        problems += problems_from(exc.errors())
+    if problems or parsed is None:
+        raise InvalidRequest(problems)
+    return parsed
+
+
+def parse_source_create(data: dict[str, Any]) -> SourceCreate:
+    return _parse(SourceCreate, data, [])
+
+
+def parse_source_update(data: dict[str, Any], *, platform: str) -> SourceUpdate:
+    """Validate a PATCH against the source as it is: platform fixed, no null for a required field."""
+    problems: list[tuple[str | None, str]] = []
+    if "platform" in data and data["platform"] != platform:
+        problems.append(("platform", f"platform cannot be changed (this source is {platform})"))
+    problems += [
+        (name, f"{name} must not be null")
+        for name in NOT_NULL_FIELDS
+        if name in data and data[name] is None
+    ]
+    return _parse(SourceUpdate, data, problems)

@@ -1,0 +1,281 @@
+"""What sources and source groups do: create, read, change, delete. No HTTP in here."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Select, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from watchpost.clock import isoformat_ms
+from watchpost.crypto import SecretBox, hash_token, random_token
+from watchpost.http.errors import InvalidRequest, NotFound
+from watchpost.settings import Settings
+from watchpost.sources.models import Source, SourceGroup
+from watchpost.sources.platforms import (
+    TABLE_NAME_FALLBACK,
+    TABLE_NAME_MAX,
+    UPDATABLE_FIELDS,
+)
+from watchpost.sources.schemas import (
+    SourceCreate,
+    SourceGroupCreate,
+    SourceGroupUpdate,
+    SourceUpdate,
+)
+
+SOURCE = "source"
+GROUP = "source_group"
+
+TOKEN_PREFIX = "wps_"  # noqa: S105  (a public prefix, not a secret)
+TOKEN_BYTES = 32
+_CREATE_ATTEMPTS = 5
+_CANDIDATE_BATCH = 20
+
+
+def ingesting_host(settings: Settings, request_host: str | None) -> str:
+    """Where sources send data: the configured host, else the public URL's, else the request's."""
+    return settings.ingesting_host or settings.public_host() or request_host or "localhost"
+
+
+# ------------------------------------------------------------------------------- sources
+
+
+def source_attributes(
+    source: Source, *, team_name: str, host: str, box: SecretBox
+) -> dict[str, Any]:
+    return {
+        "team_id": source.team_id,
+        "team_name": team_name,
+        "name": source.name,
+        "source_group_id": source.source_group_id,
+        "table_name": source.table_name,
+        "platform": source.platform,
+        "token": box.decrypt(source.token_encrypted),
+        "ingesting_host": host,
+        "ingesting_paused": source.ingesting_paused,
+        "logs_retention": source.logs_retention,
+        "metrics_retention": source.metrics_retention,
+        "live_tail_pattern": source.live_tail_pattern,
+        "created_at": isoformat_ms(source.created_at),
+        "updated_at": isoformat_ms(source.updated_at),
+    }
+
+
+def _slug(name: str) -> str:
+    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "_", ascii_name.lower()).strip("_")
+
+
+def table_name_candidate(team_id: int, name: str, n: int) -> str:
+    """The n-th choice of table name (n >= 1): `t<team>_<slug>`, then `_2`, `_3`... within 63."""
+    base = f"t{team_id}_{_slug(name) or TABLE_NAME_FALLBACK}"
+    suffix = "" if n == 1 else f"_{n}"
+    return base[: TABLE_NAME_MAX - len(suffix)].rstrip("_") + suffix
+
+
+async def _free_table_name(session: AsyncSession, *, team_id: int, name: str) -> str:
+    first = 1
+    while True:
+        candidates = [
+            table_name_candidate(team_id, name, n) for n in range(first, first + _CANDIDATE_BATCH)
+        ]
+        taken = set(
+            (
+                await session.scalars(
+                    select(Source.table_name).where(Source.table_name.in_(candidates))
+                )
+            ).all()
+        )
+        for candidate in candidates:
+            if candidate not in taken:
+                return candidate
+        first += _CANDIDATE_BATCH
+
+
+async def _check_group(
+    session: AsyncSession, *, team_id: int, group_id: int | None
+) -> list[tuple[str | None, str]]:
+    if group_id is None:
+        return []
+    found = await session.scalar(
+        select(SourceGroup.id).where(SourceGroup.team_id == team_id, SourceGroup.id == group_id)
+    )
+    if found is None:
+        return [
+            ("source_group_id", f"source_group_id {group_id} is not a source group of this team")
+        ]
+    return []
+
+
+async def create_source(
+    session: AsyncSession, *, team_id: int, data: SourceCreate, box: SecretBox, now: datetime
+) -> Source:
+    """A new source with a fresh token and a table name of its own."""
+    problems = await _check_group(session, team_id=team_id, group_id=data.source_group_id)
+    if problems:
+        raise InvalidRequest(problems)
+    for attempt in range(_CREATE_ATTEMPTS):
+        token = random_token(TOKEN_PREFIX, TOKEN_BYTES)
+        source = Source(
+            team_id=team_id,
+            name=data.name,
+            platform=data.platform,
+            source_group_id=data.source_group_id,
+            table_name=await _free_table_name(session, team_id=team_id, name=data.name),
+            token_hash=hash_token(token),
+            token_encrypted=box.encrypt(token),
+            ingesting_paused=data.ingesting_paused,
+            logs_retention=data.logs_retention,
+            metrics_retention=data.metrics_retention,
+            live_tail_pattern=data.live_tail_pattern,
+            created_at=now,
+            updated_at=now,
+        )
+        try:
+            async with session.begin_nested():
+                session.add(source)
+        except IntegrityError:  # a concurrent create took the table name first: pick again
+            if attempt == _CREATE_ATTEMPTS - 1:
+                raise
+            continue
+        return source
+    raise AssertionError("unreachable")
+
+
+def sources_of(team_id: int, *, group_id: int | None = None) -> Select[tuple[Source]]:
+    stmt = select(Source).where(Source.team_id == team_id)
+    if group_id is not None:
+        stmt = stmt.where(Source.source_group_id == group_id)
+    return stmt
+
+
+async def get_source(session: AsyncSession, *, team_id: int, source_id: int) -> Source:
+    source = await session.scalar(sources_of(team_id).where(Source.id == source_id))
+    if source is None:
+        raise NotFound(SOURCE, source_id)
+    return source
+
+
+async def update_source(
+    session: AsyncSession, *, source: Source, data: SourceUpdate, sent: set[str], now: datetime
+) -> Source:
+    """Apply the sent fields (validated by parse_source_update); the table name stays."""
+    if "source_group_id" in sent:
+        problems = await _check_group(
+            session, team_id=source.team_id, group_id=data.source_group_id
+        )
+        if problems:
+            raise InvalidRequest(problems)
+    for name in UPDATABLE_FIELDS:
+        if name in sent:
+            setattr(source, name, getattr(data, name))
+    source.updated_at = now
+    await session.flush()
+    return source
+
+
+async def delete_source(session: AsyncSession, *, source: Source) -> None:
+    await session.delete(source)
+    await session.flush()
+
+
+# ------------------------------------------------------------------------- source groups
+
+
+def group_attributes(group: SourceGroup) -> dict[str, Any]:
+    return {
+        "name": group.name,
+        "sort_index": group.sort_index,
+        "team_id": group.team_id,
+        "created_at": isoformat_ms(group.created_at),
+        "updated_at": isoformat_ms(group.updated_at),
+    }
+
+
+async def _group_name_taken(
+    session: AsyncSession, *, team_id: int, name: str, exclude_id: int | None = None
+) -> bool:
+    stmt = select(SourceGroup.id).where(SourceGroup.team_id == team_id, SourceGroup.name == name)
+    if exclude_id is not None:
+        stmt = stmt.where(SourceGroup.id != exclude_id)
+    return (await session.scalar(stmt)) is not None
+
+
+def _group_name_in_use(name: str) -> InvalidRequest:
+    return InvalidRequest.field(
+        "name", f"is already used by another source group of this team ({name!r})"
+    )
+
+
+async def create_group(
+    session: AsyncSession, *, team_id: int, data: SourceGroupCreate, now: datetime
+) -> SourceGroup:
+    """A new source group; names are unique within a team."""
+    if await _group_name_taken(session, team_id=team_id, name=data.name):
+        raise _group_name_in_use(data.name)
+    group = SourceGroup(
+        team_id=team_id, name=data.name, sort_index=data.sort_index, created_at=now, updated_at=now
+    )
+    session.add(group)
+    try:
+        await session.flush()
+    except IntegrityError:  # a concurrent create took the name first
+        raise _group_name_in_use(data.name) from None
+    return group
+
+
+def groups_of(team_id: int) -> Select[tuple[SourceGroup]]:
+    return select(SourceGroup).where(SourceGroup.team_id == team_id)
+
+
+async def get_group(session: AsyncSession, *, team_id: int, group_id: int) -> SourceGroup:
+    group = await session.scalar(groups_of(team_id).where(SourceGroup.id == group_id))
+    if group is None:
+        raise NotFound(GROUP, group_id)
+    return group
+
+
+async def update_group(
+    session: AsyncSession,
+    *,
+    group: SourceGroup,
+    data: SourceGroupUpdate,
+    sent: set[str],
+    now: datetime,
+) -> SourceGroup:
+    problems: list[tuple[str | None, str]] = []
+    for name in ("name", "sort_index"):
+        if name in sent and getattr(data, name) is None:
+            problems.append((name, f"{name} must not be null"))
+    if data.name is not None and await _group_name_taken(
+        session, team_id=group.team_id, name=data.name, exclude_id=group.id
+    ):
+        problems += _group_name_in_use(data.name).problems
+    if problems:
+        raise InvalidRequest(problems)
+    for name in ("name", "sort_index"):
+        if name in sent:
+            setattr(group, name, getattr(data, name))
+    group.updated_at = now
+    try:
+        await session.flush()
+    except IntegrityError:  # a concurrent change took the name first
+        raise _group_name_in_use(group.name) from None
+    return group
+
+
+async def delete_group(session: AsyncSession, *, group: SourceGroup, now: datetime) -> None:
+    """Delete the group; its sources stay, ungrouped."""
+    await session.execute(
+        update(Source)
+        .where(Source.team_id == group.team_id, Source.source_group_id == group.id)
+        .values(source_group_id=None, updated_at=now)
+        .execution_options(synchronize_session=False)
+    )
+    await session.delete(group)
+    await session.flush()
