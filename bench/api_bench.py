@@ -99,6 +99,8 @@ class Result:
     p99_ms: float
     server_cpu_s: float | None
     client_cpu_s: float | None
+    other_cpu_s: float | None
+    """CPU time the rest of the machine used meanwhile: other load competes for the cores."""
 
     @property
     def rps(self) -> float:
@@ -186,7 +188,7 @@ def wait_ready(proc: subprocess.Popen[bytes], url: str, log: Path, timeout: floa
 def http_json(
     method: str, port: int, path: str, token: str, body: object | None = None
 ) -> dict[str, object]:
-    req = urllib.request.Request(  # noqa: S310  (127.0.0.1 only)
+    req = urllib.request.Request(
         f"http://{HOST}:{port}{path}",
         method=method,
         data=json.dumps(body).encode() if body is not None else None,
@@ -206,6 +208,17 @@ def process_cpu_seconds(pid: int) -> float | None:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def machine_busy_seconds() -> float | None:
+    """CPU time all cores spent busy since boot (Linux /proc/stat), or None elsewhere."""
+    try:
+        first = Path("/proc/stat").read_text().splitlines()[0].split()
+    except OSError:
+        return None
+    ticks = [int(value) for value in first[1:9]]
+    idle = ticks[3] + ticks[4]  # idle + iowait
+    return (sum(ticks) - idle) / os.sysconf("SC_CLK_TCK")
+
+
 # ----------------------------------------------------------------------------- seeding
 
 
@@ -220,7 +233,9 @@ def seed_sources(data_dir: Path, secret_key: str, count: int) -> float:
     from watchpost.context import AppContext
     from watchpost.crypto import hash_token, random_token
     from watchpost.settings import Settings
+    from watchpost.sources import platforms
     from watchpost.sources.models import Source
+    from watchpost.sources.service import TOKEN_BYTES, TOKEN_PREFIX, table_name_candidate
     from watchpost.teams.models import Team
 
     async def run() -> None:
@@ -233,20 +248,21 @@ def seed_sources(data_dir: Path, secret_key: str, count: int) -> float:
                 for start in range(0, count, SEED_BATCH):
                     rows = []
                     for i in range(start, min(start + SEED_BATCH, count)):
-                        token = random_token("", 18)
+                        token = random_token(TOKEN_PREFIX, TOKEN_BYTES)
+                        name = f"bench source {i}"
                         rows.append(
                             {
                                 "team_id": team_id,
-                                "name": f"bench source {i}",
+                                "name": name,
                                 "platform": "ubuntu",
                                 "source_group_id": None,
-                                "table_name": f"bench_source_{i}",
+                                "table_name": table_name_candidate(team_id, name, 1),
                                 "token_hash": hash_token(token),
                                 "token_encrypted": ctx.box.encrypt(token),
                                 "ingesting_paused": False,
-                                "logs_retention": 30,
-                                "metrics_retention": 30,
-                                "live_tail_pattern": "{level} {message}",
+                                "logs_retention": platforms.DEFAULT_LOGS_RETENTION,
+                                "metrics_retention": platforms.DEFAULT_METRICS_RETENTION,
+                                "live_tail_pattern": platforms.DEFAULT_LIVE_TAIL_PATTERN,
                                 "created_at": now,
                                 "updated_at": now,
                             }
@@ -429,7 +445,13 @@ def run_python(
         elapsed = runner.run(run())
     cpu = time.process_time() - cpu_before
     latencies.sort()
-    return len(latencies), errors[0], elapsed, (percentile(latencies, 50), percentile(latencies, 99)), cpu
+    return (
+        len(latencies),
+        errors[0],
+        elapsed,
+        (percentile(latencies, 50), percentile(latencies, 99)),
+        cpu,
+    )
 
 
 def percentile(sorted_seconds: list[float], pct: float) -> float:
@@ -450,10 +472,15 @@ def measure(endpoint: Endpoint, port: int, pid: int, load: Load, workdir: Path) 
 
     if load.warmup_s > 0:
         once(load.warmup_s)
-    cpu_before = process_cpu_seconds(pid)
+    cpu_before, busy_before = process_cpu_seconds(pid), machine_busy_seconds()
     requests, errors, seconds, (p50, p99), client_cpu = once(load.duration_s)
-    cpu_after = process_cpu_seconds(pid)
+    cpu_after, busy_after = process_cpu_seconds(pid), machine_busy_seconds()
     server_cpu = cpu_after - cpu_before if cpu_before is not None and cpu_after else None
+    other_cpu = None
+    if busy_before is not None and busy_after is not None and server_cpu is not None:
+        other_cpu = max(0.0, busy_after - busy_before - server_cpu - client_cpu)
+    if load.max_requests and requests >= load.max_requests:
+        print(f"warning: {endpoint.name} hit --max-requests; req/s is understated", file=sys.stderr)
     return Result(
         endpoint=endpoint,
         tool=load.tool,
@@ -465,6 +492,7 @@ def measure(endpoint: Endpoint, port: int, pid: int, load: Load, workdir: Path) 
         p99_ms=p99,
         server_cpu_s=server_cpu,
         client_cpu_s=client_cpu,
+        other_cpu_s=other_cpu,
     )
 
 
@@ -481,10 +509,16 @@ class Verdict:
         return all(ok for _, ok in self.checks)
 
 
-def verdict(result: Result, ceiling: Result) -> Verdict:
+def ceiling_rps(results: list[Result]) -> float:
+    """The ceiling's req/s: the mean of its runs (one before, one after the endpoints)."""
+    runs = [r.rps for r in results if r.endpoint.server == "ceiling"]
+    return sum(runs) / len(runs)
+
+
+def verdict(result: Result, ceiling: float) -> Verdict:
     if result.endpoint.server == "ceiling":
         return Verdict(None, [])
-    ratio = result.rps / ceiling.rps if ceiling.rps else 0.0
+    ratio = result.rps / ceiling if ceiling else 0.0
     checks = [(f"req/s ≥ {MIN_CEILING_RATIO:.0%} of ceiling", ratio >= MIN_CEILING_RATIO)]
     if result.endpoint.random_pages:
         checks.append((f"p99 < {LIST_P99_TARGET_MS:.0f} ms", result.p99_ms < LIST_P99_TARGET_MS))
@@ -494,11 +528,11 @@ def verdict(result: Result, ceiling: Result) -> Verdict:
 
 
 def results_table(results: list[Result]) -> str:
-    ceiling = next(r for r in results if r.endpoint.server == "ceiling")
+    ceiling = ceiling_rps(results)
     lines = [
         "| Endpoint | Requests | Errors | Concurrency | Duration | req/s | p50 | p99 "
-        "| vs ceiling | Server CPU | Client CPU | Targets |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+        "| vs ceiling | Server CPU | Client CPU | Other CPU | Targets |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for r in results:
         v = verdict(r, ceiling)
@@ -513,9 +547,9 @@ def results_table(results: list[Result]) -> str:
         lines.append(
             f"| {r.endpoint.name} | {r.requests:,} | {r.errors} | {r.concurrency} "
             f"| {r.duration_s:.1f} s | {r.rps:,.0f} | {r.p50_ms:.1f} ms | {r.p99_ms:.1f} ms "
-            f"| {'1.00' if v.ratio is None else f'{v.ratio:.2f}'} "
+            f"| {f'{r.rps / ceiling:.2f}' if v.ratio is None else f'{v.ratio:.2f}'} "
             f"| {cpu_share(r.server_cpu_s, r.duration_s)} | {cpu_share(r.client_cpu_s, r.duration_s)} "
-            f"| {targets} |"
+            f"| {cpu_share(r.other_cpu_s, r.duration_s)} | {targets} |"
         )
     return "\n".join(lines)
 
@@ -569,7 +603,7 @@ def wrk_version() -> str:
 
 
 def report(results: list[Result], args: argparse.Namespace, notes: list[str]) -> str:
-    ceiling = next(r for r in results if r.endpoint.server == "ceiling")
+    ceiling = ceiling_rps(results)
     watched = [r for r in results if r.endpoint.server != "ceiling"]
     overall = all(verdict(r, ceiling).passed for r in watched)
     tool = results[0].tool
@@ -586,7 +620,9 @@ def report(results: list[Result], args: argparse.Namespace, notes: list[str]) ->
         f"| Load tool | {wrk_version() if tool == 'wrk' else 'bench asyncio client (uvloop)'} |",
         "",
         f"Sources seeded: {args.sources:,}; one uvicorn process per server, log level "
-        f"`{args.log_level}`.",
+        f"`{args.log_level}`; load average at the start {os.getloadavg()[0]:.2f}. "
+        f"The ceiling is the mean of its two runs ({ceiling:,.0f} req/s). CPU columns: share of "
+        "one core used by the server, the load generator and everything else on the machine.",
         "",
         results_table(results),
         "",
@@ -604,9 +640,7 @@ def write_docs(section: str) -> None:
     start, end = text.find(RESULTS_START), text.find(RESULTS_END)
     if start < 0 or end < start:
         raise SystemExit(f"{DOCS} lacks the results markers; not rewritten")
-    DOCS.write_text(
-        text[: start + len(RESULTS_START)] + "\n\n" + section + "\n\n" + text[end:]
-    )
+    DOCS.write_text(text[: start + len(RESULTS_START)] + "\n\n" + section + "\n\n" + text[end:])
 
 
 # ----------------------------------------------------------------------------- main
@@ -648,15 +682,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def has_list_endpoint() -> bool:
-    """Whether this checkout serves GET /api/v1/sources (it is built on another branch)."""
-    from watchpost.sources import endpoints
-
-    return any(
-        getattr(route, "path", None) == "/api/v1/sources"
-        and "GET" in getattr(route, "methods", set())
-        for route in endpoints.router.routes
-    )
+def serves_list(port: int) -> bool:
+    """Whether the running server has GET /api/v1/sources (built on another branch)."""
+    with urllib.request.urlopen(f"http://{HOST}:{port}/openapi.json", timeout=30) as resp:
+        paths = json.loads(resp.read())["paths"]
+    return "get" in paths.get("/api/v1/sources", {})
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -678,11 +708,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         tool = "wrk" if shutil.which("wrk") else "python"
 
     wanted = set(args.only or ("target", "list"))
-    if "list" in wanted and not has_list_endpoint():
-        wanted.discard("list")
-        notes.append("this checkout has no GET /api/v1/sources yet: the list was not measured.")
-        print(f"note: {notes[-1]}", file=sys.stderr)
-
     workdir = Path(tempfile.mkdtemp(prefix="watchpost-bench-"))
     secret_key = secrets.token_urlsafe(32)
     env = child_env(workdir / "data", secret_key, args.log_level)
@@ -693,7 +718,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             took = seed_sources(workdir / "data", secret_key, args.sources)
             print(f"seeded {args.sources:,} sources in {took:.1f} s", file=sys.stderr)
         load = Load(tool, args.concurrency, args.duration, args.warmup, args.max_requests, token)
-        results = run_all(load, env, workdir, wanted, args.sources)
+        results = run_all(load, env, workdir, wanted, args.sources, notes)
     finally:
         if args.keep:
             print(f"kept {workdir}", file=sys.stderr)
@@ -709,63 +734,65 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run_all(
-    load: Load, env: dict[str, str], workdir: Path, wanted: set[str], sources: int
+    load: Load,
+    env: dict[str, str],
+    workdir: Path,
+    wanted: set[str],
+    sources: int,
+    notes: list[str],
 ) -> list[Result]:
+    """Both servers up side by side; the ceiling is measured first and again last, so a
+    change in the machine's other load during the run shows up as a gap between the two."""
     ceiling_port, watchpost_port = free_port(), free_port()
-    log_level = env["WATCHPOST_LOG_LEVEL"]
-    results = []
-    with server(
-        [
-            sys.executable,
-            str(REPO / "bench" / "ceiling_app.py"),
-            "--port",
-            str(ceiling_port),
-            "--log-level",
-            log_level,
-        ],
-        env,
-        workdir / "ceiling.log",
-        f"http://{HOST}:{ceiling_port}/",
-    ) as pid:
-        ceiling = Endpoint("ceiling: GET / (constant JSON)", "ceiling", "GET", "/")
-        print(f"measuring {ceiling.name} …", file=sys.stderr)
-        results.append(measure(ceiling, ceiling_port, pid, load, workdir))
-
-    with server(
-        [sys.executable, "-m", "watchpost.cli", "serve", "--port", str(watchpost_port)],
-        env,
-        workdir / "watchpost.log",
-        f"http://{HOST}:{watchpost_port}/healthz",
-    ) as pid:
-        endpoints = []
+    ceiling_cmd = [
+        sys.executable,
+        str(REPO / "bench" / "ceiling_app.py"),
+        "--port",
+        str(ceiling_port),
+        "--log-level",
+        env["WATCHPOST_LOG_LEVEL"],
+    ]
+    watchpost_cmd = [sys.executable, "-m", "watchpost.cli", "serve", "--port", str(watchpost_port)]
+    with (
+        server(
+            ceiling_cmd, env, workdir / "ceiling.log", f"http://{HOST}:{ceiling_port}/"
+        ) as c_pid,
+        server(
+            watchpost_cmd, env, workdir / "watchpost.log", f"http://{HOST}:{watchpost_port}/healthz"
+        ) as w_pid,
+    ):
+        plan = [(Endpoint("ceiling (first)", "ceiling", "GET", "/"), ceiling_port, c_pid)]
         if "target" in wanted:
             created = http_json(
                 "POST", watchpost_port, "/api/v1/collectors", load.token, {"name": "bench"}
             )
             data = created["data"]
             assert isinstance(data, dict)
-            endpoints.append(
-                Endpoint(
-                    "POST /api/v1/collectors/{id}/targets",
-                    "watchpost",
-                    "POST",
-                    f"/api/v1/collectors/{data['id']}/targets",
-                    body=json.dumps(TARGET_BODY).encode(),
-                )
+            target = Endpoint(
+                "POST /api/v1/collectors/{id}/targets",
+                "watchpost",
+                "POST",
+                f"/api/v1/collectors/{data['id']}/targets",
+                body=json.dumps(TARGET_BODY).encode(),
             )
-        if "list" in wanted:
-            endpoints.append(
-                Endpoint(
-                    f"GET /api/v1/sources?per_page={PER_PAGE}&page=N",
-                    "watchpost",
-                    "GET",
-                    f"/api/v1/sources?per_page={PER_PAGE}",
-                    random_pages=max(1, math.ceil(sources / PER_PAGE)),
-                )
+            plan.append((target, watchpost_port, w_pid))
+        if "list" in wanted and not serves_list(watchpost_port):
+            notes.append("this checkout has no GET /api/v1/sources: the list was not measured.")
+            print(f"note: {notes[-1]}", file=sys.stderr)
+        elif "list" in wanted:
+            listing = Endpoint(
+                f"GET /api/v1/sources?per_page={PER_PAGE}&page=N",
+                "watchpost",
+                "GET",
+                f"/api/v1/sources?per_page={PER_PAGE}",
+                random_pages=max(1, math.ceil(sources / PER_PAGE)),
             )
-        for endpoint in endpoints:
+            plan.append((listing, watchpost_port, w_pid))
+        plan.append((Endpoint("ceiling (last)", "ceiling", "GET", "/"), ceiling_port, c_pid))
+        results = []
+        for endpoint, port, pid in plan:
             print(f"measuring {endpoint.name} …", file=sys.stderr)
-            results.append(measure(endpoint, watchpost_port, pid, load, workdir))
+            results.append(measure(endpoint, port, pid, load, workdir))
     return results
 
 
