@@ -56,7 +56,6 @@ PACKAGES = (
     "httptools",
     "pydantic",
     "sqlalchemy",
-    "aiosqlite",
     "orjson",
     "cryptography",
 )

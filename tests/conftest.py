@@ -106,7 +106,7 @@ class Backend:
 @pytest.fixture(scope="session")
 def sqlite_backend(tmp_path_factory: pytest.TempPathFactory) -> Backend:
     folder = tmp_path_factory.mktemp("sqlite-template")
-    url = f"sqlite+aiosqlite:///{folder / 'template.db'}"
+    url = f"sqlite:///{folder / 'template.db'}"
     upgrade(url)
     return Backend("sqlite", url, template=folder / "template.db")
 
@@ -153,7 +153,7 @@ def settings(backend: Backend, tmp_path: Path) -> Settings:
     if backend.template is not None:
         database = tmp_path / "watchpost.db"
         shutil.copyfile(backend.template, database)
-        url = f"sqlite+aiosqlite:///{database}"
+        url = f"sqlite:///{database}"
     else:
         _reset_postgres(backend.url)
         url = backend.url

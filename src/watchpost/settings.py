@@ -71,16 +71,15 @@ class Settings(BaseSettings):
 
 
 def to_async_url(url: str) -> str:
-    """Map the URL forms people write to the async drivers of the stack."""
-    for prefix in ("postgresql+psycopg://", "sqlite+aiosqlite://"):
-        if url.startswith(prefix):
-            return url
-    for plain, driver in (
-        ("postgres://", "postgresql+psycopg://"),
-        ("postgresql://", "postgresql+psycopg://"),
-        ("postgresql+psycopg2://", "postgresql+psycopg://"),
-        ("sqlite://", "sqlite+aiosqlite://"),
-    ):
-        if url.startswith(plain):
-            return driver + url[len(plain) :]
-    raise ValueError(f"unsupported database URL scheme: {url.split(':', 1)[0]!r}")
+    """Map the URL forms people write to the async drivers Watchpost uses.
+
+    Every SQLite form goes to `sqlite+watchpost` (db/sqlite_inline.py); PostgreSQL to psycopg.
+    """
+    scheme, separator, rest = url.partition("://")
+    if not separator:
+        raise ValueError(f"not a database URL: {url.split(':', 1)[0]!r}")
+    if scheme in ("sqlite", "sqlite+aiosqlite", "sqlite+pysqlite", "sqlite+watchpost"):
+        return f"sqlite+watchpost://{rest}"
+    if scheme in ("postgres", "postgresql", "postgresql+psycopg", "postgresql+psycopg2"):
+        return f"postgresql+psycopg://{rest}"
+    raise ValueError(f"unsupported database URL scheme: {scheme!r}")

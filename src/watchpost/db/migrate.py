@@ -12,8 +12,9 @@ MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 
 def sync_url(async_url: str) -> str:
     """Migrations run synchronously: the same database through its sync driver."""
-    if async_url.startswith("sqlite+aiosqlite"):
-        return "sqlite" + async_url[len("sqlite+aiosqlite") :]
+    scheme, _, rest = async_url.partition("://")
+    if scheme.startswith("sqlite"):
+        return f"sqlite://{rest}"
     return async_url  # postgresql+psycopg is both sync and async
 
 

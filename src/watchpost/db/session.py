@@ -1,8 +1,9 @@
 """Engine and session factories.
 
-SQLite runs in WAL mode. Reads open a deferred transaction; writes open theirs with
-`BEGIN IMMEDIATE`, so a writer takes the write lock up front instead of failing with
-"database is locked" half-way through a transaction.
+SQLite runs in WAL mode through the `sqlite+watchpost` dialect (db/sqlite_inline.py). Reads
+open a deferred transaction; writes open theirs with `BEGIN IMMEDIATE`, so a writer takes
+the write lock up front (queueing behind this process's other writers) instead of failing
+with "database is locked" half-way through a transaction.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy import event
+from sqlalchemy.dialects import registry
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
@@ -18,14 +20,25 @@ from sqlalchemy.ext.asyncio import (
 )
 from sqlalchemy.pool import ConnectionPoolEntry
 
+from watchpost.db.sqlite_inline import WriteGate
+
 SQLITE_BEGIN_OPTION = "watchpost_sqlite_begin"
 
 
+registry.register("sqlite.watchpost", "watchpost.db.sqlite_inline", "SQLiteDialect_inline")
+
+SQLITE_BUSY_TIMEOUT = 30.0
+
+
 def create_engine(url: str, *, echo: bool = False) -> AsyncEngine:
-    """An async engine for url (already mapped to its async driver)."""
+    """An async engine for url (already mapped to its async driver by Settings)."""
     if url.startswith("sqlite"):
         engine = create_async_engine(
-            url, echo=echo, connect_args={"timeout": 30}, pool_size=8, max_overflow=8
+            url,
+            echo=echo,
+            connect_args={"timeout": SQLITE_BUSY_TIMEOUT, "write_gate": WriteGate()},
+            pool_size=8,
+            max_overflow=8,
         )
         _configure_sqlite(engine)
         return engine
@@ -42,7 +55,6 @@ def _configure_sqlite(engine: AsyncEngine) -> None:
             "PRAGMA journal_mode=WAL",
             "PRAGMA synchronous=NORMAL",
             "PRAGMA foreign_keys=ON",
-            "PRAGMA busy_timeout=30000",
         ):
             cursor.execute(pragma)
         cursor.close()

@@ -13,7 +13,7 @@ from watchpost.http.errors import Unauthorized
 from watchpost.teams.service import Principal, authenticate
 
 
-def app_context(request: Request) -> AppContext:
+async def app_context(request: Request) -> AppContext:
     ctx: AppContext = request.app.state.ctx
     return ctx
 

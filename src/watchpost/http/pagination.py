@@ -47,8 +47,11 @@ def _positive_int(name: str, raw: str | None, default: int) -> int:
     return int(text)
 
 
-def page_request(request: Request) -> PageRequest:
-    """Read page and per_page from the query string (422 unless positive integers)."""
+async def page_request(request: Request) -> PageRequest:
+    """Read page and per_page from the query string (422 unless positive integers).
+
+    Async, like every dependency here: FastAPI runs a plain `def` dependency in a thread.
+    """
     query = request.query_params
     problems: list[tuple[str | None, str]] = []
     page = per_page = 1
