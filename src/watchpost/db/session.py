@@ -30,13 +30,18 @@ registry.register("sqlite.watchpost", "watchpost.db.sqlite_inline", "SQLiteDiale
 SQLITE_BUSY_TIMEOUT = 30.0
 
 
-def create_engine(url: str, *, echo: bool = False) -> AsyncEngine:
-    """An async engine for url (already mapped to its async driver by Settings)."""
+def create_engine(
+    url: str, *, echo: bool = False, busy_timeout: float = SQLITE_BUSY_TIMEOUT
+) -> AsyncEngine:
+    """An async engine for url (already mapped to its async driver by Settings).
+
+    busy_timeout: how long a SQLite writer waits for another process's write lock.
+    """
     if url.startswith("sqlite"):
         engine = create_async_engine(
             url,
             echo=echo,
-            connect_args={"timeout": SQLITE_BUSY_TIMEOUT, "write_gate": WriteGate()},
+            connect_args={"timeout": busy_timeout, "write_gate": WriteGate()},
             pool_size=8,
             max_overflow=8,
         )

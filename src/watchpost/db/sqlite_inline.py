@@ -33,6 +33,14 @@ DEFAULT_BUSY_TIMEOUT = 30.0
 _BUSY_MESSAGES = ("database is locked", "database table is locked", "database is busy")
 
 
+async def _switch() -> None:
+    """Awaited once per statement: SQLAlchemy's async layer insists the driver awaits.
+
+    Awaiting a coroutine that never suspends costs a greenlet switch, not a trip through
+    the event loop.
+    """
+
+
 class WriteGate:
     """The writers' queue of one database file within this process."""
 
@@ -130,6 +138,7 @@ class InlineConnection(AdaptedConnection):
         if takes_write_lock and not self._holds_gate:
             await_only(self._gate.lock.acquire())
             self._holds_gate = True
+        await_only(_switch())
         try:
             return self._retry_busy(operation, parameters, many)
         except BaseException:
