@@ -9,9 +9,10 @@ from watchpost.http.deps import current_principal
 
 def api_routers() -> list[APIRouter]:
     from watchpost.collectors.endpoints import router as collectors
+    from watchpost.monitors.endpoints import router as monitors
     from watchpost.sources.endpoints import router as sources
 
     authenticated = APIRouter(dependencies=[Depends(current_principal)])
-    for router in (collectors, sources):
+    for router in (collectors, monitors, sources):
         authenticated.include_router(router)
     return [authenticated]
