@@ -12,13 +12,16 @@ from watchpost.monitors.models import Monitor
 
 async def _row(app: FastAPI, monitor_id: str) -> Monitor:
     async with app.state.ctx.db.read_sessions() as session:
-        monitor = await session.get(Monitor, int(monitor_id))
+        monitor: Monitor | None = await session.get(Monitor, int(monitor_id))
         assert monitor is not None
         return monitor
 
 
 async def _patch(api: Api, monitor_id: str, body: dict[str, Any]) -> dict[str, Any]:
-    return data(await api.patch(f"{MONITORS}/{monitor_id}", body))["attributes"]
+    attributes: dict[str, Any] = data(await api.patch(f"{MONITORS}/{monitor_id}", body))[
+        "attributes"
+    ]
+    return attributes
 
 
 async def test_only_sent_fields_change(api: Api, clock: FrozenClock) -> None:

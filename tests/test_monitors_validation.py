@@ -158,7 +158,7 @@ async def test_unknown_attribute(api: Api) -> None:
 
 
 @pytest.mark.parametrize(
-    ("monitor_type", "timeout", "ok"),
+    ("monitor_type", "value", "ok"),
     [
         ("status", 1, True),
         ("status", 60, True),
@@ -176,11 +176,11 @@ async def test_unknown_attribute(api: Api) -> None:
     ],
 )
 async def test_request_timeout_unit_and_range_per_type(
-    api: Api, monitor_type: str, timeout: int, ok: bool
+    api: Api, monitor_type: str, value: int, ok: bool
 ) -> None:
-    response = await api.post(MONITORS, {**MINIMAL[monitor_type], "request_timeout": timeout})
+    response = await api.post(MONITORS, {**MINIMAL[monitor_type], "request_timeout": value})
     if ok:
-        assert data(response, 201)["attributes"]["request_timeout"] == timeout
+        assert data(response, 201)["attributes"]["request_timeout"] == value
     else:
         messages, fields = errors(response)
         assert fields == ["request_timeout"]
@@ -318,6 +318,7 @@ async def test_monitor_group_of_another_team_is_refused(api: Api, other_api: Api
         await api.post(MONITORS, {**MINIMAL["status"], "monitor_group_id": int(theirs["id"])})
     )
     assert fields == ["monitor_group_id"]
+    assert messages == [f"monitor_group_id {theirs['id']} is not a monitor group of this team"]
     _, fields = errors(await api.post(MONITORS, {**MINIMAL["status"], "monitor_group_id": 999}))
     assert fields == ["monitor_group_id"]
 
