@@ -51,7 +51,11 @@ Common fields: `check_frequency` {MIN_CHECK_FREQUENCY} to {MAX_CHECK_FREQUENCY} 
 one of {", ".join(str(d) for d in EXPIRATION_DAYS)}, null disables; `regions` a non-empty
 subset of {", ".join(REGIONS)} (default all). HTTP types default to `http_method` get,
 `follow_redirects` true, `verify_ssl` true, `remember_cookies` false. `port` is a string.
-`auth_password` is write-only. `request_headers` entries get server-given ids.
+`auth_password` is write-only. `request_headers` entries get server-given ids. udp:
+`request_body` is the payload sent, `required_keyword` must appear in the reply. dns: `url` is
+the DNS server, `request_body` the domain name to resolve, `required_keyword` (optional) an
+expected answer. `monitor_group_id` must name a monitor group of the team. `status` starts
+`pending` (`paused` when created paused).
 """
 
 UPDATE_RULES = """Only the sent fields change; the type's rules apply to the monitor as it will
