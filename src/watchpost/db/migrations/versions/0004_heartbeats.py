@@ -1,7 +1,7 @@
 """heartbeats
 
 Revision ID: 0004
-Revises: 0002
+Revises: 0003
 Create Date: 2026-11-21 01:10:18.946537
 """
 
@@ -15,7 +15,7 @@ from alembic import op
 import watchpost.db.base
 
 revision: str = "0004"
-down_revision: str | Sequence[str] | None = "0005"
+down_revision: str | Sequence[str] | None = "0003"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -1,7 +1,7 @@
 """monitors
 
-Revision ID: 0003
-Revises: 0002
+Revision ID: 0005
+Revises: 0004
 Create Date: 2026-11-21 01:11:38.028264
 """
 
@@ -14,7 +14,7 @@ from alembic import op
 
 import watchpost.db.base
 
-revision: str = "0003"
+revision: str = "0005"
 down_revision: str | Sequence[str] | None = "0004"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None

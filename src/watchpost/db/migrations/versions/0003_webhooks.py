@@ -1,6 +1,6 @@
 """webhooks
 
-Revision ID: 0005
+Revision ID: 0003
 Revises: 0002
 Create Date: 2026-11-21 01:10:20.294962
 """
@@ -14,7 +14,7 @@ from alembic import op
 
 import watchpost.db.base
 
-revision: str = "0005"
+revision: str = "0003"
 down_revision: str | Sequence[str] | None = "0002"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
