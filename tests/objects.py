@@ -13,7 +13,7 @@ from itertools import count
 from typing import Any
 
 from fastapi import FastAPI
-from fastapi.routing import APIRoute
+from fastapi.routing import APIRoute, iter_route_contexts
 
 from tests.support import TEST_API_KEY, TEST_PASSWORD, Api, data
 from watchpost.collectors.kinds import KIND_RULES
@@ -78,11 +78,13 @@ def is_public(path: str) -> bool:
 
 
 def api_endpoints(app: FastAPI) -> Iterator[Endpoint]:
-    """Every (path, method) of the app that needs a token."""
-    for route in app.routes:
-        if isinstance(route, APIRoute) and not is_public(route.path):
-            for method in sorted(route.methods - {"HEAD", "OPTIONS"}):
-                yield Endpoint(route.path, method, route)
+    """Every (path, method) of the app that needs a token, routers included at any depth."""
+    # FastAPI >= 0.16x keeps included routers nested in app.routes; this flattens them.
+    for context in iter_route_contexts(app.routes):
+        route, path = context.original_route, context.path
+        if isinstance(route, APIRoute) and path is not None and not is_public(path):
+            for method in sorted((context.methods or set()) - {"HEAD", "OPTIONS"}):
+                yield Endpoint(path, method, route)
 
 
 def fill(path: str, value: str = "1") -> str:
