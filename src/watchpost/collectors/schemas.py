@@ -162,8 +162,9 @@ def parse_target_update(data: dict[str, Any], current: dict[str, Any]) -> Target
     kind = current["kind"]
     if data.get("kind") is not None and data["kind"] != kind:
         problems.append(("kind", f"kind cannot be changed (this target is {kind})"))
-    if "host" in data and data["host"] is None:
-        problems.append(("host", "host is required"))
+    for name in ("kind", "host", "enabled"):
+        if name in data and data[name] is None:
+            problems.append((name, f"{name} must not be null"))
     merged = {**current, **{key: value for key, value in data.items() if key in KIND_FIELDS}}
     problems += kind_problems(kind, _present(merged))
     if problems or parsed is None:

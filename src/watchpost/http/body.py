@@ -40,7 +40,21 @@ async def read_json_object(request: Request) -> dict[str, Any]:
         raise InvalidRequest([(None, f"body is not valid JSON ({exc.msg})")], status=400) from None
     if not isinstance(value, dict):
         raise InvalidRequest([(None, "body must be a JSON object")], status=400)
+    # PostgreSQL cannot store NUL in text, and no field has a use for it: refuse it for both.
+    with_nul = [key for key, item in value.items() if _has_nul(item) or "\x00" in key]
+    if with_nul:
+        raise InvalidRequest([(key, f"{key} must not contain NUL characters") for key in with_nul])
     return value
+
+
+def _has_nul(value: Any) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any("\x00" in key or _has_nul(item) for key, item in value.items())
+    if isinstance(value, list):
+        return any(_has_nul(item) for item in value)
+    return False
 
 
 JsonObject = Annotated[dict[str, Any], Depends(read_json_object)]

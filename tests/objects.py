@@ -1,0 +1,155 @@
+"""Which API routes exist, which are public, and how to make one object of each kind.
+
+The route-walking tests (test_auth.py, test_isolation.py) read this module, so a new
+route is covered the moment its router is registered in watchpost.routes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass, field
+from itertools import count
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.routing import APIRoute, iter_route_contexts
+
+from tests.support import TEST_API_KEY, TEST_PASSWORD, Api, data
+from watchpost.collectors.kinds import KIND_RULES
+
+# Routes that answer without a token. Add a route here only when the spec or the domain's
+# documentation says it is public (e.g. a heartbeat's ping URL); everything else must 401.
+PUBLIC_PATHS: frozenset[str] = frozenset({"/healthz", "/openapi.json", "/docs", "/redoc"})
+PUBLIC_PREFIXES: tuple[str, ...] = ("/docs/",)
+
+# A value for every target field, valid for the kinds that accept it.
+TARGET_VALUES: dict[str, Any] = {
+    "host": "db.internal",
+    "port": 5432,
+    "service": "web-1",
+    "listen_ip": "10.0.0.7",
+    "endpoint": "http://prometheus.internal:9090/metrics",
+    "username": "watcher",
+    "password": TEST_PASSWORD,
+    "api_key": TEST_API_KEY,
+    "ssl_mode": "require",
+    "tls": "skip-verify",
+    "scheme": "https",
+}
+
+_names = count(1)
+
+
+def unique_name(prefix: str) -> str:
+    return f"{prefix}-{next(_names)}"
+
+
+def target_body(kind: str, *, optional: bool = False, **overrides: Any) -> dict[str, Any]:
+    """A valid create body for kind: its required fields (and its optional ones if asked)."""
+    rule = KIND_RULES[kind]
+    names = ("host", *rule.required, *(rule.optional if optional else ()))
+    body = {"kind": kind, **{name: TARGET_VALUES[name] for name in names}}
+    body.update(overrides)
+    return body
+
+
+async def create_collector(api: Api, **attributes: Any) -> dict[str, Any]:
+    body = {"name": unique_name("collector"), **attributes}
+    return data(await api.post("/api/v1/collectors", body), 201)
+
+
+async def create_target(api: Api, collector_id: str, body: dict[str, Any]) -> dict[str, Any]:
+    return data(await api.post(f"/api/v1/collectors/{collector_id}/targets", body), 201)
+
+
+# ------------------------------------------------------------------------ the routes
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    path: str
+    method: str
+    route: APIRoute
+
+
+def is_public(path: str) -> bool:
+    return path in PUBLIC_PATHS or path.startswith(PUBLIC_PREFIXES)
+
+
+def api_endpoints(app: FastAPI) -> Iterator[Endpoint]:
+    """Every (path, method) of the app that needs a token, routers included at any depth."""
+    # FastAPI >= 0.16x keeps included routers nested in app.routes; this flattens them.
+    for context in iter_route_contexts(app.routes):
+        route, path = context.original_route, context.path
+        if isinstance(route, APIRoute) and path is not None and not is_public(path):
+            for method in sorted((context.methods or set()) - {"HEAD", "OPTIONS"}):
+                yield Endpoint(path, method, route)
+
+
+def fill(path: str, value: str = "1") -> str:
+    """The path with every {parameter} replaced by value."""
+    return re.sub(r"\{[^}]+\}", value, path)
+
+
+# ------------------------------------------------------------ the object registry
+#
+# ONE ENTRY PER OBJECT ROUTE. test_isolation.py walks every route that has a path parameter
+# and needs the entry whose `route` is that path or its longest prefix (so
+# /api/v1/collectors/{collector_id}/targets is covered by the collector's entry). To register
+# a domain, add a function below decorated with
+#     @register("/api/v2/monitors/{monitor_id}", change={"url": "https://changed.example"})
+#     async def monitor(api: Api) -> str: ...   # create one object through the API, return its URL
+# `change` is a valid PATCH body for the object (sent by another team, must change nothing);
+# `bodies` maps "METHOD /suffix" (suffix after the object URL) to the body sent to other
+# routes under the object, e.g. {"POST /pause": {}}; the default body is {}.
+# Add entries for: sources, source-groups, monitors, monitor-groups, heartbeats,
+# heartbeat-groups, outgoing-webhooks (and any later domain with /{id} routes).
+
+Factory = Callable[[Api], Awaitable[str]]
+
+
+@dataclass(frozen=True)
+class ObjectKind:
+    route: str
+    create: Factory
+    change: dict[str, Any]
+    bodies: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+OBJECTS: dict[str, ObjectKind] = {}
+
+
+def register(
+    route: str, *, change: dict[str, Any], bodies: dict[str, dict[str, Any]] | None = None
+) -> Callable[[Factory], Factory]:
+    def decorate(factory: Factory) -> Factory:
+        assert route not in OBJECTS, f"{route} is registered twice"
+        OBJECTS[route] = ObjectKind(route, factory, change, bodies or {})
+        return factory
+
+    return decorate
+
+
+def covering(path: str) -> ObjectKind | None:
+    """The registered object kind whose route is path or its longest prefix."""
+    candidates = [
+        kind for route, kind in OBJECTS.items() if path == route or path.startswith(route + "/")
+    ]
+    return max(candidates, key=lambda kind: len(kind.route), default=None)
+
+
+@register("/api/v1/collectors/{collector_id}", change={"name": "renamed", "note": "changed"})
+async def collector(api: Api) -> str:
+    created = await create_collector(api, note="original")
+    return f"/api/v1/collectors/{created['id']}"
+
+
+@register(
+    "/api/v1/collectors/{collector_id}/targets/{target_id}",
+    change={"host": "changed.internal", "enabled": False},
+)
+async def collector_target(api: Api) -> str:
+    owner = await create_collector(api)
+    target = await create_target(api, owner["id"], target_body("postgres", optional=True))
+    return f"/api/v1/collectors/{owner['id']}/targets/{target['id']}"

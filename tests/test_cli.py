@@ -1,0 +1,182 @@
+"""The `watchpost` command, run for real in subprocesses against temporary SQLite files."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.cli_support import cli_env, run_cli
+from watchpost.app import create_app
+from watchpost.cli import build_parser, main
+from watchpost.crypto import hash_token
+from watchpost.settings import Settings
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    return cli_env(f"sqlite:///{tmp_path / 'db' / 'watchpost.db'}")
+
+
+def one_line_error(result: object) -> str:
+    import subprocess
+
+    assert isinstance(result, subprocess.CompletedProcess)
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr and "Traceback" not in result.stdout
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("watchpost: error: ")
+    return str(lines[0])
+
+
+def test_token_create_list_revoke(env: dict[str, str], tmp_path: Path) -> None:
+    created = run_cli(env, "token", "create", "--team", "acme")
+    assert created.returncode == 0, created.stderr
+    lines = created.stdout.splitlines()
+    assert len(lines) == 1
+    token = lines[0]
+    assert len(token) >= 43 and token.startswith("wp_")
+    # secret key generated beside the database, with a log line saying so
+    key_file = tmp_path / "db" / "secret.key"
+    assert key_file.exists() and "WATCHPOST_SECRET_KEY is not set" in created.stderr
+    key = key_file.read_text()
+
+    with sqlite3.connect(tmp_path / "db" / "watchpost.db") as conn:
+        rows = conn.execute("SELECT token_hash, prefix FROM api_tokens").fetchall()
+        dump = "\n".join(conn.iterdump())
+    assert rows == [(hash_token(token), token[:12])]
+    assert token not in dump
+
+    second = run_cli(env, "token", "create", "--team", "acme").stdout.strip()
+    assert second != token
+    assert key_file.read_text() == key, "the key is reused, not regenerated"
+
+    listed = run_cli(env, "token", "list")
+    assert listed.returncode == 0
+    assert token[:12] in listed.stdout and token not in listed.stdout
+    assert "acme" in listed.stdout and "active" in listed.stdout
+
+    assert run_cli(env, "token", "revoke", token[:12]).returncode == 0
+    assert "revoked" in run_cli(env, "token", "list").stdout
+    one_line_error(run_cli(env, "token", "revoke", token[:12]))  # no active token left
+    assert "no active token" in one_line_error(run_cli(env, "token", "revoke", "wp_zzzzzzzz"))
+    assert one_line_error(run_cli(env, "token", "revoke", "wp_"))
+
+
+async def test_revoked_cli_token_gets_401(env: dict[str, str], tmp_path: Path) -> None:
+    token = run_cli(env, "token", "create", "--team", "acme").stdout.strip()
+    settings = Settings(database_url=env["WATCHPOST_DATABASE_URL"], data_dir=tmp_path / "data")
+    app = create_app(settings)
+    transport = httpx.ASGITransport(app=app)
+    headers = {"Authorization": f"Bearer {token}"}
+    async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+        assert (await client.get("/api/v1/collectors", headers=headers)).status_code == 200
+        assert run_cli(env, "token", "revoke", token).returncode == 0
+        assert (await client.get("/api/v1/collectors", headers=headers)).status_code == 401
+    await app.state.ctx.db.dispose()
+
+
+def test_ambiguous_prefix(env: dict[str, str], tmp_path: Path) -> None:
+    for _ in range(2):
+        run_cli(env, "token", "create", "--team", "acme")
+    with sqlite3.connect(tmp_path / "db" / "watchpost.db") as conn:
+        conn.execute("UPDATE api_tokens SET prefix = 'wp_sameSAME1'")
+    message = one_line_error(run_cli(env, "token", "revoke", "wp_sameSAME1"))
+    assert "2 active tokens" in message
+
+
+def test_users(env: dict[str, str]) -> None:
+    made = run_cli(
+        env, "user", "create", "--team", "acme", "--email", "Ann@Example.com", "--name", "Ann"
+    )
+    assert made.returncode == 0 and made.stdout.strip().isdigit()
+    run_cli(env, "user", "create", "--team", "globex", "--email", "bo@example.com", "--name", "Bo")
+    listed = run_cli(env, "user", "list").stdout
+    assert "ann@example.com" in listed and "bo@example.com" in listed
+    only = run_cli(env, "user", "list", "--team", "acme").stdout
+    assert "ann@example.com" in only and "bo@example.com" not in only
+    assert "already has a user" in one_line_error(
+        run_cli(
+            env, "user", "create", "--team", "acme", "--email", "ann@example.com", "--name", "A"
+        )
+    )
+
+
+def test_migrate_is_idempotent(env: dict[str, str]) -> None:
+    for _ in range(2):
+        result = run_cli(env, "migrate")
+        assert result.returncode == 0, result.stderr
+        assert "up to date" in result.stderr
+
+
+def _commands() -> list[list[str]]:
+    parser = build_parser()
+    found: list[list[str]] = [[]]
+
+    def walk(p: object, prefix: list[str]) -> None:
+        for action in getattr(p, "_actions", []):
+            choices = getattr(action, "choices", None)
+            if isinstance(choices, dict):
+                for name, sub in choices.items():
+                    found.append([*prefix, name])
+                    walk(sub, [*prefix, name])
+
+    walk(parser, [])
+    return found
+
+
+@pytest.mark.parametrize("command", _commands(), ids=lambda c: " ".join(c) or "watchpost")
+def test_every_command_has_help(command: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main([*command, "--help"])
+    assert exit_info.value.code == 0
+    assert "usage: watchpost" in capsys.readouterr().out
+
+
+def test_help_through_the_real_entry_point(env: dict[str, str]) -> None:
+    result = run_cli(env, "token", "create", "--help")
+    assert result.returncode == 0 and "--team" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--bogus"],
+        ["frobnicate"],
+        ["token"],
+        ["token", "create"],
+        ["token", "create", "--team"],
+        ["serve", "--port", "abc"],
+        ["user", "create", "--team", "x"],
+    ],
+)
+def test_bad_usage_is_one_line(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(args)
+    captured = capsys.readouterr()
+    assert code != 0
+    lines = [line for line in captured.err.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("watchpost: error: "), captured.err
+    assert captured.out == ""
+
+
+def test_bad_option_in_a_subprocess(env: dict[str, str]) -> None:
+    one_line_error(run_cli(env, "token", "list", "--nope"))
+
+
+@pytest.mark.parametrize(
+    "command", [["token", "list"], ["migrate"], ["token", "create", "--team", "a"]]
+)
+def test_unreachable_database(command: list[str]) -> None:
+    env = cli_env("postgresql://x@127.0.0.1:1/x", WATCHPOST_SECRET_KEY="k")
+    result = run_cli(env, *command)
+    assert result.returncode == 1
+    assert "cannot reach the database" in one_line_error(result)
+
+
+def test_unsupported_database_url() -> None:
+    result = run_cli(cli_env("mysql://x@127.0.0.1/x"), "migrate")
+    assert result.returncode == 1
+    assert "unsupported database URL" in one_line_error(result)

@@ -1,0 +1,59 @@
+"""/openapi.json documents every route with its request body, success and error responses."""
+
+from __future__ import annotations
+
+import httpx
+from fastapi import FastAPI
+
+from tests.objects import api_endpoints
+from watchpost.collectors.kinds import KIND_RULES
+
+
+async def test_every_route_is_documented(app: FastAPI, client: httpx.AsyncClient) -> None:
+    spec = (await client.get("/openapi.json")).json()
+    misses = []
+    for endpoint in api_endpoints(app):
+        operation = spec["paths"].get(endpoint.path, {}).get(endpoint.method.lower())
+        label = f"{endpoint.method} {endpoint.path}"
+        if operation is None:
+            misses.append(f"{label}: missing")
+            continue
+        responses = operation.get("responses", {})
+        successes = [code for code in responses if code.startswith("2")]
+        if not successes:
+            misses.append(f"{label}: no success response")
+        elif successes != ["204"] and not any(
+            "application/json" in responses[code].get("content", {}) for code in successes
+        ):
+            misses.append(f"{label}: success response has no JSON schema")
+        if "401" not in responses:
+            misses.append(f"{label}: no 401")
+        if "{" in endpoint.path and "404" not in responses:
+            misses.append(f"{label}: no 404")
+        if endpoint.method in ("POST", "PATCH"):
+            body = operation.get("requestBody", {}).get("content", {}).get("application/json")
+            if not body or not body.get("schema"):
+                misses.append(f"{label}: no request body schema")
+            if "422" not in responses:
+                misses.append(f"{label}: no 422")
+        if "422" in responses:
+            schema = responses["422"]["content"]["application/json"]["schema"]
+            if "$ref" not in schema and "properties" not in schema:
+                misses.append(f"{label}: 422 without a schema")
+    assert not misses, "\n".join(misses)
+
+
+async def test_target_create_describes_every_kind(client: httpx.AsyncClient) -> None:
+    spec = (await client.get("/openapi.json")).json()
+    operation = spec["paths"]["/api/v1/collectors/{collector_id}/targets"]["post"]
+    description = operation["description"]
+    for kind, rule in KIND_RULES.items():
+        row = next(line for line in description.splitlines() if line.startswith(f"| {kind} |"))
+        for name in (*rule.required, *rule.optional):
+            assert name in row, (kind, name)
+    properties = operation["requestBody"]["content"]["application/json"]["schema"]["properties"]
+    assert {"kind", "host", "port", "password", "api_key", "enabled"} <= set(properties)
+
+
+async def test_openapi_is_public(client: httpx.AsyncClient) -> None:
+    assert (await client.get("/openapi.json")).status_code == 200
