@@ -78,9 +78,11 @@ def _request_args(settings: MonitorCheck) -> dict[str, object]:
         headers.popall(header.name, None)
     for header in settings.request_headers:
         headers.add(header.name, header.value)
-    auth = None
     if settings.auth_username or settings.auth_password:
-        auth = aiohttp.BasicAuth(settings.auth_username or "", settings.auth_password or "")
+        # aiohttp drops this header when a redirect leaves the origin.
+        headers["Authorization"] = aiohttp.encode_basic_auth(
+            settings.auth_username or "", settings.auth_password or ""
+        )
     return {
         "method": method.upper(),
         "url": settings.url,
@@ -88,7 +90,6 @@ def _request_args(settings: MonitorCheck) -> dict[str, object]:
         "data": settings.request_body.encode()
         if settings.request_body and method != "head"
         else None,
-        "auth": auth,
         "allow_redirects": settings.follow_redirects,
         "max_redirects": MAX_REDIRECTS,
         "ssl": _verifying_context() if settings.verify_ssl else False,
