@@ -42,7 +42,7 @@ def self_signed(folder: Path, *, not_after: dt.datetime) -> tuple[Path, Path]:
         .issuer_name(name)
         .public_key(key.public_key())
         .serial_number(x509.random_serial_number())
-        .not_valid_before(dt.datetime.now(dt.UTC) - dt.timedelta(days=1))
+        .not_valid_before(min(dt.datetime.now(dt.UTC), not_after) - dt.timedelta(days=30))
         .not_valid_after(not_after)
         .add_extension(
             x509.SubjectAlternativeName(

@@ -7,6 +7,7 @@ import json
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,6 +15,7 @@ from tests.probes.services_monitors import HTTP_USER, http_server, self_signed
 from tests.services import SHORT_TIMEOUT, TIMEOUT, free_port
 from tests.support import TEST_PASSWORD
 from watchpost.probes import web
+from watchpost.probes.base import ProbeResult
 from watchpost.probes.monitors import PROBES, Header, MonitorCheck
 
 
@@ -43,7 +45,7 @@ def monitor(monitor_type: str, url: str, **fields: object) -> MonitorCheck:
     return replace(MonitorCheck(monitor_type=monitor_type, url=url, timeout=TIMEOUT), **fields)  # type: ignore[arg-type]
 
 
-async def check(settings: MonitorCheck) -> web.ProbeResult:
+async def check(settings: MonitorCheck) -> ProbeResult:
     return await PROBES[settings.monitor_type](settings, timeout=settings.timeout)
 
 
@@ -167,10 +169,10 @@ async def test_method_body_and_headers_are_sent(http_port: int, method: str) -> 
     assert body["headers"]["user-agent"] == web.USER_AGENT
 
 
-async def _echo(settings: MonitorCheck) -> dict[str, object]:
+async def _echo(settings: MonitorCheck) -> dict[str, Any]:
     session = web.CLIENT.session()
     async with session.request(**web._request_args(settings)) as response:  # type: ignore[arg-type]
-        echoed: dict[str, object] = json.loads(await response.read())
+        echoed: dict[str, Any] = json.loads(await response.read())
         return echoed
 
 
