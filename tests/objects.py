@@ -153,3 +153,53 @@ async def collector_target(api: Api) -> str:
     owner = await create_collector(api)
     target = await create_target(api, owner["id"], target_body("postgres", optional=True))
     return f"/api/v1/collectors/{owner['id']}/targets/{target['id']}"
+
+
+async def _created_url(api: Api, collection: str, body: dict[str, Any]) -> str:
+    response = await api.post(collection, body)
+    assert response.status_code == 201, response.text
+    return f"{collection}/{response.json()['data']['id']}"
+
+
+@register("/api/v1/sources/{source_id}", change={"name": "renamed", "ingesting_paused": True})
+async def source(api: Api) -> str:
+    return await _created_url(
+        api, "/api/v1/sources", {"name": unique_name("src"), "platform": "python"}
+    )
+
+
+@register("/api/v1/source-groups/{group_id}", change={"name": "renamed-group"})
+async def source_group(api: Api) -> str:
+    return await _created_url(api, "/api/v1/source-groups", {"name": unique_name("sg")})
+
+
+@register("/api/v2/monitors/{monitor_id}", change={"url": "https://changed.example"})
+async def monitor(api: Api) -> str:
+    return await _created_url(api, "/api/v2/monitors", {"url": "https://example.com"})
+
+
+@register("/api/v2/monitor-groups/{group_id}", change={"name": "renamed-group"})
+async def monitor_group(api: Api) -> str:
+    return await _created_url(api, "/api/v2/monitor-groups", {"name": unique_name("mg")})
+
+
+@register("/api/v2/heartbeats/{heartbeat_id}", change={"name": "renamed", "period": 120})
+async def heartbeat(api: Api) -> str:
+    return await _created_url(api, "/api/v2/heartbeats", {"name": unique_name("hb")})
+
+
+@register("/api/v2/heartbeat-groups/{group_id}", change={"name": "renamed-group"})
+async def heartbeat_group(api: Api) -> str:
+    return await _created_url(api, "/api/v2/heartbeat-groups", {"name": unique_name("hg")})
+
+
+@register(
+    "/api/v2/outgoing-webhooks/{outgoing_webhook_id}",
+    change={"url": "https://changed.example/hook"},
+)
+async def outgoing_webhook(api: Api) -> str:
+    return await _created_url(
+        api,
+        "/api/v2/outgoing-webhooks",
+        {"url": "https://example.com/hook", "trigger_type": "incident_change"},
+    )
