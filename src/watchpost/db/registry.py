@@ -8,6 +8,7 @@ from sqlalchemy import MetaData
 def all_metadata() -> MetaData:
     import watchpost.collectors.models
     import watchpost.sources.models
+    import watchpost.status_pages.models
     import watchpost.teams.models  # noqa: F401
     from watchpost.db.base import Base
 
