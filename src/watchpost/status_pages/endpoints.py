@@ -190,7 +190,7 @@ async def list_sections(
         db,
         service.sections_of(team_id=caller.team_id, page_id=pid),
         paging,
-        order_by=(StatusPageSection.position, StatusPageSection.id),
+        order_by=StatusPageSection.position,
     )
     return listing((_section(row) for row in rows), links)
 

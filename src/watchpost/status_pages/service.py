@@ -432,15 +432,15 @@ def _rule_out(rule: dict[str, Any] | None) -> dict[str, Any] | None:
     values = []
     for value in rule["values"]:
         item_id = value.get("item_id")
-        out = {
-            "type": value["type"],
-            "item_id": str(item_id) if item_id is not None else None,
-            "name": value.get("name", value.get("value")),
-        }
-        for extra in ("value", "email"):
-            if extra in value:
-                out[extra] = value[extra]
-        values.append(out)
+        values.append(
+            {
+                "type": value["type"],
+                "item_id": str(item_id) if item_id is not None else None,
+                "name": value.get("name", value.get("value")),
+                "value": value.get("value"),
+                "email": value.get("email"),
+            }
+        )
     return {"key": rule["key"], "values": values}
 
 
