@@ -1,0 +1,251 @@
+"""Routes of /api/v2/monitors and /api/v2/monitor-groups."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Query
+from fastapi.responses import Response
+
+from watchpost.http.body import JsonObject, parse
+from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
+from watchpost.http.envelope import listing, no_content, resource, single
+from watchpost.http.errors import error_responses, object_id
+from watchpost.http.openapi import ListDoc, SingleDoc, request_body
+from watchpost.http.pagination import Paging, paginate
+from watchpost.monitors import service
+from watchpost.monitors.models import Monitor, MonitorGroup
+from watchpost.monitors.schemas import (
+    DEFAULT_CHECK_FREQUENCY,
+    DEFAULT_CONFIRMATION_PERIOD,
+    DEFAULT_RECOVERY_PERIOD,
+    MAX_CHECK_FREQUENCY,
+    MAX_PERIOD,
+    MIN_CHECK_FREQUENCY,
+    MonitorAttributes,
+    MonitorCreate,
+    MonitorGroupAttributes,
+    MonitorGroupCreate,
+    MonitorGroupUpdate,
+    MonitorUpdate,
+    parse_group_update,
+    parse_monitor_create,
+    parse_monitor_update,
+)
+from watchpost.monitors.types import EXPIRATION_DAYS, REGIONS, rules_markdown
+
+monitors = APIRouter(prefix="/api/v2/monitors", tags=["monitors"])
+groups = APIRouter(prefix="/api/v2/monitor-groups", tags=["monitor groups"])
+
+READ_ERRORS = error_responses(401, 404)
+WRITE_ERRORS = error_responses(400, 401, 404, 415, 422)
+
+MONITOR_RULES = f"""Which fields a monitor takes depends on its `monitor_type` (default `status`);
+a field that does not apply to the type is a 422 naming it, and every problem is reported at
+once.
+
+{rules_markdown()}
+
+Common fields: `check_frequency` {MIN_CHECK_FREQUENCY} to {MAX_CHECK_FREQUENCY} seconds (default
+{DEFAULT_CHECK_FREQUENCY}); `confirmation_period` (default {DEFAULT_CONFIRMATION_PERIOD}) and
+`recovery_period` (default {DEFAULT_RECOVERY_PERIOD}) 0 to {MAX_PERIOD} seconds;
+`ssl_expiration` (https URLs only) and `domain_expiration` (a domain name, not an IP) in days,
+one of {", ".join(str(d) for d in EXPIRATION_DAYS)}, null disables; `regions` a non-empty
+subset of {", ".join(REGIONS)} (default all). HTTP types default to `http_method` get,
+`follow_redirects` true, `verify_ssl` true, `remember_cookies` false. `port` is a string.
+`auth_password` is write-only. `request_headers` entries get server-given ids.
+"""
+
+UPDATE_RULES = """Only the sent fields change; the type's rules apply to the monitor as it will
+be after the change. `request_headers`, when sent, replaces the list: an entry carrying the id
+of an existing header keeps that id, an entry without id is a new header, absent headers are
+removed. `monitor_type` may change when the result is valid for the new type: fields the
+monitor held at the old type's default take the new type's default (request_timeout too); any
+other field the new type does not accept must be sent as null. `paused` true sets `status`
+`paused` and `paused_at`; false sets `pending` and clears `paused_at`. A change of a check
+setting makes the monitor due for a check right away."""
+
+
+def _monitor(monitor: Monitor, team_name: str) -> dict[str, object]:
+    return resource(service.MONITOR, monitor.id, service.monitor_attributes(monitor, team_name))
+
+
+def _group(group: MonitorGroup, team_name: str) -> dict[str, object]:
+    return resource(service.GROUP, group.id, service.group_attributes(group, team_name))
+
+
+@monitors.post(
+    "",
+    status_code=201,
+    summary="Create a monitor",
+    description=MONITOR_RULES,
+    responses={201: {"model": SingleDoc[MonitorAttributes]}, **WRITE_ERRORS},
+    openapi_extra=request_body(MonitorCreate),
+)
+async def create_monitor(body: JsonObject, caller: Caller, ctx: Context, db: WriteDb) -> Response:
+    async with db.begin():
+        extra = await service.group_problems(db, team_id=caller.team_id, body=body)
+        data, values = parse_monitor_create(body, extra)
+        monitor = await service.create_monitor(
+            db, team_id=caller.team_id, data=data, values=values, box=ctx.box, now=ctx.clock.now()
+        )
+    return single(_monitor(monitor, caller.team_name), status=201)
+
+
+@monitors.get(
+    "",
+    summary="List monitors",
+    description="Filters match exactly (case-sensitive); an empty filter value is ignored.",
+    responses={200: {"model": ListDoc[MonitorAttributes]}, **error_responses(401, 422)},
+)
+async def list_monitors(
+    caller: Caller,
+    db: ReadDb,
+    paging: Paging,
+    url: str | None = Query(default=None, description="Only monitors with exactly this url."),
+    pronounceable_name: str | None = Query(
+        default=None, description="Only monitors with exactly this pronounceable_name."
+    ),
+) -> Response:
+    stmt = service.monitors_of(caller.team_id, url=url, pronounceable_name=pronounceable_name)
+    rows, links = await paginate(db, stmt, paging, order_by=Monitor.id)
+    return listing((_monitor(row, caller.team_name) for row in rows), links)
+
+
+@monitors.get(
+    "/{monitor_id}",
+    summary="Get a monitor",
+    responses={200: {"model": SingleDoc[MonitorAttributes]}, **READ_ERRORS},
+)
+async def get_monitor(monitor_id: str, caller: Caller, db: ReadDb) -> Response:
+    monitor = await service.get_monitor(
+        db, team_id=caller.team_id, monitor_id=object_id(monitor_id, service.MONITOR)
+    )
+    return single(_monitor(monitor, caller.team_name))
+
+
+@monitors.patch(
+    "/{monitor_id}",
+    summary="Update a monitor",
+    description=UPDATE_RULES,
+    responses={200: {"model": SingleDoc[MonitorAttributes]}, **WRITE_ERRORS},
+    openapi_extra=request_body(MonitorUpdate),
+)
+async def update_monitor(
+    monitor_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
+) -> Response:
+    mid = object_id(monitor_id, service.MONITOR)
+    async with db.begin():
+        monitor = await service.get_monitor(db, team_id=caller.team_id, monitor_id=mid)
+        extra = await service.group_problems(db, team_id=caller.team_id, body=body)
+        data, values = parse_monitor_update(body, service.monitor_values(monitor), extra)
+        await service.update_monitor(
+            db, monitor=monitor, data=data, values=values, box=ctx.box, now=ctx.clock.now()
+        )
+    return single(_monitor(monitor, caller.team_name))
+
+
+@monitors.delete(
+    "/{monitor_id}", status_code=204, summary="Delete a monitor", responses=READ_ERRORS
+)
+async def delete_monitor(monitor_id: str, caller: Caller, db: WriteDb) -> Response:
+    mid = object_id(monitor_id, service.MONITOR)
+    async with db.begin():
+        monitor = await service.get_monitor(db, team_id=caller.team_id, monitor_id=mid)
+        await service.delete_monitor(db, monitor=monitor)
+    return no_content()
+
+
+# ------------------------------------------------------------------------ monitor groups
+
+
+@groups.post(
+    "",
+    status_code=201,
+    summary="Create a monitor group",
+    responses={201: {"model": SingleDoc[MonitorGroupAttributes]}, **WRITE_ERRORS},
+    openapi_extra=request_body(MonitorGroupCreate),
+)
+async def create_group(body: JsonObject, caller: Caller, ctx: Context, db: WriteDb) -> Response:
+    data = parse(MonitorGroupCreate, body)
+    async with db.begin():
+        group = await service.create_group(
+            db, team_id=caller.team_id, data=data, now=ctx.clock.now()
+        )
+    return single(_group(group, caller.team_name), status=201)
+
+
+@groups.get(
+    "",
+    summary="List monitor groups",
+    responses={200: {"model": ListDoc[MonitorGroupAttributes]}, **error_responses(401, 422)},
+)
+async def list_groups(caller: Caller, db: ReadDb, paging: Paging) -> Response:
+    rows, links = await paginate(
+        db, service.groups_of(caller.team_id), paging, order_by=MonitorGroup.id
+    )
+    return listing((_group(row, caller.team_name) for row in rows), links)
+
+
+@groups.get(
+    "/{group_id}",
+    summary="Get a monitor group",
+    responses={200: {"model": SingleDoc[MonitorGroupAttributes]}, **READ_ERRORS},
+)
+async def get_group(group_id: str, caller: Caller, db: ReadDb) -> Response:
+    group = await service.get_group(
+        db, team_id=caller.team_id, group_id=object_id(group_id, service.GROUP)
+    )
+    return single(_group(group, caller.team_name))
+
+
+@groups.get(
+    "/{group_id}/monitors",
+    summary="List a monitor group's monitors",
+    responses={200: {"model": ListDoc[MonitorAttributes]}, **error_responses(401, 404, 422)},
+)
+async def list_group_monitors(
+    group_id: str, caller: Caller, db: ReadDb, paging: Paging
+) -> Response:
+    gid = object_id(group_id, service.GROUP)
+    await service.get_group(db, team_id=caller.team_id, group_id=gid)
+    rows, links = await paginate(
+        db, service.monitors_in(team_id=caller.team_id, group_id=gid), paging, order_by=Monitor.id
+    )
+    return listing((_monitor(row, caller.team_name) for row in rows), links)
+
+
+@groups.patch(
+    "/{group_id}",
+    summary="Update a monitor group",
+    description="Sending `paused` true pauses every monitor of the group; false unpauses them.",
+    responses={200: {"model": SingleDoc[MonitorGroupAttributes]}, **WRITE_ERRORS},
+    openapi_extra=request_body(MonitorGroupUpdate),
+)
+async def update_group(
+    group_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
+) -> Response:
+    gid = object_id(group_id, service.GROUP)
+    async with db.begin():
+        group = await service.get_group(db, team_id=caller.team_id, group_id=gid)
+        data = parse_group_update(body)
+        await service.update_group(db, group=group, data=data, now=ctx.clock.now())
+    return single(_group(group, caller.team_name))
+
+
+@groups.delete(
+    "/{group_id}",
+    status_code=204,
+    summary="Delete a monitor group",
+    description="The group's monitors are kept, with `monitor_group_id` null.",
+    responses=READ_ERRORS,
+)
+async def delete_group(group_id: str, caller: Caller, ctx: Context, db: WriteDb) -> Response:
+    gid = object_id(group_id, service.GROUP)
+    async with db.begin():
+        group = await service.get_group(db, team_id=caller.team_id, group_id=gid)
+        await service.delete_group(db, group=group, now=ctx.clock.now())
+    return no_content()
+
+
+router = APIRouter()
+router.include_router(monitors)
+router.include_router(groups)

@@ -1,0 +1,440 @@
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Final
+
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+
+from watchpost.http.errors import InvalidRequest, problems_from
+from watchpost.monitors.types import (
+    DEFAULT_MONITOR_TYPE,
+    LIST_FIELDS,
+    REGIONS,
+    TYPE_FIELDS,
+    TYPE_RULES,
+    WRITE_ONLY_FIELDS,
+    ExpirationDays,
+    HttpMethod,
+    MonitorType,
+    Region,
+    defaults_of,
+    port_number,
+    type_problems,
+)
+from watchpost.policy import (
+    DEFAULT_TIMEZONE,
+    NOTIFICATION_DEFAULTS,
+    MaintenanceFields,
+    NotificationFields,
+    maintenance_problems,
+)
+from watchpost.validation import Name, Secret
+
+DEFAULT_CHECK_FREQUENCY: Final = 180
+MIN_CHECK_FREQUENCY: Final = 30
+MAX_CHECK_FREQUENCY: Final = 86_400
+DEFAULT_CONFIRMATION_PERIOD: Final = 0
+DEFAULT_RECOVERY_PERIOD: Final = 180
+MAX_PERIOD: Final = 86_400
+MAX_HEADERS: Final = 50
+MAX_STATUS_CODES: Final = 100
+
+_HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+
+
+def check_port(value: str | int) -> str:
+    number = port_number(value)
+    if number is None or not 1 <= number <= 65535:
+        raise ValueError("must be a port number between 1 and 65535, written as a string")
+    return str(number)
+
+
+def check_header_name(value: str) -> str:
+    name = value.strip()
+    if not _HEADER_NAME.match(name):
+        raise ValueError("must be an HTTP header name (letters, digits and - _ . etc.)")
+    return name
+
+
+def check_header_id(value: str | int) -> int:
+    if type(value) is int and value > 0:
+        return value
+    if isinstance(value, str) and value.isdigit() and len(value) <= 18 and int(value) > 0:
+        return int(value)
+    raise ValueError("must be the id of one of the monitor's request headers")
+
+
+def check_unique(values: list[Any]) -> list[Any]:
+    if len(set(values)) != len(values):
+        raise ValueError("must not repeat a value")
+    return values
+
+
+PortText = Annotated[str | int, AfterValidator(check_port)]
+HeaderName = Annotated[str, Field(min_length=1, max_length=255), AfterValidator(check_header_name)]
+
+
+def _empty_id(value: Any) -> Any:
+    return None if value == "" else value
+
+
+HeaderId = Annotated[str | int, AfterValidator(check_header_id)]
+StatusCode = Annotated[int, Field(ge=100, le=599)]
+Seconds = Annotated[int, Field(ge=0, le=MAX_PERIOD)]
+CheckFrequency = Annotated[int, Field(ge=MIN_CHECK_FREQUENCY, le=MAX_CHECK_FREQUENCY)]
+
+
+class RequestHeaderIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: Annotated[HeaderId | None, BeforeValidator(_empty_id)] = Field(
+        default=None, description="An existing header's id keeps it; omit for a new header."
+    )
+    name: HeaderName
+    value: str = Field(max_length=8192)
+
+
+class RequestHeader(BaseModel):
+    id: str
+    name: str
+    value: str
+
+
+class MonitorFields(MaintenanceFields, NotificationFields):
+    """Types and formats of every monitor field; which apply is decided by TYPE_RULES."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    monitor_type: MonitorType | None = None
+    url: str | None = Field(
+        default=None, max_length=2048, description="http(s) URL or host, per monitor_type."
+    )
+    pronounceable_name: str | None = Field(default=None, max_length=255)
+    monitor_group_id: int | None = None
+    required_keyword: str | None = Field(default=None, max_length=1024)
+    port: PortText | None = Field(default=None, description="A port number, as a string.")
+    http_method: HttpMethod | None = None
+    request_body: str | None = Field(default=None, max_length=100_000)
+    request_headers: Annotated[list[RequestHeaderIn], Field(max_length=MAX_HEADERS)] | None = Field(
+        default=None, description="Sending the list replaces it; see the description."
+    )
+    expected_status_codes: (
+        Annotated[
+            list[StatusCode], Field(max_length=MAX_STATUS_CODES), AfterValidator(check_unique)
+        ]
+        | None
+    ) = None
+    follow_redirects: bool | None = None
+    verify_ssl: bool | None = None
+    remember_cookies: bool | None = None
+    auth_username: str | None = Field(default=None, max_length=255)
+    auth_password: Secret | None = Field(default=None, description="Write-only.")
+    check_frequency: CheckFrequency | None = Field(default=None, description="Seconds.")
+    confirmation_period: Seconds | None = Field(default=None, description="Seconds.")
+    recovery_period: Seconds | None = Field(default=None, description="Seconds.")
+    request_timeout: int | None = Field(
+        default=None, description="Seconds (HTTP types) or milliseconds (other types)."
+    )
+    ssl_expiration: ExpirationDays | None = Field(default=None, description="Days; null = off.")
+    domain_expiration: ExpirationDays | None = Field(default=None, description="Days; null = off.")
+    regions: Annotated[list[Region], Field(min_length=1), AfterValidator(check_unique)] | None = (
+        None
+    )
+    paused: bool | None = None
+
+
+class MonitorCreate(MonitorFields):
+    monitor_type: MonitorType = DEFAULT_MONITOR_TYPE
+    url: str = Field(max_length=2048, description="http(s) URL or host, per monitor_type.")
+
+
+class MonitorUpdate(MonitorFields):
+    pass
+
+
+class MonitorAttributes(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    monitor_type: MonitorType
+    url: str
+    pronounceable_name: str | None
+    monitor_group_id: int | None
+    required_keyword: str | None
+    port: str | None
+    http_method: HttpMethod | None
+    request_body: str | None
+    request_headers: list[RequestHeader]
+    expected_status_codes: list[int]
+    follow_redirects: bool | None
+    verify_ssl: bool | None
+    remember_cookies: bool | None
+    auth_username: str | None
+    check_frequency: int
+    confirmation_period: int
+    recovery_period: int
+    request_timeout: int
+    ssl_expiration: int | None
+    domain_expiration: int | None
+    regions: list[Region]
+    maintenance_from: str | None
+    maintenance_to: str | None
+    maintenance_timezone: str
+    maintenance_days: list[str]
+    call: bool
+    sms: bool
+    email: bool
+    push: bool
+    team_wait: int | None
+    paused: bool
+    status: str
+    paused_at: str | None
+    last_checked_at: str | None
+    team_name: str
+    created_at: str
+    updated_at: str
+
+
+# Fields that must not be null on PATCH (they always hold a value).
+NOT_NULL: Final[tuple[str, ...]] = (
+    "monitor_type",
+    "url",
+    "check_frequency",
+    "confirmation_period",
+    "recovery_period",
+    "regions",
+    "paused",
+    "maintenance_timezone",
+    "maintenance_days",
+    "call",
+    "sms",
+    "email",
+    "push",
+)
+# Every stored field a request can set, except the write-only auth_password.
+VALUE_FIELDS: Final[tuple[str, ...]] = tuple(
+    name for name in MonitorFields.model_fields if name not in WRITE_ONLY_FIELDS
+)
+COMMON_DEFAULTS: Final[dict[str, Any]] = {
+    "pronounceable_name": None,
+    "monitor_group_id": None,
+    "check_frequency": DEFAULT_CHECK_FREQUENCY,
+    "confirmation_period": DEFAULT_CONFIRMATION_PERIOD,
+    "recovery_period": DEFAULT_RECOVERY_PERIOD,
+    "domain_expiration": None,
+    "regions": list(REGIONS),
+    "paused": False,
+    "maintenance_from": None,
+    "maintenance_to": None,
+    "maintenance_timezone": DEFAULT_TIMEZONE,
+    "maintenance_days": [],
+    **NOTIFICATION_DEFAULTS,
+}
+assert set(VALUE_FIELDS) == {
+    "monitor_type",
+    "url",
+    "request_timeout",
+    *COMMON_DEFAULTS,
+    *(name for name in TYPE_FIELDS if name not in WRITE_ONLY_FIELDS),
+}
+
+
+def _blank_to_none(data: dict[str, Any]) -> dict[str, Any]:
+    """A blank string in a type field means "not given"; so does an empty list."""
+    return {
+        key: (
+            None
+            if key in TYPE_FIELDS
+            and (
+                (isinstance(value, str) and not value.strip())
+                or (key in LIST_FIELDS and value == [])
+            )
+            else value
+        )
+        for key, value in data.items()
+    }
+
+
+def _rule_problems(monitor_type: Any, values: dict[str, Any]) -> list[tuple[str | None, str]]:
+    problems = maintenance_problems(values)
+    if isinstance(monitor_type, str) and monitor_type in TYPE_RULES:
+        problems += type_problems(monitor_type, values)
+    return problems
+
+
+def assign_header_ids(
+    headers: list[RequestHeaderIn], existing: list[dict[str, Any]], last_id: int
+) -> tuple[list[dict[str, Any]], int, list[tuple[str | None, str]]]:
+    """The new header list: entries with an existing id keep it, new ones get fresh ids."""
+    known = {int(header["id"]) for header in existing}
+    problems: list[tuple[str | None, str]] = []
+    seen: set[int] = set()
+    result: list[dict[str, Any]] = []
+    for index, header in enumerate(headers):
+        header_id = int(header.id) if header.id is not None else None
+        if header_id is not None and (header_id not in known or header_id in seen):
+            problems.append(
+                (
+                    "request_headers",
+                    f"request_headers.{index}.id {header_id} is not a header of this monitor "
+                    "(omit id for a new header)"
+                    if header_id not in known
+                    else f"request_headers.{index}.id {header_id} is given twice",
+                )
+            )
+            continue
+        if header_id is None:
+            last_id += 1
+            header_id = last_id
+        seen.add(header_id)
+        result.append({"id": header_id, "name": header.name, "value": header.value})
+    return result, last_id, problems
+
+
+def _validated(
+    model: type[MonitorCreate] | type[MonitorUpdate], data: dict[str, Any]
+) -> tuple[Any, list[tuple[str | None, str]]]:
+    try:
+        return model.model_validate(data, strict=True), []
+    except ValidationError as exc:
+        return None, problems_from(exc.errors())
+
+
+def _sent_values(parsed: MonitorFields) -> dict[str, Any]:
+    values = {
+        name: getattr(parsed, name)
+        for name in parsed.model_fields_set
+        if name in VALUE_FIELDS and name != "request_headers"
+    }
+    if isinstance(values.get("url"), str):
+        values["url"] = values["url"].strip()
+    return values
+
+
+def parse_monitor_create(
+    data: dict[str, Any], extra: list[tuple[str | None, str]]
+) -> tuple[MonitorCreate, dict[str, Any]]:
+    """Validate a create request (types, formats, the type's rules; all problems at once).
+
+    Returns the parsed request and every value to store, defaults filled in.
+    """
+    data = _blank_to_none(data)
+    parsed, problems = _validated(MonitorCreate, data)
+    monitor_type = data.get("monitor_type", DEFAULT_MONITOR_TYPE)
+    problems += _rule_problems(monitor_type, data)
+    values: dict[str, Any] = {}
+    if isinstance(parsed, MonitorCreate):
+        values = {**COMMON_DEFAULTS, **{name: None for name in TYPE_FIELDS}}
+        values.update({k: v for k, v in _sent_values(parsed).items() if v is not None})
+        values["monitor_type"] = parsed.monitor_type
+        values.update(
+            {k: v for k, v in defaults_of(parsed.monitor_type).items() if values.get(k) is None}
+        )
+        headers, last_id, header_problems = assign_header_ids(parsed.request_headers or [], [], 0)
+        values["request_headers"], values["last_request_header_id"] = headers, last_id
+        problems += header_problems
+    problems += extra
+    if problems or not isinstance(parsed, MonitorCreate):
+        raise InvalidRequest(problems)
+    values.pop("auth_password", None)
+    return parsed, values
+
+
+def parse_monitor_update(
+    data: dict[str, Any], current: dict[str, Any], extra: list[tuple[str | None, str]]
+) -> tuple[MonitorUpdate, dict[str, Any]]:
+    """Validate a PATCH on the monitor as it would be after it, all problems at once.
+
+    `current` holds the monitor's VALUE_FIELDS, `auth_password` ("set" or None) and
+    `last_request_header_id`. Returns the parsed request and the merged values to store.
+    When monitor_type changes, a field the monitor holds at the old type's default (and the
+    request does not send) takes the new type's default, or none; any other value the new
+    type does not accept must be sent as null.
+    """
+    data = _blank_to_none(data)
+    parsed, problems = _validated(MonitorUpdate, data)
+    problems += [
+        (name, f"{name} must not be null")
+        for name in NOT_NULL
+        if name in data and data[name] is None
+    ]
+    old_type = current["monitor_type"]
+    new_type = data.get("monitor_type") or old_type
+    merged = dict(current)
+    if new_type != old_type and new_type in TYPE_RULES:
+        new_defaults = defaults_of(new_type)
+        for name, default in defaults_of(old_type).items():
+            if name not in data and merged.get(name) == default:
+                merged[name] = new_defaults.get(name)
+    if isinstance(parsed, MonitorUpdate):
+        merged.update(_sent_values(parsed))
+        if "auth_password" in parsed.model_fields_set:
+            merged["auth_password"] = parsed.auth_password
+        merged["monitor_type"] = new_type
+        if new_type in TYPE_RULES:
+            merged.update({k: v for k, v in defaults_of(new_type).items() if merged.get(k) is None})
+        if parsed.request_headers is not None:
+            headers, last_id, header_problems = assign_header_ids(
+                parsed.request_headers,
+                current["request_headers"],
+                current["last_request_header_id"],
+            )
+            merged["request_headers"], merged["last_request_header_id"] = headers, last_id
+            problems += header_problems
+        elif "request_headers" in data:
+            merged["request_headers"] = []
+    else:
+        merged.update({k: v for k, v in data.items() if k in current})
+    problems += _rule_problems(new_type, merged) + extra
+    if problems or not isinstance(parsed, MonitorUpdate):
+        raise InvalidRequest(problems)
+    merged.pop("auth_password", None)
+    return parsed, merged
+
+
+# ------------------------------------------------------------------------ monitor groups
+
+
+class MonitorGroupCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: Name
+    sort_index: int = Field(default=0, ge=-1_000_000, le=1_000_000)
+    paused: bool = Field(default=False, description="Pausing a group pauses its monitors.")
+
+
+class MonitorGroupUpdate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: Name | None = None
+    sort_index: int | None = Field(default=None, ge=-1_000_000, le=1_000_000)
+    paused: bool | None = Field(
+        default=None, description="true pauses every monitor of the group; false unpauses them."
+    )
+
+
+class MonitorGroupAttributes(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    sort_index: int
+    paused: bool
+    team_name: str
+    created_at: str
+    updated_at: str
+
+
+def parse_group_update(data: dict[str, Any]) -> MonitorGroupUpdate:
+    """Validate a group PATCH; null is not a value for any of its fields."""
+    parsed, problems = None, []
+    try:
+        parsed = MonitorGroupUpdate.model_validate(data, strict=True)
+    except ValidationError as exc:
+        problems = problems_from(exc.errors())
+    problems += [
+        (name, f"{name} must not be null")
+        for name in ("name", "sort_index", "paused")
+        if name in data and data[name] is None
+    ]
+    if problems or parsed is None:
+        raise InvalidRequest(problems)
+    return parsed

@@ -1,0 +1,297 @@
+"""What monitors and monitor groups do: create, read, change, pause, delete. No HTTP in here."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Final
+
+from sqlalchemy import Select, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from watchpost.clock import isoformat_ms
+from watchpost.crypto import SecretBox
+from watchpost.http.errors import NotFound
+from watchpost.monitors.models import Monitor, MonitorGroup
+from watchpost.monitors.schemas import (
+    VALUE_FIELDS,
+    MonitorCreate,
+    MonitorGroupCreate,
+    MonitorGroupUpdate,
+    MonitorUpdate,
+)
+from watchpost.monitors.types import TYPE_FIELDS
+from watchpost.policy import maintenance_attributes, notification_attributes
+
+MONITOR = "monitor"
+GROUP = "monitor_group"
+
+# A change to any of these means the monitor must be checked anew, right away.
+CHECK_FIELDS: Final[frozenset[str]] = frozenset(
+    {
+        "monitor_type",
+        "url",
+        *TYPE_FIELDS,
+        "check_frequency",
+        "request_timeout",
+        "domain_expiration",
+        "regions",
+    }
+)
+
+
+def _iso(value: datetime | None) -> str | None:
+    return isoformat_ms(value) if value is not None else None
+
+
+# ------------------------------------------------------------------------------ monitors
+
+
+def monitor_attributes(monitor: Monitor, team_name: str) -> dict[str, Any]:
+    return {
+        "monitor_type": monitor.monitor_type,
+        "url": monitor.url,
+        "pronounceable_name": monitor.pronounceable_name,
+        "monitor_group_id": monitor.monitor_group_id,
+        "required_keyword": monitor.required_keyword,
+        "port": str(monitor.port) if monitor.port is not None else None,
+        "http_method": monitor.http_method,
+        "request_body": monitor.request_body,
+        "request_headers": [
+            {"id": str(header["id"]), "name": header["name"], "value": header["value"]}
+            for header in monitor.request_headers or []
+        ],
+        "expected_status_codes": list(monitor.expected_status_codes or []),
+        "follow_redirects": monitor.follow_redirects,
+        "verify_ssl": monitor.verify_ssl,
+        "remember_cookies": monitor.remember_cookies,
+        "auth_username": monitor.auth_username,
+        "check_frequency": monitor.check_frequency,
+        "confirmation_period": monitor.confirmation_period,
+        "recovery_period": monitor.recovery_period,
+        "request_timeout": monitor.request_timeout,
+        "ssl_expiration": monitor.ssl_expiration,
+        "domain_expiration": monitor.domain_expiration,
+        "regions": list(monitor.regions or []),
+        **maintenance_attributes(monitor),
+        **notification_attributes(monitor),
+        "paused": monitor.paused,
+        "status": monitor.status,
+        "paused_at": _iso(monitor.paused_at),
+        "last_checked_at": _iso(monitor.last_checked_at),
+        "team_name": team_name,
+        "created_at": isoformat_ms(monitor.created_at),
+        "updated_at": isoformat_ms(monitor.updated_at),
+    }
+
+
+def monitor_values(monitor: Monitor) -> dict[str, Any]:
+    """The monitor as request values, for validating a PATCH against it.
+
+    The write-only auth_password only says whether it is set.
+    """
+    values: dict[str, Any] = {name: getattr(monitor, name) for name in VALUE_FIELDS}
+    values["port"] = str(monitor.port) if monitor.port is not None else None
+    values["request_headers"] = list(monitor.request_headers or [])
+    values["auth_password"] = "set" if monitor.auth_password_encrypted is not None else None
+    values["last_request_header_id"] = monitor.last_request_header_id
+    return values
+
+
+async def group_problems(
+    session: AsyncSession, *, team_id: int, body: dict[str, Any]
+) -> list[tuple[str | None, str]]:
+    """A monitor_group_id in body must name a monitor group of the team."""
+    group_id = body.get("monitor_group_id")
+    if type(group_id) is not int:
+        return []  # null, absent, or a type error pydantic reports
+    found = await session.scalar(
+        select(MonitorGroup.id).where(MonitorGroup.team_id == team_id, MonitorGroup.id == group_id)
+    )
+    if found is None:
+        return [
+            ("monitor_group_id", f"monitor_group_id {group_id} is not a monitor group of this team")
+        ]
+    return []
+
+
+def _store(monitor: Monitor, name: str, value: Any) -> bool:
+    """Set one request value on the monitor; whether it changed."""
+    if name == "port" and value is not None:
+        value = int(value)
+    if getattr(monitor, name) == value:
+        return False
+    setattr(monitor, name, value)
+    return True
+
+
+def _set_paused(monitor: Monitor, paused: bool, now: datetime) -> None:
+    monitor.paused = paused
+    if paused:
+        monitor.status = "paused"
+        monitor.paused_at = now
+        monitor.next_check_at = None
+    else:
+        monitor.status = "pending"
+        monitor.paused_at = None
+        monitor.next_check_at = now
+
+
+async def create_monitor(
+    session: AsyncSession,
+    *,
+    team_id: int,
+    data: MonitorCreate,
+    values: dict[str, Any],
+    box: SecretBox,
+    now: datetime,
+) -> Monitor:
+    """A new monitor, `pending` and due for a check now (or `paused`)."""
+    monitor = Monitor(team_id=team_id, created_at=now, updated_at=now, last_checked_at=None)
+    for name, value in values.items():
+        setattr(monitor, name, int(value) if name == "port" and value is not None else value)
+    monitor.auth_password_encrypted = (
+        box.encrypt(data.auth_password) if data.auth_password is not None else None
+    )
+    _set_paused(monitor, bool(values["paused"]), now)
+    session.add(monitor)
+    await session.flush()
+    return monitor
+
+
+def monitors_of(
+    team_id: int, *, url: str | None = None, pronounceable_name: str | None = None
+) -> Select[tuple[Monitor]]:
+    """The team's monitors; the filters match exactly (an empty filter is ignored)."""
+    stmt = select(Monitor).where(Monitor.team_id == team_id)
+    if url:
+        stmt = stmt.where(Monitor.url == url)
+    if pronounceable_name:
+        stmt = stmt.where(Monitor.pronounceable_name == pronounceable_name)
+    return stmt
+
+
+async def get_monitor(session: AsyncSession, *, team_id: int, monitor_id: int) -> Monitor:
+    monitor = await session.scalar(monitors_of(team_id).where(Monitor.id == monitor_id))
+    if monitor is None:
+        raise NotFound(MONITOR, monitor_id)
+    return monitor
+
+
+async def update_monitor(
+    session: AsyncSession,
+    *,
+    monitor: Monitor,
+    data: MonitorUpdate,
+    values: dict[str, Any],
+    box: SecretBox,
+    now: datetime,
+) -> Monitor:
+    """Store a validated PATCH. Changed check settings make the monitor due now."""
+    recheck = False
+    for name, value in values.items():
+        if name == "paused":
+            continue
+        if _store(monitor, name, value) and name in CHECK_FIELDS:
+            recheck = True
+    if "auth_password" in data.model_fields_set:
+        monitor.auth_password_encrypted = (
+            box.encrypt(data.auth_password) if data.auth_password is not None else None
+        )
+        recheck = True
+    if values["paused"] != monitor.paused:
+        _set_paused(monitor, bool(values["paused"]), now)
+    elif recheck and not monitor.paused:
+        monitor.next_check_at = now
+    monitor.updated_at = now
+    await session.flush()
+    return monitor
+
+
+async def delete_monitor(session: AsyncSession, *, monitor: Monitor) -> None:
+    await session.delete(monitor)
+    await session.flush()
+
+
+# ------------------------------------------------------------------------ monitor groups
+
+
+def group_attributes(group: MonitorGroup, team_name: str) -> dict[str, Any]:
+    return {
+        "name": group.name,
+        "sort_index": group.sort_index,
+        "paused": group.paused,
+        "team_name": team_name,
+        "created_at": isoformat_ms(group.created_at),
+        "updated_at": isoformat_ms(group.updated_at),
+    }
+
+
+async def _pause_members(
+    session: AsyncSession, *, group: MonitorGroup, paused: bool, now: datetime
+) -> None:
+    members = await session.scalars(
+        monitors_in(team_id=group.team_id, group_id=group.id).where(Monitor.paused != paused)
+    )
+    for monitor in members:
+        _set_paused(monitor, paused, now)
+        monitor.updated_at = now
+
+
+async def create_group(
+    session: AsyncSession, *, team_id: int, data: MonitorGroupCreate, now: datetime
+) -> MonitorGroup:
+    group = MonitorGroup(
+        team_id=team_id,
+        name=data.name,
+        sort_index=data.sort_index,
+        paused=data.paused,
+        created_at=now,
+        updated_at=now,
+    )
+    session.add(group)
+    await session.flush()
+    return group
+
+
+def groups_of(team_id: int) -> Select[tuple[MonitorGroup]]:
+    return select(MonitorGroup).where(MonitorGroup.team_id == team_id)
+
+
+async def get_group(session: AsyncSession, *, team_id: int, group_id: int) -> MonitorGroup:
+    group = await session.scalar(groups_of(team_id).where(MonitorGroup.id == group_id))
+    if group is None:
+        raise NotFound(GROUP, group_id)
+    return group
+
+
+def monitors_in(*, team_id: int, group_id: int) -> Select[tuple[Monitor]]:
+    return monitors_of(team_id).where(Monitor.monitor_group_id == group_id)
+
+
+async def update_group(
+    session: AsyncSession, *, group: MonitorGroup, data: MonitorGroupUpdate, now: datetime
+) -> MonitorGroup:
+    """Apply the sent fields; pausing or unpausing the group does the same to its monitors."""
+    sent = data.model_fields_set
+    if data.name is not None:
+        group.name = data.name
+    if data.sort_index is not None:
+        group.sort_index = data.sort_index
+    if "paused" in sent and data.paused is not None and data.paused != group.paused:
+        group.paused = data.paused
+        await _pause_members(session, group=group, paused=data.paused, now=now)
+    group.updated_at = now
+    await session.flush()
+    return group
+
+
+async def delete_group(session: AsyncSession, *, group: MonitorGroup, now: datetime) -> None:
+    """Delete the group; its monitors stay, ungrouped."""
+    await session.execute(
+        update(Monitor)
+        .where(Monitor.team_id == group.team_id, Monitor.monitor_group_id == group.id)
+        .values(monitor_group_id=None, updated_at=now)
+        .execution_options(synchronize_session=False)
+    )
+    await session.delete(group)
+    await session.flush()
