@@ -9,11 +9,12 @@ from watchpost.http.deps import current_principal
 
 def api_routers() -> list[APIRouter]:
     from watchpost.collectors.endpoints import router as collectors
+    from watchpost.heartbeats.endpoints import router as heartbeats
     from watchpost.monitors.endpoints import router as monitors
     from watchpost.sources.endpoints import router as sources
     from watchpost.status_pages.endpoints import router as status_pages
 
     authenticated = APIRouter(dependencies=[Depends(current_principal)])
-    for router in (collectors, monitors, sources, status_pages):
+    for router in (collectors, heartbeats, monitors, sources, status_pages):
         authenticated.include_router(router)
     return [authenticated]

@@ -7,6 +7,7 @@ from sqlalchemy import MetaData
 
 def all_metadata() -> MetaData:
     import watchpost.collectors.models
+    import watchpost.heartbeats.models
     import watchpost.monitors.models
     import watchpost.sources.models
     import watchpost.status_pages.models

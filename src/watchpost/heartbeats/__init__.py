@@ -1,0 +1,1 @@
+"""Heartbeats (cron and job check-ins pinging a URL) and heartbeat groups."""

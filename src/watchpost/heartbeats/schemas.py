@@ -1,0 +1,242 @@
+"""Request and response shapes of heartbeats and heartbeat groups, and their field rules."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Annotated, Any, Final, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from watchpost.http.errors import InvalidRequest, problems_from
+from watchpost.policy import (
+    DEFAULT_TIMEZONE,
+    NOTIFICATION_DEFAULTS,
+    MaintenanceFields,
+    NotificationFields,
+    Weekday,
+    maintenance_problems,
+)
+from watchpost.validation import Name
+
+M = TypeVar("M", bound=BaseModel)
+
+# ------------------------------------------------------------------------------- rules
+
+PERIOD_MIN: Final = 30
+# A monthly cron job on a 31-day month is the longest schedule people ping from.
+PERIOD_MAX: Final = 31 * 86_400
+DEFAULT_PERIOD: Final = 86_400
+GRACE_MAX: Final = PERIOD_MAX
+SORT_INDEX_MIN: Final = -(2**31)
+SORT_INDEX_MAX: Final = 2**31 - 1
+MAX_ID: Final = 2**63 - 1
+
+HeartbeatStatus = Literal["pending", "paused", "up", "down"]
+
+
+def default_grace(period: int) -> int:
+    """Grace when none is given: 20% of the period, rounded down."""
+    return period // 5
+
+
+HEARTBEAT_DEFAULTS: Final[dict[str, Any]] = {
+    "period": DEFAULT_PERIOD,
+    "sort_index": 0,
+    "paused": False,
+    "heartbeat_group_id": None,
+    "maintenance_from": None,
+    "maintenance_to": None,
+    "maintenance_timezone": DEFAULT_TIMEZONE,
+    "maintenance_days": [],
+    **NOTIFICATION_DEFAULTS,
+}
+# null clears these; for the rest null is a 422 (create and update alike) ...
+HEARTBEAT_NULLABLE: Final = frozenset(
+    {"heartbeat_group_id", "maintenance_from", "maintenance_to", "team_wait"}
+)
+# ... except these, where null restores the default.
+HEARTBEAT_NULL_RESETS: Final = frozenset({"maintenance_timezone", "maintenance_days"})
+HEARTBEAT_READ_ONLY: Final = frozenset(
+    {"url", "status", "paused_at", "team_name", "created_at", "updated_at"}
+)
+
+GROUP_DEFAULTS: Final[dict[str, Any]] = {"sort_index": 0, "paused": False}
+GROUP_READ_ONLY: Final = frozenset({"team_name", "created_at", "updated_at"})
+
+Period = Annotated[int, Field(ge=PERIOD_MIN, le=PERIOD_MAX)]
+Grace = Annotated[int, Field(ge=0, le=GRACE_MAX)]
+SortIndex = Annotated[int, Field(ge=SORT_INDEX_MIN, le=SORT_INDEX_MAX)]
+GroupId = Annotated[int, Field(ge=1, le=MAX_ID)]
+
+# -------------------------------------------------------------------------- heartbeats
+
+
+class HeartbeatFields(MaintenanceFields, NotificationFields):
+    """Every writable heartbeat field; all optional (PATCH)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: Name | None = None
+    period: Period | None = Field(
+        default=None,
+        description=(
+            f"Seconds between pings, {PERIOD_MIN} to {PERIOD_MAX} (31 days); "
+            f"default {DEFAULT_PERIOD} (a day)."
+        ),
+    )
+    grace: Grace | None = Field(
+        default=None,
+        description=(
+            "Seconds a ping may be late before the heartbeat goes down; "
+            "when omitted on create, 20% of the period (rounded down)."
+        ),
+    )
+    heartbeat_group_id: GroupId | None = Field(
+        default=None, description="A heartbeat group of the team; null for none."
+    )
+    sort_index: SortIndex | None = Field(default=None, description="Position; default 0.")
+    paused: bool | None = None
+
+
+class HeartbeatCreate(HeartbeatFields):
+    name: Name
+
+
+class HeartbeatUpdate(HeartbeatFields):
+    pass
+
+
+class HeartbeatAttributes(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    url: str = Field(description="Ping this URL (GET or POST) from the job.")
+    period: int
+    grace: int
+    heartbeat_group_id: int | None
+    sort_index: int
+    paused: bool
+    paused_at: str | None
+    status: HeartbeatStatus
+    maintenance_from: str | None
+    maintenance_to: str | None
+    maintenance_timezone: str
+    maintenance_days: list[Weekday]
+    call: bool
+    sms: bool
+    email: bool
+    push: bool
+    team_wait: int | None
+    team_name: str
+    created_at: str
+    updated_at: str
+
+
+# --------------------------------------------------------------------- heartbeat groups
+
+
+class GroupFields(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: Name | None = None
+    sort_index: SortIndex | None = Field(default=None, description="Position; default 0.")
+    paused: bool | None = Field(
+        default=None,
+        description="Changing it pauses or resumes every heartbeat the group holds now.",
+    )
+
+
+class GroupCreate(GroupFields):
+    name: Name
+
+
+class GroupUpdate(GroupFields):
+    pass
+
+
+class GroupAttributes(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    sort_index: int
+    paused: bool
+    team_name: str
+    created_at: str
+    updated_at: str
+
+
+# ----------------------------------------------------------------------------- parsing
+
+
+def _parse(
+    model: type[M],
+    data: dict[str, Any],
+    *,
+    read_only: Iterable[str],
+    may_be_null: Iterable[str],
+    more: list[tuple[str | None, str]],
+) -> tuple[M | None, list[tuple[str | None, str]]]:
+    """Read-only fields, nulls where not allowed and the model's own checks, all at once."""
+    read_only, may_be_null = set(read_only), set(may_be_null)
+    problems: list[tuple[str | None, str]] = []
+    given: dict[str, Any] = {}
+    for key, value in data.items():
+        if key in read_only:
+            problems.append((key, f"{key} is read-only"))
+        elif value is None and key in model.model_fields and key not in may_be_null:
+            problems.append((key, f"{key} must not be null"))
+        else:
+            given[key] = value
+    reported = {field for field, _ in problems}
+    parsed: M | None = None
+    try:
+        parsed = model.model_validate(given, strict=True)
+    except ValidationError as exc:
+        problems += [p for p in problems_from(exc.errors()) if p[0] not in reported]
+    return parsed, problems + more
+
+
+def parse_heartbeat_create(
+    data: dict[str, Any], *, group_problems: list[tuple[str | None, str]]
+) -> HeartbeatCreate:
+    parsed, problems = _parse(
+        HeartbeatCreate,
+        data,
+        read_only=HEARTBEAT_READ_ONLY,
+        may_be_null=HEARTBEAT_NULLABLE | HEARTBEAT_NULL_RESETS,
+        more=group_problems,
+    )
+    if parsed is not None:
+        problems += maintenance_problems(parsed.model_dump())
+    if problems or parsed is None:
+        raise InvalidRequest(problems)
+    return parsed
+
+
+def parse_heartbeat_update(
+    data: dict[str, Any],
+    current: dict[str, Any],
+    *,
+    group_problems: list[tuple[str | None, str]],
+) -> HeartbeatUpdate:
+    """Validate a PATCH; the maintenance window is checked as it will be after the change."""
+    parsed, problems = _parse(
+        HeartbeatUpdate,
+        data,
+        read_only=HEARTBEAT_READ_ONLY,
+        may_be_null=HEARTBEAT_NULLABLE | HEARTBEAT_NULL_RESETS,
+        more=group_problems,
+    )
+    if parsed is not None:
+        sent = parsed.model_dump(include=parsed.model_fields_set)
+        problems += maintenance_problems({**current, **sent})
+    if problems or parsed is None:
+        raise InvalidRequest(problems)
+    return parsed
+
+
+def parse_group(model: type[M], data: dict[str, Any]) -> M:
+    parsed, problems = _parse(model, data, read_only=GROUP_READ_ONLY, may_be_null=(), more=[])
+    if problems or parsed is None:
+        raise InvalidRequest(problems)
+    return parsed
