@@ -13,8 +13,9 @@ def api_routers() -> list[APIRouter]:
     from watchpost.monitors.endpoints import router as monitors
     from watchpost.sources.endpoints import router as sources
     from watchpost.status_pages.endpoints import router as status_pages
+    from watchpost.webhooks.endpoints import router as webhooks
 
     authenticated = APIRouter(dependencies=[Depends(current_principal)])
-    for router in (collectors, heartbeats, monitors, sources, status_pages):
+    for router in (collectors, heartbeats, monitors, sources, status_pages, webhooks):
         authenticated.include_router(router)
     return [authenticated]

@@ -11,7 +11,8 @@ def all_metadata() -> MetaData:
     import watchpost.monitors.models
     import watchpost.sources.models
     import watchpost.status_pages.models
-    import watchpost.teams.models  # noqa: F401
+    import watchpost.teams.models
+    import watchpost.webhooks.models  # noqa: F401
     from watchpost.db.base import Base
 
     return Base.metadata

@@ -39,8 +39,17 @@ def single(
     return JsonResponse(body, status_code=status)
 
 
-def listing(items: Iterable[Resource], pagination: dict[str, str | None]) -> Response:
-    return JsonResponse({"data": list(items), "pagination": pagination})
+def listing(
+    items: Iterable[Resource],
+    pagination: dict[str, str | None],
+    *,
+    included: list[Resource] | None = None,
+) -> Response:
+    body: dict[str, Any] = {"data": list(items)}
+    if included is not None:
+        body["included"] = included
+    body["pagination"] = pagination
+    return JsonResponse(body)
 
 
 def no_content() -> Response:

@@ -1,0 +1,1 @@
+"""Outgoing webhooks: where Watchpost tells other systems about incidents, on-call and monitors."""

@@ -1,0 +1,174 @@
+"""Routes of /api/v2/outgoing-webhooks."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from fastapi import APIRouter
+from fastapi.responses import Response
+from pydantic import BaseModel
+
+from watchpost.http.body import JsonObject
+from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
+from watchpost.http.envelope import Resource, listing, no_content, resource, single
+from watchpost.http.errors import error_responses, object_id
+from watchpost.http.openapi import request_body
+from watchpost.http.pagination import Paging, paginate
+from watchpost.webhooks import service
+from watchpost.webhooks.models import OutgoingWebhook
+from watchpost.webhooks.schemas import (
+    WebhookCreate,
+    WebhookDoc,
+    WebhookListDoc,
+    WebhookUpdate,
+    parse_webhook_create,
+    parse_webhook_update,
+)
+from watchpost.webhooks.triggers import rules_markdown
+
+router = APIRouter(prefix="/api/v2/outgoing-webhooks", tags=["outgoing webhooks"])
+
+READ_ERRORS = error_responses(401, 404)
+WRITE_ERRORS = error_responses(400, 401, 404, 415, 422)
+
+SHAPE = (
+    "`relationships.custom_webhook_template.data` is null or `{id, type: "
+    '"custom_webhook_template"}`; the top-level `included` holds that template '
+    "(`http_method`, `auth_username`, `headers_template`, `body_template`; never "
+    "`auth_password`), or is empty. The on_incident_* attributes appear only on "
+    "incident_change webhooks."
+)
+
+
+def _inline(node: Any, defs: dict[str, Any]) -> Any:
+    if isinstance(node, dict):
+        if "$ref" in node:
+            return _inline(defs[node["$ref"].rsplit("/", 1)[1]], defs)
+        return {key: _inline(value, defs) for key, value in node.items() if key != "$defs"}
+    if isinstance(node, list):
+        return [_inline(item, defs) for item in node]
+    return node
+
+
+def _request_body(model: type[BaseModel]) -> dict[str, Any]:
+    """request_body() with nested models inlined: its refs would name absent components."""
+    extra = request_body(model)
+    content = extra["requestBody"]["content"]["application/json"]
+    content["schema"] = _inline(content["schema"], content["schema"].get("$defs", {}))
+    return extra
+
+
+def _webhook(webhook: OutgoingWebhook, team_name: str) -> Resource:
+    return resource(
+        service.WEBHOOK,
+        webhook.id,
+        service.webhook_attributes(webhook, team_name),
+        service.webhook_relationships(webhook),
+    )
+
+
+def _included(webhooks: Sequence[OutgoingWebhook]) -> list[Resource]:
+    return [
+        resource(service.TEMPLATE, template.id, service.template_attributes(template))
+        for template in service.templates_of(webhooks)
+    ]
+
+
+def _document(webhook: OutgoingWebhook, team_name: str, status: int = 200) -> Response:
+    return single(_webhook(webhook, team_name), status=status, included=_included([webhook]))
+
+
+@router.post(
+    "",
+    status_code=201,
+    summary="Create an outgoing webhook",
+    description=(
+        "`trigger_type` is fixed after creation. Fields that depend on it are a 422 when sent "
+        "with a trigger_type that does not accept them.\n\n" + rules_markdown() + "\n\n" + SHAPE
+    ),
+    responses={201: {"model": WebhookDoc}, **WRITE_ERRORS},
+    openapi_extra=_request_body(WebhookCreate),
+)
+async def create_webhook(body: JsonObject, caller: Caller, ctx: Context, db: WriteDb) -> Response:
+    data = parse_webhook_create(body, team_name=caller.team_name)
+    async with db.begin():
+        webhook = await service.create_webhook(
+            db, team_id=caller.team_id, data=data, box=ctx.box, now=ctx.clock.now()
+        )
+    return _document(webhook, caller.team_name, status=201)
+
+
+@router.get(
+    "",
+    summary="List outgoing webhooks",
+    description="`included` holds the templates of the webhooks on this page.",
+    responses={200: {"model": WebhookListDoc}, **error_responses(401, 422)},
+)
+async def list_webhooks(caller: Caller, db: ReadDb, paging: Paging) -> Response:
+    rows, links = await paginate(
+        db, service.webhooks_of(caller.team_id), paging, order_by=OutgoingWebhook.id
+    )
+    return listing(
+        (_webhook(row, caller.team_name) for row in rows), links, included=_included(rows)
+    )
+
+
+@router.get(
+    "/{outgoing_webhook_id}",
+    summary="Get an outgoing webhook",
+    description=SHAPE,
+    responses={200: {"model": WebhookDoc}, **READ_ERRORS},
+)
+async def get_webhook(outgoing_webhook_id: str, caller: Caller, db: ReadDb) -> Response:
+    webhook = await service.get_webhook(
+        db, team_id=caller.team_id, webhook_id=object_id(outgoing_webhook_id, service.WEBHOOK)
+    )
+    return _document(webhook, caller.team_name)
+
+
+@router.patch(
+    "/{outgoing_webhook_id}",
+    summary="Update an outgoing webhook",
+    description=(
+        "`trigger_type` cannot change. `custom_webhook_template_attributes`: null removes the "
+        "template; an object creates it, or changes only the sent fields of the existing one."
+    ),
+    responses={200: {"model": WebhookDoc}, **WRITE_ERRORS},
+    openapi_extra=_request_body(WebhookUpdate),
+)
+async def update_webhook(
+    outgoing_webhook_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
+) -> Response:
+    wid = object_id(outgoing_webhook_id, service.WEBHOOK)
+    async with db.begin():
+        webhook = await service.get_webhook(db, team_id=caller.team_id, webhook_id=wid)
+        data = parse_webhook_update(
+            body,
+            trigger_type=webhook.trigger_type,
+            template=service.template_values(webhook),
+            team_name=caller.team_name,
+        )
+        await service.update_webhook(
+            db,
+            webhook=webhook,
+            data=data,
+            sent=set(data.model_fields_set),
+            box=ctx.box,
+            now=ctx.clock.now(),
+        )
+    return _document(webhook, caller.team_name)
+
+
+@router.delete(
+    "/{outgoing_webhook_id}",
+    status_code=204,
+    summary="Delete an outgoing webhook and its template",
+    responses=READ_ERRORS,
+)
+async def delete_webhook(outgoing_webhook_id: str, caller: Caller, db: WriteDb) -> Response:
+    wid = object_id(outgoing_webhook_id, service.WEBHOOK)
+    async with db.begin():
+        webhook = await service.get_webhook(db, team_id=caller.team_id, webhook_id=wid)
+        await service.delete_webhook(db, webhook=webhook)
+    return no_content()

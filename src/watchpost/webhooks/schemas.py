@@ -1,0 +1,266 @@
+"""Request and response shapes of outgoing webhooks and their custom templates."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+
+from watchpost.http.errors import InvalidRequest, problems_from
+from watchpost.http.openapi import PaginationDoc
+from watchpost.validation import HttpUrl, Name, Secret
+from watchpost.webhooks.triggers import (
+    DEFAULT_HTTP_METHOD,
+    HTTP_METHODS,
+    METHODS_WITHOUT_BODY,
+    RESERVED_HEADERS,
+    TRIGGER_FIELDS,
+    TRIGGER_RULES,
+    TRIGGER_TYPES,
+    HttpMethod,
+    TriggerType,
+    trigger_problems,
+)
+
+TEMPLATE_FIELD = "custom_webhook_template_attributes"
+MAX_HEADERS = 50
+MAX_BODY_TEMPLATE = 65_536
+
+_TOKEN = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+
+
+def check_header_name(value: str) -> str:
+    text = value.strip()
+    if not _TOKEN.match(text):
+        raise ValueError("must be an HTTP header name (letters, digits and !#$%&'*+-.^_`|~)")
+    if text.lower() in RESERVED_HEADERS:
+        raise ValueError("is set by Watchpost when the webhook is sent and cannot be templated")
+    return text
+
+
+def check_header_value(value: str) -> str:
+    if any(char in value for char in "\r\n\0"):
+        raise ValueError("must not contain line breaks or NUL characters")
+    return value
+
+
+HeaderName = Annotated[str, Field(max_length=255), AfterValidator(check_header_name)]
+HeaderValue = Annotated[str, Field(max_length=8192), AfterValidator(check_header_value)]
+
+
+class HeaderTemplate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: HeaderName
+    value: HeaderValue
+
+
+class WebhookTemplateInput(BaseModel):
+    """`custom_webhook_template_attributes`: only the sent fields change an existing template."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    http_method: HttpMethod | None = Field(
+        default=None, description=f"Default {DEFAULT_HTTP_METHOD}; never null."
+    )
+    auth_username: str | None = Field(default=None, min_length=1, max_length=255)
+    auth_password: Secret | None = Field(default=None, description="Write-only.")
+    headers_template: list[HeaderTemplate] | None = Field(default=None, max_length=MAX_HEADERS)
+    body_template: str | None = Field(
+        default=None,
+        max_length=MAX_BODY_TEMPLATE,
+        description="Not accepted with http_method get or head.",
+    )
+
+
+_FLAG_DOC = "incident_change webhooks only; default false."
+
+
+class WebhookFields(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    team_name: str | None = Field(
+        default=None, max_length=255, description="Optional; must name the API token's team."
+    )
+    on_incident_started: bool | None = Field(default=None, description=_FLAG_DOC)
+    on_incident_acknowledged: bool | None = Field(default=None, description=_FLAG_DOC)
+    on_incident_resolved: bool | None = Field(default=None, description=_FLAG_DOC)
+    on_incident_reopened: bool | None = Field(default=None, description=_FLAG_DOC)
+    on_incident_comment: bool | None = Field(default=None, description=_FLAG_DOC)
+    custom_webhook_template_attributes: WebhookTemplateInput | None = Field(
+        default=None, description="How the request is built; null removes the template (PATCH)."
+    )
+
+
+assert set(TRIGGER_FIELDS) <= set(WebhookFields.model_fields)
+
+
+class WebhookCreate(WebhookFields):
+    name: Name | None = Field(default=None, description="Default: the URL's host name.")
+    url: HttpUrl
+    trigger_type: TriggerType
+
+
+class WebhookUpdate(WebhookFields):
+    name: Name | None = None
+    url: HttpUrl | None = None
+    trigger_type: TriggerType | None = Field(default=None, description="Fixed after creation.")
+
+
+# ------------------------------------------------------------------------------ responses
+
+
+class WebhookAttributes(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    url: str
+    trigger_type: TriggerType
+    team_name: str
+    on_incident_started: bool = Field(default=False, description=_FLAG_DOC)
+    on_incident_acknowledged: bool = Field(default=False, description=_FLAG_DOC)
+    on_incident_resolved: bool = Field(default=False, description=_FLAG_DOC)
+    on_incident_reopened: bool = Field(default=False, description=_FLAG_DOC)
+    on_incident_comment: bool = Field(default=False, description=_FLAG_DOC)
+
+
+class WebhookTemplateAttributes(BaseModel):
+    """A template as responses show it: auth_password is never shown."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    http_method: HttpMethod
+    auth_username: str | None
+    headers_template: list[HeaderTemplate]
+    body_template: str | None
+
+
+class WebhookTemplateReference(BaseModel):
+    id: str
+    type: Literal["custom_webhook_template"]
+
+
+class WebhookTemplateRelationship(BaseModel):
+    data: WebhookTemplateReference | None
+
+
+class WebhookRelationships(BaseModel):
+    custom_webhook_template: WebhookTemplateRelationship
+
+
+class WebhookResource(BaseModel):
+    id: str
+    type: Literal["outgoing_webhook"]
+    attributes: WebhookAttributes
+    relationships: WebhookRelationships
+
+
+class WebhookTemplateResource(BaseModel):
+    id: str
+    type: Literal["custom_webhook_template"]
+    attributes: WebhookTemplateAttributes
+
+
+class WebhookDoc(BaseModel):
+    data: WebhookResource
+    included: list[WebhookTemplateResource] = Field(
+        description="The webhook's template, if it has one."
+    )
+
+
+class WebhookListDoc(BaseModel):
+    data: list[WebhookResource]
+    included: list[WebhookTemplateResource] = Field(
+        description="The templates of this page's webhooks."
+    )
+    pagination: PaginationDoc
+
+
+# -------------------------------------------------------------------------------- parsing
+
+
+def _validate(model: type[WebhookCreate] | type[WebhookUpdate], data: dict[str, Any]) -> Any:
+    try:
+        return model.model_validate(data, strict=True), []
+    except ValidationError as exc:
+        return None, problems_from(exc.errors())
+
+
+def _given(data: dict[str, Any]) -> set[str]:
+    """Fields sent with a value: null counts as not sent (as for collector targets)."""
+    return {name for name, value in data.items() if value is not None}
+
+
+def _team_problems(data: dict[str, Any], team_name: str) -> list[tuple[str | None, str]]:
+    value = data.get("team_name")
+    if isinstance(value, str) and value.strip() != team_name:
+        return [("team_name", f"team_name must be the API token's team ({team_name!r})")]
+    return []
+
+
+def _template_problems(raw: Any, current: dict[str, Any] | None) -> list[tuple[str | None, str]]:
+    """Rules on the template as it will be: http_method never null, no body on get/head."""
+    if not isinstance(raw, dict):
+        return []
+    problems: list[tuple[str | None, str]] = []
+    if "http_method" in raw and raw["http_method"] is None:
+        allowed = ", ".join(HTTP_METHODS)
+        problems.append(
+            (TEMPLATE_FIELD, f"{TEMPLATE_FIELD}.http_method must be one of {allowed}, not null")
+        )
+    base = current or {"http_method": DEFAULT_HTTP_METHOD, "body_template": None}
+    method = raw.get("http_method") or base["http_method"]
+    body = raw["body_template"] if "body_template" in raw else base["body_template"]
+    if (
+        isinstance(method, str)
+        and method in METHODS_WITHOUT_BODY
+        and isinstance(body, str)
+        and body
+    ):
+        problems.append(
+            (
+                TEMPLATE_FIELD,
+                f"{TEMPLATE_FIELD}.body_template cannot be used with http_method {method} "
+                "(it sends no body)",
+            )
+        )
+    return problems
+
+
+def parse_webhook_create(data: dict[str, Any], *, team_name: str) -> WebhookCreate:
+    """Validate a create request: types, formats, the trigger table; all reported at once."""
+    parsed, problems = _validate(WebhookCreate, data)
+    trigger_type = data.get("trigger_type")
+    if isinstance(trigger_type, str) and trigger_type in TRIGGER_RULES:
+        problems += trigger_problems(trigger_type, _given(data))
+    problems += _team_problems(data, team_name)
+    problems += _template_problems(data.get(TEMPLATE_FIELD), None)
+    if problems or parsed is None:
+        raise InvalidRequest(problems)
+    assert isinstance(parsed, WebhookCreate)
+    return parsed
+
+
+def parse_webhook_update(
+    data: dict[str, Any], *, trigger_type: str, template: dict[str, Any] | None, team_name: str
+) -> WebhookUpdate:
+    """Validate a PATCH against the webhook as it is: trigger_type fixed, table applied."""
+    parsed, problems = _validate(WebhookUpdate, data)
+    sent = data.get("trigger_type")
+    if "trigger_type" in data and sent is None:
+        problems.append(("trigger_type", "trigger_type must not be null"))
+    elif sent in TRIGGER_TYPES and sent != trigger_type:
+        problems.append(
+            ("trigger_type", f"trigger_type cannot be changed (this webhook is {trigger_type})")
+        )
+    for name in ("name", "url", *TRIGGER_RULES[trigger_type].accepted):
+        if name in data and data[name] is None:
+            problems.append((name, f"{name} must not be null"))
+    problems += trigger_problems(trigger_type, _given(data))
+    problems += _team_problems(data, team_name)
+    problems += _template_problems(data.get(TEMPLATE_FIELD), template)
+    if problems or parsed is None:
+        raise InvalidRequest(problems)
+    assert isinstance(parsed, WebhookUpdate)
+    return parsed

@@ -1,0 +1,178 @@
+"""What outgoing webhooks and their templates do: create, read, change, delete. No HTTP here."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any
+from urllib.parse import urlsplit
+
+from sqlalchemy import Select, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from watchpost.crypto import SecretBox
+from watchpost.http.errors import NotFound
+from watchpost.webhooks.models import CustomWebhookTemplate, OutgoingWebhook
+from watchpost.webhooks.schemas import (
+    TEMPLATE_FIELD,
+    WebhookCreate,
+    WebhookTemplateInput,
+    WebhookUpdate,
+)
+from watchpost.webhooks.triggers import DEFAULT_HTTP_METHOD, TRIGGER_FIELDS, TRIGGER_RULES
+
+WEBHOOK = "outgoing_webhook"
+TEMPLATE = "custom_webhook_template"
+
+
+# ------------------------------------------------------------------------------ responses
+
+
+def webhook_attributes(webhook: OutgoingWebhook, team_name: str) -> dict[str, Any]:
+    """The spec's four attributes, plus the trigger-dependent ones its trigger_type accepts."""
+    attributes: dict[str, Any] = {
+        "name": webhook.name,
+        "url": webhook.url,
+        "trigger_type": webhook.trigger_type,
+        "team_name": team_name,
+    }
+    for name in TRIGGER_RULES[webhook.trigger_type].accepted:
+        attributes[name] = getattr(webhook, name)
+    return attributes
+
+
+def webhook_relationships(webhook: OutgoingWebhook) -> dict[str, Any]:
+    template = webhook.custom_webhook_template
+    reference = None if template is None else {"id": str(template.id), "type": TEMPLATE}
+    return {"custom_webhook_template": {"data": reference}}
+
+
+def template_attributes(template: CustomWebhookTemplate) -> dict[str, Any]:
+    return {
+        "http_method": template.http_method,
+        "auth_username": template.auth_username,
+        "headers_template": [
+            {"name": header["name"], "value": header["value"]}
+            for header in template.headers_template or []
+        ],
+        "body_template": template.body_template,
+    }
+
+
+def templates_of(webhooks: Iterable[OutgoingWebhook]) -> list[CustomWebhookTemplate]:
+    return [
+        webhook.custom_webhook_template
+        for webhook in webhooks
+        if webhook.custom_webhook_template is not None
+    ]
+
+
+# ------------------------------------------------------------------------------ templates
+
+
+def template_values(webhook: OutgoingWebhook) -> dict[str, Any] | None:
+    """What the PATCH rules need to know of the current template (nothing secret)."""
+    template = webhook.custom_webhook_template
+    if template is None:
+        return None
+    return {"http_method": template.http_method, "body_template": template.body_template}
+
+
+def _apply_template(
+    template: CustomWebhookTemplate, data: WebhookTemplateInput, box: SecretBox, now: datetime
+) -> None:
+    for name in data.model_fields_set:
+        value = getattr(data, name)
+        if name == "auth_password":
+            template.auth_password_encrypted = box.encrypt(value) if value is not None else None
+        elif name == "headers_template":
+            template.headers_template = [header.model_dump() for header in value or []]
+        elif name == "http_method":
+            template.http_method = value or DEFAULT_HTTP_METHOD
+        else:
+            setattr(template, name, value)
+    template.updated_at = now
+
+
+def _new_template(team_id: int, now: datetime) -> CustomWebhookTemplate:
+    return CustomWebhookTemplate(
+        team_id=team_id,
+        http_method=DEFAULT_HTTP_METHOD,
+        headers_template=[],
+        created_at=now,
+        updated_at=now,
+    )
+
+
+# ------------------------------------------------------------------------------- webhooks
+
+
+def _default_name(url: str) -> str:
+    return urlsplit(url).hostname or url
+
+
+async def create_webhook(
+    session: AsyncSession, *, team_id: int, data: WebhookCreate, box: SecretBox, now: datetime
+) -> OutgoingWebhook:
+    """A new webhook; flags its trigger_type does not accept stay false."""
+    webhook = OutgoingWebhook(
+        team_id=team_id,
+        name=data.name if data.name is not None else _default_name(data.url),
+        url=data.url,
+        trigger_type=data.trigger_type,
+        created_at=now,
+        updated_at=now,
+        **{name: bool(getattr(data, name)) for name in TRIGGER_FIELDS},
+    )
+    if data.custom_webhook_template_attributes is not None:
+        template = _new_template(team_id, now)
+        _apply_template(template, data.custom_webhook_template_attributes, box, now)
+        webhook.custom_webhook_template = template
+    session.add(webhook)
+    await session.flush()
+    return webhook
+
+
+def webhooks_of(team_id: int) -> Select[tuple[OutgoingWebhook]]:
+    return select(OutgoingWebhook).where(OutgoingWebhook.team_id == team_id)
+
+
+async def get_webhook(session: AsyncSession, *, team_id: int, webhook_id: int) -> OutgoingWebhook:
+    webhook = await session.scalar(webhooks_of(team_id).where(OutgoingWebhook.id == webhook_id))
+    if webhook is None:
+        raise NotFound(WEBHOOK, webhook_id)
+    return webhook
+
+
+async def update_webhook(
+    session: AsyncSession,
+    *,
+    webhook: OutgoingWebhook,
+    data: WebhookUpdate,
+    sent: set[str],
+    box: SecretBox,
+    now: datetime,
+) -> OutgoingWebhook:
+    """Apply a validated PATCH; a null template removes it, an object creates or changes it."""
+    for name in ("name", "url", *TRIGGER_RULES[webhook.trigger_type].accepted):
+        if name in sent:
+            setattr(webhook, name, getattr(data, name))
+    if TEMPLATE_FIELD in sent:
+        fields = data.custom_webhook_template_attributes
+        if fields is None:
+            webhook.custom_webhook_template = None  # the orphan row is deleted
+        else:
+            template = webhook.custom_webhook_template
+            if template is None:
+                template = _new_template(webhook.team_id, now)
+                webhook.custom_webhook_template = template
+            _apply_template(template, fields, box, now)
+    webhook.updated_at = now
+    await session.flush()
+    return webhook
+
+
+async def delete_webhook(session: AsyncSession, *, webhook: OutgoingWebhook) -> None:
+    """Delete the webhook and, by cascade, its template."""
+    await session.delete(webhook)
+    await session.flush()
