@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from datetime import datetime
 from typing import Any
 
@@ -27,4 +28,7 @@ _FIELDS: dict[str, dict[str, Any]] = {
 
 
 def build_item(resource_type: str, model: Any, *, team_id: int, now: datetime) -> Any:
-    return model(team_id=team_id, created_at=now, updated_at=now, **_FIELDS[resource_type])
+    fields = dict(_FIELDS[resource_type])
+    if resource_type == "Heartbeat":
+        fields["token"] = secrets.token_hex(16)
+    return model(team_id=team_id, created_at=now, updated_at=now, **fields)
