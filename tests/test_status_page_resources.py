@@ -523,3 +523,14 @@ async def test_resource_list_pagination(api: Api) -> None:
     assert [i["attributes"]["public_name"] for i in body["data"]] == ["a", "b"]
     assert "page=3" in body["pagination"]["last"]
     assert body["pagination"]["prev"] is None
+
+
+async def test_openapi_shows_resource_shapes_and_rules(api: Api) -> None:
+    spec = (await api.get("/openapi.json")).json()
+    post = spec["paths"][f"{PAGES}/{{status_page_id}}/resources"]["post"]
+    schema = post["requestBody"]["content"]["application/json"]["schema"]
+    assert "$ref" not in str(schema)  # nested rule models are inlined
+    assert "mark_as_down_metadata_rule" in schema["properties"]
+    for resource_type in RESOURCE_TYPES:
+        assert resource_type in post["description"]
+    assert "201" in post["responses"] and "422" in post["responses"]

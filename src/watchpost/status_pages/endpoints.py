@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 from fastapi import APIRouter
 from fastapi.responses import Response
+from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.http.body import JsonObject, parse
@@ -34,6 +36,24 @@ router = APIRouter(prefix="/api/v2/status-pages", tags=["status pages"])
 READ_ERRORS = error_responses(401, 404)
 WRITE_ERRORS = error_responses(400, 401, 404, 415, 422)
 LIST_ERRORS = error_responses(401, 404, 422)
+
+
+def _inline(node: Any, defs: dict[str, Any]) -> Any:
+    if isinstance(node, dict):
+        if "$ref" in node:
+            return _inline(defs[node["$ref"].rsplit("/", 1)[1]], defs)
+        return {key: _inline(value, defs) for key, value in node.items() if key != "$defs"}
+    if isinstance(node, list):
+        return [_inline(item, defs) for item in node]
+    return node
+
+
+def _body(model: type[BaseModel], *, required: bool = True) -> dict[str, Any]:
+    """request_body() with nested models inlined: its refs would name absent components."""
+    extra = request_body(model, required=required)
+    content = extra["requestBody"]["content"]["application/json"]
+    content["schema"] = _inline(content["schema"], content["schema"].get("$defs", {}))
+    return extra
 
 
 async def _page(db: AsyncSession, page: StatusPage, caller: Caller, now: datetime) -> Resource:
@@ -75,7 +95,7 @@ async def _resources(
     description="`subdomain` is required and unique across the installation; `password` is "
     "write-only and required when `password_enabled` is true.",
     responses={201: {"model": SingleDoc[PageAttributes]}, **WRITE_ERRORS},
-    openapi_extra=request_body(PageCreate),
+    openapi_extra=_body(PageCreate),
 )
 async def create_page(body: JsonObject, caller: Caller, ctx: Context, db: WriteDb) -> Response:
     data = parse(PageCreate, body)
@@ -122,7 +142,7 @@ async def get_page(status_page_id: str, caller: Caller, ctx: Context, db: ReadDb
     "/{status_page_id}",
     summary="Update a status page",
     responses={200: {"model": SingleDoc[PageAttributes]}, **WRITE_ERRORS},
-    openapi_extra=request_body(PageUpdate),
+    openapi_extra=_body(PageUpdate),
 )
 async def update_page(
     status_page_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
@@ -163,7 +183,7 @@ async def delete_page(status_page_id: str, caller: Caller, db: WriteDb) -> Respo
     description="`position` is zero-based; omitted appends; an occupied position shifts the "
     "sections at and after it down, except fixed-position ones.",
     responses={201: {"model": SingleDoc[SectionAttributes]}, **WRITE_ERRORS},
-    openapi_extra=request_body(SectionCreate),
+    openapi_extra=_body(SectionCreate),
 )
 async def create_section(
     status_page_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
@@ -214,7 +234,7 @@ async def get_section(status_page_id: str, section_id: str, caller: Caller, db: 
     "/{status_page_id}/sections/{section_id}",
     summary="Update or move a status page section",
     responses={200: {"model": SingleDoc[SectionAttributes]}, **WRITE_ERRORS},
-    openapi_extra=request_body(SectionUpdate),
+    openapi_extra=_body(SectionUpdate),
 )
 async def update_section(
     status_page_id: str,
@@ -275,7 +295,7 @@ async def delete_section(
         + rules_markdown()
     ),
     responses={201: {"model": SingleDoc[ResourceAttributes]}, **WRITE_ERRORS},
-    openapi_extra=request_body(ResourceFields, required=False),
+    openapi_extra=_body(ResourceFields, required=False),
 )
 async def create_resource(
     status_page_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
@@ -342,7 +362,7 @@ async def get_resource(
     description="A new `status_page_section_id` and/or `position` moves the resource; both "
     "sections stay contiguous. The same rules as on create apply to the result.",
     responses={200: {"model": SingleDoc[ResourceAttributes]}, **WRITE_ERRORS},
-    openapi_extra=request_body(ResourceFields),
+    openapi_extra=_body(ResourceFields),
 )
 async def update_resource(
     status_page_id: str,
