@@ -203,3 +203,29 @@ async def outgoing_webhook(api: Api) -> str:
         "/api/v2/outgoing-webhooks",
         {"url": "https://example.com/hook", "trigger_type": "incident_change"},
     )
+
+
+async def _status_page(api: Api) -> str:
+    return await _created_url(
+        api, "/api/v2/status-pages", {"subdomain": unique_name("page").replace("_", "-").lower()}
+    )
+
+
+@register("/api/v2/status-pages/{status_page_id}", change={"company_name": "Renamed Ltd"})
+async def status_page(api: Api) -> str:
+    return await _status_page(api)
+
+
+@register("/api/v2/status-pages/{status_page_id}/sections/{section_id}", change={"name": "Renamed"})
+async def status_page_section(api: Api) -> str:
+    page = await _status_page(api)
+    return await _created_url(api, f"{page}/sections", {"name": "Services"})
+
+
+@register(
+    "/api/v2/status-pages/{status_page_id}/resources/{resource_id}",
+    change={"public_name": "Renamed item"},
+)
+async def status_page_resource(api: Api) -> str:
+    page = await _status_page(api)
+    return await _created_url(api, f"{page}/resources", {"public_name": "Office Wi-Fi"})

@@ -18,7 +18,7 @@ from tests.support import Api
 from watchpost.app import create_app
 from watchpost.settings import Settings
 
-MISSING_ID = "987654321"
+MISSING_ID = 987654321
 
 
 def _object_routes(folder: Path) -> list[str]:
@@ -44,17 +44,29 @@ def _body(kind_route: str, method: str, suffix: str) -> Any:
     return kind.bodies.get(f"{method} {suffix}".rstrip(), {})
 
 
-def _missing(url: str) -> str:
-    """The same URL with the object's own (last) id replaced by one that never existed."""
-    head, _, tail = url.rpartition("/")
-    return f"{head}/{MISSING_ID}" if tail.isdigit() else url
+def _missing(url: str) -> tuple[str, dict[str, str]]:
+    """The URL with every id replaced by one that never existed, and the ids swapped.
+
+    Another team must get exactly what it would get for objects that do not exist at all,
+    wherever in a nested URL the lookup stops.
+    """
+    swapped: dict[str, str] = {}
+    parts = url.split("/")
+    for index, part in enumerate(parts):
+        if part.isdigit():
+            never = str(MISSING_ID + len(swapped))
+            swapped[never] = part
+            parts[index] = never
+    return "/".join(parts), swapped
 
 
-def _same_as_missing(response: httpx.Response, missing: httpx.Response, url: str) -> bool:
-    object_id = url.rpartition("/")[2]
-    return response.status_code == missing.status_code and response.text == missing.text.replace(
-        MISSING_ID, object_id
-    )
+def _same_as_missing(
+    response: httpx.Response, missing: httpx.Response, swapped: dict[str, str]
+) -> bool:
+    expected = missing.text
+    for never, real in swapped.items():
+        expected = expected.replace(never, real)
+    return response.status_code == missing.status_code and response.text == expected
 
 
 @pytest.mark.parametrize("route", sorted(OBJECTS))
@@ -80,15 +92,15 @@ async def test_other_teams_get_404_and_change_nothing(
         response = await other_api.client.request(
             endpoint.method, target, json=body, headers=other_api.headers
         )
-        missing_url = _missing(url) + suffix
-        missing = await api.client.request(
-            endpoint.method, missing_url, json=body, headers=api.headers
+        missing_url, swapped = _missing(url)
+        missing = await other_api.client.request(
+            endpoint.method, missing_url + suffix, json=body, headers=other_api.headers
         )
         label = f"{endpoint.method} {endpoint.path}"
         expected = (404,) if endpoint.method in ("GET", "PATCH", "DELETE") else (404, 422)
         if response.status_code not in expected:
             misses.append(f"{label}: {response.status_code} {response.text}")
-        elif not _same_as_missing(response, missing, url):
+        elif not _same_as_missing(response, missing, swapped):
             misses.append(
                 f"{label}: {response.text} differs from a missing object's {missing.text}"
             )

@@ -14,6 +14,7 @@ API_DOMAINS = (
     "heartbeats",
     "monitors",
     "sources",
+    "status_pages",
     "webhooks",
 )
 

@@ -12,6 +12,7 @@ MODEL_DOMAINS = (
     "heartbeats",
     "monitors",
     "sources",
+    "status_pages",
     "teams",
     "webhooks",
 )

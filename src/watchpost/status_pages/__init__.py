@@ -1,0 +1,1 @@
+"""Status pages, their sections and the resources shown on them."""

@@ -1,0 +1,390 @@
+"""Routes of /api/v2/status-pages, its /sections and its /resources."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from fastapi import APIRouter
+from fastapi.responses import Response
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from watchpost.http.body import JsonObject, parse
+from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
+from watchpost.http.envelope import Resource, listing, no_content, resource, single
+from watchpost.http.errors import error_responses, object_id
+from watchpost.http.openapi import ListDoc, SingleDoc, request_body
+from watchpost.http.pagination import Paging, paginate
+from watchpost.status_pages import service
+from watchpost.status_pages.kinds import rules_markdown
+from watchpost.status_pages.models import StatusPage, StatusPageResource, StatusPageSection
+from watchpost.status_pages.schemas import (
+    PageAttributes,
+    PageCreate,
+    PageUpdate,
+    ResourceAttributes,
+    ResourceFields,
+    SectionAttributes,
+    SectionCreate,
+    SectionUpdate,
+)
+
+router = APIRouter(prefix="/api/v2/status-pages", tags=["status pages"])
+
+READ_ERRORS = error_responses(401, 404)
+WRITE_ERRORS = error_responses(400, 401, 404, 415, 422)
+LIST_ERRORS = error_responses(401, 404, 422)
+
+
+async def _page(db: AsyncSession, page: StatusPage, caller: Caller, now: datetime) -> Resource:
+    state = await service.page_state(db, page=page, now=now)
+    return resource(
+        service.PAGE,
+        page.id,
+        service.page_attributes(page, team_name=caller.team_name, state=state),
+    )
+
+
+def _section(section: StatusPageSection) -> Resource:
+    return resource(service.SECTION, section.id, service.section_attributes(section))
+
+
+async def _resources(
+    db: AsyncSession, page: StatusPage, rows: Sequence[StatusPageResource], now: datetime
+) -> list[Resource]:
+    targets = await service.load_targets(db, rows)
+    return [
+        resource(
+            service.RESOURCE,
+            row.id,
+            service.resource_attributes(
+                row, page=page, target=targets.get((row.resource_type, row.resource_id)), now=now
+            ),
+        )
+        for row in rows
+    ]
+
+
+# ---------------------------------------------------------------------------- pages
+
+
+@router.post(
+    "",
+    status_code=201,
+    summary="Create a status page",
+    description="`subdomain` is required and unique across the installation; `password` is "
+    "write-only and required when `password_enabled` is true.",
+    responses={201: {"model": SingleDoc[PageAttributes]}, **WRITE_ERRORS},
+    openapi_extra=request_body(PageCreate),
+)
+async def create_page(body: JsonObject, caller: Caller, ctx: Context, db: WriteDb) -> Response:
+    data = parse(PageCreate, body)
+    now = ctx.clock.now()
+    async with db.begin():
+        page = await service.create_page(
+            db,
+            team_id=caller.team_id,
+            team_name=caller.team_name,
+            data=data,
+            box=ctx.box,
+            now=now,
+        )
+        item = await _page(db, page, caller, now)
+    return single(item, status=201)
+
+
+@router.get(
+    "",
+    summary="List status pages",
+    responses={200: {"model": ListDoc[PageAttributes]}, **error_responses(401, 422)},
+)
+async def list_pages(caller: Caller, ctx: Context, db: ReadDb, paging: Paging) -> Response:
+    rows, links = await paginate(
+        db, service.pages_of(caller.team_id), paging, order_by=StatusPage.id
+    )
+    now = ctx.clock.now()
+    return listing([await _page(db, row, caller, now) for row in rows], links)
+
+
+@router.get(
+    "/{status_page_id}",
+    summary="Get a status page",
+    responses={200: {"model": SingleDoc[PageAttributes]}, **READ_ERRORS},
+)
+async def get_page(status_page_id: str, caller: Caller, ctx: Context, db: ReadDb) -> Response:
+    page = await service.get_page(
+        db, team_id=caller.team_id, page_id=object_id(status_page_id, service.PAGE)
+    )
+    return single(await _page(db, page, caller, ctx.clock.now()))
+
+
+@router.patch(
+    "/{status_page_id}",
+    summary="Update a status page",
+    responses={200: {"model": SingleDoc[PageAttributes]}, **WRITE_ERRORS},
+    openapi_extra=request_body(PageUpdate),
+)
+async def update_page(
+    status_page_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
+) -> Response:
+    pid = object_id(status_page_id, service.PAGE)
+    data = parse(PageUpdate, body)
+    now = ctx.clock.now()
+    async with db.begin():
+        page = await service.get_page(db, team_id=caller.team_id, page_id=pid, lock=True)
+        await service.update_page(
+            db, page=page, data=data, sent=set(data.model_fields_set), box=ctx.box, now=now
+        )
+        item = await _page(db, page, caller, now)
+    return single(item)
+
+
+@router.delete(
+    "/{status_page_id}",
+    status_code=204,
+    summary="Delete a status page, its sections and resources",
+    responses=READ_ERRORS,
+)
+async def delete_page(status_page_id: str, caller: Caller, db: WriteDb) -> Response:
+    pid = object_id(status_page_id, service.PAGE)
+    async with db.begin():
+        page = await service.get_page(db, team_id=caller.team_id, page_id=pid, lock=True)
+        await service.delete_page(db, page=page)
+    return no_content()
+
+
+# ------------------------------------------------------------------------- sections
+
+
+@router.post(
+    "/{status_page_id}/sections",
+    status_code=201,
+    summary="Create a status page section",
+    description="`position` is zero-based; omitted appends; an occupied position shifts the "
+    "sections at and after it down, except fixed-position ones.",
+    responses={201: {"model": SingleDoc[SectionAttributes]}, **WRITE_ERRORS},
+    openapi_extra=request_body(SectionCreate),
+)
+async def create_section(
+    status_page_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
+) -> Response:
+    pid = object_id(status_page_id, service.PAGE)
+    async with db.begin():
+        page = await service.get_page(db, team_id=caller.team_id, page_id=pid, lock=True)
+        data = parse(SectionCreate, body)
+        section = await service.create_section(db, page=page, data=data, now=ctx.clock.now())
+    return single(_section(section), status=201)
+
+
+@router.get(
+    "/{status_page_id}/sections",
+    summary="List a status page's sections",
+    responses={200: {"model": ListDoc[SectionAttributes]}, **LIST_ERRORS},
+)
+async def list_sections(
+    status_page_id: str, caller: Caller, db: ReadDb, paging: Paging
+) -> Response:
+    pid = object_id(status_page_id, service.PAGE)
+    await service.get_page(db, team_id=caller.team_id, page_id=pid)
+    rows, links = await paginate(
+        db,
+        service.sections_of(team_id=caller.team_id, page_id=pid),
+        paging,
+        order_by=StatusPageSection.position,
+    )
+    return listing((_section(row) for row in rows), links)
+
+
+@router.get(
+    "/{status_page_id}/sections/{section_id}",
+    summary="Get a status page section",
+    responses={200: {"model": SingleDoc[SectionAttributes]}, **READ_ERRORS},
+)
+async def get_section(status_page_id: str, section_id: str, caller: Caller, db: ReadDb) -> Response:
+    section = await service.get_section(
+        db,
+        team_id=caller.team_id,
+        page_id=object_id(status_page_id, service.PAGE),
+        section_id=object_id(section_id, service.SECTION),
+    )
+    return single(_section(section))
+
+
+@router.patch(
+    "/{status_page_id}/sections/{section_id}",
+    summary="Update or move a status page section",
+    responses={200: {"model": SingleDoc[SectionAttributes]}, **WRITE_ERRORS},
+    openapi_extra=request_body(SectionUpdate),
+)
+async def update_section(
+    status_page_id: str,
+    section_id: str,
+    body: JsonObject,
+    caller: Caller,
+    ctx: Context,
+    db: WriteDb,
+) -> Response:
+    pid = object_id(status_page_id, service.PAGE)
+    sid = object_id(section_id, service.SECTION)
+    async with db.begin():
+        page = await service.get_page(db, team_id=caller.team_id, page_id=pid, lock=True)
+        section = await service.get_section(db, team_id=caller.team_id, page_id=pid, section_id=sid)
+        data = parse(SectionUpdate, body)
+        await service.update_section(
+            db,
+            page=page,
+            section=section,
+            data=data,
+            sent=set(data.model_fields_set),
+            now=ctx.clock.now(),
+        )
+    return single(_section(section))
+
+
+@router.delete(
+    "/{status_page_id}/sections/{section_id}",
+    status_code=204,
+    summary="Delete an empty status page section",
+    description="A section that still holds resources is a 422: move or delete them first.",
+    responses=error_responses(401, 404, 422),
+)
+async def delete_section(
+    status_page_id: str, section_id: str, caller: Caller, db: WriteDb
+) -> Response:
+    pid = object_id(status_page_id, service.PAGE)
+    sid = object_id(section_id, service.SECTION)
+    async with db.begin():
+        page = await service.get_page(db, team_id=caller.team_id, page_id=pid, lock=True)
+        section = await service.get_section(db, team_id=caller.team_id, page_id=pid, section_id=sid)
+        await service.delete_section(db, page=page, section=section)
+    return no_content()
+
+
+# ------------------------------------------------------------------------ resources
+
+
+@router.post(
+    "/{status_page_id}/resources",
+    status_code=201,
+    summary="Create a status page resource",
+    description=(
+        "Every attribute is optional. Without `status_page_section_id` the resource goes to "
+        "the page's first section (created when the page has none); without `position` it "
+        "is appended; an occupied position shifts the resources at and below it down, "
+        "except fixed-position ones. `widget_type` takes preference over `history`.\n\n"
+        + rules_markdown()
+    ),
+    responses={201: {"model": SingleDoc[ResourceAttributes]}, **WRITE_ERRORS},
+    openapi_extra=request_body(ResourceFields, required=False),
+)
+async def create_resource(
+    status_page_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
+) -> Response:
+    pid = object_id(status_page_id, service.PAGE)
+    now = ctx.clock.now()
+    async with db.begin():
+        page = await service.get_page(db, team_id=caller.team_id, page_id=pid, lock=True)
+        data = parse(ResourceFields, body)
+        created = await service.create_resource(
+            db,
+            page=page,
+            team_name=caller.team_name,
+            data=data,
+            sent=set(data.model_fields_set),
+            now=now,
+        )
+        (item,) = await _resources(db, page, [created], now)
+    return single(item, status=201)
+
+
+@router.get(
+    "/{status_page_id}/resources",
+    summary="List a status page's resources",
+    responses={200: {"model": ListDoc[ResourceAttributes]}, **LIST_ERRORS},
+)
+async def list_resources(
+    status_page_id: str, caller: Caller, ctx: Context, db: ReadDb, paging: Paging
+) -> Response:
+    pid = object_id(status_page_id, service.PAGE)
+    page = await service.get_page(db, team_id=caller.team_id, page_id=pid)
+    rows, links = await paginate(
+        db,
+        service.resources_of(team_id=caller.team_id, page_id=pid),
+        paging,
+        order_by=StatusPageResource.id,
+    )
+    return listing(await _resources(db, page, rows, ctx.clock.now()), links)
+
+
+@router.get(
+    "/{status_page_id}/resources/{resource_id}",
+    summary="Get a status page resource",
+    responses={200: {"model": SingleDoc[ResourceAttributes]}, **READ_ERRORS},
+)
+async def get_resource(
+    status_page_id: str, resource_id: str, caller: Caller, ctx: Context, db: ReadDb
+) -> Response:
+    pid = object_id(status_page_id, service.PAGE)
+    page = await service.get_page(db, team_id=caller.team_id, page_id=pid)
+    row = await service.get_resource(
+        db,
+        team_id=caller.team_id,
+        page_id=pid,
+        resource_id=object_id(resource_id, service.RESOURCE),
+    )
+    (item,) = await _resources(db, page, [row], ctx.clock.now())
+    return single(item)
+
+
+@router.patch(
+    "/{status_page_id}/resources/{resource_id}",
+    summary="Update or move a status page resource",
+    description="A new `status_page_section_id` and/or `position` moves the resource; both "
+    "sections stay contiguous. The same rules as on create apply to the result.",
+    responses={200: {"model": SingleDoc[ResourceAttributes]}, **WRITE_ERRORS},
+    openapi_extra=request_body(ResourceFields),
+)
+async def update_resource(
+    status_page_id: str,
+    resource_id: str,
+    body: JsonObject,
+    caller: Caller,
+    ctx: Context,
+    db: WriteDb,
+) -> Response:
+    pid = object_id(status_page_id, service.PAGE)
+    rid = object_id(resource_id, service.RESOURCE)
+    now = ctx.clock.now()
+    async with db.begin():
+        page = await service.get_page(db, team_id=caller.team_id, page_id=pid, lock=True)
+        row = await service.get_resource(db, team_id=caller.team_id, page_id=pid, resource_id=rid)
+        data = parse(ResourceFields, body)
+        await service.update_resource(
+            db,
+            page=page,
+            team_name=caller.team_name,
+            resource=row,
+            data=data,
+            sent=set(data.model_fields_set),
+            now=now,
+        )
+        (item,) = await _resources(db, page, [row], now)
+    return single(item)
+
+
+@router.delete(
+    "/{status_page_id}/resources/{resource_id}",
+    status_code=204,
+    summary="Delete a status page resource",
+    responses=READ_ERRORS,
+)
+async def delete_resource(
+    status_page_id: str, resource_id: str, caller: Caller, db: WriteDb
+) -> Response:
+    pid = object_id(status_page_id, service.PAGE)
+    rid = object_id(resource_id, service.RESOURCE)
+    async with db.begin():
+        await service.get_page(db, team_id=caller.team_id, page_id=pid, lock=True)
+        row = await service.get_resource(db, team_id=caller.team_id, page_id=pid, resource_id=rid)
+        await service.delete_resource(db, resource=row)
+    return no_content()

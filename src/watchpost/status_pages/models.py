@@ -1,0 +1,73 @@
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import JSON, Boolean, ForeignKey, Integer, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from watchpost.db.base import Base, IdMixin, IdType, TeamOwnedMixin, TimestampMixin
+
+
+class StatusPage(IdMixin, TeamOwnedMixin, TimestampMixin, Base):
+    """A public status page. `subdomain` and `custom_domain` are unique installation-wide."""
+
+    __tablename__ = "status_pages"
+
+    company_name: Mapped[str] = mapped_column(String(255))
+    company_url: Mapped[str | None] = mapped_column(Text, default=None)
+    contact_url: Mapped[str | None] = mapped_column(Text, default=None)
+    logo_url: Mapped[str | None] = mapped_column(Text, default=None)
+    timezone: Mapped[str] = mapped_column(String(64))
+    subdomain: Mapped[str] = mapped_column(String(63), unique=True)
+    custom_domain: Mapped[str | None] = mapped_column(String(255), unique=True, default=None)
+    history: Mapped[int] = mapped_column(Integer)
+    min_incident_length: Mapped[int] = mapped_column(Integer)
+    announcement: Mapped[str | None] = mapped_column(Text, default=None)
+    password_enabled: Mapped[bool] = mapped_column(Boolean, default=False)
+    password_encrypted: Mapped[str | None] = mapped_column(Text, default=None)
+    hide_from_search_engines: Mapped[bool] = mapped_column(Boolean, default=False)
+    theme: Mapped[str] = mapped_column(String(16))
+    layout: Mapped[str] = mapped_column(String(16))
+    design: Mapped[str] = mapped_column(String(16))
+    navigation_links: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
+
+
+class StatusPageSection(IdMixin, TeamOwnedMixin, TimestampMixin, Base):
+    """A group of resources on a page; positions are contiguous from 0 within the page."""
+
+    __tablename__ = "status_page_sections"
+
+    status_page_id: Mapped[int] = mapped_column(
+        IdType, ForeignKey("status_pages.id", ondelete="CASCADE"), index=True
+    )
+    name: Mapped[str] = mapped_column(String(255), default="")
+    position: Mapped[int] = mapped_column(Integer)
+    fixed_position: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class StatusPageResource(IdMixin, TeamOwnedMixin, TimestampMixin, Base):
+    """One item shown on a page. `resource_id` names a row of the table that RESOURCE_KINDS
+    maps `resource_type` to (null for ManuallyTrackedItem); metadata rules are JSON
+    {"key", "values": [{"type", ...}]} as resolved at write time."""
+
+    __tablename__ = "status_page_resources"
+
+    status_page_id: Mapped[int] = mapped_column(
+        IdType, ForeignKey("status_pages.id", ondelete="CASCADE"), index=True
+    )
+    status_page_section_id: Mapped[int] = mapped_column(
+        IdType, ForeignKey("status_page_sections.id", ondelete="CASCADE"), index=True
+    )
+    resource_type: Mapped[str] = mapped_column(String(32))
+    resource_id: Mapped[int | None] = mapped_column(IdType, default=None)
+    public_name: Mapped[str | None] = mapped_column(String(255), default=None)
+    explanation: Mapped[str] = mapped_column(Text, default="")
+    widget_type: Mapped[str] = mapped_column(String(32))
+    position: Mapped[int] = mapped_column(Integer)
+    fixed_position: Mapped[bool] = mapped_column(Boolean, default=False)
+    mark_as_down_for: Mapped[str] = mapped_column(String(32))
+    mark_as_down_metadata_rule: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+    mark_as_degraded_for: Mapped[str] = mapped_column(String(32))
+    mark_as_degraded_metadata_rule: Mapped[dict[str, Any] | None] = mapped_column(
+        JSON, default=None
+    )
