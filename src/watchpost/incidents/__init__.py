@@ -1,0 +1,1 @@
+"""Incidents: opened by failing checks (or by people), acknowledged, resolved; with a timeline."""

@@ -1,0 +1,69 @@
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, Boolean, ForeignKey, Index, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from watchpost.db.base import Base, IdMixin, IdType, TeamOwnedMixin, TimestampMixin, UTCDateTime
+
+
+class Incident(IdMixin, TeamOwnedMixin, TimestampMixin, Base):
+    """Something is (or was) wrong with a monitor, heartbeat or collector target, or a
+    person reported it (`manual`). Open while `resolved_at` is null.
+
+    The object it belongs to may be deleted later; the incident stays, as history, with
+    the reference set to null.
+    """
+
+    __tablename__ = "incidents"
+    __table_args__ = (
+        Index("ix_incidents_team_id_id", "team_id", "id"),
+        Index("ix_incidents_monitor_id_resolved_at", "monitor_id", "resolved_at"),
+        Index("ix_incidents_heartbeat_id_resolved_at", "heartbeat_id", "resolved_at"),
+        Index("ix_incidents_collector_target_id_resolved_at", "collector_target_id", "resolved_at"),
+    )
+
+    name: Mapped[str] = mapped_column(String(255))
+    cause: Mapped[str] = mapped_column(Text)
+    monitor_id: Mapped[int | None] = mapped_column(
+        IdType, ForeignKey("monitors.id", ondelete="SET NULL"), default=None
+    )
+    heartbeat_id: Mapped[int | None] = mapped_column(
+        IdType, ForeignKey("heartbeats.id", ondelete="SET NULL"), default=None
+    )
+    collector_target_id: Mapped[int | None] = mapped_column(
+        IdType, ForeignKey("collector_targets.id", ondelete="SET NULL"), default=None
+    )
+    manual: Mapped[bool] = mapped_column(Boolean, default=False)
+    metadata_: Mapped[dict[str, Any]] = mapped_column("metadata", JSON, default=dict)
+    """Key → list of values, matched by status page metadata rules."""
+    started_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    acknowledged_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+    acknowledged_by: Mapped[str | None] = mapped_column(String(320), default=None)
+    resolved_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+    resolved_by: Mapped[str | None] = mapped_column(String(320), default=None)
+
+    @property
+    def status(self) -> str:
+        if self.resolved_at is not None:
+            return "resolved"
+        if self.acknowledged_at is not None:
+            return "acknowledged"
+        return "started"
+
+
+class IncidentEvent(IdMixin, Base):
+    """One line of an incident's timeline."""
+
+    __tablename__ = "incident_events"
+
+    incident_id: Mapped[int] = mapped_column(
+        IdType, ForeignKey("incidents.id", ondelete="CASCADE"), index=True
+    )
+    at: Mapped[datetime] = mapped_column(UTCDateTime())
+    kind: Mapped[str] = mapped_column(String(32))
+    """started, acknowledged, resolved, reopened, comment, check_failed, check_recovered."""
+    text: Mapped[str] = mapped_column(Text)
+    by: Mapped[str | None] = mapped_column(String(320), default=None)
