@@ -112,7 +112,12 @@ async def test_acknowledge_then_resolve(api: Api, clock: FrozenClock) -> None:
             "text": "Acknowledged by bob@example.com",
             "by": "bob@example.com",
         },
-        {"at": resolved, "kind": "resolved", "text": "Resolved by Carol Smith", "by": "Carol Smith"},
+        {
+            "at": resolved,
+            "kind": "resolved",
+            "text": "Resolved by Carol Smith",
+            "by": "Carol Smith",
+        },
     ]
 
 
@@ -221,7 +226,9 @@ async def test_delete(api: Api) -> None:
     for path in (f"{URL}/{gone}", f"{URL}/{gone}/timeline"):
         missing = await api.get(path)
         assert missing.status_code == 404
-        assert missing.json() == {"errors": f"Resource type incident with id = {gone} was not found"}
+        assert missing.json() == {
+            "errors": f"Resource type incident with id = {gone} was not found"
+        }
     assert (await api.delete(f"{URL}/{gone}")).status_code == 404
     assert await ids(api) == [kept]
     # the monitor is untouched and may get a new incident
@@ -238,9 +245,7 @@ async def test_unknown_and_malformed_ids_are_404(api: Api) -> None:
             ("POST", "/resolve"),
             ("GET", "/timeline"),
         ):
-            response = await api.client.request(
-                method, f"{URL}/{raw}{suffix}", headers=api.headers
-            )
+            response = await api.client.request(method, f"{URL}/{raw}{suffix}", headers=api.headers)
             assert response.status_code == 404, (method, raw, suffix)
             assert response.json() == {
                 "errors": f"Resource type incident with id = {raw} was not found"
@@ -267,7 +272,9 @@ async def test_pagination(api: Api) -> None:
         body = (await api.get(f"{URL}?resolved=false&per_page=2&page={page}")).json()
         seen += [item["id"] for item in body["data"]]
         links = body["pagination"]
-        assert links["last"] == "http://testserver/api/v2/incidents?resolved=false&page=3&per_page=2"
+        assert (
+            links["last"] == "http://testserver/api/v2/incidents?resolved=false&page=3&per_page=2"
+        )
         assert (links["next"] is None) == (page == 3)
     assert seen == created
     _, fields = errors(await api.get(f"{URL}?page=0&per_page=x"))
@@ -298,9 +305,7 @@ async def test_other_teams_see_nothing_and_change_nothing(
     assert data(await api.get(f"{URL}/{incident_id}")) == before
     assert await timeline(api, incident_id) == items
     # the other team cannot report against acme's monitor either
-    response = await other_api.post(
-        URL, {"name": "x", "summary": "y", "monitor_id": monitor_id}
-    )
+    response = await other_api.post(URL, {"name": "x", "summary": "y", "monitor_id": monitor_id})
     _, fields = errors(response)
     assert fields == ["monitor_id"]
     assert await ids(api) == [incident_id]
