@@ -229,3 +229,25 @@ async def status_page_section(api: Api) -> str:
 async def status_page_resource(api: Api) -> str:
     page = await _status_page(api)
     return await _created_url(api, f"{page}/resources", {"public_name": "Office Wi-Fi"})
+
+
+@register(
+    "/api/v2/incidents/{incident_id}",
+    change={},
+    bodies={
+        "POST /acknowledge": {"acknowledged_by": "intruder@example.com"},
+        "POST /resolve": {"resolved_by": "intruder@example.com"},
+    },
+)
+async def incident(api: Api) -> str:
+    monitor_url = await monitor(api)
+    return await _created_url(
+        api,
+        "/api/v2/incidents",
+        {
+            "name": "Checkout down",
+            "summary": "Reported by hand",
+            "monitor_id": int(monitor_url.rsplit("/", 1)[1]),
+            "metadata": {"region": ["eu"]},
+        },
+    )

@@ -12,6 +12,7 @@ from watchpost.http.deps import current_principal
 API_DOMAINS = (
     "collectors",
     "heartbeats",
+    "incidents",
     "monitors",
     "sources",
     "status_pages",

@@ -6,13 +6,18 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Select, delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.http.errors import Conflict, NotFound
+from watchpost.clock import isoformat_ms
+from watchpost.heartbeats.models import Heartbeat
+from watchpost.http.errors import Conflict, InvalidRequest, NotFound
 from watchpost.incidents.models import Incident, IncidentEvent
+from watchpost.incidents.schemas import IncidentCreate, IncidentFilters
+from watchpost.monitors.models import Monitor
 
 INCIDENT = "incident"
+TIMELINE_ITEM = "incident_timeline_item"
 AUTOMATIC = "Watchpost"
 """Who acknowledged or resolved, when nobody did by hand."""
 
@@ -146,3 +151,127 @@ async def timeline(session: AsyncSession, *, incident: Incident) -> Sequence[Inc
             .order_by(IncidentEvent.at, IncidentEvent.id)
         )
     ).all()
+
+
+# ------------------------------------------------------------------------------- the API
+
+
+def _iso(value: datetime | None) -> str | None:
+    return isoformat_ms(value) if value is not None else None
+
+
+def incident_attributes(incident: Incident, team_name: str) -> dict[str, Any]:
+    return {
+        "name": incident.name,
+        "cause": incident.cause,
+        "status": incident.status,
+        "started_at": isoformat_ms(incident.started_at),
+        "acknowledged_at": _iso(incident.acknowledged_at),
+        "acknowledged_by": incident.acknowledged_by,
+        "resolved_at": _iso(incident.resolved_at),
+        "resolved_by": incident.resolved_by,
+        "monitor_id": incident.monitor_id,
+        "heartbeat_id": incident.heartbeat_id,
+        "collector_target_id": incident.collector_target_id,
+        "manual": incident.manual,
+        "metadata": incident.metadata_,
+        "team_name": team_name,
+        "created_at": isoformat_ms(incident.created_at),
+        "updated_at": isoformat_ms(incident.updated_at),
+    }
+
+
+def timeline_item_attributes(event: IncidentEvent) -> dict[str, Any]:
+    return {"at": isoformat_ms(event.at), "kind": event.kind, "text": event.text, "by": event.by}
+
+
+def incidents_of(team_id: int, filters: IncidentFilters | None = None) -> Select[tuple[Incident]]:
+    """The team's incidents matching every given filter."""
+    stmt = select(Incident).where(Incident.team_id == team_id)
+    if filters is None:
+        return stmt
+    if filters.monitor_id is not None:
+        stmt = stmt.where(Incident.monitor_id == filters.monitor_id)
+    if filters.heartbeat_id is not None:
+        stmt = stmt.where(Incident.heartbeat_id == filters.heartbeat_id)
+    if filters.resolved is not None:
+        resolved_at = Incident.resolved_at
+        stmt = stmt.where(resolved_at.is_not(None) if filters.resolved else resolved_at.is_(None))
+    if filters.acknowledged is not None:
+        acked_at = Incident.acknowledged_at
+        stmt = stmt.where(acked_at.is_not(None) if filters.acknowledged else acked_at.is_(None))
+    if filters.started_from is not None:
+        stmt = stmt.where(Incident.started_at >= filters.started_from)
+    if filters.started_before is not None:
+        stmt = stmt.where(Incident.started_at < filters.started_before)
+    return stmt
+
+
+def timeline_of(incident: Incident) -> Select[tuple[IncidentEvent]]:
+    """The incident's timeline items, oldest first (paginate adds the id tie-break)."""
+    return (
+        select(IncidentEvent)
+        .where(IncidentEvent.incident_id == incident.id)
+        .order_by(IncidentEvent.at)
+    )
+
+
+async def _subject_problems(
+    session: AsyncSession, *, team_id: int, data: IncidentCreate
+) -> list[tuple[str | None, str]]:
+    problems: list[tuple[str | None, str]] = []
+    checks: tuple[tuple[str, int | None, Any], ...] = (
+        ("monitor_id", data.monitor_id, Monitor),
+        ("heartbeat_id", data.heartbeat_id, Heartbeat),
+    )
+    for field, wanted, model in checks:
+        if wanted is None:
+            continue
+        found = await session.scalar(
+            select(model.id).where(model.team_id == team_id, model.id == wanted)
+        )
+        if found is None:
+            noun = field.removesuffix("_id")
+            problems.append((field, f"{field} {wanted} does not name a {noun} of this team"))
+    if data.monitor_id is not None and data.heartbeat_id is not None:
+        message = "give either monitor_id or heartbeat_id, not both"
+        problems += [("monitor_id", message), ("heartbeat_id", message)]
+    return problems
+
+
+async def report_incident(
+    session: AsyncSession, *, team_id: int, team_name: str, data: IncidentCreate, now: datetime
+) -> Incident:
+    """A manually reported incident; 409 when its monitor or heartbeat already has one open."""
+    problems = await _subject_problems(session, team_id=team_id, data=data)
+    if problems:
+        raise InvalidRequest(problems)
+    if data.monitor_id is not None or data.heartbeat_id is not None:
+        current = await open_incident_for(
+            session, monitor_id=data.monitor_id, heartbeat_id=data.heartbeat_id
+        )
+        if current is not None:
+            subject = "monitor" if data.monitor_id is not None else "heartbeat"
+            raise Conflict(
+                f"The {subject} already has an open incident (id = {current.id}); "
+                "acknowledge or resolve that one"
+            )
+    return await open_incident(
+        session,
+        team_id=team_id,
+        name=data.name,
+        cause=data.summary,
+        now=now,
+        monitor_id=data.monitor_id,
+        heartbeat_id=data.heartbeat_id,
+        manual=True,
+        metadata=data.metadata,
+        started_by=data.requester_email or team_name,
+    )
+
+
+async def delete_incident(session: AsyncSession, *, incident: Incident) -> None:
+    """Delete the incident and its timeline."""
+    await session.execute(delete(IncidentEvent).where(IncidentEvent.incident_id == incident.id))
+    await session.delete(incident)
+    await session.flush()

@@ -1,0 +1,197 @@
+"""Routes of /api/v2/incidents: list, read, report, acknowledge, resolve, timeline, delete."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Query
+from fastapi.responses import Response
+
+from watchpost.http.body import JsonObject, parse
+from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
+from watchpost.http.envelope import listing, no_content, resource, single
+from watchpost.http.errors import error_responses, object_id
+from watchpost.http.openapi import ListDoc, SingleDoc, request_body
+from watchpost.http.pagination import Paging, paginate
+from watchpost.incidents import service
+from watchpost.incidents.models import Incident, IncidentEvent
+from watchpost.incidents.schemas import (
+    AcknowledgeBody,
+    IncidentAttributes,
+    IncidentCreate,
+    ResolveBody,
+    TimelineItemAttributes,
+    parse_filters,
+)
+
+router = APIRouter(prefix="/api/v2/incidents", tags=["incidents"])
+
+READ_ERRORS = error_responses(401, 404)
+WRITE_ERRORS = error_responses(400, 401, 404, 415, 422)
+STATE_ERRORS = error_responses(400, 401, 404, 409, 415, 422)
+
+LIST_RULES = """Filters combine (all must match); an empty value is ignored; a bad value is a
+422 naming the parameter. `from` and `to` bound `started_at` and take an ISO 8601 date
+(`2026-01-31`, a whole UTC day) or datetime (`2026-01-31T12:00:00Z`; without an offset it is
+UTC). Both bounds are inclusive: `from` a date means from its first moment, `to` a date means
+up to its last moment, `to` a datetime includes incidents started at that millisecond.
+`resolved=true` lists resolved incidents, `false` open ones. `acknowledged=true` lists
+incidents someone acknowledged (resolved ones included), `false` those nobody acknowledged
+(including incidents resolved without acknowledgement). A `monitor_id` or `heartbeat_id` of
+another team simply matches nothing. Oldest first (by id)."""
+
+CREATE_RULES = """Report an incident by hand: `manual` is true, `status` `started`. `name`
+and `summary` are required; `summary` is stored as the incident's `cause`. `requester_email`
+(optional) is shown as who started it on the timeline (default: the team's name).
+`monitor_id` or `heartbeat_id` (at most one) must name the team's own object, else 422;
+when that object already has an open incident the answer is 409. `metadata` maps keys to
+lists of strings."""
+
+
+def _incident(incident: Incident, team_name: str) -> dict[str, object]:
+    return resource(service.INCIDENT, incident.id, service.incident_attributes(incident, team_name))
+
+
+def _item(event: IncidentEvent) -> dict[str, object]:
+    return resource(service.TIMELINE_ITEM, event.id, service.timeline_item_attributes(event))
+
+
+@router.post(
+    "",
+    status_code=201,
+    summary="Report an incident",
+    description=CREATE_RULES,
+    responses={201: {"model": SingleDoc[IncidentAttributes]}, **STATE_ERRORS},
+    openapi_extra=request_body(IncidentCreate),
+)
+async def create_incident(body: JsonObject, caller: Caller, ctx: Context, db: WriteDb) -> Response:
+    data = parse(IncidentCreate, body)
+    async with db.begin():
+        incident = await service.report_incident(
+            db, team_id=caller.team_id, team_name=caller.team_name, data=data, now=ctx.clock.now()
+        )
+    return single(_incident(incident, caller.team_name), status=201)
+
+
+@router.get(
+    "",
+    summary="List incidents",
+    description=LIST_RULES,
+    responses={200: {"model": ListDoc[IncidentAttributes]}, **error_responses(401, 422)},
+)
+async def list_incidents(
+    caller: Caller,
+    db: ReadDb,
+    paging: Paging,
+    monitor_id: str | None = Query(default=None, description="Only this monitor's incidents."),
+    heartbeat_id: str | None = Query(default=None, description="Only this heartbeat's incidents."),
+    resolved: str | None = Query(default=None, description="true or false."),
+    acknowledged: str | None = Query(default=None, description="true or false."),
+    from_: str | None = Query(
+        default=None, alias="from", description="Started at or after (date or datetime)."
+    ),
+    to: str | None = Query(default=None, description="Started at or before (date or datetime)."),
+) -> Response:
+    filters = parse_filters(
+        monitor_id=monitor_id,
+        heartbeat_id=heartbeat_id,
+        resolved=resolved,
+        acknowledged=acknowledged,
+        from_=from_,
+        to=to,
+    )
+    stmt = service.incidents_of(caller.team_id, filters)
+    rows, links = await paginate(db, stmt, paging, order_by=Incident.id)
+    return listing((_incident(row, caller.team_name) for row in rows), links)
+
+
+@router.get(
+    "/{incident_id}",
+    summary="Get an incident",
+    responses={200: {"model": SingleDoc[IncidentAttributes]}, **READ_ERRORS},
+)
+async def get_incident(incident_id: str, caller: Caller, db: ReadDb) -> Response:
+    incident = await service.get_incident(
+        db, team_id=caller.team_id, incident_id=object_id(incident_id, service.INCIDENT)
+    )
+    return single(_incident(incident, caller.team_name))
+
+
+@router.delete(
+    "/{incident_id}",
+    status_code=204,
+    summary="Delete an incident and its timeline",
+    responses=READ_ERRORS,
+)
+async def delete_incident(incident_id: str, caller: Caller, db: WriteDb) -> Response:
+    iid = object_id(incident_id, service.INCIDENT)
+    async with db.begin():
+        incident = await service.get_incident(db, team_id=caller.team_id, incident_id=iid)
+        await service.delete_incident(db, incident=incident)
+    return no_content()
+
+
+@router.post(
+    "/{incident_id}/acknowledge",
+    summary="Acknowledge an incident",
+    description=(
+        "Someone is on it. The body is optional; `acknowledged_by` defaults to the team's "
+        "name. 409 when the incident is already acknowledged or resolved."
+    ),
+    responses={200: {"model": SingleDoc[IncidentAttributes]}, **STATE_ERRORS},
+    openapi_extra=request_body(AcknowledgeBody, required=False),
+)
+async def acknowledge_incident(
+    incident_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
+) -> Response:
+    iid = object_id(incident_id, service.INCIDENT)
+    data = parse(AcknowledgeBody, body)
+    async with db.begin():
+        incident = await service.get_incident(db, team_id=caller.team_id, incident_id=iid)
+        await service.acknowledge(
+            db, incident=incident, now=ctx.clock.now(), by=data.acknowledged_by or caller.team_name
+        )
+    return single(_incident(incident, caller.team_name))
+
+
+@router.post(
+    "/{incident_id}/resolve",
+    summary="Resolve an incident",
+    description=(
+        "Close the incident, acknowledged or not (an unacknowledged one stays without "
+        "`acknowledged_at`). The body is optional; `resolved_by` defaults to the team's name. "
+        "409 when the incident is already resolved."
+    ),
+    responses={200: {"model": SingleDoc[IncidentAttributes]}, **STATE_ERRORS},
+    openapi_extra=request_body(ResolveBody, required=False),
+)
+async def resolve_incident(
+    incident_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
+) -> Response:
+    iid = object_id(incident_id, service.INCIDENT)
+    data = parse(ResolveBody, body)
+    async with db.begin():
+        incident = await service.get_incident(db, team_id=caller.team_id, incident_id=iid)
+        await service.resolve(
+            db, incident=incident, now=ctx.clock.now(), by=data.resolved_by or caller.team_name
+        )
+    return single(_incident(incident, caller.team_name))
+
+
+@router.get(
+    "/{incident_id}/timeline",
+    summary="An incident's timeline",
+    description=(
+        "Items of type `incident_timeline_item`, oldest first: `at`, `kind` (started, "
+        "acknowledged, resolved; the check engine adds more), `text`, `by` (who, or null)."
+    ),
+    responses={200: {"model": ListDoc[TimelineItemAttributes]}, **error_responses(401, 404, 422)},
+)
+async def incident_timeline(
+    incident_id: str, caller: Caller, db: ReadDb, paging: Paging
+) -> Response:
+    incident = await service.get_incident(
+        db, team_id=caller.team_id, incident_id=object_id(incident_id, service.INCIDENT)
+    )
+    rows, links = await paginate(
+        db, service.timeline_of(incident), paging, order_by=IncidentEvent.id
+    )
+    return listing((_item(row) for row in rows), links)

@@ -1,0 +1,183 @@
+"""Request and response shapes of incidents and their timeline, and the list filters."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from watchpost.http.errors import InvalidRequest
+from watchpost.validation import Name, check_not_blank
+
+MAX_SUMMARY = 10_000
+MAX_METADATA_KEYS = 50
+MAX_METADATA_VALUES = 100
+
+Person = Annotated[
+    str,
+    Field(max_length=320, description="An e-mail address or a name."),
+    AfterValidator(check_not_blank),
+]
+MetadataKey = Annotated[str, Field(min_length=1, max_length=255), AfterValidator(check_not_blank)]
+MetadataValue = Annotated[str, Field(min_length=1, max_length=1000)]
+Metadata = Annotated[
+    dict[MetadataKey, Annotated[list[MetadataValue], Field(max_length=MAX_METADATA_VALUES)]],
+    Field(max_length=MAX_METADATA_KEYS),
+]
+
+Status = Literal["started", "acknowledged", "resolved"]
+
+
+class IncidentCreate(BaseModel):
+    """A manually reported incident."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: Name = Field(description="Short title, e.g. 'Checkout is slow'.")
+    summary: Annotated[str, Field(max_length=MAX_SUMMARY), AfterValidator(check_not_blank)] = Field(
+        description="What is wrong; becomes the incident's `cause`."
+    )
+    requester_email: Person | None = Field(
+        default=None,
+        description="Who reports it; shown on the `started` timeline item. Default: team name.",
+    )
+    monitor_id: int | None = Field(default=None, description="A monitor of the team.")
+    heartbeat_id: int | None = Field(default=None, description="A heartbeat of the team.")
+    metadata: Metadata | None = Field(
+        default=None, description="Key → list of string values, matched by status page rules."
+    )
+
+
+class AcknowledgeBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    acknowledged_by: Person | None = Field(
+        default=None, description="Who acknowledges. Default (absent or null): the team's name."
+    )
+
+
+class ResolveBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    resolved_by: Person | None = Field(
+        default=None, description="Who resolves. Default (absent or null): the team's name."
+    )
+
+
+class IncidentAttributes(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    cause: str
+    status: Status
+    started_at: str
+    acknowledged_at: str | None
+    acknowledged_by: str | None
+    resolved_at: str | None
+    resolved_by: str | None
+    monitor_id: int | None
+    heartbeat_id: int | None
+    collector_target_id: int | None
+    manual: bool
+    metadata: dict[str, list[str]]
+    team_name: str
+    created_at: str
+    updated_at: str
+
+
+class TimelineItemAttributes(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    at: str
+    kind: str = Field(description="started, acknowledged, resolved (more kinds may be added).")
+    text: str
+    by: str | None
+
+
+# ------------------------------------------------------------------------ list filters
+
+
+@dataclass(frozen=True)
+class IncidentFilters:
+    monitor_id: int | None = None
+    heartbeat_id: int | None = None
+    resolved: bool | None = None
+    acknowledged: bool | None = None
+    started_from: datetime | None = None
+    """Inclusive lower bound of started_at."""
+    started_before: datetime | None = None
+    """Exclusive upper bound of started_at."""
+
+
+_BOOLEANS = {"true": True, "false": False}
+_ONE_MS = timedelta(milliseconds=1)
+
+
+def _as_utc(value: datetime) -> datetime:
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def _instant(raw: str, *, end: bool) -> datetime:
+    """A date or datetime bound. A date starts (from) or ends (to) with its whole UTC day."""
+    text = raw.strip()
+    if len(text) == 10:
+        day = date.fromisoformat(text)
+        start = datetime.combine(day, time(), tzinfo=UTC)
+        return start + timedelta(days=1) if end else start
+    moment = _as_utc(datetime.fromisoformat(text.replace("z", "Z")))
+    # Timestamps are stored and shown to the millisecond: `to` includes its whole millisecond.
+    return (
+        moment.replace(microsecond=moment.microsecond // 1000 * 1000) + _ONE_MS if end else moment
+    )
+
+
+def parse_filters(
+    *,
+    monitor_id: str | None,
+    heartbeat_id: str | None,
+    resolved: str | None,
+    acknowledged: str | None,
+    from_: str | None,
+    to: str | None,
+) -> IncidentFilters:
+    """The list filters from query strings; every bad one reported at once (empty = absent)."""
+    problems: list[tuple[str | None, str]] = []
+    ids: dict[str, int | None] = {}
+    for name, raw in (("monitor_id", monitor_id), ("heartbeat_id", heartbeat_id)):
+        ids[name] = None
+        if raw:
+            if raw.isdigit() and len(raw) <= 18:
+                ids[name] = int(raw)
+            else:
+                problems.append((name, f"{name} must be an integer id"))
+    flags: dict[str, bool | None] = {}
+    for name, raw in (("resolved", resolved), ("acknowledged", acknowledged)):
+        flags[name] = None
+        if raw:
+            if raw.lower() in _BOOLEANS:
+                flags[name] = _BOOLEANS[raw.lower()]
+            else:
+                problems.append((name, f"{name} must be true or false"))
+    bounds: dict[str, datetime | None] = {}
+    for name, raw, end in (("from", from_, False), ("to", to, True)):
+        bounds[name] = None
+        if raw:
+            try:
+                bounds[name] = _instant(raw, end=end)
+            except (ValueError, OverflowError):
+                problems.append((name, f"{name} must be an ISO 8601 date (2026-01-31) or datetime"))
+    lower, upper = bounds["from"], bounds["to"]
+    if lower is not None and upper is not None and upper <= lower:
+        problems.append(("to", "to must not be before from"))
+    if problems:
+        raise InvalidRequest(problems)
+    return IncidentFilters(
+        monitor_id=ids["monitor_id"],
+        heartbeat_id=ids["heartbeat_id"],
+        resolved=flags["resolved"],
+        acknowledged=flags["acknowledged"],
+        started_from=lower,
+        started_before=upper,
+    )

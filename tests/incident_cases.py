@@ -1,0 +1,45 @@
+"""Helpers for incident tests: incidents the check engine would open, made through the service."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI
+
+from tests.support import Api, data
+from watchpost.context import AppContext
+from watchpost.incidents import service
+
+URL = "/api/v2/incidents"
+
+
+async def new_monitor(api: Api, url: str = "https://example.com") -> int:
+    return int(data(await api.post("/api/v2/monitors", {"url": url}), 201)["id"])
+
+
+async def new_heartbeat(api: Api, name: str = "backup") -> int:
+    return int(data(await api.post("/api/v2/heartbeats", {"name": name}), 201)["id"])
+
+
+async def engine_incident(app: FastAPI, api: Api, **fields: Any) -> str:
+    """An incident opened as the check engine does (not manual), at the clock's now; its id."""
+    ctx: AppContext = app.state.ctx
+    fields.setdefault("name", "example.com")
+    fields.setdefault("cause", "Status 500")
+    async with ctx.db.write_sessions() as session, session.begin():
+        incident = await service.open_incident(
+            session, team_id=api.team_id, now=ctx.clock.now(), **fields
+        )
+    return str(incident.id)
+
+
+async def report(api: Api, **body: Any) -> dict[str, Any]:
+    """A manually reported incident, through the API."""
+    body = {"name": "Checkout slow", "summary": "Customers report timeouts", **body}
+    return data(await api.post(URL, body), 201)
+
+
+async def ids(api: Api, query: str = "") -> list[str]:
+    body = (await api.get(f"{URL}?{query}")).json()
+    assert "data" in body, body
+    return [item["id"] for item in body["data"]]
