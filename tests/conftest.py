@@ -25,6 +25,7 @@ from fastapi import FastAPI
 from tests.support import SECRET_MARKERS, Api
 from watchpost.app import create_app
 from watchpost.clock import FrozenClock
+from watchpost.context import AppContext
 from watchpost.db.migrate import upgrade
 from watchpost.db.registry import all_metadata
 from watchpost.settings import Settings
@@ -168,11 +169,27 @@ def clock() -> FrozenClock:
     return FrozenClock()
 
 
+@pytest.fixture(scope="session")
+def shared_app(tmp_path_factory: pytest.TempPathFactory) -> FastAPI:
+    """The routes, built once: building them costs more than most tests."""
+    folder = tmp_path_factory.mktemp("app")
+    return create_app(
+        Settings(
+            database_url=f"sqlite:///{folder / 'unused.db'}",
+            secret_key=TEST_SECRET_KEY,
+            data_dir=folder,
+        )
+    )
+
+
 @pytest.fixture
-async def app(settings: Settings, clock: FrozenClock) -> AsyncIterator[FastAPI]:
-    application = create_app(settings, clock=clock)
-    yield application
-    await application.state.ctx.db.dispose()
+async def app(
+    shared_app: FastAPI, settings: Settings, clock: FrozenClock
+) -> AsyncIterator[FastAPI]:
+    """The app with a context of the test's own: fresh database, settings and clock."""
+    shared_app.state.ctx = AppContext.build(settings, clock)
+    yield shared_app
+    await shared_app.state.ctx.db.dispose()
 
 
 @pytest.fixture

@@ -22,9 +22,7 @@ MISSING_ID = 987654321
 
 
 def _object_routes(folder: Path) -> list[str]:
-    app = create_app(
-        Settings(database_url=f"sqlite+aiosqlite:///{folder / 'r.db'}", secret_key="r")
-    )
+    app = create_app(Settings(database_url=f"sqlite:///{folder / 'r.db'}", secret_key="r"))
     return sorted({e.path for e in api_endpoints(app) if "{" in e.path})
 
 

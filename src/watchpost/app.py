@@ -32,14 +32,18 @@ async def healthz(ctx: Context) -> Response:
 
 def create_app(settings: Settings | None = None, *, clock: Clock | None = None) -> FastAPI:
     """The ASGI app. The database is not migrated here: `watchpost serve` does that first."""
+    return build_app(AppContext.build(settings or Settings(), clock))
+
+
+def build_app(ctx: AppContext) -> FastAPI:
+    """The app around a context. The context may be swapped (`app.state.ctx`) before use:
+    the tests build the routes once and give every test a fresh database."""
     from watchpost.routes import api_routers
 
-    ctx = AppContext.build(settings or Settings(), clock)
-
     @asynccontextmanager
-    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         yield
-        await ctx.db.dispose()
+        await app.state.ctx.db.dispose()
 
     app = FastAPI(
         title="Watchpost",
