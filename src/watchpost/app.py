@@ -32,7 +32,7 @@ async def healthz(ctx: Context) -> Response:
 
 def create_app(settings: Settings | None = None, *, clock: Clock | None = None) -> FastAPI:
     """The ASGI app. The database is not migrated here: `watchpost serve` does that first."""
-    from watchpost.routes import api_routers
+    from watchpost.routes import api_routers, public_routers
 
     ctx = AppContext.build(settings or Settings(), clock)
 
@@ -50,6 +50,6 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
     app.state.ctx = ctx
     install_error_handlers(app)
     app.include_router(health)
-    for router in api_routers():
+    for router in (*public_routers(), *api_routers()):
         app.include_router(router)
     return app
