@@ -165,7 +165,8 @@ def _window(start: str, end: str, days: list[str], zone: str = "UTC") -> Heartbe
             datetime(2026, 1, 7, 7, 30),
             True,
         ),
-        (_window("02:00:00", "02:00:00", []), datetime(2026, 1, 7, 2, 0), False),
+        (_window("02:00:00", "02:00:00", ["wed"]), datetime(2026, 1, 7, 1, 0), False),
+        (_window("02:00:00", "02:00:00", ["wed"]), datetime(2026, 1, 8, 1, 59), True),
         (Heartbeat(maintenance_from=None, maintenance_to=None), datetime(2026, 1, 7, 2, 0), False),
     ],
 )

@@ -60,17 +60,15 @@ def due_after(now: datetime) -> ColumnElement[datetime]:
 def in_maintenance(window: MaintenanceColumns, at: datetime) -> bool:
     """Whether `at` falls in the object's daily maintenance window.
 
-    Stand-in until watchpost.policy has its shared `in_maintenance`; only this function is
-    to be switched over. The window is [from, to) in its time zone, on the listed days (none
-    listed: every day); when `to` is earlier than `from` it runs past midnight and belongs to
-    the day it starts on. A window with from == to is empty.
+    Stand-in until watchpost.policy has its shared `in_maintenance` (same rules, which also
+    handle DST changes); only this function is to be switched over. The window is [from, to)
+    in its time zone, on the listed days (none listed: every day); when `to` is not after
+    `from` it runs past midnight (from == to: a whole day) and belongs to the day it starts on.
     """
     if window.maintenance_from is None or window.maintenance_to is None:
         return False
     start = time.fromisoformat(window.maintenance_from)
     end = time.fromisoformat(window.maintenance_to)
-    if start == end:
-        return False
     local = at.astimezone(ZoneInfo(window.maintenance_timezone or "UTC"))
     days = set(window.maintenance_days or WEEKDAYS)
     clock = local.time().replace(tzinfo=None)
