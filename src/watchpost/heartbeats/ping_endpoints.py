@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -77,44 +78,15 @@ async def _ping(ctx: Context, db: WriteDb, token: str, failure: Failure | None) 
     return PlainTextResponse(ANSWER)
 
 
-@router.api_route(
-    "/{token}",
-    methods=METHODS,
-    summary="Ping a heartbeat: the job ran",
-    description=SUCCESS_DOC,
-    responses=RESPONSES,
-    response_class=PlainTextResponse,
-)
 async def ping(token: str, ctx: Context, db: WriteDb) -> Response:
     return await _ping(ctx, db, token, None)
 
 
-@router.api_route(
-    "/{token}/fail",
-    methods=METHODS,
-    summary="Ping a heartbeat: the job failed",
-    description=FAILURE_DOC,
-    responses=RESPONSES,
-    response_class=PlainTextResponse,
-    openapi_extra=OUTPUT_BODY,
-)
 async def ping_failure(token: str, request: Request, ctx: Context, db: WriteDb) -> Response:
     output, truncated = await _output(request)
     return await _ping(ctx, db, token, Failure(output=output, truncated=truncated))
 
 
-@router.api_route(
-    "/{token}/{exit_code:int}",
-    methods=METHODS,
-    summary="Ping a heartbeat with the job's exit code",
-    description=(
-        f"`exit_code` is 0 to {EXIT_CODE_MAX}; anything else is a 404 like an unknown route. "
-        f"0 is a success ping. Non-zero is a failure: {FAILURE_DOC}"
-    ),
-    responses=RESPONSES,
-    response_class=PlainTextResponse,
-    openapi_extra=OUTPUT_BODY,
-)
 async def ping_exit_code(
     token: str, exit_code: int, request: Request, ctx: Context, db: WriteDb
 ) -> Response:
@@ -125,3 +97,33 @@ async def ping_exit_code(
     output, truncated = await _output(request)
     failure = Failure(exit_code=exit_code, output=output, truncated=truncated)
     return await _ping(ctx, db, token, failure)
+
+
+def _register(
+    path: str, endpoint: Callable[..., Awaitable[Response]], summary: str, description: str
+) -> None:
+    """One route per method, so each has its own OpenAPI operation id."""
+    for method in METHODS:
+        body = method == "POST" and endpoint is not ping
+        router.add_api_route(
+            path,
+            endpoint,
+            methods=[method],
+            operation_id=f"heartbeat_{endpoint.__name__}_{method.lower()}",
+            summary=summary,
+            description=description,
+            responses=RESPONSES,
+            response_class=PlainTextResponse,
+            openapi_extra=OUTPUT_BODY if body else None,
+        )
+
+
+_register("/{token}", ping, "Ping a heartbeat: the job ran", SUCCESS_DOC)
+_register("/{token}/fail", ping_failure, "Ping a heartbeat: the job failed", FAILURE_DOC)
+_register(
+    "/{token}/{exit_code:int}",
+    ping_exit_code,
+    "Ping a heartbeat with the job's exit code",
+    f"`exit_code` is 0 to {EXIT_CODE_MAX}; anything else is a 404 like an unknown route. "
+    f"0 is a success ping. Non-zero is a failure: {FAILURE_DOC}",
+)
