@@ -38,7 +38,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
 def build_app(ctx: AppContext) -> FastAPI:
     """The app around a context. The context may be swapped (`app.state.ctx`) before use:
     the tests build the routes once and give every test a fresh database."""
-    from watchpost.routes import api_routers
+    from watchpost.routes import api_routers, public_routers
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -54,6 +54,6 @@ def build_app(ctx: AppContext) -> FastAPI:
     app.state.ctx = ctx
     install_error_handlers(app)
     app.include_router(health)
-    for router in api_routers():
+    for router in (*public_routers(), *api_routers()):
         app.include_router(router)
     return app
