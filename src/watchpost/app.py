@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -30,16 +31,33 @@ async def healthz(ctx: Context) -> Response:
     return JsonResponse({"status": "ok", "database": "ok"})
 
 
-def create_app(settings: Settings | None = None, *, clock: Clock | None = None) -> FastAPI:
-    """The ASGI app. The database is not migrated here: `watchpost serve` does that first."""
+def create_app(
+    settings: Settings | None = None, *, clock: Clock | None = None, engine: bool = False
+) -> FastAPI:
+    """The ASGI app. The database is not migrated here: `watchpost serve` does that first.
+
+    engine: run the check engine in-process for the app's lifetime (what `serve` does unless
+    `--no-engine`); off by default so an app built for tests checks nothing on its own.
+    """
     from watchpost.routes import api_routers
 
     ctx = AppContext.build(settings or Settings(), clock)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        yield
-        await ctx.db.dispose()
+        checker = None
+        if engine:
+            from watchpost.engine.loop import Engine
+
+            checker = Engine(ctx)
+            running = asyncio.create_task(checker.run_forever())
+        try:
+            yield
+        finally:
+            if checker is not None:
+                checker.stop()
+                await running
+            await ctx.db.dispose()
 
     app = FastAPI(
         title="Watchpost",

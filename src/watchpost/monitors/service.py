@@ -129,11 +129,11 @@ def _set_paused(monitor: Monitor, paused: bool, now: datetime) -> None:
     if paused:
         monitor.status = "paused"
         monitor.paused_at = now
-        monitor.next_check_at = None
+        monitor.unschedule()
     else:
         monitor.status = "pending"
         monitor.paused_at = None
-        monitor.next_check_at = now
+        monitor.schedule_now(now)
 
 
 async def create_monitor(
@@ -201,7 +201,7 @@ async def update_monitor(
     if values["paused"] != monitor.paused:
         _set_paused(monitor, bool(values["paused"]), now)
     elif recheck and not monitor.paused:
-        monitor.next_check_at = now
+        monitor.schedule_now(now)  # and any check still running with the old settings is void
     monitor.updated_at = now
     await session.flush()
     return monitor
