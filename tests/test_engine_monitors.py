@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any
 
 import pytest
 from fastapi import FastAPI
@@ -21,7 +22,7 @@ from watchpost.probes.base import ProbeResult
 from watchpost.probes.monitors import UNSUPPORTED
 
 
-async def monitor_at(api: Api, url: str, **fields: object) -> str:
+async def monitor_at(api: Api, url: str, **fields: Any) -> str:
     created = await create_monitor(
         api, url=url, check_frequency=60, confirmation_period=0, recovery_period=0, **fields
     )

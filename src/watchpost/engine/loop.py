@@ -72,6 +72,7 @@ class Engine:
         self._buffer: list[Outcome] = []
         self._running: set[asyncio.Task[None]] = set()
         self._leased: dict[tuple[str, int], Claim] = {}
+        self.shutdown_grace = SHUTDOWN_GRACE_S
 
     # ------------------------------------------------------------------ the steps
 
@@ -239,8 +240,8 @@ class Engine:
         try:
             await self._claimer()
         finally:
-            if self._running:
-                await asyncio.wait(set(self._running), timeout=SHUTDOWN_GRACE_S)
+            if self._running and self.shutdown_grace > 0:
+                await asyncio.wait(set(self._running), timeout=self.shutdown_grace)
             for task in list(self._running):
                 task.cancel()
             await asyncio.gather(*self._running, return_exceptions=True)
