@@ -27,8 +27,10 @@ class Window:
     maintenance_days: list[str] = field(default_factory=list)
 
 
-def utc(*parts: int) -> datetime:
-    return datetime(*parts, tzinfo=UTC)  # type: ignore[misc]
+def utc(
+    year: int, month: int, day: int, hour: int = 0, minute: int = 0, second: int = 0
+) -> datetime:
+    return datetime(year, month, day, hour, minute, second, tzinfo=UTC)
 
 
 SECOND = timedelta(seconds=1)
@@ -214,9 +216,7 @@ def test_lord_howe_half_hour_shift_forward() -> None:
     ]
     skipped = Window("02:10:00", "02:20:00", "Australia/Lord_Howe")
     assert maintenance_overlap(skipped, utc(2026, 10, 3), utc(2026, 10, 4)) == timedelta(0)
-    assert maintenance_overlap(skipped, utc(2026, 10, 4), utc(2026, 10, 5)) == timedelta(
-        minutes=10
-    )
+    assert maintenance_overlap(skipped, utc(2026, 10, 4), utc(2026, 10, 5)) == timedelta(minutes=10)
 
 
 def test_lord_howe_half_hour_fall_back() -> None:
