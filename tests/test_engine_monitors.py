@@ -222,3 +222,29 @@ async def test_the_request_timeout_of_network_types_is_in_milliseconds(
     margin = app.state.ctx.settings.engine_lease_margin
     assert job.claim.lease_expires_at - clock.now() >= timedelta(seconds=0.5 + margin)
     await engine.write([await engine.execute(job)])
+
+
+async def test_a_real_maintenance_window_skips_checks_until_it_ends(
+    app: FastAPI, api: Api, clock: FrozenClock
+) -> None:
+    clock.set(datetime(2026, 1, 1, 0, 30, tzinfo=clock.now().tzinfo))
+    async with recording_server() as server:
+        monitor_id = await monitor_at(
+            api,
+            server.url("/m"),
+            maintenance_from="23:00:00",
+            maintenance_to="01:00:00",
+            maintenance_timezone="UTC",
+        )
+        engine = engine_of(app)
+        await engine.tick()
+        assert server.hits["/m"] == 0
+        assert data(await api.get(f"{MONITORS}/{monitor_id}"))["attributes"]["status"] == (
+            "maintenance"
+        )
+        window_end = datetime(2026, 1, 1, 1, 0, tzinfo=clock.now().tzinfo)
+        assert (await load(app, Monitor, monitor_id)).next_check_at == window_end
+        clock.set(window_end)
+        await engine.tick()
+        assert server.hits["/m"] == 1
+        assert data(await api.get(f"{MONITORS}/{monitor_id}"))["attributes"]["status"] == "up"

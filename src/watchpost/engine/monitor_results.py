@@ -1,19 +1,11 @@
-"""What a monitor check result does to the monitor: status, incidents. The one seam to the
-status machine (monitors/status_machine.py, built on the `status-machine` branch).
+"""What a monitor check result does to the monitor: status machine, then incidents.
 
-STAND-IN until that branch is merged: `record_check` below flips up/down on every result
-(no confirmation or recovery period) and `maintenance_until` knows no windows. At merge,
-replace the three stand-ins with:
-    from watchpost.monitors.status_machine import apply, record_check, state_of
-    from watchpost.policy import maintenance_end
-    maintenance_until(monitor, at) = maintenance_end(monitor, at)
-    enter_maintenance(monitor) = apply(monitor, state_of(monitor), maintenance=True)
-`apply_result` is written against the real Transition's fields and stays as it is.
+The status machine (monitors/status_machine.py) decides; this module acts on its decisions
+through the incidents service, and reads maintenance windows from policy.py.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -21,42 +13,18 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.incidents.service import AUTOMATIC, add_event, open_incident, open_incident_for
 from watchpost.incidents.service import resolve as resolve_incident
 from watchpost.monitors.models import Monitor
-
-DEFAULT_CAUSE = "Check failed"
-
-
-@dataclass(frozen=True)
-class Transition:
-    """Stand-in of status_machine.Transition: the decisions the engine acts on."""
-
-    open_incident: str | None = None
-    resolve_incident: bool = False
-    event: str | None = None
-    timeline: str | None = None
-    recheck_at: datetime | None = None
-
-
-def record_check(monitor: Monitor, *, ok: bool, error: str | None, at: datetime) -> Transition:
-    """Stand-in of status_machine.record_check: up on success, down (incident) on failure."""
-    if monitor.paused:
-        return Transition()
-    was = monitor.status
-    if ok:
-        monitor.status = "up"
-        return Transition(resolve_incident=was in ("down", "validating"))
-    monitor.status = "down"
-    return Transition(open_incident=None if was == "down" else (error or DEFAULT_CAUSE))
+from watchpost.monitors.status_machine import apply, record_check, state_of
+from watchpost.policy import maintenance_end
 
 
 def maintenance_until(monitor: Monitor, at: datetime) -> datetime | None:
-    """Stand-in of policy.maintenance_end: when the window `at` lies in ends; None outside."""
-    return None
+    """When the maintenance window `at` lies in ends; None outside one."""
+    return maintenance_end(monitor, at)
 
 
 def enter_maintenance(monitor: Monitor) -> None:
-    """A check skipped for maintenance: the monitor shows `maintenance`."""
-    if not monitor.paused:
-        monitor.status = "maintenance"
+    """A check skipped for maintenance: the monitor shows `maintenance`, its state kept."""
+    apply(monitor, state_of(monitor), maintenance=True)
 
 
 def incident_name(monitor: Monitor) -> str:

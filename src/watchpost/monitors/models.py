@@ -39,6 +39,10 @@ class Monitor(
       while paused (never picked). The engine moves it forward along the monitor's
       schedule (engine/schedule.py); `lease_owner` / `lease_expires_at` mark a running check.
     - `last_checked_at`: when the engine last finished a check; null until the first.
+    - `check_status`, `failing_since`, `recovering_since`, `last_error`: the status
+      machine's memory (monitors/status_machine.py: state_of / apply / record_check).
+      `check_status` is pending, up, down or validating; `status` shows paused or
+      maintenance over it.
     - `request_headers`: JSON list of {"id": int, "name", "value"}; `last_request_header_id`
       numbers new entries so an id is never reused within the monitor.
     - `port` is stored as an integer; the API writes it as a string.
@@ -76,3 +80,9 @@ class Monitor(
     status: Mapped[str] = mapped_column(String(16), default="pending")
     paused_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
     last_checked_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+    check_status: Mapped[str] = mapped_column(
+        String(16), default="pending", server_default="pending"
+    )
+    failing_since: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+    recovering_since: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+    last_error: Mapped[str | None] = mapped_column(Text, default=None)
