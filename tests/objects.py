@@ -21,7 +21,7 @@ from watchpost.collectors.kinds import KIND_RULES
 # Routes that answer without a token. Add a route here only when the spec or the domain's
 # documentation says it is public (e.g. a heartbeat's ping URL); everything else must 401.
 PUBLIC_PATHS: frozenset[str] = frozenset({"/healthz", "/openapi.json", "/docs", "/redoc"})
-PUBLIC_PREFIXES: tuple[str, ...] = ("/docs/",)
+PUBLIC_PREFIXES: tuple[str, ...] = ("/docs/", "/api/v1/heartbeat/")
 
 # A value for every target field, valid for the kinds that accept it.
 TARGET_VALUES: dict[str, Any] = {

@@ -123,3 +123,20 @@ async def test_stopping_the_loop_releases_the_leases_of_unfinished_checks(
     await asyncio.wait_for(running, 10)
     row = await load(app, Monitor, monitor_id)
     assert (row.lease_owner, row.next_check_at, row.last_checked_at) == (None, clock.now(), None)
+
+
+async def test_each_tick_runs_the_sweeps_such_as_overdue_heartbeats(
+    app: FastAPI, api: Api, client: object, clock: FrozenClock
+) -> None:
+    import httpx
+
+    from tests.heartbeat_support import make_heartbeat, row
+
+    assert isinstance(client, httpx.AsyncClient)
+    made = await make_heartbeat(api)
+    assert (await client.get(made.url)).status_code == 200
+    engine = engine_of(app)
+    assert (await engine.tick()).swept == 0
+    clock.advance(timedelta(days=1))
+    assert (await engine.tick()).swept == 1
+    assert (await row(app, made.id)).status == "down"

@@ -39,7 +39,7 @@ def create_app(
     engine: run the check engine in-process for the app's lifetime (what `serve` does unless
     `--no-engine`); off by default so an app built for tests checks nothing on its own.
     """
-    from watchpost.routes import api_routers
+    from watchpost.routes import api_routers, public_routers
 
     ctx = AppContext.build(settings or Settings(), clock)
 
@@ -68,6 +68,6 @@ def create_app(
     app.state.ctx = ctx
     install_error_handlers(app)
     app.include_router(health)
-    for router in api_routers():
+    for router in (*public_routers(), *api_routers()):
         app.include_router(router)
     return app

@@ -1,4 +1,4 @@
-"""Every API router, in one list: the app mounts them and the route-walking tests read them."""
+"""Every API router, in two lists: the app mounts them and the route-walking tests read them."""
 
 from __future__ import annotations
 
@@ -25,3 +25,11 @@ def api_routers() -> list[APIRouter]:
         router: APIRouter = import_module(f"watchpost.{domain}.endpoints").router
         authenticated.include_router(router)
     return [authenticated]
+
+
+# Modules whose `router` answers without a token (e.g. heartbeat ping URLs), one per line.
+PUBLIC_ENDPOINTS = ("heartbeats.ping_endpoints",)
+
+
+def public_routers() -> list[APIRouter]:
+    return [import_module(f"watchpost.{module}").router for module in PUBLIC_ENDPOINTS]

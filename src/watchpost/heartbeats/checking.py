@@ -1,0 +1,150 @@
+"""Heartbeat deadlines: computing them in SQL, and the sweep that marks overdue heartbeats down.
+
+The check engine calls `sweep_overdue` periodically inside a write transaction.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, time, timedelta
+from typing import Any, Final
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import ColumnElement, FunctionElement, literal, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.compiler import SQLCompiler
+
+from watchpost.clock import isoformat_ms
+from watchpost.db.base import UTCDateTime
+from watchpost.heartbeats.models import Heartbeat
+from watchpost.incidents.service import open_incident, open_incident_for
+from watchpost.policy import WEEKDAYS, MaintenanceColumns
+
+UP: Final = "up"
+DOWN: Final = "down"
+MAINTENANCE_RECHECK = timedelta(seconds=60)
+"""An overdue heartbeat inside its maintenance window is looked at again this much later."""
+NO_UPDATE_SYNC: Final = {"synchronize_session": False}
+
+
+class _PlusSeconds(FunctionElement[datetime]):
+    """`moment + seconds` (an integer SQL expression) as a UTC timestamp, on both backends."""
+
+    type = UTCDateTime()
+    name = "plus_seconds"
+    inherit_cache = True
+
+
+@compiles(_PlusSeconds, "postgresql")
+def _plus_seconds_postgresql(element: _PlusSeconds, compiler: SQLCompiler, **kw: Any) -> str:
+    moment, seconds = (compiler.process(clause, **kw) for clause in element.clauses)
+    return f"(CAST({moment} AS TIMESTAMP WITH TIME ZONE) + make_interval(secs => {seconds}))"
+
+
+@compiles(_PlusSeconds, "sqlite")
+def _plus_seconds_sqlite(element: _PlusSeconds, compiler: SQLCompiler, **kw: Any) -> str:
+    # SQLite stores "YYYY-MM-DD HH:MM:SS.ffffff"; whole seconds are added and the fraction
+    # (characters 20 on) carried over, so stored values keep one format and compare as text.
+    moment, seconds = (compiler.process(clause, **kw) for clause in element.clauses)
+    return (
+        f"(strftime('%Y-%m-%d %H:%M:%S', {moment}, '+' || ({seconds}) || ' seconds')"
+        f" || substr({moment}, 20))"
+    )
+
+
+def due_after(now: datetime) -> ColumnElement[datetime]:
+    """The deadline after a ping at `now`: now + period + grace of the row being updated."""
+    return _PlusSeconds(literal(now, UTCDateTime()), Heartbeat.period + Heartbeat.grace)
+
+
+def in_maintenance(window: MaintenanceColumns, at: datetime) -> bool:
+    """Whether `at` falls in the object's daily maintenance window.
+
+    Stand-in until watchpost.policy has its shared `in_maintenance` (same rules, which also
+    handle DST changes); only this function is to be switched over. The window is [from, to)
+    in its time zone, on the listed days (none listed: every day); when `to` is not after
+    `from` it runs past midnight (from == to: a whole day) and belongs to the day it starts on.
+    """
+    if window.maintenance_from is None or window.maintenance_to is None:
+        return False
+    start = time.fromisoformat(window.maintenance_from)
+    end = time.fromisoformat(window.maintenance_to)
+    local = at.astimezone(ZoneInfo(window.maintenance_timezone or "UTC"))
+    days = set(window.maintenance_days or WEEKDAYS)
+    clock = local.time().replace(tzinfo=None)
+    today = WEEKDAYS[local.weekday()]
+    if start < end:
+        return today in days and start <= clock < end
+    yesterday = WEEKDAYS[(local.weekday() - 1) % 7]
+    return (clock >= start and today in days) or (clock < end and yesterday in days)
+
+
+def _iso(value: datetime | None) -> str:
+    return isoformat_ms(value) if value is not None else "never"
+
+
+def overdue_cause(heartbeat: Heartbeat, *, deadline: datetime, now: datetime) -> str:
+    return (
+        f"No ping received within period + grace ({heartbeat.period} s + {heartbeat.grace} s): "
+        f"last ping {_iso(heartbeat.last_ping_at)}, due by {_iso(deadline)}, "
+        f"checked at {_iso(now)}."
+    )
+
+
+async def sweep_overdue(session: AsyncSession, *, now: datetime, limit: int = 500) -> int:
+    """Mark up to `limit` overdue heartbeats down, each with one incident; how many went down.
+
+    Run it in a write transaction (the caller commits). Every change is a conditional
+    update on the state that was read, so sweepers running at once never both act on one
+    heartbeat; on PostgreSQL they also skip rows another transaction holds. An overdue
+    heartbeat inside its maintenance window stays up and is looked at again
+    MAINTENANCE_RECHECK later, so it goes down soon after the window ends unless it pings.
+    """
+    overdue = (
+        await session.scalars(
+            select(Heartbeat)
+            .where(
+                Heartbeat.status == UP,
+                Heartbeat.paused.is_(False),
+                Heartbeat.next_due_at < now,
+            )
+            .order_by(Heartbeat.next_due_at, Heartbeat.id)
+            .limit(limit)
+            .with_for_update(skip_locked=True)
+        )
+    ).all()
+    went_down = 0
+    for heartbeat in overdue:
+        deadline = heartbeat.next_due_at
+        assert deadline is not None
+        unchanged = update(Heartbeat).where(
+            Heartbeat.id == heartbeat.id,
+            Heartbeat.status == UP,
+            Heartbeat.paused.is_(False),
+            Heartbeat.next_due_at == deadline,
+        )
+        if in_maintenance(heartbeat, now):
+            await session.execute(
+                unchanged.values(next_due_at=now + MAINTENANCE_RECHECK),
+                execution_options=NO_UPDATE_SYNC,
+            )
+            session.expire(heartbeat)
+            continue
+        changed = await session.execute(
+            unchanged.values(status=DOWN).returning(Heartbeat.id),
+            execution_options=NO_UPDATE_SYNC,
+        )
+        if changed.first() is None:
+            continue  # pinged, paused or swept by someone else since it was read
+        went_down += 1
+        if await open_incident_for(session, heartbeat_id=heartbeat.id) is None:
+            await open_incident(
+                session,
+                team_id=heartbeat.team_id,
+                name=heartbeat.name,
+                cause=overdue_cause(heartbeat, deadline=deadline, now=now),
+                now=now,
+                heartbeat_id=heartbeat.id,
+            )
+        session.expire(heartbeat)
+    return went_down

@@ -1,0 +1,127 @@
+"""The public ping URLs of heartbeats, /api/v1/heartbeat/{token}…; no API token needed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import PlainTextResponse, Response
+from starlette.exceptions import HTTPException
+
+from watchpost.heartbeats.pings import (
+    EXIT_CODE_MAX,
+    OUTPUT_LIMIT,
+    Failure,
+    Ping,
+    failure_output,
+    record_ping,
+)
+from watchpost.heartbeats.service import PING_PATH
+from watchpost.http.deps import Context, WriteDb
+from watchpost.http.errors import ApiError
+from watchpost.http.openapi import MessageErrorBody
+
+router = APIRouter(prefix=PING_PATH.rstrip("/"), tags=["heartbeat pings"])
+
+METHODS = ["GET", "POST", "HEAD"]
+TOKEN_MAX = 64  # the column's length: a longer token names no heartbeat
+NO_SUCH_HEARTBEAT = "No heartbeat has this ping token"
+ANSWER = "OK"
+
+RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": f'Ping recorded (or ignored: the heartbeat is paused). Body "{ANSWER}".',
+        "content": {"text/plain": {"schema": {"type": "string", "example": ANSWER}}},
+    },
+    404: {"model": MessageErrorBody, "description": "No heartbeat has this token"},
+}
+OUTPUT_BODY = {
+    "requestBody": {
+        "required": False,
+        "description": (
+            f"The job's output, any content type. The first {OUTPUT_LIMIT} bytes are kept "
+            "(as UTF-8, invalid bytes replaced) in the cause of the incident a failure opens."
+        ),
+        "content": {"*/*": {"schema": {"type": "string", "format": "binary"}}},
+    }
+}
+SUCCESS_DOC = (
+    "Reports that the job ran. A pending or down heartbeat goes up, and an incident the "
+    "failure or the missed deadline opened is resolved. The next deadline is this ping's "
+    "time + period + grace. A paused heartbeat ignores pings (still 200)."
+)
+FAILURE_DOC = (
+    "Reports that the job failed: the heartbeat goes down at once and an incident opens "
+    "(unless one is open); the deadline still moves to this ping + period + grace. Inside "
+    "the maintenance window a failure only counts as a ping. A paused heartbeat ignores it."
+)
+
+
+async def _output(request: Request) -> tuple[str, bool]:
+    """The body's first OUTPUT_LIMIT bytes as text; the rest is never read into memory."""
+    kept = bytearray()
+    async for chunk in request.stream():
+        kept += chunk[: OUTPUT_LIMIT + 1 - len(kept)]
+        if len(kept) > OUTPUT_LIMIT:
+            break
+    return failure_output(bytes(kept))
+
+
+async def _ping(ctx: Context, db: WriteDb, token: str, failure: Failure | None) -> Response:
+    if len(token) > TOKEN_MAX:
+        raise ApiError(404, NO_SUCH_HEARTBEAT)
+    async with db.begin():
+        outcome = await record_ping(db, token=token, now=ctx.clock.now(), failure=failure)
+    if outcome is Ping.UNKNOWN:
+        raise ApiError(404, NO_SUCH_HEARTBEAT)
+    return PlainTextResponse(ANSWER)
+
+
+@router.api_route(
+    "/{token}",
+    methods=METHODS,
+    summary="Ping a heartbeat: the job ran",
+    description=SUCCESS_DOC,
+    responses=RESPONSES,
+    response_class=PlainTextResponse,
+)
+async def ping(token: str, ctx: Context, db: WriteDb) -> Response:
+    return await _ping(ctx, db, token, None)
+
+
+@router.api_route(
+    "/{token}/fail",
+    methods=METHODS,
+    summary="Ping a heartbeat: the job failed",
+    description=FAILURE_DOC,
+    responses=RESPONSES,
+    response_class=PlainTextResponse,
+    openapi_extra=OUTPUT_BODY,
+)
+async def ping_failure(token: str, request: Request, ctx: Context, db: WriteDb) -> Response:
+    output, truncated = await _output(request)
+    return await _ping(ctx, db, token, Failure(output=output, truncated=truncated))
+
+
+@router.api_route(
+    "/{token}/{exit_code:int}",
+    methods=METHODS,
+    summary="Ping a heartbeat with the job's exit code",
+    description=(
+        f"`exit_code` is 0 to {EXIT_CODE_MAX}; anything else is a 404 like an unknown route. "
+        f"0 is a success ping. Non-zero is a failure: {FAILURE_DOC}"
+    ),
+    responses=RESPONSES,
+    response_class=PlainTextResponse,
+    openapi_extra=OUTPUT_BODY,
+)
+async def ping_exit_code(
+    token: str, exit_code: int, request: Request, ctx: Context, db: WriteDb
+) -> Response:
+    if exit_code > EXIT_CODE_MAX:
+        raise HTTPException(404)  # answered like a route that does not exist
+    if exit_code == 0:
+        return await _ping(ctx, db, token, None)
+    output, truncated = await _output(request)
+    failure = Failure(exit_code=exit_code, output=output, truncated=truncated)
+    return await _ping(ctx, db, token, failure)

@@ -1,0 +1,125 @@
+"""What a ping does to its heartbeat. No HTTP in here.
+
+The common case, a success ping of a heartbeat that is up, is one conditional UPDATE by
+token. Anything that may change the state (pending or down, a failure, paused, unknown
+token) takes the heartbeat's row lock and decides under it, so concurrent pings of one
+heartbeat open or resolve at most one incident.
+"""
+
+from __future__ import annotations
+
+import codecs
+import enum
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from watchpost.clock import isoformat_ms
+from watchpost.heartbeats.checking import DOWN, NO_UPDATE_SYNC, UP, due_after, in_maintenance
+from watchpost.heartbeats.models import Heartbeat
+from watchpost.incidents.service import AUTOMATIC, open_incident, open_incident_for, resolve
+
+OUTPUT_LIMIT = 10 * 1024
+"""Bytes of a failure's request body kept as its output; the rest is dropped."""
+EXIT_CODE_MAX = 255
+
+
+class Ping(enum.Enum):
+    RECORDED = "recorded"
+    IGNORED = "ignored"
+    """The heartbeat is paused: the ping changes nothing."""
+    UNKNOWN = "unknown"
+    """No heartbeat has this token."""
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A ping reporting that the job failed: via /fail (no exit code) or a non-zero exit code."""
+
+    exit_code: int | None = None
+    output: str = ""
+    truncated: bool = False
+
+    def cause(self, now: datetime) -> str:
+        how = "/fail" if self.exit_code is None else f"exit code {self.exit_code}"
+        text = f"The job reported a failure ({how}) at {isoformat_ms(now)}."
+        if self.output:
+            limit = f", first {OUTPUT_LIMIT} bytes" if self.truncated else ""
+            text += f"\n\nOutput{limit}:\n{self.output}"
+        return text
+
+
+def failure_output(raw: bytes) -> tuple[str, bool]:
+    """The first OUTPUT_LIMIT bytes of raw as text, and whether more was sent.
+
+    Invalid UTF-8 becomes U+FFFD, a character cut at the limit is dropped, and NUL (which
+    PostgreSQL text cannot hold) becomes U+FFFD too.
+    """
+    kept = raw[:OUTPUT_LIMIT]
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    text = decoder.decode(kept, final=len(raw) <= OUTPUT_LIMIT)
+    return text.replace("\x00", "\ufffd"), len(raw) > OUTPUT_LIMIT
+
+
+async def record_ping(
+    session: AsyncSession, *, token: str, now: datetime, failure: Failure | None = None
+) -> Ping:
+    """Apply a ping: success moves the heartbeat up, a failure down; both set the deadline."""
+    if failure is None:
+        hit = await session.execute(
+            update(Heartbeat)
+            .where(Heartbeat.token == token, Heartbeat.status == UP, Heartbeat.paused.is_(False))
+            .values(last_ping_at=now, next_due_at=due_after(now))
+            .returning(Heartbeat.id),
+            execution_options=NO_UPDATE_SYNC,
+        )
+        if hit.first() is not None:
+            return Ping.RECORDED
+    heartbeat = await session.scalar(
+        select(Heartbeat).where(Heartbeat.token == token).with_for_update()
+    )
+    if heartbeat is None:
+        return Ping.UNKNOWN
+    if heartbeat.paused:
+        return Ping.IGNORED
+    heartbeat.last_ping_at = now
+    heartbeat.next_due_at = now + timedelta(seconds=heartbeat.period + heartbeat.grace)
+    was = heartbeat.status
+    if failure is None:
+        heartbeat.status = UP
+        if was == DOWN:
+            await _resolve(session, heartbeat=heartbeat, now=now)
+    elif in_maintenance(heartbeat, now):
+        # no incidents in a maintenance window: there a failure only counts as a ping
+        if was != DOWN:
+            heartbeat.status = UP
+    else:
+        heartbeat.status = DOWN
+        await _open(session, heartbeat=heartbeat, failure=failure, now=now)
+    await session.flush()
+    return Ping.RECORDED
+
+
+async def _resolve(session: AsyncSession, *, heartbeat: Heartbeat, now: datetime) -> None:
+    """Resolve the open incident, unless a person reported it: that one a person closes."""
+    incident = await open_incident_for(session, heartbeat_id=heartbeat.id)
+    if incident is not None and not incident.manual:
+        text = f"Ping received at {isoformat_ms(now)}; the heartbeat is up again."
+        await resolve(session, incident=incident, now=now, by=AUTOMATIC, text=text)
+
+
+async def _open(
+    session: AsyncSession, *, heartbeat: Heartbeat, failure: Failure, now: datetime
+) -> None:
+    """A new incident for the failure, unless one is already open."""
+    if await open_incident_for(session, heartbeat_id=heartbeat.id) is None:
+        await open_incident(
+            session,
+            team_id=heartbeat.team_id,
+            name=heartbeat.name,
+            cause=failure.cause(now),
+            now=now,
+            heartbeat_id=heartbeat.id,
+        )
