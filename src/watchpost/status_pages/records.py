@@ -1,6 +1,7 @@
 """What was recorded about the items resources show: history rollups plus incidents.
 
-Pages whose every day in the window starts at a UTC midnight read daily rollups; others
+Incidents shorter than the page's min_incident_length are left out (an open one counts
+once it has lasted that long). Pages whose every day in the window starts at a UTC midnight read daily rollups; others
 read hourly rollups and build their local days from them.
 """
 
@@ -107,6 +108,12 @@ async def _incidents(
     return found
 
 
+def _lasts(incident: Incident, page: StatusPage, now: datetime) -> bool:
+    """Whether the incident lasted (or has lasted so far) the page's min_incident_length."""
+    end = min(incident.end or now, now)
+    return (end - incident.start).total_seconds() >= (page.min_incident_length or 0)
+
+
 def _record(history: History, incidents: list[Incident], *, paused: bool) -> Record:
     return Record(
         cells=[Cell(b.start, b.end, b.observed_s, b.maintenance_s) for b in history.buckets],
@@ -184,7 +191,8 @@ async def summaries(
         )
         incidents = await _incidents(session, subject_type, ordered, since=since, now=now)
         for subject_id in ordered:
-            records[(subject_type, subject_id)] = (seen[subject_id], incidents.get(subject_id, []))
+            shown = [i for i in incidents.get(subject_id, []) if _lasts(i, page, now)]
+            records[(subject_type, subject_id)] = (seen[subject_id], shown)
 
     found: dict[int, Summary] = {}
     for res in resources:
