@@ -297,3 +297,21 @@ async def test_incidents_shorter_than_min_incident_length_are_left_out(
     assert attrs["status_history"][-1]["downtime_duration"] == 20 * 60
     clock.set(at(3, 12, 5))
     assert (await read(api, path))["status"] == "downtime"
+
+
+@pytest.mark.parametrize("zone", ["UTC", "Asia/Kolkata"])
+async def test_incident_while_the_checker_was_stopped_is_not_downtime(
+    app: FastAPI, api: Api, clock: FrozenClock, zone: str
+) -> None:
+    mid = await monitor(api)
+    resource = {"resource_type": "Monitor", "resource_id": str(mid)}
+    path = await page_with(api, resource, timezone=zone)
+    # checks until 05:50 (standing to 06:00), then nothing until 09:00
+    await write(app, checks(api.team_id, mid, at(3), at(3, 5, 50)))
+    await write(app, checks(api.team_id, mid, at(3, 9), at(3, 12)))
+    await incident(app, api.team_id, at(3, 5), at(3, 10), monitor_id=mid)
+    clock.set(at(3, 12))
+    attrs = await read(api, path)
+    # down 05:00-06:00 and 09:00-10:00; 06:00-09:00 was not observed
+    assert sum(day["downtime_duration"] for day in attrs["status_history"]) == 2 * 3600
+    assert attrs["availability"] == round(1 - 2 / 9, 6)

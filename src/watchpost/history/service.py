@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final, Literal, cast, get_args
 
-from sqlalchemy import ColumnElement, Table, case, delete, func, or_, select
+from sqlalchemy import ColumnElement, Table, and_, case, delete, func, or_, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -429,6 +429,43 @@ def _standing(last: LastObservation | None, now: datetime) -> Bucket | None:
     )
 
 
+async def _rollups(
+    session: AsyncSession,
+    subject_type: str,
+    ids: Sequence[int],
+    granularity: str,
+    *,
+    now: datetime,
+    periods: Sequence[tuple[datetime, datetime]],
+) -> list[tuple[int, Bucket]]:
+    """(subject id, bucket) for the rollups starting within any of the periods."""
+    size = SIZES[granularity]
+    rows = await session.scalars(
+        select(CheckRollup)
+        .where(
+            CheckRollup.subject_type == subject_type,
+            CheckRollup.subject_id.in_(ids),
+            CheckRollup.granularity == granularity,
+            or_(
+                *(
+                    and_(CheckRollup.period_start >= start, CheckRollup.period_start < end)
+                    for start, end in periods
+                )
+            ),
+        )
+        .order_by(CheckRollup.subject_id, CheckRollup.period_start)
+    )
+    found: list[tuple[int, Bucket]] = []
+    for row in rows:
+        end = row.period_start + size
+        if row.period_start < now < end:
+            end = now
+        found.append(
+            (row.subject_id, Bucket(row.period_start, end, row.up_s, row.down_s, row.maintenance_s))
+        )
+    return found
+
+
 async def histories(
     session: AsyncSession,
     *,
@@ -441,31 +478,32 @@ async def histories(
     """Each subject's buckets overlapping [since, now), its state now and last time seen.
 
     Buckets of the current hour/day end at now, so that a partly elapsed bucket is not
-    spread over time that has not happened yet.
+    spread over time that has not happened yet. With granularity "day", a day that was
+    only partly observed comes as its hours instead, so that readers still know which
+    part of it was observed.
     """
-    size = SIZES[granularity]
     ids = sorted(set(subject_ids))
     buckets: dict[int, list[Bucket]] = defaultdict(list)
     lasts: dict[int, LastObservation] = {}
+    window = [(bucket_start(since, granularity), now)]
     for chunk in _chunks(ids):
-        rows = await session.scalars(
-            select(CheckRollup)
-            .where(
-                CheckRollup.subject_type == subject_type,
-                CheckRollup.subject_id.in_(chunk),
-                CheckRollup.granularity == granularity,
-                CheckRollup.period_start >= bucket_start(since, granularity),
-                CheckRollup.period_start < now,
-            )
-            .order_by(CheckRollup.subject_id, CheckRollup.period_start)
-        )
-        for row in rows:
-            end = row.period_start + size
-            if row.period_start < now < end:
-                end = now
-            buckets[row.subject_id].append(
-                Bucket(row.period_start, end, row.up_s, row.down_s, row.maintenance_s)
-            )
+        partial: dict[datetime, set[int]] = defaultdict(set)
+        for subject_id, bucket in await _rollups(
+            session, subject_type, chunk, granularity, now=now, periods=window
+        ):
+            length = (bucket.end - bucket.start).total_seconds()
+            if granularity == "day" and bucket.observed_s < length - 1:
+                partial[bucket.start].add(subject_id)
+            else:
+                buckets[subject_id].append(bucket)
+        days = sorted(partial)
+        for offset in range(0, len(days), 50):
+            periods = [(day, day + SIZES["day"]) for day in days[offset : offset + 50]]
+            for subject_id, bucket in await _rollups(
+                session, subject_type, chunk, "hour", now=now, periods=periods
+            ):
+                if subject_id in partial[bucket_start(bucket.start, "day")]:
+                    buckets[subject_id].append(bucket)
         for last_row in await session.scalars(
             select(LastObservation).where(
                 LastObservation.subject_type == subject_type,
@@ -481,7 +519,8 @@ async def histories(
         if last is not None and last.at <= now < last.at + timedelta(seconds=last.valid_for_s):
             state = last.state
         found[subject_id] = History(
-            buckets=buckets[subject_id] + ([standing] if standing else []),
+            buckets=sorted(buckets[subject_id], key=lambda b: b.start)
+            + ([standing] if standing else []),
             state=state,
             last_at=last.at if last is not None else None,
         )
