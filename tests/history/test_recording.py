@@ -11,7 +11,7 @@ from sqlalchemy import event
 
 from tests.history.helpers import CheckResult, at, count, obs, rollups, seconds, write
 from tests.support import Api
-from watchpost.history.service import Observation, histories
+from watchpost.history.service import Observation, histories, stats
 
 
 async def test_span_belongs_to_the_previous_observations_state(app: FastAPI, api: Api) -> None:
@@ -125,3 +125,19 @@ async def test_batch_of_a_thousand_in_a_few_statements(app: FastAPI, api: Api) -
                 for name in ("up_s", "down_s", "maintenance_s")
             ] == pytest.approx(totals)
             assert sum(r.checks for r in rows.values()) == 100
+
+
+async def test_response_time_stats_per_bucket(app: FastAPI, api: Api) -> None:
+    t = api.team_id
+    await write(app, [obs(t, at(1, 10), latency_ms=100), obs(t, at(1, 10, 30), "down")])
+    await write(app, [obs(t, at(1, 11), latency_ms=50), obs(t, at(1, 11, 1), latency_ms=150)])
+    async with app.state.ctx.db.read_sessions() as session:
+        found = await stats(session, subject_type="monitor", subject_id=1, since=at(1), now=at(2))
+    assert [(s.start, s.checks, s.failures) for s in found] == [
+        (at(1, 10), 2, 1),
+        (at(1, 11), 2, 0),
+    ]
+    assert [(s.latency_avg_ms, s.latency_min_ms, s.latency_max_ms) for s in found] == [
+        (100, 100, 100),
+        (100, 50, 150),
+    ]

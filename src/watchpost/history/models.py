@@ -9,24 +9,19 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Float, ForeignKey, Index, Integer, String, Text
+from sqlalchemy import Float, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from watchpost.db.base import Base, IdMixin, IdType, UTCDateTime
+from watchpost.db.base import Base, IdMixin, IdType, TeamOwnedMixin, UTCDateTime
 
 
-class _Team:
-    team_id: Mapped[int] = mapped_column(IdType, ForeignKey("teams.id", ondelete="CASCADE"))
-
-
-class CheckResult(IdMixin, _Team, Base):
+class CheckResult(IdMixin, TeamOwnedMixin, Base):
     """One raw observation, kept for a bounded recent window (history.service.prune)."""
 
     __tablename__ = "check_results"
     __table_args__ = (
         Index("ix_check_results_subject_at", "subject_type", "subject_id", "at"),
         Index("ix_check_results_at", "at"),
-        Index("ix_check_results_team_id", "team_id"),
     )
 
     subject_type: Mapped[str] = mapped_column(String(20))
@@ -37,7 +32,7 @@ class CheckResult(IdMixin, _Team, Base):
     error: Mapped[str | None] = mapped_column(Text, default=None)
 
 
-class CheckRollup(_Team, Base):
+class CheckRollup(TeamOwnedMixin, Base):
     """Seconds spent in each state and check statistics of one UTC hour or day.
 
     Durations belong to the bucket the time fell in (spans are split at boundaries);
@@ -47,7 +42,6 @@ class CheckRollup(_Team, Base):
     __tablename__ = "check_rollups"
     __table_args__ = (
         Index("ix_check_rollups_granularity_period_start", "granularity", "period_start"),
-        Index("ix_check_rollups_team_id", "team_id"),
     )
 
     subject_type: Mapped[str] = mapped_column(String(20), primary_key=True)
@@ -66,11 +60,10 @@ class CheckRollup(_Team, Base):
     latency_max: Mapped[float | None] = mapped_column(Float, default=None)
 
 
-class LastObservation(_Team, Base):
+class LastObservation(TeamOwnedMixin, Base):
     """A subject's latest observation: the state its next span is attributed to."""
 
     __tablename__ = "check_last_observations"
-    __table_args__ = (Index("ix_check_last_observations_team_id", "team_id"),)
 
     subject_type: Mapped[str] = mapped_column(String(20), primary_key=True)
     subject_id: Mapped[int] = mapped_column(IdType, primary_key=True)

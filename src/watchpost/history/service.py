@@ -538,3 +538,50 @@ async def recent_results(
         .limit(limit)
     )
     return list(rows)
+
+
+@dataclass(frozen=True)
+class Stats:
+    """Checks and response times of one rollup bucket."""
+
+    start: datetime
+    checks: int
+    failures: int
+    latency_avg_ms: float | None
+    latency_min_ms: float | None
+    latency_max_ms: float | None
+
+
+async def stats(
+    session: AsyncSession,
+    *,
+    subject_type: str,
+    subject_id: int,
+    since: datetime,
+    now: datetime,
+    granularity: Granularity = "hour",
+) -> list[Stats]:
+    """Checks, failures and response times per bucket, oldest first (response_times widget)."""
+    rows = await session.scalars(
+        select(CheckRollup)
+        .where(
+            CheckRollup.subject_type == subject_type,
+            CheckRollup.subject_id == subject_id,
+            CheckRollup.granularity == granularity,
+            CheckRollup.period_start >= bucket_start(since, granularity),
+            CheckRollup.period_start < now,
+            CheckRollup.checks > 0,
+        )
+        .order_by(CheckRollup.period_start)
+    )
+    return [
+        Stats(
+            row.period_start,
+            row.checks,
+            row.failures,
+            row.latency_sum / row.latency_count if row.latency_count else None,
+            row.latency_min,
+            row.latency_max,
+        )
+        for row in rows
+    ]
