@@ -126,3 +126,23 @@ async def test_the_collector_is_down_when_one_of_its_targets_is(
     attributes = data(await api.get(f"{COLLECTORS}/{collector['id']}"))["attributes"]
     assert attributes["status"] == "down"
     assert attributes["pinged_at"] == isoformat_ms(clock.now())
+
+
+async def test_every_result_is_recorded_in_the_history(
+    app: FastAPI, api: Api, clock: FrozenClock
+) -> None:
+    from sqlalchemy import select
+
+    from watchpost.history.models import CheckResult
+
+    _, target_id = await target_at(api, free_port())
+    await engine_of(app).tick()
+    async with app.state.ctx.db.read_sessions() as session:
+        [result] = (await session.scalars(select(CheckResult))).all()
+    assert (result.subject_type, result.subject_id, result.state) == (
+        "collector_target",
+        int(target_id),
+        "down",
+    )
+    assert result.at == clock.now()
+    assert result.error and "refused" in result.error
