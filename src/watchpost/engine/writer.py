@@ -136,7 +136,11 @@ def _target_done(
 
 
 def _observation(
-    kind: observations.SubjectType, team_id: int, subject_id: int, outcome: Outcome, valid_for_s: int
+    kind: observations.SubjectType,
+    team_id: int,
+    subject_id: int,
+    outcome: Outcome,
+    valid_for_s: int,
 ) -> observations.Observation:
     result = outcome.result
     assert result is not None
