@@ -47,6 +47,7 @@ ATTRIBUTES = {
     "status",
     "paused_at",
     "last_checked_at",
+    "last_error",
     "team_name",
     "created_at",
     "updated_at",
@@ -74,6 +75,7 @@ COMMON_DEFAULTS: dict[str, Any] = {
     "status": "pending",
     "paused_at": None,
     "last_checked_at": None,
+    "last_error": None,
     "team_name": "acme",
 }
 

@@ -30,7 +30,7 @@ def free_port() -> int:
 
 def start(env: dict[str, str], port: int) -> subprocess.Popen[bytes]:
     process = subprocess.Popen(  # noqa: S603
-        [sys.executable, "-m", "watchpost.cli", "serve", "--port", str(port)],
+        [sys.executable, "-m", "watchpost.cli", "serve", "--no-engine", "--port", str(port)],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -30,20 +31,37 @@ async def healthz(ctx: Context) -> Response:
     return JsonResponse({"status": "ok", "database": "ok"})
 
 
-def create_app(settings: Settings | None = None, *, clock: Clock | None = None) -> FastAPI:
-    """The ASGI app. The database is not migrated here: `watchpost serve` does that first."""
-    return build_app(AppContext.build(settings or Settings(), clock))
+def create_app(
+    settings: Settings | None = None, *, clock: Clock | None = None, engine: bool = False
+) -> FastAPI:
+    """The ASGI app. The database is not migrated here: `watchpost serve` does that first.
+
+    engine: run the check engine in-process for the app's lifetime (what `serve` does unless
+    `--no-engine`); off by default so an app built for tests checks nothing on its own.
+    """
+    return build_app(AppContext.build(settings or Settings(), clock), engine=engine)
 
 
-def build_app(ctx: AppContext) -> FastAPI:
+def build_app(ctx: AppContext, *, engine: bool = False) -> FastAPI:
     """The app around a context. The context may be swapped (`app.state.ctx`) before use:
     the tests build the routes once and give every test a fresh database."""
     from watchpost.routes import api_routers, public_routers
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        yield
-        await app.state.ctx.db.dispose()
+        checker = None
+        if engine:
+            from watchpost.engine.loop import Engine
+
+            checker = Engine(app.state.ctx)
+            running = asyncio.create_task(checker.run_forever())
+        try:
+            yield
+        finally:
+            if checker is not None:
+                checker.stop()
+                await running
+            await app.state.ctx.db.dispose()
 
     app = FastAPI(
         title="Watchpost",

@@ -1,10 +1,11 @@
-"""The `watchpost` command: serve, worker-less migrate, and token and user administration."""
+"""The `watchpost` command: serve, worker, migrate, and token and user administration."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import logging
+import signal
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TypeVar
@@ -65,24 +66,50 @@ def _with_session(work: Callable[..., Awaitable[T]]) -> T:
     return asyncio.run(run())
 
 
+def _logging(settings: Settings) -> None:
+    logging.basicConfig(
+        level=settings.log_level.upper(), format="%(levelname)s %(name)s: %(message)s"
+    )
+    logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)
+
+
 def cmd_serve(args: argparse.Namespace) -> None:
     import uvicorn
 
     from watchpost.app import create_app
 
     settings = _settings()
-    logging.basicConfig(
-        level=settings.log_level.upper(), format="%(levelname)s %(name)s: %(message)s"
-    )
-    logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)
+    _logging(settings)
     _migrate(settings)
     uvicorn.run(
-        create_app(settings),
+        create_app(settings, engine=not args.no_engine),
         host=args.host,
         port=args.port,
         log_level=settings.log_level.lower(),
         proxy_headers=True,
     )
+
+
+def cmd_worker(_args: argparse.Namespace) -> None:
+    from watchpost.context import AppContext
+    from watchpost.engine.loop import Engine
+
+    settings = _settings()
+    _logging(settings)
+    _migrate(settings)
+
+    async def run() -> None:
+        ctx = AppContext.build(settings)
+        engine = Engine(ctx)
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(signum, engine.stop)
+        try:
+            await engine.run_forever()
+        finally:
+            await ctx.db.dispose()
+
+    asyncio.run(run())
 
 
 def cmd_migrate(_args: argparse.Namespace) -> None:
@@ -159,7 +186,21 @@ def build_parser() -> argparse.ArgumentParser:
         "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)"
     )
     serve.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
+    serve.add_argument(
+        "--no-engine",
+        action="store_true",
+        help="serve only the API; run checks in separate `watchpost worker` processes",
+    )
     serve.set_defaults(run=cmd_serve)
+
+    worker = commands.add_parser(
+        "worker",
+        help="apply pending migrations, then run only the check engine (no API)",
+        description="Run the check engine alone. Any number of workers, on any machines, "
+        "may share one PostgreSQL database: each claims due checks with a lease, so no check "
+        "runs twice and a stopped worker's checks are taken over. Stops cleanly on SIGTERM.",
+    )
+    worker.set_defaults(run=cmd_worker)
 
     migrate = commands.add_parser("migrate", help="apply pending migrations and exit")
     migrate.set_defaults(run=cmd_migrate)

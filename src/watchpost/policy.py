@@ -6,8 +6,8 @@ fields (a pydantic mixin, all optional) and the response attributes.
 
 from __future__ import annotations
 
-from datetime import time
-from typing import Annotated, Any, Final, Literal
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Annotated, Any, Final, Literal, Protocol
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from pydantic import AfterValidator, BaseModel, Field
@@ -88,6 +88,120 @@ def maintenance_attributes(obj: MaintenanceColumns) -> dict[str, Any]:
         "maintenance_timezone": obj.maintenance_timezone,
         "maintenance_days": [day for day in WEEKDAYS if day in (obj.maintenance_days or [])],
     }
+
+
+# ------------------------------------------------------------------ maintenance windows
+#
+# A window is wall-clock time in its zone: from `maintenance_from` on each listed day
+# (empty list = every day) until the next `maintenance_to`; when to <= from it ends the
+# next day (from == to is a whole day). It belongs to the day it starts on. Intervals are
+# half-open [start, end). Across DST changes the window follows local time:
+# - a local time that does not exist (spring forward) means the instant the clocks jump
+#   over it, so a window wholly inside the skipped hour does not happen that night;
+# - a local time that occurs twice (fall back) starts a window at its first occurrence
+#   and ends one at its second, so the window covers every reading of its span once.
+
+_MAX_CHAIN: Final = 8
+"""maintenance_end follows back-to-back occurrences for at most this many days."""
+
+
+class MaintenanceWindow(Protocol):
+    """Anything with the maintenance columns (monitors, heartbeats)."""
+
+    @property
+    def maintenance_from(self) -> str | None: ...
+    @property
+    def maintenance_to(self) -> str | None: ...
+    @property
+    def maintenance_timezone(self) -> str | None: ...
+    @property
+    def maintenance_days(self) -> list[str] | None: ...
+
+
+def in_maintenance(window: MaintenanceWindow, at: datetime) -> bool:
+    """Whether `at` (aware) falls inside the window."""
+    return any(start <= at < end for start, end in _around(window, at, at))
+
+
+def maintenance_end(window: MaintenanceWindow, at: datetime) -> datetime | None:
+    """When the window `at` lies in ends (back-to-back occurrences merged); None outside."""
+    for start, end in _around(window, at, at + timedelta(days=_MAX_CHAIN)):
+        if start <= at < end:
+            return end
+    return None
+
+
+def maintenance_overlap(window: MaintenanceWindow, start: datetime, end: datetime) -> timedelta:
+    """Time between `start` and `end` spent inside the window."""
+    total = timedelta(0)
+    for low, high in maintenance_intervals(window, start, end):
+        total += high - low
+    return total
+
+
+def maintenance_intervals(
+    window: MaintenanceWindow, start: datetime, end: datetime
+) -> list[tuple[datetime, datetime]]:
+    """The window's merged UTC intervals, clipped to [start, end)."""
+    return [
+        (max(low, start), min(high, end))
+        for low, high in _around(window, start, end)
+        if low < end and high > start
+    ]
+
+
+def _around(
+    window: MaintenanceWindow, start: datetime, end: datetime
+) -> list[tuple[datetime, datetime]]:
+    """Merged occurrences of every local day that can touch [start, end]."""
+    if window.maintenance_from is None or window.maintenance_to is None:
+        return []
+    zone = ZoneInfo(window.maintenance_timezone or DEFAULT_TIMEZONE)
+    opens = time.fromisoformat(window.maintenance_from)
+    closes = time.fromisoformat(window.maintenance_to)
+    days = set(window.maintenance_days or WEEKDAYS)
+    day = start.astimezone(zone).date() - timedelta(days=1)
+    last = end.astimezone(zone).date() + timedelta(days=1)
+    merged: list[tuple[datetime, datetime]] = []
+    while day <= last:
+        if WEEKDAYS[day.weekday()] in days:
+            low = _instant(day, opens, zone, first=True)
+            ends_on = day + timedelta(days=1) if closes <= opens else day
+            high = _instant(ends_on, closes, zone, first=False)
+            if low < high:
+                if merged and low <= merged[-1][1]:
+                    merged[-1] = (merged[-1][0], max(merged[-1][1], high))
+                else:
+                    merged.append((low, high))
+        day += timedelta(days=1)
+    return merged
+
+
+def _instant(day: date, clock: time, zone: ZoneInfo, *, first: bool) -> datetime:
+    """The UTC instant of a wall-clock reading (see the DST rules above)."""
+    naive = datetime.combine(day, clock)
+    early = naive.replace(tzinfo=zone, fold=0)
+    late = naive.replace(tzinfo=zone, fold=1)
+    if early.astimezone(UTC).astimezone(zone).replace(tzinfo=None) != naive:
+        # Skipped: fold=1 reads it with the offset after the jump, an instant before it.
+        return _jump(late.astimezone(UTC), early.astimezone(UTC), zone)
+    return (early if first else late).astimezone(UTC)
+
+
+def _jump(before: datetime, after: datetime, zone: ZoneInfo) -> datetime:
+    """The first instant in (before, after] with the later offset: when the clocks jump."""
+    offset = after.astimezone(zone).utcoffset()
+    low, high = before, after
+    while high - low > timedelta(seconds=1):
+        middle = low + (high - low) / 2
+        middle = middle.replace(microsecond=0)
+        if middle <= low:
+            break
+        if middle.astimezone(zone).utcoffset() == offset:
+            high = middle
+        else:
+            low = middle
+    return high
 
 
 class NotificationColumns:

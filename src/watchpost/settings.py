@@ -36,6 +36,33 @@ class Settings(BaseSettings):
         default=DEFAULT_DATA_DIR, description="Folder for the SQLite file and generated key."
     )
     log_level: str = "info"
+    target_check_interval: int = Field(
+        default=60, ge=1, description="Seconds between two checks of a collector target."
+    )
+    target_check_timeout: float = Field(
+        default=10.0, gt=0, description="Seconds one collector target check may take."
+    )
+    engine_concurrency: int = Field(
+        default=500, ge=1, description="Checks one engine process runs at the same time."
+    )
+    engine_claim_batch: int = Field(
+        default=500, ge=1, description="Most due checks claimed in one database transaction."
+    )
+    engine_write_batch: int = Field(
+        default=250, ge=1, description="Most results written in one database transaction."
+    )
+    engine_flush_interval: float = Field(
+        default=0.2, gt=0, description="Seconds a finished result waits to join a batch."
+    )
+    engine_poll_interval: float = Field(
+        default=1.0, gt=0, description="Longest sleep between two looks for due checks."
+    )
+    engine_lease_margin: float = Field(
+        default=30.0,
+        gt=0,
+        description="Seconds a lease outlives the check's own timeout; only a dead worker's "
+        "lease expires, after which another worker takes the check over.",
+    )
 
     @cached_property
     def async_database_url(self) -> str:

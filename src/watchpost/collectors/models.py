@@ -2,10 +2,11 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Boolean, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import Boolean, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from watchpost.db.base import Base, IdMixin, IdType, TeamOwnedMixin, TimestampMixin, UTCDateTime
+from watchpost.engine.columns import ScheduleColumns
 
 
 class Collector(IdMixin, TeamOwnedMixin, TimestampMixin, Base):
@@ -22,8 +23,13 @@ class Collector(IdMixin, TeamOwnedMixin, TimestampMixin, Base):
     pinged_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
 
 
-class CollectorTarget(IdMixin, TeamOwnedMixin, TimestampMixin, Base):
+class CollectorTarget(IdMixin, TeamOwnedMixin, TimestampMixin, ScheduleColumns, Base):
+    """A service a collector watches. The check engine probes it every
+    WATCHPOST_TARGET_CHECK_INTERVAL seconds while enabled and not paused; `last_error` is
+    the message of the latest failed check (cleared by a success)."""
+
     __tablename__ = "collector_targets"
+    __table_args__ = (Index("ix_collector_targets_next_check_at", "next_check_at"),)
 
     collector_id: Mapped[int] = mapped_column(
         IdType, ForeignKey("collectors.id", ondelete="CASCADE"), index=True

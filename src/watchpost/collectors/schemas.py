@@ -115,6 +115,9 @@ class TargetAttributes(BaseModel):
     paused_until: str | None
     consecutive_failure_count: int
     last_ping_at: str | None
+    last_error: str | None = Field(
+        description="Why the latest check failed; null after a success and until the first check."
+    )
     created_at: str
     updated_at: str
 

@@ -165,6 +165,7 @@ def target_attributes(target: CollectorTarget) -> dict[str, Any]:
         "paused_until": _iso(target.paused_until),
         "consecutive_failure_count": target.consecutive_failure_count,
         "last_ping_at": _iso(target.last_ping_at),
+        "last_error": target.last_error,
         "created_at": isoformat_ms(target.created_at),
         "updated_at": isoformat_ms(target.updated_at),
     }
@@ -182,7 +183,10 @@ async def create_target(
     box: SecretBox,
     now: datetime,
 ) -> CollectorTarget:
-    """A new target, `pending` until probed (or `disabled`); credentials stored encrypted."""
+    """A new target, `pending` until probed (or `disabled`); credentials stored encrypted.
+
+    It is due for its first check at once.
+    """
     values = {name: getattr(data, name) for name in KIND_FIELDS if name not in WRITE_ONLY_FIELDS}
     for name, default in KIND_RULES[data.kind].defaults.items():
         if values.get(name) is None:
@@ -198,6 +202,7 @@ async def create_target(
         consecutive_failure_count=0,
         created_at=now,
         updated_at=now,
+        next_check_at=now,
         **values,
     )
     for name in WRITE_ONLY_FIELDS:
@@ -265,6 +270,8 @@ async def update_target(
     for name, default in KIND_RULES[target.kind].defaults.items():
         if getattr(target, name) is None:
             setattr(target, name, default)
+    if reconnect:
+        target.schedule_now(now)  # and any check still running with the old settings is void
     if not target.enabled:
         target.status = "disabled"
     elif reconnect:

@@ -10,6 +10,7 @@ from sqlalchemy import MetaData
 MODEL_DOMAINS = (
     "collectors",
     "heartbeats",
+    "history",
     "incidents",
     "monitors",
     "sources",

@@ -55,7 +55,8 @@ subset of {", ".join(REGIONS)} (default all). HTTP types default to `http_method
 `request_body` is the payload sent, `required_keyword` must appear in the reply. dns: `url` is
 the DNS server, `request_body` the domain name to resolve, `required_keyword` (optional) an
 expected answer. `monitor_group_id` must name a monitor group of the team. `status` starts
-`pending` (`paused` when created paused).
+`pending` (`paused` when created paused). Read-only `last_error` is the error of the latest
+check, null after a success.
 """
 
 UPDATE_RULES = """Only the sent fields change; the type's rules apply to the monitor as it will
@@ -64,8 +65,9 @@ of an existing header keeps that id, an entry without id is a new header, absent
 removed. `monitor_type` may change when the result is valid for the new type: fields the
 monitor held at the old type's default take the new type's default (request_timeout too); any
 other field the new type does not accept must be sent as null. `paused` true sets `status`
-`paused` and `paused_at`; false sets `pending` and clears `paused_at`. A change of a check
-setting makes the monitor due for a check right away."""
+`paused` and `paused_at`; false sets `pending` (until the next check) and clears `paused_at`;
+an open incident stays open. A change of a check setting makes the monitor due for a check
+right away."""
 
 
 def _monitor(monitor: Monitor, team_name: str) -> dict[str, object]:

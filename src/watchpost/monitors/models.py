@@ -7,6 +7,7 @@ from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from watchpost.db.base import Base, IdMixin, IdType, TeamOwnedMixin, TimestampMixin, UTCDateTime
+from watchpost.engine.columns import ScheduleColumns
 from watchpost.policy import MaintenanceColumns, NotificationColumns
 
 
@@ -19,7 +20,13 @@ class MonitorGroup(IdMixin, TeamOwnedMixin, TimestampMixin, Base):
 
 
 class Monitor(
-    IdMixin, TeamOwnedMixin, TimestampMixin, MaintenanceColumns, NotificationColumns, Base
+    IdMixin,
+    TeamOwnedMixin,
+    TimestampMixin,
+    MaintenanceColumns,
+    NotificationColumns,
+    ScheduleColumns,
+    Base,
 ):
     """An uptime check of a URL or host, run every `check_frequency` seconds.
 
@@ -29,8 +36,13 @@ class Monitor(
     - `next_check_at`: when the engine should check next (it picks rows with
       next_check_at <= now, indexed). Set to now on creation, on unpausing and whenever a
       check setting changes, so a new or changed monitor is checked within seconds; null
-      while paused (never picked). The engine moves it forward by check_frequency.
+      while paused (never picked). The engine moves it forward along the monitor's
+      schedule (engine/schedule.py); `lease_owner` / `lease_expires_at` mark a running check.
     - `last_checked_at`: when the engine last finished a check; null until the first.
+    - `check_status`, `failing_since`, `recovering_since`, `last_error`: the status
+      machine's memory (monitors/status_machine.py: state_of / apply / record_check).
+      `check_status` is pending, up, down or validating; `status` shows paused or
+      maintenance over it.
     - `request_headers`: JSON list of {"id": int, "name", "value"}; `last_request_header_id`
       numbers new entries so an id is never reused within the monitor.
     - `port` is stored as an integer; the API writes it as a string.
@@ -68,4 +80,9 @@ class Monitor(
     status: Mapped[str] = mapped_column(String(16), default="pending")
     paused_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
     last_checked_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
-    next_check_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+    check_status: Mapped[str] = mapped_column(
+        String(16), default="pending", server_default="pending"
+    )
+    failing_since: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+    recovering_since: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+    last_error: Mapped[str | None] = mapped_column(Text, default=None)

@@ -189,6 +189,7 @@ class MonitorAttributes(BaseModel):
     status: str
     paused_at: str | None
     last_checked_at: str | None
+    last_error: str | None
     team_name: str
     created_at: str
     updated_at: str

@@ -19,6 +19,7 @@ from watchpost.monitors.schemas import (
     MonitorGroupUpdate,
     MonitorUpdate,
 )
+from watchpost.monitors.status_machine import apply, resume, state_of
 from watchpost.monitors.types import TYPE_FIELDS
 from watchpost.policy import maintenance_attributes, notification_attributes
 
@@ -78,6 +79,7 @@ def monitor_attributes(monitor: Monitor, team_name: str) -> dict[str, Any]:
         "status": monitor.status,
         "paused_at": _iso(monitor.paused_at),
         "last_checked_at": _iso(monitor.last_checked_at),
+        "last_error": monitor.last_error,
         "team_name": team_name,
         "created_at": isoformat_ms(monitor.created_at),
         "updated_at": isoformat_ms(monitor.updated_at),
@@ -129,11 +131,13 @@ def _set_paused(monitor: Monitor, paused: bool, now: datetime) -> None:
     if paused:
         monitor.status = "paused"
         monitor.paused_at = now
-        monitor.next_check_at = None
+        monitor.unschedule()
     else:
+        # The machine restarts what was in progress; an open incident stays open.
+        apply(monitor, resume(state_of(monitor)))
         monitor.status = "pending"
         monitor.paused_at = None
-        monitor.next_check_at = now
+        monitor.schedule_now(now)
 
 
 async def create_monitor(
@@ -201,7 +205,7 @@ async def update_monitor(
     if values["paused"] != monitor.paused:
         _set_paused(monitor, bool(values["paused"]), now)
     elif recheck and not monitor.paused:
-        monitor.next_check_at = now
+        monitor.schedule_now(now)  # and any check still running with the old settings is void
     monitor.updated_at = now
     await session.flush()
     return monitor

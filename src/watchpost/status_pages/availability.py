@@ -1,23 +1,34 @@
 """Status, availability and day-by-day history of a status page resource.
 
-The check engine records, per monitored item, when it was observed (monitored and not
-paused), its incidents and its maintenance windows; `Record` is that interface. This
-module turns a record into what a status page shows, applying the resource's
-mark_as_down_for / mark_as_degraded_for rules to each incident:
+The history package records, per monitored item, how many seconds of each hour (or UTC
+day) were observed and how many of those were maintenance; `Record` carries those
+`Cell`s plus the item's incidents. This module turns a record into what a status page
+shows, applying the resource's mark_as_down_for / mark_as_degraded_for rules to each
+incident:
 
+- A cell's seconds are taken as spread evenly over it, so an hourly cell that straddles
+  a local midnight (time zones with half-hour offsets) is shared in proportion.
+- Downtime in a cell = time covered by a marking incident, capped by the cell's observed
+  non-maintenance seconds: incident time while nothing was observed, or during
+  maintenance, is not downtime. Degraded likewise, after downtime.
 - A day with no observed time at all has status `not_monitored` (never `operational`)
   and zero durations. Days are calendar days in the page's time zone, oldest first,
   the last one being today (observed up to now).
 - availability = (observed - maintenance - downtime) / (observed - maintenance) over the
-  page's history window, rounded to 6 places; null when nothing was observed.
+  page's history window, rounded to 6 places: unobserved time counts neither way;
+  null when nothing was observed.
 - Day status: downtime if any downtime, else degraded, else maintenance, else operational.
 - Current status: not_monitored when paused or not observed now; else downtime, degraded,
-  maintenance (an interval covering now) or operational.
+  maintenance (observed in maintenance now) or operational.
 - Durations are whole seconds.
+- Groups (`combine`): the worst member status (not_monitored members ignored unless all
+  are); availability weighted by each member's counted time; a day's durations are the
+  longest of any member's.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
@@ -34,10 +45,19 @@ SEVERITY: Final[tuple[str, ...]] = (DOWNTIME, DEGRADED, MAINTENANCE, OPERATIONAL
 
 
 @dataclass(frozen=True)
-class Span:
+class Cell:
+    """Within [start, end), `observed` seconds were observed, `maintenance` of them in
+    maintenance."""
+
     start: datetime
-    end: datetime | None = None
-    """None: still going on."""
+    end: datetime
+    observed: float
+    maintenance: float = 0.0
+
+
+def observed_span(start: datetime, end: datetime) -> Cell:
+    """A span observed throughout, outside maintenance."""
+    return Cell(start, end, max((end - start).total_seconds(), 0.0))
 
 
 @dataclass(frozen=True)
@@ -50,11 +70,12 @@ class Incident:
 
 @dataclass(frozen=True)
 class Record:
-    """What the engine recorded for one item over (at least) the window asked for."""
+    """What was recorded for one item over (at least) the window asked for."""
 
-    observed: Sequence[Span] = ()
+    cells: Sequence[Cell] = ()
     incidents: Sequence[Incident] = ()
-    maintenance: Sequence[Span] = ()
+    observed_now: bool = False
+    maintenance_now: bool = False
     paused: bool = False
 
 
@@ -73,6 +94,10 @@ class Summary:
     status: str
     availability: float | None
     status_history: list[dict[str, Any]]
+    observed_s: float = 0.0
+    counted_s: float = 0.0
+    """Observed seconds outside maintenance: availability's denominator."""
+    down_s: float = 0.0
 
 
 Interval = tuple[datetime, datetime]
@@ -99,12 +124,6 @@ def _merge(intervals: Iterable[Interval]) -> list[Interval]:
     return merged
 
 
-def _intersect(left: list[Interval], right: list[Interval]) -> list[Interval]:
-    return _merge(
-        (max(a, c), min(b, d)) for a, b in left for c, d in right if max(a, c) < min(b, d)
-    )
-
-
 def _subtract(left: list[Interval], right: list[Interval]) -> list[Interval]:
     result: list[Interval] = []
     for start, end in left:
@@ -120,20 +139,33 @@ def _subtract(left: list[Interval], right: list[Interval]) -> list[Interval]:
     return _merge(result)
 
 
-def _seconds(intervals: list[Interval]) -> float:
-    return sum((end - start).total_seconds() for start, end in intervals)
+def _overlap(intervals: list[Interval], start: datetime, end: datetime) -> float:
+    return sum(
+        (min(b, end) - max(a, start)).total_seconds()
+        for a, b in intervals
+        if max(a, start) < min(b, end)
+    )
 
 
-def _closed(spans: Iterable[Span | Incident], now: datetime) -> list[Interval]:
-    return _merge((span.start, min(span.end or now, now)) for span in spans)
+def _closed(incidents: Iterable[Incident], now: datetime) -> list[Interval]:
+    return _merge((i.start, min(i.end or now, now)) for i in incidents)
 
 
-def _covers(spans: Iterable[Span | Incident], now: datetime) -> bool:
-    return any(span.start <= now and (span.end is None or span.end > now) for span in spans)
+def _covers(incidents: Iterable[Incident], now: datetime) -> bool:
+    return any(i.start <= now and (i.end is None or i.end > now) for i in incidents)
 
 
 def _day_start(day: date, tz: ZoneInfo) -> datetime:
     return datetime.combine(day, time(0), tzinfo=tz)
+
+
+def window_days(*, now: datetime, days: int, tz: ZoneInfo) -> list[tuple[date, datetime]]:
+    """The window's local days, oldest first, with their start instants."""
+    today = now.astimezone(tz).date()
+    return [
+        (today - timedelta(days=offset), _day_start(today - timedelta(days=offset), tz))
+        for offset in range(days - 1, -1, -1)
+    ]
 
 
 def summarize(
@@ -141,35 +173,47 @@ def summarize(
 ) -> Summary:
     """The resource's current status, its availability and one entry per day of the window."""
     down_incidents, degraded_incidents = _split(record, marking)
-    observed = _closed(record.observed, now)
-    maintenance = _intersect(_closed(record.maintenance, now), observed)
-    down = _subtract(_intersect(_closed(down_incidents, now), observed), maintenance)
-    degraded = _subtract(
-        _subtract(_intersect(_closed(degraded_incidents, now), observed), maintenance), down
-    )
+    down = _closed(down_incidents, now)
+    degraded = _subtract(_closed(degraded_incidents, now), down)
 
-    today = now.astimezone(tz).date()
+    window = window_days(now=now, days=days, tz=tz)
+    starts = [start for _, start in window]
+    ends = [*starts[1:], _day_start(window[-1][0] + timedelta(days=1), tz)]
+    ends = [min(end, now) for end in ends]
+    seen = [0.0] * days
+    in_maintenance = [0.0] * days
+    in_downtime = [0.0] * days
+    in_degraded = [0.0] * days
+    for cell in record.cells:
+        length = (cell.end - cell.start).total_seconds()
+        if length <= 0 or cell.observed <= 0:
+            continue
+        usable = max(cell.observed - cell.maintenance, 0.0)
+        first = max(bisect_right(starts, cell.start) - 1, 0)
+        for index in range(first, days):
+            start, end = max(cell.start, starts[index]), min(cell.end, ends[index])
+            if starts[index] >= cell.end:
+                break
+            if start >= end:
+                continue
+            share = (end - start).total_seconds() / length
+            seen[index] += cell.observed * share
+            in_maintenance[index] += cell.maintenance * share
+            room = usable * share
+            down_here = min(_overlap(down, start, end), room)
+            in_downtime[index] += down_here
+            in_degraded[index] += min(_overlap(degraded, start, end), room - down_here)
+
     history: list[dict[str, Any]] = []
-    totals = {"observed": 0.0, "maintenance": 0.0, "down": 0.0}
-    for offset in range(days - 1, -1, -1):
-        day = today - timedelta(days=offset)
-        start = _day_start(day, tz)
-        end = min(_day_start(day + timedelta(days=1), tz), now)
-        window = [(start, end)] if start < end else []
-        seen = _seconds(_intersect(observed, window))
-        in_maintenance = _seconds(_intersect(maintenance, window))
-        in_downtime = _seconds(_intersect(down, window))
-        in_degraded = _seconds(_intersect(degraded, window))
-        totals["observed"] += seen
-        totals["maintenance"] += in_maintenance
-        totals["down"] += in_downtime
-        if seen <= 0:
+    for index, (day, _) in enumerate(window):
+        downtime, maintenance = round(in_downtime[index]), round(in_maintenance[index])
+        if seen[index] <= 0:
             status = NOT_MONITORED
-        elif in_downtime > 0:
+        elif downtime > 0:
             status = DOWNTIME
-        elif in_degraded > 0:
+        elif round(in_degraded[index]) > 0:
             status = DEGRADED
-        elif in_maintenance > 0:
+        elif maintenance > 0:
             status = MAINTENANCE
         else:
             status = OPERATIONAL
@@ -177,18 +221,62 @@ def summarize(
             {
                 "day": day.isoformat(),
                 "status": status,
-                "downtime_duration": round(in_downtime),
-                "maintenance_duration": round(in_maintenance),
+                "downtime_duration": downtime,
+                "maintenance_duration": maintenance,
             }
         )
+    observed = sum(seen)
+    counted = max(observed - sum(in_maintenance), 0.0)
+    total_down = min(sum(in_downtime), counted)
+    return Summary(
+        _current(record, down_incidents, degraded_incidents, now),
+        _availability(observed, counted, total_down),
+        history,
+        observed_s=observed,
+        counted_s=counted,
+        down_s=total_down,
+    )
 
-    availability: float | None = None
-    counted = totals["observed"] - totals["maintenance"]
+
+def _availability(observed: float, counted: float, down: float) -> float | None:
     if counted > 0:
-        availability = round((counted - totals["down"]) / counted, 6)
-    elif totals["observed"] > 0:
-        availability = 1.0
-    return Summary(_current(record, down_incidents, degraded_incidents, now), availability, history)
+        return round((counted - down) / counted, 6)
+    return 1.0 if observed > 0 else None
+
+
+def combine(members: Sequence[Summary], *, days: int, paused: bool = False) -> Summary:
+    """A group's summary from its members' (see the module notes)."""
+    history: list[dict[str, Any]] = []
+    for index in range(days):
+        entries = [member.status_history[index] for member in members]
+        day = entries[0]["day"] if entries else ""
+        history.append(
+            {
+                "day": day,
+                "status": _worst(entry["status"] for entry in entries),
+                "downtime_duration": max((e["downtime_duration"] for e in entries), default=0),
+                "maintenance_duration": max(
+                    (e["maintenance_duration"] for e in entries), default=0
+                ),
+            }
+        )
+    observed = sum(member.observed_s for member in members)
+    counted = sum(member.counted_s for member in members)
+    down = sum(member.down_s for member in members)
+    status = NOT_MONITORED if paused else _worst(member.status for member in members)
+    return Summary(
+        status,
+        _availability(observed, counted, down),
+        history,
+        observed_s=observed,
+        counted_s=counted,
+        down_s=down,
+    )
+
+
+def _worst(statuses: Iterable[str]) -> str:
+    seen = set(statuses)
+    return next((status for status in SEVERITY if status in seen), NOT_MONITORED)
 
 
 def _split(record: Record, marking: Marking) -> tuple[list[Incident], list[Incident]]:
@@ -208,13 +296,13 @@ def current_status(record: Record, marking: Marking, now: datetime) -> str:
 
 
 def _current(record: Record, down: list[Incident], degraded: list[Incident], now: datetime) -> str:
-    if record.paused or not _covers(record.observed, now):
+    if record.paused or not record.observed_now:
         return NOT_MONITORED
     if _covers(down, now):
         return DOWNTIME
     if _covers(degraded, now):
         return DEGRADED
-    if _covers(record.maintenance, now):
+    if record.maintenance_now:
         return MAINTENANCE
     return OPERATIONAL
 

@@ -18,6 +18,7 @@ from watchpost.http.pagination import Paging, paginate
 from watchpost.status_pages import service
 from watchpost.status_pages.kinds import rules_markdown
 from watchpost.status_pages.models import StatusPage, StatusPageResource, StatusPageSection
+from watchpost.status_pages.records import summaries
 from watchpost.status_pages.schemas import (
     PageAttributes,
     PageCreate,
@@ -53,12 +54,13 @@ async def _resources(
     db: AsyncSession, page: StatusPage, rows: Sequence[StatusPageResource], now: datetime
 ) -> list[Resource]:
     targets = await service.load_targets(db, rows)
+    found = await summaries(db, rows, targets, page=page, now=now)
     return [
         resource(
             service.RESOURCE,
             row.id,
             service.resource_attributes(
-                row, page=page, target=targets.get((row.resource_type, row.resource_id)), now=now
+                row, target=targets.get((row.resource_type, row.resource_id)), summary=found[row.id]
             ),
         )
         for row in rows

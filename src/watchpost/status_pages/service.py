@@ -6,7 +6,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from sqlalchemy import Select, func, select
 from sqlalchemy.exc import IntegrityError
@@ -15,15 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.clock import isoformat_ms
 from watchpost.crypto import SecretBox
 from watchpost.http.errors import InvalidRequest, NotFound
-from watchpost.status_pages.availability import (
-    Marking,
-    Record,
-    Span,
-    Summary,
-    aggregate_state,
-    current_status,
-    summarize,
-)
+from watchpost.status_pages.availability import Summary, aggregate_state
 from watchpost.status_pages.kinds import (
     DEFAULT_MARK_AS_DEGRADED_FOR,
     DEFAULT_MARK_AS_DOWN_FOR,
@@ -39,6 +30,7 @@ from watchpost.status_pages.kinds import (
 )
 from watchpost.status_pages.models import StatusPage, StatusPageResource, StatusPageSection
 from watchpost.status_pages.ordering import PositionHeld, arrange
+from watchpost.status_pages.records import summaries
 from watchpost.status_pages.schemas import (
     PAGE_DEFAULTS,
     PAGE_NOT_NULL,
@@ -221,10 +213,8 @@ async def page_state(session: AsyncSession, *, page: StatusPage, now: datetime) 
         )
     ).all()
     targets = await load_targets(session, resources)
-    return aggregate_state(
-        current_status(record_for(res, targets.get(_key(res))), marking(res), now)
-        for res in resources
-    )
+    found = await summaries(session, resources, targets, page=page, now=now, days=1)
+    return aggregate_state(summary.status for summary in found.values())
 
 
 # ------------------------------------------------------------------------- sections
@@ -391,41 +381,6 @@ async def load_targets(
     return found
 
 
-def record_for(resource: StatusPageResource, target: Any | None) -> Record:
-    """What is recorded about the resource's item.
-
-    A ManuallyTrackedItem counts as observed from the moment it was added and operational
-    unless incidents are recorded for it. Other items are observed only as far as the
-    check engine recorded them (nothing yet: they read not_monitored until it exists).
-    """
-    if resource.resource_type == MANUAL:
-        return Record(observed=(Span(resource.created_at),))
-    if target is None:
-        return Record()
-    return Record(paused=bool(getattr(target, "paused", False)))
-
-
-def _tokens(rule: dict[str, Any] | None) -> tuple[str, frozenset[str]] | None:
-    """A stored rule as (key, the strings an incident's metadata value may match)."""
-    if rule is None:
-        return None
-    tokens: set[str] = set()
-    for value in rule["values"]:
-        for attr in ("value", "item_id", "name", "email"):
-            if value.get(attr) is not None:
-                tokens.add(str(value[attr]))
-    return rule["key"], frozenset(tokens)
-
-
-def marking(resource: StatusPageResource) -> Marking:
-    return Marking(
-        down_for=resource.mark_as_down_for,
-        down_rule=_tokens(resource.mark_as_down_metadata_rule),
-        degraded_for=resource.mark_as_degraded_for,
-        degraded_rule=_tokens(resource.mark_as_degraded_metadata_rule),
-    )
-
-
 def _rule_out(rule: dict[str, Any] | None) -> dict[str, Any] | None:
     if rule is None:
         return None
@@ -456,22 +411,9 @@ def public_name(resource: StatusPageResource, target: Any | None) -> str:
     return f"{resource.resource_type} {resource.resource_id}"
 
 
-def summary_of(
-    resource: StatusPageResource, *, page: StatusPage, target: Any | None, now: datetime
-) -> Summary:
-    return summarize(
-        record_for(resource, target),
-        marking(resource),
-        now=now,
-        days=page.history,
-        tz=ZoneInfo(page.timezone),
-    )
-
-
 def resource_attributes(
-    resource: StatusPageResource, *, page: StatusPage, target: Any | None, now: datetime
+    resource: StatusPageResource, *, target: Any | None, summary: Summary
 ) -> dict[str, Any]:
-    summary = summary_of(resource, page=page, target=target, now=now)
     return {
         "status_page_section_id": resource.status_page_section_id,
         "resource_id": resource.resource_id,

@@ -1,0 +1,1 @@
+"""The check engine: the database is the schedule; workers claim due rows with a lease."""

@@ -1,0 +1,267 @@
+"""The engine: claim due checks, run them under a concurrency cap, write results in batches.
+
+`tick(now)` is one whole cycle (claim → run → write → sweeps), awaited to the end: what
+tests drive with a FrozenClock. `run_forever()` is production: a claimer keeps up to
+`engine_concurrency` checks running, a writer flushes finished ones every
+`engine_flush_interval` (or at `engine_write_batch` results), and sweeps run each poll.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import secrets
+import socket
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import func, select
+
+from watchpost.context import AppContext
+from watchpost.engine import checks
+from watchpost.engine.checks import Job, Outcome, Runner
+from watchpost.engine.claims import Claim, claim, release
+from watchpost.engine.kinds import KINDS
+from watchpost.engine.sweeps import SWEEPS, Sweep
+from watchpost.engine.writer import WriteReport, write_outcomes
+from watchpost.probes.web import CLIENT
+
+log = logging.getLogger(__name__)
+
+SHUTDOWN_GRACE_S = 5.0
+"""On stop, running checks get this long to finish before they are cancelled."""
+
+
+def new_owner() -> str:
+    """A lease owner id unique to this process: host:pid:random."""
+    return f"{socket.gethostname()[:80]}:{os.getpid()}:{secrets.token_hex(4)}"
+
+
+@dataclass
+class TickReport:
+    claimed: int = 0
+    applied: int = 0
+    discarded: int = 0
+    swept: int = 0
+    claims: list[Claim] = field(default_factory=list)
+
+
+class Engine:
+    """One engine process's worker: owner of its leases."""
+
+    def __init__(
+        self,
+        ctx: AppContext,
+        *,
+        owner: str | None = None,
+        runners: dict[str, Runner] | None = None,
+        sweeps: Sequence[Sweep] | None = None,
+    ) -> None:
+        self.ctx = ctx
+        self.settings = ctx.settings
+        self.owner = owner or new_owner()
+        self.runners = dict(checks.DEFAULT_RUNNERS if runners is None else runners)
+        self.sweeps = list(SWEEPS if sweeps is None else sweeps)
+        self._slots = asyncio.Semaphore(self.settings.engine_concurrency)
+        self._stopping = asyncio.Event()
+        self._wake = asyncio.Event()
+        self._buffer: list[Outcome] = []
+        self._running: set[asyncio.Task[None]] = set()
+        self._leased: dict[tuple[str, int], Claim] = {}
+        self.shutdown_grace = SHUTDOWN_GRACE_S
+
+    # ------------------------------------------------------------------ the steps
+
+    def lease_for(self, kind: str) -> Any:
+        spec = KINDS[kind]
+        margin = self.settings.engine_lease_margin
+
+        def length(row: Any) -> timedelta:
+            return timedelta(seconds=spec.timeout_s(row, self.settings) + checks.GUARD_S + margin)
+
+        return length
+
+    async def claim(self, now: datetime, limit: int) -> list[Job]:
+        """Lease up to `limit` due checks (monitors first) and prepare them to run."""
+        claimed: list[Claim] = []
+        async with self.ctx.db.write_sessions() as session, session.begin():
+            for kind in KINDS:
+                if len(claimed) >= limit:
+                    break
+                claimed += await claim(
+                    session,
+                    kind=kind,
+                    owner=self.owner,
+                    now=now,
+                    limit=limit - len(claimed),
+                    lease_for=self.lease_for(kind),
+                )
+        jobs = []
+        for item in claimed:
+            self._leased[(item.kind, item.id)] = item
+            timeout = KINDS[item.kind].timeout_s(item.row, self.settings)
+            jobs.append(checks.prepare(item, box=self.ctx.box, timeout=timeout, now=now))
+        return jobs
+
+    async def execute(self, job: Job) -> Outcome:
+        """Run one job under the concurrency cap."""
+        async with self._slots:
+            result = await checks.run(job, self.runners[job.claim.kind])
+        return Outcome(
+            claim=job.claim,
+            finished_at=self.ctx.clock.now(),
+            result=result,
+            maintenance_until=job.maintenance_until,
+        )
+
+    async def write(self, outcomes: Sequence[Outcome]) -> WriteReport:
+        """Write results in batches of engine_write_batch, one transaction each."""
+        total = WriteReport()
+        size = self.settings.engine_write_batch
+        for start in range(0, len(outcomes), size):
+            batch = outcomes[start : start + size]
+            async with self.ctx.db.write_sessions() as session, session.begin():
+                report = await write_outcomes(session, batch, settings=self.settings)
+            for outcome in batch:
+                self._leased.pop((outcome.claim.kind, outcome.claim.id), None)
+            total.applied += report.applied
+            total.discarded += report.discarded
+        return total
+
+    async def sweep(self, now: datetime) -> int:
+        handled = 0
+        for sweep in self.sweeps:
+            try:
+                async with self.ctx.db.write_sessions() as session, session.begin():
+                    handled += await sweep(session, now=now)
+            except Exception:
+                log.exception("sweep %s failed", getattr(sweep, "__qualname__", sweep))
+        return handled
+
+    async def tick(self, now: datetime | None = None) -> TickReport:
+        """One full cycle at `now` (default: the clock): claim, run all, write, sweep."""
+        now = now or self.ctx.clock.now()
+        jobs = await self.claim(now, self.settings.engine_claim_batch)
+        outcomes = await asyncio.gather(*(self.execute(job) for job in jobs))
+        written = await self.write(outcomes)
+        swept = await self.sweep(now)
+        return TickReport(
+            claimed=len(jobs),
+            applied=written.applied,
+            discarded=written.discarded,
+            swept=swept,
+            claims=[job.claim for job in jobs],
+        )
+
+    # ------------------------------------------------------------------ production
+
+    def stop(self) -> None:
+        """Ask run_forever to finish: no new claims, running checks get a grace period."""
+        self._stopping.set()
+        self._wake.set()
+
+    async def next_due_in(self, now: datetime) -> float | None:
+        """Seconds until the earliest unleased eligible row falls due (None: none)."""
+        earliest: datetime | None = None
+        async with self.ctx.db.read_sessions() as session:
+            for kind in KINDS:
+                model = KINDS[kind].model
+                stmt = (
+                    select(func.min(model.next_check_at))
+                    .where(model.lease_owner.is_(None), KINDS[kind].eligible(now))
+                    .where(model.next_check_at.is_not(None))
+                )
+                found = await session.scalar(stmt)
+                if found is not None and (earliest is None or found < earliest):
+                    earliest = found
+        return None if earliest is None else (earliest - now).total_seconds()
+
+    async def _run_and_buffer(self, job: Job) -> None:
+        outcome = await self.execute(job)
+        self._buffer.append(outcome)
+        if len(self._buffer) >= self.settings.engine_write_batch:
+            self._wake.set()
+
+    async def _flush(self) -> None:
+        while self._buffer:
+            batch = self._buffer[: self.settings.engine_write_batch]
+            del self._buffer[: len(batch)]
+            try:
+                await self.write(batch)
+            except Exception:
+                # The leases run out and another pass (or worker) redoes these checks.
+                log.exception("writing %d check results failed", len(batch))
+
+    async def _writer(self, done: asyncio.Event) -> None:
+        interval = self.settings.engine_flush_interval
+        while not done.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(done.wait(), interval)
+            await self._flush()
+
+    async def _claimer(self) -> None:
+        poll = self.settings.engine_poll_interval
+        limit = self.settings.engine_claim_batch
+        while not self._stopping.is_set():
+            self._wake.clear()
+            now = self.ctx.clock.now()
+            wait = poll
+            try:
+                free = self.settings.engine_concurrency - len(self._running)
+                jobs = await self.claim(now, min(free, limit)) if free > 0 else []
+                for job in jobs:
+                    task = asyncio.create_task(self._run_and_buffer(job))
+                    self._running.add(task)
+                    task.add_done_callback(self._running.discard)
+                await self.sweep(now)
+                if jobs and len(jobs) == min(free, limit):
+                    wait = 0.0  # more may be due right now
+                elif free > 0:
+                    due_in = await self.next_due_in(now)
+                    if due_in is not None:
+                        wait = max(0.0, min(poll, due_in))
+            except Exception:
+                log.exception("engine cycle failed; retrying")
+            if wait > 0:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), wait)
+            else:
+                await asyncio.sleep(0)
+
+    async def run_forever(self) -> None:
+        """Claim and run checks until stop(); then let running ones finish, write, release."""
+        log.info("check engine %s started", self.owner)
+        writer_done = asyncio.Event()
+        writer = asyncio.create_task(self._writer(writer_done))
+        try:
+            await self._claimer()
+        finally:
+            if self._running and self.shutdown_grace > 0:
+                await asyncio.wait(set(self._running), timeout=self.shutdown_grace)
+            for task in list(self._running):
+                task.cancel()
+            await asyncio.gather(*self._running, return_exceptions=True)
+            self._running.clear()
+            writer_done.set()
+            await asyncio.gather(writer, return_exceptions=True)
+            await self._flush()
+            await self.release_all()
+            await CLIENT.aclose()
+            log.info("check engine %s stopped", self.owner)
+
+    async def release_all(self) -> None:
+        """Give back every lease this engine still holds, so others take them at once."""
+        by_kind: dict[str, list[int]] = {}
+        for kind, object_id in self._leased:
+            by_kind.setdefault(kind, []).append(object_id)
+        self._leased.clear()
+        try:
+            async with self.ctx.db.write_sessions() as session, session.begin():
+                for kind, ids in by_kind.items():
+                    await release(session, kind=kind, owner=self.owner, ids=ids)
+        except Exception:
+            log.exception("releasing leases failed; they expire on their own")

@@ -1,0 +1,185 @@
+"""Writing finished checks back: one transaction per batch, each result applied only if the
+row still carries the lease it was claimed with.
+
+The rows of a batch are locked (`FOR UPDATE`, in id order so writers never deadlock) and a
+result counts only when the row's `lease_owner` and `next_check_at` are still the claim's
+owner and due time. Otherwise another worker took the check over after the lease expired,
+or the object was changed, paused or deleted meanwhile: the result is dropped, so no due
+time is completed twice.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import and_, case, exists, func, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from watchpost.collectors.models import Collector, CollectorTarget
+from watchpost.engine import monitor_results, observations
+from watchpost.engine.checks import Outcome
+from watchpost.engine.kinds import KINDS, MONITOR, TARGET
+from watchpost.engine.schedule import next_due
+from watchpost.monitors.models import Monitor
+from watchpost.probes.monitors import UNSUPPORTED
+from watchpost.settings import Settings
+
+
+@dataclass
+class WriteReport:
+    applied: int = 0
+    discarded: int = 0
+
+
+def _holds_lease(row: Any, outcome: Outcome) -> bool:
+    return bool(row.lease_owner == outcome.claim.owner and row.next_check_at == outcome.claim.due)
+
+
+async def write_outcomes(
+    session: AsyncSession, outcomes: Sequence[Outcome], *, settings: Settings
+) -> WriteReport:
+    """Apply a batch of results; call inside one write transaction."""
+    report = WriteReport()
+    seen: list[observations.Observation] = []
+    by_kind: dict[str, list[Outcome]] = defaultdict(list)
+    for outcome in outcomes:
+        by_kind[outcome.claim.kind].append(outcome)
+    collectors: set[int] = set()
+    for kind, items in by_kind.items():
+        model = KINDS[kind].model
+        ids = sorted({o.claim.id for o in items})
+        locked = await session.scalars(
+            select(model).where(model.id.in_(ids)).order_by(model.id).with_for_update()
+        )
+        rows = {row.id: row for row in locked}
+        for outcome in items:
+            row = rows.get(outcome.claim.id)
+            if row is None or not _holds_lease(row, outcome):
+                if row is not None and row.lease_owner == outcome.claim.owner:
+                    row.lease_owner = row.lease_expires_at = None
+                report.discarded += 1
+                continue
+            row.lease_owner = row.lease_expires_at = None
+            if kind == MONITOR:
+                observation = await _monitor_done(session, row, outcome)
+            else:
+                observation = _target_done(row, outcome, settings)
+                collectors.add(row.collector_id)
+            if observation is not None:
+                seen.append(observation)
+            report.applied += 1
+    await session.flush()
+    for collector_id in sorted(collectors):
+        await _follow_targets(session, collector_id)
+    await observations.record(session, seen)
+    return report
+
+
+async def _monitor_done(
+    session: AsyncSession, monitor: Monitor, outcome: Outcome
+) -> observations.Observation | None:
+    due, finished, result = outcome.claim.due, outcome.finished_at, outcome.result
+    interval = monitor.check_frequency
+    if result is None:
+        assert outcome.maintenance_until is not None
+        monitor_results.enter_maintenance(monitor)
+        monitor.next_check_at = outcome.maintenance_until
+        remaining = math.ceil((outcome.maintenance_until - finished).total_seconds())
+        return observations.Observation(
+            team_id=monitor.team_id,
+            subject_type=MONITOR,
+            subject_id=monitor.id,
+            at=finished,
+            state="maintenance",
+            valid_for_s=max(remaining, 2 * interval),
+            latency_ms=None,
+            error=None,
+        )
+    monitor.last_checked_at = finished
+    scheduled = next_due(MONITOR, monitor.id, interval, due=due, finished=finished)
+    if UNSUPPORTED in result.details:
+        # No verdict: this server cannot run the check, so the status is left alone.
+        monitor.next_check_at = scheduled
+        return None
+    recheck = await monitor_results.apply_result(
+        session, monitor=monitor, ok=result.ok, error=result.error, at=finished
+    )
+    monitor.next_check_at = (
+        recheck if recheck is not None and finished < recheck < scheduled else scheduled
+    )
+    return _observation(MONITOR, monitor.team_id, monitor.id, outcome, 2 * interval)
+
+
+def _target_done(
+    target: CollectorTarget, outcome: Outcome, settings: Settings
+) -> observations.Observation:
+    result = outcome.result
+    assert result is not None
+    interval = settings.target_check_interval
+    if result.ok:
+        target.status = "up"
+        target.last_ping_at = outcome.finished_at
+        target.consecutive_failure_count = 0
+        target.last_error = None
+    else:
+        target.status = "down"
+        target.consecutive_failure_count += 1
+        target.last_error = result.error or "check failed"
+    target.next_check_at = next_due(
+        TARGET, target.id, interval, due=outcome.claim.due, finished=outcome.finished_at
+    )
+    return _observation(TARGET, target.team_id, target.id, outcome, 2 * interval)
+
+
+def _observation(
+    kind: observations.SubjectType,
+    team_id: int,
+    subject_id: int,
+    outcome: Outcome,
+    valid_for_s: int,
+) -> observations.Observation:
+    result = outcome.result
+    assert result is not None
+    return observations.Observation(
+        team_id=team_id,
+        subject_type=kind,
+        subject_id=subject_id,
+        at=outcome.finished_at,
+        state="up" if result.ok else "down",
+        valid_for_s=valid_for_s,
+        latency_ms=result.latency_ms,
+        error=result.error,
+    )
+
+
+async def _follow_targets(session: AsyncSession, collector_id: int) -> None:
+    """A collector is down if an enabled target is down, up if one is up, else pending;
+    pinged_at is its targets' latest successful check."""
+
+    def any_target(status: str) -> Any:
+        return exists().where(
+            and_(
+                CollectorTarget.collector_id == collector_id,
+                CollectorTarget.enabled.is_(True),
+                CollectorTarget.status == status,
+            )
+        )
+
+    latest = (
+        select(func.max(CollectorTarget.last_ping_at))
+        .where(CollectorTarget.collector_id == collector_id)
+        .scalar_subquery()
+    )
+    await session.execute(
+        update(Collector)
+        .where(Collector.id == collector_id)
+        .values(
+            status=case((any_target("down"), "down"), (any_target("up"), "up"), else_="pending"),
+            pinged_at=latest,
+        )
+        .execution_options(synchronize_session=False)
+    )

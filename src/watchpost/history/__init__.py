@@ -1,0 +1,1 @@
+"""Check results kept compactly: a bounded raw window plus hourly and daily rollups."""

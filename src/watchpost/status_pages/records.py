@@ -1,0 +1,225 @@
+"""What was recorded about the items resources show: history rollups plus incidents.
+
+Incidents shorter than the page's min_incident_length are left out (an open one counts
+once it has lasted that long). Pages whose every day in the window starts at a UTC midnight read daily rollups; others
+read hourly rollups and build their local days from them.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Any, Final
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import or_, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from watchpost.history.service import Granularity, History, histories
+from watchpost.incidents.models import Incident as IncidentRow
+from watchpost.status_pages.availability import (
+    Cell,
+    Incident,
+    Marking,
+    Record,
+    Summary,
+    combine,
+    observed_span,
+    summarize,
+    window_days,
+)
+from watchpost.status_pages.kinds import MANUAL, model_of
+from watchpost.status_pages.models import StatusPage, StatusPageResource
+
+ITEMS: Final[dict[str, str]] = {"Monitor": "monitor", "Heartbeat": "heartbeat"}
+"""resource_type → history subject_type, for single items."""
+GROUPS: Final[dict[str, tuple[str, str, str]]] = {
+    "MonitorGroup": ("monitor", "Monitor", "monitor_group_id"),
+    "HeartbeatGroup": ("heartbeat", "Heartbeat", "heartbeat_group_id"),
+}
+"""resource_type → (members' subject_type, members' resource_type, their group column)."""
+INCIDENT_COLUMNS: Final[dict[str, str]] = {
+    "monitor": "monitor_id",
+    "heartbeat": "heartbeat_id",
+    "collector_target": "collector_target_id",
+}
+_TOKEN_ATTRS = ("value", "item_id", "name", "email")
+
+Member = tuple[str, int, bool]
+"""(subject_type, subject_id, paused)."""
+
+
+def _tokens(values: Any) -> tuple[str, ...]:
+    """An incident's metadata values as the strings a rule's tokens are matched against."""
+    if not isinstance(values, list):
+        values = [values]
+    tokens: list[str] = []
+    for value in values:
+        if isinstance(value, dict):
+            tokens += [str(value[a]) for a in _TOKEN_ATTRS if value.get(a) is not None]
+        elif value is not None:
+            tokens.append(str(value))
+    return tuple(tokens)
+
+
+def _incident(row: IncidentRow) -> Incident:
+    metadata = {str(key): _tokens(values) for key, values in (row.metadata_ or {}).items()}
+    return Incident(row.started_at, row.resolved_at, metadata)
+
+
+def _rule_tokens(rule: dict[str, Any] | None) -> tuple[str, frozenset[str]] | None:
+    """A stored rule as (key, the strings an incident's metadata value may match)."""
+    if rule is None:
+        return None
+    tokens: set[str] = set()
+    for value in rule["values"]:
+        for attr in ("value", "item_id", "name", "email"):
+            if value.get(attr) is not None:
+                tokens.add(str(value[attr]))
+    return rule["key"], frozenset(tokens)
+
+
+def marking(resource: StatusPageResource) -> Marking:
+    return Marking(
+        down_for=resource.mark_as_down_for,
+        down_rule=_rule_tokens(resource.mark_as_down_metadata_rule),
+        degraded_for=resource.mark_as_degraded_for,
+        degraded_rule=_rule_tokens(resource.mark_as_degraded_metadata_rule),
+    )
+
+
+async def _incidents(
+    session: AsyncSession, subject_type: str, ids: Sequence[int], *, since: datetime, now: datetime
+) -> dict[int, list[Incident]]:
+    column = getattr(IncidentRow, INCIDENT_COLUMNS[subject_type])
+    found: dict[int, list[Incident]] = defaultdict(list)
+    if not ids:
+        return found
+    rows = await session.scalars(
+        select(IncidentRow).where(
+            column.in_(ids),
+            IncidentRow.started_at < now,
+            or_(IncidentRow.resolved_at.is_(None), IncidentRow.resolved_at > since),
+        )
+    )
+    for row in rows:
+        found[getattr(row, INCIDENT_COLUMNS[subject_type])].append(_incident(row))
+    return found
+
+
+def _lasts(incident: Incident, page: StatusPage, now: datetime) -> bool:
+    """Whether the incident lasted (or has lasted so far) the page's min_incident_length."""
+    end = min(incident.end or now, now)
+    return (end - incident.start).total_seconds() >= (page.min_incident_length or 0)
+
+
+def _record(history: History, incidents: list[Incident], *, paused: bool) -> Record:
+    return Record(
+        cells=[Cell(b.start, b.end, b.observed_s, b.maintenance_s) for b in history.buckets],
+        incidents=incidents,
+        observed_now=history.state is not None,
+        maintenance_now=history.state == "maintenance",
+        paused=paused,
+    )
+
+
+async def _members(
+    session: AsyncSession, resources: Sequence[StatusPageResource], targets: dict[Any, Any]
+) -> dict[int, list[Member]]:
+    """resource id → the subjects it shows (one for an item, the members for a group)."""
+    members: dict[int, list[Member]] = {}
+    groups: dict[str, set[int]] = defaultdict(set)
+    for res in resources:
+        target = targets.get((res.resource_type, res.resource_id))
+        if target is None:
+            continue
+        if res.resource_type in ITEMS:
+            members[res.id] = [(ITEMS[res.resource_type], target.id, bool(target.paused))]
+        elif res.resource_type in GROUPS:
+            groups[res.resource_type].add(target.id)
+    for group_type, group_ids in groups.items():
+        subject_type, member_type, column_name = GROUPS[group_type]
+        model = model_of(member_type)
+        if model is None:
+            continue
+        column = getattr(model, column_name)
+        by_group: dict[int, list[Member]] = defaultdict(list)
+        for member_id, paused, group_id in await session.execute(
+            select(model.id, model.paused, column).where(column.in_(group_ids))
+        ):
+            by_group[group_id].append((subject_type, member_id, bool(paused)))
+        for res in resources:
+            if res.resource_type == group_type and res.resource_id is not None:
+                members[res.id] = by_group.get(res.resource_id, [])
+    return members
+
+
+async def summaries(
+    session: AsyncSession,
+    resources: Sequence[StatusPageResource],
+    targets: dict[Any, Any],
+    *,
+    page: StatusPage,
+    now: datetime,
+    days: int | None = None,
+) -> dict[int, Summary]:
+    """resource id → its status, availability and status_history (days: the page's history)."""
+    days = days or page.history
+    tz = ZoneInfo(page.timezone)
+    window = window_days(now=now, days=days, tz=tz)
+    since = window[0][1]
+    granularity: Granularity = "hour"
+    if all(start.utcoffset() == timedelta(0) for _, start in window):
+        granularity = "day"
+
+    members = await _members(session, resources, targets)
+    wanted: dict[str, set[int]] = defaultdict(set)
+    for subjects in members.values():
+        for subject_type, subject_id, _ in subjects:
+            wanted[subject_type].add(subject_id)
+    records: dict[tuple[str, int], tuple[History, list[Incident]]] = {}
+    for subject_type, ids in wanted.items():
+        ordered = sorted(ids)
+        seen = await histories(
+            session,
+            subject_type=subject_type,
+            subject_ids=ordered,
+            since=since,
+            now=now,
+            granularity=granularity,
+        )
+        incidents = await _incidents(session, subject_type, ordered, since=since, now=now)
+        for subject_id in ordered:
+            shown = [i for i in incidents.get(subject_id, []) if _lasts(i, page, now)]
+            records[(subject_type, subject_id)] = (seen[subject_id], shown)
+
+    found: dict[int, Summary] = {}
+    for res in resources:
+        rules = marking(res)
+        target = targets.get((res.resource_type, res.resource_id))
+        if res.resource_type == MANUAL:
+            record = Record(cells=[observed_span(res.created_at, now)], observed_now=True)
+            found[res.id] = summarize(record, rules, now=now, days=days, tz=tz)
+        elif res.id in members and res.resource_type in GROUPS:
+            parts = [
+                summarize(
+                    _record(*records[(kind, ident)], paused=paused),
+                    rules,
+                    now=now,
+                    days=days,
+                    tz=tz,
+                )
+                for kind, ident, paused in members[res.id]
+            ]
+            if not parts:
+                parts = [summarize(Record(), rules, now=now, days=days, tz=tz)]
+            found[res.id] = combine(parts, days=days, paused=bool(getattr(target, "paused", False)))
+        elif res.id in members:
+            ((kind, ident, paused),) = members[res.id]
+            record = _record(*records[(kind, ident)], paused=paused)
+            found[res.id] = summarize(record, rules, now=now, days=days, tz=tz)
+        else:
+            record = Record(paused=bool(getattr(target, "paused", False)))
+            found[res.id] = summarize(record, rules, now=now, days=days, tz=tz)
+    return found

@@ -1,0 +1,229 @@
+"""Several real `watchpost worker` processes on one PostgreSQL: each due check runs once, and a
+killed worker's checks are completed by the others once its leases expire.
+
+Real processes and real time: leases and timeouts are seconds, and the test waits for the
+workers' progress by polling the database against a deadline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import AsyncIterator, Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from urllib.parse import quote
+
+import psycopg
+import pytest
+from sqlalchemy import ColumnElement, func, select
+
+from tests.cli_support import cli_env, run_cli
+from tests.conftest import TEST_SECRET_KEY, postgres_unreachable_reason, postgres_url
+from watchpost.context import AppContext
+from watchpost.monitors.models import Monitor
+from watchpost.settings import Settings
+from watchpost.teams.models import Team
+
+CHECKS = 500
+TIMEOUT_S = 4  # request_timeout of the monitors; lease = 4 + 2 (guard) + 1 (margin) s
+DEADLINE_S = 90.0
+
+
+def _require_postgres() -> None:
+    reason = postgres_unreachable_reason()
+    if reason is None:
+        return
+    if os.environ.get("WATCHPOST_REQUIRE_POSTGRES", "") not in ("", "0", "false"):
+        pytest.fail(f"WATCHPOST_REQUIRE_POSTGRES is set but {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture
+def database_url() -> Iterator[str]:
+    _require_postgres()
+    schema = f"wp_workers_{os.getpid()}_{secrets.token_hex(4)}"
+    with psycopg.connect(postgres_url(), autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    separator = "&" if "?" in postgres_url() else "?"
+    try:
+        yield postgres_url() + separator + "options=" + quote(f"-csearch_path={schema}")
+    finally:
+        with psycopg.connect(postgres_url(), autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+
+
+class Server:
+    """Answers 200 to every request (optionally only once `release` is set), counting paths."""
+
+    def __init__(self) -> None:
+        self.hits: Counter[str] = Counter()
+        self.release = asyncio.Event()
+        self.release.set()
+        self.port = 0
+
+    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            line = (await reader.readline()).decode()
+            while (await reader.readline()).strip():
+                pass
+            self.hits[line.split(" ")[1]] += 1
+            await self.release.wait()
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+            await writer.drain()
+        except (ConnectionError, IndexError, asyncio.IncompleteReadError):
+            pass
+        finally:
+            writer.close()
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[Server]:
+    recorder = Server()
+    listener = await asyncio.start_server(recorder.handle, "127.0.0.1", 0, backlog=4096)
+    recorder.port = listener.sockets[0].getsockname()[1]
+    try:
+        yield recorder
+    finally:
+        listener.close()
+
+
+async def add_monitors(ctx: AppContext, server: Server, prefix: str) -> list[int]:
+    now = datetime.now(UTC)
+    async with ctx.db.write_sessions() as session, session.begin():
+        team = Team(name=f"team-{prefix}", created_at=now)
+        session.add(team)
+        await session.flush()
+        monitors = [
+            Monitor(
+                team_id=team.id,
+                monitor_type="status",
+                url=f"http://127.0.0.1:{server.port}/{prefix}/{i}",
+                check_frequency=86_400,  # one due time per monitor within the test
+                confirmation_period=0,
+                recovery_period=0,
+                request_timeout=TIMEOUT_S,
+                http_method="get",
+                status="pending",
+                next_check_at=now - timedelta(seconds=1),
+                created_at=now,
+                updated_at=now,
+            )
+            for i in range(CHECKS)
+        ]
+        session.add_all(monitors)
+        await session.flush()
+        return [m.id for m in monitors]
+
+
+def worker(env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "watchpost.cli", "worker"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=log.open("wb"),
+    )
+
+
+def completed() -> tuple[ColumnElement[bool], ...]:
+    return (
+        Monitor.last_checked_at.is_not(None),
+        Monitor.status == "up",
+        Monitor.lease_owner.is_(None),
+    )
+
+
+async def wait_for(
+    ctx: AppContext, ids: list[int], *conditions: ColumnElement[bool], what: str
+) -> None:
+    """Poll the database until every monitor of ids meets the conditions (real time)."""
+    deadline = time.monotonic() + DEADLINE_S
+    found = -1
+    stmt = select(func.count()).select_from(Monitor).where(Monitor.id.in_(ids), *conditions)
+    while time.monotonic() < deadline:
+        async with ctx.db.read_sessions() as session:
+            found = int((await session.execute(stmt)).scalar_one())
+        if found == len(ids):
+            return
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"{what}: {found} of {len(ids)} after {DEADLINE_S} s")
+
+
+async def test_workers_share_the_checks_and_take_over_a_killed_one(
+    database_url: str, server: Server, tmp_path: Path
+) -> None:
+    env = cli_env(
+        database_url,
+        WATCHPOST_SECRET_KEY=TEST_SECRET_KEY,
+        WATCHPOST_DATA_DIR=str(tmp_path / "data"),
+        WATCHPOST_ENGINE_LEASE_MARGIN="1",
+        WATCHPOST_ENGINE_POLL_INTERVAL="0.2",
+        WATCHPOST_ENGINE_CLAIM_BATCH="50",
+        WATCHPOST_LOG_LEVEL="warning",
+    )
+    assert run_cli(env, "migrate").returncode == 0
+    ctx = AppContext.build(Settings(database_url=database_url, secret_key=TEST_SECRET_KEY))
+    workers = [worker(env, tmp_path / f"worker-{n}.log") for n in range(3)]
+    try:
+        # 1. 500 due checks, three workers: every one runs exactly once.
+        first = await add_monitors(ctx, server, "a")
+        await wait_for(ctx, first, *completed(), what="checks completed")
+        assert server.hits == Counter({f"/a/{i}": 1 for i in range(CHECKS)})
+
+        # 2. 500 more, held by the server while in flight; one worker is killed mid-batch.
+        server.release.clear()
+        second = await add_monitors(ctx, server, "b")
+        await wait_for(ctx, second, Monitor.lease_owner.is_not(None), what="checks leased")
+        deadline = time.monotonic() + DEADLINE_S
+        while sum(n for p, n in server.hits.items() if p.startswith("/b/")) < CHECKS:
+            assert time.monotonic() < deadline, "requests did not all arrive"
+            await asyncio.sleep(0.05)
+        victim = workers[0]
+        victim.send_signal(signal.SIGKILL)
+        victim.wait(timeout=10)
+        async with ctx.db.read_sessions() as session:
+            held = (
+                await session.execute(
+                    select(Monitor.id, Monitor.url, Monitor.lease_expires_at).where(
+                        Monitor.id.in_(second), Monitor.lease_owner.like(f"%:{victim.pid}:%")
+                    )
+                )
+            ).all()
+        assert held, "the killed worker held no checks"
+        server.release.set()
+
+        await wait_for(ctx, second, *completed(), what="checks completed after the kill")
+        orphaned = {url.split(str(server.port))[1] for _, url, _ in held}
+        for i in range(CHECKS):
+            path = f"/b/{i}"
+            # the killed worker's request was lost; the takeover is the only other one
+            assert server.hits[path] == (2 if path in orphaned else 1), path
+        async with ctx.db.read_sessions() as session:
+            for monitor_id, _, expired_at in held:
+                row = await session.get(Monitor, monitor_id)
+                assert row is not None and row.last_checked_at is not None
+                assert row.last_checked_at >= expired_at  # taken over only after expiry
+    finally:
+        for process in workers:
+            if process.poll() is None:
+                process.terminate()
+        codes = [process.wait(timeout=30) for process in workers]
+        await ctx.db.dispose()
+    logs = [tmp_path / f"worker-{n}.log" for n in range(3)]
+    assert codes[1:] == [0, 0], [log.read_bytes() for log in logs]
+
+
+def test_worker_help_and_one_line_errors(tmp_path: Path) -> None:
+    env = cli_env(f"sqlite:///{tmp_path / 'w.db'}")
+    helped = run_cli(env, "worker", "--help")
+    assert helped.returncode == 0 and "check engine" in helped.stdout
+    broken = run_cli({**env, "WATCHPOST_DATABASE_URL": "mysql://nowhere/db"}, "worker")
+    assert broken.returncode == 1
+    lines = [line for line in broken.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("watchpost: error: "), broken.stderr
