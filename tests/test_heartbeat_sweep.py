@@ -13,9 +13,10 @@ from tests.heartbeat_support import Made, events, incidents, make_heartbeat, row
 from tests.support import Api
 from watchpost.clock import FrozenClock, isoformat_ms
 from watchpost.context import AppContext
-from watchpost.heartbeats.checking import MAINTENANCE_RECHECK, in_maintenance, sweep_overdue
+from watchpost.heartbeats.checking import sweep_overdue
 from watchpost.heartbeats.models import Heartbeat
 from watchpost.incidents.service import AUTOMATIC
+from watchpost.policy import in_maintenance
 
 WINDOW = timedelta(seconds=300 + 60)
 TICK = timedelta(microseconds=1)
@@ -119,7 +120,7 @@ async def test_sweepers_running_at_once_open_one_incident_each(
     assert [len(await incidents(app, item.id)) for item in made] == [1, 1, 1, 1]
 
 
-async def test_inside_the_maintenance_window_no_incident_and_a_recheck_later(
+async def test_inside_the_maintenance_window_no_incident_and_a_look_at_its_end(
     api: Api, client: httpx.AsyncClient, app: FastAPI, clock: FrozenClock
 ) -> None:
     clock.set(datetime(2026, 1, 5, 1, 0, tzinfo=UTC))  # Monday 02:00 in Prague
@@ -132,9 +133,13 @@ async def test_inside_the_maintenance_window_no_incident_and_a_recheck_later(
     now = clock.advance(WINDOW + TICK)  # 02:06 local, in the window
     assert await _sweep(app, clock) == 0
     current = await row(app, made.id)
-    assert (current.status, current.next_due_at) == ("up", now + MAINTENANCE_RECHECK)
+    window_end = datetime(2026, 1, 5, 2, 0, tzinfo=UTC)  # 03:00 in Prague
+    assert (current.status, current.next_due_at) == ("up", window_end)
+    assert now < window_end
     assert await incidents(app, made.id) == []
-    clock.set(datetime(2026, 1, 5, 2, 0, tzinfo=UTC))  # 03:00 local: the window is over
+    clock.set(window_end)  # 03:00 local: the window is over, the deadline is now
+    assert await _sweep(app, clock) == 0  # overdue only once the deadline has passed
+    clock.advance(1)
     assert await _sweep(app, clock) == 1
     assert (await row(app, made.id)).status == "down"
     assert len(await incidents(app, made.id)) == 1

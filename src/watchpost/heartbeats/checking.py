@@ -5,9 +5,8 @@ The check engine calls `sweep_overdue` periodically inside a write transaction.
 
 from __future__ import annotations
 
-from datetime import datetime, time, timedelta
+from datetime import datetime, timedelta
 from typing import Any, Final
-from zoneinfo import ZoneInfo
 
 from sqlalchemy import ColumnElement, FunctionElement, literal, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -18,7 +17,7 @@ from watchpost.clock import isoformat_ms
 from watchpost.db.base import UTCDateTime
 from watchpost.heartbeats.models import Heartbeat
 from watchpost.incidents.service import open_incident, open_incident_for
-from watchpost.policy import WEEKDAYS, MaintenanceColumns
+from watchpost.policy import in_maintenance, maintenance_end
 
 UP: Final = "up"
 DOWN: Final = "down"
@@ -57,28 +56,6 @@ def due_after(now: datetime) -> ColumnElement[datetime]:
     return _PlusSeconds(literal(now, UTCDateTime()), Heartbeat.period + Heartbeat.grace)
 
 
-def in_maintenance(window: MaintenanceColumns, at: datetime) -> bool:
-    """Whether `at` falls in the object's daily maintenance window.
-
-    Stand-in until watchpost.policy has its shared `in_maintenance` (same rules, which also
-    handle DST changes); only this function is to be switched over. The window is [from, to)
-    in its time zone, on the listed days (none listed: every day); when `to` is not after
-    `from` it runs past midnight (from == to: a whole day) and belongs to the day it starts on.
-    """
-    if window.maintenance_from is None or window.maintenance_to is None:
-        return False
-    start = time.fromisoformat(window.maintenance_from)
-    end = time.fromisoformat(window.maintenance_to)
-    local = at.astimezone(ZoneInfo(window.maintenance_timezone or "UTC"))
-    days = set(window.maintenance_days or WEEKDAYS)
-    clock = local.time().replace(tzinfo=None)
-    today = WEEKDAYS[local.weekday()]
-    if start < end:
-        return today in days and start <= clock < end
-    yesterday = WEEKDAYS[(local.weekday() - 1) % 7]
-    return (clock >= start and today in days) or (clock < end and yesterday in days)
-
-
 def _iso(value: datetime | None) -> str:
     return isoformat_ms(value) if value is not None else "never"
 
@@ -97,8 +74,8 @@ async def sweep_overdue(session: AsyncSession, *, now: datetime, limit: int = 50
     Run it in a write transaction (the caller commits). Every change is a conditional
     update on the state that was read, so sweepers running at once never both act on one
     heartbeat; on PostgreSQL they also skip rows another transaction holds. An overdue
-    heartbeat inside its maintenance window stays up and is looked at again
-    MAINTENANCE_RECHECK later, so it goes down soon after the window ends unless it pings.
+    heartbeat inside its maintenance window stays up and is looked at again when the window
+    ends, so it goes down then unless it pings.
     """
     overdue = (
         await session.scalars(
@@ -124,8 +101,9 @@ async def sweep_overdue(session: AsyncSession, *, now: datetime, limit: int = 50
             Heartbeat.next_due_at == deadline,
         )
         if in_maintenance(heartbeat, now):
+            window_end = maintenance_end(heartbeat, now) or now + MAINTENANCE_RECHECK
             await session.execute(
-                unchanged.values(next_due_at=now + MAINTENANCE_RECHECK),
+                unchanged.values(next_due_at=window_end),
                 execution_options=NO_UPDATE_SYNC,
             )
             session.expire(heartbeat)

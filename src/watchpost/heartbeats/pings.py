@@ -17,9 +17,10 @@ from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.clock import isoformat_ms
-from watchpost.heartbeats.checking import DOWN, NO_UPDATE_SYNC, UP, due_after, in_maintenance
+from watchpost.heartbeats.checking import DOWN, NO_UPDATE_SYNC, UP, due_after
 from watchpost.heartbeats.models import Heartbeat
 from watchpost.incidents.service import AUTOMATIC, open_incident, open_incident_for, resolve
+from watchpost.policy import in_maintenance
 
 OUTPUT_LIMIT = 10 * 1024
 """Bytes of a failure's request body kept as its output; the rest is dropped."""
