@@ -13,7 +13,7 @@ from typing import Annotated, Any, TypeVar
 from urllib.parse import urlencode
 
 from fastapi import Depends, Request
-from sqlalchemy import Select, func, select
+from sqlalchemy import Row, Select, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.http.errors import InvalidRequest
@@ -98,12 +98,28 @@ def pagination_links(req: PageRequest, total: int) -> dict[str, str | None]:
     }
 
 
+async def _count(session: AsyncSession, stmt: Select[Any]) -> int:
+    total = await session.scalar(select(func.count()).select_from(stmt.order_by(None).subquery()))
+    return total or 0
+
+
 async def paginate(
     session: AsyncSession, stmt: Select[tuple[T]], req: PageRequest, *, order_by: Any
 ) -> tuple[Sequence[T], dict[str, str | None]]:
     """One page of stmt's rows in a stable order, and the pagination links."""
-    total = await session.scalar(select(func.count()).select_from(stmt.order_by(None).subquery()))
+    total = await _count(session, stmt)
     rows = (
         await session.scalars(stmt.order_by(order_by).offset(req.offset).limit(req.per_page))
     ).all()
-    return rows, pagination_links(req, total or 0)
+    return rows, pagination_links(req, total)
+
+
+async def paginate_rows(
+    session: AsyncSession, stmt: Select[Any], req: PageRequest, *, order_by: Any
+) -> tuple[Sequence[Row[Any]], dict[str, str | None]]:
+    """paginate() for a select of columns: whole rows instead of their first value."""
+    total = await _count(session, stmt)
+    rows = (
+        await session.execute(stmt.order_by(order_by).offset(req.offset).limit(req.per_page))
+    ).all()
+    return rows, pagination_links(req, total)
