@@ -11,6 +11,7 @@ from sqlalchemy import select
 from tests.objects import create_collector, target_body
 from tests.support import TEST_API_KEY, TEST_PASSWORD, Api, data
 from watchpost.collectors.models import CollectorTarget
+from watchpost.crypto import SecretBox
 
 NEW_PASSWORD = TEST_PASSWORD + "-new"
 NEW_API_KEY = TEST_API_KEY + "-new"
@@ -79,3 +80,17 @@ async def test_error_messages_do_not_echo_secrets(api: Api) -> None:
     )
     assert response.status_code == 422
     assert TEST_PASSWORD not in response.text and TEST_API_KEY not in response.text
+
+
+def test_secret_box_round_trips_and_refuses_other_keys_and_formats() -> None:
+    box = SecretBox("one key")
+    sealed = box.encrypt(TEST_PASSWORD)
+    assert sealed.startswith("v1.") and TEST_PASSWORD not in sealed
+    assert box.encrypt(TEST_PASSWORD) != sealed  # a fresh nonce every time
+    assert box.decrypt(sealed) == TEST_PASSWORD
+    tampered = sealed[:-4] + ("AAAA" if not sealed.endswith("AAAA") else "BBBB")
+    for bad in (sealed, tampered, "v2." + sealed[3:], sealed[3:], "v1.!!"):
+        other = SecretBox("another key") if bad == sealed else box
+        with pytest.raises(ValueError, match="cannot be decrypted") as caught:
+            other.decrypt(bad)
+        assert TEST_PASSWORD not in str(caught.value)

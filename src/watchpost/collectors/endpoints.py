@@ -133,10 +133,15 @@ async def create_target(
 ) -> Response:
     cid = object_id(collector_id, service.COLLECTOR)
     async with db.begin():
-        collector = await service.get_collector(db, team_id=caller.team_id, collector_id=cid)
+        await service.check_collector(db, team_id=caller.team_id, collector_id=cid)
         data = parse_target_create(body)
         target = await service.create_target(
-            db, collector=collector, data=data, box=ctx.box, now=ctx.clock.now()
+            db,
+            team_id=caller.team_id,
+            collector_id=cid,
+            data=data,
+            box=ctx.box,
+            now=ctx.clock.now(),
         )
     return single(_target(target), status=201)
 
@@ -148,7 +153,7 @@ async def create_target(
 )
 async def list_targets(collector_id: str, caller: Caller, db: ReadDb, paging: Paging) -> Response:
     cid = object_id(collector_id, service.COLLECTOR)
-    await service.get_collector(db, team_id=caller.team_id, collector_id=cid)
+    await service.check_collector(db, team_id=caller.team_id, collector_id=cid)
     rows, links = await paginate(
         db,
         service.targets_of(team_id=caller.team_id, collector_id=cid),

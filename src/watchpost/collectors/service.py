@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Select, select
+from sqlalchemy import Select, bindparam, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -95,11 +95,32 @@ def collectors_of(team_id: int) -> Select[tuple[Collector]]:
     return select(Collector).where(Collector.team_id == team_id)
 
 
+_collectors = Collector.__table__.c
+# Built once: constructing the statement per request cost about as much as running it.
+_GET_COLLECTOR = select(Collector).where(
+    Collector.team_id == bindparam("team_id"), Collector.id == bindparam("collector_id")
+)
+_COLLECTOR_EXISTS = select(_collectors.id).where(
+    _collectors.team_id == bindparam("team_id"), _collectors.id == bindparam("collector_id")
+)
+
+
 async def get_collector(session: AsyncSession, *, team_id: int, collector_id: int) -> Collector:
-    collector = await session.scalar(collectors_of(team_id).where(Collector.id == collector_id))
+    collector = await session.scalar(
+        _GET_COLLECTOR, {"team_id": team_id, "collector_id": collector_id}
+    )
     if collector is None:
         raise NotFound(COLLECTOR, collector_id)
     return collector
+
+
+async def check_collector(session: AsyncSession, *, team_id: int, collector_id: int) -> None:
+    """get_collector() for callers that only need it to exist: no ORM object is built."""
+    found = await session.scalar(
+        _COLLECTOR_EXISTS, {"team_id": team_id, "collector_id": collector_id}
+    )
+    if found is None:
+        raise NotFound(COLLECTOR, collector_id)
 
 
 async def update_collector(
@@ -178,7 +199,8 @@ def _set_secret(target: CollectorTarget, name: str, value: str | None, box: Secr
 async def create_target(
     session: AsyncSession,
     *,
-    collector: Collector,
+    team_id: int,
+    collector_id: int,
     data: TargetCreate,
     box: SecretBox,
     now: datetime,
@@ -192,8 +214,8 @@ async def create_target(
         if values.get(name) is None:
             values[name] = default
     target = CollectorTarget(
-        team_id=collector.team_id,
-        collector_id=collector.id,
+        team_id=team_id,
+        collector_id=collector_id,
         kind=data.kind,
         host=data.host,
         enabled=data.enabled,

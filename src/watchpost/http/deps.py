@@ -47,8 +47,8 @@ async def current_principal(request: Request, ctx: Context) -> Principal:
     token = token.strip()
     if scheme.lower() != "bearer" or not token or len(token) > 512:
         raise Unauthorized()
-    async with ctx.db.read_sessions() as session:
-        principal = await authenticate(session, token)
+    async with ctx.db.engine.connect() as connection:  # no ORM session needed for one row
+        principal = await authenticate(connection, token)
     if principal is None:
         raise Unauthorized()
     return principal

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
+from sqlalchemy import Row
 
 from watchpost.http.body import JsonObject, parse
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, resource, single
 from watchpost.http.errors import error_responses, object_id
 from watchpost.http.openapi import ListDoc, SingleDoc, request_body
-from watchpost.http.pagination import Paging, paginate
+from watchpost.http.pagination import Paging, paginate, paginate_rows
 from watchpost.sources import service
 from watchpost.sources.models import Source, SourceGroup
 from watchpost.sources.platforms import platforms_markdown
@@ -41,7 +44,7 @@ class SourceView:
         self.host = service.ingesting_host(ctx.settings, request.url.hostname)
         self.box = ctx.box
 
-    def __call__(self, source: Source) -> dict[str, object]:
+    def __call__(self, source: Source | Row[Any]) -> dict[str, object]:
         attributes = service.source_attributes(
             source, team_name=self.team_name, host=self.host, box=self.box
         )
@@ -82,7 +85,9 @@ async def create_source(
 async def list_sources(
     request: Request, caller: Caller, ctx: Context, db: ReadDb, paging: Paging
 ) -> Response:
-    rows, links = await paginate(db, service.sources_of(caller.team_id), paging, order_by=Source.id)
+    rows, links = await paginate_rows(
+        db, service.source_rows_of(caller.team_id), paging, order_by=Source.id
+    )
     return listing(map(SourceView(request, caller, ctx), rows), links)
 
 
@@ -185,8 +190,8 @@ async def list_group_sources(
 ) -> Response:
     gid = object_id(group_id, service.GROUP)
     await service.get_group(db, team_id=caller.team_id, group_id=gid)
-    rows, links = await paginate(
-        db, service.sources_of(caller.team_id, group_id=gid), paging, order_by=Source.id
+    rows, links = await paginate_rows(
+        db, service.source_rows_of(caller.team_id, group_id=gid), paging, order_by=Source.id
     )
     return listing(map(SourceView(request, caller, ctx), rows), links)
 

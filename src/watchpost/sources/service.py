@@ -7,7 +7,7 @@ import unicodedata
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Select, select, update
+from sqlalchemy import Row, Select, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -45,24 +45,62 @@ def ingesting_host(settings: Settings, request_host: str | None) -> str:
 # ------------------------------------------------------------------------------- sources
 
 
+_table = Source.__table__.c
+# What a list renders, as plain columns: building 250 ORM objects per page cost more than
+# rendering them (identity map, instance state), and lists never change what they read.
+LIST_COLUMNS = (
+    _table.id,
+    _table.team_id,
+    _table.name,
+    _table.source_group_id,
+    _table.table_name,
+    _table.platform,
+    _table.token_encrypted,
+    _table.ingesting_paused,
+    _table.logs_retention,
+    _table.metrics_retention,
+    _table.live_tail_pattern,
+    _table.created_at,
+    _table.updated_at,
+)
+
+
 def source_attributes(
-    source: Source, *, team_name: str, host: str, box: SecretBox
+    source: Source | Row[Any], *, team_name: str, host: str, box: SecretBox
 ) -> dict[str, Any]:
+    """A source's attributes, from the ORM object or from a row of LIST_COLUMNS."""
+    values = source if isinstance(source, Row) else [getattr(source, c.key) for c in LIST_COLUMNS]
+    # Unpacking beats 12 attribute lookups on a Row, 250 times a page.
+    (
+        _,
+        team_id,
+        name,
+        source_group_id,
+        table_name,
+        platform,
+        token_encrypted,
+        ingesting_paused,
+        logs_retention,
+        metrics_retention,
+        live_tail_pattern,
+        created_at,
+        updated_at,
+    ) = values
     return {
-        "team_id": source.team_id,
+        "team_id": team_id,
         "team_name": team_name,
-        "name": source.name,
-        "source_group_id": source.source_group_id,
-        "table_name": source.table_name,
-        "platform": source.platform,
-        "token": box.decrypt(source.token_encrypted),
+        "name": name,
+        "source_group_id": source_group_id,
+        "table_name": table_name,
+        "platform": platform,
+        "token": box.decrypt(token_encrypted),
         "ingesting_host": host,
-        "ingesting_paused": source.ingesting_paused,
-        "logs_retention": source.logs_retention,
-        "metrics_retention": source.metrics_retention,
-        "live_tail_pattern": source.live_tail_pattern,
-        "created_at": isoformat_ms(source.created_at),
-        "updated_at": isoformat_ms(source.updated_at),
+        "ingesting_paused": ingesting_paused,
+        "logs_retention": logs_retention,
+        "metrics_retention": metrics_retention,
+        "live_tail_pattern": live_tail_pattern,
+        "created_at": isoformat_ms(created_at),
+        "updated_at": isoformat_ms(updated_at),
     }
 
 
@@ -151,6 +189,14 @@ def sources_of(team_id: int, *, group_id: int | None = None) -> Select[tuple[Sou
     stmt = select(Source).where(Source.team_id == team_id)
     if group_id is not None:
         stmt = stmt.where(Source.source_group_id == group_id)
+    return stmt
+
+
+def source_rows_of(team_id: int, *, group_id: int | None = None) -> Select[Any]:
+    """sources_of() as rows of LIST_COLUMNS."""
+    stmt = select(*LIST_COLUMNS).where(_table.team_id == team_id)
+    if group_id is not None:
+        stmt = stmt.where(_table.source_group_id == group_id)
     return stmt
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy import bindparam, select
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from watchpost.crypto import hash_token, random_token
 from watchpost.teams.models import ApiToken, Team, User
@@ -82,15 +82,19 @@ async def revoke_token(session: AsyncSession, *, prefix: str, now: datetime) -> 
     return token
 
 
-async def authenticate(session: AsyncSession, token: str) -> Principal | None:
+_tokens, _teams = ApiToken.__table__.c, Team.__table__.c
+# Built once, on the tables rather than the ORM classes: constructing and ORM-compiling the
+# statement on every request cost more (≈ 400 µs of CPU) than running it.
+_AUTHENTICATE = (
+    select(_tokens.id, _tokens.team_id, _teams.name)
+    .join_from(ApiToken.__table__, Team.__table__, _teams.id == _tokens.team_id)
+    .where(_tokens.token_hash == bindparam("token_hash"), _tokens.revoked_at.is_(None))
+)
+
+
+async def authenticate(db: AsyncSession | AsyncConnection, token: str) -> Principal | None:
     """The principal of an active token, or None. One indexed lookup by hash."""
-    row = (
-        await session.execute(
-            select(ApiToken.id, ApiToken.team_id, Team.name)
-            .join(Team, Team.id == ApiToken.team_id)
-            .where(ApiToken.token_hash == hash_token(token), ApiToken.revoked_at.is_(None))
-        )
-    ).first()
+    row = (await db.execute(_AUTHENTICATE, {"token_hash": hash_token(token)})).first()
     if row is None:
         return None
     return Principal(team_id=row.team_id, team_name=row.name, token_id=row.id)
