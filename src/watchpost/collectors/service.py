@@ -20,10 +20,13 @@ from watchpost.collectors.schemas import (
     TargetUpdate,
 )
 from watchpost.crypto import SecretBox, random_token
+from watchpost.history import service as history
 from watchpost.http.errors import InvalidRequest, NotFound
 
 COLLECTOR = "collector"
 TARGET = "collector_target"
+TARGET_SUBJECT = "collector_target"
+"""How the check history names targets."""
 
 
 def _iso(value: datetime | None) -> str | None:
@@ -158,7 +161,12 @@ async def update_collector(
 
 
 async def delete_collector(session: AsyncSession, *, collector: Collector) -> None:
-    """Delete the collector and, by cascade, its targets."""
+    """Delete the collector and, by cascade, its targets and their check history."""
+    target_ids = await session.scalars(
+        select(CollectorTarget.id).where(CollectorTarget.collector_id == collector.id)
+    )
+    for target_id in target_ids.all():
+        await history.forget(session, subject_type=TARGET_SUBJECT, subject_id=target_id)
     await session.delete(collector)
     await session.flush()
 
@@ -306,5 +314,7 @@ async def update_target(
 
 
 async def delete_target(session: AsyncSession, *, target: CollectorTarget) -> None:
+    """Delete the target and its check history."""
+    await history.forget(session, subject_type=TARGET_SUBJECT, subject_id=target.id)
     await session.delete(target)
     await session.flush()

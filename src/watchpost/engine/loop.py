@@ -26,7 +26,7 @@ from watchpost.engine import checks
 from watchpost.engine.checks import Job, Outcome, Runner
 from watchpost.engine.claims import Claim, claim, release
 from watchpost.engine.kinds import KINDS
-from watchpost.engine.sweeps import SWEEPS, Sweep
+from watchpost.engine.sweeps import Sweep, default_sweeps
 from watchpost.engine.writer import WriteReport, write_outcomes
 from watchpost.probes.web import CLIENT
 
@@ -65,7 +65,7 @@ class Engine:
         self.settings = ctx.settings
         self.owner = owner or new_owner()
         self.runners = dict(checks.DEFAULT_RUNNERS if runners is None else runners)
-        self.sweeps = list(SWEEPS if sweeps is None else sweeps)
+        self.sweeps = default_sweeps() if sweeps is None else list(sweeps)
         self._slots = asyncio.Semaphore(self.settings.engine_concurrency)
         self._stopping = asyncio.Event()
         self._wake = asyncio.Event()

@@ -6,16 +6,37 @@ not ping) and acts on them; it returns how many it handled.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.heartbeats.checking import sweep_overdue
+from watchpost.history.service import prune
+
+PRUNE_EVERY = timedelta(minutes=5)
 
 
 class Sweep(Protocol):
     async def __call__(self, session: AsyncSession, *, now: datetime) -> int: ...
 
 
-SWEEPS: list[Sweep] = [sweep_overdue]
+class Every:
+    """A sweep that runs at most once per `interval` (the first call always runs)."""
+
+    def __init__(self, interval: timedelta, sweep: Sweep) -> None:
+        self.interval = interval
+        self.sweep = sweep
+        self._last: datetime | None = None
+        self.__qualname__ = f"every {interval} {getattr(sweep, '__qualname__', sweep)}"
+
+    async def __call__(self, session: AsyncSession, *, now: datetime) -> int:
+        if self._last is not None and self._last <= now < self._last + self.interval:
+            return 0
+        self._last = now
+        return await self.sweep(session, now=now)
+
+
+def default_sweeps() -> list[Sweep]:
+    """A fresh set per engine: overdue heartbeats every tick, history pruning now and then."""
+    return [sweep_overdue, Every(PRUNE_EVERY, prune)]

@@ -24,6 +24,7 @@ from watchpost.heartbeats.schemas import (
     HeartbeatUpdate,
     default_grace,
 )
+from watchpost.history import service as history
 from watchpost.http.errors import InvalidRequest, NotFound
 from watchpost.policy import maintenance_attributes, notification_attributes
 
@@ -199,6 +200,8 @@ async def update_heartbeat(
 
 
 async def delete_heartbeat(session: AsyncSession, *, heartbeat: Heartbeat) -> None:
+    """Delete the heartbeat and its check history; its incidents stay, as history."""
+    await history.forget(session, subject_type="heartbeat", subject_id=heartbeat.id)
     await session.delete(heartbeat)
     await session.flush()
 

@@ -10,6 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.clock import isoformat_ms
 from watchpost.crypto import SecretBox
+from watchpost.history import service as history
 from watchpost.http.errors import NotFound
 from watchpost.monitors.models import Monitor, MonitorGroup
 from watchpost.monitors.schemas import (
@@ -212,6 +213,8 @@ async def update_monitor(
 
 
 async def delete_monitor(session: AsyncSession, *, monitor: Monitor) -> None:
+    """Delete the monitor and its check history; its incidents stay, as history."""
+    await history.forget(session, subject_type="monitor", subject_id=monitor.id)
     await session.delete(monitor)
     await session.flush()
 
