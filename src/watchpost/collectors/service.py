@@ -20,6 +20,7 @@ from watchpost.collectors.schemas import (
     TargetUpdate,
 )
 from watchpost.crypto import SecretBox, random_token
+from watchpost.db.queries import one_or_404
 from watchpost.history import service as history
 from watchpost.http.errors import InvalidRequest, NotFound
 
@@ -109,12 +110,13 @@ _COLLECTOR_EXISTS = select(_collectors.id).where(
 
 
 async def get_collector(session: AsyncSession, *, team_id: int, collector_id: int) -> Collector:
-    collector = await session.scalar(
-        _GET_COLLECTOR, {"team_id": team_id, "collector_id": collector_id}
+    return await one_or_404(
+        session,
+        _GET_COLLECTOR,
+        COLLECTOR,
+        collector_id,
+        params={"team_id": team_id, "collector_id": collector_id},
     )
-    if collector is None:
-        raise NotFound(COLLECTOR, collector_id)
-    return collector
 
 
 async def check_collector(session: AsyncSession, *, team_id: int, collector_id: int) -> None:
@@ -251,14 +253,14 @@ def targets_of(*, team_id: int, collector_id: int) -> Select[tuple[CollectorTarg
 async def get_target(
     session: AsyncSession, *, team_id: int, collector_id: int, target_id: int
 ) -> CollectorTarget:
-    target = await session.scalar(
+    return await one_or_404(
+        session,
         targets_of(team_id=team_id, collector_id=collector_id).where(
             CollectorTarget.id == target_id
-        )
+        ),
+        TARGET,
+        target_id,
     )
-    if target is None:
-        raise NotFound(TARGET, target_id)
-    return target
 
 
 def target_values(target: CollectorTarget) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.clock import isoformat_ms
 from watchpost.crypto import random_token
+from watchpost.db.queries import one_or_404
 from watchpost.heartbeats.models import Heartbeat, HeartbeatGroup
 from watchpost.heartbeats.schemas import (
     GROUP_DEFAULTS,
@@ -25,7 +26,7 @@ from watchpost.heartbeats.schemas import (
     default_grace,
 )
 from watchpost.history import service as history
-from watchpost.http.errors import InvalidRequest, NotFound
+from watchpost.http.errors import InvalidRequest
 from watchpost.policy import maintenance_attributes, notification_attributes
 
 HEARTBEAT = "heartbeat"
@@ -167,10 +168,9 @@ def heartbeats_of(team_id: int) -> Select[tuple[Heartbeat]]:
 
 
 async def get_heartbeat(session: AsyncSession, *, team_id: int, heartbeat_id: int) -> Heartbeat:
-    heartbeat = await session.scalar(heartbeats_of(team_id).where(Heartbeat.id == heartbeat_id))
-    if heartbeat is None:
-        raise NotFound(HEARTBEAT, heartbeat_id)
-    return heartbeat
+    return await one_or_404(
+        session, heartbeats_of(team_id).where(Heartbeat.id == heartbeat_id), HEARTBEAT, heartbeat_id
+    )
 
 
 async def update_heartbeat(
@@ -240,10 +240,9 @@ def groups_of(team_id: int) -> Select[tuple[HeartbeatGroup]]:
 
 
 async def get_group(session: AsyncSession, *, team_id: int, group_id: int) -> HeartbeatGroup:
-    group = await session.scalar(groups_of(team_id).where(HeartbeatGroup.id == group_id))
-    if group is None:
-        raise NotFound(GROUP, group_id)
-    return group
+    return await one_or_404(
+        session, groups_of(team_id).where(HeartbeatGroup.id == group_id), GROUP, group_id
+    )
 
 
 def group_heartbeats(*, team_id: int, group_id: int) -> Select[tuple[Heartbeat]]:

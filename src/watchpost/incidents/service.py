@@ -10,8 +10,9 @@ from sqlalchemy import Select, delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.clock import isoformat_ms
+from watchpost.db.queries import one_or_404
 from watchpost.heartbeats.models import Heartbeat
-from watchpost.http.errors import Conflict, InvalidRequest, NotFound
+from watchpost.http.errors import Conflict, InvalidRequest
 from watchpost.incidents.models import Incident, IncidentEvent
 from watchpost.incidents.schemas import IncidentCreate, IncidentFilters
 from watchpost.monitors.models import Monitor
@@ -93,12 +94,12 @@ async def open_incident_for(
 
 
 async def get_incident(session: AsyncSession, *, team_id: int, incident_id: int) -> Incident:
-    incident = await session.scalar(
-        select(Incident).where(Incident.team_id == team_id, Incident.id == incident_id)
+    return await one_or_404(
+        session,
+        select(Incident).where(Incident.team_id == team_id, Incident.id == incident_id),
+        INCIDENT,
+        incident_id,
     )
-    if incident is None:
-        raise NotFound(INCIDENT, incident_id)
-    return incident
 
 
 async def acknowledge(

@@ -10,8 +10,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.clock import isoformat_ms
 from watchpost.crypto import SecretBox
+from watchpost.db.queries import one_or_404
 from watchpost.history import service as history
-from watchpost.http.errors import NotFound
 from watchpost.monitors.models import Monitor, MonitorGroup
 from watchpost.monitors.schemas import (
     VALUE_FIELDS,
@@ -176,10 +176,9 @@ def monitors_of(
 
 
 async def get_monitor(session: AsyncSession, *, team_id: int, monitor_id: int) -> Monitor:
-    monitor = await session.scalar(monitors_of(team_id).where(Monitor.id == monitor_id))
-    if monitor is None:
-        raise NotFound(MONITOR, monitor_id)
-    return monitor
+    return await one_or_404(
+        session, monitors_of(team_id).where(Monitor.id == monitor_id), MONITOR, monitor_id
+    )
 
 
 async def update_monitor(
@@ -265,10 +264,9 @@ def groups_of(team_id: int) -> Select[tuple[MonitorGroup]]:
 
 
 async def get_group(session: AsyncSession, *, team_id: int, group_id: int) -> MonitorGroup:
-    group = await session.scalar(groups_of(team_id).where(MonitorGroup.id == group_id))
-    if group is None:
-        raise NotFound(GROUP, group_id)
-    return group
+    return await one_or_404(
+        session, groups_of(team_id).where(MonitorGroup.id == group_id), GROUP, group_id
+    )
 
 
 def monitors_in(*, team_id: int, group_id: int) -> Select[tuple[Monitor]]:

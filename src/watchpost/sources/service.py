@@ -13,7 +13,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.clock import isoformat_ms
 from watchpost.crypto import SecretBox, hash_token, random_token
-from watchpost.http.errors import InvalidRequest, NotFound
+from watchpost.db.queries import one_or_404
+from watchpost.http.errors import InvalidRequest
 from watchpost.settings import Settings
 from watchpost.sources.models import Source, SourceGroup
 from watchpost.sources.platforms import (
@@ -201,10 +202,9 @@ def source_rows_of(team_id: int, *, group_id: int | None = None) -> Select[Any]:
 
 
 async def get_source(session: AsyncSession, *, team_id: int, source_id: int) -> Source:
-    source = await session.scalar(sources_of(team_id).where(Source.id == source_id))
-    if source is None:
-        raise NotFound(SOURCE, source_id)
-    return source
+    return await one_or_404(
+        session, sources_of(team_id).where(Source.id == source_id), SOURCE, source_id
+    )
 
 
 async def update_source(
@@ -280,10 +280,9 @@ def groups_of(team_id: int) -> Select[tuple[SourceGroup]]:
 
 
 async def get_group(session: AsyncSession, *, team_id: int, group_id: int) -> SourceGroup:
-    group = await session.scalar(groups_of(team_id).where(SourceGroup.id == group_id))
-    if group is None:
-        raise NotFound(GROUP, group_id)
-    return group
+    return await one_or_404(
+        session, groups_of(team_id).where(SourceGroup.id == group_id), GROUP, group_id
+    )
 
 
 async def update_group(

@@ -13,7 +13,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.clock import isoformat_ms
 from watchpost.crypto import SecretBox
-from watchpost.http.errors import InvalidRequest, NotFound
+from watchpost.db.queries import one_or_404
+from watchpost.http.errors import InvalidRequest
 from watchpost.status_pages.availability import Summary, aggregate_state
 from watchpost.status_pages.kinds import (
     DEFAULT_MARK_AS_DEGRADED_FOR,
@@ -155,10 +156,7 @@ async def get_page(
     stmt = pages_of(team_id).where(StatusPage.id == page_id)
     if lock:
         stmt = stmt.with_for_update()
-    page = await session.scalar(stmt)
-    if page is None:
-        raise NotFound(PAGE, page_id)
-    return page
+    return await one_or_404(session, stmt, PAGE, page_id)
 
 
 async def update_page(
@@ -240,12 +238,12 @@ def sections_of(*, team_id: int, page_id: int) -> Select[tuple[StatusPageSection
 async def get_section(
     session: AsyncSession, *, team_id: int, page_id: int, section_id: int
 ) -> StatusPageSection:
-    section = await session.scalar(
-        sections_of(team_id=team_id, page_id=page_id).where(StatusPageSection.id == section_id)
+    return await one_or_404(
+        session,
+        sections_of(team_id=team_id, page_id=page_id).where(StatusPageSection.id == section_id),
+        SECTION,
+        section_id,
     )
-    if section is None:
-        raise NotFound(SECTION, section_id)
-    return section
 
 
 async def _sections(
@@ -445,12 +443,12 @@ def resources_of(*, team_id: int, page_id: int) -> Select[tuple[StatusPageResour
 async def get_resource(
     session: AsyncSession, *, team_id: int, page_id: int, resource_id: int
 ) -> StatusPageResource:
-    resource = await session.scalar(
-        resources_of(team_id=team_id, page_id=page_id).where(StatusPageResource.id == resource_id)
+    return await one_or_404(
+        session,
+        resources_of(team_id=team_id, page_id=page_id).where(StatusPageResource.id == resource_id),
+        RESOURCE,
+        resource_id,
     )
-    if resource is None:
-        raise NotFound(RESOURCE, resource_id)
-    return resource
 
 
 async def _in_section(

@@ -11,7 +11,7 @@ from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.crypto import SecretBox
-from watchpost.http.errors import NotFound
+from watchpost.db.queries import one_or_404
 from watchpost.webhooks.models import CustomWebhookTemplate, OutgoingWebhook
 from watchpost.webhooks.schemas import (
     TEMPLATE_FIELD,
@@ -138,10 +138,9 @@ def webhooks_of(team_id: int) -> Select[tuple[OutgoingWebhook]]:
 
 
 async def get_webhook(session: AsyncSession, *, team_id: int, webhook_id: int) -> OutgoingWebhook:
-    webhook = await session.scalar(webhooks_of(team_id).where(OutgoingWebhook.id == webhook_id))
-    if webhook is None:
-        raise NotFound(WEBHOOK, webhook_id)
-    return webhook
+    return await one_or_404(
+        session, webhooks_of(team_id).where(OutgoingWebhook.id == webhook_id), WEBHOOK, webhook_id
+    )
 
 
 async def update_webhook(
