@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.engine.sweeps import PRUNE_EVERY, Every, default_sweeps
-from watchpost.heartbeats.checking import sweep_overdue
+from watchpost.heartbeats.checking import observe_heartbeats, sweep_overdue
 
 
 class Counting:
@@ -37,5 +37,6 @@ async def test_every_runs_at_most_once_per_interval() -> None:
 def test_each_engine_gets_its_own_sweeps() -> None:
     first, second = default_sweeps(), default_sweeps()
     assert first[0] is sweep_overdue
-    assert isinstance(first[1], Every) and first[1].interval == PRUNE_EVERY
+    assert isinstance(first[1], Every) and first[1].sweep is observe_heartbeats
+    assert isinstance(first[2], Every) and first[2].interval == PRUNE_EVERY
     assert first[1] is not second[1]

@@ -11,7 +11,7 @@ from typing import Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.heartbeats.checking import sweep_overdue
+from watchpost.heartbeats.checking import OBSERVE_EVERY, observe_heartbeats, sweep_overdue
 from watchpost.history.service import prune
 
 PRUNE_EVERY = timedelta(minutes=5)
@@ -38,5 +38,6 @@ class Every:
 
 
 def default_sweeps() -> list[Sweep]:
-    """A fresh set per engine: overdue heartbeats every tick, history pruning now and then."""
-    return [sweep_overdue, Every(PRUNE_EVERY, prune)]
+    """A fresh set per engine: overdue heartbeats every tick; heartbeat observations for the
+    check history every minute; history pruning every few minutes."""
+    return [sweep_overdue, Every(OBSERVE_EVERY, observe_heartbeats), Every(PRUNE_EVERY, prune)]

@@ -16,6 +16,7 @@ from sqlalchemy.sql.compiler import SQLCompiler
 from watchpost.clock import isoformat_ms
 from watchpost.db.base import UTCDateTime
 from watchpost.heartbeats.models import Heartbeat
+from watchpost.history import service as history
 from watchpost.incidents.service import open_incident, open_incident_for
 from watchpost.policy import in_maintenance, maintenance_end
 
@@ -126,3 +127,44 @@ async def sweep_overdue(session: AsyncSession, *, now: datetime, limit: int = 50
             )
         session.expire(heartbeat)
     return went_down
+
+
+OBSERVE_EVERY = timedelta(seconds=60)
+OBSERVATION_STANDS_FOR = OBSERVE_EVERY * 2.5
+
+
+async def observe_heartbeats(session: AsyncSession, *, now: datetime) -> int:
+    """Record the state of every watched heartbeat in the check history; how many.
+
+    Pings stay one statement: the history learns about heartbeats from this sweep, which
+    the engine runs every OBSERVE_EVERY. Each observation stands for OBSERVATION_STANDS_FOR,
+    so heartbeat time counts as observed exactly while the checker runs. Downtime on status
+    pages comes from incidents, as for every other item; pending and paused heartbeats are
+    not observed.
+    """
+    rows = (
+        await session.execute(
+            select(
+                Heartbeat.id,
+                Heartbeat.team_id,
+                Heartbeat.status,
+                Heartbeat.maintenance_from,
+                Heartbeat.maintenance_to,
+                Heartbeat.maintenance_timezone,
+                Heartbeat.maintenance_days,
+            ).where(Heartbeat.status.in_((UP, DOWN)), Heartbeat.paused.is_(False))
+        )
+    ).all()
+    observations = [
+        history.Observation(
+            team_id=row.team_id,
+            subject_type="heartbeat",
+            subject_id=row.id,
+            at=now,
+            state="maintenance" if in_maintenance(row, now) else row.status,
+            valid_for_s=OBSERVATION_STANDS_FOR.total_seconds(),
+        )
+        for row in rows
+    ]
+    await history.record(session, observations)
+    return len(observations)
