@@ -5,13 +5,14 @@ from __future__ import annotations
 from fastapi import APIRouter
 from fastapi.responses import Response
 
-from watchpost.collectors import service
+from watchpost.collectors import metrics, service
 from watchpost.collectors.kinds import rules_markdown
-from watchpost.collectors.models import Collector, CollectorTarget
+from watchpost.collectors.models import Collector, CollectorTarget, TargetMetricSample
 from watchpost.collectors.schemas import (
     CollectorAttributes,
     CollectorCreate,
     CollectorUpdate,
+    MetricSampleAttributes,
     TargetAttributes,
     TargetCreate,
     TargetUpdate,
@@ -224,3 +225,34 @@ async def delete_target(collector_id: str, target_id: str, caller: Caller, db: W
         )
         await service.delete_target(db, target=target)
     return no_content()
+
+
+@router.get(
+    "/{collector_id}/targets/{target_id}/metrics",
+    summary="List a collector target's metric samples",
+    description=(
+        "The numbers each successful check of the target read (connections, operations, "
+        "memory, scrape sample counts …), one sample per check, oldest first, kept for the "
+        "last 24 hours."
+    ),
+    responses={200: {"model": ListDoc[MetricSampleAttributes]}, **error_responses(401, 404, 422)},
+)
+async def list_target_metrics(
+    collector_id: str, target_id: str, caller: Caller, db: ReadDb, paging: Paging
+) -> Response:
+    tid = object_id(target_id, service.TARGET)
+    await service.get_target(
+        db,
+        team_id=caller.team_id,
+        collector_id=object_id(collector_id, service.COLLECTOR),
+        target_id=tid,
+    )
+    rows, links = await paginate(
+        db,
+        metrics.samples_of(team_id=caller.team_id, target_id=tid),
+        paging,
+        order_by=TargetMetricSample.id,
+    )
+    return listing(
+        (resource(metrics.SAMPLE, row.id, metrics.sample_attributes(row)) for row in rows), links
+    )

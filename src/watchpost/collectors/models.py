@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Boolean, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from watchpost.db.base import Base, IdMixin, IdType, TeamOwnedMixin, TimestampMixin, UTCDateTime
@@ -53,3 +53,21 @@ class CollectorTarget(IdMixin, TeamOwnedMixin, TimestampMixin, ScheduleColumns, 
     consecutive_failure_count: Mapped[int] = mapped_column(Integer, default=0)
     last_ping_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
     last_error: Mapped[str | None] = mapped_column(Text, default=None)
+
+
+class TargetMetricSample(IdMixin, TeamOwnedMixin, Base):
+    """The numbers one successful check of a target read (connections, ops, memory …).
+
+    One row per check, the numbers as a JSON object, kept for METRIC_RETENTION (see
+    collectors/metrics.py): a bounded recent series. Longer-term telemetry belongs in the
+    telemetry store, not in this database.
+    """
+
+    __tablename__ = "target_metric_samples"
+    __table_args__ = (Index("ix_target_metric_samples_target_id_at", "target_id", "at"),)
+
+    target_id: Mapped[int] = mapped_column(
+        IdType, ForeignKey("collector_targets.id", ondelete="CASCADE")
+    )
+    at: Mapped[datetime] = mapped_column(UTCDateTime(), index=True)
+    values: Mapped[dict[str, float]] = mapped_column(JSON)

@@ -173,3 +173,10 @@ def parse_target_update(data: dict[str, Any], current: dict[str, Any]) -> Target
     if problems or parsed is None:
         raise InvalidRequest(problems)
     return parsed
+
+
+class MetricSampleAttributes(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    at: str
+    values: dict[str, float]

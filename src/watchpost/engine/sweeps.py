@@ -11,6 +11,7 @@ from typing import Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from watchpost.collectors.metrics import prune_samples
 from watchpost.heartbeats.checking import OBSERVE_EVERY, observe_heartbeats, sweep_overdue
 from watchpost.history.service import prune
 
@@ -39,5 +40,10 @@ class Every:
 
 def default_sweeps() -> list[Sweep]:
     """A fresh set per engine: overdue heartbeats every tick; heartbeat observations for the
-    check history every minute; history pruning every few minutes."""
-    return [sweep_overdue, Every(OBSERVE_EVERY, observe_heartbeats), Every(PRUNE_EVERY, prune)]
+    check history every minute; pruning of history and metric samples every few minutes."""
+    return [
+        sweep_overdue,
+        Every(OBSERVE_EVERY, observe_heartbeats),
+        Every(PRUNE_EVERY, prune),
+        Every(PRUNE_EVERY, prune_samples),
+    ]

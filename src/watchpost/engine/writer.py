@@ -19,6 +19,7 @@ from typing import Any
 from sqlalchemy import and_, case, exists, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from watchpost.collectors import metrics
 from watchpost.collectors.models import Collector, CollectorTarget
 from watchpost.engine import monitor_results, observations
 from watchpost.engine.checks import Outcome
@@ -49,6 +50,7 @@ async def write_outcomes(
     for outcome in outcomes:
         by_kind[outcome.claim.kind].append(outcome)
     collectors: set[int] = set()
+    samples: list[dict[str, Any]] = []
     for kind, items in by_kind.items():
         model = KINDS[kind].model
         ids = sorted({o.claim.id for o in items})
@@ -69,10 +71,20 @@ async def write_outcomes(
             else:
                 observation = _target_done(row, outcome, settings)
                 collectors.add(row.collector_id)
+                if outcome.result is not None and outcome.result.ok:
+                    sample = metrics.sample_row(
+                        team_id=row.team_id,
+                        target_id=row.id,
+                        at=outcome.finished_at,
+                        metrics=outcome.result.metrics,
+                    )
+                    if sample is not None:
+                        samples.append(sample)
             if observation is not None:
                 seen.append(observation)
             report.applied += 1
     await session.flush()
+    await metrics.add_samples(session, samples)
     for collector_id in sorted(collectors):
         await _follow_targets(session, collector_id)
     await observations.record(session, seen)
