@@ -146,3 +146,32 @@ async def test_every_result_is_recorded_in_the_history(
     )
     assert result.at == clock.now()
     assert result.error and "refused" in result.error
+
+
+async def test_a_target_that_goes_down_opens_one_incident_and_recovery_resolves_it(
+    app: FastAPI, api: Api, clock: FrozenClock
+) -> None:
+    require_tcp("Redis", REDIS)
+    collector_id, target_id = await target_at(api, free_port())
+    engine = engine_of(app)
+    await engine.tick()
+    clock.set((await load(app, CollectorTarget, target_id)).next_check_at)
+    await engine.tick()  # still down: the same incident continues
+    listed = data_list(await api.get("/api/v2/incidents"))
+    assert len(listed) == 1
+    incident = listed[0]["attributes"]
+    assert incident["collector_target_id"] == int(target_id)
+    assert "refused" in incident["cause"] and incident["status"] == "started"
+
+    path = f"{COLLECTORS}/{collector_id}/targets/{target_id}"
+    data(await api.patch(path, {"port": REDIS[1]}))
+    await engine.tick()
+    (resolved,) = data_list(await api.get("/api/v2/incidents"))
+    assert resolved["attributes"]["status"] == "resolved"
+    assert resolved["attributes"]["resolved_at"] == isoformat_ms(clock.now())
+
+
+def data_list(response: Any) -> list[dict[str, Any]]:
+    assert response.status_code == 200, response.text
+    items: list[dict[str, Any]] = response.json()["data"]
+    return items

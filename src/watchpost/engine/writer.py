@@ -14,6 +14,7 @@ import math
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import and_, case, exists, func, select, update
@@ -25,6 +26,7 @@ from watchpost.engine import monitor_results, observations
 from watchpost.engine.checks import Outcome
 from watchpost.engine.kinds import KINDS, MONITOR, TARGET
 from watchpost.engine.schedule import next_due
+from watchpost.incidents import service as incidents
 from watchpost.monitors.models import Monitor
 from watchpost.probes.monitors import UNSUPPORTED
 from watchpost.settings import Settings
@@ -69,8 +71,10 @@ async def write_outcomes(
             if kind == MONITOR:
                 observation = await _monitor_done(session, row, outcome)
             else:
+                was = row.status
                 observation = _target_done(row, outcome, settings)
                 collectors.add(row.collector_id)
+                await _target_incident(session, row, was=was, at=outcome.finished_at)
                 if outcome.result is not None and outcome.result.ok:
                     sample = metrics.sample_row(
                         team_id=row.team_id,
@@ -145,6 +149,34 @@ def _target_done(
         TARGET, target.id, interval, due=outcome.claim.due, finished=outcome.finished_at
     )
     return _observation(TARGET, target.team_id, target.id, outcome, 2 * interval)
+
+
+async def _target_incident(
+    session: AsyncSession, target: CollectorTarget, *, was: str, at: datetime
+) -> None:
+    """A target that goes down opens an incident; its next success resolves it (an incident
+    a person reported stays for a person to resolve)."""
+    if target.status == was or target.status not in ("up", "down"):
+        return
+    incident = await incidents.open_incident_for(session, collector_target_id=target.id)
+    if target.status == "down" and incident is None:
+        where = f"{target.host}:{target.port}" if target.port else target.host
+        await incidents.open_incident(
+            session,
+            team_id=target.team_id,
+            name=f"{target.kind} target {where}",
+            cause=target.last_error or "check failed",
+            now=at,
+            collector_target_id=target.id,
+        )
+    elif target.status == "up" and incident is not None and not incident.manual:
+        await incidents.resolve(
+            session,
+            incident=incident,
+            now=at,
+            by=incidents.AUTOMATIC,
+            text="The target is up again.",
+        )
 
 
 def _observation(
