@@ -375,6 +375,7 @@ class EngineRun:
     max_rss_mb: float
     rss_end_mb: float
     load_at_start: float
+    profile: Profile | None
 
     @property
     def per_s(self) -> float:
@@ -447,7 +448,9 @@ def run_engine_phase(
                 nginx_requests(nginx_port),
             )
             print(f"[{backend}] measuring {args.duration:.0f} s …", file=sys.stderr)
-            time.sleep(args.duration)
+            out = workdir / f"{backend}.collapsed"
+            with profiled(pids[0], args.profile_seconds, out, args.profile) as profile:
+                time.sleep(args.duration)
             t1 = datetime.now(UTC)
             cpu1, ncpu1, req1 = (
                 cpu_of(pids),
@@ -472,6 +475,7 @@ def run_engine_phase(
         max_rss_mb=hwm,
         rss_end_mb=rss,
         load_at_start=load,
+        profile=profile[0] if profile else None,
     )
 
 
@@ -489,13 +493,9 @@ def contextmanager_for(backend: str, admin_url: str) -> Iterator[str]:
 
 WRK_PINGS = """
 local tokens = {{{tokens}}}
-local limit = {limit}
 local counter = 0
 function request()
   counter = counter + 1
-  if counter > limit then
-    wrk.thread:stop()
-  end
   return wrk.format("GET", "/api/v1/heartbeat/" .. tokens[(counter % #tokens) + 1])
 end
 function done(summary, latency, requests)
@@ -522,7 +522,7 @@ class PingRun:
     client_cpu_s: float
     max_rss_mb: float
     load_at_start: float
-    profile: list[tuple[str, float]]
+    profile: Profile | None
     recorded: int
 
     @property
@@ -531,12 +531,11 @@ class PingRun:
 
 
 def wrk_pings(
-    port: int, tokens: Sequence[str], limit: int, concurrency: int, workdir: Path, max_s: float
+    port: int, tokens: Sequence[str], concurrency: int, workdir: Path, max_s: float
 ) -> dict[str, float]:
+    """wrk for max_s seconds (wrk stops on time only: a Lua thread:stop still waits for -d)."""
     script = workdir / "pings.lua"
-    script.write_text(
-        WRK_PINGS.format(tokens=", ".join(json.dumps(t) for t in tokens), limit=limit)
-    )
+    script.write_text(WRK_PINGS.format(tokens=", ".join(json.dumps(t) for t in tokens)))
     done = subprocess.run(
         [
             "wrk",
@@ -566,33 +565,83 @@ def py_spy() -> str | None:
     return str(local) if local.exists() else shutil.which("py-spy")
 
 
-def profile_summary(collapsed: Path, top: int = 14) -> list[tuple[str, float]]:
-    """Shares of samples by the innermost frame of a few stacks' layers (py-spy raw format)."""
-    totals: dict[str, float] = {}
-    samples = 0.0
+@dataclass(frozen=True)
+class Profile:
+    """Where a process spent its sampled time (py-spy, all threads, idle included)."""
+
+    samples: int
+    layers: list[tuple[str, float]]
+    """Each sample once, in the innermost layer of its stack."""
+    functions: list[tuple[str, float]]
+    """Watchpost functions by inclusive share (a sample counts for every one on its stack)."""
+
+
+def profile_summary(collapsed: Path, top: int = 12) -> Profile:
+    """Summarise a py-spy `--format raw` file (collapsed stacks)."""
+    layers: dict[str, float] = {}
+    functions: dict[str, float] = {}
+    samples = 0
     for line in collapsed.read_text().splitlines():
         stack, _, count = line.rpartition(" ")
         if not count.isdigit():
             continue
-        n = float(count)
+        n = int(count)
         samples += n
         frames = stack.split(";")
-        totals[classify(frames)] = totals.get(classify(frames), 0.0) + n
-    if not samples:
-        return []
-    ranked = sorted(totals.items(), key=lambda item: -item[1])[:top]
-    return [(name, n / samples) for name, n in ranked]
+        layer = classify(frames)
+        layers[layer] = layers.get(layer, 0) + n
+        for name in {short(f) for f in frames if "watchpost/" in f and "cli.py" not in f}:
+            functions[name] = functions.get(name, 0) + n
+
+    def ranked(totals: dict[str, float]) -> list[tuple[str, float]]:
+        best = sorted(totals.items(), key=lambda item: -item[1])[:top]
+        return [(name, n / samples) for name, n in best]
+
+    return Profile(samples, ranked(layers), ranked(functions)) if samples else Profile(0, [], [])
+
+
+def short(frame: str) -> str:
+    """`func (…/watchpost/engine/loop.py:12)` → `engine/loop.py: func`."""
+    found = re.match(r"(.*) \((?:.*/)?watchpost/([^:]+)(?::\d+)?\)$", frame)
+    return f"{found.group(2)}: {found.group(1)}" if found else frame
 
 
 LAYERS = (
     ("sqlite3 (the database itself)", ("sqlite_inline.py", "sqlite3")),
+    ("psycopg (PostgreSQL driver)", ("psycopg",)),
     ("SQLAlchemy ORM / Core", ("sqlalchemy/",)),
+    ("aiohttp (the HTTP probes)", ("aiohttp/", "yarl/", "multidict")),
     ("watchpost code", ("watchpost/",)),
     ("FastAPI / Starlette", ("fastapi/", "starlette/")),
     ("uvicorn / httptools", ("uvicorn/", "httptools")),
     ("pydantic", ("pydantic",)),
     ("asyncio event loop", ("asyncio/", "uvloop")),
 )
+
+
+@contextmanager
+def profiled(pid: int, seconds: int, out: Path, enabled: bool) -> Iterator[list[Profile]]:
+    """py-spy the process for `seconds` while the block runs; the summary lands in the list."""
+    found: list[Profile] = []
+    spy = py_spy() if enabled else None
+    if spy is None:
+        if enabled:
+            print("py-spy not found: no profile", file=sys.stderr)
+        yield found
+        return
+    cmd = [spy, "record", "--pid", str(pid), "--duration", str(seconds), "--rate", "100"]
+    cmd += ["--format", "raw", "--nonblocking", "--output", str(out)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        yield found
+    finally:
+        try:
+            proc.wait(timeout=seconds + 30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=5)
+        if out.exists():
+            found.append(profile_summary(out))
 
 
 def classify(frames: list[str]) -> str:
@@ -616,52 +665,29 @@ def run_pings_phase(args: argparse.Namespace, workdir: Path, secret_key: str) ->
         tokens = []
         for i in range(args.heartbeats):
             created = http_json(
-                "POST", port, "/api/v1/heartbeats", token, {"name": f"bench {i}", "period": 3600}
+                "POST", port, "/api/v2/heartbeats", token, {"name": f"bench {i}", "period": 3600}
             )
             data = created["data"]
             assert isinstance(data, dict)
             tokens.append(str(data["attributes"]["url"]).rsplit("/", 1)[1])
         # One ping each first: a pending heartbeat's first ping takes the slow path (goes up).
-        wrk_pings(port, tokens, len(tokens), args.ping_concurrency, workdir, 120)
+        for ping_token in tokens:
+            with urllib.request.urlopen(f"http://{HOST}:{port}/api/v1/heartbeat/{ping_token}"):
+                pass
+        # A short run at full speed sizes the measured run to about --pings requests.
+        calibration = wrk_pings(port, tokens, args.ping_concurrency, workdir, 5)
+        rate = calibration["requests"] / (calibration["duration_us"] / 1e6)
+        seconds = min(args.ping_max_seconds, max(5.0, args.pings / max(rate, 1.0)))
         load = os.getloadavg()[0]
-        spy = py_spy() if args.profile else None
-        profiler = None
-        collapsed = workdir / "pings.collapsed"
-        if spy:
-            profiler = subprocess.Popen(
-                [
-                    spy,
-                    "record",
-                    "--pid",
-                    str(pid),
-                    "--duration",
-                    str(args.profile_seconds),
-                    "--rate",
-                    "200",
-                    "--format",
-                    "raw",
-                    "--threads",
-                    "--output",
-                    str(collapsed),
-                ],
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
         cpu0 = process_cpu_seconds(pid) or 0.0
         before = os.times()
-        print(f"[pings] sending {args.pings:,} pings …", file=sys.stderr)
-        stats = wrk_pings(
-            port, tokens, args.pings, args.ping_concurrency, workdir, args.ping_max_seconds
-        )
-        after = os.times()
-        cpu1 = process_cpu_seconds(pid) or 0.0
+        print(f"[pings] ≈ {rate:,.0f}/s: sending for {seconds:.0f} s …", file=sys.stderr)
+        out = workdir / "pings.collapsed"
+        with profiled(pid, args.profile_seconds, out, args.profile) as profile:
+            stats = wrk_pings(port, tokens, args.ping_concurrency, workdir, seconds)
+            after = os.times()
+            cpu1 = process_cpu_seconds(pid) or 0.0
         hwm = (read_status_kb(pid, "VmHWM") or 0) / 1024
-        if profiler is not None:
-            try:
-                profiler.wait(timeout=args.profile_seconds + 30)
-            except subprocess.TimeoutExpired:
-                profiler.kill()
-                profiler.wait(timeout=5)
         recorded = heartbeats_pinged(env)
     return PingRun(
         heartbeats=args.heartbeats,
@@ -677,7 +703,7 @@ def run_pings_phase(args: argparse.Namespace, workdir: Path, secret_key: str) ->
         + (after.children_system - before.children_system),
         max_rss_mb=hwm,
         load_at_start=load,
-        profile=profile_summary(collapsed) if collapsed.exists() else [],
+        profile=profile[0] if profile else None,
         recorded=recorded,
     )
 
@@ -793,6 +819,9 @@ def report(engine_runs: Sequence[EngineRun], ping_run: PingRun | None, argv: Seq
                 f"{c.replay_matches:,} of "
                 f"{c.replay_total:,}; RSS at the end {r.rss_end_mb:,.0f} MB."
             )
+            if r.profile:
+                what = f"the first engine process ({r.backend}) during the window"
+                lines += ["", *profile_tables(what, r.profile)]
     if ping_run is not None:
         lines += [
             "",
@@ -803,16 +832,22 @@ def report(engine_runs: Sequence[EngineRun], ping_run: PingRun | None, argv: Seq
             pings_table(ping_run),
         ]
         if ping_run.profile:
-            lines += [
-                "",
-                "Server profile during the pings (py-spy, 200 Hz, all threads, idle included; "
-                "each sample counted once, in the innermost layer of its stack):",
-                "",
-                "| Share | Layer |",
-                "|---:|---|",
-                *(f"| {value:.0%} | {name} |" for name, value in ping_run.profile),
-            ]
+            lines += ["", *profile_tables("the server during the pings", ping_run.profile)]
     return "\n".join(lines)
+
+
+def profile_tables(what: str, profile: Profile) -> list[str]:
+    head = (
+        f"Profile of {what} (py-spy, 100 Hz, {profile.samples:,} samples of busy threads, "
+        "idle excluded). By layer, each sample counted once in the innermost layer of its "
+        "stack; by Watchpost function, inclusive (a sample counts for every function on "
+        "its stack):"
+    )
+    rows = ["| Share | Layer |", "|---:|---|"]
+    rows += [f"| {value:.0%} | {name} |" for name, value in profile.layers]
+    funcs = ["| Share (inclusive) | Function |", "|---:|---|"]
+    funcs += [f"| {value:.0%} | `{name}` |" for name, value in profile.functions]
+    return [head, "", *rows, "", *funcs]
 
 
 def nginx_version() -> str:
@@ -841,19 +876,28 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--monitors", type=int, default=30_000, help="HTTP monitors to seed")
     parser.add_argument("--interval", type=int, default=30, help="check_frequency in seconds")
     parser.add_argument(
-        "--warmup", type=float, default=45.0, help="seconds before the window (first burst)"
+        "--warmup", type=float, default=90.0, help="seconds before the window (first burst)"
     )
-    parser.add_argument("--duration", type=float, default=90.0, help="seconds measured")
+    parser.add_argument("--duration", type=float, default=120.0, help="seconds measured")
     parser.add_argument("--workers", type=int, default=2, help="worker processes on PostgreSQL")
     parser.add_argument("--pg-admin-url", default=PG_ADMIN_URL, help="where to create the DB")
     parser.add_argument("--heartbeats", type=int, default=1_000, help="heartbeats to ping")
-    parser.add_argument("--pings", type=int, default=300_000, help="pings to send")
+    parser.add_argument(
+        "--pings",
+        type=int,
+        default=300_000,
+        help="pings to send (about: wrk runs for a time sized by a 5 s calibration run)",
+    )
     parser.add_argument("--ping-concurrency", type=int, default=16, help="wrk connections")
     parser.add_argument(
         "--ping-max-seconds", type=float, default=300.0, help="upper bound of the ping run"
     )
-    parser.add_argument("--profile", action="store_true", help="py-spy the server during pings")
-    parser.add_argument("--profile-seconds", type=int, default=15, help="py-spy duration")
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="py-spy the server (first engine process) while measuring",
+    )
+    parser.add_argument("--profile-seconds", type=int, default=20, help="py-spy duration")
     parser.add_argument(
         "--only",
         choices=("sqlite", "postgres", "pings"),
