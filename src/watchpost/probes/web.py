@@ -1,6 +1,6 @@
 """HTTP monitors: status, expected_status_code, keyword and keyword_absence.
 
-aiohttp was chosen by measurement (docs/benchmarks-http-client.md). One session per event
+aiohttp was chosen by measurement (docs/benchmarks.md, "HTTP client for checks"). One session per event
 loop is shared by every settings, so connections are pooled; a settings that remembers cookies
 gets a session of its own over the same pool, so no cookie ever crosses to another monitor.
 At most BODY_LIMIT bytes of a body are read: a keyword further down is not seen.
