@@ -650,7 +650,7 @@ def classify(frames: list[str]) -> str:
         for name, markers in LAYERS:
             if any(marker in frame for marker in markers):
                 return name
-    return frames[-1] if frames else "?"
+    return frames[-1] if frames and frames[-1] else "(no Python frame)"
 
 
 def run_pings_phase(args: argparse.Namespace, workdir: Path, secret_key: str) -> PingRun:
