@@ -42,3 +42,8 @@ def isoformat_ms(value: datetime) -> str:
         return value.strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
     # 2.5x faster than strftime (500 timestamps per page of 250 sources); both truncate.
     return value.isoformat(timespec="milliseconds")[:23] + "Z"
+
+
+def optional_isoformat_ms(value: datetime | None) -> str | None:
+    """isoformat_ms, with None for a time that has not happened (yet)."""
+    return isoformat_ms(value) if value is not None else None

@@ -10,7 +10,7 @@ from sqlalchemy import Select, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.clock import isoformat_ms
+from watchpost.clock import isoformat_ms, optional_isoformat_ms
 from watchpost.crypto import random_token
 from watchpost.db.queries import one_or_404
 from watchpost.heartbeats.models import Heartbeat, HeartbeatGroup
@@ -35,10 +35,6 @@ PING_PATH = "/api/v1/heartbeat/"
 TOKEN_BYTES = 24  # 192 bits: a ping URL must never be guessable
 
 
-def _iso(value: datetime | None) -> str | None:
-    return isoformat_ms(value) if value is not None else None
-
-
 def ping_url(public_base: str, token: str) -> str:
     return f"{public_base}{PING_PATH}{token}"
 
@@ -57,7 +53,7 @@ def heartbeat_attributes(
         "heartbeat_group_id": heartbeat.heartbeat_group_id,
         "sort_index": heartbeat.sort_index,
         "paused": heartbeat.paused,
-        "paused_at": _iso(heartbeat.paused_at),
+        "paused_at": optional_isoformat_ms(heartbeat.paused_at),
         "status": heartbeat.status,
         **maintenance_attributes(heartbeat),
         **notification_attributes(heartbeat),

@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import Select, delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.clock import isoformat_ms
+from watchpost.clock import isoformat_ms, optional_isoformat_ms
 from watchpost.db.queries import one_or_404
 from watchpost.heartbeats.models import Heartbeat
 from watchpost.http.errors import Conflict, InvalidRequest
@@ -157,19 +157,15 @@ async def timeline(session: AsyncSession, *, incident: Incident) -> Sequence[Inc
 # ------------------------------------------------------------------------------- the API
 
 
-def _iso(value: datetime | None) -> str | None:
-    return isoformat_ms(value) if value is not None else None
-
-
 def incident_attributes(incident: Incident, team_name: str) -> dict[str, Any]:
     return {
         "name": incident.name,
         "cause": incident.cause,
         "status": incident.status,
         "started_at": isoformat_ms(incident.started_at),
-        "acknowledged_at": _iso(incident.acknowledged_at),
+        "acknowledged_at": optional_isoformat_ms(incident.acknowledged_at),
         "acknowledged_by": incident.acknowledged_by,
-        "resolved_at": _iso(incident.resolved_at),
+        "resolved_at": optional_isoformat_ms(incident.resolved_at),
         "resolved_by": incident.resolved_by,
         "monitor_id": incident.monitor_id,
         "heartbeat_id": incident.heartbeat_id,

@@ -8,7 +8,7 @@ from typing import Any, Final
 from sqlalchemy import Select, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.clock import isoformat_ms
+from watchpost.clock import isoformat_ms, optional_isoformat_ms
 from watchpost.crypto import SecretBox
 from watchpost.db.queries import one_or_404
 from watchpost.history import service as history
@@ -39,10 +39,6 @@ CHECK_FIELDS: Final[frozenset[str]] = frozenset(
         "regions",
     }
 )
-
-
-def _iso(value: datetime | None) -> str | None:
-    return isoformat_ms(value) if value is not None else None
 
 
 # ------------------------------------------------------------------------------ monitors
@@ -78,8 +74,8 @@ def monitor_attributes(monitor: Monitor, team_name: str) -> dict[str, Any]:
         **notification_attributes(monitor),
         "paused": monitor.paused,
         "status": monitor.status,
-        "paused_at": _iso(monitor.paused_at),
-        "last_checked_at": _iso(monitor.last_checked_at),
+        "paused_at": optional_isoformat_ms(monitor.paused_at),
+        "last_checked_at": optional_isoformat_ms(monitor.last_checked_at),
         "last_error": monitor.last_error,
         "team_name": team_name,
         "created_at": isoformat_ms(monitor.created_at),
