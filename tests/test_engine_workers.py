@@ -32,7 +32,11 @@ from watchpost.settings import Settings
 from watchpost.teams.models import Team
 
 CHECKS = 500
-TIMEOUT_S = 4  # request_timeout of the monitors; lease = 4 + 2 (guard) + 1 (margin) s
+TIMEOUT_S = 4  # request_timeout of the monitors
+LEASE_MARGIN_S = 8
+"""Lease = 4 + 2 (guard) + 8 s. The margin must cover a live worker's slowest write-back under
+load (the test holds every response until all 500 requests arrived), so that only the killed
+worker's leases ever expire."""
 DEADLINE_S = 90.0
 
 
@@ -162,7 +166,7 @@ async def test_workers_share_the_checks_and_take_over_a_killed_one(
         database_url,
         WATCHPOST_SECRET_KEY=TEST_SECRET_KEY,
         WATCHPOST_DATA_DIR=str(tmp_path / "data"),
-        WATCHPOST_ENGINE_LEASE_MARGIN="1",
+        WATCHPOST_ENGINE_LEASE_MARGIN=str(LEASE_MARGIN_S),
         WATCHPOST_ENGINE_POLL_INTERVAL="0.2",
         WATCHPOST_ENGINE_CLAIM_BATCH="50",
         WATCHPOST_LOG_LEVEL="warning",
