@@ -10,9 +10,12 @@ from watchpost.clock import isoformat_ms
 
 
 def reference(value: datetime) -> str:
-    """The original strftime implementation, kept as the definition of the format."""
-    value = value.astimezone(UTC) if value.tzinfo else value.replace(tzinfo=UTC)
-    return value.strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
+    """The format spelled out field by field: four-digit year (ISO 8601), milliseconds cut."""
+    v = value.astimezone(UTC) if value.tzinfo else value.replace(tzinfo=UTC)
+    return (
+        f"{v.year:04d}-{v.month:02d}-{v.day:02d}T{v.hour:02d}:{v.minute:02d}:{v.second:02d}"
+        f".{v.microsecond // 1000:03d}Z"
+    )
 
 
 @pytest.mark.parametrize(
@@ -38,3 +41,7 @@ def test_isoformat_ms_truncates_to_milliseconds() -> None:
     assert isoformat_ms(datetime(2026, 1, 2, 3, 4, 5, 678_999, tzinfo=UTC)) == (
         "2026-01-02T03:04:05.678Z"
     )
+
+
+def test_years_before_1000_have_four_digits() -> None:
+    assert isoformat_ms(datetime(999, 12, 31, tzinfo=UTC)) == "0999-12-31T00:00:00.000Z"

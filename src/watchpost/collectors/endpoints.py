@@ -256,3 +256,7 @@ async def list_target_metrics(
     return listing(
         (resource(metrics.SAMPLE, row.id, metrics.sample_attributes(row)) for row in rows), links
     )
+
+
+# What routes.py serves: this module's routers, each listed flat in the app.
+routers = (router,)

@@ -23,6 +23,7 @@ MODEL_DOMAINS = (
 def all_metadata() -> MetaData:
     from watchpost.db.base import Base
 
+    import_module("watchpost.db.counts")  # row_counts, shared by the counted domains
     for domain in MODEL_DOMAINS:
         import_module(f"watchpost.{domain}.models")
     return Base.metadata

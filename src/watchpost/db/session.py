@@ -20,6 +20,7 @@ from sqlalchemy.ext.asyncio import (
 )
 from sqlalchemy.pool import ConnectionPoolEntry
 
+from watchpost.db.counts import Anchors
 from watchpost.db.sqlite_inline import WriteGate
 
 SQLITE_BEGIN_OPTION = "watchpost_sqlite_begin"
@@ -71,10 +72,11 @@ def _configure_sqlite(engine: AsyncEngine) -> None:
 
 
 class Database:
-    """The engine plus two session factories: one for reads, one for writes."""
+    """The engine, two session factories (reads, writes) and the list page anchors."""
 
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
+        self.anchors = Anchors()
         self.read_sessions = async_sessionmaker(engine, expire_on_commit=False)
         writer = engine.execution_options(**{SQLITE_BEGIN_OPTION: "IMMEDIATE"})
         self.write_sessions = async_sessionmaker(writer, expire_on_commit=False)

@@ -274,6 +274,5 @@ async def delete_group(group_id: str, caller: Caller, ctx: Context, db: WriteDb)
     return no_content()
 
 
-router = APIRouter()
-router.include_router(heartbeats_router)
-router.include_router(groups_router)
+# What routes.py serves: this module's routers, each listed flat in the app.
+routers = (heartbeats_router, groups_router)

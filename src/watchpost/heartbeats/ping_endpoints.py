@@ -127,3 +127,6 @@ _register(
     f"`exit_code` is 0 to {EXIT_CODE_MAX}; anything else is a 404 like an unknown route. "
     f"0 is a success ping. Non-zero is a failure: {FAILURE_DOC}",
 )
+
+# What routes.py serves: this module's routers, each listed flat in the app.
+routers = (router,)

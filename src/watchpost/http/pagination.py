@@ -16,6 +16,7 @@ from fastapi import Depends, Request
 from sqlalchemy import Row, Select, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from watchpost.db.counts import Collection
 from watchpost.http.errors import InvalidRequest
 
 DEFAULT_PER_PAGE = 50
@@ -115,21 +116,34 @@ async def paginate(
 
 
 async def paginate_rows(
-    session: AsyncSession, stmt: Select[Any], req: PageRequest, *, order_by: Any
+    session: AsyncSession,
+    stmt: Select[Any],
+    req: PageRequest,
+    *,
+    order_by: Any,
+    whole: Collection | None = None,
 ) -> tuple[Sequence[Row[Any]], dict[str, str | None]]:
     """paginate() for a select of columns: whole rows instead of their first value.
 
     order_by must be the primary key. The page's keys are found first, from an index alone,
     and only their rows are read: with OFFSET over the whole select SQLite read every
     skipped row too (≈ 3.0 against ≈ 2.0 ms of CPU for a page deep in 100,000 rows).
+
+    whole: stmt selects all of a counted collection, nothing filtered out. Its size then comes
+    from row_counts and a deep page starts at an anchor (db/counts.py) instead of a COUNT(*)
+    and a long OFFSET.
     """
-    total = await _count(session, stmt)
-    keys = (
-        stmt.with_only_columns(order_by, maintain_column_froms=True)
-        .order_by(order_by)
-        .offset(req.offset)
-        .limit(req.per_page)
-        .correlate(None)
-    )
+    if whole is None:
+        total = await _count(session, stmt)
+        anchor, skip = None, req.offset
+    else:
+        total = whole.size
+        if req.offset >= total:
+            return [], pagination_links(req, total)
+        anchor, skip = await whole.anchors.seek(session, whole, order_by, req.offset)
+    keys = stmt.with_only_columns(order_by, maintain_column_froms=True)
+    if anchor is not None:
+        keys = keys.where(order_by >= anchor)
+    keys = keys.order_by(order_by).offset(skip).limit(req.per_page).correlate(None)
     rows = (await session.execute(stmt.where(order_by.in_(keys)).order_by(order_by))).all()
     return rows, pagination_links(req, total)

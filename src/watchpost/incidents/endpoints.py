@@ -195,3 +195,7 @@ async def incident_timeline(
         db, service.timeline_of(incident), paging, order_by=IncidentEvent.id
     )
     return listing((_item(row) for row in rows), links)
+
+
+# What routes.py serves: this module's routers, each listed flat in the app.
+routers = (router,)

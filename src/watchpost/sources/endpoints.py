@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from sqlalchemy import Row
 
+from watchpost.db.counts import Collection
 from watchpost.http.body import JsonObject, parse
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, resource, single
@@ -44,11 +46,13 @@ class SourceView:
         self.host = service.ingesting_host(ctx.settings, request.url.hostname)
         self.box = ctx.box
 
-    def __call__(self, source: Source | Row[Any]) -> dict[str, object]:
-        attributes = service.source_attributes(
-            source, team_name=self.team_name, host=self.host, box=self.box
+    def many(self, rows: Iterable[Row[Any] | tuple[Any, ...]]) -> list[dict[str, Any]]:
+        return service.source_resources(
+            rows, team_name=self.team_name, host=self.host, box=self.box
         )
-        return resource(service.SOURCE, source.id, attributes)
+
+    def one(self, source: Source) -> dict[str, Any]:
+        return self.many([service.source_row(source)])[0]
 
 
 def _group(group: SourceGroup) -> dict[str, object]:
@@ -74,7 +78,7 @@ async def create_source(
         source = await service.create_source(
             db, team_id=caller.team_id, data=data, box=ctx.box, now=ctx.clock.now()
         )
-    return single(SourceView(request, caller, ctx)(source), status=201)
+    return single(SourceView(request, caller, ctx).one(source), status=201)
 
 
 @sources.get(
@@ -85,10 +89,11 @@ async def create_source(
 async def list_sources(
     request: Request, caller: Caller, ctx: Context, db: ReadDb, paging: Paging
 ) -> Response:
+    whole = await Collection.read(db, Source, caller.team_id, ctx.db.anchors)
     rows, links = await paginate_rows(
-        db, service.source_rows_of(caller.team_id), paging, order_by=Source.id
+        db, service.source_rows_of(caller.team_id), paging, order_by=Source.id, whole=whole
     )
-    return listing(map(SourceView(request, caller, ctx), rows), links)
+    return listing(SourceView(request, caller, ctx).many(rows), links)
 
 
 @sources.get(
@@ -102,7 +107,7 @@ async def get_source(
     source = await service.get_source(
         db, team_id=caller.team_id, source_id=object_id(source_id, service.SOURCE)
     )
-    return single(SourceView(request, caller, ctx)(source))
+    return single(SourceView(request, caller, ctx).one(source))
 
 
 @sources.patch(
@@ -125,7 +130,7 @@ async def update_source(
         await service.update_source(
             db, source=source, data=data, sent=set(data.model_fields_set), now=ctx.clock.now()
         )
-    return single(SourceView(request, caller, ctx)(source))
+    return single(SourceView(request, caller, ctx).one(source))
 
 
 @sources.delete("/{source_id}", status_code=204, summary="Delete a source", responses=READ_ERRORS)
@@ -193,7 +198,7 @@ async def list_group_sources(
     rows, links = await paginate_rows(
         db, service.source_rows_of(caller.team_id, group_id=gid), paging, order_by=Source.id
     )
-    return listing(map(SourceView(request, caller, ctx), rows), links)
+    return listing(SourceView(request, caller, ctx).many(rows), links)
 
 
 @groups.patch(
@@ -229,7 +234,5 @@ async def delete_group(group_id: str, caller: Caller, ctx: Context, db: WriteDb)
     return no_content()
 
 
-# The one router routes.py mounts; included last so it holds every route above.
-router = APIRouter()
-router.include_router(sources)
-router.include_router(groups)
+# What routes.py serves: this module's routers, each listed flat in the app.
+routers = (sources, groups)

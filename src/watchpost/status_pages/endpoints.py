@@ -390,3 +390,7 @@ async def delete_resource(
         row = await service.get_resource(db, team_id=caller.team_id, page_id=pid, resource_id=rid)
         await service.delete_resource(db, resource=row)
     return no_content()
+
+
+# What routes.py serves: this module's routers, each listed flat in the app.
+routers = (router,)

@@ -152,3 +152,7 @@ async def delete_webhook(outgoing_webhook_id: str, caller: Caller, db: WriteDb) 
         webhook = await service.get_webhook(db, team_id=caller.team_id, webhook_id=wid)
         await service.delete_webhook(db, webhook=webhook)
     return no_content()
+
+
+# What routes.py serves: this module's routers, each listed flat in the app.
+routers = (router,)
