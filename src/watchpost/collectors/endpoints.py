@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import APIRouter
 from fastapi.responses import Response
+from sqlalchemy import Row
 
 from watchpost.collectors import metrics, service
 from watchpost.collectors.kinds import rules_markdown
@@ -38,7 +41,7 @@ def _collector(collector: Collector, ctx: Context) -> dict[str, object]:
     )
 
 
-def _target(target: CollectorTarget) -> dict[str, object]:
+def _target(target: CollectorTarget | Row[Any]) -> dict[str, object]:
     return resource(service.TARGET, target.id, service.target_attributes(target))
 
 
