@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Row, Select, bindparam, insert, select
+from sqlalchemy import Row, Select, Table, bindparam, insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -207,7 +207,7 @@ def _set_secret(target: CollectorTarget, name: str, value: str | None, box: Secr
     setattr(target, f"{name}_encrypted", _seal(value, box))
 
 
-_targets = CollectorTarget.__table__
+_targets = cast(Table, CollectorTarget.__table__)
 # A Core INSERT … RETURNING instead of an ORM object: the ORM's unit of work (instance
 # state, identity map, flush) cost more than the rest of the request.
 _INSERT_TARGET = insert(_targets).returning(*_targets.c)
