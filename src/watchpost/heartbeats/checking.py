@@ -52,9 +52,11 @@ def _plus_seconds_sqlite(element: _PlusSeconds, compiler: SQLCompiler, **kw: Any
     )
 
 
-def due_after(now: datetime) -> ColumnElement[datetime]:
-    """The deadline after a ping at `now`: now + period + grace of the row being updated."""
-    return _PlusSeconds(literal(now, UTCDateTime()), Heartbeat.period + Heartbeat.grace)
+def due_after(now: datetime | ColumnElement[datetime]) -> ColumnElement[datetime]:
+    """The deadline after a ping at `now` (a time or a bound parameter): now + period + grace
+    of the row being updated."""
+    moment = now if isinstance(now, ColumnElement) else literal(now, UTCDateTime())
+    return _PlusSeconds(moment, Heartbeat.period + Heartbeat.grace)
 
 
 def _iso(value: datetime | None) -> str:

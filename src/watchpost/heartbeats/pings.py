@@ -12,12 +12,14 @@ import codecs
 import enum
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import cast
 
-from sqlalchemy import select, update
+from sqlalchemy import Table, bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.clock import isoformat_ms
-from watchpost.heartbeats.checking import DOWN, NO_UPDATE_SYNC, UP, due_after
+from watchpost.db.base import UTCDateTime
+from watchpost.heartbeats.checking import DOWN, UP, due_after
 from watchpost.heartbeats.models import Heartbeat
 from watchpost.incidents.service import AUTOMATIC, open_incident, open_incident_for, resolve
 from watchpost.policy import in_maintenance
@@ -64,18 +66,28 @@ def failure_output(raw: bytes) -> tuple[str, bool]:
     return text.replace("\x00", "\ufffd"), len(raw) > OUTPUT_LIMIT
 
 
+_now = bindparam("ping_at", type_=UTCDateTime())
+_heartbeats = cast(Table, Heartbeat.__table__)
+# The common case, built once and on the table (Core, no ORM bookkeeping): building the
+# statement and the ORM's handling of it cost more than running it.
+_SUCCESS_OF_UP = (
+    update(_heartbeats)
+    .where(
+        _heartbeats.c.token == bindparam("ping_token"),
+        _heartbeats.c.status == UP,
+        _heartbeats.c.paused.is_(False),
+    )
+    .values(last_ping_at=_now, next_due_at=due_after(_now))
+    .returning(_heartbeats.c.id)
+)
+
+
 async def record_ping(
     session: AsyncSession, *, token: str, now: datetime, failure: Failure | None = None
 ) -> Ping:
     """Apply a ping: success moves the heartbeat up, a failure down; both set the deadline."""
     if failure is None:
-        hit = await session.execute(
-            update(Heartbeat)
-            .where(Heartbeat.token == token, Heartbeat.status == UP, Heartbeat.paused.is_(False))
-            .values(last_ping_at=now, next_due_at=due_after(now))
-            .returning(Heartbeat.id),
-            execution_options=NO_UPDATE_SYNC,
-        )
+        hit = await session.execute(_SUCCESS_OF_UP, {"ping_token": token, "ping_at": now})
         if hit.first() is not None:
             return Ping.RECORDED
     heartbeat = await session.scalar(
