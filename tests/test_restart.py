@@ -10,6 +10,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 from urllib.parse import quote
 
 import httpx
@@ -28,11 +29,14 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start(env: dict[str, str], port: int) -> subprocess.Popen[bytes]:
+def start(
+    env: dict[str, str], port: int, *, stdout: IO[bytes] | None = None
+) -> subprocess.Popen[bytes]:
+    """`watchpost serve` on port; stdout (uvicorn's access log) to the given file, if any."""
     process = subprocess.Popen(  # noqa: S603
         [sys.executable, "-m", "watchpost.cli", "serve", "--no-engine", "--port", str(port)],
         env=env,
-        stdout=subprocess.DEVNULL,
+        stdout=stdout if stdout is not None else subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
     for _ in range(300):  # readiness: up to ~30 s, polling /healthz

@@ -17,6 +17,7 @@ from watchpost.context import AppContext
 from watchpost.http.deps import Context
 from watchpost.http.envelope import JsonResponse
 from watchpost.http.errors import install_error_handlers, json_error
+from watchpost.http.logs import install as redact_secret_paths
 from watchpost.settings import Settings
 
 health = APIRouter()
@@ -46,7 +47,7 @@ def create_app(
 def build_app(ctx: AppContext, *, engine: bool = False) -> FastAPI:
     """The app around a context. The context may be swapped (`app.state.ctx`) before use:
     the tests build the routes once and give every test a fresh database."""
-    from watchpost.routes import api_routes, flat_routes, public_routes
+    from watchpost.routes import api_routes, flat_routes, public_routes, secret_path_prefixes
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -78,4 +79,6 @@ def build_app(ctx: AppContext, *, engine: bool = False) -> FastAPI:
     install_error_handlers(app)
     # Listed flat rather than included: see routes.py for what nesting costs per request.
     app.router.routes.extend([*flat_routes([health]), *public_routes(), *api_routes()])
+    # uvicorn configures its loggers before the app starts serving; filters stay on them.
+    redact_secret_paths(secret_path_prefixes())
     return app

@@ -31,6 +31,8 @@ API_DOMAINS = (
 )
 
 # Modules whose `routers` answer without a token (e.g. heartbeat ping URLs), one per line.
+# A module whose URLs carry a credential lists their prefixes in `SECRET_PATH_PREFIXES`;
+# logs mask the segment after them (http/logs.py).
 PUBLIC_ENDPOINTS = ("heartbeats.ping_endpoints",)
 
 
@@ -86,3 +88,12 @@ def api_routes() -> list[APIRoute]:
 
 def public_routes() -> list[APIRoute]:
     return flat_routes(router for module in PUBLIC_ENDPOINTS for router in _routers(module))
+
+
+def secret_path_prefixes() -> list[str]:
+    """Path prefixes whose next segment is a credential, from the PUBLIC_ENDPOINTS modules."""
+    return [
+        prefix
+        for module in PUBLIC_ENDPOINTS
+        for prefix in getattr(import_module(f"watchpost.{module}"), "SECRET_PATH_PREFIXES", ())
+    ]

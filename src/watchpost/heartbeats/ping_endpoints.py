@@ -23,6 +23,8 @@ from watchpost.http.errors import ApiError
 from watchpost.http.openapi import MessageErrorBody
 
 router = APIRouter(prefix=PING_PATH.rstrip("/"), tags=["heartbeat pings"])
+SECRET_PATH_PREFIXES = (PING_PATH,)
+"""The segment after this is the heartbeat's token: logs mask it (http/logs.py)."""
 
 METHODS = ["GET", "POST", "HEAD"]
 TOKEN_MAX = 64  # the column's length: a longer token names no heartbeat
