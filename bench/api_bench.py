@@ -618,7 +618,8 @@ def report(results: list[Result], args: argparse.Namespace, notes: list[str]) ->
         *(f"| {key} | {value} |" for key, value in machine()),
         f"| Load tool | {wrk_version() if tool == 'wrk' else 'bench asyncio client (uvloop)'} |",
         "",
-        f"Sources seeded: {args.sources:,}; one uvicorn process per server, log level "
+        f"Sources seeded: {args.sources:,}; one uvicorn process per server "
+        f"(`watchpost serve{'' if args.with_engine else ' --no-engine'}`), log level "
         f"`{args.log_level}`; load average at the start {os.getloadavg()[0]:.2f}. "
         f"The ceiling is the mean of its two runs ({ceiling:,.0f} req/s). CPU columns: share of "
         "one core used by the server, the load generator and everything else on the machine.",
@@ -678,6 +679,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--write-docs", action="store_true", help="rewrite the results in docs/benchmarks.md"
     )
     parser.add_argument("--keep", action="store_true", help="keep the temporary data folder")
+    parser.add_argument(
+        "--with-engine",
+        action="store_true",
+        help="run the check engine in the server too (it then probes every target the POST "
+        "run created)",
+    )
     return parser
 
 
@@ -717,7 +724,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             took = seed_sources(workdir / "data", secret_key, args.sources)
             print(f"seeded {args.sources:,} sources in {took:.1f} s", file=sys.stderr)
         load = Load(tool, args.concurrency, args.duration, args.warmup, args.max_requests, token)
-        results = run_all(load, env, workdir, wanted, args.sources, notes)
+        results = run_all(load, env, workdir, wanted, args.sources, notes, args.with_engine)
     finally:
         if args.keep:
             print(f"kept {workdir}", file=sys.stderr)
@@ -739,6 +746,7 @@ def run_all(
     wanted: set[str],
     sources: int,
     notes: list[str],
+    with_engine: bool = False,
 ) -> list[Result]:
     """Both servers up side by side; the ceiling is measured first and again last, so a
     change in the machine's other load during the run shows up as a gap between the two."""
@@ -752,6 +760,11 @@ def run_all(
         env["WATCHPOST_LOG_LEVEL"],
     ]
     watchpost_cmd = [sys.executable, "-m", "watchpost.cli", "serve", "--port", str(watchpost_port)]
+    if not with_engine:
+        # The API alone: the targets the POST run creates are real, due at once, and the
+        # engine would probe them all (thousands of checks of an unresolvable host) while
+        # the list is measured. `watchpost worker` runs the engine in its own process.
+        watchpost_cmd.append("--no-engine")
     with (
         server(
             ceiling_cmd, env, workdir / "ceiling.log", f"http://{HOST}:{ceiling_port}/"
