@@ -53,6 +53,17 @@ def postgres_unreachable_reason() -> str | None:
         )
 
 
+def require_postgres() -> None:
+    """Skip the calling test when PostgreSQL is unreachable, or fail under
+    WATCHPOST_REQUIRE_POSTGRES (CI), where the PostgreSQL tests must run."""
+    reason = postgres_unreachable_reason()
+    if reason is None:
+        return
+    if _require("WATCHPOST_REQUIRE_POSTGRES"):
+        pytest.fail(f"WATCHPOST_REQUIRE_POSTGRES is set but {reason}")
+    pytest.skip(reason)
+
+
 # ------------------------------------------------------------------ secrets never leak
 
 
@@ -114,11 +125,7 @@ def sqlite_backend(tmp_path_factory: pytest.TempPathFactory) -> Backend:
 
 @pytest.fixture(scope="session")
 def postgres_backend() -> Iterator[Backend]:
-    reason = postgres_unreachable_reason()
-    if reason is not None:
-        if _require("WATCHPOST_REQUIRE_POSTGRES"):
-            pytest.fail(f"WATCHPOST_REQUIRE_POSTGRES is set but {reason}")
-        pytest.skip(reason)
+    require_postgres()
     schema = f"wp_test_{os.getpid()}_{secrets.token_hex(4)}"
     with psycopg.connect(postgres_url(), autocommit=True) as conn:
         conn.execute(f'CREATE SCHEMA "{schema}"')

@@ -18,7 +18,7 @@ import psycopg
 import pytest
 
 from tests.cli_support import cli_env, run_cli
-from tests.conftest import postgres_unreachable_reason, postgres_url
+from tests.conftest import postgres_url, require_postgres
 from tests.objects import target_body
 from tests.support import TEST_PASSWORD
 
@@ -66,9 +66,7 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'watchpost.db'}"
         return
-    reason = postgres_unreachable_reason()
-    if reason is not None:
-        pytest.skip(reason)
+    require_postgres()
     schema = f"wp_restart_{os.getpid()}_{secrets.token_hex(4)}"
     with psycopg.connect(postgres_url(), autocommit=True) as conn:
         conn.execute(f'CREATE SCHEMA "{schema}"')

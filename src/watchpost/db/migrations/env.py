@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from alembic import context
-from sqlalchemy import create_engine, pool
+from sqlalchemy import create_engine, pool, text
 
 from watchpost.db.registry import all_metadata
 
 config = context.config
+LOCK_KEY = 0x77617463  # "watc": the advisory lock every Watchpost migration takes
 target_metadata = all_metadata()
 
 
@@ -23,6 +24,11 @@ def run_migrations_online() -> None:
             compare_type=True,
         )
         with context.begin_transaction():
+            if connection.dialect.name == "postgresql":
+                # Processes started together on one database (several workers) take turns:
+                # the lock lasts until this transaction (every migration) commits, and the
+                # next one then finds the schema current. SQLite: see migrate.upgrade().
+                connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": LOCK_KEY})
             context.run_migrations()
     engine.dispose()
 
