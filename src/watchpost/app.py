@@ -14,7 +14,7 @@ from sqlalchemy import text
 from watchpost import __version__
 from watchpost.clock import Clock
 from watchpost.context import AppContext
-from watchpost.http.deps import Context
+from watchpost.http.deps import Context, RequestSessionsMiddleware
 from watchpost.http.envelope import JsonResponse
 from watchpost.http.errors import install_error_handlers, json_error
 from watchpost.http.logs import install as redact_secret_paths
@@ -77,6 +77,7 @@ def build_app(ctx: AppContext, *, engine: bool = False) -> FastAPI:
     )
     app.state.ctx = ctx
     install_error_handlers(app)
+    app.add_middleware(RequestSessionsMiddleware)
     # Listed flat rather than included: see routes.py for what nesting costs per request.
     app.router.routes.extend([*flat_routes([health]), *public_routes(), *api_routes()])
     # uvicorn configures its loggers before the app starts serving; filters stay on them.

@@ -1,0 +1,85 @@
+"""Each request's database sessions: one connection at a time, all returned when it ends."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from fastapi import FastAPI
+from sqlalchemy import event
+
+from tests.objects import create_collector, target_body
+from tests.support import Api, data
+
+
+@dataclass
+class PoolUse:
+    checkouts: int = 0
+    held: int = 0
+    most_held: int = 0
+
+
+@contextmanager
+def pool_use(app: FastAPI) -> Iterator[PoolUse]:
+    use = PoolUse()
+    engine = app.state.ctx.db.engine.sync_engine
+
+    def checkout(*_: Any) -> None:
+        use.checkouts += 1
+        use.held += 1
+        use.most_held = max(use.most_held, use.held)
+
+    def checkin(*_: Any) -> None:
+        use.held -= 1
+
+    event.listen(engine, "checkout", checkout)
+    event.listen(engine, "checkin", checkin)
+    try:
+        yield use
+    finally:
+        event.remove(engine, "checkout", checkout)
+        event.remove(engine, "checkin", checkin)
+
+
+async def test_a_read_uses_one_connection_for_the_token_and_the_data(
+    api: Api, app: FastAPI
+) -> None:
+    await create_collector(api)
+    with pool_use(app) as use:
+        assert (await api.get("/api/v1/collectors")).status_code == 200
+    assert (use.checkouts, use.most_held, use.held) == (1, 1, 0)
+
+
+async def test_a_write_never_holds_two_connections(api: Api, app: FastAPI) -> None:
+    collector = await create_collector(api)
+    with pool_use(app) as use:
+        created = await api.post(
+            f"/api/v1/collectors/{collector['id']}/targets", target_body("redis")
+        )
+        data(created, 201)
+    # the token lookup's connection is given back before the write session takes one
+    assert (use.checkouts, use.most_held, use.held) == (2, 1, 0)
+
+
+async def test_connections_come_back_after_errors(api: Api, app: FastAPI) -> None:
+    with pool_use(app) as use:
+        assert (await api.get("/api/v1/collectors/999999")).status_code == 404
+        assert (await api.post("/api/v1/collectors", {"name": 5})).status_code == 422
+        assert (await api.post("/api/v1/collectors/999999/targets", {})).status_code == 404
+        api_without_token = await api.client.get(
+            "/api/v1/collectors", headers={"Authorization": "Bearer wrong"}
+        )
+        assert api_without_token.status_code == 401
+    assert use.checkouts >= 4
+    assert use.held == 0
+    assert app.state.ctx.db.engine.sync_engine.pool.checkedout() == 0
+
+
+async def test_a_public_ping_writes_on_one_connection(api: Api, app: FastAPI) -> None:
+    heartbeat = data(await api.post("/api/v2/heartbeats", {"name": "nightly"}), 201)
+    path = heartbeat["attributes"]["url"].split("testserver", 1)[1]
+    with pool_use(app) as use:
+        assert (await api.client.get(path)).status_code == 200
+    assert (use.checkouts, use.most_held, use.held) == (1, 1, 0)
