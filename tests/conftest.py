@@ -13,6 +13,7 @@ import os
 import secrets
 import shutil
 from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
@@ -123,20 +124,27 @@ def sqlite_backend(tmp_path_factory: pytest.TempPathFactory) -> Backend:
     return Backend("sqlite", url, template=folder / "template.db")
 
 
-@pytest.fixture(scope="session")
-def postgres_backend() -> Iterator[Backend]:
+@contextmanager
+def postgres_schema(prefix: str) -> Iterator[str]:
+    """A new, empty schema of the test server (dropped afterwards), as a URL whose connections
+    use it: the test's database of its own. Skips or fails like require_postgres()."""
     require_postgres()
-    schema = f"wp_test_{os.getpid()}_{secrets.token_hex(4)}"
+    schema = f"{prefix}_{os.getpid()}_{secrets.token_hex(4)}"
     with psycopg.connect(postgres_url(), autocommit=True) as conn:
         conn.execute(f'CREATE SCHEMA "{schema}"')
     separator = "&" if "?" in postgres_url() else "?"
-    url = postgres_url() + separator + "options=" + quote(f"-csearch_path={schema}")
     try:
-        upgrade(Settings(database_url=url).async_database_url)
-        yield Backend("postgres", Settings(database_url=url).async_database_url)
+        yield postgres_url() + separator + "options=" + quote(f"-csearch_path={schema}")
     finally:
         with psycopg.connect(postgres_url(), autocommit=True) as conn:
             conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+
+
+@pytest.fixture(scope="session")
+def postgres_backend() -> Iterator[Backend]:
+    with postgres_schema("wp_test") as url:
+        upgrade(Settings(database_url=url).async_database_url)
+        yield Backend("postgres", Settings(database_url=url).async_database_url)
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import os
-import secrets
 import sqlite3
 import subprocess
 import sys
 from pathlib import Path
-from urllib.parse import quote
 
 import psycopg
 
 from tests.cli_support import cli_env
-from tests.conftest import postgres_url, require_postgres
+from tests.conftest import postgres_schema
 
 PROCESSES = 4
 
@@ -57,18 +54,9 @@ def test_sqlite(tmp_path: Path) -> None:
 
 
 def test_postgres() -> None:
-    require_postgres()
-    schema = f"wp_migrate_{os.getpid()}_{secrets.token_hex(4)}"
-    with psycopg.connect(postgres_url(), autocommit=True) as conn:
-        conn.execute(f'CREATE SCHEMA "{schema}"')
-    separator = "&" if "?" in postgres_url() else "?"
-    url = postgres_url() + separator + "options=" + quote(f"-csearch_path={schema}")
-    try:
+    with postgres_schema("wp_migrate") as url:
         results = migrate_together(cli_env(url))
         assert [r.returncode for r in results] == [0] * PROCESSES, [r.stderr for r in results]
         with psycopg.connect(url, autocommit=True) as conn:  # search_path is the schema
             rows = conn.execute("SELECT version_num FROM alembic_version").fetchall()
         assert rows == [(head_revision(),)]
-    finally:
-        with psycopg.connect(postgres_url(), autocommit=True) as conn:
-            conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import secrets
 import socket
 import subprocess
 import sys
@@ -11,14 +9,12 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
-from urllib.parse import quote
 
 import httpx
-import psycopg
 import pytest
 
 from tests.cli_support import cli_env, run_cli
-from tests.conftest import postgres_url, require_postgres
+from tests.conftest import postgres_schema
 from tests.objects import target_body
 from tests.support import TEST_PASSWORD
 
@@ -66,16 +62,8 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'watchpost.db'}"
         return
-    require_postgres()
-    schema = f"wp_restart_{os.getpid()}_{secrets.token_hex(4)}"
-    with psycopg.connect(postgres_url(), autocommit=True) as conn:
-        conn.execute(f'CREATE SCHEMA "{schema}"')
-    separator = "&" if "?" in postgres_url() else "?"
-    try:
-        yield postgres_url() + separator + "options=" + quote(f"-csearch_path={schema}")
-    finally:
-        with psycopg.connect(postgres_url(), autocommit=True) as conn:
-            conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+    with postgres_schema("wp_restart") as url:
+        yield url
 
 
 def test_everything_survives_a_restart(database_url: str, tmp_path: Path) -> None:
