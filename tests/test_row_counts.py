@@ -5,10 +5,12 @@ from __future__ import annotations
 import asyncio
 import itertools
 import sqlite3
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
 from alembic import command
 from fastapi import FastAPI
 from hypothesis import HealthCheck, given
@@ -248,3 +250,58 @@ async def test_the_list_reads_no_count(app: FastAPI, api: Api) -> None:
         items, pagination = await page(api, {"per_page": 2, "page": 3})
     assert len(items) == 1 and pagination["next"] is None
     assert not [sql for sql in statements if "count(" in sql.lower()]
+
+
+# ------------------------------------------------- monitors and heartbeats, through the API
+
+
+def _monitor(i: int) -> dict[str, Any]:
+    return {"url": f"https://example.com/{i}"}
+
+
+def _heartbeat(i: int) -> dict[str, Any]:
+    return {"name": f"job {i}"}
+
+
+COLLECTIONS: dict[str, tuple[str, Callable[[int], dict[str, Any]]]] = {
+    "monitors": ("/api/v2/monitors", _monitor),
+    "heartbeats": ("/api/v2/heartbeats", _heartbeat),
+}
+
+
+@pytest.mark.parametrize("table", sorted(COLLECTIONS))
+async def test_lists_of_monitors_and_heartbeats_page_from_counts_and_anchors(
+    app: FastAPI, api: Api, other_api: Api, table: str
+) -> None:
+    path, body = COLLECTIONS[table]
+    app.state.ctx.db.anchors = Anchors(every=2, min_offset=0, capacity=4)
+    created = [data(await api.post(path, body(i)), 201)["id"] for i in range(9)]
+    data(await other_api.post(path, body(99)), 201)
+    for gone in created[1:8:3]:
+        assert (await api.delete(f"{path}/{gone}")).status_code == 204
+    kept = [int(i) for i in created if i not in created[1:8:3]]
+    async with app.state.ctx.db.read_sessions() as db:
+        counted = await db.scalar(
+            select(RowCount.row_count).where(
+                RowCount.table_name == table, RowCount.team_id == api.team_id
+            )
+        )
+    assert counted == len(kept)
+    for per_page in (1, 2, 4):
+        pages = -(-len(kept) // per_page)
+        for number in range(1, pages + 2):
+            response = await api.get(path, params={"per_page": per_page, "page": number})
+            body_ = response.json()
+            start = (number - 1) * per_page
+            assert [int(i["id"]) for i in body_["data"]] == kept[start : start + per_page]
+            assert body_["pagination"]["last"].endswith(f"page={pages}&per_page={per_page}")
+
+
+async def test_a_filtered_monitor_list_still_counts_what_it_shows(api: Api) -> None:
+    for i in range(3):
+        data(await api.post("/api/v2/monitors", {"url": f"https://example.com/{i % 2}"}), 201)
+    response = await api.get(
+        "/api/v2/monitors", params={"url": "https://example.com/0", "per_page": 1}
+    )
+    assert len(response.json()["data"]) == 1
+    assert response.json()["pagination"]["last"].endswith("page=2&per_page=1")

@@ -25,7 +25,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from watchpost.db.base import Base, IdType
 
-COUNTED_TABLES = ("sources",)
+COUNTED_TABLES = ("sources", "monitors", "heartbeats")
 """Tables whose rows row_counts counts per team (each has a team_id column)."""
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
+from watchpost.db.counts import Collection
 from watchpost.heartbeats import service
 from watchpost.heartbeats.models import Heartbeat, HeartbeatGroup
 from watchpost.heartbeats.schemas import (
@@ -105,8 +106,9 @@ async def create_heartbeat(
 async def list_heartbeats(
     request: Request, caller: Caller, ctx: Context, db: ReadDb, paging: Paging
 ) -> Response:
+    whole = await Collection.read(db, Heartbeat, caller.team_id, ctx.db.anchors)
     rows, links = await paginate(
-        db, service.heartbeats_of(caller.team_id), paging, order_by=Heartbeat.id
+        db, service.heartbeats_of(caller.team_id), paging, order_by=Heartbeat.id, whole=whole
     )
     base = _public_base(request, ctx)
     return listing((_heartbeat(row, caller, base) for row in rows), links)

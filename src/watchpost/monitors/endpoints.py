@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Query
 from fastapi.responses import Response
 
+from watchpost.db.counts import Collection
 from watchpost.http.body import JsonObject, parse
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, resource, single
@@ -104,6 +105,7 @@ async def create_monitor(body: JsonObject, caller: Caller, ctx: Context, db: Wri
 )
 async def list_monitors(
     caller: Caller,
+    ctx: Context,
     db: ReadDb,
     paging: Paging,
     url: str | None = Query(default=None, description="Only monitors with exactly this url."),
@@ -112,7 +114,9 @@ async def list_monitors(
     ),
 ) -> Response:
     stmt = service.monitors_of(caller.team_id, url=url, pronounceable_name=pronounceable_name)
-    rows, links = await paginate(db, stmt, paging, order_by=Monitor.id)
+    filtered = bool(url or pronounceable_name)
+    whole = None if filtered else await Collection.read(db, Monitor, caller.team_id, ctx.db.anchors)
+    rows, links = await paginate(db, stmt, paging, order_by=Monitor.id, whole=whole)
     return listing((_monitor(row, caller.team_name) for row in rows), links)
 
 
