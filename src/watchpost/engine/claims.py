@@ -10,17 +10,22 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Final
 
-from sqlalchemy import or_, select, update
+from sqlalchemy import Integer, Select, Update, bindparam, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from watchpost.db.base import UTCDateTime
 from watchpost.engine.kinds import KINDS
 
 
 @dataclass(frozen=True)
 class Claim:
-    """One leased check: the row as claimed and the due time the lease is for."""
+    """One leased check: the row as claimed and the due time the lease is for.
+
+    `row` holds the claimed row's id, next_check_at and its kind's `probe_columns`, read by
+    attribute (a SQLAlchemy Row, not an ORM object): what the probe input is made of.
+    """
 
     kind: str
     id: int
@@ -30,19 +35,43 @@ class Claim:
     row: Any
 
 
-def due_rows(kind: str, now: datetime) -> Any:
+_now = bindparam("claim_now", type_=UTCDateTime())
+_limit = bindparam("claim_limit", type_=Integer())
+
+
+def due_rows(kind: str, now: Any) -> Select[Any]:
     """The eligible rows due at `now` whose lease is free or expired, oldest due first."""
     spec = KINDS[kind]
-    model = spec.model
+    c = spec.table.c
     return (
-        select(model)
+        select(c.id, c.next_check_at, *(c[name] for name in spec.probe_columns))
         .where(
-            model.next_check_at <= now,
-            or_(model.lease_expires_at.is_(None), model.lease_expires_at < now),
+            c.next_check_at <= now,
+            or_(c.lease_expires_at.is_(None), c.lease_expires_at < now),
             spec.eligible(now),
         )
-        .order_by(model.next_check_at, model.id)
+        .order_by(c.next_check_at, c.id)
     )
+
+
+def _lease(kind: str) -> Update:
+    c = KINDS[kind].table.c
+    return (
+        update(KINDS[kind].table)
+        .where(c.id == bindparam("lease_id"))
+        .values(
+            lease_owner=bindparam("lease_to"),
+            lease_expires_at=bindparam("lease_until", type_=UTCDateTime()),
+        )
+    )
+
+
+# Built once (Core, on the tables): building a statement per call, and the ORM's handling of
+# whole rows, cost more than running it.
+_CLAIM: Final = {
+    kind: due_rows(kind, _now).limit(_limit).with_for_update(skip_locked=True) for kind in KINDS
+}
+_LEASE: Final = {kind: _lease(kind) for kind in KINDS}
 
 
 async def claim(
@@ -55,9 +84,9 @@ async def claim(
     lease_for: Callable[[Any], timedelta],
 ) -> list[Claim]:
     """Lease up to `limit` due rows of `kind` to `owner`; call inside a write transaction."""
-    model = KINDS[kind].model
-    stmt = due_rows(kind, now).limit(limit).with_for_update(skip_locked=True)
-    rows: Sequence[Any] = (await session.scalars(stmt)).all()
+    rows: Sequence[Any] = (
+        await session.execute(_CLAIM[kind], {"claim_now": now, "claim_limit": limit})
+    ).all()
     if not rows:
         return []
     claims = [
@@ -72,11 +101,8 @@ async def claim(
         for row in rows
     ]
     await session.execute(
-        update(model),
-        [
-            {"id": c.id, "lease_owner": owner, "lease_expires_at": c.lease_expires_at}
-            for c in claims
-        ],
+        _LEASE[kind],
+        [{"lease_id": c.id, "lease_to": owner, "lease_until": c.lease_expires_at} for c in claims],
     )
     return claims
 

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Any, Final
+from typing import Any, Final, cast
 
-from sqlalchemy import ColumnElement, and_, or_
+from sqlalchemy import ColumnElement, Table, and_, or_
 
 from watchpost.collectors.models import CollectorTarget
 from watchpost.monitors.models import Monitor
@@ -30,26 +29,72 @@ def monitor_timeout_s(monitor: Monitor) -> float:
 class Kind:
     name: str
     model: Any  # Monitor | CollectorTarget: the mapped class
-    eligible: Callable[[datetime], ColumnElement[bool]]
-    """Rows that may be checked at all at `now` (not paused, enabled …), due or not."""
+    table: Table
+    eligible: Callable[[Any], ColumnElement[bool]]
+    """Rows that may be checked at all at `now` (not paused, enabled …), due or not; `now`
+    is a datetime or a bound parameter, the columns are the table's (Core, no ORM)."""
+    probe_columns: tuple[str, ...]
+    """The columns a claim reads (besides id and next_check_at): what the probe input,
+    the check's timeout and the maintenance window are made of."""
     interval_s: Callable[[Any, Settings], int]
     timeout_s: Callable[[Any, Settings], float]
 
+
+_monitors = cast(Table, Monitor.__table__)
+_targets = cast(Table, CollectorTarget.__table__)
 
 KINDS: Final[dict[str, Kind]] = {
     MONITOR: Kind(
         name=MONITOR,
         model=Monitor,
-        eligible=lambda _now: Monitor.paused.is_(False),
+        table=_monitors,
+        eligible=lambda _now: _monitors.c.paused.is_(False),
+        probe_columns=(
+            "monitor_type",
+            "url",
+            "request_timeout",
+            "required_keyword",
+            "port",
+            "http_method",
+            "request_body",
+            "request_headers",
+            "expected_status_codes",
+            "follow_redirects",
+            "verify_ssl",
+            "remember_cookies",
+            "auth_username",
+            "auth_password_encrypted",
+            "ssl_expiration",
+            "domain_expiration",
+            "maintenance_from",
+            "maintenance_to",
+            "maintenance_timezone",
+            "maintenance_days",
+        ),
         interval_s=lambda row, _settings: int(row.check_frequency),
         timeout_s=lambda row, _settings: monitor_timeout_s(row),
     ),
     TARGET: Kind(
         name=TARGET,
         model=CollectorTarget,
+        table=_targets,
         eligible=lambda now: and_(
-            CollectorTarget.enabled.is_(True),
-            or_(CollectorTarget.paused_until.is_(None), CollectorTarget.paused_until <= now),
+            _targets.c.enabled.is_(True),
+            or_(_targets.c.paused_until.is_(None), _targets.c.paused_until <= now),
+        ),
+        probe_columns=(
+            "kind",
+            "host",
+            "port",
+            "service",
+            "listen_ip",
+            "endpoint",
+            "scheme",
+            "username",
+            "password_encrypted",
+            "api_key_encrypted",
+            "ssl_mode",
+            "tls",
         ),
         interval_s=lambda _row, settings: settings.target_check_interval,
         timeout_s=lambda _row, settings: settings.target_check_timeout,

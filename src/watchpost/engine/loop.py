@@ -19,9 +19,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 
 from watchpost.context import AppContext
+from watchpost.db.base import UTCDateTime
 from watchpost.engine import checks
 from watchpost.engine.checks import Job, Outcome, Runner
 from watchpost.engine.claims import Claim, claim, release
@@ -34,6 +35,18 @@ log = logging.getLogger(__name__)
 
 SHUTDOWN_GRACE_S = 5.0
 """On stop, running checks get this long to finish before they are cancelled."""
+
+
+_now = bindparam("due_now", type_=UTCDateTime())
+_EARLIEST = {
+    kind: select(func.min(spec.table.c.next_check_at)).where(
+        spec.table.c.lease_owner.is_(None),
+        spec.eligible(_now),
+        spec.table.c.next_check_at.is_not(None),
+    )
+    for kind, spec in KINDS.items()
+}
+"""Per kind, the earliest due time of an unleased eligible row (built once)."""
 
 
 def new_owner() -> str:
@@ -168,14 +181,8 @@ class Engine:
         """Seconds until the earliest unleased eligible row falls due (None: none)."""
         earliest: datetime | None = None
         async with self.ctx.db.read_sessions() as session:
-            for kind in KINDS:
-                model = KINDS[kind].model
-                stmt = (
-                    select(func.min(model.next_check_at))
-                    .where(model.lease_owner.is_(None), KINDS[kind].eligible(now))
-                    .where(model.next_check_at.is_not(None))
-                )
-                found = await session.scalar(stmt)
+            for stmt in _EARLIEST.values():
+                found = await session.scalar(stmt, {"due_now": now})
                 if found is not None and (earliest is None or found < earliest):
                     earliest = found
         return None if earliest is None else (earliest - now).total_seconds()

@@ -7,38 +7,54 @@ through the incidents service, and reads maintenance windows from policy.py.
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.incidents.service import AUTOMATIC, add_event, open_incident, open_incident_for
 from watchpost.incidents.service import resolve as resolve_incident
-from watchpost.monitors.models import Monitor
-from watchpost.monitors.status_machine import apply, record_check, state_of
-from watchpost.policy import maintenance_end
+from watchpost.monitors.status_machine import Stored, Transition, apply, record_check, state_of
+from watchpost.policy import MaintenanceWindow, maintenance_end
 
 
-def maintenance_until(monitor: Monitor, at: datetime) -> datetime | None:
+class Subject(Stored, Protocol):
+    """A monitor as the engine's writer sees it: the machine's columns and what an incident
+    is named and owned by."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def team_id(self) -> int: ...
+    @property
+    def pronounceable_name(self) -> str | None: ...
+    @property
+    def url(self) -> str: ...
+
+
+def maintenance_until(monitor: MaintenanceWindow, at: datetime) -> datetime | None:
     """When the maintenance window `at` lies in ends; None outside one."""
     return maintenance_end(monitor, at)
 
 
-def enter_maintenance(monitor: Monitor) -> None:
+def enter_maintenance(monitor: Stored) -> None:
     """A check skipped for maintenance: the monitor shows `maintenance`, its state kept."""
     apply(monitor, state_of(monitor), maintenance=True)
 
 
-def incident_name(monitor: Monitor) -> str:
+def incident_name(monitor: Subject) -> str:
     return monitor.pronounceable_name or monitor.url
 
 
-async def apply_result(
-    session: AsyncSession, *, monitor: Monitor, ok: bool, error: str | None, at: datetime
-) -> datetime | None:
-    """Run the status machine on one result and open or resolve the incident it decides.
+def decide(monitor: Stored, *, ok: bool, error: str | None, at: datetime) -> Transition:
+    """Run the status machine on one result (the monitor's columns change, nothing else);
+    `act` then opens or resolves the incident it decided."""
+    return record_check(monitor, ok=ok, error=error, at=at)
 
-    Returns the time by which the machine wants the next check (confirmation, recovery).
-    """
-    transition = record_check(monitor, ok=ok, error=error, at=at)
+
+async def act(
+    session: AsyncSession, *, monitor: Subject, transition: Transition, at: datetime
+) -> None:
+    """Open, resolve or add to the monitor's incident as the transition says."""
     current = None
     if transition.open_incident or transition.resolve_incident or transition.timeline:
         current = await open_incident_for(session, monitor_id=monitor.id)
@@ -60,4 +76,3 @@ async def apply_result(
         await add_event(
             session, incident=current, kind=transition.timeline, text=transition.event, now=at
         )
-    return transition.recheck_at

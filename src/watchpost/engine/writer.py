@@ -6,6 +6,11 @@ result counts only when the row's `lease_owner` and `next_check_at` are still th
 owner and due time. Otherwise another worker took the check over after the lease expired,
 or the object was changed, paused or deleted meanwhile: the result is dropped, so no due
 time is completed twice.
+
+Monitors, the bulk of the checks, are read and written with statements built once (Core,
+on the table): the locked rows' columns the status machine needs are read, the new values
+computed, and written back with one executemany UPDATE by id, before the incidents the
+results open or resolve.
 """
 
 from __future__ import annotations
@@ -17,19 +22,77 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, case, exists, func, select, update
+from sqlalchemy import Row, and_, bindparam, case, exists, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.collectors import metrics
 from watchpost.collectors.models import Collector, CollectorTarget
+from watchpost.db.base import UTCDateTime
 from watchpost.engine import monitor_results, observations
 from watchpost.engine.checks import Outcome
 from watchpost.engine.kinds import KINDS, MONITOR, TARGET
 from watchpost.engine.schedule import next_due
 from watchpost.incidents import service as incidents
-from watchpost.monitors.models import Monitor
+from watchpost.monitors.status_machine import Transition
 from watchpost.probes.monitors import UNSUPPORTED
 from watchpost.settings import Settings
+
+_monitors = KINDS[MONITOR].table
+
+
+@dataclass(slots=True)
+class _Monitor:
+    """The columns of a locked monitor row the writer reads; the machine's ones change."""
+
+    id: int
+    lease_owner: str | None
+    next_check_at: datetime | None
+    team_id: int
+    check_frequency: int
+    paused: bool
+    status: str
+    check_status: str
+    failing_since: datetime | None
+    recovering_since: datetime | None
+    last_error: str | None
+    confirmation_period: int
+    recovery_period: int
+    pronounceable_name: str | None
+    url: str
+    last_checked_at: datetime | None = None
+    """Set when a check ran (a maintenance skip leaves the stored one)."""
+
+
+_LOCK_MONITORS = (
+    select(
+        *(_monitors.c[name] for name in _Monitor.__dataclass_fields__ if name != "last_checked_at")
+    )
+    .where(_monitors.c.id.in_(bindparam("lock_ids", expanding=True)))
+    .order_by(_monitors.c.id)
+    .with_for_update()
+)
+_FINISH_MONITOR = (
+    update(_monitors)
+    .where(_monitors.c.id == bindparam("m_id"))
+    .values(
+        lease_owner=None,
+        lease_expires_at=None,
+        next_check_at=bindparam("m_next", type_=UTCDateTime()),
+        last_checked_at=func.coalesce(
+            bindparam("m_checked", type_=UTCDateTime()), _monitors.c.last_checked_at
+        ),
+        status=bindparam("m_status"),
+        check_status=bindparam("m_check_status"),
+        failing_since=bindparam("m_failing", type_=UTCDateTime()),
+        recovering_since=bindparam("m_recovering", type_=UTCDateTime()),
+        last_error=bindparam("m_error"),
+    )
+)
+_RELEASE_MONITOR = (
+    update(_monitors)
+    .where(_monitors.c.id == bindparam("m_id"))
+    .values(lease_owner=None, lease_expires_at=None)
+)
 
 
 @dataclass
@@ -54,6 +117,9 @@ async def write_outcomes(
     collectors: set[int] = set()
     samples: list[dict[str, Any]] = []
     for kind, items in by_kind.items():
+        if kind == MONITOR:
+            seen += await _write_monitors(session, items, report)
+            continue
         model = KINDS[kind].model
         ids = sorted({o.claim.id for o in items})
         locked = await session.scalars(
@@ -68,24 +134,20 @@ async def write_outcomes(
                 report.discarded += 1
                 continue
             row.lease_owner = row.lease_expires_at = None
-            if kind == MONITOR:
-                observation = await _monitor_done(session, row, outcome)
-            else:
-                was = row.status
-                observation = _target_done(row, outcome, settings)
-                collectors.add(row.collector_id)
-                await _target_incident(session, row, was=was, at=outcome.finished_at)
-                if outcome.result is not None and outcome.result.ok:
-                    sample = metrics.sample_row(
-                        team_id=row.team_id,
-                        target_id=row.id,
-                        at=outcome.finished_at,
-                        metrics=outcome.result.metrics,
-                    )
-                    if sample is not None:
-                        samples.append(sample)
-            if observation is not None:
-                seen.append(observation)
+            was = row.status
+            observation = _target_done(row, outcome, settings)
+            collectors.add(row.collector_id)
+            await _target_incident(session, row, was=was, at=outcome.finished_at)
+            if outcome.result is not None and outcome.result.ok:
+                sample = metrics.sample_row(
+                    team_id=row.team_id,
+                    target_id=row.id,
+                    at=outcome.finished_at,
+                    metrics=outcome.result.metrics,
+                )
+                if sample is not None:
+                    samples.append(sample)
+            seen.append(observation)
             report.applied += 1
     await session.flush()
     await metrics.add_samples(session, samples)
@@ -95,9 +157,60 @@ async def write_outcomes(
     return report
 
 
-async def _monitor_done(
-    session: AsyncSession, monitor: Monitor, outcome: Outcome
-) -> observations.Observation | None:
+async def _write_monitors(
+    session: AsyncSession, items: Sequence[Outcome], report: WriteReport
+) -> list[observations.Observation]:
+    """Apply the monitors' results: one locking SELECT, one executemany UPDATE, then the
+    incidents the status machine decided."""
+    ids = sorted({o.claim.id for o in items})
+    locked: Sequence[Row[Any]] = (await session.execute(_LOCK_MONITORS, {"lock_ids": ids})).all()
+    rows = {row.id: _Monitor(*row) for row in locked}
+    finished: list[dict[str, Any]] = []
+    released: list[dict[str, Any]] = []
+    decided: list[tuple[_Monitor, Transition, datetime]] = []
+    seen: list[observations.Observation] = []
+    for outcome in items:
+        row = rows.get(outcome.claim.id)
+        if row is None or not _holds_lease(row, outcome):
+            if row is not None and row.lease_owner == outcome.claim.owner:
+                row.lease_owner = None
+                released.append({"m_id": row.id})
+            report.discarded += 1
+            continue
+        row.lease_owner = None
+        row.last_checked_at = None
+        observation, transition = _monitor_done(row, outcome)
+        finished.append(
+            {
+                "m_id": row.id,
+                "m_next": row.next_check_at,
+                "m_checked": row.last_checked_at,
+                "m_status": row.status,
+                "m_check_status": row.check_status,
+                "m_failing": row.failing_since,
+                "m_recovering": row.recovering_since,
+                "m_error": row.last_error,
+            }
+        )
+        if transition is not None:
+            decided.append((row, transition, outcome.finished_at))
+        if observation is not None:
+            seen.append(observation)
+        report.applied += 1
+    if finished:
+        await session.execute(_FINISH_MONITOR, finished)
+    if released:
+        await session.execute(_RELEASE_MONITOR, released)
+    for row, transition, at in decided:
+        await monitor_results.act(session, monitor=row, transition=transition, at=at)
+    return seen
+
+
+def _monitor_done(
+    monitor: _Monitor, outcome: Outcome
+) -> tuple[observations.Observation | None, Transition | None]:
+    """The monitor's new columns (set on `monitor`), its observation and the machine's
+    transition (None when the machine did not run)."""
     due, finished, result = outcome.claim.due, outcome.finished_at, outcome.result
     interval = monitor.check_frequency
     if result is None:
@@ -105,7 +218,7 @@ async def _monitor_done(
         monitor_results.enter_maintenance(monitor)
         monitor.next_check_at = outcome.maintenance_until
         remaining = math.ceil((outcome.maintenance_until - finished).total_seconds())
-        return observations.Observation(
+        observation = observations.Observation(
             team_id=monitor.team_id,
             subject_type=MONITOR,
             subject_id=monitor.id,
@@ -115,19 +228,19 @@ async def _monitor_done(
             latency_ms=None,
             error=None,
         )
+        return observation, None
     monitor.last_checked_at = finished
     scheduled = next_due(MONITOR, monitor.id, interval, due=due, finished=finished)
     if UNSUPPORTED in result.details:
         # No verdict: this server cannot run the check, so the status is left alone.
         monitor.next_check_at = scheduled
-        return None
-    recheck = await monitor_results.apply_result(
-        session, monitor=monitor, ok=result.ok, error=result.error, at=finished
-    )
+        return None, None
+    transition = monitor_results.decide(monitor, ok=result.ok, error=result.error, at=finished)
+    recheck = transition.recheck_at
     monitor.next_check_at = (
         recheck if recheck is not None and finished < recheck < scheduled else scheduled
     )
-    return _observation(MONITOR, monitor.team_id, monitor.id, outcome, 2 * interval)
+    return _observation(MONITOR, monitor.team_id, monitor.id, outcome, 2 * interval), transition
 
 
 def _target_done(

@@ -24,7 +24,18 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final, Literal, cast, get_args
 
-from sqlalchemy import ColumnElement, Table, and_, case, delete, func, or_, select
+from sqlalchemy import (
+    ColumnElement,
+    Insert,
+    Table,
+    and_,
+    bindparam,
+    case,
+    delete,
+    func,
+    or_,
+    select,
+)
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -155,31 +166,47 @@ def _by_type(keys: Iterable[tuple[str, int]]) -> dict[str, list[int]]:
     return {subject_type: sorted(ids) for subject_type, ids in grouped.items()}
 
 
-async def upsert(
-    session: AsyncSession,
-    table: Table,
-    rows: Sequence[Mapping[str, Any]],
-    *,
-    keys: Sequence[str],
-    update: Callable[[Any], Mapping[str, Any]],
-    where: Callable[[Any], ColumnElement[bool]] | None = None,
-) -> None:
+class Upsert:
     """INSERT … ON CONFLICT (keys) DO UPDATE for many rows, on SQLite and PostgreSQL.
 
     update(excluded) gives the SET clause; `excluded` holds the row that was to be
-    inserted, and table.c the stored one.
+    inserted, and table.c the stored one. The statement is built once per dialect.
     """
-    if not rows:
-        return
-    dialect = session.get_bind().dialect.name
-    insert = postgresql.insert(table) if dialect == "postgresql" else sqlite.insert(table)
-    excluded = insert.excluded
-    statement = insert.on_conflict_do_update(
-        index_elements=list(keys),
-        set_=dict(update(excluded)),
-        where=where(excluded) if where is not None else None,
-    )
-    await session.execute(statement, list(rows))
+
+    def __init__(
+        self,
+        table: Table,
+        *,
+        keys: Sequence[str],
+        update: Callable[[Any], Mapping[str, Any]],
+        where: Callable[[Any], ColumnElement[bool]] | None = None,
+    ) -> None:
+        self.table = table
+        self.keys = list(keys)
+        self.update = update
+        self.where = where
+        self._built: dict[str, Insert] = {}
+
+    def statement(self, dialect: str) -> Insert:
+        built = self._built.get(dialect)
+        if built is None:
+            insert = (
+                postgresql.insert(self.table)
+                if dialect == "postgresql"
+                else sqlite.insert(self.table)
+            )
+            excluded = insert.excluded
+            built = self._built[dialect] = insert.on_conflict_do_update(
+                index_elements=self.keys,
+                set_=dict(self.update(excluded)),
+                where=self.where(excluded) if self.where is not None else None,
+            )
+        return built
+
+    async def __call__(self, session: AsyncSession, rows: Sequence[Mapping[str, Any]]) -> None:
+        if rows:
+            dialect = session.get_bind().dialect.name
+            await session.execute(self.statement(dialect), list(rows))
 
 
 def _lowest(stored: Any, new: Any) -> Any:
@@ -204,24 +231,46 @@ def _table(model: type[Any]) -> Table:
     return cast(Table, model.__table__)
 
 
+_results = _table(CheckResult)
+_rollups_table = _table(CheckRollup)
+_lasts = _table(LastObservation)
+
+# Built once: building these per batch (and the ORM's handling of whole rows) cost more
+# CPU than running them.
+_INSERT_RESULTS: Final = _results.insert()
+_UPSERT_ROLLUPS: Final = Upsert(
+    _rollups_table,
+    keys=("subject_type", "subject_id", "granularity", "period_start"),
+    update=_rollup_update,
+)
+_UPSERT_LASTS: Final = Upsert(
+    _lasts,
+    keys=("subject_type", "subject_id"),
+    update=lambda excluded: {
+        name: excluded[name]
+        for name in ("team_id", "at", "state", "valid_for_s", "latency_ms", "error")
+    },
+    where=lambda excluded: _lasts.c.at <= excluded.at,
+)
+_LAST_OF: Final = (
+    select(_lasts.c.subject_id, _lasts.c.at, _lasts.c.state, _lasts.c.valid_for_s)
+    .where(
+        _lasts.c.subject_type == bindparam("last_type"),
+        _lasts.c.subject_id.in_(bindparam("last_ids", expanding=True)),
+    )
+    .with_for_update()
+)
+
+
 async def _last_observations(
     session: AsyncSession, keys: Iterable[tuple[str, int]]
 ) -> dict[tuple[str, int], _Last]:
     found: dict[tuple[str, int], _Last] = {}
     for subject_type, ids in _by_type(keys).items():
         for chunk in _chunks(ids):
-            rows = await session.scalars(
-                select(LastObservation)
-                .where(
-                    LastObservation.subject_type == subject_type,
-                    LastObservation.subject_id.in_(chunk),
-                )
-                .with_for_update()
-            )
-            for row in rows:
-                found[(row.subject_type, row.subject_id)] = _Last(
-                    row.at, row.state, row.valid_for_s
-                )
+            rows = await session.execute(_LAST_OF, {"last_type": subject_type, "last_ids": chunk})
+            for subject_id, at, state, valid_for_s in rows:
+                found[(subject_type, subject_id)] = _Last(at, state, valid_for_s)
     return found
 
 
@@ -267,7 +316,7 @@ async def record(session: AsyncSession, observations: Sequence[Observation]) -> 
             latest[key] = observation
 
     await session.execute(
-        _table(CheckResult).insert(),
+        _INSERT_RESULTS,
         [
             {
                 "team_id": o.team_id,
@@ -281,9 +330,8 @@ async def record(session: AsyncSession, observations: Sequence[Observation]) -> 
             for o in observations
         ],
     )
-    await upsert(
+    await _UPSERT_ROLLUPS(
         session,
-        _table(CheckRollup),
         [
             {
                 "subject_type": subject_type,
@@ -303,13 +351,9 @@ async def record(session: AsyncSession, observations: Sequence[Observation]) -> 
             }
             for (subject_type, subject_id, granularity, start), t in totals.items()
         ],
-        keys=("subject_type", "subject_id", "granularity", "period_start"),
-        update=_rollup_update,
     )
-    last_table = _table(LastObservation)
-    await upsert(
+    await _UPSERT_LASTS(
         session,
-        last_table,
         [
             {
                 "subject_type": o.subject_type,
@@ -323,12 +367,6 @@ async def record(session: AsyncSession, observations: Sequence[Observation]) -> 
             }
             for o in latest.values()
         ],
-        keys=("subject_type", "subject_id"),
-        update=lambda excluded: {
-            name: excluded[name]
-            for name in ("team_id", "at", "state", "valid_for_s", "latency_ms", "error")
-        },
-        where=lambda excluded: last_table.c.at <= excluded.at,
     )
 
 

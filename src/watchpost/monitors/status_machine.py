@@ -26,10 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Final, Literal
-
-if TYPE_CHECKING:
-    from watchpost.monitors.models import Monitor
+from typing import Final, Literal, Protocol
 
 CheckStatus = Literal["pending", "up", "down", "validating"]
 TimelineKind = Literal["check_failed", "check_recovered"]
@@ -178,7 +175,25 @@ def shown_status(state: MonitorState, *, paused: bool, maintenance: bool) -> str
 # ----------------------------------------------------------------------- persistence
 
 
-def state_of(monitor: Monitor) -> MonitorState:
+class Stored(Protocol):
+    """The monitor columns the machine reads and writes: a Monitor, or the check engine's
+    copy of those columns of a locked row."""
+
+    check_status: str
+    failing_since: datetime | None
+    recovering_since: datetime | None
+    last_error: str | None
+    status: str
+
+    @property
+    def paused(self) -> bool: ...
+    @property
+    def confirmation_period(self) -> int: ...
+    @property
+    def recovery_period(self) -> int: ...
+
+
+def state_of(monitor: Stored) -> MonitorState:
     """The machine state stored on a monitor."""
     return MonitorState(
         status=CHECK_STATUSES.get(monitor.check_status, "pending"),
@@ -188,7 +203,7 @@ def state_of(monitor: Monitor) -> MonitorState:
     )
 
 
-def apply(monitor: Monitor, state: MonitorState, *, maintenance: bool = False) -> None:
+def apply(monitor: Stored, state: MonitorState, *, maintenance: bool = False) -> None:
     """Store the state on the monitor and set the status it shows."""
     monitor.check_status = state.status
     monitor.failing_since = state.failing_since
@@ -197,7 +212,7 @@ def apply(monitor: Monitor, state: MonitorState, *, maintenance: bool = False) -
     monitor.status = shown_status(state, paused=monitor.paused, maintenance=maintenance)
 
 
-def record_check(monitor: Monitor, *, ok: bool, error: str | None, at: datetime) -> Transition:
+def record_check(monitor: Stored, *, ok: bool, error: str | None, at: datetime) -> Transition:
     """Apply a finished check to the monitor's columns; the caller acts on the decisions.
 
     The first check after a maintenance window resumes the machine first. A result that
