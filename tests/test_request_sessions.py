@@ -7,11 +7,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+import httpx
 from fastapi import FastAPI
 from sqlalchemy import event
 
 from tests.objects import create_collector, target_body
 from tests.support import Api, data
+from watchpost.http.deps import ReadDb
 
 
 @dataclass
@@ -83,3 +85,18 @@ async def test_a_public_ping_writes_on_one_connection(api: Api, app: FastAPI) ->
     with pool_use(app) as use:
         assert (await api.client.get(path)).status_code == 200
     assert (use.checkouts, use.most_held, use.held) == (1, 1, 0)
+
+
+async def test_an_app_without_the_middleware_opens_no_session(app: FastAPI) -> None:
+    """Without the middleware nothing would close a session: the dependency refuses."""
+    bare = FastAPI()
+    bare.state.ctx = app.state.ctx
+
+    @bare.get("/read")
+    async def read(db: ReadDb) -> dict[str, str]:
+        return {"unreachable": "yes"}
+
+    transport = httpx.ASGITransport(app=bare, raise_app_exceptions=False)
+    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+        assert (await client.get("/read")).status_code == 500
+    assert app.state.ctx.db.engine.sync_engine.pool.checkedout() == 0

@@ -20,6 +20,7 @@ from watchpost.http.errors import Unauthorized
 from watchpost.teams.service import Principal, authenticate
 
 _SESSIONS = "watchpost.sessions"
+_MANAGED = "watchpost.sessions.managed"
 
 
 async def app_context(request: Request) -> AppContext:
@@ -74,6 +75,8 @@ class RequestSessions:
 
 
 def request_sessions(request: Request) -> RequestSessions:
+    if _MANAGED not in request.scope:  # nothing would close them: refuse to open any
+        raise RuntimeError("RequestSessionsMiddleware is not installed in this app")
     state = request.scope.setdefault("state", {})
     sessions: RequestSessions | None = state.get(_SESSIONS)
     if sessions is None:
@@ -91,6 +94,7 @@ class RequestSessionsMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        scope[_MANAGED] = True
         try:
             await self.app(scope, receive, send)
         finally:
