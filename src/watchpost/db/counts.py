@@ -19,7 +19,16 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import BigInteger, ColumnElement, ForeignKey, String, Table, func, select
+from sqlalchemy import (
+    BigInteger,
+    ColumnElement,
+    ForeignKey,
+    String,
+    Table,
+    bindparam,
+    func,
+    select,
+)
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -104,6 +113,9 @@ def backfill(table: str) -> str:
 # ------------------------------------------------------------------------- reading them
 
 _counts = RowCount.__table__.c
+_READ_COUNT = select(_counts.row_count, _counts.version).where(
+    _counts.table_name == bindparam("counted_table"), _counts.team_id == bindparam("counted_team")
+)
 
 
 class Anchors:
@@ -164,12 +176,7 @@ class Collection:
         table = model.__table__
         if not isinstance(table, Table) or table.name not in COUNTED_TABLES:
             raise ValueError(f"{model.__name__} has no row_counts triggers")
-        row = (
-            await session.execute(
-                select(_counts.row_count, _counts.version).where(
-                    _counts.table_name == table.name, _counts.team_id == team_id
-                )
-            )
-        ).first()
+        params = {"counted_table": table.name, "counted_team": team_id}
+        row = (await session.execute(_READ_COUNT, params)).first()
         size, version = (0, 0) if row is None else (row.row_count, row.version)
         return cls(table=table, team_id=team_id, size=size, version=version, anchors=anchors)

@@ -15,7 +15,7 @@ from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, resource, single
 from watchpost.http.errors import error_responses, object_id
 from watchpost.http.openapi import ListDoc, SingleDoc, request_body
-from watchpost.http.pagination import Paging, paginate, paginate_rows
+from watchpost.http.pagination import PagedSelect, Paging, paginate
 from watchpost.sources import service
 from watchpost.sources.models import Source, SourceGroup
 from watchpost.sources.platforms import platforms_markdown
@@ -32,6 +32,9 @@ from watchpost.sources.schemas import (
 
 sources = APIRouter(prefix="/api/v1/sources", tags=["sources"])
 groups = APIRouter(prefix="/api/v1/source-groups", tags=["source groups"])
+
+TEAM_SOURCES = PagedSelect(service.TEAM_SOURCE_ROWS, key=Source.id)
+GROUP_SOURCES = PagedSelect(service.GROUP_SOURCE_ROWS, key=Source.id)
 
 READ_ERRORS = error_responses(401, 404)
 WRITE_ERRORS = error_responses(400, 401, 404, 415, 422)
@@ -90,9 +93,7 @@ async def list_sources(
     request: Request, caller: Caller, ctx: Context, db: ReadDb, paging: Paging
 ) -> Response:
     whole = await Collection.read(db, Source, caller.team_id, ctx.db.anchors)
-    rows, links = await paginate_rows(
-        db, service.source_rows_of(caller.team_id), paging, order_by=Source.id, whole=whole
-    )
+    rows, links = await TEAM_SOURCES.page(db, paging, {"team_id": caller.team_id}, whole=whole)
     return listing(SourceView(request, caller, ctx).many(rows), links)
 
 
@@ -195,9 +196,7 @@ async def list_group_sources(
 ) -> Response:
     gid = object_id(group_id, service.GROUP)
     await service.get_group(db, team_id=caller.team_id, group_id=gid)
-    rows, links = await paginate_rows(
-        db, service.source_rows_of(caller.team_id, group_id=gid), paging, order_by=Source.id
-    )
+    rows, links = await GROUP_SOURCES.page(db, paging, {"team_id": caller.team_id, "group_id": gid})
     return listing(SourceView(request, caller, ctx).many(rows), links)
 
 
