@@ -234,6 +234,11 @@ def test_migration_counts_the_sources_that_already_exist(tmp_path: Path) -> None
         assert rows == [(1, 2), (2, 1)]
         conn.execute("DELETE FROM sources WHERE team_id = 1")
         assert conn.execute("SELECT row_count FROM row_counts WHERE team_id = 1").fetchone() == (0,)
+    command.downgrade(config, "0012")  # monitors and heartbeats stop being counted
+    command.upgrade(config, "heads")
+    with sqlite3.connect(tmp_path / "old.db") as conn:
+        tables = conn.execute("SELECT DISTINCT table_name FROM row_counts").fetchall()
+        assert tables == [("sources",)]
     command.downgrade(config, "0011")
     with sqlite3.connect(tmp_path / "old.db") as conn:
         triggers = conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")

@@ -16,6 +16,7 @@ the first key of the page. At 100,000 sources of one team, `COUNT(*)` walks the 
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -108,6 +109,21 @@ def backfill(table: str) -> str:
     # table is one of the names a migration lists, never input.
     select_counts = f"SELECT '{table}', team_id, count(*), 1 FROM {table} GROUP BY team_id"  # noqa: S608
     return "INSERT INTO row_counts (table_name, team_id, row_count, version) " + select_counts
+
+
+def start_counting(execute: Callable[[str], object], dialect: str, tables: Iterable[str]) -> None:
+    """What a migration runs to count tables: backfill their counts, then the triggers."""
+    for table in tables:
+        execute(backfill(table))
+        for statement in create_triggers(dialect, table):
+            execute(statement)
+
+
+def stop_counting(execute: Callable[[str], object], dialect: str, tables: Iterable[str]) -> None:
+    for table in tables:
+        for statement in drop_triggers(dialect, table):
+            execute(statement)
+        execute(f"DELETE FROM row_counts WHERE table_name = '{table}'")  # noqa: S608
 
 
 # ------------------------------------------------------------------------- reading them

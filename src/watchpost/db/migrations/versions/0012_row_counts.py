@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-from watchpost.db.counts import backfill, create_triggers, drop_triggers
+from watchpost.db.counts import start_counting, stop_counting
 
 revision: str = "0012"
 down_revision: str | Sequence[str] | None = "0011"
@@ -38,16 +38,9 @@ def upgrade() -> None:
         ),
         sa.PrimaryKeyConstraint("table_name", "team_id", name=op.f("pk_row_counts")),
     )
-    dialect = op.get_bind().dialect.name
-    for table in COUNTED_TABLES:
-        op.execute(backfill(table))
-        for statement in create_triggers(dialect, table):
-            op.execute(statement)
+    start_counting(op.execute, op.get_bind().dialect.name, COUNTED_TABLES)
 
 
 def downgrade() -> None:
-    dialect = op.get_bind().dialect.name
-    for table in COUNTED_TABLES:
-        for statement in drop_triggers(dialect, table):
-            op.execute(statement)
+    stop_counting(op.execute, op.get_bind().dialect.name, COUNTED_TABLES)
     op.drop_table("row_counts")

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from alembic import op
 
-from watchpost.db.counts import backfill, create_triggers, drop_triggers
+from watchpost.db.counts import start_counting, stop_counting
 
 revision: str = "0013"
 down_revision: str | Sequence[str] | None = "0012"
@@ -23,15 +23,8 @@ COUNTED_TABLES = ("monitors", "heartbeats")
 
 
 def upgrade() -> None:
-    dialect = op.get_bind().dialect.name
-    for table in COUNTED_TABLES:
-        op.execute(backfill(table))
-        for statement in create_triggers(dialect, table):
-            op.execute(statement)
+    start_counting(op.execute, op.get_bind().dialect.name, COUNTED_TABLES)
 
 
 def downgrade() -> None:
-    dialect = op.get_bind().dialect.name
-    for table in COUNTED_TABLES:
-        for statement in drop_triggers(dialect, table):
-            op.execute(statement)
+    stop_counting(op.execute, op.get_bind().dialect.name, COUNTED_TABLES)
