@@ -234,6 +234,8 @@ def test_migration_counts_the_sources_that_already_exist(tmp_path: Path) -> None
         assert rows == [(1, 2), (2, 1)]
         conn.execute("DELETE FROM sources WHERE team_id = 1")
         assert conn.execute("SELECT row_count FROM row_counts WHERE team_id = 1").fetchone() == (0,)
+    with sqlite3.connect(tmp_path / "old.db") as conn:  # a count that no row backs
+        conn.execute("INSERT INTO row_counts VALUES ('monitors', 1, 5, 1)")
     command.downgrade(config, "0012")  # monitors and heartbeats stop being counted
     command.upgrade(config, "heads")
     with sqlite3.connect(tmp_path / "old.db") as conn:
