@@ -8,8 +8,6 @@ workers' progress by polling the database against a deadline.
 from __future__ import annotations
 
 import asyncio
-import os
-import secrets
 import signal
 import subprocess
 import sys
@@ -18,14 +16,12 @@ from collections import Counter
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from urllib.parse import quote
 
-import psycopg
 import pytest
 from sqlalchemy import ColumnElement, func, select
 
 from tests.cli_support import cli_env, run_cli
-from tests.conftest import TEST_SECRET_KEY, postgres_unreachable_reason, postgres_url
+from tests.conftest import TEST_SECRET_KEY, postgres_schema
 from watchpost.context import AppContext
 from watchpost.monitors.models import Monitor
 from watchpost.settings import Settings
@@ -40,27 +36,10 @@ worker's leases ever expire."""
 DEADLINE_S = 90.0
 
 
-def _require_postgres() -> None:
-    reason = postgres_unreachable_reason()
-    if reason is None:
-        return
-    if os.environ.get("WATCHPOST_REQUIRE_POSTGRES", "") not in ("", "0", "false"):
-        pytest.fail(f"WATCHPOST_REQUIRE_POSTGRES is set but {reason}")
-    pytest.skip(reason)
-
-
 @pytest.fixture
 def database_url() -> Iterator[str]:
-    _require_postgres()
-    schema = f"wp_workers_{os.getpid()}_{secrets.token_hex(4)}"
-    with psycopg.connect(postgres_url(), autocommit=True) as conn:
-        conn.execute(f'CREATE SCHEMA "{schema}"')
-    separator = "&" if "?" in postgres_url() else "?"
-    try:
-        yield postgres_url() + separator + "options=" + quote(f"-csearch_path={schema}")
-    finally:
-        with psycopg.connect(postgres_url(), autocommit=True) as conn:
-            conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+    with postgres_schema("wp_workers") as url:
+        yield url
 
 
 class Server:

@@ -99,9 +99,8 @@ def pagination_links(req: PageRequest, total: int) -> dict[str, str | None]:
     }
 
 
-async def _count(session: AsyncSession, stmt: Select[Any]) -> int:
-    total = await session.scalar(select(func.count()).select_from(stmt.order_by(None).subquery()))
-    return total or 0
+def _count_of(stmt: Select[Any]) -> Select[tuple[int]]:
+    return select(func.count()).select_from(stmt.order_by(None).subquery())
 
 
 @dataclass(frozen=True)
@@ -118,19 +117,20 @@ class _Window:
 
 async def _window(
     session: AsyncSession,
-    stmt: Select[Any],
+    count: Select[tuple[int]],
+    params: dict[str, Any] | None,
     req: PageRequest,
     order_by: Any,
     whole: Collection | None,
 ) -> _Window:
-    """Where the page starts, and the size of the list.
+    """Where the page starts, and the size of the list (count, run with params, gives it).
 
-    whole: stmt selects all of a counted collection, nothing filtered out. The size then
+    whole: the list is all of a counted collection, nothing filtered out. The size then
     comes from row_counts and a deep page starts at an anchor (db/counts.py) instead of a
     COUNT(*) and a long OFFSET.
     """
     if whole is None:
-        return _Window(await _count(session, stmt), None, req.offset)
+        return _Window((await session.scalar(count, params)) or 0, None, req.offset)
     if req.offset >= whole.size:
         return _Window(whole.size, None, req.offset)
     anchor, skip = await whole.anchors.seek(session, whole, order_by, req.offset)
@@ -149,7 +149,7 @@ async def paginate(
 
     whole: see _window().
     """
-    window = await _window(session, stmt, req, order_by, whole)
+    window = await _window(session, _count_of(stmt), None, req, order_by, whole)
     if window.past_end(req):
         return [], pagination_links(req, window.total)
     if window.anchor is not None:
@@ -170,8 +170,7 @@ class PagedSelect:
 
     def __init__(self, stmt: Select[Any], *, key: Any) -> None:
         self.key = key
-        self._stmt = stmt
-        self._count = select(func.count()).select_from(stmt.order_by(None).subquery())
+        self._count = _count_of(stmt)
         keys = (
             stmt.with_only_columns(key, maintain_column_froms=True)
             .where(key >= bindparam("page_from"))
@@ -191,11 +190,7 @@ class PagedSelect:
         whole: Collection | None = None,
     ) -> tuple[Sequence[Row[Any]], dict[str, str | None]]:
         """One page of rows for params, and the links. whole: see _window()."""
-        if whole is None:
-            total = (await session.scalar(self._count, params)) or 0
-            window = _Window(total, None, req.offset)
-        else:
-            window = await _window(session, self._stmt, req, self.key, whole)
+        window = await _window(session, self._count, params, req, self.key, whole)
         if window.past_end(req):
             return [], pagination_links(req, window.total)
         bounds = {
