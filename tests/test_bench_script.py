@@ -24,3 +24,17 @@ def test_bench_rejects_an_unknown_tool() -> None:
     )
     assert done.returncode == 2
     assert "invalid choice" in done.stderr
+
+
+def test_the_in_process_bench_runs_every_case() -> None:
+    """A tiny run: the script works end to end; what it prints is not checked (no timing)."""
+    script = SCRIPT.with_name("api_inprocess.py")
+    done = subprocess.run(  # noqa: S603
+        [sys.executable, str(script), "--sources", "300", "--requests", "3"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("ms CPU/request") == 4
