@@ -14,9 +14,11 @@ from sqlalchemy import text
 from watchpost import __version__
 from watchpost.clock import Clock
 from watchpost.context import AppContext
+from watchpost.db.outage import RETRY_AFTER_S
 from watchpost.http.deps import Context, RequestSessionsMiddleware
+from watchpost.http.docs import docs_routes
 from watchpost.http.envelope import JsonResponse
-from watchpost.http.errors import install_error_handlers, json_error
+from watchpost.http.errors import UnhandledErrors, install_error_handlers, json_error
 from watchpost.http.logs import install as redact_secret_paths
 from watchpost.settings import Settings
 
@@ -28,8 +30,15 @@ async def healthz(ctx: Context) -> Response:
     try:
         async with ctx.db.read_sessions() as session:
             await session.execute(text("SELECT 1"))
-    except Exception:
-        return json_error(503, {"status": "unavailable", "database": "unreachable"})
+    except Exception as exc:
+        # Whatever stops `SELECT 1` is an outage; logged once however often this is polled.
+        ctx.db.outage.failed(exc)
+        return json_error(
+            503,
+            {"status": "unavailable", "database": "unreachable"},
+            {"Retry-After": str(RETRY_AFTER_S)},
+        )
+    ctx.db.outage.succeeded()
     return JsonResponse({"status": "ok", "database": "ok"})
 
 
@@ -74,12 +83,16 @@ def build_app(ctx: AppContext, *, engine: bool = False) -> FastAPI:
         version=__version__,
         description="Self-hosted monitoring: uptime API under /api/v2, telemetry API under /api/v1.",
         lifespan=lifespan,
+        docs_url=None,  # FastAPI's pages load from CDNs: ours are served offline (http/docs.py)
+        redoc_url=None,
     )
     app.state.ctx = ctx
     install_error_handlers(app)
     app.add_middleware(RequestSessionsMiddleware)
+    app.add_middleware(UnhandledErrors)  # added last: the outermost, sees every exception
     # Listed flat rather than included: see routes.py for what nesting costs per request.
     app.router.routes.extend([*flat_routes([health]), *public_routes(), *api_routes()])
+    app.router.routes.extend(docs_routes(app.title, app.openapi_url or "/openapi.json"))
     # uvicorn configures its loggers before the app starts serving; filters stay on them.
     redact_secret_paths(secret_path_prefixes())
     return app

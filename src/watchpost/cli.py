@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import gc
 import logging
 import signal
+import socket
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TypeVar
@@ -74,6 +76,34 @@ def _logging(settings: Settings) -> None:
     logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)
 
 
+def _listen(host: str, port: int) -> socket.socket:
+    """A socket listening on host:port, or a one-line CliError saying why not.
+
+    `serve` takes its address before anything else: a second server on a busy port stops
+    here, before it migrates or starts a check engine beside the first one.
+    """
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+    except socket.gaierror as exc:
+        raise CliError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    sock = socket.socket(family, kind, proto)
+    try:
+        # As uvicorn does: a restart may bind while the old connections wait out TIME_WAIT;
+        # listen() still fails while another socket listens there.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(2048)
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise CliError(f"serve: {host}:{port} is already in use") from None
+        raise CliError(f"serve: cannot listen on {host}:{port}: {exc.strerror}") from None
+    sock.set_inheritable(True)
+    return sock
+
+
 def cmd_serve(args: argparse.Namespace) -> None:
     import uvicorn
 
@@ -81,14 +111,14 @@ def cmd_serve(args: argparse.Namespace) -> None:
 
     settings = _settings()
     _logging(settings)
+    sock = _listen(args.host, args.port)
     _migrate(settings)
-    uvicorn.run(
+    config = uvicorn.Config(
         create_app(settings, engine=not args.no_engine),
-        host=args.host,
-        port=args.port,
         log_level=settings.log_level.lower(),
         proxy_headers=True,
     )
+    uvicorn.Server(config).run(sockets=[sock])
 
 
 def cmd_worker(_args: argparse.Namespace) -> None:

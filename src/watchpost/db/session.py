@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import (
 from sqlalchemy.pool import ConnectionPoolEntry
 
 from watchpost.db.counts import Anchors
+from watchpost.db.outage import Outage
 from watchpost.db.sqlite_inline import WriteGate
 
 SQLITE_BEGIN_OPTION = "watchpost_sqlite_begin"
@@ -78,11 +79,13 @@ def _configure_sqlite(engine: AsyncEngine) -> None:
 
 
 class Database:
-    """The engine, two session factories (reads, writes) and the list page anchors."""
+    """The engine, two session factories (reads, writes), the list page anchors and the
+    process's view of whether the database is reachable (`outage`)."""
 
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
         self.anchors = Anchors()
+        self.outage = Outage()
         self.read_sessions = async_sessionmaker(engine, expire_on_commit=False)
         writer = engine.execution_options(**{SQLITE_BEGIN_OPTION: "IMMEDIATE"})
         self.write_sessions = async_sessionmaker(writer, expire_on_commit=False)

@@ -23,6 +23,7 @@ from sqlalchemy import bindparam, func, select
 
 from watchpost.context import AppContext
 from watchpost.db.base import UTCDateTime
+from watchpost.db.outage import is_unavailable
 from watchpost.engine import checks
 from watchpost.engine.checks import Job, Outcome, Runner
 from watchpost.engine.claims import Claim, claim, release
@@ -35,6 +36,9 @@ log = logging.getLogger(__name__)
 
 SHUTDOWN_GRACE_S = 5.0
 """On stop, running checks get this long to finish before they are cancelled."""
+
+OUTAGE_BACKOFF_MAX_S = 30.0
+"""Longest wait between two passes while the database is unreachable."""
 
 
 _now = bindparam("due_now", type_=UTCDateTime())
@@ -85,6 +89,7 @@ class Engine:
         self._buffer: list[Outcome] = []
         self._running: set[asyncio.Task[None]] = set()
         self._leased: dict[tuple[str, int], Claim] = {}
+        self._failed_cycles = 0  # passes in a row that found the database unreachable
         self.shutdown_grace = SHUTDOWN_GRACE_S
 
     # ------------------------------------------------------------------ the steps
@@ -151,7 +156,9 @@ class Engine:
             try:
                 async with self.ctx.db.write_sessions() as session, session.begin():
                     handled += await sweep(session, now=now)
-            except Exception:
+            except Exception as exc:
+                if is_unavailable(exc):
+                    raise  # the cycle logs the outage once and backs off
                 log.exception("sweep %s failed", getattr(sweep, "__qualname__", sweep))
         return handled
 
@@ -199,9 +206,12 @@ class Engine:
             del self._buffer[: len(batch)]
             try:
                 await self.write(batch)
-            except Exception:
+            except Exception as exc:
                 # The leases run out and another pass (or worker) redoes these checks.
-                log.exception("writing %d check results failed", len(batch))
+                if is_unavailable(exc):
+                    self.ctx.db.outage.failed(exc)
+                else:
+                    log.exception("writing %d check results failed", len(batch))
 
     async def _writer(self, done: asyncio.Event) -> None:
         interval = self.settings.engine_flush_interval
@@ -210,29 +220,48 @@ class Engine:
                 await asyncio.wait_for(done.wait(), interval)
             await self._flush()
 
-    async def _claimer(self) -> None:
+    async def cycle(self) -> float:
+        """One pass of run_forever: claim what is free, start it, sweep. Returns how long to
+        wait before the next pass.
+
+        While the database is unreachable a pass fails at once; the outage is logged once
+        (db/outage.py, no traceback) and the wait doubles from the poll interval up to
+        OUTAGE_BACKOFF_MAX_S, so a long outage costs neither log lines nor CPU. The first
+        pass that works logs the end of the outage and polls normally again.
+        """
         poll = self.settings.engine_poll_interval
         limit = self.settings.engine_claim_batch
+        now = self.ctx.clock.now()
+        wait = poll
+        try:
+            free = self.settings.engine_concurrency - len(self._running)
+            jobs = await self.claim(now, min(free, limit)) if free > 0 else []
+            for job in jobs:
+                task = asyncio.create_task(self._run_and_buffer(job))
+                self._running.add(task)
+                task.add_done_callback(self._running.discard)
+            await self.sweep(now)
+            if jobs and len(jobs) == min(free, limit):
+                wait = 0.0  # more may be due right now
+            elif free > 0:
+                due_in = await self.next_due_in(now)
+                if due_in is not None:
+                    wait = max(0.0, min(poll, due_in))
+        except Exception as exc:
+            if not is_unavailable(exc):
+                log.exception("engine cycle failed; retrying")
+                return poll
+            self.ctx.db.outage.failed(exc)
+            self._failed_cycles += 1
+            return float(min(poll * 2.0**self._failed_cycles, OUTAGE_BACKOFF_MAX_S))
+        self._failed_cycles = 0
+        self.ctx.db.outage.succeeded()
+        return wait
+
+    async def _claimer(self) -> None:
         while not self._stopping.is_set():
             self._wake.clear()
-            now = self.ctx.clock.now()
-            wait = poll
-            try:
-                free = self.settings.engine_concurrency - len(self._running)
-                jobs = await self.claim(now, min(free, limit)) if free > 0 else []
-                for job in jobs:
-                    task = asyncio.create_task(self._run_and_buffer(job))
-                    self._running.add(task)
-                    task.add_done_callback(self._running.discard)
-                await self.sweep(now)
-                if jobs and len(jobs) == min(free, limit):
-                    wait = 0.0  # more may be due right now
-                elif free > 0:
-                    due_in = await self.next_due_in(now)
-                    if due_in is not None:
-                        wait = max(0.0, min(poll, due_in))
-            except Exception:
-                log.exception("engine cycle failed; retrying")
+            wait = await self.cycle()
             if wait > 0:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), wait)
@@ -270,5 +299,8 @@ class Engine:
             async with self.ctx.db.write_sessions() as session, session.begin():
                 for kind, ids in by_kind.items():
                     await release(session, kind=kind, owner=self.owner, ids=ids)
-        except Exception:
-            log.exception("releasing leases failed; they expire on their own")
+        except Exception as exc:
+            if is_unavailable(exc):
+                self.ctx.db.outage.failed(exc)
+            else:
+                log.exception("releasing leases failed; they expire on their own")

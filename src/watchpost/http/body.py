@@ -8,11 +8,12 @@ import orjson
 from fastapi import Depends, Request
 from pydantic import BaseModel, ValidationError
 
-from watchpost.http.errors import InvalidRequest, problems_from
+from watchpost.http.errors import ApiError, InvalidRequest, problems_from
 
 M = TypeVar("M", bound=BaseModel)
 
 MAX_BODY_BYTES = 1024 * 1024
+TOO_LARGE = f"Request body is larger than {MAX_BODY_BYTES} bytes (1 MiB)."
 
 
 def _is_json(content_type: str) -> bool:
@@ -22,13 +23,29 @@ def _is_json(content_type: str) -> bool:
     )
 
 
+async def read_capped(request: Request, limit: int = MAX_BODY_BYTES) -> bytes:
+    """The body, refused with 413 as soon as it is known to exceed limit.
+
+    A declared `Content-Length` over the limit is refused before a byte is read; a chunked
+    body is read only up to the limit. The server discards whatever the client still sends,
+    so a 200 MB body costs no more memory than a 1 MiB one.
+    """
+    declared = request.headers.get("content-length", "")
+    if declared.isascii() and declared.isdigit() and int(declared) > limit:
+        raise ApiError(413, TOO_LARGE)
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            raise ApiError(413, TOO_LARGE)
+    return bytes(body)
+
+
 async def read_json_object(request: Request) -> dict[str, Any]:
     """The body as a JSON object; an empty body reads as {}."""
-    raw = await request.body()
+    raw = await read_capped(request)
     if not raw.strip():
         return {}
-    if len(raw) > MAX_BODY_BYTES:
-        raise InvalidRequest([(None, f"body is larger than {MAX_BODY_BYTES} bytes")], status=413)
     content_type = request.headers.get("content-type", "")
     if not _is_json(content_type):
         raise InvalidRequest(

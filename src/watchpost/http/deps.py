@@ -40,10 +40,10 @@ class RequestSessions:
     at once (requests holding one while waiting for a second could starve the pool).
     """
 
-    __slots__ = ("_db", "_read", "_write")
+    __slots__ = ("_read", "_write", "db")
 
     def __init__(self, db: Database) -> None:
-        self._db = db
+        self.db = db
         self._read: AsyncSession | None = None
         self._write: AsyncSession | None = None
 
@@ -51,7 +51,7 @@ class RequestSessions:
         if self._write is not None:
             raise RuntimeError("a request reads or writes, not both")
         if self._read is None:
-            self._read = self._db.read_sessions()
+            self._read = self.db.read_sessions()
         return self._read
 
     async def write(self) -> AsyncSession:
@@ -64,7 +64,7 @@ class RequestSessions:
             read, self._read = self._read, None
             await read.close()
         if self._write is None:
-            self._write = self._db.write_sessions()
+            self._write = self.db.write_sessions()
         return self._write
 
     async def close(self) -> None:
@@ -101,6 +101,10 @@ class RequestSessionsMiddleware:
             sessions = scope.get("state", {}).pop(_SESSIONS, None)
             if sessions is not None:
                 await sessions.close()
+        if sessions is not None:
+            # The request used the database and nothing failed: it is reachable (this ends
+            # an outage, once; otherwise it costs one attribute read).
+            sessions.db.outage.succeeded()
 
 
 async def read_session(request: Request) -> AsyncSession:

@@ -17,6 +17,10 @@ from fastapi.responses import Response
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from watchpost.db.outage import RETRY_AFTER_S, Outage, is_unavailable
 
 log = logging.getLogger(__name__)
 
@@ -130,16 +134,66 @@ def install_error_handlers(app: FastAPI) -> None:
             message = str(exc.detail)
         return json_error(exc.status_code, {"errors": message}, dict(exc.headers or {}))
 
-    async def on_unexpected(request: Request, exc: Exception) -> Response:
-        log.exception("unhandled error in %s %s", request.method, request.url.path)
-        return json_error(500, {"errors": "Internal server error"})
-
     app.add_exception_handler(ApiError, on_api_error)
     app.add_exception_handler(InvalidRequest, on_invalid)
     app.add_exception_handler(RequestValidationError, on_request_validation)
     app.add_exception_handler(ValidationError, on_request_validation)
     app.add_exception_handler(StarletteHTTPException, on_http_exception)
-    app.add_exception_handler(Exception, on_unexpected)
+    # Any other exception is UnhandledErrors' (below), not a handler's: Starlette re-raises
+    # after an `Exception` handler answers, so the server logged a second traceback and
+    # reset the kept-alive connection.
+
+
+INTERNAL_ERROR = "Internal server error"
+UNAVAILABLE = "The database is unavailable. Retry later."
+
+
+def unavailable_response() -> Response:
+    """503 while the database cannot be reached: clients retry after RETRY_AFTER_S."""
+    return json_error(503, {"errors": UNAVAILABLE}, {"Retry-After": str(RETRY_AFTER_S)})
+
+
+class UnhandledErrors:
+    """The outermost middleware: an exception no handler took becomes a JSON answer.
+
+    - the database cannot be reached: 503 with `Retry-After`; the outage is logged once for
+      the process (`db/outage.py`), not per request;
+    - anything else: 500 `{"errors": "Internal server error"}` and exactly one traceback,
+      logged by `watchpost.http.errors`, whose paths and traceback are masked (http/logs.py).
+
+    Either way the response is complete and well-formed, so the kept-alive connection stays
+    usable. The exception is not re-raised: the server would log it again and reset the
+    connection.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def watched(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watched)
+        except ClientDisconnect:
+            return  # nobody is left to answer
+        except Exception as exc:
+            if is_unavailable(exc):
+                outage: Outage = scope["app"].state.ctx.db.outage
+                outage.failed(exc)
+                response = unavailable_response()
+            else:
+                log.exception("unhandled error in %s %s", scope["method"], scope["path"])
+                response = json_error(500, {"errors": INTERNAL_ERROR})
+            if not started:  # else the answer is on its way and cannot be replaced
+                await response(scope, receive, send)
 
 
 def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:

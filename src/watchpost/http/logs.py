@@ -2,7 +2,7 @@
 
 Some URLs carry their credential (a heartbeat's ping URL is its token). uvicorn's access log
 and our own error log write request paths; this filter masks the segment after each secret
-prefix before any handler formats the record.
+prefix, in the message and in the traceback, before any handler formats the record.
 """
 
 from __future__ import annotations
@@ -35,7 +35,14 @@ class RedactSecretPaths(logging.Filter):
             )
         if isinstance(record.msg, str):
             record.msg = self.redact(record.msg)
+        if record.exc_info and not record.exc_text:
+            # A traceback may quote the path too (an exception's message, a local's repr).
+            # Formatters reuse a record's exc_text, so the masked text is what they print.
+            record.exc_text = self.redact(_FORMATTER.formatException(record.exc_info))
         return True
+
+
+_FORMATTER = logging.Formatter()
 
 
 def install(prefixes: Iterable[str]) -> None:
