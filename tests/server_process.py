@@ -1,0 +1,180 @@
+"""Real servers for the hardening tests: `watchpost serve` subprocesses with their logs in
+files, an in-process uvicorn server on an ephemeral port, and a TCP proxy that can cut a
+server off from its database."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+import uvicorn
+from fastapi import FastAPI
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class Served:
+    """A `watchpost serve` subprocess; its stdout (access log) and stderr in files."""
+
+    process: subprocess.Popen[bytes]
+    port: int
+    stderr: Path
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def log_lines(self) -> list[str]:
+        return self.stderr.read_text(errors="replace").splitlines()
+
+    def peak_rss_kib(self) -> int:
+        """VmHWM: the most resident memory the process has ever used."""
+        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+        raise AssertionError("no VmHWM in /proc status")
+
+
+def serve(
+    env: dict[str, str], folder: Path, *, engine: bool = False, ready_path: str = "/healthz"
+) -> Served:
+    """Start `watchpost serve` on a free port; ready once ready_path answers 200."""
+    port = free_port()
+    folder.mkdir(parents=True, exist_ok=True)
+    stderr = folder / f"serve-{port}.stderr"
+    args = ["serve", "--port", str(port), *([] if engine else ["--no-engine"])]
+    with (folder / f"serve-{port}.stdout").open("wb") as out, stderr.open("wb") as err:
+        process = subprocess.Popen(  # noqa: S603
+            [sys.executable, "-m", "watchpost.cli", *args], env=env, stdout=out, stderr=err
+        )
+    served = Served(process, port, stderr)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise AssertionError("\n".join(served.log_lines()))
+        with contextlib.suppress(httpx.TransportError):
+            if httpx.get(served.base + ready_path, timeout=2).status_code == 200:
+                return served
+        time.sleep(0.1)
+    process.kill()
+    raise AssertionError("server did not become ready")
+
+
+def via(url: str, port: int) -> str:
+    """url with its host and port replaced by 127.0.0.1:port (a TcpProxy's)."""
+    parts = urlsplit(url)
+    user = f"{parts.username}@" if parts.username else ""
+    return urlunsplit(parts._replace(netloc=f"{user}127.0.0.1:{port}"))
+
+
+def target_of(url: str) -> tuple[str, int]:
+    parts = urlsplit(url)
+    return parts.hostname or "127.0.0.1", parts.port or 5432
+
+
+def stop(served: Served) -> None:
+    if served.process.poll() is None:
+        served.process.terminate()
+        try:
+            served.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            served.process.kill()
+            served.process.wait()
+
+
+@contextlib.contextmanager
+def uvicorn_thread(app: FastAPI) -> Iterator[str]:
+    """app served by a real uvicorn on an ephemeral port, in a thread; yields its base URL.
+
+    log_config=None: uvicorn's records reach the root logger, where tests count them.
+    """
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, log_config=None, lifespan="on"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+        sock.close()
+
+
+@dataclass
+class TcpProxy:
+    """Forwards 127.0.0.1:<port> to target. `down()` closes the listener and every open
+    connection (the database is gone for whoever used it); `up()` listens again."""
+
+    target: tuple[str, int]
+    port: int = field(default_factory=free_port)
+    _listener: socket.socket | None = None
+    _open: set[socket.socket] = field(default_factory=set)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def up(self) -> None:
+        listener = socket.socket()
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", self.port))
+        listener.listen(64)
+        self._listener = listener
+        threading.Thread(target=self._accept, args=(listener,), daemon=True).start()
+
+    def down(self) -> None:
+        if self._listener is not None:
+            with contextlib.suppress(OSError):
+                self._listener.shutdown(socket.SHUT_RDWR)
+            self._listener.close()
+            self._listener = None
+        with self._lock:
+            for sock in self._open:
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
+                sock.close()
+            self._open.clear()
+
+    def _accept(self, listener: socket.socket) -> None:
+        while True:
+            try:
+                client, _ = listener.accept()
+            except OSError:
+                return
+            try:
+                upstream = socket.create_connection(self.target, timeout=5)
+            except OSError:
+                client.close()
+                continue
+            upstream.settimeout(None)
+            with self._lock:
+                self._open.update((client, upstream))
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    def _pipe(self, source: socket.socket, sink: socket.socket) -> None:
+        try:
+            while chunk := source.recv(65536):
+                sink.sendall(chunk)
+        except OSError:
+            pass
+        finally:
+            with contextlib.suppress(OSError):
+                sink.shutdown(socket.SHUT_WR)
