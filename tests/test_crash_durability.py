@@ -4,7 +4,7 @@ A real `watchpost serve` takes creates of monitors, heartbeats and collector tar
 several clients at once; it is killed with SIGKILL mid-load, restarted on the same database,
 and then every write it answered 2xx is read back with its content, and every object that
 exists (acknowledged or not: a commit may beat the kill while its answer does not) matches,
-field for field, one request that was sent. Bounded: CLIENTS × MAX_PER_CLIENT requests.
+field for field, one request that was sent. Bounded: CLIENTS * MAX_PER_CLIENT requests.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ import http.client
 import logging
 import shutil
 import socket
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -30,12 +30,12 @@ from tests.server_process import (
 from watchpost.app import create_app
 from watchpost.clock import FrozenClock
 from watchpost.context import AppContext
-from watchpost.db.migrate import upgrade
 from watchpost.db.outage import RETRY_AFTER_S
 from watchpost.engine.loop import OUTAGE_BACKOFF_MAX_S, Engine
 from watchpost.http.body import MAX_BODY_BYTES
 from watchpost.settings import Settings
 
+Action = Callable[[], object]
 MIB = 1024 * 1024
 BIG = 200 * MIB
 
@@ -238,7 +238,7 @@ def unreachable_lines(lines: list[str]) -> tuple[list[str], list[str], list[str]
 
 
 @contextlib.contextmanager
-def outage_setup(name: str, tmp_path: Path) -> Iterator[tuple[dict[str, str], object, object]]:
+def outage_setup(name: str, tmp_path: Path) -> Iterator[tuple[dict[str, str], Action, Action]]:
     """(env, cut, restore) for a backend: cut() makes its database unreachable for the
     server, restore() brings it back. SQLite: the folder of the file is moved away (no
     connection is open yet: the server runs without engine). PostgreSQL: the server reaches
@@ -268,7 +268,7 @@ def test_an_unreachable_database_is_a_503_and_two_log_lines(name: str, tmp_path:
         served = serve(env, tmp_path / "logs", engine=name == "postgres", ready_path="/docs")
         try:
             base = served.base
-            cut()  # type: ignore[operator]
+            cut()
             for _ in range(30):
                 answer = httpx.get(f"{base}/api/v2/monitors", headers=auth, timeout=30)
                 assert answer.status_code == 503, answer.text
@@ -279,7 +279,7 @@ def test_an_unreachable_database_is_a_503_and_two_log_lines(name: str, tmp_path:
             health = httpx.get(f"{base}/healthz", timeout=30)
             assert health.status_code == 503
             assert health.headers["retry-after"] == str(RETRY_AFTER_S)
-            restore()  # type: ignore[operator]
+            restore()
             assert httpx.get(f"{base}/api/v2/monitors", headers=auth).status_code == 200
             assert httpx.get(f"{base}/healthz").status_code == 200
         finally:
@@ -300,13 +300,11 @@ def test_a_server_started_on_an_unreachable_postgres_answers_503(tmp_path: Path)
             assert answer.headers["retry-after"] == str(RETRY_AFTER_S)
         assert httpx.get(f"{base}/healthz").status_code == 503
     assert logs.tracebacks() == []
-    assert [r.getMessage()[:20] for r in logs.at_least(logging.WARNING)] == [
-        "database unreachable"
-    ]
+    assert [r.getMessage()[:20] for r in logs.at_least(logging.WARNING)] == ["database unreachable"]
 
 
 @contextlib.contextmanager
-def engine_outage(backend: Backend, tmp_path: Path) -> Iterator[tuple[Engine, object, object]]:
+def engine_outage(backend: Backend, tmp_path: Path) -> Iterator[tuple[Engine, Action, Action]]:
     """(engine, cut, restore) on the test's backend, as outage_setup does for servers."""
     if backend.template is not None:
         folder = tmp_path / "db"
@@ -314,7 +312,8 @@ def engine_outage(backend: Backend, tmp_path: Path) -> Iterator[tuple[Engine, ob
         shutil.copyfile(backend.template, folder / "watchpost.db")
         url = f"sqlite:///{folder / 'watchpost.db'}"
         away = tmp_path / "db-away"
-        cut, restore = (lambda: folder.rename(away)), (lambda: away.rename(folder))
+        cut: Action = lambda: folder.rename(away)  # noqa: E731
+        restore: Action = lambda: away.rename(folder)  # noqa: E731
         proxy = None
     else:
         proxy = TcpProxy(target_of(backend.url))
@@ -336,7 +335,7 @@ async def test_the_engine_logs_an_outage_once_and_backs_off(
         poll = engine.settings.engine_poll_interval
         try:
             assert await engine.cycle() <= poll  # reachable: a normal pass
-            cut()  # type: ignore[operator]
+            cut()
             # An open SQLite file stays usable after its folder moves: new connections are
             # what fail, as after a restart or a pool recycle.
             await engine.ctx.db.engine.dispose()
@@ -347,7 +346,7 @@ async def test_the_engine_logs_an_outage_once_and_backs_off(
             assert [r.getMessage()[:20] for r in logs.at_least(logging.WARNING)] == [
                 "database unreachable"
             ]
-            restore()  # type: ignore[operator]
+            restore()
             with recording() as logs:
                 assert await engine.cycle() <= poll
                 assert await engine.cycle() <= poll
