@@ -100,8 +100,11 @@ def _listen(host: str, port: int) -> socket.socket:
         if exc.errno == errno.EADDRINUSE:
             raise CliError(f"serve: {host}:{port} is already in use") from None
         raise CliError(f"serve: cannot listen on {host}:{port}: {exc.strerror}") from None
-    sock.set_inheritable(True)
     return sock
+
+
+def _url_host(address: str) -> str:
+    return f"[{address}]" if ":" in address else address
 
 
 def cmd_serve(args: argparse.Namespace) -> None:
@@ -113,6 +116,11 @@ def cmd_serve(args: argparse.Namespace) -> None:
     _logging(settings)
     sock = _listen(args.host, args.port)
     _migrate(settings)
+    # uvicorn announces its address only for sockets it binds itself.
+    bound = sock.getsockname()
+    logging.getLogger("watchpost.serve").info(
+        "serving on http://%s:%d (Press CTRL+C to quit)", _url_host(bound[0]), bound[1]
+    )
     config = uvicorn.Config(
         create_app(settings, engine=not args.no_engine),
         log_level=settings.log_level.lower(),
