@@ -87,7 +87,7 @@ def _listen(host: str, port: int) -> socket.socket:
             host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
         )[0]
     except socket.gaierror as exc:
-        raise CliError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+        raise CliError(f"serve: cannot listen on {host}:{port}: {exc.strerror}") from None
     sock = socket.socket(family, kind, proto)
     try:
         # As uvicorn does: a restart may bind while the old connections wait out TIME_WAIT;
