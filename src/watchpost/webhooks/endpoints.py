@@ -126,6 +126,7 @@ async def update_webhook(
         data = parse_webhook_update(
             body,
             trigger_type=webhook.trigger_type,
+            url=webhook.url,
             template=service.template_values(webhook),
             team_name=caller.team_name,
         )
