@@ -49,6 +49,8 @@ def check_address(host: str, address: str) -> None:
     network = destinations.current().denied_network(ip)
     if network is None:
         return
+    if host.strip("[]") == str(ip):
+        raise DeniedAddress(f"{ip} is in a denied network ({network})")
     if destinations.literal_address(host) is not None:
         raise DeniedAddress(f"{host} is {ip}, in a denied network ({network})")
     raise DeniedAddress(f"{host} resolves to {ip}, a denied network ({network})")

@@ -112,7 +112,9 @@ async def get_webhook(outgoing_webhook_id: str, caller: Caller, db: ReadDb) -> R
     summary="Update an outgoing webhook",
     description=(
         "`trigger_type` cannot change. `custom_webhook_template_attributes`: null removes the "
-        "template; an object creates it, or changes only the sent fields of the existing one."
+        "template; an object creates it, or changes only the sent fields of the existing one. "
+        "A stored template `auth_password` must be sent again (or null) when the url's origin "
+        "changes."
     ),
     responses={200: {"model": WebhookDoc}, **WRITE_ERRORS},
     openapi_extra=request_body(WebhookUpdate),
