@@ -308,7 +308,9 @@ async def test_a_target_whose_host_resolves_to_a_denied_network_sends_nothing(
 
 
 @pytest.mark.parametrize("denied_networks", [LOOPBACK_DENIED])
-@pytest.mark.parametrize("monitor_type", ["status", "keyword", "tcp", "udp", "dns", "ping"])
+@pytest.mark.parametrize(
+    "monitor_type", ["status", "keyword", "tcp", "udp", "smtp", "pop", "imap", "dns", "ping"]
+)
 async def test_a_monitor_whose_host_resolves_to_a_denied_network_sends_nothing(
     api: Api, app: FastAPI, monitor_type: str
 ) -> None:
@@ -316,7 +318,7 @@ async def test_a_monitor_whose_host_resolves_to_a_denied_network_sends_nothing(
         body = {**MINIMAL[monitor_type], "url": "localhost"}
         if monitor_type in ("status", "keyword"):
             body["url"] = f"http://localhost:{server.port}/health"
-        if "port" in body:
+        if monitor_type in ("tcp", "udp"):  # mail types take their standard ports only
             body["port"] = str(server.port)
         monitor = data(await api.post(MONITORS, body), 201)
         await engine_of(app).tick()
