@@ -263,7 +263,7 @@ GOOD_VALUES: list[tuple[str, str, Any]] = [
     ("redis", "port", 65535),
     *[
         ("redis", "host", host)
-        for host in ("db", "db.internal", "redis_1", "10.1.2.3", "::1", "fe80::1")
+        for host in ("db", "db.internal", "redis_1", "10.1.2.3", "::1", "fd12:3456::1")
     ],
     ("prometheus", "endpoint", "http://prom:9090/metrics"),
     ("prometheus", "endpoint", "https://10.0.0.1/m?x=1"),

@@ -13,6 +13,7 @@ from tests.support import TEST_API_KEY, TEST_PASSWORD, Api, data, errors
 from watchpost.clock import FrozenClock, isoformat_ms
 from watchpost.collectors.kinds import KIND_RULES, KINDS
 from watchpost.collectors.models import CollectorTarget
+from watchpost.destinations import SECRET_RULES
 
 # A second valid value for every field, to prove a change is a change.
 OTHER_VALUES: dict[str, Any] = {
@@ -56,10 +57,17 @@ async def test_changing_a_connection_field_sends_the_target_back_to_pending(
     api: Api, app: FastAPI, kind: str
 ) -> None:
     url, _ = await new_target(api, kind)
+    accepted = KIND_RULES[kind].accepted
     misses = []
-    for name in ("host", *KIND_RULES[kind].accepted):
+    for name in ("host", *accepted):
         await set_probe_state(app, target_id(url))
-        response = await api.patch(url, {name: OTHER_VALUES[name]})
+        body = {name: OTHER_VALUES[name]}
+        if name in SECRET_RULES["collector_target"].destination:
+            # A new destination takes the stored secrets again (test_hardening_secrets.py).
+            body.update(
+                {key: OTHER_VALUES[key] for key in ("password", "api_key") if key in accepted}
+            )
+        response = await api.patch(url, body)
         attributes = data(response)["attributes"]
         if attributes["status"] != "pending" or attributes["consecutive_failure_count"] != 0:
             misses.append(f"{name}: {attributes['status']}")
@@ -82,7 +90,8 @@ async def test_disable_and_enable(api: Api, app: FastAPI) -> None:
     await set_probe_state(app, target_id(url))
     attributes = data(await api.patch(url, {"enabled": False}))["attributes"]
     assert (attributes["enabled"], attributes["status"]) == (False, "disabled")
-    attributes = data(await api.patch(url, {"host": "other.internal"}))["attributes"]
+    body = {"host": "other.internal", "password": TEST_PASSWORD}  # a new destination: resent
+    attributes = data(await api.patch(url, body))["attributes"]
     assert attributes["status"] == "disabled", "a connection change does not enable"
     assert data(await api.get(url))["attributes"]["status"] == "disabled"
     attributes = data(await api.patch(url, {"enabled": True}))["attributes"]
@@ -143,14 +152,16 @@ async def test_a_field_that_became_required_by_nothing_stays_rejected(api: Api) 
 async def test_elasticsearch_scheme_cleared_falls_back_to_http(api: Api) -> None:
     url, _ = await new_target(api, "elasticsearch")
     assert data(await api.get(url))["attributes"]["scheme"] == "https"
-    assert data(await api.patch(url, {"scheme": None}))["attributes"]["scheme"] == "http"
+    # http is a new destination for the credentials: they are sent again.
+    body = {"scheme": None, "password": TEST_PASSWORD, "api_key": TEST_API_KEY}
+    assert data(await api.patch(url, body))["attributes"]["scheme"] == "http"
 
 
 async def test_update_moves_updated_at_only(api: Api, clock: FrozenClock) -> None:
     url, _ = await new_target(api, "redis")
     before = data(await api.get(url))["attributes"]
     clock.advance(90.5)
-    after = data(await api.patch(url, {"port": 6380}))["attributes"]
+    after = data(await api.patch(url, {"port": 6380, "password": TEST_PASSWORD}))["attributes"]
     assert after["created_at"] == before["created_at"]
     assert after["updated_at"] == isoformat_ms(clock.now()) != before["updated_at"]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from watchpost import destinations
 from watchpost.clock import Clock, SystemClock
 from watchpost.crypto import SecretBox, load_or_create_key
 from watchpost.db.session import Database, create_engine
@@ -23,6 +24,8 @@ class AppContext:
         key_dir = sqlite_path.parent if sqlite_path is not None else settings.data_dir
         if sqlite_path is not None:
             sqlite_path.parent.mkdir(parents=True, exist_ok=True)
+        # One destination policy per process: validation and the probes' resolver read it.
+        destinations.configure(settings.denied_networks)
         key = load_or_create_key(settings.secret_key, key_dir)
         return cls(
             settings=settings,

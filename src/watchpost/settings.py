@@ -6,8 +6,10 @@ from functools import cached_property
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from watchpost.destinations import parse_networks
 
 DEFAULT_DATA_DIR = Path("data")
 
@@ -63,6 +65,21 @@ class Settings(BaseSettings):
         description="Seconds a lease outlives the check's own timeout; only a dead worker's "
         "lease expires, after which another worker takes the check over.",
     )
+
+    denied_networks: str | None = Field(
+        default=None,
+        description="Comma-separated CIDRs that monitors, collector targets and webhooks may "
+        "not point at, checked on create and change and again on the resolved address when a "
+        "check connects. Unset: link-local and cloud metadata networks (169.254.0.0/16, "
+        "fe80::/10, fd00:ec2::254/128); empty: none.",
+    )
+
+    @field_validator("denied_networks")
+    @classmethod
+    def _cidrs(cls, value: str | None) -> str | None:
+        if value is not None:
+            parse_networks(value)  # a typo fails at start, not at the first check
+        return value
 
     @cached_property
     def async_database_url(self) -> str:

@@ -9,6 +9,8 @@ from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, Field
 
+from watchpost import destinations
+
 _LABEL = re.compile(r"^(?!-)[A-Za-z0-9_-]{1,63}(?<!-)$")
 
 
@@ -50,6 +52,26 @@ def check_http_url(value: str) -> str:
     return text
 
 
+def check_destination_host(value: str) -> str:
+    """check_host(), and not in a denied network: a host Watchpost connects to."""
+    text = check_host(value)
+    destinations.current().check_host(text)
+    return text
+
+
+def check_destination_ip(value: str) -> str:
+    text = check_ip(value)
+    destinations.current().check_host(text)
+    return text
+
+
+def check_destination_url(value: str) -> str:
+    """check_http_url(), and its host not in a denied network: a URL Watchpost requests."""
+    text = check_http_url(value)
+    destinations.current().check_url(text)
+    return text
+
+
 def check_not_blank(value: str) -> str:
     if not value.strip():
         raise ValueError("must not be blank")
@@ -59,6 +81,10 @@ def check_not_blank(value: str) -> str:
 Host = Annotated[str, Field(max_length=255), AfterValidator(check_host)]
 IpAddress = Annotated[str, Field(max_length=64), AfterValidator(check_ip)]
 HttpUrl = Annotated[str, Field(max_length=2048), AfterValidator(check_http_url)]
+# Where Watchpost connects (monitors, collector targets, webhooks); the others are only shown.
+DestinationHost = Annotated[str, Field(max_length=255), AfterValidator(check_destination_host)]
+DestinationIp = Annotated[str, Field(max_length=64), AfterValidator(check_destination_ip)]
+DestinationUrl = Annotated[str, Field(max_length=2048), AfterValidator(check_destination_url)]
 Name = Annotated[str, Field(max_length=255), AfterValidator(check_not_blank)]
 Port = Annotated[int, Field(ge=1, le=65535)]
 Secret = Annotated[str, Field(min_length=1, max_length=1024)]

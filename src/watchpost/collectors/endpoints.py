@@ -187,7 +187,9 @@ async def get_target(collector_id: str, target_id: str, caller: Caller, db: Read
     summary="Update a collector target",
     description=(
         "`kind` cannot change. The kind's rules apply to the target as it will be after the "
-        "change; changing a connection field sends the target back to `pending`."
+        "change; changing a connection field sends the target back to `pending`. A stored "
+        "`password` or `api_key` must be sent again (or null) when a destination field (host, "
+        "port, listen_ip, service, endpoint, scheme) changes."
     ),
     responses={200: {"model": SingleDoc[TargetAttributes]}, **WRITE_ERRORS},
     openapi_extra=request_body(TargetUpdate),

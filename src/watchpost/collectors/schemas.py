@@ -9,14 +9,24 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from watchpost.collectors.kinds import (
     KIND_FIELDS,
     KIND_RULES,
+    WRITE_ONLY_FIELDS,
     Kind,
     Scheme,
     SslMode,
     Tls,
     kind_problems,
 )
+from watchpost.destinations import resend_problems
 from watchpost.http.errors import InvalidRequest, problems_from
-from watchpost.validation import Host, HttpUrl, IpAddress, Name, Port, RetentionDays, Secret
+from watchpost.validation import (
+    DestinationHost,
+    DestinationIp,
+    DestinationUrl,
+    Name,
+    Port,
+    RetentionDays,
+    Secret,
+)
 
 Platform = Literal["docker", "swarm", "kubernetes"]
 DEFAULT_PLATFORM: Platform = "docker"
@@ -70,11 +80,11 @@ class TargetFields(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    host: Host | None = None
+    host: DestinationHost | None = None
     port: Port | None = None
     service: Name | None = None
-    listen_ip: IpAddress | None = None
-    endpoint: HttpUrl | None = None
+    listen_ip: DestinationIp | None = None
+    endpoint: DestinationUrl | None = None
     username: str | None = Field(default=None, max_length=255)
     password: Secret | None = Field(default=None, description="Write-only.")
     api_key: Secret | None = Field(default=None, description="Write-only.")
@@ -86,7 +96,7 @@ class TargetFields(BaseModel):
 
 class TargetCreate(TargetFields):
     kind: Kind
-    host: Host
+    host: DestinationHost
     enabled: bool = True
 
 
@@ -170,6 +180,21 @@ def parse_target_update(data: dict[str, Any], current: dict[str, Any]) -> Target
             problems.append((name, f"{name} must not be null"))
     merged = {**current, **{key: value for key, value in data.items() if key in KIND_FIELDS}}
     problems += kind_problems(kind, _present(merged))
+    if parsed is not None:
+        sent = parsed.model_fields_set
+        problems += resend_problems(
+            "collector_target",
+            current=current,
+            # A field the kind does not take is refused by the table and goes nowhere.
+            changes={
+                name: getattr(parsed, name)
+                for name in sent
+                if name == "host" or name in KIND_RULES[kind].accepted
+            },
+            stored={name for name in WRITE_ONLY_FIELDS if current.get(name) is not None},
+            resent=sent,
+            defaults=KIND_RULES[kind].defaults,
+        )
     if problems or parsed is None:
         raise InvalidRequest(problems)
     return parsed

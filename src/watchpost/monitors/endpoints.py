@@ -68,7 +68,8 @@ monitor held at the old type's default take the new type's default (request_time
 other field the new type does not accept must be sent as null. `paused` true sets `status`
 `paused` and `paused_at`; false sets `pending` (until the next check) and clears `paused_at`;
 an open incident stays open. A change of a check setting makes the monitor due for a check
-right away."""
+right away. A stored `auth_password` must be sent again (or null) when the url's origin or
+the port changes."""
 
 
 def _monitor(monitor: Monitor, team_name: str) -> dict[str, object]:

@@ -5,6 +5,7 @@ from typing import Annotated, Any, Final
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
+from watchpost.destinations import resend_problems
 from watchpost.http.errors import InvalidRequest, problems_from
 from watchpost.monitors.types import (
     DEFAULT_MONITOR_TYPE,
@@ -386,6 +387,14 @@ def parse_monitor_update(
     else:
         merged.update({k: v for k, v in data.items() if k in current})
     problems += _rule_problems(new_type, merged) + extra
+    if isinstance(parsed, MonitorUpdate):
+        problems += resend_problems(
+            "monitor",
+            current=current,
+            changes=_sent_values(parsed),
+            stored=[name for name in WRITE_ONLY_FIELDS if current.get(name) is not None],
+            resent=parsed.model_fields_set,
+        )
     if problems or not isinstance(parsed, MonitorUpdate):
         raise InvalidRequest(problems)
     merged.pop("auth_password", None)

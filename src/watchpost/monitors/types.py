@@ -11,7 +11,13 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal, get_args
 from urllib.parse import urlsplit
 
-from watchpost.validation import check_host, check_http_url
+from watchpost.destinations import DeniedDestination
+from watchpost.validation import (
+    check_destination_host,
+    check_destination_url,
+    check_host,
+    check_http_url,
+)
 
 MonitorType = Literal[
     "status",
@@ -167,6 +173,13 @@ def _url_problem(rule: TypeRule, monitor_type: str, url: str) -> str | None:
         if rule.url == "http":
             return f"url must be an absolute http or https URL for {monitor_type} monitors"
         return f"url must be a host name or an IP address (no scheme, no path) for {monitor_type} monitors"
+    try:
+        if rule.url == "http":
+            check_destination_url(url)
+        else:
+            check_destination_host(url)
+    except DeniedDestination as exc:
+        return f"url {exc}"
     return None
 
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from cryptography import x509
 
+from watchpost import outbound
 from watchpost.probes.base import ProbeResult, Stopwatch, failure
 from watchpost.probes.monitor_common import ConfigError, describe, target, timed_out
 
@@ -42,7 +43,7 @@ async def ssl_expiration(settings: MonitorCheck, *, timeout: float) -> ProbeResu
     try:
         where = target(settings, 443)
         async with asyncio.timeout(timeout):
-            _, writer = await asyncio.open_connection(
+            _, writer = await outbound.open_connection(
                 where.host, where.port, ssl=_reading_context(), server_hostname=where.host
             )
             try:

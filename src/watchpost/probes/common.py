@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import httpx
 
+from watchpost import outbound
 from watchpost.probes.base import ProbeResult, Stopwatch, failure
 
 if TYPE_CHECKING:
@@ -84,6 +85,8 @@ def _chain(exc: BaseException) -> list[BaseException]:
 def describe_network_error(exc: BaseException, address: Address) -> str | None:
     """Wording for a refused connection, a failed lookup, a TLS failure … anywhere in the chain."""
     for cause in _chain(exc):
+        if isinstance(cause, outbound.DeniedAddress):
+            return f"{cause}; nothing was sent"
         if isinstance(cause, socket.gaierror):
             return f"cannot resolve host {address.host} (DNS lookup failed: {cause.strerror})"
         if isinstance(cause, ConnectionRefusedError):
@@ -103,7 +106,7 @@ def describe_network_error(exc: BaseException, address: Address) -> str | None:
 
 async def tcp_reachable(address: Address) -> None:
     """Opens and closes a TCP connection: a refused port or an unknown host shows at once."""
-    _, writer = await asyncio.open_connection(address.host, address.port)
+    _, writer = await outbound.open_connection(address.host, address.port)
     writer.close()
 
 
@@ -156,11 +159,23 @@ async def http_get(
     auth: tuple[str, str] | None = None,
     accept_statuses: frozenset[int] = frozenset(),
 ) -> httpx.Response:
-    """GET url without redirects; 401/403 and other non-2xx answers become CheckFailed."""
+    """GET url without redirects; 401/403 and other non-2xx answers become CheckFailed.
+
+    The request goes to a checked address of the URL's host (outbound.py), with the name kept
+    for the Host header and for TLS (SNI and certificate check).
+    """
+    target = httpx.URL(url)
+    port = target.port or (443 if target.scheme == "https" else 80)
+    ip = await outbound.reachable_address(target.host, port)
     async with httpx.AsyncClient(
         timeout=timeout + 1, follow_redirects=False, trust_env=False, verify=verifying_context()
     ) as client:
-        response = await client.get(url, headers=headers, auth=auth)
+        response = await client.get(
+            target.copy_with(host=ip),
+            headers={"Host": target.netloc.decode("ascii"), **(headers or {})},
+            auth=auth,
+            extensions={"sni_hostname": target.host},
+        )
     status = response.status_code
     if status in (401, 403):
         raise CheckFailed(f"authentication failed: {address} answered HTTP {status}")

@@ -12,6 +12,7 @@ import aiokafka.errors  # type: ignore[import-untyped]
 from aiokafka.conn import create_conn  # type: ignore[import-untyped]
 from aiokafka.protocol.metadata import MetadataRequest  # type: ignore[import-untyped]
 
+from watchpost import outbound
 from watchpost.probes.base import ProbeResult
 from watchpost.probes.common import Reading, first_line, run_check, service_address
 
@@ -26,7 +27,7 @@ async def probe(settings: TargetSettings, *, timeout: float) -> ProbeResult:
 
     async def check() -> Reading:
         conn = await create_conn(
-            address.host,
+            await outbound.reachable_address(address.host, address.port),
             address.port,
             client_id="watchpost-probe",
             request_timeout_ms=int((timeout + 1) * 1000),

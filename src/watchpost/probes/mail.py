@@ -14,6 +14,7 @@ from contextlib import suppress
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from watchpost import outbound
 from watchpost.probes.base import ProbeResult, Stopwatch, failure
 from watchpost.probes.monitor_common import ConfigError, Target, describe, target, timed_out
 
@@ -68,7 +69,7 @@ async def _check(settings: MonitorCheck, timeout: float, protocol: Protocol) -> 
     tls = where.port in protocol.tls_ports
     try:
         async with asyncio.timeout(timeout):
-            reader, writer = await asyncio.open_connection(
+            reader, writer = await outbound.open_connection(
                 where.host,
                 where.port,
                 ssl=_tls_context(settings.verify_ssl) if tls else None,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Final
 
+from watchpost import outbound
 from watchpost.probes.base import ProbeResult
 from watchpost.probes.common import Address, CheckFailed, Reading, run_check
 
@@ -33,7 +34,7 @@ async def probe(settings: TargetSettings, *, timeout: float) -> ProbeResult:
     address = Address(settings.host, settings.port or DEFAULT_PORT)
 
     async def check() -> Reading:
-        reader, writer = await asyncio.open_connection(settings.host, address.port)
+        reader, writer = await outbound.open_connection(settings.host, address.port)
         try:
             if settings.username or settings.password:
                 await _authenticate(reader, writer, settings, address)

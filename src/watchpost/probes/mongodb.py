@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Final
 import pymongo.errors
 from pymongo import AsyncMongoClient
 
+from watchpost import outbound
 from watchpost.probes.base import ProbeResult
 from watchpost.probes.common import Address, Reading, first_line, run_check, tcp_reachable
 
@@ -28,7 +29,7 @@ async def probe(settings: TargetSettings, *, timeout: float) -> ProbeResult:
             credentials = {"username": settings.username, "password": settings.password or ""}
         limit_ms = int(timeout * 900)  # under the deadline, so pymongo says why it gave up
         client: AsyncMongoClient[dict[str, Any]] = AsyncMongoClient(
-            host=settings.host,
+            host=await outbound.reachable_address(settings.host, address.port),
             port=address.port,
             directConnection=True,  # this one server, not the replica set it may belong to
             serverSelectionTimeoutMS=limit_ms,

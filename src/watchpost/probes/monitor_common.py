@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from watchpost.outbound import DeniedAddress
+
 if TYPE_CHECKING:
     from watchpost.probes.monitors import MonitorCheck
 
@@ -57,6 +59,8 @@ def target(settings: MonitorCheck, default_port: int | None) -> Target:
 
 def describe(exc: BaseException, where: Target) -> str:
     """Wording for a network failure: refused, unknown host, TLS, reset …"""
+    if isinstance(exc, DeniedAddress):
+        return f"{exc}; nothing was sent"
     if isinstance(exc, socket.gaierror):
         return f"cannot resolve host {where.host}: {exc.strerror}"
     if isinstance(exc, ConnectionRefusedError):

@@ -9,6 +9,7 @@ import aiomysql  # type: ignore[import-untyped]
 import pymysql  # type: ignore[import-untyped]
 from pymysql.constants import CLIENT  # type: ignore[import-untyped]
 
+from watchpost import outbound
 from watchpost.probes.base import ProbeResult
 from watchpost.probes.common import Address, Reading, first_line, run_check
 
@@ -33,15 +34,28 @@ class TlsNotOffered(Exception):
     """The server does not offer TLS and the target's tls mode requires it."""
 
 
-class _StrictTlsConnection(aiomysql.Connection):  # type: ignore[misc]
-    """aiomysql silently stays in plain text when the server offers no TLS: refuse instead.
+class _ProbeConnection(aiomysql.Connection):  # type: ignore[misc]
+    """Connects to a checked address (outbound.py) and names the host for TLS.
 
-    The check sits before the credentials are sent.
+    aiomysql uses one `host` for the connection and for TLS: the probe gives it the address,
+    then puts the name back before the TLS upgrade, which `_request_authentication` starts.
+    With `strict`, a server that offers no TLS is refused (aiomysql would silently stay in
+    plain text) before the credentials are sent.
     """
 
+    def __init__(self, *, server_name: str, strict: bool, **options: Any) -> None:
+        super().__init__(**options)
+        self._server_name = server_name
+        self._strict = strict
+
     async def _request_authentication(self) -> None:
-        if self._ssl_context is not None and not self.server_capabilities & CLIENT.SSL:
+        if (
+            self._strict
+            and self._ssl_context is not None
+            and not self.server_capabilities & CLIENT.SSL
+        ):
             raise TlsNotOffered
+        self._host = self._server_name
         await super()._request_authentication()
 
 
@@ -63,7 +77,7 @@ async def probe(settings: TargetSettings, *, timeout: float) -> ProbeResult:
 
     async def connect() -> Any:
         options: dict[str, Any] = {
-            "host": settings.host,
+            "host": await outbound.reachable_address(settings.host, address.port),
             "port": address.port,
             "user": user,
             "password": settings.password or "",
@@ -73,8 +87,7 @@ async def probe(settings: TargetSettings, *, timeout: float) -> ProbeResult:
             "ssl": tls_context(mode),
         }
         # preferred: TLS when the server offers it, plain text otherwise (aiomysql's own way).
-        connection_class = aiomysql.Connection if mode == "preferred" else _StrictTlsConnection
-        conn = connection_class(**options)
+        conn = _ProbeConnection(server_name=settings.host, strict=mode != "preferred", **options)
         try:
             await conn._connect()
         except BaseException:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 from typing import TYPE_CHECKING
 
+from watchpost import outbound
 from watchpost.probes.base import ProbeResult, Stopwatch, failure
 from watchpost.probes.monitor_common import ConfigError, describe, target, timed_out
 
@@ -21,7 +23,7 @@ async def tcp(settings: MonitorCheck, *, timeout: float) -> ProbeResult:
         return failure(watch, str(exc))
     try:
         async with asyncio.timeout(timeout):
-            _, writer = await asyncio.open_connection(where.host, where.port)
+            _, writer = await outbound.open_connection(where.host, where.port)
     except TimeoutError:
         return failure(watch, f"{timed_out(timeout)} connecting to {where}")
     except OSError as exc:
@@ -55,8 +57,9 @@ async def udp(settings: MonitorCheck, *, timeout: float) -> ProbeResult:
     replied = False
     try:
         async with asyncio.timeout(timeout):
+            infos = await outbound.resolve(where.host, where.port, kind=socket.SOCK_DGRAM)
             transport, protocol = await loop.create_datagram_endpoint(
-                _Reply, remote_addr=(where.host, where.port)
+                _Reply, remote_addr=outbound.udp_address(infos)
             )
             transport.sendto((settings.request_body or "").encode())
             while True:

@@ -15,6 +15,7 @@ import struct
 import time
 from typing import TYPE_CHECKING
 
+from watchpost import outbound
 from watchpost.probes.base import ProbeResult, Stopwatch, failure
 from watchpost.probes.monitor_common import ConfigError, describe, target, timed_out
 
@@ -79,7 +80,7 @@ async def ping(settings: MonitorCheck, *, timeout: float) -> ProbeResult:
     try:
         where = target(settings, 0)
         async with asyncio.timeout(timeout):
-            infos = await loop.getaddrinfo(where.host, None, type=socket.SOCK_DGRAM)
+            infos = await outbound.resolve(where.host, 0, kind=socket.SOCK_DGRAM)
             family, address = socket.AddressFamily(infos[0][0]), infos[0][4]
             sock, raw = open_socket(family)
             sock.setblocking(False)

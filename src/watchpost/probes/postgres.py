@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Final
 
 import psycopg
 
+from watchpost import outbound
 from watchpost.probes.base import ProbeResult
 from watchpost.probes.common import Address, Reading, first_line, run_check
 
@@ -40,7 +41,9 @@ async def probe(settings: TargetSettings, *, timeout: float) -> ProbeResult:
 
     async def check() -> Reading:
         conn = await psycopg.AsyncConnection.connect(
+            # libpq connects to the checked address; the name stays for TLS and messages.
             host=settings.host,
+            hostaddr=await outbound.reachable_address(settings.host, address.port),
             port=address.port,
             dbname=DATABASE,
             user=settings.username or DEFAULT_USER,

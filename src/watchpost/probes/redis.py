@@ -9,6 +9,7 @@ import redis.exceptions
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
+from watchpost import outbound
 from watchpost.probes.base import ProbeResult
 from watchpost.probes.common import Address, Reading, first_line, run_check
 
@@ -30,7 +31,7 @@ async def probe(settings: TargetSettings, *, timeout: float) -> ProbeResult:
 
     async def check() -> Reading:
         client = redis.asyncio.Redis(
-            host=settings.host,
+            host=await outbound.reachable_address(settings.host, address.port),
             port=address.port,
             username=settings.username,
             password=settings.password,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import socket
 from typing import TYPE_CHECKING
 
@@ -13,6 +12,7 @@ import dns.nameserver
 import dns.rdatatype
 import dns.resolver
 
+from watchpost import outbound
 from watchpost.probes.base import ProbeResult, Stopwatch, failure
 from watchpost.probes.monitor_common import ConfigError, Target, describe, target, timed_out
 
@@ -24,14 +24,8 @@ ADDRESSES_SHOWN = 5
 
 async def _server_ip(where: Target) -> str:
     """The DNS server's address: url may name it, and the resolver needs an IP."""
-    try:
-        ipaddress.ip_address(where.host)
-        return where.host
-    except ValueError:
-        infos = await asyncio.get_running_loop().getaddrinfo(
-            where.host, where.port, type=socket.SOCK_DGRAM
-        )
-        return str(infos[0][4][0])
+    infos = await outbound.resolve(where.host, where.port, kind=socket.SOCK_DGRAM)
+    return outbound.udp_address(infos)[0]
 
 
 async def _query(

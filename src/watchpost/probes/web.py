@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import aiohttp
 from multidict import CIMultiDict
 
+from watchpost.outbound import PolicyResolver, checked_socket
 from watchpost.probes.base import ProbeResult, Stopwatch, failure
 from watchpost.probes.monitor_common import ConfigError, Target, describe, timed_out
 
@@ -45,7 +46,14 @@ class HttpClient:
         loop = asyncio.get_running_loop()
         if self._session is None or self._session.closed or self._loop is not loop:
             # The engine bounds how many checks run at once; the pool does not.
-            connector = aiohttp.TCPConnector(limit=0, ttl_dns_cache=60)
+            # Every address is checked against the destination policy: names by the
+            # resolver, and every connection (IP literals, redirects) by the socket factory.
+            connector = aiohttp.TCPConnector(
+                limit=0,
+                ttl_dns_cache=60,
+                resolver=PolicyResolver(),
+                socket_factory=checked_socket,
+            )
             self._session = aiohttp.ClientSession(
                 connector=connector, cookie_jar=aiohttp.DummyCookieJar(), trust_env=False
             )

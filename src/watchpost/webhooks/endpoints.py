@@ -112,7 +112,9 @@ async def get_webhook(outgoing_webhook_id: str, caller: Caller, db: ReadDb) -> R
     summary="Update an outgoing webhook",
     description=(
         "`trigger_type` cannot change. `custom_webhook_template_attributes`: null removes the "
-        "template; an object creates it, or changes only the sent fields of the existing one."
+        "template; an object creates it, or changes only the sent fields of the existing one. "
+        "A stored template `auth_password` must be sent again (or null) when the url's origin "
+        "changes."
     ),
     responses={200: {"model": WebhookDoc}, **WRITE_ERRORS},
     openapi_extra=request_body(WebhookUpdate),
@@ -126,6 +128,7 @@ async def update_webhook(
         data = parse_webhook_update(
             body,
             trigger_type=webhook.trigger_type,
+            url=webhook.url,
             template=service.template_values(webhook),
             team_name=caller.team_name,
         )

@@ -7,9 +7,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
+from watchpost.destinations import resend_problems
 from watchpost.http.errors import InvalidRequest, problems_from
 from watchpost.http.openapi import PaginationDoc
-from watchpost.validation import HttpUrl, Name, Secret
+from watchpost.validation import DestinationUrl, Name, Secret
 from watchpost.webhooks.triggers import (
     DEFAULT_HTTP_METHOD,
     HTTP_METHODS,
@@ -98,13 +99,13 @@ assert set(TRIGGER_FIELDS) <= set(WebhookFields.model_fields)
 
 class WebhookCreate(WebhookFields):
     name: Name | None = Field(default=None, description="Default: the URL's host name.")
-    url: HttpUrl
+    url: DestinationUrl
     trigger_type: TriggerType
 
 
 class WebhookUpdate(WebhookFields):
     name: Name | None = None
-    url: HttpUrl | None = None
+    url: DestinationUrl | None = None
     trigger_type: TriggerType | None = Field(default=None, description="Fixed after creation.")
 
 
@@ -242,10 +243,37 @@ def parse_webhook_create(data: dict[str, Any], *, team_name: str) -> WebhookCrea
     return parsed
 
 
+def _resend_problems(
+    parsed: WebhookUpdate, url: str, template: dict[str, Any] | None
+) -> list[tuple[str | None, str]]:
+    """The stored auth_password goes only to the url it was set for (destinations.py)."""
+    secret = f"{TEMPLATE_FIELD}.auth_password"
+    stored = [secret] if template is not None and template.get("auth_password") else []
+    fields = parsed.custom_webhook_template_attributes
+    resent = TEMPLATE_FIELD in parsed.model_fields_set and (
+        fields is None or "auth_password" in fields.model_fields_set
+    )
+    return resend_problems(
+        "outgoing_webhook",
+        current={"url": url},
+        changes={"url": parsed.url} if "url" in parsed.model_fields_set else {},
+        stored=stored,
+        resent=[secret] if resent else [],
+    )
+
+
 def parse_webhook_update(
-    data: dict[str, Any], *, trigger_type: str, template: dict[str, Any] | None, team_name: str
+    data: dict[str, Any],
+    *,
+    trigger_type: str,
+    url: str,
+    template: dict[str, Any] | None,
+    team_name: str,
 ) -> WebhookUpdate:
-    """Validate a PATCH against the webhook as it is: trigger_type fixed, table applied."""
+    """Validate a PATCH against the webhook as it is: trigger_type fixed, table applied.
+
+    template: the current template's values (auth_password only says whether it is set).
+    """
     parsed, problems = _validate(WebhookUpdate, data)
     sent = data.get("trigger_type")
     if "trigger_type" in data and sent is None:
@@ -260,6 +288,8 @@ def parse_webhook_update(
     problems += trigger_problems(trigger_type, _given(data))
     problems += _team_problems(data, team_name)
     problems += _template_problems(data.get(TEMPLATE_FIELD), template)
+    if isinstance(parsed, WebhookUpdate):
+        problems += _resend_problems(parsed, url, template)
     if problems or parsed is None:
         raise InvalidRequest(problems)
     assert isinstance(parsed, WebhookUpdate)

@@ -71,11 +71,15 @@ def templates_of(webhooks: Iterable[OutgoingWebhook]) -> list[CustomWebhookTempl
 
 
 def template_values(webhook: OutgoingWebhook) -> dict[str, Any] | None:
-    """What the PATCH rules need to know of the current template (nothing secret)."""
+    """What the PATCH rules need to know of the current template (auth_password: whether set)."""
     template = webhook.custom_webhook_template
     if template is None:
         return None
-    return {"http_method": template.http_method, "body_template": template.body_template}
+    return {
+        "http_method": template.http_method,
+        "body_template": template.body_template,
+        "auth_password": "set" if template.auth_password_encrypted is not None else None,
+    }
 
 
 def _apply_template(

@@ -1,0 +1,151 @@
+"""Connecting out under the destination policy: resolve first, check, then connect to the address.
+
+Validation refuses a denied address when an object is created or changed, but a host name's
+DNS answer can change afterwards (DNS rebinding), so every outgoing connection of a probe (and
+later of webhook delivery) resolves its host here, checks every address against the policy of
+`watchpost.destinations`, and connects to a checked address, never to the name again:
+
+- `resolve()` / `open_connection()` / `reachable_address()` for asyncio streams and for the
+  clients that take an address (database drivers get the IP, and keep the name for TLS);
+- `PolicyResolver` and `checked_socket` for aiohttp: the resolver checks names, the socket
+  factory checks every address a connection is made to (IP literals and redirects included).
+
+A denied address fails the check with `DeniedAddress`, an OSError whose message is for people,
+before anything is sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import socket
+from typing import Any
+
+from aiohttp.abc import AbstractResolver, ResolveResult
+from aiohttp.resolver import DefaultResolver
+
+from watchpost import destinations
+
+AddrInfo = tuple[socket.AddressFamily, socket.SocketKind, int, str, tuple[Any, ...]]
+"""One getaddrinfo() answer: family, type, proto, canonname, socket address."""
+
+
+class DeniedAddress(OSError):
+    """The destination is (or resolves to) a denied address; nothing was sent."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def check_address(host: str, address: str) -> None:
+    """Raises DeniedAddress when address (what host resolved to) is in a denied network."""
+    if destinations.is_denied_name(host):
+        raise DeniedAddress(f"{host} is a cloud metadata host, a denied destination")
+    ip = ipaddress.ip_address(address.split("%", 1)[0])
+    network = destinations.current().denied_network(ip)
+    if network is None:
+        return
+    if host.strip("[]") == str(ip):
+        raise DeniedAddress(f"{ip} is in a denied network ({network})")
+    if destinations.literal_address(host) is not None:
+        raise DeniedAddress(f"{host} is {ip}, in a denied network ({network})")
+    raise DeniedAddress(f"{host} resolves to {ip}, a denied network ({network})")
+
+
+async def resolve(
+    host: str, port: int, *, kind: socket.SocketKind = socket.SOCK_STREAM
+) -> list[AddrInfo]:
+    """Every address of host, each checked; DeniedAddress if any is denied.
+
+    Refusing the whole name when one of its addresses is denied (rather than skipping that
+    one) keeps a rebinding answer from being half-used.
+    """
+    if destinations.is_denied_name(host):
+        raise DeniedAddress(f"{host} is a cloud metadata host, a denied destination")
+    infos = await asyncio.get_running_loop().getaddrinfo(host.strip("[]"), port, type=kind)
+    checked: list[AddrInfo] = []
+    for info in infos:
+        check_address(host, str(info[4][0]))
+        if info not in checked:
+            checked.append(info)
+    return checked
+
+
+async def open_connection(
+    host: str, port: int, **kwargs: Any
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """asyncio.open_connection() to the checked addresses of host, in order.
+
+    With TLS the certificate is checked against host (the name), not the address.
+    """
+    if kwargs.get("ssl") and kwargs.get("server_hostname") is None:
+        kwargs["server_hostname"] = host.strip("[]")
+    error: OSError | None = None
+    for info in await resolve(host, port):
+        address, address_port = info[4][0], info[4][1]
+        try:
+            return await asyncio.open_connection(address, address_port, **kwargs)
+        except OSError as exc:
+            error = exc
+    raise error or OSError(f"no address for {host}")
+
+
+async def reachable_address(host: str, port: int) -> str:
+    """A checked address of host for a client that connects by itself (database drivers).
+
+    With one address, that one; with several, the first that accepts a TCP connection (the
+    order getaddrinfo gives, as a client connecting by name would try them).
+    """
+    infos = await resolve(host, port)
+    if len(infos) == 1:
+        return str(infos[0][4][0])
+    error: OSError | None = None
+    for info in infos:
+        try:
+            _, writer = await asyncio.open_connection(info[4][0], port)
+        except OSError as exc:
+            error = exc
+            continue
+        writer.close()
+        return str(info[4][0])
+    raise error or OSError(f"no address for {host}")
+
+
+def udp_address(infos: list[AddrInfo]) -> tuple[str, int]:
+    return str(infos[0][4][0]), int(infos[0][4][1])
+
+
+class PolicyResolver(AbstractResolver):
+    """aiohttp's default resolver, its answers checked against the policy."""
+
+    def __init__(self) -> None:
+        self._inner = DefaultResolver()
+
+    async def resolve(
+        self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
+    ) -> list[ResolveResult]:
+        if destinations.is_denied_name(host):
+            raise DeniedAddress(f"{host} is a cloud metadata host, a denied destination")
+        results = await self._inner.resolve(host, port, family)
+        for result in results:
+            check_address(host, result["host"])
+        return results
+
+    async def close(self) -> None:
+        await self._inner.close()
+
+
+def checked_socket(
+    info: tuple[int, int, int, str, tuple[Any, ...]],
+) -> socket.socket:
+    """aiohttp's socket factory: the last check, on the address actually connected to.
+
+    aiohttp does not resolve IP literals (a URL's or a redirect's), so only this sees them.
+    """
+    family, kind, proto, _, sockaddr = info
+    check_address(str(sockaddr[0]), str(sockaddr[0]))
+    return socket.socket(family, kind, proto)

@@ -1,0 +1,396 @@
+"""Destinations: link-local and cloud metadata addresses are refused, in every spelling, on
+create and change (422 naming the field) and again on the resolved address when a check
+connects (a name may resolve to anything later). Private and loopback addresses are fine.
+
+The connect-time tests deny loopback with WATCHPOST_DENIED_NETWORKS, so `localhost` passes
+validation as a name and is refused when the check resolves it, while a real server on
+loopback proves that nothing was sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import socket
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import pytest
+from fastapi import FastAPI
+from pydantic import ValidationError
+
+from tests.engine_support import engine_of, load, recording_server
+from tests.monitor_cases import MINIMAL, MONITORS
+from tests.objects import create_collector, create_target, target_body
+from tests.services import tcp_server
+from tests.support import TEST_PASSWORD, Api, data, errors
+from watchpost import destinations, outbound
+from watchpost.collectors.models import CollectorTarget
+from watchpost.destinations import DestinationPolicy, literal_address, parse_networks
+from watchpost.monitors.models import Monitor
+from watchpost.probes import web
+from watchpost.settings import Settings
+
+WEBHOOKS = "/api/v2/outgoing-webhooks"
+LOOPBACK_DENIED = "127.0.0.0/8,::1/128"
+METADATA = ipaddress.ip_address("169.254.169.254")
+
+# Every spelling of a denied destination a client might try.
+DENIED_HOSTS: list[str] = [
+    "169.254.169.254",
+    "169.254.0.1",
+    "fe80::1",
+    "FE80::a:b:c:d",
+    "fd00:ec2::254",
+    "::ffff:169.254.169.254",  # IPv4-mapped
+    "::ffff:a9fe:a9fe",
+    "2852039166",  # decimal
+    "0xa9fea9fe",  # hex
+    "0xA9.0xFE.0xA9.0xFE",
+    "0251.0376.0251.0376",  # octal
+    "169.254.43518",  # short forms
+    "169.16689662",
+    "metadata.google.internal",
+    "Metadata.Google.Internal.",
+]
+IP_SPELLINGS = [host for host in DENIED_HOSTS if literal_address(host) is not None]
+ALLOWED_HOSTS = [
+    "127.0.0.1",
+    "localhost",
+    "10.1.2.3",
+    "172.16.0.1",
+    "192.168.0.10",
+    "100.64.0.1",
+    "::1",
+    "fd12:3456::1",
+    "169.254.169.254.nip.io",  # a name: checked when it is resolved
+    "metadata.google.internal.example.com",
+]
+
+
+def standard_ip(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
+def in_url(host: str, path: str = "/") -> str:
+    return f"http://[{host}]{path}" if ":" in host else f"http://{host}{path}"
+
+
+@pytest.fixture
+def denied_networks() -> str | None:
+    """WATCHPOST_DENIED_NETWORKS for the test (None: unset); parametrize to change it."""
+    return None
+
+
+@pytest.fixture
+def settings(
+    settings: Settings, denied_networks: str | None, monkeypatch: pytest.MonkeyPatch
+) -> Settings:
+    """The test's settings, read again with WATCHPOST_DENIED_NETWORKS in the environment."""
+    if denied_networks is not None:
+        monkeypatch.setenv("WATCHPOST_DENIED_NETWORKS", denied_networks)
+    return Settings(
+        database_url=settings.database_url,
+        secret_key=settings.secret_key,
+        data_dir=settings.data_dir,
+    )
+
+
+@pytest.fixture(autouse=True)
+def default_policy_afterwards() -> Iterator[None]:
+    yield
+    destinations.configure(None)
+
+
+# ------------------------------------------------------------------------- spellings
+
+
+@pytest.mark.parametrize("host", DENIED_HOSTS)
+def test_every_spelling_is_denied_by_the_default_policy(host: str) -> None:
+    policy = destinations.current()
+    with pytest.raises(destinations.DeniedDestination):
+        policy.check_host(host)
+    with pytest.raises(destinations.DeniedDestination):
+        policy.check_url(in_url(host))
+    address = literal_address(host)
+    if address is not None and address.version == 4:
+        assert address in ipaddress.ip_network("169.254.0.0/16")
+
+
+@pytest.mark.parametrize("host", ALLOWED_HOSTS)
+def test_private_loopback_and_names_pass_validation(host: str) -> None:
+    destinations.current().check_host(host)
+    destinations.current().check_url(in_url(host))
+
+
+def test_legacy_spellings_mean_what_the_resolver_makes_of_them() -> None:
+    for host in ("2852039166", "0xa9fea9fe", "0251.0376.0251.0376", "169.254.43518"):
+        assert literal_address(host) == METADATA
+        resolved = socket.getaddrinfo(host, 80, type=socket.SOCK_STREAM)[0][4][0]
+        assert resolved == "169.254.169.254", host
+    for name in ("db.internal", "123.abc", "1e100.net", "cafe"):
+        assert literal_address(name) is None
+
+
+def test_the_list_is_replaced_not_extended() -> None:
+    policy = DestinationPolicy(parse_networks("10.0.0.0/8"))
+    policy.check_host("169.254.169.254")
+    with pytest.raises(destinations.DeniedDestination, match=r"10\.0\.0\.0/8"):
+        policy.check_host("::ffff:10.1.2.3")
+    with pytest.raises(destinations.DeniedDestination, match="metadata"):
+        policy.check_host("metadata.google.internal")  # names are denied whatever the list
+    DestinationPolicy(parse_networks("")).check_host("169.254.169.254")
+
+
+def test_a_bad_cidr_is_refused_at_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WATCHPOST_DENIED_NETWORKS", "169.254.0.0/16, not-a-network")
+    with pytest.raises(ValidationError, match="not-a-network"):
+        Settings()
+    monkeypatch.setenv("WATCHPOST_DENIED_NETWORKS", "10.0.0.0/8, fe80::/10")
+    assert Settings().denied_networks == "10.0.0.0/8, fe80::/10"
+
+
+# -------------------------------------------------------------- validation, per field
+
+
+async def _target_url(api: Api, kind: str, **fields: Any) -> tuple[str, str]:
+    owner = await create_collector(api)
+    collection = f"/api/v1/collectors/{owner['id']}/targets"
+    target = await create_target(api, owner["id"], target_body(kind, **fields))
+    return collection, f"{collection}/{target['id']}"
+
+
+def _refused(response: Any, field: str) -> None:
+    messages, fields = errors(response)
+    assert fields == [field], messages
+    assert "denied network" in messages[0] or "cloud metadata host" in messages[0], messages
+
+
+# (resource, field, the value for a host) → create body and PATCH body.
+FIELDS: dict[str, tuple[str, Any]] = {
+    "target host": ("host", lambda host: host),
+    "target endpoint": ("endpoint", lambda host: in_url(host, "/metrics")),
+    "target listen_ip": ("listen_ip", lambda host: host),
+    "monitor url (http)": ("url", lambda host: in_url(host, "/health")),
+    "monitor url (host)": ("url", lambda host: host),
+    "monitor url (dns server)": ("url", lambda host: host),
+    "webhook url": ("url", lambda host: in_url(host, "/hook")),
+}
+KIND_OF = {"target host": "postgres", "target endpoint": "prometheus", "target listen_ip": "nginx"}
+MONITOR_TYPE = {
+    "monitor url (http)": "status",
+    "monitor url (host)": "tcp",
+    "monitor url (dns server)": "dns",
+}
+
+
+async def _create_and_patch(api: Api, resource: str, value: Any) -> tuple[Any, Any]:
+    """(create response, PATCH response of an existing object) with the field set to value."""
+    field, _ = FIELDS[resource]
+    if resource in KIND_OF:
+        collection, url = await _target_url(api, KIND_OF[resource])
+        create = await api.post(collection, target_body(KIND_OF[resource], **{field: value}))
+        return create, await api.patch(url, {field: value})
+    if resource in MONITOR_TYPE:
+        body = {**MINIMAL[MONITOR_TYPE[resource]]}
+        existing = data(await api.post(MONITORS, body), 201)["id"]
+        create = await api.post(MONITORS, {**body, field: value})
+        return create, await api.patch(f"{MONITORS}/{existing}", {field: value})
+    body = {"url": "https://hooks.example/in", "trigger_type": "incident_change"}
+    existing = data(await api.post(WEBHOOKS, body), 201)["id"]
+    create = await api.post(WEBHOOKS, {**body, field: value})
+    return create, await api.patch(f"{WEBHOOKS}/{existing}", {field: value})
+
+
+@pytest.mark.parametrize("resource", FIELDS)
+async def test_denied_destinations_are_422_naming_the_field(api: Api, resource: str) -> None:
+    field, spell = FIELDS[resource]
+    hosts = IP_SPELLINGS if field == "listen_ip" else DENIED_HOSTS
+    misses = []
+    for host in hosts:
+        if field == "listen_ip" and not standard_ip(host):
+            continue  # listen_ip takes an IP address only; other spellings are 422 anyway
+        create, patch = await _create_and_patch(api, resource, spell(host))
+        for what, response in (("create", create), ("patch", patch)):
+            try:
+                _refused(response, field)
+            except AssertionError as exc:
+                misses.append(f"{what} {host}: {exc}")
+    assert not misses, "\n".join(misses)
+
+
+@pytest.mark.parametrize("resource", FIELDS)
+async def test_private_and_loopback_destinations_are_fine(api: Api, resource: str) -> None:
+    field, spell = FIELDS[resource]
+    for host in ALLOWED_HOSTS:
+        if field == "listen_ip" and not standard_ip(host):
+            continue
+        create, patch = await _create_and_patch(api, resource, spell(host))
+        assert create.status_code == 201, (host, create.text)
+        assert patch.status_code == 200, (host, patch.text)
+
+
+@pytest.mark.parametrize("denied_networks", ["10.0.0.0/8"])
+async def test_the_configured_list_replaces_the_default(api: Api) -> None:
+    create, _ = await _create_and_patch(api, "target host", "10.20.30.40")
+    _refused(create, "host")
+    create, _ = await _create_and_patch(api, "monitor url (http)", in_url("169.254.169.254"))
+    assert create.status_code == 201, create.text
+
+
+# ----------------------------------------------------------- connect time: nothing sent
+
+
+class Listener:
+    def __init__(self) -> None:
+        self.port = 0
+        self.connections = 0
+
+
+@asynccontextmanager
+async def listener() -> AsyncIterator[Listener]:
+    """A loopback TCP server that counts connections and reads what comes."""
+    seen = Listener()
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        seen.connections += 1
+        await reader.read(4096)
+
+    async with tcp_server(handle) as port:
+        seen.port = port
+        try:
+            yield seen
+        finally:
+            await web.CLIENT.aclose()
+
+
+def assert_denied_at_connect(error: str | None, host: str = "localhost") -> None:
+    assert error is not None
+    assert f"{host} resolves to " in error, error
+    assert "a denied network" in error and "nothing was sent" in error, error
+
+
+# Each kind with a field that points it at host:port.
+TARGET_FIELDS: dict[str, dict[str, Any]] = {
+    "postgres": {"ssl_mode": "disable", "password": TEST_PASSWORD},
+    "mysql": {"tls": "false", "password": TEST_PASSWORD},
+    "redis": {"password": TEST_PASSWORD},
+    "mongodb": {"username": "watcher", "password": TEST_PASSWORD},
+    "memcached": {},
+    "elasticsearch": {"scheme": "http"},
+    "nginx": {},
+    "apache": {},
+    "kafka": {},
+}
+
+
+@pytest.mark.parametrize("denied_networks", [LOOPBACK_DENIED])
+@pytest.mark.parametrize("kind", [*TARGET_FIELDS, "prometheus"])
+async def test_a_target_whose_host_resolves_to_a_denied_network_sends_nothing(
+    api: Api, app: FastAPI, kind: str
+) -> None:
+    async with listener() as server:
+        if kind == "prometheus":
+            fields: dict[str, Any] = {"endpoint": f"http://localhost:{server.port}/metrics"}
+        else:
+            fields = {"host": "localhost", "port": server.port, **TARGET_FIELDS[kind]}
+        _, url = await _target_url(api, kind, **fields)
+        await engine_of(app).tick()
+        assert server.connections == 0
+    row = await load(app, CollectorTarget, url.rsplit("/", 1)[1])
+    assert row.status == "down"
+    assert_denied_at_connect(row.last_error)
+
+
+@pytest.mark.parametrize("denied_networks", [LOOPBACK_DENIED])
+@pytest.mark.parametrize(
+    "monitor_type", ["status", "keyword", "tcp", "udp", "smtp", "pop", "imap", "dns", "ping"]
+)
+async def test_a_monitor_whose_host_resolves_to_a_denied_network_sends_nothing(
+    api: Api, app: FastAPI, monitor_type: str
+) -> None:
+    async with listener() as server:
+        body = {**MINIMAL[monitor_type], "url": "localhost"}
+        if monitor_type in ("status", "keyword"):
+            body["url"] = f"http://localhost:{server.port}/health"
+        if monitor_type in ("tcp", "udp"):  # mail types take their standard ports only
+            body["port"] = str(server.port)
+        monitor = data(await api.post(MONITORS, body), 201)
+        await engine_of(app).tick()
+        assert server.connections == 0
+    assert_denied_at_connect((await load(app, Monitor, monitor["id"])).last_error)
+
+
+async def test_an_address_denied_after_validation_is_refused_at_connect(
+    api: Api, app: FastAPI
+) -> None:
+    """A literal address stored before the list changed: aiohttp does not resolve IP literals,
+    so the socket factory is what refuses it."""
+    async with recording_server() as server:
+        monitor = data(await api.post(MONITORS, {"url": server.url("/health")}), 201)
+        destinations.configure("127.0.0.1/32")
+        await engine_of(app).tick()
+        assert not server.hits
+    error = (await load(app, Monitor, monitor["id"])).last_error
+    assert error is not None and "127.0.0.1 is in a denied network (127.0.0.1/32)" in error
+
+
+@asynccontextmanager
+async def redirecting_to(location: str) -> AsyncIterator[int]:
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while (await reader.readline()).strip():
+            pass
+        writer.write(
+            f"HTTP/1.1 302 Found\r\nLocation: {location}\r\nContent-Length: 0\r\n\r\n".encode()
+        )
+        await writer.drain()
+
+    async with tcp_server(handle) as port:
+        yield port
+
+
+@pytest.mark.parametrize("denied_networks", ["127.0.0.2/32"])
+async def test_a_redirect_to_a_denied_address_is_not_followed(api: Api, app: FastAPI) -> None:
+    hits = 0
+
+    async def count(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal hits
+        hits += 1
+
+    try:
+        trap = await asyncio.start_server(count, "127.0.0.2", 0)
+    except OSError as exc:
+        pytest.skip(f"cannot listen on 127.0.0.2 here: {exc}")
+    trap_port = trap.sockets[0].getsockname()[1]
+    try:
+        async with redirecting_to(f"http://127.0.0.2:{trap_port}/meta") as port:
+            monitor = data(await api.post(MONITORS, {"url": f"http://127.0.0.1:{port}/start"}), 201)
+            await engine_of(app).tick()
+            await web.CLIENT.aclose()
+    finally:
+        trap.close()
+        await trap.wait_closed()
+    assert hits == 0
+    error = (await load(app, Monitor, monitor["id"])).last_error
+    assert error is not None and "127.0.0.2 is in a denied network" in error, error
+
+
+@pytest.mark.parametrize("denied_networks", [LOOPBACK_DENIED])
+async def test_the_outbound_module_refuses_before_connecting(app: FastAPI) -> None:
+    """What webhook delivery will use: resolve, check, connect to the checked address."""
+    async with listener() as server:
+        with pytest.raises(outbound.DeniedAddress, match="localhost resolves to"):
+            await outbound.open_connection("localhost", server.port)
+        with pytest.raises(outbound.DeniedAddress, match="metadata"):
+            await outbound.resolve("metadata.google.internal", 80)
+        assert server.connections == 0
+        destinations.configure(None)
+        _, writer = await outbound.open_connection("localhost", server.port)
+        writer.close()
+        await writer.wait_closed()
+    assert server.connections == 1
