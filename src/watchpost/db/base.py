@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import BigInteger, DateTime, ForeignKey, Integer, MetaData, String
+from sqlalchemy import BigInteger, DateTime, ForeignKey, Integer, MetaData, String, Table
 from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -51,7 +51,18 @@ class Base(DeclarativeBase):
 
 
 class IdMixin:
+    """An integer id that is never reused. PostgreSQL sequences never go back; SQLite needs
+    AUTOINCREMENT, without which it hands out max(id) + 1 and a deleted newest object's id
+    goes to the next one (migration 0014 rebuilt the older tables)."""
+
     id: Mapped[int] = mapped_column(IdType, primary_key=True, autoincrement=True)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)  # maps the class: its __table__ exists after this
+        table = cls.__dict__.get("__table__")
+        if isinstance(table, Table):
+            # Set here, not in __table_args__, which many models define for their own indexes.
+            table.dialect_kwargs["sqlite_autoincrement"] = True
 
 
 class TimestampMixin:

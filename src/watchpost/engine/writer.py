@@ -22,11 +22,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Row, and_, bindparam, case, exists, func, select, update
+from sqlalchemy import Row, bindparam, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.collectors import metrics
-from watchpost.collectors.models import Collector, CollectorTarget
+from watchpost.collectors.models import CollectorTarget
+from watchpost.collectors.service import refresh_collector
 from watchpost.db.base import UTCDateTime
 from watchpost.engine import monitor_results, observations
 from watchpost.engine.checks import Outcome
@@ -152,7 +153,7 @@ async def write_outcomes(
     await session.flush()
     await metrics.add_samples(session, samples)
     for collector_id in sorted(collectors):
-        await _follow_targets(session, collector_id)
+        await refresh_collector(session, collector_id)
     await observations.record(session, seen)
     return report
 
@@ -310,33 +311,4 @@ def _observation(
         valid_for_s=valid_for_s,
         latency_ms=result.latency_ms,
         error=result.error,
-    )
-
-
-async def _follow_targets(session: AsyncSession, collector_id: int) -> None:
-    """A collector is down if an enabled target is down, up if one is up, else pending;
-    pinged_at is its targets' latest successful check."""
-
-    def any_target(status: str) -> Any:
-        return exists().where(
-            and_(
-                CollectorTarget.collector_id == collector_id,
-                CollectorTarget.enabled.is_(True),
-                CollectorTarget.status == status,
-            )
-        )
-
-    latest = (
-        select(func.max(CollectorTarget.last_ping_at))
-        .where(CollectorTarget.collector_id == collector_id)
-        .scalar_subquery()
-    )
-    await session.execute(
-        update(Collector)
-        .where(Collector.id == collector_id)
-        .values(
-            status=case((any_target("down"), "down"), (any_target("up"), "up"), else_="pending"),
-            pinged_at=latest,
-        )
-        .execution_options(synchronize_session=False)
     )

@@ -57,7 +57,7 @@ HEARTBEAT_NULLABLE: Final = frozenset(
 # ... except these, where null restores the default.
 HEARTBEAT_NULL_RESETS: Final = frozenset({"maintenance_timezone", "maintenance_days"})
 HEARTBEAT_READ_ONLY: Final = frozenset(
-    {"url", "status", "paused_at", "team_name", "created_at", "updated_at"}
+    {"url", "status", "last_ping_at", "paused_at", "team_name", "created_at", "updated_at"}
 )
 
 GROUP_DEFAULTS: Final[dict[str, Any]] = {"sort_index": 0, "paused": False}
@@ -118,6 +118,9 @@ class HeartbeatAttributes(BaseModel):
     paused: bool
     paused_at: str | None
     status: HeartbeatStatus
+    last_ping_at: str | None = Field(
+        description="When the last ping arrived (a success or a failure); null until the first."
+    )
     maintenance_from: str | None
     maintenance_to: str | None
     maintenance_timezone: str

@@ -28,6 +28,7 @@ from watchpost.heartbeats.schemas import (
 from watchpost.history import service as history
 from watchpost.http.errors import InvalidRequest
 from watchpost.policy import maintenance_attributes, notification_attributes
+from watchpost.status_pages.references import delete_shown
 
 HEARTBEAT = "heartbeat"
 GROUP = "heartbeat_group"
@@ -55,6 +56,7 @@ def heartbeat_attributes(
         "paused": heartbeat.paused,
         "paused_at": optional_isoformat_ms(heartbeat.paused_at),
         "status": heartbeat.status,
+        "last_ping_at": optional_isoformat_ms(heartbeat.last_ping_at),
         **maintenance_attributes(heartbeat),
         **notification_attributes(heartbeat),
         "team_name": team_name,
@@ -196,10 +198,10 @@ async def update_heartbeat(
 
 
 async def delete_heartbeat(session: AsyncSession, *, heartbeat: Heartbeat) -> None:
-    """Delete the heartbeat and its check history; its incidents stay, as history."""
+    """Delete the heartbeat, its check history and the status page resources showing it; its
+    incidents stay, as history."""
     await history.forget(session, subject_type="heartbeat", subject_id=heartbeat.id)
-    await session.delete(heartbeat)
-    await session.flush()
+    await delete_shown(session, heartbeat, resource_type="Heartbeat")
 
 
 # --------------------------------------------------------------------- heartbeat groups
@@ -269,11 +271,11 @@ async def update_group(
 
 
 async def delete_group(session: AsyncSession, *, group: HeartbeatGroup, now: datetime) -> None:
-    """Delete the group; its heartbeats stay, ungrouped."""
+    """Delete the group and the status page resources showing it; its heartbeats stay,
+    ungrouped."""
     await session.execute(
         update(Heartbeat)
         .where(Heartbeat.team_id == group.team_id, Heartbeat.heartbeat_group_id == group.id)
         .values(heartbeat_group_id=None, updated_at=now)
     )
-    await session.delete(group)
-    await session.flush()
+    await delete_shown(session, group, resource_type="HeartbeatGroup")

@@ -23,6 +23,7 @@ from watchpost.monitors.schemas import (
 from watchpost.monitors.status_machine import apply, resume, state_of
 from watchpost.monitors.types import TYPE_FIELDS
 from watchpost.policy import maintenance_attributes, notification_attributes
+from watchpost.status_pages.references import delete_shown
 
 MONITOR = "monitor"
 GROUP = "monitor_group"
@@ -208,10 +209,10 @@ async def update_monitor(
 
 
 async def delete_monitor(session: AsyncSession, *, monitor: Monitor) -> None:
-    """Delete the monitor and its check history; its incidents stay, as history."""
+    """Delete the monitor, its check history and the status page resources showing it; its
+    incidents stay, as history."""
     await history.forget(session, subject_type="monitor", subject_id=monitor.id)
-    await session.delete(monitor)
-    await session.flush()
+    await delete_shown(session, monitor, resource_type="Monitor")
 
 
 # ------------------------------------------------------------------------ monitor groups
@@ -287,12 +288,12 @@ async def update_group(
 
 
 async def delete_group(session: AsyncSession, *, group: MonitorGroup, now: datetime) -> None:
-    """Delete the group; its monitors stay, ungrouped."""
+    """Delete the group and the status page resources showing it; its monitors stay,
+    ungrouped."""
     await session.execute(
         update(Monitor)
         .where(Monitor.team_id == group.team_id, Monitor.monitor_group_id == group.id)
         .values(monitor_group_id=None, updated_at=now)
         .execution_options(synchronize_session=False)
     )
-    await session.delete(group)
-    await session.flush()
+    await delete_shown(session, group, resource_type="MonitorGroup")

@@ -16,7 +16,8 @@ incident:
   the last one being today (observed up to now).
 - availability = (observed - maintenance - downtime) / (observed - maintenance) over the
   page's history window, rounded to 6 places: unobserved time counts neither way;
-  null when nothing was observed.
+  1 when nothing was observed (always a number in [0, 1], as the specification types it;
+  status_history's `not_monitored` days are what says nothing was observed).
 - Day status: downtime if any downtime, else degraded, else maintenance, else operational.
 - Current status: not_monitored when paused or not observed now; else downtime, degraded,
   maintenance (observed in maintenance now) or operational.
@@ -92,7 +93,7 @@ class Marking:
 @dataclass(frozen=True)
 class Summary:
     status: str
-    availability: float | None
+    availability: float
     status_history: list[dict[str, Any]]
     observed_s: float = 0.0
     counted_s: float = 0.0
@@ -230,7 +231,7 @@ def summarize(
     total_down = min(sum(in_downtime), counted)
     return Summary(
         _current(record, down_incidents, degraded_incidents, now),
-        _availability(observed, counted, total_down),
+        _availability(counted, total_down),
         history,
         observed_s=observed,
         counted_s=counted,
@@ -238,10 +239,11 @@ def summarize(
     )
 
 
-def _availability(observed: float, counted: float, down: float) -> float | None:
+def _availability(counted: float, down: float) -> float:
+    """In [0, 1]; 1 when no time counts (nothing observed, or only maintenance)."""
     if counted > 0:
-        return round((counted - down) / counted, 6)
-    return 1.0 if observed > 0 else None
+        return min(max(round((counted - down) / counted, 6), 0.0), 1.0)
+    return 1.0
 
 
 def combine(members: Sequence[Summary], *, days: int, paused: bool = False) -> Summary:
@@ -266,7 +268,7 @@ def combine(members: Sequence[Summary], *, days: int, paused: bool = False) -> S
     status = NOT_MONITORED if paused else _worst(member.status for member in members)
     return Summary(
         status,
-        _availability(observed, counted, down),
+        _availability(counted, down),
         history,
         observed_s=observed,
         counted_s=counted,

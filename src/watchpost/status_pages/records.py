@@ -8,7 +8,7 @@ read hourly rollups and build their local days from them.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Any, Final
 from zoneinfo import ZoneInfo
@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.history.service import Granularity, History, histories
 from watchpost.incidents.models import Incident as IncidentRow
+from watchpost.policy import in_maintenance
 from watchpost.status_pages.availability import (
     Cell,
     Incident,
@@ -46,8 +47,25 @@ INCIDENT_COLUMNS: Final[dict[str, str]] = {
 }
 _TOKEN_ATTRS = ("value", "item_id", "name", "email")
 
-Member = tuple[str, int, bool]
-"""(subject_type, subject_id, paused)."""
+Member = tuple[str, int, bool, str | None]
+"""(subject_type, subject_id, paused, its live state now: see LIVE_STATES)."""
+
+
+def _heartbeat_now(heartbeat: Any, now: datetime) -> str | None:
+    if heartbeat.paused or heartbeat.status not in ("up", "down"):
+        return None
+    return "maintenance" if in_maintenance(heartbeat, now) else str(heartbeat.status)
+
+
+LIVE_STATES: Final[dict[str, Callable[[Any, datetime], str | None]]] = {
+    "heartbeat": _heartbeat_now,
+}
+"""subject_type → the state an item of it is in now, from its own row. The engine records
+heartbeats in the check history only once a minute (pings stay one statement), so until it
+does, a heartbeat's current status comes from the heartbeat itself: a status page shows a
+heartbeat that is up as operational at once, not as not_monitored. Monitors and targets are
+recorded in the same transaction as the check that changes them and need no such rule. The
+days' history still counts only recorded time."""
 
 
 def _tokens(values: Any) -> tuple[str, ...]:
@@ -114,18 +132,29 @@ def _lasts(incident: Incident, page: StatusPage, now: datetime) -> bool:
     return (end - incident.start).total_seconds() >= (page.min_incident_length or 0)
 
 
-def _record(history: History, incidents: list[Incident], *, paused: bool) -> Record:
+def _record(
+    history: History, incidents: list[Incident], *, paused: bool, live: str | None
+) -> Record:
+    state = history.state if history.state is not None else live
     return Record(
         cells=[Cell(b.start, b.end, b.observed_s, b.maintenance_s) for b in history.buckets],
         incidents=incidents,
-        observed_now=history.state is not None,
-        maintenance_now=history.state == "maintenance",
+        observed_now=state is not None,
+        maintenance_now=state == "maintenance",
         paused=paused,
     )
 
 
+def _member(subject_type: str, item: Any, now: datetime) -> Member:
+    live = LIVE_STATES.get(subject_type)
+    return (subject_type, item.id, bool(item.paused), live(item, now) if live else None)
+
+
 async def _members(
-    session: AsyncSession, resources: Sequence[StatusPageResource], targets: dict[Any, Any]
+    session: AsyncSession,
+    resources: Sequence[StatusPageResource],
+    targets: dict[Any, Any],
+    now: datetime,
 ) -> dict[int, list[Member]]:
     """resource id → the subjects it shows (one for an item, the members for a group)."""
     members: dict[int, list[Member]] = {}
@@ -135,7 +164,7 @@ async def _members(
         if target is None:
             continue
         if res.resource_type in ITEMS:
-            members[res.id] = [(ITEMS[res.resource_type], target.id, bool(target.paused))]
+            members[res.id] = [_member(ITEMS[res.resource_type], target, now)]
         elif res.resource_type in GROUPS:
             groups[res.resource_type].add(target.id)
     for group_type, group_ids in groups.items():
@@ -145,10 +174,8 @@ async def _members(
             continue
         column = getattr(model, column_name)
         by_group: dict[int, list[Member]] = defaultdict(list)
-        for member_id, paused, group_id in await session.execute(
-            select(model.id, model.paused, column).where(column.in_(group_ids))
-        ):
-            by_group[group_id].append((subject_type, member_id, bool(paused)))
+        for item in await session.scalars(select(model).where(column.in_(group_ids))):
+            by_group[getattr(item, column_name)].append(_member(subject_type, item, now))
         for res in resources:
             if res.resource_type == group_type and res.resource_id is not None:
                 members[res.id] = by_group.get(res.resource_id, [])
@@ -173,10 +200,10 @@ async def summaries(
     if all(start.utcoffset() == timedelta(0) for _, start in window):
         granularity = "day"
 
-    members = await _members(session, resources, targets)
+    members = await _members(session, resources, targets, now)
     wanted: dict[str, set[int]] = defaultdict(set)
     for subjects in members.values():
-        for subject_type, subject_id, _ in subjects:
+        for subject_type, subject_id, _, _ in subjects:
             wanted[subject_type].add(subject_id)
     records: dict[tuple[str, int], tuple[History, list[Incident]]] = {}
     for subject_type, ids in wanted.items():
@@ -204,20 +231,20 @@ async def summaries(
         elif res.id in members and res.resource_type in GROUPS:
             parts = [
                 summarize(
-                    _record(*records[(kind, ident)], paused=paused),
+                    _record(*records[(kind, ident)], paused=paused, live=live),
                     rules,
                     now=now,
                     days=days,
                     tz=tz,
                 )
-                for kind, ident, paused in members[res.id]
+                for kind, ident, paused, live in members[res.id]
             ]
             if not parts:
                 parts = [summarize(Record(), rules, now=now, days=days, tz=tz)]
             found[res.id] = combine(parts, days=days, paused=bool(getattr(target, "paused", False)))
         elif res.id in members:
-            ((kind, ident, paused),) = members[res.id]
-            record = _record(*records[(kind, ident)], paused=paused)
+            ((kind, ident, paused, live),) = members[res.id]
+            record = _record(*records[(kind, ident)], paused=paused, live=live)
             found[res.id] = summarize(record, rules, now=now, days=days, tz=tz)
         else:
             record = Record(paused=bool(getattr(target, "paused", False)))

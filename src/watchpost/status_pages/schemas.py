@@ -268,7 +268,12 @@ class ResourceAttributes(BaseModel):
     mark_as_down_metadata_rule: MetadataRuleOut | None
     mark_as_degraded_for: MarkFor
     mark_as_degraded_metadata_rule: MetadataRuleOut | None
-    availability: float | None
+    availability: float = Field(
+        ge=0,
+        le=1,
+        description="Fraction of the observed time, outside maintenance, without downtime; "
+        "1 when nothing was observed (status_history then says not_monitored).",
+    )
     status: str
     status_history: list[DayOut]
     created_at: str

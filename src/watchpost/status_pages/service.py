@@ -601,8 +601,12 @@ async def _prepare(
         else:
             model = model_of(resource_type)
             assert model is not None  # is_supported checked it
+            # KEY SHARE: the item cannot be deleted until this resource is committed (and the
+            # delete then removes the resource too; see references.py).
             found = await session.scalar(
-                select(model.id).where(model.id == int(text), model.team_id == team_id)
+                select(model.id)
+                .where(model.id == int(text), model.team_id == team_id)
+                .with_for_update(read=True, key_share=True)
             )
             if found is None:
                 problems.append(

@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.crypto import SecretBox
 from watchpost.db.queries import one_or_404
+from watchpost.status_pages.references import delete_shown
 from watchpost.webhooks.models import CustomWebhookTemplate, OutgoingWebhook
 from watchpost.webhooks.schemas import (
     TEMPLATE_FIELD,
@@ -176,6 +177,6 @@ async def update_webhook(
 
 
 async def delete_webhook(session: AsyncSession, *, webhook: OutgoingWebhook) -> None:
-    """Delete the webhook and, by cascade, its template."""
-    await session.delete(webhook)
-    await session.flush()
+    """Delete the webhook, by cascade its template, and the status page resources showing it
+    (WebhookIntegration)."""
+    await delete_shown(session, webhook, resource_type="WebhookIntegration")
