@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from watchpost.clock import Clock, SystemClock
 from watchpost.crypto import SecretBox, load_or_create_key
 from watchpost.db.session import Database, create_engine
+from watchpost.http.ratelimit import RateLimits
 from watchpost.settings import Settings
 
 
@@ -16,6 +17,7 @@ class AppContext:
     db: Database
     clock: Clock
     box: SecretBox
+    limits: RateLimits
 
     @classmethod
     def build(cls, settings: Settings, clock: Clock | None = None) -> AppContext:
@@ -29,4 +31,7 @@ class AppContext:
             db=Database(create_engine(settings.async_database_url)),
             clock=clock or SystemClock(),
             box=SecretBox(key),
+            limits=RateLimits.per_minute(
+                settings.rate_limit_per_minute, settings.ping_rate_limit_per_minute
+            ),
         )
