@@ -28,7 +28,8 @@ from fastapi import Request
 from watchpost.http.errors import ApiError
 
 WINDOW = 60.0  # seconds: limits are given per minute
-MAX_KEYS = 100_000  # buckets one limiter keeps (≈ 13 MB at most; bench/rate_limit_bench.py)
+# Buckets one limiter keeps: ≈ 11 MiB, plus the keys (≤ 9 MiB of IPv6 address strings).
+MAX_KEYS = 100_000
 STEP_BACK = 1.0  # a bucket further in the future than WINDOW + this: the clock went back
 EXPIRE_PER_INSERT = 2  # idle buckets dropped, at most, each time a new key comes in
 
