@@ -92,7 +92,16 @@ async def measure(
 
 
 async def run(data_dir: Path, secret_key: str, token: str, sources: int, requests: int) -> None:
-    app: Any = create_app(Settings(data_dir=data_dir, secret_key=secret_key, log_level="warning"))
+    # Rate limits off, as in bench/api_bench.py: one token sends every request.
+    app: Any = create_app(
+        Settings(
+            data_dir=data_dir,
+            secret_key=secret_key,
+            log_level="warning",
+            rate_limit_per_minute=0,
+            ping_rate_limit_per_minute=0,
+        )
+    )
     rng = random.Random(1)
     pages = max(1, sources // PER_PAGE)
 

@@ -8,6 +8,7 @@ from watchpost import destinations
 from watchpost.clock import Clock, SystemClock
 from watchpost.crypto import SecretBox, load_or_create_key
 from watchpost.db.session import Database, create_engine
+from watchpost.http.ratelimit import RateLimits
 from watchpost.settings import Settings
 
 
@@ -17,6 +18,7 @@ class AppContext:
     db: Database
     clock: Clock
     box: SecretBox
+    limits: RateLimits
 
     @classmethod
     def build(cls, settings: Settings, clock: Clock | None = None) -> AppContext:
@@ -32,4 +34,7 @@ class AppContext:
             db=Database(create_engine(settings.async_database_url)),
             clock=clock or SystemClock(),
             box=SecretBox(key),
+            limits=RateLimits.per_minute(
+                settings.rate_limit_per_minute, settings.ping_rate_limit_per_minute
+            ),
         )

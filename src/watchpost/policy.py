@@ -64,11 +64,26 @@ class MaintenanceColumns:
     maintenance_days: Mapped[list[str]] = mapped_column(JSON, default=list)
 
 
+def check_no_repeats(days: list[str]) -> list[str]:
+    if len(set(days)) != len(days):
+        raise ValueError("must not repeat a day")
+    return days
+
+
+# At most the seven days, each once: a list of any length would be stored and read at every
+# check.
+MaintenanceDays = Annotated[
+    list[Weekday], Field(max_length=len(WEEKDAYS)), AfterValidator(check_no_repeats)
+]
+
+
 class MaintenanceFields(BaseModel):
     maintenance_from: ClockTime | None = Field(default=None, description='Start, "HH:MM:SS".')
     maintenance_to: ClockTime | None = Field(default=None, description='End, "HH:MM:SS".')
     maintenance_timezone: TimeZone | None = Field(default=None, description="IANA zone name.")
-    maintenance_days: list[Weekday] | None = Field(default=None, description="mon … sun.")
+    maintenance_days: MaintenanceDays | None = Field(
+        default=None, description="mon … sun, each at most once."
+    )
 
 
 def maintenance_problems(values: dict[str, Any]) -> list[tuple[str | None, str]]:

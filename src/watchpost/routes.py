@@ -10,14 +10,16 @@ level of nesting. With the domains behind a token router that cost ≈ 0.1 to 0.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from importlib import import_module
+from typing import Any
 
 from fastapi import APIRouter, Depends
 from fastapi.params import Depends as DependsParam
 from fastapi.routing import APIRoute
 
 from watchpost.http.deps import current_principal
+from watchpost.http.openapi import ERROR_RESPONSES
 
 # Domains whose `endpoints.routers` serve the token-protected API, one per line.
 API_DOMAINS = (
@@ -42,9 +44,12 @@ def _routers(module: str) -> tuple[APIRouter, ...]:
 
 
 def flat_routes(
-    routers: Iterable[APIRouter], dependencies: Sequence[DependsParam] = ()
+    routers: Iterable[APIRouter],
+    dependencies: Sequence[DependsParam] = (),
+    responses: Mapping[int | str, dict[str, Any]] | None = None,
 ) -> list[APIRoute]:
-    """The routers' routes rebuilt as top-level routes, with dependencies run first."""
+    """The routers' routes rebuilt as top-level routes, with dependencies run first (and
+    responses added to each route's documented ones)."""
     target = APIRouter(dependencies=list(dependencies))
     for router in routers:
         for route in router.routes:
@@ -60,7 +65,7 @@ def flat_routes(
                 summary=route.summary,
                 description=route.description,
                 response_description=route.response_description,
-                responses=route.responses,
+                responses={**route.responses, **(responses or {})},
                 deprecated=route.deprecated,
                 methods=route.methods,
                 operation_id=route.operation_id,
@@ -81,9 +86,10 @@ def flat_routes(
 
 
 def api_routes() -> list[APIRoute]:
-    """Every token-protected route; the token check runs before anything else of the route."""
+    """Every token-protected route; the token check (and the token's rate limit) runs before
+    anything else of the route."""
     routers = [router for domain in API_DOMAINS for router in _routers(f"{domain}.endpoints")]
-    return flat_routes(routers, [Depends(current_principal)])
+    return flat_routes(routers, [Depends(current_principal)], {429: ERROR_RESPONSES[429]})
 
 
 def public_routes() -> list[APIRoute]:

@@ -65,6 +65,20 @@ class Settings(BaseSettings):
         description="Seconds a lease outlives the check's own timeout; only a dead worker's "
         "lease expires, after which another worker takes the check over.",
     )
+    rate_limit_per_minute: int = Field(
+        default=1200,
+        ge=0,
+        le=1_000_000,
+        description="Requests a minute one API token may send (all at once, or spread); "
+        "0: no limit.",
+    )
+    ping_rate_limit_per_minute: int = Field(
+        default=6000,
+        ge=0,
+        le=1_000_000,
+        description="Requests a minute one client address may send to the routes without an "
+        "API token (heartbeat pings); 0: no limit.",
+    )
 
     denied_networks: str | None = Field(
         default=None,

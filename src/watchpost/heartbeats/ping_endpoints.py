@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import PlainTextResponse, Response
 from starlette.exceptions import HTTPException
 
@@ -20,9 +20,15 @@ from watchpost.heartbeats.pings import (
 from watchpost.heartbeats.service import PING_PATH
 from watchpost.http.deps import Context, WriteDb
 from watchpost.http.errors import ApiError
-from watchpost.http.openapi import MessageErrorBody
+from watchpost.http.openapi import ERROR_RESPONSES, MessageErrorBody
+from watchpost.http.ratelimit import limit_by_address
 
-router = APIRouter(prefix=PING_PATH.rstrip("/"), tags=["heartbeat pings"])
+# Limited per client address before anything else: pings need no token to be counted by.
+router = APIRouter(
+    prefix=PING_PATH.rstrip("/"),
+    tags=["heartbeat pings"],
+    dependencies=[Depends(limit_by_address)],
+)
 SECRET_PATH_PREFIXES = (PING_PATH,)
 """The segment after this is the heartbeat's token: logs mask it (http/logs.py)."""
 
@@ -37,6 +43,14 @@ RESPONSES: dict[int | str, dict[str, Any]] = {
         "content": {"text/plain": {"schema": {"type": "string", "example": ANSWER}}},
     },
     404: {"model": MessageErrorBody, "description": "No heartbeat has this token"},
+    # Described by hand: the routes' own response class would label the JSON text/plain.
+    429: {
+        "description": ERROR_RESPONSES[429]["description"],
+        "headers": ERROR_RESPONSES[429]["headers"],
+        "content": {
+            "application/json": {"schema": {"$ref": "#/components/schemas/MessageErrorBody"}}
+        },
+    },
 }
 OUTPUT_BODY = {
     "requestBody": {

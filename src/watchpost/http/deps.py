@@ -17,6 +17,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from watchpost.context import AppContext
 from watchpost.db.session import Database
 from watchpost.http.errors import Unauthorized
+from watchpost.http.ratelimit import check_token
 from watchpost.teams.service import Principal, authenticate
 
 _SESSIONS = "watchpost.sessions"
@@ -120,7 +121,8 @@ WriteDb = Annotated[AsyncSession, Depends(write_session)]
 
 
 async def current_principal(request: Request) -> Principal:
-    """The team of the bearer token; 401 with one body for every way it can be wrong."""
+    """The team of the bearer token; 401 with one body for every way it can be wrong, 429
+    when the token has used up its requests of the minute (no query more: keyed by its id)."""
     header = request.headers.get("authorization", "")
     scheme, _, token = header.partition(" ")
     token = token.strip()
@@ -129,6 +131,7 @@ async def current_principal(request: Request) -> Principal:
     principal = await authenticate(await request_sessions(request).read(), token)
     if principal is None:
         raise Unauthorized()
+    check_token(request, principal.token_id)
     return principal
 
 

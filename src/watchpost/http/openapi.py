@@ -23,6 +23,16 @@ ERROR_RESPONSES: dict[int, dict[str, Any]] = {
     409: {"model": MessageErrorBody, "description": "Conflicts with the object's state"},
     415: {"model": ValidationErrorBody, "description": "Body is not application/json"},
     422: {"model": ValidationErrorBody, "description": "Invalid attributes"},
+    429: {
+        "model": MessageErrorBody,
+        "description": "Rate limit exceeded (per API token, or per address without one)",
+        "headers": {
+            "Retry-After": {
+                "description": "Seconds to wait before the next request is allowed.",
+                "schema": {"type": "integer", "minimum": 1},
+            }
+        },
+    },
 }
 
 

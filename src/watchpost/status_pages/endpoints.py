@@ -17,6 +17,7 @@ from watchpost.http.openapi import ListDoc, SingleDoc, request_body
 from watchpost.http.pagination import Paging, paginate
 from watchpost.status_pages import service
 from watchpost.status_pages.kinds import rules_markdown
+from watchpost.status_pages.limits import LIST_HISTORY_DAYS, MAX_RESOURCES, MAX_SECTIONS
 from watchpost.status_pages.models import StatusPage, StatusPageResource, StatusPageSection
 from watchpost.status_pages.records import summaries
 from watchpost.status_pages.schemas import (
@@ -51,7 +52,12 @@ def _section(section: StatusPageSection) -> Resource:
 
 
 async def _resources(
-    db: AsyncSession, page: StatusPage, rows: Sequence[StatusPageResource], now: datetime
+    db: AsyncSession,
+    page: StatusPage,
+    rows: Sequence[StatusPageResource],
+    now: datetime,
+    *,
+    history_days: int | None = None,
 ) -> list[Resource]:
     targets = await service.load_targets(db, rows)
     found = await summaries(db, rows, targets, page=page, now=now)
@@ -60,7 +66,10 @@ async def _resources(
             service.RESOURCE,
             row.id,
             service.resource_attributes(
-                row, target=targets.get((row.resource_type, row.resource_id)), summary=found[row.id]
+                row,
+                target=targets.get((row.resource_type, row.resource_id)),
+                summary=found[row.id],
+                history_days=history_days,
             ),
         )
         for row in rows
@@ -163,7 +172,8 @@ async def delete_page(status_page_id: str, caller: Caller, db: WriteDb) -> Respo
     status_code=201,
     summary="Create a status page section",
     description="`position` is zero-based; omitted appends; an occupied position shifts the "
-    "sections at and after it down, except fixed-position ones.",
+    "sections at and after it down, except fixed-position ones. A page holds at most "
+    f"{MAX_SECTIONS:,} sections (422).",
     responses={201: {"model": SingleDoc[SectionAttributes]}, **WRITE_ERRORS},
     openapi_extra=request_body(SectionCreate),
 )
@@ -273,8 +283,8 @@ async def delete_section(
         "Every attribute is optional. Without `status_page_section_id` the resource goes to "
         "the page's first section (created when the page has none); without `position` it "
         "is appended; an occupied position shifts the resources at and below it down, "
-        "except fixed-position ones. `widget_type` takes preference over `history`.\n\n"
-        + rules_markdown()
+        "except fixed-position ones. `widget_type` takes preference over `history`. A page "
+        f"holds at most {MAX_RESOURCES:,} resources (422).\n\n" + rules_markdown()
     ),
     responses={201: {"model": SingleDoc[ResourceAttributes]}, **WRITE_ERRORS},
     openapi_extra=request_body(ResourceFields, required=False),
@@ -302,6 +312,9 @@ async def create_resource(
 @router.get(
     "/{status_page_id}/resources",
     summary="List a status page's resources",
+    description=f"Each item's `status_history` holds the most recent {LIST_HISTORY_DAYS} days "
+    "(all of them when the page's `history` is shorter); `availability` and `status` cover the "
+    "page's whole history, as on a single GET, which carries every day.",
     responses={200: {"model": ListDoc[ResourceAttributes]}, **LIST_ERRORS},
 )
 async def list_resources(
@@ -315,7 +328,8 @@ async def list_resources(
         paging,
         order_by=StatusPageResource.id,
     )
-    return listing(await _resources(db, page, rows, ctx.clock.now()), links)
+    items = await _resources(db, page, rows, ctx.clock.now(), history_days=LIST_HISTORY_DAYS)
+    return listing(items, links)
 
 
 @router.get(

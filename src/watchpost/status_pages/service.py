@@ -29,6 +29,7 @@ from watchpost.status_pages.kinds import (
     model_of,
     widget_from_history,
 )
+from watchpost.status_pages.limits import MAX_RESOURCES, MAX_SECTIONS, check_room
 from watchpost.status_pages.models import StatusPage, StatusPageResource, StatusPageSection
 from watchpost.status_pages.ordering import PositionHeld, arrange
 from watchpost.status_pages.records import summaries
@@ -272,6 +273,7 @@ async def create_section(
     session: AsyncSession, *, page: StatusPage, data: SectionCreate, now: datetime
 ) -> StatusPageSection:
     """A new section at data.position (others shift down) or at the end."""
+    await check_room(session, page=page, what="sections", limit=MAX_SECTIONS)
     section = StatusPageSection(
         team_id=page.team_id,
         status_page_id=page.id,
@@ -410,8 +412,14 @@ def public_name(resource: StatusPageResource, target: Any | None) -> str:
 
 
 def resource_attributes(
-    resource: StatusPageResource, *, target: Any | None, summary: Summary
+    resource: StatusPageResource,
+    *,
+    target: Any | None,
+    summary: Summary,
+    history_days: int | None = None,
 ) -> dict[str, Any]:
+    """history_days: only the most recent days of status_history (lists); None: all."""
+    history = summary.status_history
     return {
         "status_page_section_id": resource.status_page_section_id,
         "resource_id": resource.resource_id,
@@ -428,7 +436,7 @@ def resource_attributes(
         "mark_as_degraded_metadata_rule": _rule_out(resource.mark_as_degraded_metadata_rule),
         "availability": summary.availability,
         "status": summary.status,
-        "status_history": summary.status_history,
+        "status_history": history[-history_days:] if history_days else history,
         "created_at": isoformat_ms(resource.created_at),
         "updated_at": isoformat_ms(resource.updated_at),
     }
@@ -699,6 +707,7 @@ async def create_resource(
     now: datetime,
 ) -> StatusPageResource:
     """A new resource at data.position of its section (others shift down) or at the end."""
+    await check_room(session, page=page, what="resources", limit=MAX_RESOURCES)
     prepared = await _prepare(
         session, page=page, team_name=team_name, data=data, sent=sent, current=None
     )
