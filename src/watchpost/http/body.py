@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import math
 from typing import Annotated, Any, TypeVar
 
 import orjson
@@ -37,6 +39,11 @@ async def read_json_object(request: Request) -> dict[str, Any]:
     try:
         value = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
+        oversized = _oversized_numbers(raw)
+        if oversized:
+            raise InvalidRequest(
+                [(key, f"{key} must be a number within the field's range") for key in oversized]
+            ) from None
         raise InvalidRequest([(None, f"body is not valid JSON ({exc.msg})")], status=400) from None
     if not isinstance(value, dict):
         raise InvalidRequest([(None, "body must be a JSON object")], status=400)
@@ -45,6 +52,47 @@ async def read_json_object(request: Request) -> dict[str, Any]:
     if with_nul:
         raise InvalidRequest([(key, f"{key} must not contain NUL characters") for key in with_nul])
     return value
+
+
+class _TooLarge:
+    """Stands for a number no field can hold, found while reading a body orjson refused."""
+
+
+def _number(text: str) -> object:
+    # float() has no limit on digits (int() stops at 4,300) and overflows to inf.
+    return _TooLarge() if math.isinf(float(text)) else 0
+
+
+def _reject_constant(name: str) -> object:
+    raise ValueError(name)  # NaN and Infinity are not JSON
+
+
+def _oversized_numbers(raw: bytes) -> list[str]:
+    """The top-level keys holding a number beyond a double's range, which orjson refuses as
+    a whole ("number is infinity"). JSON allows such numbers: they are a 422 naming the field,
+    like any out-of-range value, not a 400. Empty when the body is not valid JSON anyway."""
+    try:
+        value = json.loads(
+            raw.decode("utf-8"),
+            parse_int=_number,
+            parse_float=_number,
+            parse_constant=_reject_constant,
+        )
+    except (ValueError, RecursionError):  # ValueError covers bad UTF-8 and bad JSON
+        return []
+    if not isinstance(value, dict):
+        return []
+    return [key for key, item in value.items() if _holds(item, _TooLarge)]
+
+
+def _holds(value: Any, kind: type) -> bool:
+    if isinstance(value, kind):
+        return True
+    if isinstance(value, dict):
+        return any(_holds(item, kind) for item in value.values())
+    if isinstance(value, list):
+        return any(_holds(item, kind) for item in value)
+    return False
 
 
 def _has_nul(value: Any) -> bool:

@@ -26,13 +26,16 @@ ERROR_RESPONSES: dict[int, dict[str, Any]] = {
 }
 
 
-def request_body(model: type[BaseModel], *, required: bool = True) -> dict[str, Any]:
+def request_body(model: type[BaseModel]) -> dict[str, Any]:
     """`openapi_extra` describing a JSON request body validated by model.
 
-    Nested models are inlined: the generated `$defs` would otherwise be referenced from
-    components that FastAPI never registers for bodies it does not parse itself.
+    The body is documented as required exactly when the model has a required field: an
+    empty body reads as `{}` (http/body.py), which such a model refuses (422) and any other
+    model accepts. Nested models are inlined: the generated `$defs` would otherwise be
+    referenced from components that FastAPI never registers for bodies it does not parse.
     """
     schema = model.model_json_schema()
+    required = any(field.is_required() for field in model.model_fields.values())
     return {
         "requestBody": {
             "required": required,

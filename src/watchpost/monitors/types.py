@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal, get_args
 from urllib.parse import urlsplit
 
-from watchpost.validation import check_host, check_http_url
+from watchpost.validation import ascii_int, check_host, check_http_url
 
 MonitorType = Literal[
     "status",
@@ -257,8 +257,8 @@ def port_number(value: Any) -> int | None:
     """A port given as a string of digits (or an integer) as a number; None when malformed."""
     if type(value) is int:
         return value
-    if isinstance(value, str) and value.strip().isdigit() and len(value.strip()) <= 5:
-        return int(value.strip())
+    if isinstance(value, str):
+        return ascii_int(value.strip(), low=0, high=99_999)
     return None
 
 

@@ -277,7 +277,7 @@ async def delete_section(
         + rules_markdown()
     ),
     responses={201: {"model": SingleDoc[ResourceAttributes]}, **WRITE_ERRORS},
-    openapi_extra=request_body(ResourceFields, required=False),
+    openapi_extra=request_body(ResourceFields),
 )
 async def create_resource(
     status_page_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb

@@ -9,7 +9,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from watchpost.policy import TimeZone
 from watchpost.status_pages.kinds import MarkFor, ResourceType, WidgetType
-from watchpost.validation import Host, HttpUrl, Name, Secret, check_http_url
+from watchpost.validation import INT32_MAX, Host, HttpUrl, Id, IdText, Name, Secret, check_http_url
 
 Theme = Literal["light", "dark", "system"]
 Layout = Literal["vertical", "horizontal"]
@@ -151,7 +151,9 @@ class PageAttributes(BaseModel):
 
 # ------------------------------------------------------------------------- sections
 
-Position = Annotated[int, Field(ge=0, description="Zero-based; past the end appends.")]
+Position = Annotated[
+    int, Field(ge=0, le=INT32_MAX, description="Zero-based; past the end appends.")
+]
 
 
 class SectionCreate(BaseModel):
@@ -192,7 +194,7 @@ class RuleValueIn(BaseModel):
 
     type: str | None = Field(default=None, max_length=64)
     value: str | None = Field(default=None, max_length=1000)
-    item_id: str | int | None = None
+    item_id: IdText | Id | None = None
     name: str | None = Field(default=None, max_length=255)
     email: str | None = Field(default=None, max_length=320)
 
@@ -207,13 +209,13 @@ class MetadataRuleIn(BaseModel):
 class ResourceFields(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    status_page_section_id: int | None = Field(
+    status_page_section_id: Id | None = Field(
         default=None, description="Default: the page's first section (created if none)."
     )
     resource_type: ResourceType | None = Field(
         default=None, description="Default: ManuallyTrackedItem."
     )
-    resource_id: str | int | None = Field(
+    resource_id: IdText | Id | None = Field(
         default=None, description="Id of the item (a string); omit for ManuallyTrackedItem."
     )
     widget_type: WidgetType | None = Field(

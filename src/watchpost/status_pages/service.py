@@ -43,6 +43,7 @@ from watchpost.status_pages.schemas import (
     SectionUpdate,
 )
 from watchpost.teams.models import User
+from watchpost.validation import parse_id
 
 PAGE = "status_page"
 SECTION = "status_page_section"
@@ -477,7 +478,7 @@ async def _resolve_value(
         stmt = select(User).where(User.team_id == team_id)
         if item_id is not None:
             wanted = f"id {item_id}"
-            stmt = stmt.where(User.id == (int(item_id) if item_id.isdigit() else -1))
+            stmt = stmt.where(User.id == (parse_id(item_id.strip()) or -1))
         elif item.email is not None:
             wanted = f"e-mail {item.email!r}"
             stmt = stmt.where(User.email == item.email.strip().lower())
@@ -595,20 +596,22 @@ async def _prepare(
     elif raw_id is None:
         problems.append(("resource_id", f"resource_id is required for {resource_type}"))
     else:
-        text = str(raw_id).strip()
-        if not text.isdigit() or len(text) > 18:
+        resource_id = parse_id(str(raw_id).strip())
+        if resource_id is None:
             problems.append(("resource_id", f"resource_id must be the id of a {resource_type}"))
         else:
             model = model_of(resource_type)
             assert model is not None  # is_supported checked it
             found = await session.scalar(
-                select(model.id).where(model.id == int(text), model.team_id == team_id)
+                select(model.id).where(model.id == resource_id, model.team_id == team_id)
             )
             if found is None:
                 problems.append(
-                    ("resource_id", f"resource_id {text} names no {resource_type} of your team")
+                    (
+                        "resource_id",
+                        f"resource_id {resource_id} names no {resource_type} of your team",
+                    )
                 )
-            resource_id = int(text)
     values["resource_id"] = resource_id
 
     # widget
