@@ -51,12 +51,6 @@ async def test_every_object_route_answers_404_for_a_non_ascii_id(app: FastAPI, a
 # ------------------------------------------------------------------ numbers in queries
 
 
-def _list_routes(app: FastAPI) -> Iterator[str]:
-    for endpoint in api_endpoints(app):
-        if endpoint.method == "GET" and "Paging" in str(endpoint.route.dependant.dependencies):
-            yield endpoint.path
-
-
 def _paged(app: FastAPI) -> list[str]:
     return sorted(
         endpoint.path

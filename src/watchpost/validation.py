@@ -22,7 +22,6 @@ _LABEL = re.compile(r"^(?!-)[A-Za-z0-9_-]{1,63}(?<!-)$")
 INT32_MIN: Final = -(2**31)
 INT32_MAX: Final = 2**31 - 1
 INT64_MAX: Final = 2**63 - 1
-ID_DIGITS: Final = len(str(INT64_MAX))
 
 # ASCII digits only: str.isdigit() also accepts "²" and "٣", which int() refuses or reads.
 _ASCII_DIGITS = re.compile(r"[0-9]+")

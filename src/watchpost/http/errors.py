@@ -19,7 +19,7 @@ from pydantic_core import ErrorDetails
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match, Route
 
-from watchpost.validation import ID_DIGITS, parse_id
+from watchpost.validation import parse_id
 
 log = logging.getLogger(__name__)
 
@@ -172,8 +172,8 @@ def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
 
 def object_id(raw: str, resource_type: str) -> int:
     """A path id as an integer; anything else (not ASCII digits, out of the id range) names
-    no object, so it is a 404. The message shows at most ID_DIGITS characters of it."""
+    no object, so it is a 404."""
     value = parse_id(raw)
     if value is None:
-        raise NotFound(resource_type, raw if len(raw) <= ID_DIGITS else raw[:ID_DIGITS] + "…")
+        raise NotFound(resource_type, raw)
     return value
