@@ -130,6 +130,26 @@ async def test_a_number_beyond_any_range_in_a_body_is_a_422_naming_it(api: Api) 
     assert response.status_code == 400  # not JSON at all
 
 
+async def test_a_whole_number_written_with_a_fraction_is_an_integer(api: Api) -> None:
+    # JSON Schema (so the published schema) counts 5.0 as an integer; 5.5 is not one.
+    created = data(await api.post("/api/v2/monitor-groups", {"name": "g", "sort_index": 5.0}), 201)
+    assert created["attributes"]["sort_index"] == 5
+    response = await api.post("/api/v2/monitor-groups", {"name": "g", "sort_index": 5.5})
+    assert errors(response)[1] == ["sort_index"]
+
+
+async def test_a_deeply_nested_body_is_refused_not_a_500(api: Api) -> None:
+    cases = [(depth, inner) for depth in (300, 1000) for inner in ("1", '"\\u0000"')]
+    for depth, inner in [*cases, (300, "1e999")]:
+        raw = '{"name": "g", "deep": ' + "[" * depth + inner + "]" * depth + "}"
+        response = await api.client.post(
+            "/api/v2/monitor-groups",
+            content=raw,
+            headers={**api.headers, "Content-Type": "application/json"},
+        )
+        assert errors(response, 422)[1] == ["deep"], (depth, inner, response.text[:200])
+
+
 # -------------------------------------------- every integer field, from the OpenAPI schema
 
 

@@ -127,7 +127,12 @@ def check_not_blank(value: str) -> str:
 Host = Annotated[str, Field(max_length=255), AfterValidator(check_host)]
 IpAddress = Annotated[str, Field(max_length=64), AfterValidator(check_ip)]
 HttpUrl = Annotated[str, Field(max_length=2048), AfterValidator(check_http_url)]
-Name = Annotated[str, Field(max_length=255), AfterValidator(check_not_blank)]
+# The pattern documents "not blank" in /openapi.json; check_not_blank enforces it (its message).
+Name = Annotated[
+    str,
+    Field(max_length=255, json_schema_extra={"pattern": r"\S"}),
+    AfterValidator(check_not_blank),
+]
 Port = Annotated[int, Field(ge=1, le=65535)]
 Secret = Annotated[str, Field(min_length=1, max_length=1024)]
 RetentionDays = Annotated[int, Field(ge=1, le=3652)]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable, Iterator
 from typing import Annotated, Any, TypeVar
 
 import orjson
@@ -47,11 +48,37 @@ async def read_json_object(request: Request) -> dict[str, Any]:
         raise InvalidRequest([(None, f"body is not valid JSON ({exc.msg})")], status=400) from None
     if not isinstance(value, dict):
         raise InvalidRequest([(None, "body must be a JSON object")], status=400)
+    _integral_floats_as_ints(value)
     # PostgreSQL cannot store NUL in text, and no field has a use for it: refuse it for both.
     with_nul = [key for key, item in value.items() if _has_nul(item) or "\x00" in key]
     if with_nul:
         raise InvalidRequest([(key, f"{key} must not contain NUL characters") for key in with_nul])
     return value
+
+
+def _containers(value: Any) -> Iterator[dict[str, Any] | list[Any]]:
+    """value and every dict and list inside it, without recursion: orjson accepts 1,024
+    levels of nesting, more than Python's stack would (a 500 at a few hundred levels)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            yield item
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            yield item
+            stack.extend(item)
+
+
+def _integral_floats_as_ints(body: dict[str, Any]) -> None:
+    """Reads 30.0 as 30, in place. JSON Schema (and so /openapi.json) counts a number with a
+    zero fraction as an integer, while the models' strict int refuses a float; a fraction
+    (30.5) stays a float, which an integer field refuses. Float fields take ints as well."""
+    for container in _containers(body):
+        items = container.items() if isinstance(container, dict) else enumerate(container)
+        for key, item in items:
+            if isinstance(item, float) and item.is_integer():
+                container[key] = int(item)  # type: ignore[index]
 
 
 class _TooLarge:
@@ -82,27 +109,24 @@ def _oversized_numbers(raw: bytes) -> list[str]:
         return []
     if not isinstance(value, dict):
         return []
-    return [key for key, item in value.items() if _holds(item, _TooLarge)]
+    return [key for key, item in value.items() if _holds(item, lambda x: isinstance(x, _TooLarge))]
 
 
-def _holds(value: Any, kind: type) -> bool:
-    if isinstance(value, kind):
+def _holds(value: Any, test: Callable[[Any], bool]) -> bool:
+    """Whether value, or anything inside it (dict keys included), passes test."""
+    if test(value):
         return True
-    if isinstance(value, dict):
-        return any(_holds(item, kind) for item in value.values())
-    if isinstance(value, list):
-        return any(_holds(item, kind) for item in value)
+    for container in _containers(value):
+        if isinstance(container, dict):
+            if any(test(key) or test(item) for key, item in container.items()):
+                return True
+        elif any(test(item) for item in container):
+            return True
     return False
 
 
 def _has_nul(value: Any) -> bool:
-    if isinstance(value, str):
-        return "\x00" in value
-    if isinstance(value, dict):
-        return any("\x00" in key or _has_nul(item) for key, item in value.items())
-    if isinstance(value, list):
-        return any(_has_nul(item) for item in value)
-    return False
+    return _holds(value, lambda item: isinstance(item, str) and "\x00" in item)
 
 
 JsonObject = Annotated[dict[str, Any], Depends(read_json_object)]
