@@ -373,3 +373,29 @@ async def test_list_routes_document_page_and_per_page(
         for name in ("page", "per_page"):
             assert params[name]["schema"]["type"] == "integer", (path, name)
             assert params[name]["schema"]["minimum"] == 1, (path, name)
+
+
+def _nullable(prop: dict[str, Any]) -> bool:
+    return any(option.get("type") == "null" for option in prop.get("anyOf", [prop]))
+
+
+async def test_null_is_documented_exactly_where_it_is_accepted(
+    client: httpx.AsyncClient, api: Api
+) -> None:
+    spec = (await client.get("/openapi.json")).json()
+    wrong = []
+    for path, method, schema in _write_operations(spec):
+        url = await _concrete(api, path)
+        for name, prop in schema["properties"].items():
+            response = await api.client.request(method, url, headers=api.headers, json={name: None})
+            # Refused as a value ("must not be null", "must be a valid string"), not by a rule
+            # of the object's state (a postgres target needs its port: "port is required").
+            refused = any(
+                message.startswith(
+                    (f"{name} must not be null", f"{name} must be", f"{name} cannot be changed")
+                )
+                for message in response.json().get("errors", [])
+            )
+            if refused == _nullable(prop):
+                wrong.append(f"{method} {path} {name}: null {'refused' if refused else 'accepted'}")
+    assert not wrong, "\n".join(wrong)

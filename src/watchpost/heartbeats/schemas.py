@@ -162,6 +162,14 @@ class GroupAttributes(BaseModel):
     updated_at: str
 
 
+# Optional, but never null (create and PATCH alike; a 422 names them).
+HEARTBEAT_NOT_NULL: Final = tuple(
+    name
+    for name in HeartbeatFields.model_fields
+    if name not in HEARTBEAT_NULLABLE | HEARTBEAT_NULL_RESETS
+)
+GROUP_NOT_NULL: Final = tuple(GroupFields.model_fields)
+
 # ----------------------------------------------------------------------------- parsing
 
 

@@ -428,6 +428,9 @@ class MonitorGroupAttributes(BaseModel):
     updated_at: str
 
 
+GROUP_NOT_NULL: Final = ("name", "sort_index", "paused")
+
+
 def parse_group_update(data: dict[str, Any]) -> MonitorGroupUpdate:
     """Validate a group PATCH; null is not a value for any of its fields."""
     parsed, problems = None, []
@@ -437,7 +440,7 @@ def parse_group_update(data: dict[str, Any]) -> MonitorGroupUpdate:
         problems = problems_from(exc.errors())
     problems += [
         (name, f"{name} must not be null")
-        for name in ("name", "sort_index", "paused")
+        for name in GROUP_NOT_NULL
         if name in data and data[name] is None
     ]
     if problems or parsed is None:

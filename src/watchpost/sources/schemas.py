@@ -105,6 +105,9 @@ class SourceGroupUpdate(BaseModel):
     sort_index: SortIndex | None = None
 
 
+SOURCE_GROUP_NOT_NULL = ("name", "sort_index")
+
+
 class SourceGroupAttributes(BaseModel):
     model_config = ConfigDict(extra="forbid")
 

@@ -172,6 +172,9 @@ class SectionUpdate(BaseModel):
     fixed_position: bool | None = None
 
 
+SECTION_NOT_NULL = ("name", "position", "fixed_position")
+
+
 class SectionAttributes(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -232,6 +235,20 @@ class ResourceFields(BaseModel):
     mark_as_down_metadata_rule: MetadataRuleIn | None = None
     mark_as_degraded_for: MarkFor | None = Field(default=None, description="Default no_incident.")
     mark_as_degraded_metadata_rule: MetadataRuleIn | None = None
+
+
+# Optional on PATCH, but never null (a 422 names them).
+RESOURCE_NOT_NULL = (
+    "status_page_section_id",
+    "resource_type",
+    "widget_type",
+    "history",
+    "explanation",
+    "position",
+    "fixed_position",
+    "mark_as_down_for",
+    "mark_as_degraded_for",
+)
 
 
 class RuleValueOut(BaseModel):

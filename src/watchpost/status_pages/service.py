@@ -35,6 +35,8 @@ from watchpost.status_pages.records import summaries
 from watchpost.status_pages.schemas import (
     PAGE_DEFAULTS,
     PAGE_NOT_NULL,
+    RESOURCE_NOT_NULL,
+    SECTION_NOT_NULL,
     MetadataRuleIn,
     PageCreate,
     PageUpdate,
@@ -299,7 +301,7 @@ async def update_section(
 ) -> StatusPageSection:
     problems: Problems = [
         (name, f"{name} must not be null")
-        for name in ("name", "position", "fixed_position")
+        for name in SECTION_NOT_NULL
         if name in sent and getattr(data, name) is None
     ]
     if problems:
@@ -537,19 +539,6 @@ class Prepared:
     section_id: int | None
 
 
-_NOT_NULL = (
-    "status_page_section_id",
-    "resource_type",
-    "widget_type",
-    "history",
-    "explanation",
-    "position",
-    "fixed_position",
-    "mark_as_down_for",
-    "mark_as_degraded_for",
-)
-
-
 async def _prepare(
     session: AsyncSession,
     *,
@@ -563,7 +552,7 @@ async def _prepare(
     team_id = page.team_id
     problems: Problems = [
         (name, f"{name} must not be null")
-        for name in _NOT_NULL
+        for name in RESOURCE_NOT_NULL
         if current is not None and name in sent and getattr(data, name) is None
     ]
     values: dict[str, Any] = {}
