@@ -1,10 +1,11 @@
-"""Field checks shared by every domain's schemas (host names, URLs, names)."""
+"""Field checks shared by every domain's schemas (host names, URLs, names, bounded integers)."""
 
 from __future__ import annotations
 
 import ipaddress
 import re
-from typing import Annotated
+from collections.abc import Callable
+from typing import Annotated, Any, Final
 from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, Field
@@ -12,6 +13,73 @@ from pydantic import AfterValidator, Field
 from watchpost import destinations
 
 _LABEL = re.compile(r"^(?!-)[A-Za-z0-9_-]{1,63}(?<!-)$")
+
+# --------------------------------------------------------------------------- integers
+#
+# Every integer a request carries is bounded by the column that stores it: a value the
+# database cannot hold is a 422 naming the field, never an overflow inside the driver
+# (SQLite's OverflowError, PostgreSQL's "out of range"). Ids are BIGINT (signed 64-bit);
+# other integer columns are INTEGER (signed 32-bit on PostgreSQL).
+
+INT32_MIN: Final = -(2**31)
+INT32_MAX: Final = 2**31 - 1
+INT64_MAX: Final = 2**63 - 1
+
+# ASCII digits only: str.isdigit() also accepts "²" and "٣", which int() refuses or reads.
+_ASCII_DIGITS = re.compile(r"[0-9]+")
+
+
+def ascii_int(text: str, *, low: int, high: int) -> int | None:
+    """The integer text spells in ASCII digits if it lies in [low, high]; None otherwise.
+
+    The length is checked before int() runs, so a 5,000-digit string costs nothing (and
+    never meets the interpreter's limit on converting long digit strings).
+    """
+    if not _ASCII_DIGITS.fullmatch(text):
+        return None
+    digits = text.lstrip("0") or "0"
+    if len(digits) > len(str(high)):
+        return None
+    value = int(digits)
+    return value if low <= value <= high else None
+
+
+def parse_id(text: str) -> int | None:
+    """An object id written in a URL or a query (1 to 2**63 - 1, ASCII digits); else None."""
+    return ascii_int(text, low=1, high=INT64_MAX)
+
+
+def reference_id(value: object) -> int | None:
+    """A raw body value that may be looked up as an id: an int (not a bool) in the id range.
+
+    Services that check a reference before the body's model has run use this, so a value the
+    model will refuse (a string, 2**64) never reaches a query. None: nothing to look up.
+    """
+    if type(value) is int and 1 <= value <= INT64_MAX:
+        return value
+    return None
+
+
+def documented_as(schema: dict[str, Any]) -> Callable[[dict[str, Any]], None]:
+    """A `json_schema_extra` that documents a parameter read as text (and parsed by hand, as
+    ids and page numbers are) as what it must be, e.g. a bounded integer."""
+
+    def replace(generated: dict[str, Any]) -> None:
+        kept = {key: generated[key] for key in ("description", "title") if key in generated}
+        generated.clear()
+        generated.update(schema, **kept)
+
+    return replace
+
+
+# Integer fields are declared Annotated[int, Field(ge=..., le=...)] within these bounds, so the
+# bound is both validated and published in the OpenAPI schema (tests walk that schema).
+Id = Annotated[int, Field(ge=1, le=INT64_MAX)]
+"""A reference to another object (a BIGINT id)."""
+Int32 = Annotated[int, Field(ge=INT32_MIN, le=INT32_MAX)]
+"""A number in an INTEGER column with no narrower rule of its own (e.g. a sort index)."""
+IdText = Annotated[str, Field(max_length=64)]
+"""An id sent as a string (the API shows ids as strings); parse_id() reads it."""
 
 
 def check_host(value: str) -> str:
@@ -85,7 +153,12 @@ HttpUrl = Annotated[str, Field(max_length=2048), AfterValidator(check_http_url)]
 DestinationHost = Annotated[str, Field(max_length=255), AfterValidator(check_destination_host)]
 DestinationIp = Annotated[str, Field(max_length=64), AfterValidator(check_destination_ip)]
 DestinationUrl = Annotated[str, Field(max_length=2048), AfterValidator(check_destination_url)]
-Name = Annotated[str, Field(max_length=255), AfterValidator(check_not_blank)]
+# The pattern documents "not blank" in /openapi.json; check_not_blank enforces it (its message).
+Name = Annotated[
+    str,
+    Field(max_length=255, json_schema_extra={"pattern": r"\S"}),
+    AfterValidator(check_not_blank),
+]
 Port = Annotated[int, Field(ge=1, le=65535)]
 Secret = Annotated[str, Field(min_length=1, max_length=1024)]
 RetentionDays = Annotated[int, Field(ge=1, le=3652)]

@@ -12,6 +12,8 @@ from watchpost.collectors import metrics, service
 from watchpost.collectors.kinds import rules_markdown
 from watchpost.collectors.models import Collector, CollectorTarget, TargetMetricSample
 from watchpost.collectors.schemas import (
+    COLLECTOR_NOT_NULL,
+    TARGET_NOT_NULL,
     CollectorAttributes,
     CollectorCreate,
     CollectorUpdate,
@@ -89,7 +91,7 @@ async def get_collector(collector_id: str, caller: Caller, ctx: Context, db: Rea
     "/{collector_id}",
     summary="Update a collector",
     responses={200: {"model": SingleDoc[CollectorAttributes]}, **WRITE_ERRORS},
-    openapi_extra=request_body(CollectorUpdate),
+    openapi_extra=request_body(CollectorUpdate, not_null=COLLECTOR_NOT_NULL),
 )
 async def update_collector(
     collector_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
@@ -194,7 +196,7 @@ async def get_target(collector_id: str, target_id: str, caller: Caller, db: Read
         "port, listen_ip, service, endpoint, scheme) changes."
     ),
     responses={200: {"model": SingleDoc[TargetAttributes]}, **WRITE_ERRORS},
-    openapi_extra=request_body(TargetUpdate),
+    openapi_extra=request_body(TargetUpdate, not_null=TARGET_NOT_NULL),
 )
 async def update_target(
     collector_id: str, target_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb

@@ -55,6 +55,10 @@ class CollectorUpdate(BaseModel):
     metrics_retention: RetentionDays | None = None
 
 
+# Optional on PATCH, but never null (a 422 names them).
+COLLECTOR_NOT_NULL = ("name", "logs_retention", "metrics_retention")
+
+
 class CollectorAttributes(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -102,6 +106,9 @@ class TargetCreate(TargetFields):
 
 class TargetUpdate(TargetFields):
     kind: Kind | None = Field(default=None, description="Cannot change after creation.")
+
+
+TARGET_NOT_NULL = ("kind", "host", "enabled")
 
 
 class TargetAttributes(BaseModel):
@@ -175,7 +182,7 @@ def parse_target_update(data: dict[str, Any], current: dict[str, Any]) -> Target
     kind = current["kind"]
     if data.get("kind") is not None and data["kind"] != kind:
         problems.append(("kind", f"kind cannot be changed (this target is {kind})"))
-    for name in ("kind", "host", "enabled"):
+    for name in TARGET_NOT_NULL:
         if name in data and data[name] is None:
             problems.append((name, f"{name} must not be null"))
     merged = {**current, **{key: value for key, value in data.items() if key in KIND_FIELDS}}

@@ -26,6 +26,7 @@ from watchpost.clock import isoformat_ms, optional_isoformat_ms
 from watchpost.collectors.kinds import CONNECTION_FIELDS, KIND_FIELDS, KIND_RULES, WRITE_ONLY_FIELDS
 from watchpost.collectors.models import Collector, CollectorTarget
 from watchpost.collectors.schemas import (
+    COLLECTOR_NOT_NULL,
     CollectorCreate,
     CollectorUpdate,
     TargetCreate,
@@ -154,7 +155,7 @@ async def update_collector(
                 f"platform cannot be changed (this collector runs on {collector.platform})",
             )
         )
-    for required in ("name", "logs_retention", "metrics_retention"):
+    for required in COLLECTOR_NOT_NULL:
         if required in sent and getattr(data, required) is None:
             problems.append((required, f"{required} must not be null"))
     if data.name is not None and await _name_taken(

@@ -11,6 +11,8 @@ from watchpost.heartbeats.models import Heartbeat, HeartbeatGroup
 from watchpost.heartbeats.schemas import (
     DEFAULT_PERIOD,
     GRACE_MAX,
+    GROUP_NOT_NULL,
+    HEARTBEAT_NOT_NULL,
     HEARTBEAT_NULL_RESETS,
     HEARTBEAT_NULLABLE,
     HEARTBEAT_READ_ONLY,
@@ -84,7 +86,7 @@ def _group(group: HeartbeatGroup, caller: Principal) -> dict[str, object]:
     description="A ping URL that a job calls; it goes down when a ping is overdue.\n\n"
     + HEARTBEAT_RULES,
     responses={201: {"model": SingleDoc[HeartbeatAttributes]}, **WRITE_ERRORS},
-    openapi_extra=request_body(HeartbeatCreate),
+    openapi_extra=request_body(HeartbeatCreate, not_null=HEARTBEAT_NOT_NULL),
 )
 async def create_heartbeat(
     request: Request, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
@@ -137,7 +139,7 @@ async def get_heartbeat(
         + HEARTBEAT_RULES
     ),
     responses={200: {"model": SingleDoc[HeartbeatAttributes]}, **WRITE_ERRORS},
-    openapi_extra=request_body(HeartbeatUpdate),
+    openapi_extra=request_body(HeartbeatUpdate, not_null=HEARTBEAT_NOT_NULL),
 )
 async def update_heartbeat(
     heartbeat_id: str,
@@ -186,7 +188,7 @@ async def delete_heartbeat(heartbeat_id: str, caller: Caller, db: WriteDb) -> Re
     status_code=201,
     summary="Create a heartbeat group",
     responses={201: {"model": SingleDoc[GroupAttributes]}, **WRITE_ERRORS},
-    openapi_extra=request_body(GroupCreate),
+    openapi_extra=request_body(GroupCreate, not_null=GROUP_NOT_NULL),
 )
 async def create_group(body: JsonObject, caller: Caller, ctx: Context, db: WriteDb) -> Response:
     data = parse_group(GroupCreate, body)
@@ -246,7 +248,7 @@ async def list_group_heartbeats(
     summary="Update a heartbeat group",
     description="Changing `paused` pauses or resumes every heartbeat in the group.",
     responses={200: {"model": SingleDoc[GroupAttributes]}, **WRITE_ERRORS},
-    openapi_extra=request_body(GroupUpdate),
+    openapi_extra=request_body(GroupUpdate, not_null=GROUP_NOT_NULL),
 )
 async def update_group(
     group_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Path, Request
 from fastapi.responses import PlainTextResponse, Response
 from starlette.exceptions import HTTPException
 
@@ -22,6 +22,7 @@ from watchpost.http.deps import Context, WriteDb
 from watchpost.http.errors import ApiError
 from watchpost.http.openapi import ERROR_RESPONSES, MessageErrorBody
 from watchpost.http.ratelimit import limit_by_address
+from watchpost.validation import ascii_int, documented_as
 
 # Limited per client address before anything else: pings need no token to be counted by.
 router = APIRouter(
@@ -42,14 +43,15 @@ RESPONSES: dict[int | str, dict[str, Any]] = {
         "description": f'Ping recorded (or ignored: the heartbeat is paused). Body "{ANSWER}".',
         "content": {"text/plain": {"schema": {"type": "string", "example": ANSWER}}},
     },
-    404: {"model": MessageErrorBody, "description": "No heartbeat has this token"},
-    # Described by hand: the routes' own response class would label the JSON text/plain.
+    # Spelled out: with `model`, FastAPI would document the route's text/plain media type.
+    404: {
+        "description": "No heartbeat has this token",
+        "content": {"application/json": {"schema": MessageErrorBody.model_json_schema()}},
+    },
     429: {
         "description": ERROR_RESPONSES[429]["description"],
         "headers": ERROR_RESPONSES[429]["headers"],
-        "content": {
-            "application/json": {"schema": {"$ref": "#/components/schemas/MessageErrorBody"}}
-        },
+        "content": {"application/json": {"schema": MessageErrorBody.model_json_schema()}},
     },
 }
 OUTPUT_BODY = {
@@ -103,15 +105,26 @@ async def ping_failure(token: str, request: Request, ctx: Context, db: WriteDb) 
     return await _ping(ctx, db, token, Failure(output=output, truncated=truncated))
 
 
+# Read by hand rather than by the path's int convertor: that one accepts any run of digits and
+# int() then fails past 4,300 of them. Documented as the integer it must be.
+ExitCode = Annotated[
+    str,
+    Path(
+        json_schema_extra=documented_as({"type": "integer", "minimum": 0, "maximum": EXIT_CODE_MAX})
+    ),
+]
+
+
 async def ping_exit_code(
-    token: str, exit_code: int, request: Request, ctx: Context, db: WriteDb
+    token: str, exit_code: ExitCode, request: Request, ctx: Context, db: WriteDb
 ) -> Response:
-    if exit_code > EXIT_CODE_MAX:
+    code = ascii_int(exit_code, low=0, high=EXIT_CODE_MAX)
+    if code is None:
         raise HTTPException(404)  # answered like a route that does not exist
-    if exit_code == 0:
+    if code == 0:
         return await _ping(ctx, db, token, None)
     output, truncated = await _output(request)
-    failure = Failure(exit_code=exit_code, output=output, truncated=truncated)
+    failure = Failure(exit_code=code, output=output, truncated=truncated)
     return await _ping(ctx, db, token, failure)
 
 
@@ -137,7 +150,7 @@ def _register(
 _register("/{token}", ping, "Ping a heartbeat: the job ran", SUCCESS_DOC)
 _register("/{token}/fail", ping_failure, "Ping a heartbeat: the job failed", FAILURE_DOC)
 _register(
-    "/{token}/{exit_code:int}",
+    "/{token}/{exit_code}",
     ping_exit_code,
     "Ping a heartbeat with the job's exit code",
     f"`exit_code` is 0 to {EXIT_CODE_MAX}; anything else is a 404 like an unknown route. "

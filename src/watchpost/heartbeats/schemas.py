@@ -16,7 +16,7 @@ from watchpost.policy import (
     Weekday,
     maintenance_problems,
 )
-from watchpost.validation import Name
+from watchpost.validation import Id, Int32, Name
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -27,9 +27,6 @@ PERIOD_MIN: Final = 30
 PERIOD_MAX: Final = 31 * 86_400
 DEFAULT_PERIOD: Final = 86_400
 GRACE_MAX: Final = PERIOD_MAX
-SORT_INDEX_MIN: Final = -(2**31)
-SORT_INDEX_MAX: Final = 2**31 - 1
-MAX_ID: Final = 2**63 - 1
 
 HeartbeatStatus = Literal["pending", "paused", "up", "down"]
 
@@ -65,8 +62,8 @@ GROUP_READ_ONLY: Final = frozenset({"team_name", "created_at", "updated_at"})
 
 Period = Annotated[int, Field(ge=PERIOD_MIN, le=PERIOD_MAX)]
 Grace = Annotated[int, Field(ge=0, le=GRACE_MAX)]
-SortIndex = Annotated[int, Field(ge=SORT_INDEX_MIN, le=SORT_INDEX_MAX)]
-GroupId = Annotated[int, Field(ge=1, le=MAX_ID)]
+SortIndex = Int32
+GroupId = Id
 
 # -------------------------------------------------------------------------- heartbeats
 
@@ -167,6 +164,14 @@ class GroupAttributes(BaseModel):
     created_at: str
     updated_at: str
 
+
+# Optional, but never null (create and PATCH alike; a 422 names them).
+HEARTBEAT_NOT_NULL: Final = tuple(
+    name
+    for name in HeartbeatFields.model_fields
+    if name not in HEARTBEAT_NULLABLE | HEARTBEAT_NULL_RESETS
+)
+GROUP_NOT_NULL: Final = tuple(GroupFields.model_fields)
 
 # ----------------------------------------------------------------------------- parsing
 

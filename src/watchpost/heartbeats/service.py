@@ -18,7 +18,6 @@ from watchpost.heartbeats.schemas import (
     GROUP_DEFAULTS,
     HEARTBEAT_DEFAULTS,
     HEARTBEAT_NULL_RESETS,
-    MAX_ID,
     GroupCreate,
     GroupUpdate,
     HeartbeatCreate,
@@ -29,6 +28,7 @@ from watchpost.history import service as history
 from watchpost.http.errors import InvalidRequest
 from watchpost.policy import maintenance_attributes, notification_attributes
 from watchpost.status_pages.references import delete_shown
+from watchpost.validation import reference_id
 
 HEARTBEAT = "heartbeat"
 GROUP = "heartbeat_group"
@@ -74,8 +74,8 @@ async def group_problems(
     session: AsyncSession, *, team_id: int, data: dict[str, Any]
 ) -> list[tuple[str | None, str]]:
     """A 422 problem when data names a heartbeat_group_id that is not a group of the team."""
-    value = data.get("heartbeat_group_id")
-    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= MAX_ID:
+    value = reference_id(data.get("heartbeat_group_id"))
+    if value is None:
         return []  # absent, null, or a type/range error the schema reports
     found = await session.scalar(
         groups_of(team_id).with_only_columns(HeartbeatGroup.id).where(HeartbeatGroup.id == value)

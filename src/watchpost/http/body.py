@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import math
+from collections.abc import Callable, Iterator
 from typing import Annotated, Any, TypeVar
 
 import orjson
@@ -54,9 +57,15 @@ async def read_json_object(request: Request) -> dict[str, Any]:
     try:
         value = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
+        oversized = _oversized_numbers(raw)
+        if oversized:
+            raise InvalidRequest(
+                [(key, f"{key} must be a number within the field's range") for key in oversized]
+            ) from None
         raise InvalidRequest([(None, f"body is not valid JSON ({exc.msg})")], status=400) from None
     if not isinstance(value, dict):
         raise InvalidRequest([(None, "body must be a JSON object")], status=400)
+    _integral_floats_as_ints(value)
     # PostgreSQL cannot store NUL in text, and no field has a use for it: refuse it for both.
     with_nul = [key for key, item in value.items() if _has_nul(item) or "\x00" in key]
     if with_nul:
@@ -64,14 +73,77 @@ async def read_json_object(request: Request) -> dict[str, Any]:
     return value
 
 
-def _has_nul(value: Any) -> bool:
-    if isinstance(value, str):
-        return "\x00" in value
-    if isinstance(value, dict):
-        return any("\x00" in key or _has_nul(item) for key, item in value.items())
-    if isinstance(value, list):
-        return any(_has_nul(item) for item in value)
+def _containers(value: Any) -> Iterator[dict[str, Any] | list[Any]]:
+    """value and every dict and list inside it, without recursion: orjson accepts 1,024
+    levels of nesting, more than Python's stack would (a 500 at a few hundred levels)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            yield item
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            yield item
+            stack.extend(item)
+
+
+def _integral_floats_as_ints(body: dict[str, Any]) -> None:
+    """Reads 30.0 as 30, in place. JSON Schema (and so /openapi.json) counts a number with a
+    zero fraction as an integer, while the models' strict int refuses a float; a fraction
+    (30.5) stays a float, which an integer field refuses. Float fields take ints as well."""
+    for container in _containers(body):
+        items = container.items() if isinstance(container, dict) else enumerate(container)
+        for key, item in items:
+            if isinstance(item, float) and item.is_integer():
+                container[key] = int(item)  # type: ignore[index]
+
+
+class _TooLarge:
+    """Stands for a number no field can hold, found while reading a body orjson refused."""
+
+
+def _number(text: str) -> object:
+    # float() has no limit on digits (int() stops at 4,300) and overflows to inf.
+    return _TooLarge() if math.isinf(float(text)) else 0
+
+
+def _reject_constant(name: str) -> object:
+    raise ValueError(name)  # NaN and Infinity are not JSON
+
+
+def _oversized_numbers(raw: bytes) -> list[str]:
+    """The top-level keys holding a number beyond a double's range, which orjson refuses as
+    a whole ("number is infinity"). JSON allows such numbers: they are a 422 naming the field,
+    like any out-of-range value, not a 400. Empty when the body is not valid JSON anyway."""
+    try:
+        value = json.loads(
+            raw.decode("utf-8"),
+            parse_int=_number,
+            parse_float=_number,
+            parse_constant=_reject_constant,
+        )
+    except (ValueError, RecursionError):  # ValueError covers bad UTF-8 and bad JSON
+        return []
+    if not isinstance(value, dict):
+        return []
+    return [key for key, item in value.items() if _holds(item, lambda x: isinstance(x, _TooLarge))]
+
+
+def _holds(value: Any, test: Callable[[Any], bool]) -> bool:
+    """Whether value, or anything inside it (dict keys included), passes test."""
+    if test(value):
+        return True
+    for container in _containers(value):
+        if isinstance(container, dict):
+            if any(test(key) or test(item) for key, item in container.items()):
+                return True
+        elif any(test(item) for item in container):
+            return True
     return False
+
+
+def _has_nul(value: Any) -> bool:
+    return _holds(value, lambda item: isinstance(item, str) and "\x00" in item)
 
 
 JsonObject = Annotated[dict[str, Any], Depends(read_json_object)]

@@ -18,9 +18,11 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
+from starlette.routing import Match, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from watchpost.db.outage import RETRY_AFTER_S, Outage, is_unavailable
+from watchpost.validation import parse_id
 
 log = logging.getLogger(__name__)
 
@@ -126,13 +128,15 @@ def install_error_handlers(app: FastAPI) -> None:
 
     async def on_http_exception(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, StarletteHTTPException)
+        headers = dict(exc.headers or {})
         if exc.status_code == 404:
             message = f"Endpoint {request.method} {request.url.path} does not exist."
         elif exc.status_code == 405:
             message = f"Method {request.method} is not allowed for {request.url.path}."
+            headers["Allow"] = allowed_methods(request)
         else:
             message = str(exc.detail)
-        return json_error(exc.status_code, {"errors": message}, dict(exc.headers or {}))
+        return json_error(exc.status_code, {"errors": message}, headers)
 
     app.add_exception_handler(ApiError, on_api_error)
     app.add_exception_handler(InvalidRequest, on_invalid)
@@ -196,6 +200,22 @@ class UnhandledErrors:
                 await response(scope, receive, send)
 
 
+def allowed_methods(request: Request) -> str:
+    """Every method some route serves at the request's path, for a 405's Allow header.
+
+    Starlette answers 405 from the first route whose path matched, so its own Allow header
+    names that route's methods only; routes are listed flat here, one per path and method
+    group, so the others have to be asked too.
+    """
+    methods: set[str] = set()
+    for route in request.app.router.routes:
+        if isinstance(route, Route) and route.methods:
+            match, _ = route.matches(request.scope)
+            if match is not Match.NONE:
+                methods |= route.methods
+    return ", ".join(sorted(methods))
+
+
 def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
     """OpenAPI descriptions of our error bodies, for the `responses=` of a route."""
     from watchpost.http.openapi import ERROR_RESPONSES
@@ -204,7 +224,9 @@ def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
 
 
 def object_id(raw: str, resource_type: str) -> int:
-    """A path id as an integer; anything else names no object, so it is a 404."""
-    if raw.isdigit() and len(raw) <= 18:
-        return int(raw)
-    raise NotFound(resource_type, raw)
+    """A path id as an integer; anything else (not ASCII digits, out of the id range) names
+    no object, so it is a 404."""
+    value = parse_id(raw)
+    if value is None:
+        raise NotFound(resource_type, raw)
+    return value

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, Field
@@ -36,19 +37,36 @@ ERROR_RESPONSES: dict[int, dict[str, Any]] = {
 }
 
 
-def request_body(model: type[BaseModel], *, required: bool = True) -> dict[str, Any]:
+def request_body(model: type[BaseModel], *, not_null: Iterable[str] = ()) -> dict[str, Any]:
     """`openapi_extra` describing a JSON request body validated by model.
 
-    Nested models are inlined: the generated `$defs` would otherwise be referenced from
-    components that FastAPI never registers for bodies it does not parse itself.
+    The body is documented as required exactly when the model has a required field: an
+    empty body reads as `{}` (http/body.py), which such a model refuses (422) and any other
+    model accepts. Nested models are inlined: the generated `$defs` would otherwise be
+    referenced from components that FastAPI never registers for bodies it does not parse.
+
+    not_null: optional fields whose `None` default only means "not sent": the request may
+    leave them out but may not send them as null (a 422), so null is not documented.
     """
-    schema = model.model_json_schema()
+    generated = model.model_json_schema()
+    schema = _inline(generated, generated.get("$defs", {}))
+    for name in not_null:
+        schema["properties"][name] = _without_null(schema["properties"][name])
+    required = any(field.is_required() for field in model.model_fields.values())
     return {
         "requestBody": {
             "required": required,
-            "content": {"application/json": {"schema": _inline(schema, schema.get("$defs", {}))}},
+            "content": {"application/json": {"schema": schema}},
         }
     }
+
+
+def _without_null(prop: dict[str, Any]) -> dict[str, Any]:
+    options = [option for option in prop.get("anyOf", []) if option != {"type": "null"}]
+    rest = {key: value for key, value in prop.items() if key not in ("anyOf", "default")}
+    if not options:
+        return rest
+    return {**rest, **options[0]} if len(options) == 1 else {**rest, "anyOf": options}
 
 
 def _inline(node: Any, defs: dict[str, Any]) -> Any:

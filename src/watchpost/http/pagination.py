@@ -12,12 +12,13 @@ from dataclasses import dataclass
 from typing import Annotated, Any, TypeVar
 from urllib.parse import urlencode
 
-from fastapi import Depends, Request
+from fastapi import Depends, Query, Request
 from sqlalchemy import Row, Select, bindparam, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.db.counts import Collection
 from watchpost.http.errors import InvalidRequest
+from watchpost.validation import INT64_MAX, ascii_int, documented_as
 
 DEFAULT_PER_PAGE = 50
 MAX_PER_PAGE = 250
@@ -42,28 +43,42 @@ class PageRequest:
 def _positive_int(name: str, raw: str | None, default: int) -> int:
     if raw is None:
         return default
-    text = raw.strip()
-    if not text.isdigit() or int(text) < 1:
-        raise InvalidRequest.field(name, "must be a positive integer")
-    return int(text)
+    value = ascii_int(raw.strip(), low=1, high=INT64_MAX)
+    if value is None:
+        raise InvalidRequest.field(name, f"must be a positive integer (at most {INT64_MAX})")
+    return value
 
 
-async def page_request(request: Request) -> PageRequest:
+def _documented(description: str) -> Any:
+    """A query parameter read as text (parsed here, so every problem is one 422 of ours) and
+    documented as the positive integer it must be."""
+    return Query(
+        default=None,
+        description=description,
+        json_schema_extra=documented_as({"type": "integer", "minimum": 1, "maximum": INT64_MAX}),
+    )
+
+
+async def page_request(
+    request: Request,
+    page: str | None = _documented("Page number, from 1."),
+    per_page: str | None = _documented(
+        f"Items per page; default {DEFAULT_PER_PAGE}, larger than {MAX_PER_PAGE} is clamped."
+    ),
+) -> PageRequest:
     """Read page and per_page from the query string (422 unless positive integers).
 
     Async, like every dependency here: FastAPI runs a plain `def` dependency in a thread.
     """
     query = request.query_params
     problems: list[tuple[str | None, str]] = []
-    page = per_page = 1
+    page_number = size = 1
     try:
-        page = _positive_int("page", query.get("page"), 1)
+        page_number = _positive_int("page", page, 1)
     except InvalidRequest as exc:
         problems += exc.problems
     try:
-        per_page = min(
-            _positive_int("per_page", query.get("per_page"), DEFAULT_PER_PAGE), MAX_PER_PAGE
-        )
+        size = min(_positive_int("per_page", per_page, DEFAULT_PER_PAGE), MAX_PER_PAGE)
     except InvalidRequest as exc:
         problems += exc.problems
     if problems:
@@ -73,7 +88,7 @@ async def page_request(request: Request) -> PageRequest:
     others = tuple(
         (key, value) for key, value in query.multi_items() if key not in ("page", "per_page")
     )
-    return PageRequest(page=page, per_page=per_page, base_url=base, other_params=others)
+    return PageRequest(page=page_number, per_page=size, base_url=base, other_params=others)
 
 
 Paging = Annotated[PageRequest, Depends(page_request)]

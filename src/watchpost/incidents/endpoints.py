@@ -21,6 +21,7 @@ from watchpost.incidents.schemas import (
     TimelineItemAttributes,
     parse_filters,
 )
+from watchpost.validation import INT64_MAX, documented_as
 
 router = APIRouter(prefix="/api/v2/incidents", tags=["incidents"])
 
@@ -71,6 +72,12 @@ async def create_incident(body: JsonObject, caller: Caller, ctx: Context, db: Wr
     return single(_incident(incident, caller.team_name), status=201)
 
 
+# The filters are read as text by parse_filters (an empty value counts as absent, and every
+# bad one is reported at once); the schema says what they must hold.
+ID_QUERY = documented_as({"type": "integer", "minimum": 1, "maximum": INT64_MAX})
+BOOLEAN_QUERY = documented_as({"type": "boolean"})
+
+
 @router.get(
     "",
     summary="List incidents",
@@ -81,10 +88,18 @@ async def list_incidents(
     caller: Caller,
     db: ReadDb,
     paging: Paging,
-    monitor_id: str | None = Query(default=None, description="Only this monitor's incidents."),
-    heartbeat_id: str | None = Query(default=None, description="Only this heartbeat's incidents."),
-    resolved: str | None = Query(default=None, description="true or false."),
-    acknowledged: str | None = Query(default=None, description="true or false."),
+    monitor_id: str | None = Query(
+        default=None, description="Only this monitor's incidents.", json_schema_extra=ID_QUERY
+    ),
+    heartbeat_id: str | None = Query(
+        default=None, description="Only this heartbeat's incidents.", json_schema_extra=ID_QUERY
+    ),
+    resolved: str | None = Query(
+        default=None, description="true or false.", json_schema_extra=BOOLEAN_QUERY
+    ),
+    acknowledged: str | None = Query(
+        default=None, description="true or false.", json_schema_extra=BOOLEAN_QUERY
+    ),
     from_: str | None = Query(
         default=None, alias="from", description="Started at or after (date or datetime)."
     ),
@@ -137,7 +152,7 @@ async def delete_incident(incident_id: str, caller: Caller, db: WriteDb) -> Resp
         "name. 409 when the incident is already acknowledged or resolved."
     ),
     responses={200: {"model": SingleDoc[IncidentAttributes]}, **STATE_ERRORS},
-    openapi_extra=request_body(AcknowledgeBody, required=False),
+    openapi_extra=request_body(AcknowledgeBody),
 )
 async def acknowledge_incident(
     incident_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
@@ -161,7 +176,7 @@ async def acknowledge_incident(
         "409 when the incident is already resolved."
     ),
     responses={200: {"model": SingleDoc[IncidentAttributes]}, **STATE_ERRORS},
-    openapi_extra=request_body(ResolveBody, required=False),
+    openapi_extra=request_body(ResolveBody),
 )
 async def resolve_incident(
     incident_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb

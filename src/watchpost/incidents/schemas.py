@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from watchpost.http.errors import InvalidRequest
-from watchpost.validation import Name, check_not_blank
+from watchpost.validation import INT64_MAX, Id, Name, check_not_blank, parse_id
 
 MAX_SUMMARY = 10_000
 MAX_METADATA_KEYS = 50
@@ -43,8 +43,8 @@ class IncidentCreate(BaseModel):
         default=None,
         description="Who reports it; shown on the `started` timeline item. Default: team name.",
     )
-    monitor_id: int | None = Field(default=None, description="A monitor of the team.")
-    heartbeat_id: int | None = Field(default=None, description="A heartbeat of the team.")
+    monitor_id: Id | None = Field(default=None, description="A monitor of the team.")
+    heartbeat_id: Id | None = Field(default=None, description="A heartbeat of the team.")
     metadata: Metadata | None = Field(
         default=None, description="Key → list of string values, matched by status page rules."
     )
@@ -148,10 +148,9 @@ def parse_filters(
     for name, raw in (("monitor_id", monitor_id), ("heartbeat_id", heartbeat_id)):
         ids[name] = None
         if raw:
-            if raw.isdigit() and len(raw) <= 18:
-                ids[name] = int(raw)
-            else:
-                problems.append((name, f"{name} must be an integer id"))
+            ids[name] = parse_id(raw)
+            if ids[name] is None:
+                problems.append((name, f"{name} must be an integer id (1 to {INT64_MAX})"))
     flags: dict[str, bool | None] = {}
     for name, raw in (("resolved", resolved), ("acknowledged", acknowledged)):
         flags[name] = None

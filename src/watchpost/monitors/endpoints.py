@@ -18,9 +18,11 @@ from watchpost.monitors.schemas import (
     DEFAULT_CHECK_FREQUENCY,
     DEFAULT_CONFIRMATION_PERIOD,
     DEFAULT_RECOVERY_PERIOD,
+    GROUP_NOT_NULL,
     MAX_CHECK_FREQUENCY,
     MAX_PERIOD,
     MIN_CHECK_FREQUENCY,
+    NOT_NULL,
     MonitorAttributes,
     MonitorCreate,
     MonitorGroupAttributes,
@@ -138,7 +140,7 @@ async def get_monitor(monitor_id: str, caller: Caller, db: ReadDb) -> Response:
     summary="Update a monitor",
     description=UPDATE_RULES,
     responses={200: {"model": SingleDoc[MonitorAttributes]}, **WRITE_ERRORS},
-    openapi_extra=request_body(MonitorUpdate),
+    openapi_extra=request_body(MonitorUpdate, not_null=NOT_NULL),
 )
 async def update_monitor(
     monitor_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
@@ -229,7 +231,7 @@ async def list_group_monitors(
     summary="Update a monitor group",
     description="Sending `paused` true pauses every monitor of the group; false unpauses them.",
     responses={200: {"model": SingleDoc[MonitorGroupAttributes]}, **WRITE_ERRORS},
-    openapi_extra=request_body(MonitorGroupUpdate),
+    openapi_extra=request_body(MonitorGroupUpdate, not_null=GROUP_NOT_NULL),
 )
 async def update_group(
     group_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb

@@ -29,7 +29,7 @@ from watchpost.policy import (
     NotificationFields,
     maintenance_problems,
 )
-from watchpost.validation import Name, Secret
+from watchpost.validation import INT64_MAX, Id, Int32, Name, Port, Secret, parse_id
 
 DEFAULT_CHECK_FREQUENCY: Final = 180
 MIN_CHECK_FREQUENCY: Final = 30
@@ -58,11 +58,10 @@ def check_header_name(value: str) -> str:
 
 
 def check_header_id(value: str | int) -> int:
-    if type(value) is int and value > 0:
-        return value
-    if isinstance(value, str) and value.isdigit() and len(value) <= 18 and int(value) > 0:
-        return int(value)
-    raise ValueError("must be the id of one of the monitor's request headers")
+    number = value if type(value) is int else parse_id(value) if isinstance(value, str) else None
+    if number is None or not 1 <= number <= INT64_MAX:
+        raise ValueError("must be the id of one of the monitor's request headers")
+    return number
 
 
 def check_unique(values: list[Any]) -> list[Any]:
@@ -71,7 +70,7 @@ def check_unique(values: list[Any]) -> list[Any]:
     return values
 
 
-PortText = Annotated[str | int, AfterValidator(check_port)]
+PortText = Annotated[str | Port, AfterValidator(check_port)]
 HeaderName = Annotated[str, Field(min_length=1, max_length=255), AfterValidator(check_header_name)]
 
 
@@ -79,10 +78,12 @@ def _empty_id(value: Any) -> Any:
     return None if value == "" else value
 
 
-HeaderId = Annotated[str | int, AfterValidator(check_header_id)]
+HeaderId = Annotated[str | Id, AfterValidator(check_header_id)]
 StatusCode = Annotated[int, Field(ge=100, le=599)]
 Seconds = Annotated[int, Field(ge=0, le=MAX_PERIOD)]
 CheckFrequency = Annotated[int, Field(ge=MIN_CHECK_FREQUENCY, le=MAX_CHECK_FREQUENCY)]
+# Bounded by its INTEGER column; each type's rule (types.py) narrows it, naming the unit.
+RequestTimeout = Int32
 
 
 class RequestHeaderIn(BaseModel):
@@ -111,7 +112,7 @@ class MonitorFields(MaintenanceFields, NotificationFields):
         default=None, max_length=2048, description="http(s) URL or host, per monitor_type."
     )
     pronounceable_name: str | None = Field(default=None, max_length=255)
-    monitor_group_id: int | None = None
+    monitor_group_id: Id | None = None
     required_keyword: str | None = Field(default=None, max_length=1024)
     port: PortText | None = Field(default=None, description="A port number, as a string.")
     http_method: HttpMethod | None = None
@@ -133,7 +134,7 @@ class MonitorFields(MaintenanceFields, NotificationFields):
     check_frequency: CheckFrequency | None = Field(default=None, description="Seconds.")
     confirmation_period: Seconds | None = Field(default=None, description="Seconds.")
     recovery_period: Seconds | None = Field(default=None, description="Seconds.")
-    request_timeout: int | None = Field(
+    request_timeout: RequestTimeout | None = Field(
         default=None, description="Seconds (HTTP types) or milliseconds (other types)."
     )
     ssl_expiration: ExpirationDays | None = Field(default=None, description="Days; null = off.")
@@ -360,9 +361,12 @@ def parse_monitor_update(
         if name in data and data[name] is None
     ]
     old_type = current["monitor_type"]
-    new_type = data.get("monitor_type") or old_type
+    # The raw value is looked up in tables below: only a known type name may reach them (a
+    # list or an object is unhashable; the model has already reported it).
+    sent_type = data.get("monitor_type")
+    new_type = sent_type if isinstance(sent_type, str) and sent_type in TYPE_RULES else old_type
     merged = dict(current)
-    if new_type != old_type and new_type in TYPE_RULES:
+    if new_type != old_type:
         new_defaults = defaults_of(new_type)
         for name, default in defaults_of(old_type).items():
             if name not in data and merged.get(name) == default:
@@ -372,8 +376,7 @@ def parse_monitor_update(
         if "auth_password" in parsed.model_fields_set:
             merged["auth_password"] = parsed.auth_password
         merged["monitor_type"] = new_type
-        if new_type in TYPE_RULES:
-            merged.update({k: v for k, v in defaults_of(new_type).items() if merged.get(k) is None})
+        merged.update({k: v for k, v in defaults_of(new_type).items() if merged.get(k) is None})
         if parsed.request_headers is not None:
             headers, last_id, header_problems = assign_header_ids(
                 parsed.request_headers,
@@ -386,7 +389,8 @@ def parse_monitor_update(
             merged["request_headers"] = []
     else:
         merged.update({k: v for k, v in data.items() if k in current})
-    problems += _rule_problems(new_type, merged) + extra
+    # An unknown type sent is reported by the model; no type's rules apply then.
+    problems += _rule_problems(old_type if sent_type is None else sent_type, merged) + extra
     if isinstance(parsed, MonitorUpdate):
         problems += resend_problems(
             "monitor",
@@ -408,7 +412,7 @@ class MonitorGroupCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: Name
-    sort_index: int = Field(default=0, ge=-1_000_000, le=1_000_000)
+    sort_index: Annotated[int, Field(ge=-1_000_000, le=1_000_000)] = 0
     paused: bool = Field(default=False, description="Pausing a group pauses its monitors.")
 
 
@@ -416,7 +420,7 @@ class MonitorGroupUpdate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: Name | None = None
-    sort_index: int | None = Field(default=None, ge=-1_000_000, le=1_000_000)
+    sort_index: Annotated[int, Field(ge=-1_000_000, le=1_000_000)] | None = None
     paused: bool | None = Field(
         default=None, description="true pauses every monitor of the group; false unpauses them."
     )
@@ -433,6 +437,9 @@ class MonitorGroupAttributes(BaseModel):
     updated_at: str
 
 
+GROUP_NOT_NULL: Final = ("name", "sort_index", "paused")
+
+
 def parse_group_update(data: dict[str, Any]) -> MonitorGroupUpdate:
     """Validate a group PATCH; null is not a value for any of its fields."""
     parsed, problems = None, []
@@ -442,7 +449,7 @@ def parse_group_update(data: dict[str, Any]) -> MonitorGroupUpdate:
         problems = problems_from(exc.errors())
     problems += [
         (name, f"{name} must not be null")
-        for name in ("name", "sort_index", "paused")
+        for name in GROUP_NOT_NULL
         if name in data and data[name] is None
     ]
     if problems or parsed is None:

@@ -24,6 +24,7 @@ from watchpost.monitors.status_machine import apply, resume, state_of
 from watchpost.monitors.types import TYPE_FIELDS
 from watchpost.policy import maintenance_attributes, notification_attributes
 from watchpost.status_pages.references import delete_shown
+from watchpost.validation import reference_id
 
 MONITOR = "monitor"
 GROUP = "monitor_group"
@@ -101,9 +102,9 @@ async def group_problems(
     session: AsyncSession, *, team_id: int, body: dict[str, Any]
 ) -> list[tuple[str | None, str]]:
     """A monitor_group_id in body must name a monitor group of the team."""
-    group_id = body.get("monitor_group_id")
-    if type(group_id) is not int:
-        return []  # null, absent, or a type error pydantic reports
+    group_id = reference_id(body.get("monitor_group_id"))
+    if group_id is None:
+        return []  # null, absent, or a type or range error pydantic reports
     found = await session.scalar(
         select(MonitorGroup.id).where(MonitorGroup.team_id == team_id, MonitorGroup.id == group_id)
     )

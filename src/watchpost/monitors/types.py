@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 from watchpost.destinations import DeniedDestination
 from watchpost.validation import (
+    ascii_int,
     check_destination_host,
     check_destination_url,
     check_host,
@@ -270,8 +271,8 @@ def port_number(value: Any) -> int | None:
     """A port given as a string of digits (or an integer) as a number; None when malformed."""
     if type(value) is int:
         return value
-    if isinstance(value, str) and value.strip().isdigit() and len(value.strip()) <= 5:
-        return int(value.strip())
+    if isinstance(value, str):
+        return ascii_int(value.strip(), low=0, high=99_999)
     return None
 
 

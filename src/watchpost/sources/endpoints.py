@@ -18,8 +18,9 @@ from watchpost.http.openapi import ListDoc, SingleDoc, request_body
 from watchpost.http.pagination import PagedSelect, Paging, paginate
 from watchpost.sources import service
 from watchpost.sources.models import Source, SourceGroup
-from watchpost.sources.platforms import platforms_markdown
+from watchpost.sources.platforms import NOT_NULL_FIELDS, platforms_markdown
 from watchpost.sources.schemas import (
+    SOURCE_GROUP_NOT_NULL,
     SourceAttributes,
     SourceCreate,
     SourceGroupAttributes,
@@ -119,7 +120,7 @@ async def get_source(
         "(null ungroups). `platform` cannot change; the table name never follows a rename."
     ),
     responses={200: {"model": SingleDoc[SourceAttributes]}, **WRITE_ERRORS},
-    openapi_extra=request_body(SourceUpdate),
+    openapi_extra=request_body(SourceUpdate, not_null=(*NOT_NULL_FIELDS, "platform")),
 )
 async def update_source(
     source_id: str, request: Request, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
@@ -204,7 +205,7 @@ async def list_group_sources(
     "/{group_id}",
     summary="Update a source group",
     responses={200: {"model": SingleDoc[SourceGroupAttributes]}, **WRITE_ERRORS},
-    openapi_extra=request_body(SourceGroupUpdate),
+    openapi_extra=request_body(SourceGroupUpdate, not_null=SOURCE_GROUP_NOT_NULL),
 )
 async def update_group(
     group_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb

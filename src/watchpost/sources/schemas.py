@@ -16,7 +16,7 @@ from watchpost.sources.platforms import (
     READ_ONLY_FIELDS,
     Platform,
 )
-from watchpost.validation import Name, RetentionDays
+from watchpost.validation import Id, Int32, Name, RetentionDays
 
 _PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 _PLACEHOLDER_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]*$")
@@ -35,8 +35,8 @@ def check_live_tail_pattern(value: str) -> str:
 
 
 LiveTailPattern = Annotated[str, Field(max_length=1000), AfterValidator(check_live_tail_pattern)]
-SortIndex = Annotated[int, Field(ge=-(2**31), le=2**31 - 1)]
-GroupId = Annotated[int, Field(ge=1)]
+SortIndex = Int32
+GroupId = Id
 
 # ------------------------------------------------------------------------------- sources
 
@@ -103,6 +103,9 @@ class SourceGroupUpdate(BaseModel):
 
     name: Name | None = None
     sort_index: SortIndex | None = None
+
+
+SOURCE_GROUP_NOT_NULL = ("name", "sort_index")
 
 
 class SourceGroupAttributes(BaseModel):

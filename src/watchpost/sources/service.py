@@ -25,6 +25,7 @@ from watchpost.sources.platforms import (
     UPDATABLE_FIELDS,
 )
 from watchpost.sources.schemas import (
+    SOURCE_GROUP_NOT_NULL,
     SourceCreate,
     SourceGroupCreate,
     SourceGroupUpdate,
@@ -315,7 +316,7 @@ async def update_group(
     now: datetime,
 ) -> SourceGroup:
     problems: list[tuple[str | None, str]] = []
-    for name in ("name", "sort_index"):
+    for name in SOURCE_GROUP_NOT_NULL:
         if name in sent and getattr(data, name) is None:
             problems.append((name, f"{name} must not be null"))
     if data.name is not None and await _group_name_taken(

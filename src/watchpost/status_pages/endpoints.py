@@ -21,6 +21,9 @@ from watchpost.status_pages.limits import LIST_HISTORY_DAYS, MAX_RESOURCES, MAX_
 from watchpost.status_pages.models import StatusPage, StatusPageResource, StatusPageSection
 from watchpost.status_pages.records import summaries
 from watchpost.status_pages.schemas import (
+    PAGE_NOT_NULL,
+    RESOURCE_NOT_NULL,
+    SECTION_NOT_NULL,
     PageAttributes,
     PageCreate,
     PageUpdate,
@@ -133,7 +136,7 @@ async def get_page(status_page_id: str, caller: Caller, ctx: Context, db: ReadDb
     "/{status_page_id}",
     summary="Update a status page",
     responses={200: {"model": SingleDoc[PageAttributes]}, **WRITE_ERRORS},
-    openapi_extra=request_body(PageUpdate),
+    openapi_extra=request_body(PageUpdate, not_null=PAGE_NOT_NULL),
 )
 async def update_page(
     status_page_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
@@ -226,7 +229,7 @@ async def get_section(status_page_id: str, section_id: str, caller: Caller, db: 
     "/{status_page_id}/sections/{section_id}",
     summary="Update or move a status page section",
     responses={200: {"model": SingleDoc[SectionAttributes]}, **WRITE_ERRORS},
-    openapi_extra=request_body(SectionUpdate),
+    openapi_extra=request_body(SectionUpdate, not_null=SECTION_NOT_NULL),
 )
 async def update_section(
     status_page_id: str,
@@ -287,7 +290,7 @@ async def delete_section(
         f"holds at most {MAX_RESOURCES:,} resources (422).\n\n" + rules_markdown()
     ),
     responses={201: {"model": SingleDoc[ResourceAttributes]}, **WRITE_ERRORS},
-    openapi_extra=request_body(ResourceFields, required=False),
+    openapi_extra=request_body(ResourceFields),
 )
 async def create_resource(
     status_page_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
@@ -358,7 +361,7 @@ async def get_resource(
     description="A new `status_page_section_id` and/or `position` moves the resource; both "
     "sections stay contiguous. The same rules as on create apply to the result.",
     responses={200: {"model": SingleDoc[ResourceAttributes]}, **WRITE_ERRORS},
-    openapi_extra=request_body(ResourceFields),
+    openapi_extra=request_body(ResourceFields, not_null=RESOURCE_NOT_NULL),
 )
 async def update_resource(
     status_page_id: str,

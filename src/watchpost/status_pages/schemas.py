@@ -9,7 +9,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from watchpost.policy import TimeZone
 from watchpost.status_pages.kinds import MarkFor, ResourceType, WidgetType
-from watchpost.validation import Host, HttpUrl, Name, Secret, check_http_url
+from watchpost.validation import INT32_MAX, Host, HttpUrl, Id, IdText, Name, Secret, check_http_url
 
 Theme = Literal["light", "dark", "system"]
 Layout = Literal["vertical", "horizontal"]
@@ -151,7 +151,9 @@ class PageAttributes(BaseModel):
 
 # ------------------------------------------------------------------------- sections
 
-Position = Annotated[int, Field(ge=0, description="Zero-based; past the end appends.")]
+Position = Annotated[
+    int, Field(ge=0, le=INT32_MAX, description="Zero-based; past the end appends.")
+]
 
 
 class SectionCreate(BaseModel):
@@ -168,6 +170,9 @@ class SectionUpdate(BaseModel):
     name: str | None = Field(default=None, max_length=255)
     position: Position | None = None
     fixed_position: bool | None = None
+
+
+SECTION_NOT_NULL = ("name", "position", "fixed_position")
 
 
 class SectionAttributes(BaseModel):
@@ -192,7 +197,7 @@ class RuleValueIn(BaseModel):
 
     type: str | None = Field(default=None, max_length=64)
     value: str | None = Field(default=None, max_length=1000)
-    item_id: str | int | None = None
+    item_id: IdText | Id | None = None
     name: str | None = Field(default=None, max_length=255)
     email: str | None = Field(default=None, max_length=320)
 
@@ -207,13 +212,13 @@ class MetadataRuleIn(BaseModel):
 class ResourceFields(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    status_page_section_id: int | None = Field(
+    status_page_section_id: Id | None = Field(
         default=None, description="Default: the page's first section (created if none)."
     )
     resource_type: ResourceType | None = Field(
         default=None, description="Default: ManuallyTrackedItem."
     )
-    resource_id: str | int | None = Field(
+    resource_id: IdText | Id | None = Field(
         default=None, description="Id of the item (a string); omit for ManuallyTrackedItem."
     )
     widget_type: WidgetType | None = Field(
@@ -230,6 +235,20 @@ class ResourceFields(BaseModel):
     mark_as_down_metadata_rule: MetadataRuleIn | None = None
     mark_as_degraded_for: MarkFor | None = Field(default=None, description="Default no_incident.")
     mark_as_degraded_metadata_rule: MetadataRuleIn | None = None
+
+
+# Optional on PATCH, but never null (a 422 names them).
+RESOURCE_NOT_NULL = (
+    "status_page_section_id",
+    "resource_type",
+    "widget_type",
+    "history",
+    "explanation",
+    "position",
+    "fixed_position",
+    "mark_as_down_for",
+    "mark_as_degraded_for",
+)
 
 
 class RuleValueOut(BaseModel):

@@ -36,6 +36,8 @@ from watchpost.status_pages.records import summaries
 from watchpost.status_pages.schemas import (
     PAGE_DEFAULTS,
     PAGE_NOT_NULL,
+    RESOURCE_NOT_NULL,
+    SECTION_NOT_NULL,
     MetadataRuleIn,
     PageCreate,
     PageUpdate,
@@ -44,6 +46,7 @@ from watchpost.status_pages.schemas import (
     SectionUpdate,
 )
 from watchpost.teams.models import User
+from watchpost.validation import parse_id
 
 PAGE = "status_page"
 SECTION = "status_page_section"
@@ -300,7 +303,7 @@ async def update_section(
 ) -> StatusPageSection:
     problems: Problems = [
         (name, f"{name} must not be null")
-        for name in ("name", "position", "fixed_position")
+        for name in SECTION_NOT_NULL
         if name in sent and getattr(data, name) is None
     ]
     if problems:
@@ -485,7 +488,7 @@ async def _resolve_value(
         stmt = select(User).where(User.team_id == team_id)
         if item_id is not None:
             wanted = f"id {item_id}"
-            stmt = stmt.where(User.id == (int(item_id) if item_id.isdigit() else -1))
+            stmt = stmt.where(User.id == (parse_id(item_id.strip()) or -1))
         elif item.email is not None:
             wanted = f"e-mail {item.email!r}"
             stmt = stmt.where(User.email == item.email.strip().lower())
@@ -544,19 +547,6 @@ class Prepared:
     section_id: int | None
 
 
-_NOT_NULL = (
-    "status_page_section_id",
-    "resource_type",
-    "widget_type",
-    "history",
-    "explanation",
-    "position",
-    "fixed_position",
-    "mark_as_down_for",
-    "mark_as_degraded_for",
-)
-
-
 async def _prepare(
     session: AsyncSession,
     *,
@@ -570,7 +560,7 @@ async def _prepare(
     team_id = page.team_id
     problems: Problems = [
         (name, f"{name} must not be null")
-        for name in _NOT_NULL
+        for name in RESOURCE_NOT_NULL
         if current is not None and name in sent and getattr(data, name) is None
     ]
     values: dict[str, Any] = {}
@@ -603,8 +593,8 @@ async def _prepare(
     elif raw_id is None:
         problems.append(("resource_id", f"resource_id is required for {resource_type}"))
     else:
-        text = str(raw_id).strip()
-        if not text.isdigit() or len(text) > 18:
+        resource_id = parse_id(str(raw_id).strip())
+        if resource_id is None:
             problems.append(("resource_id", f"resource_id must be the id of a {resource_type}"))
         else:
             model = model_of(resource_type)
@@ -613,14 +603,16 @@ async def _prepare(
             # delete then removes the resource too; see references.py).
             found = await session.scalar(
                 select(model.id)
-                .where(model.id == int(text), model.team_id == team_id)
+                .where(model.id == resource_id, model.team_id == team_id)
                 .with_for_update(read=True, key_share=True)
             )
             if found is None:
                 problems.append(
-                    ("resource_id", f"resource_id {text} names no {resource_type} of your team")
+                    (
+                        "resource_id",
+                        f"resource_id {resource_id} names no {resource_type} of your team",
+                    )
                 )
-            resource_id = int(text)
     values["resource_id"] = resource_id
 
     # widget

@@ -16,6 +16,7 @@ from watchpost.http.pagination import Paging, paginate
 from watchpost.webhooks import service
 from watchpost.webhooks.models import OutgoingWebhook
 from watchpost.webhooks.schemas import (
+    WEBHOOK_NOT_NULL,
     WebhookCreate,
     WebhookDoc,
     WebhookListDoc,
@@ -117,7 +118,7 @@ async def get_webhook(outgoing_webhook_id: str, caller: Caller, db: ReadDb) -> R
         "changes."
     ),
     responses={200: {"model": WebhookDoc}, **WRITE_ERRORS},
-    openapi_extra=request_body(WebhookUpdate),
+    openapi_extra=request_body(WebhookUpdate, not_null=WEBHOOK_NOT_NULL),
 )
 async def update_webhook(
     outgoing_webhook_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb

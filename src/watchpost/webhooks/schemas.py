@@ -178,6 +178,10 @@ class WebhookListDoc(BaseModel):
     pagination: PaginationDoc
 
 
+# Optional on PATCH, but never null (a 422 names them; the flags also on other triggers,
+# which refuse them whatever their value).
+WEBHOOK_NOT_NULL = ("name", "url", "trigger_type", *TRIGGER_FIELDS)
+
 # -------------------------------------------------------------------------------- parsing
 
 

@@ -1,0 +1,215 @@
+"""/openapi.json describes what the server does: schemathesis sends generated requests to every
+operation it publishes, on a real uvicorn server over each backend, and checks every answer.
+
+Checks: no 5xx, a status code the operation documents, a content type and body that match
+the documented response, and 405 with an `Allow` header that matches the schema for methods
+the path does not document. Both generation modes run: schema-valid requests (positive) and
+requests that break the schema (negative, which must get a documented error). Path ids are
+generated, and also fixed to objects that exist (every kind's first object has id 1 on a fresh
+database), so bodies reach validation and the database instead of stopping at a 404.
+Deletions run last. Runs are deterministic (the coverage phase enumerates; the random cases
+are derandomized) and bounded: about 4,800 coverage cases and 1,000 random ones per backend,
+near a minute of CPU each.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import socket
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import requests
+import schemathesis
+import uvicorn
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+from schemathesis.checks import not_a_server_error
+from schemathesis.core.result import Ok
+from schemathesis.specs.openapi.checks import (
+    allow_header_conformance,
+    content_type_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+    unsupported_method,
+)
+
+from tests.conftest import Backend
+from watchpost.app import create_app
+from watchpost.context import AppContext
+from watchpost.settings import Settings
+from watchpost.teams.service import create_token
+
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_schema_conformance,
+    unsupported_method,
+    allow_header_conformance,
+]
+MODES = (schemathesis.GenerationMode.POSITIVE, schemathesis.GenerationMode.NEGATIVE)
+EXAMPLES_PER_STRATEGY = 3
+METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
+
+# One object of each kind, made through the API before the run: each gets id 1. Addresses are
+# on loopback (the engine is off, so nothing is checked; but nothing could leave the machine).
+SEED: list[tuple[str, dict[str, Any]]] = [
+    ("/api/v1/collectors", {"name": "seed"}),
+    ("/api/v1/collectors/1/targets", {"kind": "redis", "host": "127.0.0.1", "port": 6379}),
+    ("/api/v1/source-groups", {"name": "seed"}),
+    ("/api/v1/sources", {"name": "seed", "platform": "python", "source_group_id": 1}),
+    ("/api/v2/monitor-groups", {"name": "seed"}),
+    ("/api/v2/monitors", {"url": "http://127.0.0.1:9/", "monitor_group_id": 1}),
+    ("/api/v2/heartbeat-groups", {"name": "seed"}),
+    ("/api/v2/heartbeats", {"name": "seed", "heartbeat_group_id": 1}),
+    ("/api/v2/status-pages", {"subdomain": "seed"}),
+    ("/api/v2/status-pages/1/sections", {"name": "seed"}),
+    ("/api/v2/status-pages/1/resources", {"resource_type": "Monitor", "resource_id": "1"}),
+    (
+        "/api/v2/outgoing-webhooks",
+        {"url": "http://127.0.0.1:9/hook", "trigger_type": "incident_change"},
+    ),
+    ("/api/v2/incidents", {"name": "seed", "summary": "seeded", "heartbeat_id": 1}),
+]
+
+
+async def _mint_token(settings: Settings) -> str:
+    ctx = AppContext.build(settings)
+    try:
+        async with ctx.db.write_sessions() as session, session.begin():
+            return await create_token(session, team_name="fuzz", now=ctx.clock.now())
+    finally:
+        await ctx.db.dispose()
+
+
+@contextmanager
+def serving(settings: Settings) -> Iterator[str]:
+    """The app under uvicorn on a free loopback port, in a thread of its own; yields its URL."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port: int = sock.getsockname()[1]
+    config = uvicorn.Config(
+        create_app(settings), log_level="warning", lifespan="on", timeout_graceful_shutdown=1
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    ready = threading.Event()
+    for _ in range(1000):  # bounded readiness poll, not a wait for a check
+        if server.started:
+            break
+        ready.wait(0.01)
+    assert server.started, "uvicorn did not start"
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        sock.close()
+
+
+def _seed(base_url: str, session: requests.Session) -> str:
+    """Makes the SEED objects; returns the heartbeat's ping token."""
+    token = ""
+    for path, body in SEED:
+        response = session.post(f"{base_url}{path}", json=body, timeout=30)
+        assert response.status_code == 201, (path, response.text)
+        created = response.json()["data"]
+        assert created["id"] == "1", (path, created)
+        if path == "/api/v2/heartbeats":
+            token = created["attributes"]["url"].rsplit("/", 1)[1]
+    return token
+
+
+def _existing(path: str, ping_token: str) -> dict[str, str]:
+    """Path parameters naming the seeded objects (every id is 1)."""
+    names = re.findall(r"\{([^}]+)\}", path)
+    return {name: ping_token if name == "token" else "1" for name in names if name != "exit_code"}
+
+
+def _cover(operation: Any, base_url: str, session: requests.Session, ping_token: str) -> int:
+    """schemathesis's coverage phase: each parameter and body field at its boundaries, just
+    past them and of wrong types, required parts left out, undocumented methods. Sent to the
+    seeded objects, so that bodies are judged by the server rather than stopped by a 404.
+    Returns how many requests were sent."""
+    schema = operation.schema
+    fixed = _existing(operation.path, ping_token)
+    sent = 0
+    for case in schema.iter_coverage_cases(
+        operation,
+        generation_modes=list(MODES),
+        generation_config=schema.config.generation_for(operation=operation),
+    ):
+        if fixed:
+            case.path_parameters = {**(case.path_parameters or {}), **fixed}
+        case.call_and_validate(base_url=base_url, session=session, checks=CHECKS)
+        sent += 1
+    return sent
+
+
+def _exercise(operation: Any, base_url: str, session: requests.Session, ping_token: str) -> None:
+    """Random requests of both modes, with generated ids and with the seeded objects' ids."""
+    fixed = _existing(operation.path, ping_token)
+    strategies = [operation.as_strategy(generation_mode=mode) for mode in MODES]
+    if fixed:
+        strategies += [
+            operation.as_strategy(generation_mode=mode, path_parameters=fixed) for mode in MODES
+        ]
+
+    @settings(
+        max_examples=EXAMPLES_PER_STRATEGY * len(strategies),
+        derandomize=True,
+        database=None,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+        phases=[Phase.explicit, Phase.generate],
+    )
+    @given(case=st.one_of(*strategies))
+    def run(case: Any) -> None:
+        case.call_and_validate(base_url=base_url, session=session, checks=CHECKS)
+
+    run()
+
+
+def _documented_operations(spec: dict[str, Any]) -> int:
+    return sum(1 for item in spec["paths"].values() for method in item if method in METHODS)
+
+
+def _unthrottled(settings: Settings) -> Settings:
+    """The run sends thousands of requests a minute with one token: lift a per-token rate
+    limit, where the settings have one, so that it measures conformance, not throttling."""
+    if "rate_limit_per_minute" in Settings.model_fields:
+        return settings.model_copy(update={"rate_limit_per_minute": 10**9})
+    return settings
+
+
+def test_every_operation_conforms(backend: Backend, settings: Settings) -> None:
+    settings = _unthrottled(settings)
+    token = asyncio.run(_mint_token(settings))
+    with serving(settings) as base_url, requests.Session() as session:
+        session.headers["Authorization"] = f"Bearer {token}"
+        ping_token = _seed(base_url, session)
+        spec = session.get(f"{base_url}/openapi.json", timeout=30).json()
+        schema = schemathesis.openapi.from_dict(spec)
+        operations = []
+        for result in schema.get_all_operations():
+            assert isinstance(result, Ok), result.err()  # every operation's schema is valid
+            operations.append(result.ok())
+        # Deleting first would leave the other operations nothing to reach.
+        operations.sort(key=lambda operation: operation.method.lower() == "delete")
+        failures: list[str] = []
+        tested = covered = 0
+        for operation in operations:
+            try:
+                covered += _cover(operation, base_url, session, ping_token)
+                _exercise(operation, base_url, session, ping_token)
+            except (Exception, BaseExceptionGroup) as exc:  # report every operation's failure
+                failures.append(f"{operation.method.upper()} {operation.path}: {str(exc)[:1500]}")
+            tested += 1
+    assert tested == _documented_operations(spec) > 80
+    assert covered > 20 * tested
+    assert not failures, f"{len(failures)} operations failed:\n\n" + "\n\n".join(failures)
