@@ -230,3 +230,12 @@ def test_a_clock_that_goes_back_does_not_lock_a_key_out() -> None:
     assert limiter.acquire("k", 10_000.0) == 0.0
     assert limiter.acquire("k", 10_000.0) > 0
     assert limiter.acquire("k", 5_000.0) == 0.0  # the clock was set back an hour
+
+
+def test_a_limit_finer_than_the_clock_never_fails() -> None:
+    # 10^9 a minute is an interval of 60 ns, below a float's step at today's timestamps: a
+    # new key's bucket is full again at once, and it must not be expired out of an empty map.
+    limiter = RateLimiter(10**9)
+    now = 1_795_363_085.0
+    assert all(limiter.acquire(key, now) == 0.0 for key in range(5))
+    assert len(limiter) >= 1

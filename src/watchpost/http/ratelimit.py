@@ -74,6 +74,8 @@ class RateLimiter:
         beyond max_keys."""
         buckets = self._buckets
         for _ in range(EXPIRE_PER_INSERT):
+            if len(buckets) <= 1:  # only the key just added: it stays (a huge limit can
+                break  # leave its bucket full at once, as its interval is below a float's step)
             oldest, full_at = next(iter(buckets.items()))
             if full_at > now:
                 break
