@@ -8,9 +8,11 @@ import asyncio
 from datetime import datetime
 from typing import Any
 
+import pytest
 from fastapi import FastAPI
 from sqlalchemy import ColumnElement, func, select
 
+from tests.conftest import Backend
 from tests.engine_support import engine_of, load, recording_server
 from tests.monitor_cases import MONITORS, create_monitor
 from tests.objects import create_collector, create_target, target_body
@@ -210,6 +212,26 @@ async def test_a_void_result_leaves_the_lease_of_the_newer_claim_alone(
         assert (await engine.write([await engine.execute(new)])).applied == 1
         assert server.hits == {"/old": 1, "/new": 1}
     assert (await load(app, Monitor, monitor_id)).last_checked_at == clock.now()
+
+
+async def test_renewing_skips_a_row_another_transaction_holds_instead_of_waiting(
+    app: FastAPI, api: Api, clock: FrozenClock, backend: Backend
+) -> None:
+    if backend.name != "postgres":
+        pytest.skip("SQLite runs one write transaction at a time: no row is held meanwhile")
+    busy, free = [await monitor_at(api, "https://example.com") for _ in range(2)]
+    engine = engine_of(app)
+    leases = {
+        job.claim.id: job.claim.lease_expires_at for job in await engine.claim(clock.now(), 10)
+    }
+    clock.advance(1)
+    # The engine's own writer (or a change of the monitor) holds `busy`: renewing must not
+    # wait for it (nor deadlock with it) — that row's lease ends with that transaction.
+    async with app.state.ctx.db.write_sessions() as session, session.begin():
+        await session.execute(select(Monitor.id).where(Monitor.id == busy).with_for_update())
+        assert await asyncio.wait_for(engine.renew(clock.now()), 10) == 1
+    assert (await load(app, Monitor, busy)).lease_expires_at == leases[busy]
+    assert (await load(app, Monitor, free)).lease_expires_at == clock.now() + engine.lease
 
 
 class Watched(Engine):

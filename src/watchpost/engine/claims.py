@@ -80,12 +80,19 @@ _LEASE: Final = {kind: _lease(kind) for kind in KINDS}
 
 def _renew(kind: str) -> Update:
     c = KINDS[kind].table.c
+    held = c.lease_owner == bindparam("renew_owner")
+    # Rows a transaction holds are skipped, never waited for: on PostgreSQL those are this
+    # engine's own results being written (their leases end with that write), a change of
+    # the object (which voids the lease) or a claim of a lease that had already expired.
+    # So renewing never waits behind, nor deadlocks with, the writer.
+    free = (
+        select(c.id)
+        .where(held, c.id.in_(bindparam("renew_ids", expanding=True)))
+        .with_for_update(skip_locked=True)
+    )
     return (
         update(KINDS[kind].table)
-        .where(
-            c.lease_owner == bindparam("renew_owner"),
-            c.id.in_(bindparam("renew_ids", expanding=True)),
-        )
+        .where(held, c.id.in_(free.scalar_subquery()))
         .values(lease_expires_at=bindparam("renew_until", type_=UTCDateTime()))
     )
 
@@ -149,8 +156,8 @@ async def renew(
 
     Only rows still leased to `owner` change: a lease another worker took over (after it
     expired) or that a change of the object cleared stays lost, and that check's result
-    will be dropped. On PostgreSQL a concurrent claim either holds the row first (this
-    UPDATE then waits and finds another owner) or skips it (the row is locked here).
+    will be dropped. On PostgreSQL a concurrent claim either holds the row first (it is
+    skipped here, and then has another owner) or skips it (the row is locked here).
     """
     renewed = 0
     ordered = sorted(ids)

@@ -87,9 +87,6 @@ class Engine:
         self._running: set[asyncio.Task[None]] = set()
         self._leased: dict[tuple[str, int], Claim] = {}
         """The checks in flight: claimed and not yet written. Their leases are renewed."""
-        self._row_locks = asyncio.Lock()
-        """Held by write and renew: both lock this engine's leased rows, so never at once
-        (on PostgreSQL their row locks could otherwise deadlock)."""
         self.shutdown_grace = SHUTDOWN_GRACE_S
         self.lease = timedelta(seconds=self.settings.engine_lease_margin)
         self.renew_every = self.settings.engine_lease_margin / 3
@@ -149,11 +146,7 @@ class Engine:
         for start in range(0, len(outcomes), size):
             batch = outcomes[start : start + size]
             try:
-                async with (
-                    self._row_locks,
-                    self.ctx.db.write_sessions() as session,
-                    session.begin(),
-                ):
+                async with self.ctx.db.write_sessions() as session, session.begin():
                     report = await write_outcomes(session, batch, settings=self.settings)
             finally:
                 # Written or failed, these are no longer in flight: a failed batch's leases
@@ -179,7 +172,7 @@ class Engine:
         if not by_kind:
             return 0
         held = 0
-        async with self._row_locks, self.ctx.db.write_sessions() as session, session.begin():
+        async with self.ctx.db.write_sessions() as session, session.begin():
             for kind, ids in by_kind.items():
                 held += await renew(
                     session, kind=kind, owner=self.owner, ids=ids, until=now + self.lease
