@@ -59,7 +59,7 @@ class Settings(BaseSettings):
     )
     engine_lease_margin: float = Field(
         default=15.0,
-        gt=0,
+        ge=1,
         description="Seconds a check's lease lasts from its claim or last renewal; a live "
         "worker renews its leases every third of it, so only a dead worker's expire, and "
         "another worker takes those checks over.",
