@@ -16,7 +16,7 @@ from tests.conftest import Backend
 from tests.engine_support import engine_of, load, recording_server
 from tests.monitor_cases import MONITORS, create_monitor
 from tests.objects import create_collector, create_target, target_body
-from tests.services import free_port
+from tests.services import free_port, tcp_server
 from tests.support import Api
 from watchpost.clock import FrozenClock
 from watchpost.collectors.models import Collector, CollectorTarget
@@ -268,3 +268,27 @@ async def test_the_running_engine_renews_its_leases_by_itself(
         engine.stop()
         await asyncio.wait_for(running, 10)
     assert (await load(app, Monitor, monitor_id)).lease_owner is None  # released on stop
+
+
+async def test_a_check_sends_its_request_once_even_when_the_connection_is_dropped(
+    app: FastAPI, api: Api, clock: FrozenClock
+) -> None:
+    requests: list[str] = []
+
+    async def drops(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        requests.append((await reader.readline()).decode())
+        while (await reader.readline()).strip():
+            pass
+        # Reset instead of answering: the HTTP client must not quietly send it again.
+        writer.transport.abort()
+
+    async with tcp_server(drops) as port:
+        plain = await monitor_at(api, f"http://127.0.0.1:{port}/plain")
+        cookies = await create_monitor(
+            api, url=f"http://127.0.0.1:{port}/cookies", remember_cookies=True
+        )
+        assert (await engine_of(app).tick()).applied == 2
+    assert sorted(line.split(" ")[1] for line in requests) == ["/cookies", "/plain"]
+    for monitor_id in (plain, cookies["id"]):
+        row = await load(app, Monitor, monitor_id)
+        assert row.status == "down" and row.last_error is not None
