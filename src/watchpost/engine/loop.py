@@ -16,6 +16,7 @@ import logging
 import os
 import secrets
 import socket
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -251,6 +252,7 @@ class Engine:
 
     async def _renewer(self, done: asyncio.Event) -> None:
         """Renew the leases in flight every `renew_every` seconds until `done`."""
+        last = time.monotonic()
         while not done.is_set():
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(done.wait(), self.renew_every)
@@ -260,6 +262,14 @@ class Engine:
                 await self.renew(self.ctx.clock.now())
             except Exception:
                 log.exception("renewing %d leases failed; retrying", len(self._leased))
+                continue
+            renewed = time.monotonic()
+            gap, last = renewed - last, renewed
+            margin = self.lease.total_seconds()
+            if gap > margin:
+                # This process (or the database) stalled for longer than a lease: other
+                # workers may have taken some of its checks over.
+                log.warning("leases renewed %.1f s apart, more than the %g s margin", gap, margin)
 
     async def _claimer(self) -> None:
         poll = self.settings.engine_poll_interval
