@@ -220,7 +220,8 @@ async def test_the_request_timeout_of_network_types_is_in_milliseconds(
     [job] = await engine.claim(clock.now(), 10)
     assert job.timeout == 0.5
     margin = app.state.ctx.settings.engine_lease_margin
-    assert job.claim.lease_expires_at - clock.now() >= timedelta(seconds=0.5 + margin)
+    # the lease does not depend on the timeout: the engine renews it while the check runs
+    assert job.claim.lease_expires_at == clock.now() + timedelta(seconds=margin)
     await engine.write([await engine.execute(job)])
 
 

@@ -1,8 +1,11 @@
 """Several real `watchpost worker` processes on one PostgreSQL: each due check runs once, and a
 killed worker's checks are completed by the others once its leases expire.
 
-Real processes and real time: leases and timeouts are seconds, and the test waits for the
-workers' progress by polling the database against a deadline.
+Real processes and real time: the test waits for the workers' progress by polling the
+database (and its HTTP server) against a deadline, never for a fixed time. The leases are
+short and the checks are held in flight for longer than a lease: the live workers keep
+theirs only because they renew them, which is what guarantees each check runs once however
+loaded the machine is.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -28,12 +31,16 @@ from watchpost.settings import Settings
 from watchpost.teams.models import Team
 
 CHECKS = 500
-TIMEOUT_S = 4  # request_timeout of the monitors
+TIMEOUT_S = 60
+"""request_timeout of the monitors: longer than the test holds any request, so no check
+times out however slow the machine."""
 LEASE_MARGIN_S = 8
-"""Lease = 4 + 2 (guard) + 8 s. The margin must cover a live worker's slowest write-back under
-load (the test holds every response until all 500 requests arrived), so that only the killed
-worker's leases ever expire."""
-DEADLINE_S = 90.0
+"""A lease lasts 8 s from its claim or last renewal (renewed every 8/3 s): the killed
+worker's checks are free again 8 s after it died, while held checks stay in flight longer.
+The margin only has to cover a live worker's longest stall between two renewals."""
+DEADLINE_S = 240.0
+"""How long the test waits for the workers' progress (a loaded machine is slow; only a
+failing run waits this long)."""
 
 
 @pytest.fixture
@@ -138,6 +145,45 @@ async def wait_for(
     raise AssertionError(f"{what}: {found} of {len(ids)} after {DEADLINE_S} s")
 
 
+async def wait_until(done: Callable[[], bool], what: str) -> None:
+    """Poll `done` (the test server's counts) until it holds (real time)."""
+    deadline = time.monotonic() + DEADLINE_S
+    while not done():
+        assert time.monotonic() < deadline, f"{what}: not after {DEADLINE_S} s"
+        await asyncio.sleep(0.05)
+
+
+Leases = dict[int, tuple[str | None, datetime | None]]
+
+
+async def leases(ctx: AppContext, ids: Iterable[int]) -> Leases:
+    async with ctx.db.read_sessions() as session:
+        rows = await session.execute(
+            select(Monitor.id, Monitor.lease_owner, Monitor.lease_expires_at).where(
+                Monitor.id.in_(list(ids))
+            )
+        )
+        return {row.id: (row.lease_owner, row.lease_expires_at) for row in rows}
+
+
+def _later(value: datetime | None, than: datetime | None) -> bool:
+    return value is not None and than is not None and value > than
+
+
+async def wait_renewed(ctx: AppContext, before: Leases) -> None:
+    """Poll until every lease of `before` was extended by its owner; fail at once if one
+    changed hands."""
+    deadline = time.monotonic() + DEADLINE_S
+    while True:
+        now = await leases(ctx, before)
+        lost = [i for i, (owner, _) in now.items() if owner != before[i][0]]
+        assert not lost, f"{len(lost)} checks of live workers changed hands"
+        if all(_later(now[i][1], before[i][1]) for i in before):
+            return
+        assert time.monotonic() < deadline, f"leases not renewed after {DEADLINE_S} s"
+        await asyncio.sleep(0.1)
+
+
 async def test_workers_share_the_checks_and_take_over_a_killed_one(
     database_url: str, server: Server, tmp_path: Path
 ) -> None:
@@ -163,10 +209,10 @@ async def test_workers_share_the_checks_and_take_over_a_killed_one(
         server.release.clear()
         second = await add_monitors(ctx, server, "b")
         await wait_for(ctx, second, Monitor.lease_owner.is_not(None), what="checks leased")
-        deadline = time.monotonic() + DEADLINE_S
-        while sum(n for p, n in server.hits.items() if p.startswith("/b/")) < CHECKS:
-            assert time.monotonic() < deadline, "requests did not all arrive"
-            await asyncio.sleep(0.05)
+        await wait_until(
+            lambda: sum(n for p, n in server.hits.items() if p.startswith("/b/")) == CHECKS,
+            "all requests arrived",
+        )
         victim = workers[0]
         victim.send_signal(signal.SIGKILL)
         victim.wait(timeout=10)
@@ -179,10 +225,22 @@ async def test_workers_share_the_checks_and_take_over_a_killed_one(
                 )
             ).all()
         assert held, "the killed worker held no checks"
+        orphaned = {url.split(str(server.port))[1] for _, url, _ in held}
+        alive = {
+            monitor_id: lease
+            for monitor_id, lease in (await leases(ctx, second)).items()
+            if monitor_id not in {monitor_id for monitor_id, _, _ in held}
+        }
+
+        # Still holding every request: the killed worker's checks are taken over once its
+        # leases expire, while the live workers renew theirs and keep every one of them.
+        await wait_until(
+            lambda: all(server.hits[path] == 2 for path in orphaned), "killed worker's checks"
+        )
+        await wait_renewed(ctx, alive)
         server.release.set()
 
         await wait_for(ctx, second, *completed(), what="checks completed after the kill")
-        orphaned = {url.split(str(server.port))[1] for _, url, _ in held}
         for i in range(CHECKS):
             path = f"/b/{i}"
             # the killed worker's request was lost; the takeover is the only other one
@@ -192,6 +250,9 @@ async def test_workers_share_the_checks_and_take_over_a_killed_one(
                 row = await session.get(Monitor, monitor_id)
                 assert row is not None and row.last_checked_at is not None
                 assert row.last_checked_at >= expired_at  # taken over only after expiry
+    except BaseException:
+        print_logs(tmp_path)  # shown with the failure: tmp_path may be gone by then
+        raise
     finally:
         for process in workers:
             if process.poll() is None:
@@ -200,6 +261,12 @@ async def test_workers_share_the_checks_and_take_over_a_killed_one(
         await ctx.db.dispose()
     logs = [tmp_path / f"worker-{n}.log" for n in range(3)]
     assert codes[1:] == [0, 0], [log.read_bytes() for log in logs]
+
+
+def print_logs(folder: Path) -> None:
+    for n in range(3):
+        log = folder / f"worker-{n}.log"
+        print(f"--- worker {n}:", log.read_text(errors="replace")[-8000:] if log.exists() else "")
 
 
 def test_worker_help_and_one_line_errors(tmp_path: Path) -> None:

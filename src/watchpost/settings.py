@@ -60,10 +60,11 @@ class Settings(BaseSettings):
         default=1.0, gt=0, description="Longest sleep between two looks for due checks."
     )
     engine_lease_margin: float = Field(
-        default=30.0,
-        gt=0,
-        description="Seconds a lease outlives the check's own timeout; only a dead worker's "
-        "lease expires, after which another worker takes the check over.",
+        default=15.0,
+        ge=1,
+        description="Seconds a check's lease lasts from its claim or last renewal; a live "
+        "worker renews its leases every third of it, so only a dead worker's expire, and "
+        "another worker takes those checks over.",
     )
     rate_limit_per_minute: int = Field(
         default=1200,

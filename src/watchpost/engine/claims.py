@@ -3,11 +3,15 @@
 PostgreSQL: `SELECT … FOR UPDATE SKIP LOCKED` picks due rows no other transaction holds,
 then the lease is written in the same transaction. SQLite: one process, and the write
 session's `BEGIN IMMEDIATE` makes the same statements exclusive.
+
+A lease is short (WATCHPOST_ENGINE_LEASE_MARGIN) and its worker renews it while the check
+is in flight (`renew`), so a live worker keeps its checks however long they take, and a
+dead worker's are free again one margin after its last renewal.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Final
@@ -74,6 +78,30 @@ _CLAIM: Final = {
 _LEASE: Final = {kind: _lease(kind) for kind in KINDS}
 
 
+def _renew(kind: str) -> Update:
+    c = KINDS[kind].table.c
+    held = c.lease_owner == bindparam("renew_owner")
+    # Rows a transaction holds are skipped, never waited for: on PostgreSQL those are this
+    # engine's own results being written (their leases end with that write), a change of
+    # the object (which voids the lease) or a claim of a lease that had already expired.
+    # So renewing never waits behind, nor deadlocks with, the writer.
+    free = (
+        select(c.id)
+        .where(held, c.id.in_(bindparam("renew_ids", expanding=True)))
+        .with_for_update(skip_locked=True)
+    )
+    return (
+        update(KINDS[kind].table)
+        .where(held, c.id.in_(free.scalar_subquery()))
+        .values(lease_expires_at=bindparam("renew_until", type_=UTCDateTime()))
+    )
+
+
+_RENEW: Final = {kind: _renew(kind) for kind in KINDS}
+RENEW_CHUNK: Final = 1000
+"""Most ids in one renewing UPDATE (bound parameters stay far below SQLite's limit)."""
+
+
 async def claim(
     session: AsyncSession,
     *,
@@ -81,7 +109,7 @@ async def claim(
     owner: str,
     now: datetime,
     limit: int,
-    lease_for: Callable[[Any], timedelta],
+    lease: timedelta,
 ) -> list[Claim]:
     """Lease up to `limit` due rows of `kind` to `owner`; call inside a write transaction."""
     rows: Sequence[Any] = (
@@ -95,7 +123,7 @@ async def claim(
             id=row.id,
             due=row.next_check_at,
             owner=owner,
-            lease_expires_at=now + lease_for(row),
+            lease_expires_at=now + lease,
             row=row,
         )
         for row in rows
@@ -119,3 +147,28 @@ async def release(session: AsyncSession, *, kind: str, owner: str, ids: Sequence
         .execution_options(synchronize_session=False)
     )
     return int(result.rowcount or 0)
+
+
+async def renew(
+    session: AsyncSession, *, kind: str, owner: str, ids: Sequence[int], until: datetime
+) -> int:
+    """Extend `owner`'s leases on ids to `until`; how many it still held.
+
+    Only rows still leased to `owner` change: a lease another worker took over (after it
+    expired) or that a change of the object cleared stays lost, and that check's result
+    will be dropped. On PostgreSQL a concurrent claim either holds the row first (it is
+    skipped here, and then has another owner) or skips it (the row is locked here).
+    """
+    renewed = 0
+    ordered = sorted(ids)
+    for start in range(0, len(ordered), RENEW_CHUNK):
+        result: Any = await session.execute(
+            _RENEW[kind],
+            {
+                "renew_owner": owner,
+                "renew_ids": ordered[start : start + RENEW_CHUNK],
+                "renew_until": until,
+            },
+        )
+        renewed += int(result.rowcount or 0)
+    return renewed

@@ -3,7 +3,9 @@
 `tick(now)` is one whole cycle (claim → run → write → sweeps), awaited to the end: what
 tests drive with a FrozenClock. `run_forever()` is production: a claimer keeps up to
 `engine_concurrency` checks running, a writer flushes finished ones every
-`engine_flush_interval` (or at `engine_write_batch` results), and sweeps run each poll.
+`engine_flush_interval` (or at `engine_write_batch` results), sweeps run each poll, and a
+renewer extends the leases of every check still in flight (claimed, running or waiting to
+be written) every third of `engine_lease_margin`, so only a dead worker's leases expire.
 """
 
 from __future__ import annotations
@@ -14,10 +16,10 @@ import logging
 import os
 import secrets
 import socket
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
 
 from sqlalchemy import bindparam, func, select
 
@@ -26,7 +28,7 @@ from watchpost.db.base import UTCDateTime
 from watchpost.db.outage import is_unavailable
 from watchpost.engine import checks
 from watchpost.engine.checks import Job, Outcome, Runner
-from watchpost.engine.claims import Claim, claim, release
+from watchpost.engine.claims import Claim, claim, release, renew
 from watchpost.engine.kinds import KINDS
 from watchpost.engine.sweeps import Sweep, default_sweeps
 from watchpost.engine.writer import WriteReport, write_outcomes
@@ -89,19 +91,14 @@ class Engine:
         self._buffer: list[Outcome] = []
         self._running: set[asyncio.Task[None]] = set()
         self._leased: dict[tuple[str, int], Claim] = {}
+        """The checks in flight: claimed and not yet written. Their leases are renewed."""
         self._failed_cycles = 0  # passes in a row that found the database unreachable
         self.shutdown_grace = SHUTDOWN_GRACE_S
+        self.lease = timedelta(seconds=self.settings.engine_lease_margin)
+        self.renew_every = self.settings.engine_lease_margin / 3
+        """A lease survives two missed renewals."""
 
     # ------------------------------------------------------------------ the steps
-
-    def lease_for(self, kind: str) -> Any:
-        spec = KINDS[kind]
-        margin = self.settings.engine_lease_margin
-
-        def length(row: Any) -> timedelta:
-            return timedelta(seconds=spec.timeout_s(row, self.settings) + checks.GUARD_S + margin)
-
-        return length
 
     async def claim(self, now: datetime, limit: int) -> list[Job]:
         """Lease up to `limit` due checks (monitors first) and prepare them to run."""
@@ -116,13 +113,25 @@ class Engine:
                     owner=self.owner,
                     now=now,
                     limit=limit - len(claimed),
-                    lease_for=self.lease_for(kind),
+                    lease=self.lease,
                 )
         jobs = []
         for item in claimed:
-            self._leased[(item.kind, item.id)] = item
+            key = (item.kind, item.id)
+            running = self._leased.get(key)
+            if running is not None and running.due == item.due:
+                # Our own lease had lapsed and nobody took it: this is the same check, still
+                # running here; the claim just renewed its lease.
+                continue
             timeout = KINDS[item.kind].timeout_s(item.row, self.settings)
-            jobs.append(checks.prepare(item, box=self.ctx.box, timeout=timeout, now=now))
+            try:
+                job = checks.prepare(item, box=self.ctx.box, timeout=timeout, now=now)
+            except Exception:
+                # Not renewed, so its lease expires and a later pass tries again.
+                log.exception("preparing %s %s failed", item.kind, item.id)
+                continue
+            self._leased[key] = item
+            jobs.append(job)
         return jobs
 
     async def execute(self, job: Job) -> Outcome:
@@ -142,13 +151,39 @@ class Engine:
         size = self.settings.engine_write_batch
         for start in range(0, len(outcomes), size):
             batch = outcomes[start : start + size]
-            async with self.ctx.db.write_sessions() as session, session.begin():
-                report = await write_outcomes(session, batch, settings=self.settings)
-            for outcome in batch:
-                self._leased.pop((outcome.claim.kind, outcome.claim.id), None)
+            try:
+                async with self.ctx.db.write_sessions() as session, session.begin():
+                    report = await write_outcomes(session, batch, settings=self.settings)
+            finally:
+                # Written or failed, these are no longer in flight: a failed batch's leases
+                # are not renewed, so they expire and the checks run again.
+                for outcome in batch:
+                    self._forget(outcome.claim)
             total.applied += report.applied
             total.discarded += report.discarded
         return total
+
+    def _forget(self, item: Claim) -> None:
+        """Stop renewing the lease of `item` (not of a newer claim of the same row)."""
+        key = (item.kind, item.id)
+        if self._leased.get(key) is item:
+            del self._leased[key]
+
+    async def renew(self, now: datetime) -> int:
+        """Extend the leases of every check in flight to `now` + the margin, one UPDATE per
+        kind; how many leases this engine still held."""
+        by_kind: dict[str, list[int]] = {}
+        for kind, object_id in list(self._leased):
+            by_kind.setdefault(kind, []).append(object_id)
+        if not by_kind:
+            return 0
+        held = 0
+        async with self.ctx.db.write_sessions() as session, session.begin():
+            for kind, ids in by_kind.items():
+                held += await renew(
+                    session, kind=kind, owner=self.owner, ids=ids, until=now + self.lease
+                )
+        return held
 
     async def sweep(self, now: datetime) -> int:
         handled = 0
@@ -195,7 +230,12 @@ class Engine:
         return None if earliest is None else (earliest - now).total_seconds()
 
     async def _run_and_buffer(self, job: Job) -> None:
-        outcome = await self.execute(job)
+        try:
+            outcome = await self.execute(job)
+        except Exception:
+            log.exception("%s %s: check crashed", job.claim.kind, job.claim.id)
+            self._forget(job.claim)  # its lease expires and the check runs again
+            return
         self._buffer.append(outcome)
         if len(self._buffer) >= self.settings.engine_write_batch:
             self._wake.set()
@@ -219,6 +259,30 @@ class Engine:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(done.wait(), interval)
             await self._flush()
+
+    async def _renewer(self, done: asyncio.Event) -> None:
+        """Renew the leases in flight every `renew_every` seconds until `done`."""
+        last = time.monotonic()
+        while not done.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(done.wait(), self.renew_every)
+            if done.is_set():
+                return
+            try:
+                await self.renew(self.ctx.clock.now())
+            except Exception as exc:
+                if is_unavailable(exc):
+                    self.ctx.db.outage.failed(exc)  # logged once; the leases may lapse
+                else:
+                    log.exception("renewing %d leases failed; retrying", len(self._leased))
+                continue
+            renewed = time.monotonic()
+            gap, last = renewed - last, renewed
+            margin = self.lease.total_seconds()
+            if gap > margin:
+                # This process (or the database) stalled for longer than a lease: other
+                # workers may have taken some of its checks over.
+                log.warning("leases renewed %.1f s apart, more than the %g s margin", gap, margin)
 
     async def cycle(self) -> float:
         """One pass of run_forever: claim what is free, start it, sweep. Returns how long to
@@ -271,8 +335,9 @@ class Engine:
     async def run_forever(self) -> None:
         """Claim and run checks until stop(); then let running ones finish, write, release."""
         log.info("check engine %s started", self.owner)
-        writer_done = asyncio.Event()
+        writer_done, leases_done = asyncio.Event(), asyncio.Event()
         writer = asyncio.create_task(self._writer(writer_done))
+        renewer = asyncio.create_task(self._renewer(leases_done))
         try:
             await self._claimer()
         finally:
@@ -285,6 +350,8 @@ class Engine:
             writer_done.set()
             await asyncio.gather(writer, return_exceptions=True)
             await self._flush()
+            leases_done.set()
+            await asyncio.gather(renewer, return_exceptions=True)
             await self.release_all()
             await CLIENT.aclose()
             log.info("check engine %s stopped", self.owner)

@@ -4,7 +4,9 @@ row still carries the lease it was claimed with.
 The rows of a batch are locked (`FOR UPDATE`, in id order so writers never deadlock) and a
 result counts only when the row's `lease_owner` and `next_check_at` are still the claim's
 owner and due time. Otherwise another worker took the check over after the lease expired,
-or the object was changed, paused or deleted meanwhile: the result is dropped, so no due
+or the object was changed, paused or deleted meanwhile: the result is dropped entirely —
+no column, incident, history observation, metric sample or collector status comes from
+it, and the row's lease (now someone else's, or a newer claim's) is left alone — so no due
 time is completed twice.
 
 Monitors, the bulk of the checks, are read and written with statements built once (Core,
@@ -89,11 +91,6 @@ _FINISH_MONITOR = (
         last_error=bindparam("m_error"),
     )
 )
-_RELEASE_MONITOR = (
-    update(_monitors)
-    .where(_monitors.c.id == bindparam("m_id"))
-    .values(lease_owner=None, lease_expires_at=None)
-)
 
 
 @dataclass
@@ -130,8 +127,6 @@ async def write_outcomes(
         for outcome in items:
             row = rows.get(outcome.claim.id)
             if row is None or not _holds_lease(row, outcome):
-                if row is not None and row.lease_owner == outcome.claim.owner:
-                    row.lease_owner = row.lease_expires_at = None
                 report.discarded += 1
                 continue
             row.lease_owner = row.lease_expires_at = None
@@ -167,15 +162,11 @@ async def _write_monitors(
     locked: Sequence[Row[Any]] = (await session.execute(_LOCK_MONITORS, {"lock_ids": ids})).all()
     rows = {row.id: _Monitor(*row) for row in locked}
     finished: list[dict[str, Any]] = []
-    released: list[dict[str, Any]] = []
     decided: list[tuple[_Monitor, Transition, datetime]] = []
     seen: list[observations.Observation] = []
     for outcome in items:
         row = rows.get(outcome.claim.id)
         if row is None or not _holds_lease(row, outcome):
-            if row is not None and row.lease_owner == outcome.claim.owner:
-                row.lease_owner = None
-                released.append({"m_id": row.id})
             report.discarded += 1
             continue
         row.lease_owner = None
@@ -200,8 +191,6 @@ async def _write_monitors(
         report.applied += 1
     if finished:
         await session.execute(_FINISH_MONITOR, finished)
-    if released:
-        await session.execute(_RELEASE_MONITOR, released)
     for row, transition, at in decided:
         await monitor_results.act(session, monitor=row, transition=transition, at=at)
     return seen

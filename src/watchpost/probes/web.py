@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import ssl
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import aiohttp
 from multidict import CIMultiDict
@@ -35,6 +35,18 @@ def _verifying_context() -> ssl.SSLContext:
     return ssl.create_default_context()
 
 
+def one_try_session(**options: Any) -> aiohttp.ClientSession:
+    """A session that sends each request once.
+
+    aiohttp sends an idempotent request a second time when its connection drops (it has no
+    public switch; its own test client turns it off the same way). A check is one request:
+    the monitored server must see it once, and a dropped connection is the check's result.
+    """
+    session = aiohttp.ClientSession(trust_env=False, **options)
+    session._retry_connection = False
+    return session
+
+
 class HttpClient:
     """The shared aiohttp session of the running event loop (created on first use)."""
 
@@ -54,8 +66,8 @@ class HttpClient:
                 resolver=PolicyResolver(),
                 socket_factory=checked_socket,
             )
-            self._session = aiohttp.ClientSession(
-                connector=connector, cookie_jar=aiohttp.DummyCookieJar(), trust_env=False
+            self._session = one_try_session(
+                connector=connector, cookie_jar=aiohttp.DummyCookieJar()
             )
             self._loop = loop
         return self._session
@@ -189,11 +201,10 @@ async def http_check(settings: MonitorCheck, *, timeout: float) -> ProbeResult:
         async with asyncio.timeout(timeout):
             if settings.remember_cookies:
                 shared = CLIENT.session()
-                async with aiohttp.ClientSession(
+                async with one_try_session(
                     connector=shared.connector,
                     connector_owner=False,
                     cookie_jar=aiohttp.CookieJar(unsafe=True),
-                    trust_env=False,
                 ) as session:
                     return await _request(session, settings, watch)
             return await _request(CLIENT.session(), settings, watch)
