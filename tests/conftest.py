@@ -193,6 +193,8 @@ class PostgresReset:
     def __call__(self) -> None:
         if self._conn is None or self._conn.closed or self._conn.broken:
             self._conn = psycopg.connect(self.url, autocommit=True)
+            # A transaction some test left open fails the next test instead of hanging it.
+            self._conn.execute("SET lock_timeout = '30s'")
             self._statement = self._build(self._conn)
         self._conn.execute(self._statement)
 
