@@ -98,6 +98,8 @@ def failing_app(folder: Path) -> FastAPI:
         raise RuntimeError(f"cannot handle {request.url.path}")
 
     app.add_api_route("/api/v1/heartbeat/{token}/explode", explode, methods=["GET"])
+    # First in line: the ping route `/{token}/{exit_code}` takes any second segment.
+    app.router.routes.insert(0, app.router.routes.pop())
     return app
 
 
