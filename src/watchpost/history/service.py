@@ -449,6 +449,8 @@ class History:
     """The state now; None when not observed now (never observed, or its last
     observation no longer stands)."""
     last_at: datetime | None = None
+    standing: Bucket | None = None
+    """The span of the latest observation still standing (also the last of `buckets`)."""
 
 
 def _standing(last: LastObservation | None, now: datetime) -> Bucket | None:
@@ -478,29 +480,23 @@ async def _rollups(
 ) -> list[tuple[int, Bucket]]:
     """(subject id, bucket) for the rollups starting within any of the periods."""
     size = SIZES[granularity]
-    rows = await session.scalars(
-        select(CheckRollup)
+    c = _rollups_table.c
+    rows = await session.execute(
+        select(c.subject_id, c.period_start, c.up_s, c.down_s, c.maintenance_s)
         .where(
-            CheckRollup.subject_type == subject_type,
-            CheckRollup.subject_id.in_(ids),
-            CheckRollup.granularity == granularity,
-            or_(
-                *(
-                    and_(CheckRollup.period_start >= start, CheckRollup.period_start < end)
-                    for start, end in periods
-                )
-            ),
+            c.subject_type == subject_type,
+            c.subject_id.in_(ids),
+            c.granularity == granularity,
+            or_(*(and_(c.period_start >= start, c.period_start < end) for start, end in periods)),
         )
-        .order_by(CheckRollup.subject_id, CheckRollup.period_start)
+        .order_by(c.subject_id, c.period_start)
     )
     found: list[tuple[int, Bucket]] = []
-    for row in rows:
-        end = row.period_start + size
-        if row.period_start < now < end:
+    for subject_id, period_start, up_s, down_s, maintenance_s in rows:
+        end = period_start + size
+        if period_start < now < end:
             end = now
-        found.append(
-            (row.subject_id, Bucket(row.period_start, end, row.up_s, row.down_s, row.maintenance_s))
-        )
+        found.append((subject_id, Bucket(period_start, end, up_s, down_s, maintenance_s)))
     return found
 
 
@@ -512,8 +508,11 @@ async def histories(
     since: datetime,
     now: datetime,
     granularity: Granularity = "hour",
+    periods: Sequence[tuple[datetime, datetime]] | None = None,
 ) -> dict[int, History]:
     """Each subject's buckets overlapping [since, now), its state now and last time seen.
+
+    periods: only the rollups overlapping these spans (within [since, now)) are read.
 
     Buckets of the current hour/day end at now, so that a partly elapsed bucket is not
     spread over time that has not happened yet. With granularity "day", a day that was
@@ -524,11 +523,27 @@ async def histories(
     buckets: dict[int, list[Bucket]] = defaultdict(list)
     lasts: dict[int, LastObservation] = {}
     window = [(bucket_start(since, granularity), now)]
+    if periods is not None:
+        window = [
+            (max(bucket_start(start, granularity), window[0][0]), min(end, now))
+            for start, end in periods
+        ]
+        window = [(start, end) for start, end in window if start < end]
     for chunk in _chunks(ids):
         partial: dict[datetime, set[int]] = defaultdict(set)
-        for subject_id, bucket in await _rollups(
-            session, subject_type, chunk, granularity, now=now, periods=window
-        ):
+        rollups = [
+            found
+            for offset in range(0, len(window), 50)
+            for found in await _rollups(
+                session,
+                subject_type,
+                chunk,
+                granularity,
+                now=now,
+                periods=window[offset : offset + 50],
+            )
+        ]
+        for subject_id, bucket in rollups:
             length = (bucket.end - bucket.start).total_seconds()
             if granularity == "day" and bucket.observed_s < length - 1:
                 partial[bucket.start].add(subject_id)
@@ -561,8 +576,74 @@ async def histories(
             + ([standing] if standing else []),
             state=state,
             last_at=last.at if last is not None else None,
+            standing=standing,
         )
     return found
+
+
+def _ceil(at: datetime, granularity: str) -> datetime:
+    start = bucket_start(at, granularity)
+    return start if start == at else start + SIZES[granularity]
+
+
+async def observed_totals(
+    session: AsyncSession,
+    *,
+    subject_type: str,
+    subject_ids: Sequence[int],
+    start: datetime,
+    end: datetime,
+) -> dict[int, tuple[float, float]]:
+    """Each subject's (observed, maintenance) seconds within [start, end) from its rollups.
+
+    Summed by the database: the whole UTC days inside the span from daily rollups, the whole
+    hours outside them from hourly ones, and an hour cut by `start` or `end` in proportion
+    (as readers spread a bucket evenly). The standing span of the latest observation is
+    not in the rollups and not counted. `end` must not be later than the current hour.
+    """
+    c = _rollups_table.c
+    first_day, last_day = _ceil(start, "day"), bucket_start(end, "day")
+    first_hour, last_hour = _ceil(start, "hour"), bucket_start(end, "hour")
+    spans: list[tuple[str, datetime, datetime]] = []
+    if first_day < last_day:
+        spans += [("day", first_day, last_day), ("hour", first_hour, first_day)]
+        spans.append(("hour", last_day, last_hour))
+    else:
+        spans.append(("hour", first_hour, last_hour))
+    wanted = [
+        and_(c.granularity == granularity, c.period_start >= low, c.period_start < high)
+        for granularity, low, high in spans
+        if low < high
+    ]
+    observed = c.up_s + c.down_s + c.maintenance_s
+    hour_s = SIZES["hour"].total_seconds()
+    edges = {
+        hour: (min(hour + SIZES["hour"], end) - max(hour, start)).total_seconds() / hour_s
+        for hour in {bucket_start(start, "hour"), last_hour}
+        if hour < end and (hour < start or hour + SIZES["hour"] > end)
+    }
+    totals: dict[int, tuple[float, float]] = defaultdict(lambda: (0.0, 0.0))
+    ids = sorted(set(subject_ids))
+    for chunk in _chunks(ids):
+        base = (c.subject_type == subject_type, c.subject_id.in_(chunk))
+        if wanted:
+            summed = await session.execute(
+                select(c.subject_id, func.sum(observed), func.sum(c.maintenance_s))
+                .where(*base, or_(*wanted))
+                .group_by(c.subject_id)
+            )
+            for subject_id, seen, maintenance in summed:
+                totals[subject_id] = (float(seen or 0.0), float(maintenance or 0.0))
+        for hour, share in edges.items():
+            cut = await session.execute(
+                select(c.subject_id, observed, c.maintenance_s).where(
+                    *base, c.granularity == "hour", c.period_start == hour
+                )
+            )
+            for subject_id, seen, maintenance in cut:
+                before = totals[subject_id]
+                totals[subject_id] = (before[0] + seen * share, before[1] + maintenance * share)
+    return {subject_id: totals[subject_id] for subject_id in ids}
 
 
 async def recent_results(

@@ -30,7 +30,7 @@ incident:
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from typing import Any, Final
@@ -78,6 +78,8 @@ class Record:
     observed_now: bool = False
     maintenance_now: bool = False
     paused: bool = False
+    earlier: Earlier | None = None
+    """Totals of the window's days before those shown; None: computed from `cells`."""
 
 
 @dataclass(frozen=True)
@@ -169,50 +171,162 @@ def window_days(*, now: datetime, days: int, tz: ZoneInfo) -> list[tuple[date, d
     ]
 
 
+@dataclass(frozen=True)
+class Window:
+    """A page's history window, built once per request and shared by every resource.
+
+    `shown` of its most recent days get a status_history entry; the days before them
+    ("earlier") count only in the totals behind `availability`.
+    """
+
+    now: datetime
+    days: list[date]
+    starts: list[datetime]
+    ends: list[datetime]
+    """Each day's end, the last one clipped to now."""
+    shown: int
+
+    @property
+    def first_shown(self) -> int:
+        return len(self.days) - self.shown
+
+    @property
+    def start(self) -> datetime:
+        return self.starts[0]
+
+    @property
+    def shown_start(self) -> datetime:
+        return self.starts[self.first_shown]
+
+
+def make_window(*, now: datetime, days: int, tz: ZoneInfo, shown: int | None = None) -> Window:
+    """The window of `days` local days ending today; `shown` (default all) get entries."""
+    window = window_days(now=now, days=days, tz=tz)
+    starts = [start for _, start in window]
+    ends = [*starts[1:], _day_start(window[-1][0] + timedelta(days=1), tz)]
+    return Window(
+        now=now,
+        days=[day for day, _ in window],
+        starts=starts,
+        ends=[min(end, now) for end in ends],
+        shown=days if shown is None else max(min(shown, days), 1),
+    )
+
+
+@dataclass(frozen=True)
+class Earlier:
+    """What was recorded in the window before its shown days, as totals.
+
+    observed / maintenance: seconds (SQL sums over the rollups, by the history service).
+    cells: the cells there that incidents overlap; only their downtime is taken from them,
+    since downtime is capped per cell and per day.
+    """
+
+    observed: float = 0.0
+    maintenance: float = 0.0
+    cells: Sequence[Cell] = ()
+
+
+def _share(cell: Cell, start: datetime, end: datetime) -> float:
+    """The part of the cell's time that lies within [start, end)."""
+    length = (cell.end - cell.start).total_seconds()
+    inside = (min(cell.end, end) - max(cell.start, start)).total_seconds()
+    return inside / length if length > 0 and inside > 0 else 0.0
+
+
+def earlier_from_cells(cells: Iterable[Cell], window: Window) -> Earlier:
+    """The earlier days' totals from cells in memory (items without rollups)."""
+    if window.first_shown == 0:
+        return Earlier()
+    start, end = window.start, window.shown_start
+    observed = maintenance = 0.0
+    kept: list[Cell] = []
+    for cell in cells:
+        share = _share(cell, start, end)
+        if share > 0 and cell.observed > 0:
+            observed += cell.observed * share
+            maintenance += cell.maintenance * share
+            kept.append(cell)
+    return Earlier(observed, maintenance, kept)
+
+
+def _pieces(cell: Cell, window: Window, first: int, stop: int) -> Iterator[tuple[int, Interval]]:
+    """(day index, the cell's part in that day) for the days first..stop-1 it touches."""
+    starts, ends = window.starts, window.ends
+    for index in range(max(bisect_right(starts, cell.start) - 1, first), stop):
+        if starts[index] >= cell.end:
+            break
+        start, end = max(cell.start, starts[index]), min(cell.end, ends[index])
+        if start < end:
+            yield index, (start, end)
+
+
+def _earlier_down(cells: Iterable[Cell], window: Window, down: list[Interval]) -> float:
+    """Downtime in the earlier days: per cell and day, capped as in the shown days."""
+    total = 0.0
+    if not down or window.first_shown == 0:
+        return total
+    for cell in cells:
+        length = (cell.end - cell.start).total_seconds()
+        if length <= 0 or cell.observed <= 0:
+            continue
+        if _overlap(down, max(cell.start, window.start), min(cell.end, window.shown_start)) <= 0:
+            continue
+        usable = max(cell.observed - cell.maintenance, 0.0)
+        for _, (start, end) in _pieces(cell, window, 0, window.first_shown):
+            room = usable * (end - start).total_seconds() / length
+            total += min(_overlap(down, start, end), room)
+    return total
+
+
 def summarize(
     record: Record, marking: Marking, *, now: datetime, days: int, tz: ZoneInfo
 ) -> Summary:
     """The resource's current status, its availability and one entry per day of the window."""
+    return summarize_in(record, marking, make_window(now=now, days=days, tz=tz))
+
+
+def summarize_in(record: Record, marking: Marking, window: Window) -> Summary:
+    """Status, availability over the whole window, and entries for its shown days.
+
+    The shown days are computed cell by cell and day by day; the earlier days only as
+    totals (record.earlier, or from record.cells when it is None), so that a list showing
+    a few days of a long window costs what it shows.
+    """
+    now = window.now
     down_incidents, degraded_incidents = _split(record, marking)
     down = _closed(down_incidents, now)
     degraded = _subtract(_closed(degraded_incidents, now), down)
 
-    window = window_days(now=now, days=days, tz=tz)
-    starts = [start for _, start in window]
-    ends = [*starts[1:], _day_start(window[-1][0] + timedelta(days=1), tz)]
-    ends = [min(end, now) for end in ends]
-    seen = [0.0] * days
-    in_maintenance = [0.0] * days
-    in_downtime = [0.0] * days
-    in_degraded = [0.0] * days
+    first, days = window.first_shown, len(window.days)
+    shown = window.shown
+    seen = [0.0] * shown
+    in_maintenance = [0.0] * shown
+    in_downtime = [0.0] * shown
+    in_degraded = [0.0] * shown
     for cell in record.cells:
         length = (cell.end - cell.start).total_seconds()
         if length <= 0 or cell.observed <= 0:
             continue
         usable = max(cell.observed - cell.maintenance, 0.0)
-        first = max(bisect_right(starts, cell.start) - 1, 0)
-        for index in range(first, days):
-            start, end = max(cell.start, starts[index]), min(cell.end, ends[index])
-            if starts[index] >= cell.end:
-                break
-            if start >= end:
-                continue
+        for index, (start, end) in _pieces(cell, window, first, days):
             share = (end - start).total_seconds() / length
-            seen[index] += cell.observed * share
-            in_maintenance[index] += cell.maintenance * share
+            at = index - first
+            seen[at] += cell.observed * share
+            in_maintenance[at] += cell.maintenance * share
             room = usable * share
             down_here = min(_overlap(down, start, end), room)
-            in_downtime[index] += down_here
-            in_degraded[index] += min(_overlap(degraded, start, end), room - down_here)
+            in_downtime[at] += down_here
+            in_degraded[at] += min(_overlap(degraded, start, end), room - down_here)
 
     history: list[dict[str, Any]] = []
-    for index, (day, _) in enumerate(window):
-        downtime, maintenance = round(in_downtime[index]), round(in_maintenance[index])
-        if seen[index] <= 0:
+    for at in range(shown):
+        downtime, maintenance = round(in_downtime[at]), round(in_maintenance[at])
+        if seen[at] <= 0:
             status = NOT_MONITORED
         elif downtime > 0:
             status = DOWNTIME
-        elif round(in_degraded[index]) > 0:
+        elif round(in_degraded[at]) > 0:
             status = DEGRADED
         elif maintenance > 0:
             status = MAINTENANCE
@@ -220,15 +334,24 @@ def summarize(
             status = OPERATIONAL
         history.append(
             {
-                "day": day.isoformat(),
+                "day": window.days[first + at].isoformat(),
                 "status": status,
                 "downtime_duration": downtime,
                 "maintenance_duration": maintenance,
             }
         )
+    earlier = record.earlier
+    if earlier is None:
+        earlier = earlier_from_cells(record.cells, window)
     observed = sum(seen)
-    counted = max(observed - sum(in_maintenance), 0.0)
-    total_down = min(sum(in_downtime), counted)
+    total_maintenance = sum(in_maintenance)
+    total_down = sum(in_downtime)
+    if first > 0:
+        observed += earlier.observed
+        total_maintenance += earlier.maintenance
+        total_down += _earlier_down(earlier.cells, window, down)
+    counted = max(observed - total_maintenance, 0.0)
+    total_down = min(total_down, counted)
     return Summary(
         _current(record, down_incidents, degraded_incidents, now),
         _availability(counted, total_down),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Final
 from zoneinfo import ZoneInfo
@@ -16,19 +17,28 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.history.service import Granularity, History, histories
+from watchpost.history.service import (
+    Bucket,
+    Granularity,
+    History,
+    histories,
+    observed_totals,
+)
 from watchpost.incidents.models import Incident as IncidentRow
 from watchpost.policy import in_maintenance
 from watchpost.status_pages.availability import (
     Cell,
+    Earlier,
     Incident,
     Marking,
     Record,
     Summary,
+    Window,
     combine,
+    earlier_from_cells,
+    make_window,
     observed_span,
-    summarize,
-    window_days,
+    summarize_in,
 )
 from watchpost.status_pages.kinds import MANUAL, model_of
 from watchpost.status_pages.models import StatusPage, StatusPageResource
@@ -132,17 +142,89 @@ def _lasts(incident: Incident, page: StatusPage, now: datetime) -> bool:
     return (end - incident.start).total_seconds() >= (page.min_incident_length or 0)
 
 
-def _record(
-    history: History, incidents: list[Incident], *, paused: bool, live: str | None
-) -> Record:
+def _cell(bucket: Bucket) -> Cell:
+    return Cell(bucket.start, bucket.end, bucket.observed_s, bucket.maintenance_s)
+
+
+@dataclass(frozen=True)
+class _Seen:
+    """One subject's rollups of the shown days, its incidents and its earlier totals."""
+
+    history: History
+    incidents: list[Incident]
+    earlier: Earlier | None
+
+
+def _record(seen: _Seen, *, paused: bool, live: str | None) -> Record:
+    history = seen.history
     state = history.state if history.state is not None else live
     return Record(
-        cells=[Cell(b.start, b.end, b.observed_s, b.maintenance_s) for b in history.buckets],
-        incidents=incidents,
+        cells=[_cell(b) for b in history.buckets],
+        incidents=seen.incidents,
         observed_now=state is not None,
         maintenance_now=state == "maintenance",
         paused=paused,
+        earlier=seen.earlier,
     )
+
+
+async def _earlier(
+    session: AsyncSession,
+    subject_type: str,
+    seen: dict[int, History],
+    incidents: dict[int, list[Incident]],
+    *,
+    window: Window,
+    granularity: Granularity,
+) -> dict[int, Earlier]:
+    """Each subject's totals over the window's days before those shown (see Earlier):
+    observed and maintenance summed by the database, plus the standing span's part; and
+    the rollups that its incidents overlap there, for downtime."""
+    start, end = window.start, window.shown_start
+    ids = sorted(seen)
+    sums = await observed_totals(
+        session, subject_type=subject_type, subject_ids=ids, start=start, end=end
+    )
+    spans = [
+        (max(i.start, start), min(i.end or window.now, end))
+        for subject_id in ids
+        for i in incidents.get(subject_id, [])
+    ]
+    spans = [(a, b) for a, b in _merged(spans) if a < b]
+    touched = [subject_id for subject_id in ids if incidents.get(subject_id)]
+    cells: dict[int, History] = {}
+    if spans and touched:
+        cells = await histories(
+            session,
+            subject_type=subject_type,
+            subject_ids=touched,
+            since=start,
+            now=window.now,
+            granularity=granularity,
+            periods=spans,
+        )
+    found: dict[int, Earlier] = {}
+    for subject_id in ids:
+        observed, maintenance = sums[subject_id]
+        standing = seen[subject_id].standing
+        if standing is not None:
+            extra = earlier_from_cells([_cell(standing)], window)
+            observed, maintenance = observed + extra.observed, maintenance + extra.maintenance
+        kept = cells.get(subject_id)
+        found[subject_id] = Earlier(
+            observed, maintenance, [_cell(b) for b in kept.buckets] if kept else []
+        )
+    return found
+
+
+def _merged(spans: list[tuple[datetime, datetime]]) -> list[tuple[datetime, datetime]]:
+    merged: list[tuple[datetime, datetime]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
 
 
 def _member(subject_type: str, item: Any, now: datetime) -> Member:
@@ -190,14 +272,19 @@ async def summaries(
     page: StatusPage,
     now: datetime,
     days: int | None = None,
+    shown: int | None = None,
 ) -> dict[int, Summary]:
-    """resource id → its status, availability and status_history (days: the page's history)."""
+    """resource id → its status, availability and status_history.
+
+    days: the window (default the page's history); shown: how many of its most recent days
+    get a status_history entry (default all). The days before those count in the
+    availability as totals only, summed by the database.
+    """
     days = days or page.history
-    tz = ZoneInfo(page.timezone)
-    window = window_days(now=now, days=days, tz=tz)
-    since = window[0][1]
+    window = make_window(now=now, days=days, tz=ZoneInfo(page.timezone), shown=shown)
+    since = window.start
     granularity: Granularity = "hour"
-    if all(start.utcoffset() == timedelta(0) for _, start in window):
+    if all(start.utcoffset() == timedelta(0) for start in window.starts):
         granularity = "day"
 
     members = await _members(session, resources, targets, now)
@@ -205,21 +292,36 @@ async def summaries(
     for subjects in members.values():
         for subject_type, subject_id, _, _ in subjects:
             wanted[subject_type].add(subject_id)
-    records: dict[tuple[str, int], tuple[History, list[Incident]]] = {}
+    records: dict[tuple[str, int], _Seen] = {}
     for subject_type, ids in wanted.items():
         ordered = sorted(ids)
         seen = await histories(
             session,
             subject_type=subject_type,
             subject_ids=ordered,
-            since=since,
+            since=window.shown_start,
             now=now,
             granularity=granularity,
         )
         incidents = await _incidents(session, subject_type, ordered, since=since, now=now)
+        shown_incidents = {
+            subject_id: [i for i in incidents.get(subject_id, []) if _lasts(i, page, now)]
+            for subject_id in ordered
+        }
+        earlier: dict[int, Earlier] = {}
+        if window.first_shown > 0:
+            earlier = await _earlier(
+                session,
+                subject_type,
+                seen,
+                shown_incidents,
+                window=window,
+                granularity=granularity,
+            )
         for subject_id in ordered:
-            shown = [i for i in incidents.get(subject_id, []) if _lasts(i, page, now)]
-            records[(subject_type, subject_id)] = (seen[subject_id], shown)
+            records[(subject_type, subject_id)] = _Seen(
+                seen[subject_id], shown_incidents[subject_id], earlier.get(subject_id)
+            )
 
     found: dict[int, Summary] = {}
     for res in resources:
@@ -227,26 +329,23 @@ async def summaries(
         target = targets.get((res.resource_type, res.resource_id))
         if res.resource_type == MANUAL:
             record = Record(cells=[observed_span(res.created_at, now)], observed_now=True)
-            found[res.id] = summarize(record, rules, now=now, days=days, tz=tz)
+            found[res.id] = summarize_in(record, rules, window)
         elif res.id in members and res.resource_type in GROUPS:
             parts = [
-                summarize(
-                    _record(*records[(kind, ident)], paused=paused, live=live),
-                    rules,
-                    now=now,
-                    days=days,
-                    tz=tz,
+                summarize_in(
+                    _record(records[(kind, ident)], paused=paused, live=live), rules, window
                 )
                 for kind, ident, paused, live in members[res.id]
             ]
             if not parts:
-                parts = [summarize(Record(), rules, now=now, days=days, tz=tz)]
-            found[res.id] = combine(parts, days=days, paused=bool(getattr(target, "paused", False)))
+                parts = [summarize_in(Record(), rules, window)]
+            paused_group = bool(getattr(target, "paused", False))
+            found[res.id] = combine(parts, days=window.shown, paused=paused_group)
         elif res.id in members:
             ((kind, ident, paused, live),) = members[res.id]
-            record = _record(*records[(kind, ident)], paused=paused, live=live)
-            found[res.id] = summarize(record, rules, now=now, days=days, tz=tz)
+            record = _record(records[(kind, ident)], paused=paused, live=live)
+            found[res.id] = summarize_in(record, rules, window)
         else:
             record = Record(paused=bool(getattr(target, "paused", False)))
-            found[res.id] = summarize(record, rules, now=now, days=days, tz=tz)
+            found[res.id] = summarize_in(record, rules, window)
     return found
