@@ -18,6 +18,7 @@ How time is attributed:
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -27,6 +28,7 @@ from typing import Any, Final, Literal, cast, get_args
 from sqlalchemy import (
     ColumnElement,
     Insert,
+    Select,
     Table,
     and_,
     bindparam,
@@ -508,11 +510,8 @@ async def histories(
     since: datetime,
     now: datetime,
     granularity: Granularity = "hour",
-    periods: Sequence[tuple[datetime, datetime]] | None = None,
 ) -> dict[int, History]:
     """Each subject's buckets overlapping [since, now), its state now and last time seen.
-
-    periods: only the rollups overlapping these spans (within [since, now)) are read.
 
     Buckets of the current hour/day end at now, so that a partly elapsed bucket is not
     spread over time that has not happened yet. With granularity "day", a day that was
@@ -523,27 +522,11 @@ async def histories(
     buckets: dict[int, list[Bucket]] = defaultdict(list)
     lasts: dict[int, LastObservation] = {}
     window = [(bucket_start(since, granularity), now)]
-    if periods is not None:
-        window = [
-            (max(bucket_start(start, granularity), window[0][0]), min(end, now))
-            for start, end in periods
-        ]
-        window = [(start, end) for start, end in window if start < end]
     for chunk in _chunks(ids):
         partial: dict[datetime, set[int]] = defaultdict(set)
-        rollups = [
-            found
-            for offset in range(0, len(window), 50)
-            for found in await _rollups(
-                session,
-                subject_type,
-                chunk,
-                granularity,
-                now=now,
-                periods=window[offset : offset + 50],
-            )
-        ]
-        for subject_id, bucket in rollups:
+        for subject_id, bucket in await _rollups(
+            session, subject_type, chunk, granularity, now=now, periods=window
+        ):
             length = (bucket.end - bucket.start).total_seconds()
             if granularity == "day" and bucket.observed_s < length - 1:
                 partial[bucket.start].add(subject_id)
@@ -610,11 +593,7 @@ async def observed_totals(
         spans.append(("hour", last_day, last_hour))
     else:
         spans.append(("hour", first_hour, last_hour))
-    wanted = [
-        and_(c.granularity == granularity, c.period_start >= low, c.period_start < high)
-        for granularity, low, high in spans
-        if low < high
-    ]
+    wanted = [(granularity, low, high) for granularity, low, high in spans if low < high]
     observed = c.up_s + c.down_s + c.maintenance_s
     hour_s = SIZES["hour"].total_seconds()
     edges = {
@@ -626,14 +605,23 @@ async def observed_totals(
     ids = sorted(set(subject_ids))
     for chunk in _chunks(ids):
         base = (c.subject_type == subject_type, c.subject_id.in_(chunk))
-        if wanted:
+        for granularity, low, high in wanted:  # one index range each (an OR would scan)
             summed = await session.execute(
                 select(c.subject_id, func.sum(observed), func.sum(c.maintenance_s))
-                .where(*base, or_(*wanted))
+                .where(
+                    *base,
+                    c.granularity == granularity,
+                    c.period_start >= low,
+                    c.period_start < high,
+                )
                 .group_by(c.subject_id)
             )
             for subject_id, seen, maintenance in summed:
-                totals[subject_id] = (float(seen or 0.0), float(maintenance or 0.0))
+                before = totals[subject_id]
+                totals[subject_id] = (
+                    before[0] + float(seen or 0),
+                    before[1] + float(maintenance or 0),
+                )
         for hour, share in edges.items():
             cut = await session.execute(
                 select(c.subject_id, observed, c.maintenance_s).where(
@@ -704,3 +692,81 @@ async def stats(
         )
         for row in rows
     ]
+
+
+Span = tuple[int, datetime, datetime]
+"""(subject id, start, end)."""
+_SPAN_COUNTS: Final = (1, 8, 32, 100)
+"""Spans per query: a statement is built once per count, shorter lists are padded by
+repeating their last span (an OR returns each row once)."""
+
+
+@functools.cache
+def _in_spans(count: int) -> Select[Any]:
+    """Rollups of a subject type and granularity starting within any of `count` spans: one
+    index range per span, so only those rows are read."""
+    c = _rollups_table.c
+    terms = [
+        and_(
+            c.subject_type == bindparam("subject_type"),
+            c.granularity == bindparam("granularity"),
+            c.subject_id == bindparam(f"id{n}"),
+            c.period_start >= bindparam(f"low{n}"),
+            c.period_start < bindparam(f"high{n}"),
+        )
+        for n in range(count)
+    ]
+    return select(c.subject_id, c.period_start, c.up_s, c.down_s, c.maintenance_s).where(
+        or_(*terms)
+    )
+
+
+async def _rollups_in_spans(
+    session: AsyncSession, subject_type: str, granularity: str, spans: Sequence[Span], now: datetime
+) -> list[tuple[int, Bucket]]:
+    """(subject id, bucket) for each rollup starting within one of its subject's spans."""
+    size = SIZES[granularity]
+    found: list[tuple[int, Bucket]] = []
+    most = _SPAN_COUNTS[-1]
+    for offset in range(0, len(spans), most):
+        chunk = list(spans[offset : offset + most])
+        count = next(n for n in _SPAN_COUNTS if n >= len(chunk))
+        chunk += [chunk[-1]] * (count - len(chunk))
+        params: dict[str, Any] = {"subject_type": subject_type, "granularity": granularity}
+        for n, (subject_id, low, high) in enumerate(chunk):
+            params |= {f"id{n}": subject_id, f"low{n}": low, f"high{n}": high}
+        rows = await session.execute(_in_spans(count), params)
+        for subject_id, period_start, up_s, down_s, maintenance_s in rows:
+            end = min(period_start + size, now) if period_start < now else period_start + size
+            found.append((subject_id, Bucket(period_start, end, up_s, down_s, maintenance_s)))
+    return found
+
+
+async def buckets_during(
+    session: AsyncSession,
+    *,
+    subject_type: str,
+    spans: Sequence[Span],
+    now: datetime,
+    granularity: Granularity = "hour",
+) -> dict[int, list[Bucket]]:
+    """Each subject's rollups overlapping its spans, as `histories` gives them (a partly
+    observed day as its hours), without the standing span; oldest first."""
+    wanted = sorted(
+        {(sid, bucket_start(low, granularity), min(high, now)) for sid, low, high in spans}
+    )
+    wanted = [(sid, low, high) for sid, low, high in wanted if low < high]
+    found: dict[int, list[Bucket]] = defaultdict(list)
+    partial: set[tuple[int, datetime]] = set()
+    for subject_id, bucket in await _rollups_in_spans(
+        session, subject_type, granularity, wanted, now
+    ):
+        length = (bucket.end - bucket.start).total_seconds()
+        if granularity == "day" and bucket.observed_s < length - 1:
+            partial.add((subject_id, bucket.start))
+        else:
+            found[subject_id].append(bucket)
+    days = [(sid, day, day + SIZES["day"]) for sid, day in sorted(partial)]
+    for subject_id, bucket in await _rollups_in_spans(session, subject_type, "hour", days, now):
+        found[subject_id].append(bucket)
+    return {sid: sorted(buckets, key=lambda b: b.start) for sid, buckets in found.items()}

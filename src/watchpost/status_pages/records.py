@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any, Final
 from zoneinfo import ZoneInfo
 
@@ -21,6 +21,7 @@ from watchpost.history.service import (
     Bucket,
     Granularity,
     History,
+    buckets_during,
     histories,
     observed_totals,
 )
@@ -186,23 +187,16 @@ async def _earlier(
         session, subject_type=subject_type, subject_ids=ids, start=start, end=end
     )
     spans = [
-        (max(i.start, start), min(i.end or window.now, end))
+        (subject_id, low, high)
         for subject_id in ids
-        for i in incidents.get(subject_id, [])
-    ]
-    spans = [(a, b) for a, b in _merged(spans) if a < b]
-    touched = [subject_id for subject_id in ids if incidents.get(subject_id)]
-    cells: dict[int, History] = {}
-    if spans and touched:
-        cells = await histories(
-            session,
-            subject_type=subject_type,
-            subject_ids=touched,
-            since=start,
-            now=window.now,
-            granularity=granularity,
-            periods=spans,
+        for low, high in _merged(
+            [(max(i.start, start), min(i.end or window.now, end)) for i in incidents[subject_id]]
         )
+        if low < high
+    ]
+    cells = await buckets_during(
+        session, subject_type=subject_type, spans=spans, now=window.now, granularity=granularity
+    )
     found: dict[int, Earlier] = {}
     for subject_id in ids:
         observed, maintenance = sums[subject_id]
@@ -210,16 +204,16 @@ async def _earlier(
         if standing is not None:
             extra = earlier_from_cells([_cell(standing)], window)
             observed, maintenance = observed + extra.observed, maintenance + extra.maintenance
-        kept = cells.get(subject_id)
-        found[subject_id] = Earlier(
-            observed, maintenance, [_cell(b) for b in kept.buckets] if kept else []
-        )
+        kept = [_cell(b) for b in cells.get(subject_id, [])]
+        found[subject_id] = Earlier(observed, maintenance, kept)
     return found
 
 
 def _merged(spans: list[tuple[datetime, datetime]]) -> list[tuple[datetime, datetime]]:
     merged: list[tuple[datetime, datetime]] = []
     for start, end in sorted(spans):
+        if end <= start:
+            continue
         if merged and start <= merged[-1][1]:
             merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
         else:
@@ -284,7 +278,7 @@ async def summaries(
     window = make_window(now=now, days=days, tz=ZoneInfo(page.timezone), shown=shown)
     since = window.start
     granularity: Granularity = "hour"
-    if all(start.utcoffset() == timedelta(0) for start in window.starts):
+    if window.utc_midnights:
         granularity = "day"
 
     members = await _members(session, resources, targets, now)
