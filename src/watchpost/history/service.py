@@ -582,7 +582,8 @@ async def observed_totals(
     Summed by the database: the whole UTC days inside the span from daily rollups, the whole
     hours outside them from hourly ones, and an hour cut by `start` or `end` in proportion
     (as readers spread a bucket evenly). The standing span of the latest observation is
-    not in the rollups and not counted. `end` must not be later than the current hour.
+    not in the rollups and not counted. `end` must not be later than the start of the
+    current hour (whose rollup is still growing).
     """
     c = _rollups_table.c
     first_day, last_day = _ceil(start, "day"), bucket_start(end, "day")

@@ -21,6 +21,7 @@ from watchpost.history.service import (
     Bucket,
     Granularity,
     History,
+    bucket_start,
     buckets_during,
     histories,
     observed_totals,
@@ -281,6 +282,9 @@ async def summaries(
     if window.utc_midnights:
         granularity = "day"
 
+    # The earlier days' totals come from the database unless they end within the current
+    # hour (its rollup is still growing): then every cell is read, as for a single GET.
+    summed = window.first_shown > 0 and window.shown_start <= bucket_start(now, "hour")
     members = await _members(session, resources, targets, now)
     wanted: dict[str, set[int]] = defaultdict(set)
     for subjects in members.values():
@@ -293,7 +297,7 @@ async def summaries(
             session,
             subject_type=subject_type,
             subject_ids=ordered,
-            since=window.shown_start,
+            since=window.shown_start if summed else since,
             now=now,
             granularity=granularity,
         )
@@ -303,7 +307,7 @@ async def summaries(
             for subject_id in ordered
         }
         earlier: dict[int, Earlier] = {}
-        if window.first_shown > 0:
+        if summed:
             earlier = await _earlier(
                 session,
                 subject_type,
