@@ -93,9 +93,9 @@ def _tokens(values: Any) -> tuple[str, ...]:
     return tuple(tokens)
 
 
-def _incident(row: IncidentRow) -> Incident:
-    metadata = {str(key): _tokens(values) for key, values in (row.metadata_ or {}).items()}
-    return Incident(row.started_at, row.resolved_at, metadata)
+def _incident(started_at: datetime, resolved_at: datetime | None, raw: Any) -> Incident:
+    metadata = {str(key): _tokens(values) for key, values in (raw or {}).items()}
+    return Incident(started_at, resolved_at, metadata)
 
 
 def _rule_tokens(rule: dict[str, Any] | None) -> tuple[str, frozenset[str]] | None:
@@ -126,15 +126,18 @@ async def _incidents(
     found: dict[int, list[Incident]] = defaultdict(list)
     if not ids:
         return found
-    rows = await session.scalars(
-        select(IncidentRow).where(
+    # Columns, not ORM objects: a page of items may read tens of thousands of incidents.
+    rows = await session.execute(
+        select(column, IncidentRow.started_at, IncidentRow.resolved_at, IncidentRow.metadata_)
+        .where(
             column.in_(ids),
             IncidentRow.started_at < now,
             or_(IncidentRow.resolved_at.is_(None), IncidentRow.resolved_at > since),
         )
+        .order_by(IncidentRow.id)
     )
-    for row in rows:
-        found[getattr(row, INCIDENT_COLUMNS[subject_type])].append(_incident(row))
+    for subject_id, started_at, resolved_at, metadata in rows:
+        found[subject_id].append(_incident(started_at, resolved_at, metadata))
     return found
 
 
