@@ -7,8 +7,13 @@
    with 100,000 keys tracked, and the memory of 100,000 buckets.
 2. A status page of 365 days of history with 250 resources: the bytes and CPU of
    `GET …/resources?per_page=250` and of one resource's GET.
+3. (`--only lists`) The CPU of that list and of one resource's GET when the resources are
+   monitors with a year of recorded rollups (hourly and daily, as the recorder writes them)
+   and an incident every 5 days, on a UTC page (daily rollups) and on a page in a time zone with
+   DST (`--timezone`, hourly rollups). `PYTHONPATH=<older checkout>/src` for a before/after.
 
     .venv/bin/python bench/rate_limit_bench.py [--requests 2000] [--rounds 5]
+        [--only limits|sizes|lists] [--timezone Europe/Berlin] [--monitors 250]
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ import tempfile
 import time
 import tracemalloc
 from collections.abc import Awaitable, Callable
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +42,9 @@ from api_bench import TEAM, child_env, run_cli
 from api_inprocess import call
 from watchpost.app import create_app
 from watchpost.clock import SystemClock
+from watchpost.history.models import CheckRollup
+from watchpost.incidents.models import Incident
+from watchpost.monitors.models import Monitor
 from watchpost.settings import Settings
 from watchpost.status_pages.models import StatusPage, StatusPageResource, StatusPageSection
 
@@ -182,20 +190,153 @@ async def list_sizes(data_dir: Path, secret_key: str, token: str) -> None:
     for _ in range(10):
         await expect(app, token, 200, "GET", f"{url}?per_page=250")
     list_ms = (time.process_time() - started) / 10 * 1000
+    one_ms = await _cpu_ms(app, token, f"{url}/{first}", 20)
     print("A status page with history 365 and 250 resources (created 400 days ago):")
     print(f"  GET …/resources?per_page=250: {len(listed):>10,} bytes, {list_ms:6.1f} ms CPU")
-    print(f"  GET …/resources/{{id}}:         {len(one):>10,} bytes")
+    print(f"  GET …/resources/{{id}}:         {len(one):>10,} bytes, {one_ms:6.1f} ms CPU")
     await app.state.ctx.db.dispose()
 
 
-async def run(
-    data_dir: Path, secret_key: str, token: str, requests: int, rounds: int, only: str | None
+async def _monitor_page(
+    app: App, token: str, subdomain: str, timezone: str, monitor_ids: list[int]
+) -> str:
+    body = json.dumps({"subdomain": subdomain, "history": 365, "timezone": timezone}).encode()
+    page_id = int(
+        json.loads(await expect(app, token, 201, "POST", "/api/v2/status-pages", body))["data"][
+            "id"
+        ]
+    )
+    for monitor_id in monitor_ids:
+        resource = json.dumps({"resource_type": "Monitor", "resource_id": monitor_id}).encode()
+        await expect(app, token, 201, "POST", f"/api/v2/status-pages/{page_id}/resources", resource)
+    return f"/api/v2/status-pages/{page_id}/resources"
+
+
+async def _seed_history(app: App, monitor_ids: list[int], now: datetime) -> None:
+    """400 days of rollups per monitor, up to `now`'s UTC day: a 2-hour outage (with its
+    incident) every 5 days, an hour of maintenance every week."""
+    ctx = app.state.ctx
+    today = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    async with ctx.db.write_sessions() as db, db.begin():
+        team_id = await db.scalar(select(Monitor.team_id).limit(1))
+        for monitor_id in monitor_ids:
+            rows: list[dict[str, Any]] = []
+            incidents: list[dict[str, Any]] = []
+            for back in range(400, 0, -1):
+                day = today - timedelta(days=back)
+                outage = 3 + monitor_id % 17
+                for hour in range(24):
+                    down = 3600.0 if hour in (outage, outage + 1) and back % 5 == 0 else 0.0
+                    maintenance = 3600.0 if back % 7 == 0 and hour == 12 else 0.0
+                    rows.append(
+                        _rollup(
+                            team_id,
+                            monitor_id,
+                            "hour",
+                            day + timedelta(hours=hour),
+                            down,
+                            maintenance,
+                        )
+                    )
+                rows.append(
+                    _rollup(
+                        team_id,
+                        monitor_id,
+                        "day",
+                        day,
+                        7200.0 if back % 5 == 0 else 0.0,
+                        3600.0 if back % 7 == 0 else 0.0,
+                    )
+                )
+                if back % 5:
+                    continue
+                start = day + timedelta(hours=outage)
+                incidents.append(
+                    {
+                        "team_id": team_id,
+                        "name": "Down",
+                        "cause": "timeout",
+                        "monitor_id": monitor_id,
+                        "started_at": start,
+                        "resolved_at": start + timedelta(hours=2),
+                        "metadata_": {},
+                        "created_at": start,
+                        "updated_at": start,
+                    }
+                )
+            await db.execute(insert(CheckRollup), rows)
+            await db.execute(insert(Incident), incidents)
+
+
+def _rollup(
+    team_id: int,
+    monitor_id: int,
+    granularity: str,
+    start: datetime,
+    down: float,
+    maintenance: float,
+) -> dict[str, Any]:
+    size = 3600.0 if granularity == "hour" else 86400.0
+    return {
+        "team_id": team_id,
+        "subject_type": "monitor",
+        "subject_id": monitor_id,
+        "granularity": granularity,
+        "period_start": start,
+        "up_s": size - down - maintenance,
+        "down_s": down,
+        "maintenance_s": maintenance,
+        "checks": 0,
+        "failures": 0,
+        "latency_sum": 0.0,
+        "latency_count": 0,
+    }
+
+
+async def _cpu_ms(app: App, token: str, path: str, times: int) -> float:
+    started = time.process_time()
+    for _ in range(times):
+        await expect(app, token, 200, "GET", path)
+    return (time.process_time() - started) / times * 1000
+
+
+async def list_cost(
+    data_dir: Path, secret_key: str, token: str, timezone: str, monitors: int, times: int
 ) -> None:
+    app = build(data_dir, secret_key, 0)
+    now = datetime.now(UTC)
+    monitor_ids = []
+    for n in range(monitors):
+        body = json.dumps({"url": f"https://service-{n}.example", "paused": True}).encode()
+        made = await expect(app, token, 201, "POST", "/api/v2/monitors", body)
+        monitor_ids.append(int(json.loads(made)["data"]["id"]))
+    await _seed_history(app, monitor_ids, now)
+    print(
+        f"Monitors with 400 days of rollups and an incident every 5 days, history 365, {monitors} resources:"
+    )
+    for zone in ("UTC", timezone):
+        url = await _monitor_page(
+            app, token, f"bench-{zone.lower().replace('/', '-')}", zone, monitor_ids
+        )
+        listed = await expect(app, token, 200, "GET", f"{url}?per_page=250")
+        first = json.loads(listed)["data"][0]["id"]
+        list_ms = await _cpu_ms(app, token, f"{url}?per_page=250", times)
+        one_ms = await _cpu_ms(app, token, f"{url}/{first}", times * 5)
+        print(
+            f"  {zone:<16} list: {len(listed):>9,} bytes {list_ms:8.1f} ms CPU   one GET: {one_ms:7.1f} ms CPU"
+        )
+    await app.state.ctx.db.dispose()
+
+
+async def run(data_dir: Path, secret_key: str, token: str, args: argparse.Namespace) -> None:
+    only = args.only
     if only in (None, "limits"):
-        await limiter_cost(data_dir, secret_key, token, requests, rounds)
+        await limiter_cost(data_dir, secret_key, token, args.requests, args.rounds)
         limiter_alone()
     if only in (None, "sizes"):
         await list_sizes(data_dir, secret_key, token)
+    if only in (None, "lists"):
+        await list_cost(data_dir, secret_key, token, args.timezone, args.monitors, args.times)
 
 
 def main() -> None:
@@ -204,9 +345,12 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5, help="rounds per variant (on, off)")
     parser.add_argument(
         "--only",
-        choices=["limits", "sizes"],
-        help="one part (sizes runs on code without the limiter too, for a before/after)",
+        choices=["limits", "sizes", "lists"],
+        help="one part (sizes and lists run on older code too, for a before/after)",
     )
+    parser.add_argument("--timezone", default="Europe/Berlin", help="the second page's zone")
+    parser.add_argument("--monitors", type=int, default=250, help="resources of the lists part")
+    parser.add_argument("--times", type=int, default=5, help="requests measured per list")
     args = parser.parse_args()
     workdir = Path(tempfile.mkdtemp(prefix="watchpost-ratelimit-"))
     secret_key = secrets.token_urlsafe(32)
@@ -214,7 +358,7 @@ def main() -> None:
         env = child_env(workdir / "data", secret_key, "warning")
         run_cli(["migrate"], env)
         token = run_cli(["token", "create", "--team", TEAM], env).strip()
-        uvloop.run(run(workdir / "data", secret_key, token, args.requests, args.rounds, args.only))
+        uvloop.run(run(workdir / "data", secret_key, token, args))
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 

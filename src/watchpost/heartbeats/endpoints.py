@@ -172,11 +172,13 @@ async def update_heartbeat(
     summary="Delete a heartbeat",
     responses=READ_ERRORS,
 )
-async def delete_heartbeat(heartbeat_id: str, caller: Caller, db: WriteDb) -> Response:
+async def delete_heartbeat(
+    heartbeat_id: str, caller: Caller, ctx: Context, db: WriteDb
+) -> Response:
     hid = object_id(heartbeat_id, service.HEARTBEAT)
     async with db.begin():
         heartbeat = await service.get_heartbeat(db, team_id=caller.team_id, heartbeat_id=hid)
-        await service.delete_heartbeat(db, heartbeat=heartbeat)
+        await service.delete_heartbeat(db, heartbeat=heartbeat, now=ctx.clock.now())
     return no_content()
 
 

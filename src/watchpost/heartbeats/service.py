@@ -26,6 +26,7 @@ from watchpost.heartbeats.schemas import (
 )
 from watchpost.history import service as history
 from watchpost.http.errors import InvalidRequest
+from watchpost.incidents import service as incidents
 from watchpost.policy import maintenance_attributes, notification_attributes
 from watchpost.status_pages.references import delete_shown
 from watchpost.validation import reference_id
@@ -197,9 +198,10 @@ async def update_heartbeat(
     return heartbeat
 
 
-async def delete_heartbeat(session: AsyncSession, *, heartbeat: Heartbeat) -> None:
+async def delete_heartbeat(session: AsyncSession, *, heartbeat: Heartbeat, now: datetime) -> None:
     """Delete the heartbeat, its check history and the status page resources showing it; its
-    incidents stay, as history."""
+    incidents stay, as history, and an open one is resolved (no ping can resolve it now)."""
+    await incidents.resolve_for_deleted(session, now=now, heartbeat_id=heartbeat.id)
     await history.forget(session, subject_type="heartbeat", subject_id=heartbeat.id)
     await delete_shown(session, heartbeat, resource_type="Heartbeat")
 

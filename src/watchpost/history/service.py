@@ -18,6 +18,7 @@ How time is attributed:
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -27,6 +28,7 @@ from typing import Any, Final, Literal, cast, get_args
 from sqlalchemy import (
     ColumnElement,
     Insert,
+    Select,
     Table,
     and_,
     bindparam,
@@ -449,6 +451,8 @@ class History:
     """The state now; None when not observed now (never observed, or its last
     observation no longer stands)."""
     last_at: datetime | None = None
+    standing: Bucket | None = None
+    """The span of the latest observation still standing (also the last of `buckets`)."""
 
 
 def _standing(last: LastObservation | None, now: datetime) -> Bucket | None:
@@ -478,29 +482,23 @@ async def _rollups(
 ) -> list[tuple[int, Bucket]]:
     """(subject id, bucket) for the rollups starting within any of the periods."""
     size = SIZES[granularity]
-    rows = await session.scalars(
-        select(CheckRollup)
+    c = _rollups_table.c
+    rows = await session.execute(
+        select(c.subject_id, c.period_start, c.up_s, c.down_s, c.maintenance_s)
         .where(
-            CheckRollup.subject_type == subject_type,
-            CheckRollup.subject_id.in_(ids),
-            CheckRollup.granularity == granularity,
-            or_(
-                *(
-                    and_(CheckRollup.period_start >= start, CheckRollup.period_start < end)
-                    for start, end in periods
-                )
-            ),
+            c.subject_type == subject_type,
+            c.subject_id.in_(ids),
+            c.granularity == granularity,
+            or_(*(and_(c.period_start >= start, c.period_start < end) for start, end in periods)),
         )
-        .order_by(CheckRollup.subject_id, CheckRollup.period_start)
+        .order_by(c.subject_id, c.period_start)
     )
     found: list[tuple[int, Bucket]] = []
-    for row in rows:
-        end = row.period_start + size
-        if row.period_start < now < end:
+    for subject_id, period_start, up_s, down_s, maintenance_s in rows:
+        end = period_start + size
+        if period_start < now < end:
             end = now
-        found.append(
-            (row.subject_id, Bucket(row.period_start, end, row.up_s, row.down_s, row.maintenance_s))
-        )
+        found.append((subject_id, Bucket(period_start, end, up_s, down_s, maintenance_s)))
     return found
 
 
@@ -561,8 +559,80 @@ async def histories(
             + ([standing] if standing else []),
             state=state,
             last_at=last.at if last is not None else None,
+            standing=standing,
         )
     return found
+
+
+def _ceil(at: datetime, granularity: str) -> datetime:
+    start = bucket_start(at, granularity)
+    return start if start == at else start + SIZES[granularity]
+
+
+async def observed_totals(
+    session: AsyncSession,
+    *,
+    subject_type: str,
+    subject_ids: Sequence[int],
+    start: datetime,
+    end: datetime,
+) -> dict[int, tuple[float, float]]:
+    """Each subject's (observed, maintenance) seconds within [start, end) from its rollups.
+
+    Summed by the database: the whole UTC days inside the span from daily rollups, the whole
+    hours outside them from hourly ones, and an hour cut by `start` or `end` in proportion
+    (as readers spread a bucket evenly). The standing span of the latest observation is
+    not in the rollups and not counted. `end` must not be later than the start of the
+    current hour (whose rollup is still growing).
+    """
+    c = _rollups_table.c
+    first_day, last_day = _ceil(start, "day"), bucket_start(end, "day")
+    first_hour, last_hour = _ceil(start, "hour"), bucket_start(end, "hour")
+    spans: list[tuple[str, datetime, datetime]] = []
+    if first_day < last_day:
+        spans += [("day", first_day, last_day), ("hour", first_hour, first_day)]
+        spans.append(("hour", last_day, last_hour))
+    else:
+        spans.append(("hour", first_hour, last_hour))
+    wanted = [(granularity, low, high) for granularity, low, high in spans if low < high]
+    observed = c.up_s + c.down_s + c.maintenance_s
+    hour_s = SIZES["hour"].total_seconds()
+    edges = {
+        hour: (min(hour + SIZES["hour"], end) - max(hour, start)).total_seconds() / hour_s
+        for hour in {bucket_start(start, "hour"), last_hour}
+        if hour < end and (hour < start or hour + SIZES["hour"] > end)
+    }
+    totals: dict[int, tuple[float, float]] = defaultdict(lambda: (0.0, 0.0))
+    ids = sorted(set(subject_ids))
+    for chunk in _chunks(ids):
+        base = (c.subject_type == subject_type, c.subject_id.in_(chunk))
+        for granularity, low, high in wanted:  # one index range each (an OR would scan)
+            summed = await session.execute(
+                select(c.subject_id, func.sum(observed), func.sum(c.maintenance_s))
+                .where(
+                    *base,
+                    c.granularity == granularity,
+                    c.period_start >= low,
+                    c.period_start < high,
+                )
+                .group_by(c.subject_id)
+            )
+            for subject_id, seen, maintenance in summed:
+                before = totals[subject_id]
+                totals[subject_id] = (
+                    before[0] + float(seen or 0),
+                    before[1] + float(maintenance or 0),
+                )
+        for hour, share in edges.items():
+            cut = await session.execute(
+                select(c.subject_id, observed, c.maintenance_s).where(
+                    *base, c.granularity == "hour", c.period_start == hour
+                )
+            )
+            for subject_id, seen, maintenance in cut:
+                before = totals[subject_id]
+                totals[subject_id] = (before[0] + seen * share, before[1] + maintenance * share)
+    return {subject_id: totals[subject_id] for subject_id in ids}
 
 
 async def recent_results(
@@ -623,3 +693,81 @@ async def stats(
         )
         for row in rows
     ]
+
+
+Span = tuple[int, datetime, datetime]
+"""(subject id, start, end)."""
+_SPAN_COUNTS: Final = (1, 8, 32, 100)
+"""Spans per query: a statement is built once per count, shorter lists are padded by
+repeating their last span (an OR returns each row once)."""
+
+
+@functools.cache
+def _in_spans(count: int) -> Select[Any]:
+    """Rollups of a subject type and granularity starting within any of `count` spans: one
+    index range per span, so only those rows are read."""
+    c = _rollups_table.c
+    terms = [
+        and_(
+            c.subject_type == bindparam("subject_type"),
+            c.granularity == bindparam("granularity"),
+            c.subject_id == bindparam(f"id{n}"),
+            c.period_start >= bindparam(f"low{n}"),
+            c.period_start < bindparam(f"high{n}"),
+        )
+        for n in range(count)
+    ]
+    return select(c.subject_id, c.period_start, c.up_s, c.down_s, c.maintenance_s).where(
+        or_(*terms)
+    )
+
+
+async def _rollups_in_spans(
+    session: AsyncSession, subject_type: str, granularity: str, spans: Sequence[Span], now: datetime
+) -> list[tuple[int, Bucket]]:
+    """(subject id, bucket) for each rollup starting within one of its subject's spans."""
+    size = SIZES[granularity]
+    found: list[tuple[int, Bucket]] = []
+    most = _SPAN_COUNTS[-1]
+    for offset in range(0, len(spans), most):
+        chunk = list(spans[offset : offset + most])
+        count = next(n for n in _SPAN_COUNTS if n >= len(chunk))
+        chunk += [chunk[-1]] * (count - len(chunk))
+        params: dict[str, Any] = {"subject_type": subject_type, "granularity": granularity}
+        for n, (subject_id, low, high) in enumerate(chunk):
+            params |= {f"id{n}": subject_id, f"low{n}": low, f"high{n}": high}
+        rows = await session.execute(_in_spans(count), params)
+        for subject_id, period_start, up_s, down_s, maintenance_s in rows:
+            end = min(period_start + size, now) if period_start < now else period_start + size
+            found.append((subject_id, Bucket(period_start, end, up_s, down_s, maintenance_s)))
+    return found
+
+
+async def buckets_during(
+    session: AsyncSession,
+    *,
+    subject_type: str,
+    spans: Sequence[Span],
+    now: datetime,
+    granularity: Granularity = "hour",
+) -> dict[int, list[Bucket]]:
+    """Each subject's rollups overlapping its spans, as `histories` gives them (a partly
+    observed day as its hours), without the standing span; oldest first."""
+    wanted = sorted(
+        {(sid, bucket_start(low, granularity), min(high, now)) for sid, low, high in spans}
+    )
+    wanted = [(sid, low, high) for sid, low, high in wanted if low < high]
+    found: dict[int, list[Bucket]] = defaultdict(list)
+    partial: set[tuple[int, datetime]] = set()
+    for subject_id, bucket in await _rollups_in_spans(
+        session, subject_type, granularity, wanted, now
+    ):
+        length = (bucket.end - bucket.start).total_seconds()
+        if granularity == "day" and bucket.observed_s < length - 1:
+            partial.add((subject_id, bucket.start))
+        else:
+            found[subject_id].append(bucket)
+    days = [(sid, day, day + SIZES["day"]) for sid, day in sorted(partial)]
+    for subject_id, bucket in await _rollups_in_spans(session, subject_type, "hour", days, now):
+        found[subject_id].append(bucket)
+    return {sid: sorted(buckets, key=lambda b: b.start) for sid, buckets in found.items()}

@@ -144,6 +144,38 @@ async def resolve(
     return incident
 
 
+DELETED_TEXTS: dict[str, str] = {
+    "monitor_id": "Resolved: the monitor was deleted.",
+    "heartbeat_id": "Resolved: the heartbeat was deleted.",
+}
+"""The reference an incident has to a deleted object → its `resolved` timeline text."""
+
+
+async def resolve_for_deleted(
+    session: AsyncSession,
+    *,
+    now: datetime,
+    monitor_id: int | None = None,
+    heartbeat_id: int | None = None,
+) -> None:
+    """Resolve, by Watchpost, every open incident of a monitor or heartbeat being deleted.
+
+    Call in the delete's transaction, before the row goes (its reference then becomes null
+    and no check could ever resolve the incident). Reports made by a person are resolved
+    too: nothing would resolve them either, and an open incident about an object that no
+    longer exists would claim a problem that cannot be looked into.
+    """
+    named = {"monitor_id": monitor_id, "heartbeat_id": heartbeat_id}
+    ((column, subject_id),) = [(k, v) for k, v in named.items() if v is not None]
+    found = await session.scalars(
+        select(Incident)
+        .where(getattr(Incident, column) == subject_id, Incident.resolved_at.is_(None))
+        .order_by(Incident.id)
+    )
+    for incident in found.all():
+        await resolve(session, incident=incident, now=now, by=AUTOMATIC, text=DELETED_TEXTS[column])
+
+
 async def timeline(session: AsyncSession, *, incident: Incident) -> Sequence[IncidentEvent]:
     return (
         await session.scalars(

@@ -159,11 +159,11 @@ async def update_monitor(
 @monitors.delete(
     "/{monitor_id}", status_code=204, summary="Delete a monitor", responses=READ_ERRORS
 )
-async def delete_monitor(monitor_id: str, caller: Caller, db: WriteDb) -> Response:
+async def delete_monitor(monitor_id: str, caller: Caller, ctx: Context, db: WriteDb) -> Response:
     mid = object_id(monitor_id, service.MONITOR)
     async with db.begin():
         monitor = await service.get_monitor(db, team_id=caller.team_id, monitor_id=mid)
-        await service.delete_monitor(db, monitor=monitor)
+        await service.delete_monitor(db, monitor=monitor, now=ctx.clock.now())
     return no_content()
 
 

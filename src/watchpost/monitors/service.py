@@ -12,6 +12,7 @@ from watchpost.clock import isoformat_ms, optional_isoformat_ms
 from watchpost.crypto import SecretBox
 from watchpost.db.queries import one_or_404
 from watchpost.history import service as history
+from watchpost.incidents import service as incidents
 from watchpost.monitors.models import Monitor, MonitorGroup
 from watchpost.monitors.schemas import (
     VALUE_FIELDS,
@@ -209,9 +210,10 @@ async def update_monitor(
     return monitor
 
 
-async def delete_monitor(session: AsyncSession, *, monitor: Monitor) -> None:
+async def delete_monitor(session: AsyncSession, *, monitor: Monitor, now: datetime) -> None:
     """Delete the monitor, its check history and the status page resources showing it; its
-    incidents stay, as history."""
+    incidents stay, as history, and an open one is resolved (no check can resolve it now)."""
+    await incidents.resolve_for_deleted(session, now=now, monitor_id=monitor.id)
     await history.forget(session, subject_type="monitor", subject_id=monitor.id)
     await delete_shown(session, monitor, resource_type="Monitor")
 

@@ -30,9 +30,9 @@ incident:
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, Final
 from zoneinfo import ZoneInfo
 
@@ -78,6 +78,8 @@ class Record:
     observed_now: bool = False
     maintenance_now: bool = False
     paused: bool = False
+    earlier: Earlier | None = None
+    """Totals of the window's days before those shown; None: computed from `cells`."""
 
 
 @dataclass(frozen=True)
@@ -140,12 +142,21 @@ def _subtract(left: list[Interval], right: list[Interval]) -> list[Interval]:
     return _merge(result)
 
 
+def _end(interval: Interval) -> datetime:
+    return interval[1]
+
+
 def _overlap(intervals: list[Interval], start: datetime, end: datetime) -> float:
-    return sum(
-        (min(b, end) - max(a, start)).total_seconds()
-        for a, b in intervals
-        if max(a, start) < min(b, end)
-    )
+    """Seconds of [start, end) covered by `intervals`, sorted and disjoint (as _merge makes
+    them): found by bisection, so a year of daily incidents costs a few steps per cell."""
+    total = 0.0
+    for index in range(bisect_right(intervals, start, key=_end), len(intervals)):
+        a, b = intervals[index]
+        if a >= end:
+            break
+        if max(a, start) < min(b, end):
+            total += (min(b, end) - max(a, start)).total_seconds()
+    return total
 
 
 def _closed(incidents: Iterable[Incident], now: datetime) -> list[Interval]:
@@ -169,50 +180,166 @@ def window_days(*, now: datetime, days: int, tz: ZoneInfo) -> list[tuple[date, d
     ]
 
 
+@dataclass(frozen=True)
+class Window:
+    """A page's history window, built once per request and shared by every resource.
+
+    `shown` of its most recent days get a status_history entry; the days before them
+    ("earlier") count only in the totals behind `availability`.
+    """
+
+    now: datetime
+    days: list[date]
+    starts: list[datetime]
+    ends: list[datetime]
+    """Each day's end, the last one clipped to now. Starts and ends are UTC datetimes (the
+    same instants): comparing them with the UTC cells costs no time zone lookups."""
+    shown: int
+    utc_midnights: bool = False
+    """Every day starts at a UTC midnight (daily rollups then cover the days exactly)."""
+
+    @property
+    def first_shown(self) -> int:
+        return len(self.days) - self.shown
+
+    @property
+    def start(self) -> datetime:
+        return self.starts[0]
+
+    @property
+    def shown_start(self) -> datetime:
+        return self.starts[self.first_shown]
+
+
+def make_window(*, now: datetime, days: int, tz: ZoneInfo, shown: int | None = None) -> Window:
+    """The window of `days` local days ending today; `shown` (default all) get entries."""
+    window = window_days(now=now, days=days, tz=tz)
+    starts = [start for _, start in window]
+    ends = [*starts[1:], _day_start(window[-1][0] + timedelta(days=1), tz)]
+    return Window(
+        now=now,
+        days=[day for day, _ in window],
+        starts=[start.astimezone(UTC) for start in starts],
+        ends=[min(end, now).astimezone(UTC) for end in ends],
+        shown=days if shown is None else max(min(shown, days), 1),
+        utc_midnights=all(start.utcoffset() == timedelta(0) for start in starts),
+    )
+
+
+@dataclass(frozen=True)
+class Earlier:
+    """What was recorded in the window before its shown days, as totals.
+
+    observed / maintenance: seconds (SQL sums over the rollups, by the history service).
+    cells: the cells there that incidents overlap; only their downtime is taken from them,
+    since downtime is capped per cell and per day.
+    """
+
+    observed: float = 0.0
+    maintenance: float = 0.0
+    cells: Sequence[Cell] = ()
+
+
+def _share(cell: Cell, start: datetime, end: datetime) -> float:
+    """The part of the cell's time that lies within [start, end)."""
+    length = (cell.end - cell.start).total_seconds()
+    inside = (min(cell.end, end) - max(cell.start, start)).total_seconds()
+    return inside / length if length > 0 and inside > 0 else 0.0
+
+
+def earlier_from_cells(cells: Iterable[Cell], window: Window) -> Earlier:
+    """The earlier days' totals from cells in memory (items without rollups)."""
+    if window.first_shown == 0:
+        return Earlier()
+    start, end = window.start, window.shown_start
+    observed = maintenance = 0.0
+    kept: list[Cell] = []
+    for cell in cells:
+        share = _share(cell, start, end)
+        if share > 0 and cell.observed > 0:
+            observed += cell.observed * share
+            maintenance += cell.maintenance * share
+            kept.append(cell)
+    return Earlier(observed, maintenance, kept)
+
+
+def _pieces(cell: Cell, window: Window, first: int, stop: int) -> Iterator[tuple[int, Interval]]:
+    """(day index, the cell's part in that day) for the days first..stop-1 it touches."""
+    starts, ends = window.starts, window.ends
+    for index in range(max(bisect_right(starts, cell.start) - 1, first), stop):
+        if starts[index] >= cell.end:
+            break
+        start, end = max(cell.start, starts[index]), min(cell.end, ends[index])
+        if start < end:
+            yield index, (start, end)
+
+
+def _earlier_down(cells: Iterable[Cell], window: Window, down: list[Interval]) -> float:
+    """Downtime in the earlier days: per cell and day, capped as in the shown days."""
+    total = 0.0
+    if not down or window.first_shown == 0:
+        return total
+    for cell in cells:
+        length = (cell.end - cell.start).total_seconds()
+        if length <= 0 or cell.observed <= 0:
+            continue
+        if _overlap(down, max(cell.start, window.start), min(cell.end, window.shown_start)) <= 0:
+            continue
+        usable = max(cell.observed - cell.maintenance, 0.0)
+        for _, (start, end) in _pieces(cell, window, 0, window.first_shown):
+            room = usable * (end - start).total_seconds() / length
+            total += min(_overlap(down, start, end), room)
+    return total
+
+
 def summarize(
     record: Record, marking: Marking, *, now: datetime, days: int, tz: ZoneInfo
 ) -> Summary:
     """The resource's current status, its availability and one entry per day of the window."""
+    return summarize_in(record, marking, make_window(now=now, days=days, tz=tz))
+
+
+def summarize_in(record: Record, marking: Marking, window: Window) -> Summary:
+    """Status, availability over the whole window, and entries for its shown days.
+
+    The shown days are computed cell by cell and day by day; the earlier days only as
+    totals (record.earlier, or from record.cells when it is None), so that a list showing
+    a few days of a long window costs what it shows.
+    """
+    now = window.now
     down_incidents, degraded_incidents = _split(record, marking)
     down = _closed(down_incidents, now)
     degraded = _subtract(_closed(degraded_incidents, now), down)
 
-    window = window_days(now=now, days=days, tz=tz)
-    starts = [start for _, start in window]
-    ends = [*starts[1:], _day_start(window[-1][0] + timedelta(days=1), tz)]
-    ends = [min(end, now) for end in ends]
-    seen = [0.0] * days
-    in_maintenance = [0.0] * days
-    in_downtime = [0.0] * days
-    in_degraded = [0.0] * days
+    first, days = window.first_shown, len(window.days)
+    shown = window.shown
+    seen = [0.0] * shown
+    in_maintenance = [0.0] * shown
+    in_downtime = [0.0] * shown
+    in_degraded = [0.0] * shown
     for cell in record.cells:
         length = (cell.end - cell.start).total_seconds()
         if length <= 0 or cell.observed <= 0:
             continue
         usable = max(cell.observed - cell.maintenance, 0.0)
-        first = max(bisect_right(starts, cell.start) - 1, 0)
-        for index in range(first, days):
-            start, end = max(cell.start, starts[index]), min(cell.end, ends[index])
-            if starts[index] >= cell.end:
-                break
-            if start >= end:
-                continue
+        for index, (start, end) in _pieces(cell, window, first, days):
             share = (end - start).total_seconds() / length
-            seen[index] += cell.observed * share
-            in_maintenance[index] += cell.maintenance * share
+            at = index - first
+            seen[at] += cell.observed * share
+            in_maintenance[at] += cell.maintenance * share
             room = usable * share
             down_here = min(_overlap(down, start, end), room)
-            in_downtime[index] += down_here
-            in_degraded[index] += min(_overlap(degraded, start, end), room - down_here)
+            in_downtime[at] += down_here
+            in_degraded[at] += min(_overlap(degraded, start, end), room - down_here)
 
     history: list[dict[str, Any]] = []
-    for index, (day, _) in enumerate(window):
-        downtime, maintenance = round(in_downtime[index]), round(in_maintenance[index])
-        if seen[index] <= 0:
+    for at in range(shown):
+        downtime, maintenance = round(in_downtime[at]), round(in_maintenance[at])
+        if seen[at] <= 0:
             status = NOT_MONITORED
         elif downtime > 0:
             status = DOWNTIME
-        elif round(in_degraded[index]) > 0:
+        elif round(in_degraded[at]) > 0:
             status = DEGRADED
         elif maintenance > 0:
             status = MAINTENANCE
@@ -220,15 +347,24 @@ def summarize(
             status = OPERATIONAL
         history.append(
             {
-                "day": day.isoformat(),
+                "day": window.days[first + at].isoformat(),
                 "status": status,
                 "downtime_duration": downtime,
                 "maintenance_duration": maintenance,
             }
         )
+    earlier = record.earlier
+    if earlier is None:
+        earlier = earlier_from_cells(record.cells, window)
     observed = sum(seen)
-    counted = max(observed - sum(in_maintenance), 0.0)
-    total_down = min(sum(in_downtime), counted)
+    total_maintenance = sum(in_maintenance)
+    total_down = sum(in_downtime)
+    if first > 0:
+        observed += earlier.observed
+        total_maintenance += earlier.maintenance
+        total_down += _earlier_down(earlier.cells, window, down)
+    counted = max(observed - total_maintenance, 0.0)
+    total_down = min(total_down, counted)
     return Summary(
         _current(record, down_incidents, degraded_incidents, now),
         _availability(counted, total_down),
@@ -283,12 +419,13 @@ def _worst(statuses: Iterable[str]) -> str:
 
 def _split(record: Record, marking: Marking) -> tuple[list[Incident], list[Incident]]:
     """The incidents that make the resource down, and those that make it degraded."""
-    down = [i for i in record.incidents if _matches(marking.down_for, marking.down_rule, i)]
-    degraded = [
-        i
-        for i in record.incidents
-        if i not in down and _matches(marking.degraded_for, marking.degraded_rule, i)
-    ]
+    down: list[Incident] = []
+    degraded: list[Incident] = []
+    for incident in record.incidents:
+        if _matches(marking.down_for, marking.down_rule, incident):
+            down.append(incident)
+        elif _matches(marking.degraded_for, marking.degraded_rule, incident):
+            degraded.append(incident)
     return down, degraded
 
 

@@ -63,7 +63,7 @@ async def _resources(
     history_days: int | None = None,
 ) -> list[Resource]:
     targets = await service.load_targets(db, rows)
-    found = await summaries(db, rows, targets, page=page, now=now)
+    found = await summaries(db, rows, targets, page=page, now=now, shown=history_days)
     return [
         resource(
             service.RESOURCE,

@@ -9,26 +9,38 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from datetime import datetime, timedelta
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Final
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.history.service import Granularity, History, histories
+from watchpost.history.service import (
+    Bucket,
+    Granularity,
+    History,
+    bucket_start,
+    buckets_during,
+    histories,
+    observed_totals,
+)
 from watchpost.incidents.models import Incident as IncidentRow
 from watchpost.policy import in_maintenance
 from watchpost.status_pages.availability import (
     Cell,
+    Earlier,
     Incident,
     Marking,
     Record,
     Summary,
+    Window,
     combine,
+    earlier_from_cells,
+    make_window,
     observed_span,
-    summarize,
-    window_days,
+    summarize_in,
 )
 from watchpost.status_pages.kinds import MANUAL, model_of
 from watchpost.status_pages.models import StatusPage, StatusPageResource
@@ -81,9 +93,9 @@ def _tokens(values: Any) -> tuple[str, ...]:
     return tuple(tokens)
 
 
-def _incident(row: IncidentRow) -> Incident:
-    metadata = {str(key): _tokens(values) for key, values in (row.metadata_ or {}).items()}
-    return Incident(row.started_at, row.resolved_at, metadata)
+def _incident(started_at: datetime, resolved_at: datetime | None, raw: Any) -> Incident:
+    metadata = {str(key): _tokens(values) for key, values in (raw or {}).items()}
+    return Incident(started_at, resolved_at, metadata)
 
 
 def _rule_tokens(rule: dict[str, Any] | None) -> tuple[str, frozenset[str]] | None:
@@ -114,15 +126,18 @@ async def _incidents(
     found: dict[int, list[Incident]] = defaultdict(list)
     if not ids:
         return found
-    rows = await session.scalars(
-        select(IncidentRow).where(
+    # Columns, not ORM objects: a page of items may read tens of thousands of incidents.
+    rows = await session.execute(
+        select(column, IncidentRow.started_at, IncidentRow.resolved_at, IncidentRow.metadata_)
+        .where(
             column.in_(ids),
             IncidentRow.started_at < now,
             or_(IncidentRow.resolved_at.is_(None), IncidentRow.resolved_at > since),
         )
+        .order_by(IncidentRow.id)
     )
-    for row in rows:
-        found[getattr(row, INCIDENT_COLUMNS[subject_type])].append(_incident(row))
+    for subject_id, started_at, resolved_at, metadata in rows:
+        found[subject_id].append(_incident(started_at, resolved_at, metadata))
     return found
 
 
@@ -132,17 +147,82 @@ def _lasts(incident: Incident, page: StatusPage, now: datetime) -> bool:
     return (end - incident.start).total_seconds() >= (page.min_incident_length or 0)
 
 
-def _record(
-    history: History, incidents: list[Incident], *, paused: bool, live: str | None
-) -> Record:
+def _cell(bucket: Bucket) -> Cell:
+    return Cell(bucket.start, bucket.end, bucket.observed_s, bucket.maintenance_s)
+
+
+@dataclass(frozen=True)
+class _Seen:
+    """One subject's rollups of the shown days, its incidents and its earlier totals."""
+
+    history: History
+    incidents: list[Incident]
+    earlier: Earlier | None
+
+
+def _record(seen: _Seen, *, paused: bool, live: str | None) -> Record:
+    history = seen.history
     state = history.state if history.state is not None else live
     return Record(
-        cells=[Cell(b.start, b.end, b.observed_s, b.maintenance_s) for b in history.buckets],
-        incidents=incidents,
+        cells=[_cell(b) for b in history.buckets],
+        incidents=seen.incidents,
         observed_now=state is not None,
         maintenance_now=state == "maintenance",
         paused=paused,
+        earlier=seen.earlier,
     )
+
+
+async def _earlier(
+    session: AsyncSession,
+    subject_type: str,
+    seen: dict[int, History],
+    incidents: dict[int, list[Incident]],
+    *,
+    window: Window,
+    granularity: Granularity,
+) -> dict[int, Earlier]:
+    """Each subject's totals over the window's days before those shown (see Earlier):
+    observed and maintenance summed by the database, plus the standing span's part; and
+    the rollups that its incidents overlap there, for downtime."""
+    start, end = window.start, window.shown_start
+    ids = sorted(seen)
+    sums = await observed_totals(
+        session, subject_type=subject_type, subject_ids=ids, start=start, end=end
+    )
+    spans = [
+        (subject_id, low, high)
+        for subject_id in ids
+        for low, high in _merged(
+            [(max(i.start, start), min(i.end or window.now, end)) for i in incidents[subject_id]]
+        )
+        if low < high
+    ]
+    cells = await buckets_during(
+        session, subject_type=subject_type, spans=spans, now=window.now, granularity=granularity
+    )
+    found: dict[int, Earlier] = {}
+    for subject_id in ids:
+        observed, maintenance = sums[subject_id]
+        standing = seen[subject_id].standing
+        if standing is not None:
+            extra = earlier_from_cells([_cell(standing)], window)
+            observed, maintenance = observed + extra.observed, maintenance + extra.maintenance
+        kept = [_cell(b) for b in cells.get(subject_id, [])]
+        found[subject_id] = Earlier(observed, maintenance, kept)
+    return found
+
+
+def _merged(spans: list[tuple[datetime, datetime]]) -> list[tuple[datetime, datetime]]:
+    merged: list[tuple[datetime, datetime]] = []
+    for start, end in sorted(spans):
+        if end <= start:
+            continue
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
 
 
 def _member(subject_type: str, item: Any, now: datetime) -> Member:
@@ -190,36 +270,59 @@ async def summaries(
     page: StatusPage,
     now: datetime,
     days: int | None = None,
+    shown: int | None = None,
 ) -> dict[int, Summary]:
-    """resource id → its status, availability and status_history (days: the page's history)."""
+    """resource id → its status, availability and status_history.
+
+    days: the window (default the page's history); shown: how many of its most recent days
+    get a status_history entry (default all). The days before those count in the
+    availability as totals only, summed by the database.
+    """
     days = days or page.history
-    tz = ZoneInfo(page.timezone)
-    window = window_days(now=now, days=days, tz=tz)
-    since = window[0][1]
+    window = make_window(now=now, days=days, tz=ZoneInfo(page.timezone), shown=shown)
+    since = window.start
     granularity: Granularity = "hour"
-    if all(start.utcoffset() == timedelta(0) for _, start in window):
+    if window.utc_midnights:
         granularity = "day"
 
+    # The earlier days' totals come from the database unless they end within the current
+    # hour (its rollup is still growing): then every cell is read, as for a single GET.
+    summed = window.first_shown > 0 and window.shown_start <= bucket_start(now, "hour")
     members = await _members(session, resources, targets, now)
     wanted: dict[str, set[int]] = defaultdict(set)
     for subjects in members.values():
         for subject_type, subject_id, _, _ in subjects:
             wanted[subject_type].add(subject_id)
-    records: dict[tuple[str, int], tuple[History, list[Incident]]] = {}
+    records: dict[tuple[str, int], _Seen] = {}
     for subject_type, ids in wanted.items():
         ordered = sorted(ids)
         seen = await histories(
             session,
             subject_type=subject_type,
             subject_ids=ordered,
-            since=since,
+            since=window.shown_start if summed else since,
             now=now,
             granularity=granularity,
         )
         incidents = await _incidents(session, subject_type, ordered, since=since, now=now)
+        shown_incidents = {
+            subject_id: [i for i in incidents.get(subject_id, []) if _lasts(i, page, now)]
+            for subject_id in ordered
+        }
+        earlier: dict[int, Earlier] = {}
+        if summed:
+            earlier = await _earlier(
+                session,
+                subject_type,
+                seen,
+                shown_incidents,
+                window=window,
+                granularity=granularity,
+            )
         for subject_id in ordered:
-            shown = [i for i in incidents.get(subject_id, []) if _lasts(i, page, now)]
-            records[(subject_type, subject_id)] = (seen[subject_id], shown)
+            records[(subject_type, subject_id)] = _Seen(
+                seen[subject_id], shown_incidents[subject_id], earlier.get(subject_id)
+            )
 
     found: dict[int, Summary] = {}
     for res in resources:
@@ -227,26 +330,23 @@ async def summaries(
         target = targets.get((res.resource_type, res.resource_id))
         if res.resource_type == MANUAL:
             record = Record(cells=[observed_span(res.created_at, now)], observed_now=True)
-            found[res.id] = summarize(record, rules, now=now, days=days, tz=tz)
+            found[res.id] = summarize_in(record, rules, window)
         elif res.id in members and res.resource_type in GROUPS:
             parts = [
-                summarize(
-                    _record(*records[(kind, ident)], paused=paused, live=live),
-                    rules,
-                    now=now,
-                    days=days,
-                    tz=tz,
+                summarize_in(
+                    _record(records[(kind, ident)], paused=paused, live=live), rules, window
                 )
                 for kind, ident, paused, live in members[res.id]
             ]
             if not parts:
-                parts = [summarize(Record(), rules, now=now, days=days, tz=tz)]
-            found[res.id] = combine(parts, days=days, paused=bool(getattr(target, "paused", False)))
+                parts = [summarize_in(Record(), rules, window)]
+            paused_group = bool(getattr(target, "paused", False))
+            found[res.id] = combine(parts, days=window.shown, paused=paused_group)
         elif res.id in members:
             ((kind, ident, paused, live),) = members[res.id]
-            record = _record(*records[(kind, ident)], paused=paused, live=live)
-            found[res.id] = summarize(record, rules, now=now, days=days, tz=tz)
+            record = _record(records[(kind, ident)], paused=paused, live=live)
+            found[res.id] = summarize_in(record, rules, window)
         else:
             record = Record(paused=bool(getattr(target, "paused", False)))
-            found[res.id] = summarize(record, rules, now=now, days=days, tz=tz)
+            found[res.id] = summarize_in(record, rules, window)
     return found
