@@ -115,7 +115,8 @@ def _matches(mode: str, rule: tuple[str, frozenset[str]] | None, incident: Incid
     return any(value in tokens for value in incident.metadata.get(key, ()))
 
 
-def _merge(intervals: Iterable[Interval]) -> list[Interval]:
+def merge_intervals(intervals: Iterable[Interval]) -> list[Interval]:
+    """The intervals' union as sorted, disjoint intervals (empty ones dropped)."""
     merged: list[Interval] = []
     for start, end in sorted(intervals):
         if end <= start:
@@ -139,7 +140,7 @@ def _subtract(left: list[Interval], right: list[Interval]) -> list[Interval]:
                 if piece[0] < piece[1]
             ]
         result += pieces
-    return _merge(result)
+    return merge_intervals(result)
 
 
 def _end(interval: Interval) -> datetime:
@@ -147,8 +148,9 @@ def _end(interval: Interval) -> datetime:
 
 
 def _overlap(intervals: list[Interval], start: datetime, end: datetime) -> float:
-    """Seconds of [start, end) covered by `intervals`, sorted and disjoint (as _merge makes
-    them): found by bisection, so a year of daily incidents costs a few steps per cell."""
+    """Seconds of [start, end) covered by `intervals`, sorted and disjoint (as
+    merge_intervals makes them): found by bisection, so a year of daily incidents costs a few
+    steps per cell."""
     total = 0.0
     for index in range(bisect_right(intervals, start, key=_end), len(intervals)):
         a, b = intervals[index]
@@ -160,7 +162,7 @@ def _overlap(intervals: list[Interval], start: datetime, end: datetime) -> float
 
 
 def _closed(incidents: Iterable[Incident], now: datetime) -> list[Interval]:
-    return _merge((i.start, min(i.end or now, now)) for i in incidents)
+    return merge_intervals((i.start, min(i.end or now, now)) for i in incidents)
 
 
 def _covers(incidents: Iterable[Incident], now: datetime) -> bool:

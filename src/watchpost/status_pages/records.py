@@ -39,6 +39,7 @@ from watchpost.status_pages.availability import (
     combine,
     earlier_from_cells,
     make_window,
+    merge_intervals,
     observed_span,
     summarize_in,
 )
@@ -193,7 +194,7 @@ async def _earlier(
     spans = [
         (subject_id, low, high)
         for subject_id in ids
-        for low, high in _merged(
+        for low, high in merge_intervals(
             [(max(i.start, start), min(i.end or window.now, end)) for i in incidents[subject_id]]
         )
         if low < high
@@ -211,18 +212,6 @@ async def _earlier(
         kept = [_cell(b) for b in cells.get(subject_id, [])]
         found[subject_id] = Earlier(observed, maintenance, kept)
     return found
-
-
-def _merged(spans: list[tuple[datetime, datetime]]) -> list[tuple[datetime, datetime]]:
-    merged: list[tuple[datetime, datetime]] = []
-    for start, end in sorted(spans):
-        if end <= start:
-            continue
-        if merged and start <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
-        else:
-            merged.append((start, end))
-    return merged
 
 
 def _member(subject_type: str, item: Any, now: datetime) -> Member:
