@@ -23,7 +23,7 @@ from pydantic import ValidationError
 from tests.engine_support import engine_of, load, recording_server
 from tests.monitor_cases import MINIMAL, MONITORS
 from tests.objects import create_collector, create_target, target_body
-from tests.services import tcp_server
+from tests.services import tcp_server, unavailable
 from tests.support import TEST_PASSWORD, Api, data, errors
 from watchpost import destinations, outbound
 from watchpost.collectors.models import CollectorTarget
@@ -365,7 +365,7 @@ async def test_a_redirect_to_a_denied_address_is_not_followed(api: Api, app: Fas
     try:
         trap = await asyncio.start_server(count, "127.0.0.2", 0)
     except OSError as exc:
-        pytest.skip(f"cannot listen on 127.0.0.2 here: {exc}")
+        unavailable(f"cannot listen on 127.0.0.2 here: {exc}")
     trap_port = trap.sockets[0].getsockname()[1]
     try:
         async with redirecting_to(f"http://127.0.0.2:{trap_port}/meta") as port:
