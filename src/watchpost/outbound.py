@@ -33,18 +33,11 @@ AddrInfo = tuple[socket.AddressFamily, socket.SocketKind, int, str, tuple[Any, .
 class DeniedAddress(OSError):
     """The destination is (or resolves to) a denied address; nothing was sent."""
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-
-    def __str__(self) -> str:
-        return self.message
-
 
 def check_address(host: str, address: str) -> None:
-    """Raises DeniedAddress when address (what host resolved to) is in a denied network."""
-    if destinations.is_denied_name(host):
-        raise DeniedAddress(f"{host} is a cloud metadata host, a denied destination")
+    """Raises DeniedAddress when address (what host resolved to) is in a denied network.
+    The callers have already refused a denied name (`resolve`, `PolicyResolver`) or pass an
+    address literal (`checked_socket`)."""
     ip = ipaddress.ip_address(address.split("%", 1)[0])
     network = destinations.current().denied_network(ip)
     if network is None:

@@ -19,7 +19,7 @@ from fastapi.params import Depends as DependsParam
 from fastapi.routing import APIRoute
 
 from watchpost.http.deps import current_principal
-from watchpost.http.openapi import ERROR_RESPONSES
+from watchpost.http.errors import error_responses
 
 # Domains whose `endpoints.routers` serve the token-protected API, one per line.
 API_DOMAINS = (
@@ -89,7 +89,7 @@ def api_routes() -> list[APIRoute]:
     """Every token-protected route; the token check (and the token's rate limit) runs before
     anything else of the route."""
     routers = [router for domain in API_DOMAINS for router in _routers(f"{domain}.endpoints")]
-    return flat_routes(routers, [Depends(current_principal)], {429: ERROR_RESPONSES[429]})
+    return flat_routes(routers, [Depends(current_principal)], error_responses(429))
 
 
 def public_routes() -> list[APIRoute]:

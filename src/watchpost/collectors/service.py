@@ -179,7 +179,7 @@ async def delete_collector(session: AsyncSession, *, collector: Collector, now: 
         select(CollectorTarget.id).where(CollectorTarget.collector_id == collector.id)
     )
     for target_id in target_ids.all():
-        await _resolve_incident(session, target_id=target_id, now=now)
+        await incidents.resolve_for_deleted(session, now=now, collector_target_id=target_id)
         await history.forget(session, subject_type=TARGET_SUBJECT, subject_id=target_id)
     await session.delete(collector)
     await session.flush()
@@ -334,7 +334,8 @@ async def update_target(
         target.last_error = None
     target.updated_at = now
     await session.flush()
-    await refresh_collector(session, target.collector_id)
+    if reconnect:  # only then can the target's status, and so its collector's, have changed
+        await refresh_collector(session, target.collector_id)
     return target
 
 
@@ -342,7 +343,7 @@ async def delete_target(session: AsyncSession, *, target: CollectorTarget, now: 
     """Delete the target and its check history, in one transaction with what depends on it:
     its open incident is resolved (no check will ever recover it) and its collector's status
     recomputed without it (a deleted down target must not keep the collector down)."""
-    await _resolve_incident(session, target_id=target.id, now=now)
+    await incidents.resolve_for_deleted(session, now=now, collector_target_id=target.id)
     await history.forget(session, subject_type=TARGET_SUBJECT, subject_id=target.id)
     collector_id = target.collector_id
     await session.delete(target)
@@ -350,15 +351,7 @@ async def delete_target(session: AsyncSession, *, target: CollectorTarget, now: 
     await refresh_collector(session, collector_id)
 
 
-DELETED_TEXT = "Resolved: the collector target was deleted."
-
-
-async def _resolve_incident(session: AsyncSession, *, target_id: int, now: datetime) -> None:
-    incident = await incidents.open_incident_for(session, collector_target_id=target_id)
-    if incident is not None:
-        await incidents.resolve(
-            session, incident=incident, now=now, by=incidents.AUTOMATIC, text=DELETED_TEXT
-        )
+DELETED_TEXT = incidents.DELETED_TEXTS["collector_target_id"]
 
 
 async def refresh_collector(session: AsyncSession, collector_id: int) -> None:

@@ -70,6 +70,14 @@ class Outage:
     def active(self) -> bool:
         return self._since is not None
 
+    def report(self, exc: BaseException) -> bool:
+        """Whether exc means the database is unreachable; if so the outage is noted (logged
+        once), and the caller logs nothing more."""
+        if not is_unavailable(exc):
+            return False
+        self.failed(exc)
+        return True
+
     def failed(self, exc: BaseException) -> None:
         """A database call failed with an `is_unavailable` error."""
         if self._since is None:

@@ -169,12 +169,16 @@ class Engine:
         if self._leased.get(key) is item:
             del self._leased[key]
 
+    def _leased_by_kind(self) -> dict[str, list[int]]:
+        by_kind: dict[str, list[int]] = {}
+        for kind, object_id in self._leased:
+            by_kind.setdefault(kind, []).append(object_id)
+        return by_kind
+
     async def renew(self, now: datetime) -> int:
         """Extend the leases of every check in flight to `now` + the margin, one UPDATE per
         kind; how many leases this engine still held."""
-        by_kind: dict[str, list[int]] = {}
-        for kind, object_id in list(self._leased):
-            by_kind.setdefault(kind, []).append(object_id)
+        by_kind = self._leased_by_kind()
         if not by_kind:
             return 0
         held = 0
@@ -248,9 +252,7 @@ class Engine:
                 await self.write(batch)
             except Exception as exc:
                 # The leases run out and another pass (or worker) redoes these checks.
-                if is_unavailable(exc):
-                    self.ctx.db.outage.failed(exc)
-                else:
+                if not self.ctx.db.outage.report(exc):
                     log.exception("writing %d check results failed", len(batch))
 
     async def _writer(self, done: asyncio.Event) -> None:
@@ -271,9 +273,8 @@ class Engine:
             try:
                 await self.renew(self.ctx.clock.now())
             except Exception as exc:
-                if is_unavailable(exc):
-                    self.ctx.db.outage.failed(exc)  # logged once; the leases may lapse
-                else:
+                # An outage is logged once (the leases may lapse meanwhile).
+                if not self.ctx.db.outage.report(exc):
                     log.exception("renewing %d leases failed; retrying", len(self._leased))
                 continue
             renewed = time.monotonic()
@@ -312,10 +313,9 @@ class Engine:
                 if due_in is not None:
                     wait = max(0.0, min(poll, due_in))
         except Exception as exc:
-            if not is_unavailable(exc):
+            if not self.ctx.db.outage.report(exc):
                 log.exception("engine cycle failed; retrying")
                 return poll
-            self.ctx.db.outage.failed(exc)
             self._failed_cycles += 1
             return float(min(poll * 2.0**self._failed_cycles, OUTAGE_BACKOFF_MAX_S))
         self._failed_cycles = 0
@@ -358,16 +358,12 @@ class Engine:
 
     async def release_all(self) -> None:
         """Give back every lease this engine still holds, so others take them at once."""
-        by_kind: dict[str, list[int]] = {}
-        for kind, object_id in self._leased:
-            by_kind.setdefault(kind, []).append(object_id)
+        by_kind = self._leased_by_kind()
         self._leased.clear()
         try:
             async with self.ctx.db.write_sessions() as session, session.begin():
                 for kind, ids in by_kind.items():
                     await release(session, kind=kind, owner=self.owner, ids=ids)
         except Exception as exc:
-            if is_unavailable(exc):
-                self.ctx.db.outage.failed(exc)
-            else:
+            if not self.ctx.db.outage.report(exc):
                 log.exception("releasing leases failed; they expire on their own")

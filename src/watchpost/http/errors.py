@@ -21,7 +21,7 @@ from starlette.requests import ClientDisconnect
 from starlette.routing import Match, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from watchpost.db.outage import RETRY_AFTER_S, Outage, is_unavailable
+from watchpost.db.outage import RETRY_AFTER_S, Outage
 from watchpost.validation import parse_id
 
 log = logging.getLogger(__name__)
@@ -189,9 +189,8 @@ class UnhandledErrors:
         except ClientDisconnect:
             return  # nobody is left to answer
         except Exception as exc:
-            if is_unavailable(exc):
-                outage: Outage = scope["app"].state.ctx.db.outage
-                outage.failed(exc)
+            outage: Outage = scope["app"].state.ctx.db.outage
+            if outage.report(exc):
                 response = unavailable_response()
             else:
                 log.exception("unhandled error in %s %s", scope["method"], scope["path"])

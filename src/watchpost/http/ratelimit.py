@@ -54,19 +54,19 @@ class RateLimiter:
         """Counts a request of key at `now` (seconds): 0.0 when it may go on, else the seconds
         until it would be allowed (the refused request itself is not counted)."""
         buckets = self._buckets
-        full_at = buckets.get(key)
+        stored = buckets.get(key)
+        full_at = stored
         if full_at is None or full_at < now or full_at - now > WINDOW + STEP_BACK:
             full_at = now  # a full bucket (or a clock that went back: start afresh)
         full_at += self._interval
         wait = full_at - now - WINDOW
         if wait > 1e-9:  # a float's rounding never refuses the last request of a burst
             return wait
-        if key in buckets:
-            buckets.move_to_end(key)
-            buckets[key] = full_at
-        else:
-            buckets[key] = full_at
+        buckets[key] = full_at
+        if stored is None:
             self._expire(now)
+        else:
+            buckets.move_to_end(key)
         return 0.0
 
     def _expire(self, now: float) -> None:
@@ -105,31 +105,25 @@ class TooManyRequests(ApiError):
         super().__init__(429, f"{message}; retry in {seconds} s", {"Retry-After": str(seconds)})
 
 
-def check_token(request: Request, token_id: int) -> None:
-    """429 when the token has used up its requests of the minute."""
-    ctx = request.app.state.ctx
-    limiter: RateLimiter | None = ctx.limits.tokens
+def _limit(request: Request, limiter: RateLimiter | None, key: Hashable, per: str) -> None:
+    """429 when key has used up its requests of the minute (no limit: limiter is None)."""
     if limiter is None:
         return
-    wait = limiter.acquire(token_id, ctx.clock.now().timestamp())
+    wait = limiter.acquire(key, request.app.state.ctx.clock.now().timestamp())
     if wait:
         raise TooManyRequests(
-            wait, f"Rate limit exceeded: {limiter.per_minute} requests a minute per API token"
+            wait, f"Rate limit exceeded: {limiter.per_minute} requests a minute {per}"
         )
+
+
+def check_token(request: Request, token_id: int) -> None:
+    """429 when the token has used up its requests of the minute."""
+    _limit(request, request.app.state.ctx.limits.tokens, token_id, "per API token")
 
 
 async def limit_by_address(request: Request) -> None:
     """Dependency of the routes without an API token: 429 when the client's address has used
     up its requests of the minute. Behind a reverse proxy the address is the one uvicorn
     takes from X-Forwarded-For (when the proxy is trusted: FORWARDED_ALLOW_IPS)."""
-    ctx = request.app.state.ctx
-    limiter: RateLimiter | None = ctx.limits.addresses
-    if limiter is None:
-        return
     address = request.client.host if request.client is not None else ""
-    wait = limiter.acquire(address, ctx.clock.now().timestamp())
-    if wait:
-        raise TooManyRequests(
-            wait,
-            f"Rate limit exceeded: {limiter.per_minute} requests a minute from one address",
-        )
+    _limit(request, request.app.state.ctx.limits.addresses, address, "from one address")

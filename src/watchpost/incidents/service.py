@@ -147,6 +147,7 @@ async def resolve(
 DELETED_TEXTS: dict[str, str] = {
     "monitor_id": "Resolved: the monitor was deleted.",
     "heartbeat_id": "Resolved: the heartbeat was deleted.",
+    "collector_target_id": "Resolved: the collector target was deleted.",
 }
 """The reference an incident has to a deleted object → its `resolved` timeline text."""
 
@@ -157,15 +158,21 @@ async def resolve_for_deleted(
     now: datetime,
     monitor_id: int | None = None,
     heartbeat_id: int | None = None,
+    collector_target_id: int | None = None,
 ) -> None:
-    """Resolve, by Watchpost, every open incident of a monitor or heartbeat being deleted.
+    """Resolve, by Watchpost, every open incident of a monitor, heartbeat or collector target
+    being deleted.
 
     Call in the delete's transaction, before the row goes (its reference then becomes null
     and no check could ever resolve the incident). Reports made by a person are resolved
     too: nothing would resolve them either, and an open incident about an object that no
     longer exists would claim a problem that cannot be looked into.
     """
-    named = {"monitor_id": monitor_id, "heartbeat_id": heartbeat_id}
+    named = {
+        "monitor_id": monitor_id,
+        "heartbeat_id": heartbeat_id,
+        "collector_target_id": collector_target_id,
+    }
     ((column, subject_id),) = [(k, v) for k, v in named.items() if v is not None]
     found = await session.scalars(
         select(Incident)

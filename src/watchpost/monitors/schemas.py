@@ -29,7 +29,7 @@ from watchpost.policy import (
     NotificationFields,
     maintenance_problems,
 )
-from watchpost.validation import INT64_MAX, Id, Int32, Name, Port, Secret, parse_id
+from watchpost.validation import Id, Int32, Name, Port, Secret, parse_id
 
 DEFAULT_CHECK_FREQUENCY: Final = 180
 MIN_CHECK_FREQUENCY: Final = 30
@@ -59,7 +59,7 @@ def check_header_name(value: str) -> str:
 
 def check_header_id(value: str | int) -> int:
     number = value if type(value) is int else parse_id(value) if isinstance(value, str) else None
-    if number is None or not 1 <= number <= INT64_MAX:
+    if number is None:
         raise ValueError("must be the id of one of the monitor's request headers")
     return number
 

@@ -72,7 +72,6 @@ async def _resources(
                 row,
                 target=targets.get((row.resource_type, row.resource_id)),
                 summary=found[row.id],
-                history_days=history_days,
             ),
         )
         for row in rows

@@ -419,10 +419,7 @@ def resource_attributes(
     *,
     target: Any | None,
     summary: Summary,
-    history_days: int | None = None,
 ) -> dict[str, Any]:
-    """history_days: only the most recent days of status_history (lists); None: all."""
-    history = summary.status_history
     return {
         "status_page_section_id": resource.status_page_section_id,
         "resource_id": resource.resource_id,
@@ -439,7 +436,7 @@ def resource_attributes(
         "mark_as_degraded_metadata_rule": _rule_out(resource.mark_as_degraded_metadata_rule),
         "availability": summary.availability,
         "status": summary.status,
-        "status_history": history[-history_days:] if history_days else history,
+        "status_history": summary.status_history,
         "created_at": isoformat_ms(resource.created_at),
         "updated_at": isoformat_ms(resource.updated_at),
     }
