@@ -6,8 +6,9 @@ the first key of the page. At 100,000 sources of one team, `COUNT(*)` walks the 
 (≈ 0.8 ms on average over all pages). Instead:
 
 - `row_counts` holds, for each counted table and team, the number of rows and a version that
-  changes with every insert and delete. Triggers keep it (migration 0012), so every writer
-  keeps it right: the API, the CLI, a bulk insert, a cascade.
+  changes with every insert and delete. Triggers keep it (migrations 0012 and 0013 create
+  them with `migrations/shapes.start_counting`), so every writer keeps it right: the API,
+  the CLI, a bulk insert, a cascade.
 - `Anchors` keeps, in each process, every `every`-th key of a collection as of one version;
   a deep page starts from the nearest anchor at or before its offset, so at most `every - 1`
   index entries are skipped. A changed version rebuilds them on the next deep page.
@@ -16,7 +17,6 @@ the first key of the page. At 100,000 sources of one team, `COUNT(*)` walks the 
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,80 +50,6 @@ class RowCount(Base):
     version: Mapped[int] = mapped_column(BigInteger)
     """Changes with every insert and delete; starts at a random value, so a table emptied and
     filled again (a restore, a test database) never repeats an earlier version."""
-
-
-# ------------------------------------------------------------------------------ triggers
-
-_SQLITE_START = "abs(random() % 1000000000000)"
-_POSTGRES_START = "floor(random() * 1000000000000)::bigint"
-
-
-def create_triggers(dialect: str, table: str) -> list[str]:
-    """DDL that makes the database keep row_counts for table."""
-    upsert = (
-        "INSERT INTO row_counts (table_name, team_id, row_count, version) "
-        "VALUES ('{table}', NEW.team_id, 1, {start}) "
-        "ON CONFLICT (table_name, team_id) DO UPDATE "
-        "SET row_count = row_counts.row_count + 1, version = row_counts.version + 1"
-    )
-    decrement = (
-        "UPDATE row_counts SET row_count = row_count - 1, version = version + 1 "
-        "WHERE table_name = '{table}' AND team_id = OLD.team_id"
-    )
-    if dialect == "sqlite":
-        return [
-            f"CREATE TRIGGER row_counts_{table}_insert AFTER INSERT ON {table} BEGIN "
-            + upsert.format(table=table, start=_SQLITE_START)
-            + "; END",
-            f"CREATE TRIGGER row_counts_{table}_delete AFTER DELETE ON {table} BEGIN "
-            + decrement.format(table=table)
-            + "; END",
-        ]
-    function = f"row_counts_{table}"
-    return [
-        f"CREATE FUNCTION {function}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
-        "IF TG_OP = 'INSERT' THEN "
-        + upsert.format(table=table, start=_POSTGRES_START)
-        + "; ELSE "
-        + decrement.format(table=table)
-        + "; END IF; RETURN NULL; END $$",
-        f"CREATE TRIGGER row_counts_{table} AFTER INSERT OR DELETE ON {table} "
-        f"FOR EACH ROW EXECUTE FUNCTION {function}()",
-    ]
-
-
-def drop_triggers(dialect: str, table: str) -> list[str]:
-    if dialect == "sqlite":
-        return [
-            f"DROP TRIGGER IF EXISTS row_counts_{table}_insert",
-            f"DROP TRIGGER IF EXISTS row_counts_{table}_delete",
-        ]
-    return [
-        f"DROP TRIGGER IF EXISTS row_counts_{table} ON {table}",
-        f"DROP FUNCTION IF EXISTS row_counts_{table}()",
-    ]
-
-
-def backfill(table: str) -> str:
-    """Counts for rows that existed before the triggers did."""
-    # table is one of the names a migration lists, never input.
-    select_counts = f"SELECT '{table}', team_id, count(*), 1 FROM {table} GROUP BY team_id"  # noqa: S608
-    return "INSERT INTO row_counts (table_name, team_id, row_count, version) " + select_counts
-
-
-def start_counting(execute: Callable[[str], object], dialect: str, tables: Iterable[str]) -> None:
-    """What a migration runs to count tables: backfill their counts, then the triggers."""
-    for table in tables:
-        execute(backfill(table))
-        for statement in create_triggers(dialect, table):
-            execute(statement)
-
-
-def stop_counting(execute: Callable[[str], object], dialect: str, tables: Iterable[str]) -> None:
-    for table in tables:
-        for statement in drop_triggers(dialect, table):
-            execute(statement)
-        execute(f"DELETE FROM row_counts WHERE table_name = '{table}'")  # noqa: S608
 
 
 # ------------------------------------------------------------------------- reading them

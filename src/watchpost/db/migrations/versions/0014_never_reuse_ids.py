@@ -1,9 +1,5 @@
 """ids are never reused: AUTOINCREMENT on every SQLite table with an integer id
 
-Revision ID: 0014
-Revises: 0013
-Create Date: 2026-11-22 16:00:00.000000
-
 Without AUTOINCREMENT, SQLite hands out max(id) + 1, so deleting the newest object gives its
 id to the next one: a client (or a Terraform state) still holding the old id silently reaches
 a different object. PostgreSQL sequences never go back, so this revision changes nothing there.
@@ -18,15 +14,11 @@ sqlite_sequence to the current largest id, so new ids start above every id that 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0014"
-down_revision: str | Sequence[str] | None = "0013"
-branch_labels: str | Sequence[str] | None = None
-depends_on: str | Sequence[str] | None = None
+revision = "0014"
+down_revision = "0013"
 
 # Every table with an integer `id` primary key at revision 0013, parents before children.
 TABLES = (
