@@ -1,8 +1,9 @@
 """The shapes Watchpost's migrations build their tables from.
 
-Columns, constraints and indexes that many tables share (an object's id, team, timestamps,
-maintenance window and notification settings), named the way the naming convention of
-`watchpost.db.base` names them, and the triggers that keep `row_counts`.
+Columns by type, the columns many tables share (an object's id, team, timestamps, maintenance
+window and notification settings), constraints and indexes named the way the naming convention
+of `watchpost.db.base` names them, tables of teams' rows, and the triggers that keep
+`row_counts`.
 
 **Frozen.** A migration must build the same schema whenever it runs, years later as on the
 day it was written, on SQLite as on PostgreSQL. So nothing here ever changes what it
@@ -12,7 +13,7 @@ another shape gets a new function; the migrations that use the old one keep usin
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import sqlalchemy as sa
@@ -21,6 +22,30 @@ from alembic import op
 from watchpost.db.base import UTCDateTime
 
 # ----------------------------------------------------------------------------- columns
+
+
+def string(name: str, length: int, *, nullable: bool = False) -> sa.Column[str]:
+    return sa.Column(name, sa.String(length=length), nullable=nullable)
+
+
+def text(name: str, *, nullable: bool = False) -> sa.Column[str]:
+    return sa.Column(name, sa.Text(), nullable=nullable)
+
+
+def integer(name: str, *, nullable: bool = False) -> sa.Column[int]:
+    return sa.Column(name, sa.Integer(), nullable=nullable)
+
+
+def floating(name: str, *, nullable: bool = False) -> sa.Column[float]:
+    return sa.Column(name, sa.Float(), nullable=nullable)
+
+
+def boolean(name: str, *, nullable: bool = False) -> sa.Column[bool]:
+    return sa.Column(name, sa.Boolean(), nullable=nullable)
+
+
+def json(name: str, *, nullable: bool = False) -> sa.Column[Any]:
+    return sa.Column(name, sa.JSON(), nullable=nullable)
 
 
 def id_type() -> sa.types.TypeEngine[int]:
@@ -56,21 +81,18 @@ def object_columns() -> list[sa.Column[Any]]:
 def maintenance_columns() -> list[sa.Column[Any]]:
     """A daily maintenance window (`policy.MaintenanceColumns`)."""
     return [
-        sa.Column("maintenance_from", sa.String(length=8), nullable=True),
-        sa.Column("maintenance_to", sa.String(length=8), nullable=True),
-        sa.Column("maintenance_timezone", sa.String(length=64), nullable=False),
-        sa.Column("maintenance_days", sa.JSON(), nullable=False),
+        string("maintenance_from", 8, nullable=True),
+        string("maintenance_to", 8, nullable=True),
+        string("maintenance_timezone", 64),
+        json("maintenance_days"),
     ]
 
 
 def notification_columns() -> list[sa.Column[Any]]:
     """How to alert the team (`policy.NotificationColumns`)."""
     return [
-        *(
-            sa.Column(name, sa.Boolean(), nullable=False)
-            for name in ("call", "sms", "email", "push")
-        ),
-        sa.Column("team_wait", sa.Integer(), nullable=True),
+        *(boolean(name) for name in ("call", "sms", "email", "push")),
+        integer("team_wait", nullable=True),
     ]
 
 
@@ -110,17 +132,20 @@ IndexKey = str | tuple[str, ...]
 """The column, or the columns, of a non-unique index named `ix_<table>_<columns>`."""
 
 
+def _columns(key: IndexKey) -> tuple[str, ...]:
+    return (key,) if isinstance(key, str) else key
+
+
 def _index_name(table: str, key: IndexKey) -> str:
-    columns = (key,) if isinstance(key, str) else key
-    return f"ix_{table}_{'_'.join(columns)}"
+    return f"ix_{table}_{'_'.join(_columns(key))}"
 
 
 def create_indexes(table: str, *keys: IndexKey) -> None:
     """Non-unique indexes on table, created in the order given."""
     with op.batch_alter_table(table, schema=None) as batch_op:
         for key in keys:
-            columns = [key] if isinstance(key, str) else list(key)
-            batch_op.create_index(batch_op.f(_index_name(table, key)), columns, unique=False)
+            index = batch_op.f(_index_name(table, key))
+            batch_op.create_index(index, list(_columns(key)), unique=False)
 
 
 def drop_table(table: str, *index_keys: IndexKey) -> None:
@@ -133,21 +158,34 @@ def drop_table(table: str, *index_keys: IndexKey) -> None:
     op.drop_table(table)
 
 
-# ------------------------------------------------------------------ group tables
+# ------------------------------------------------------------------------------ tables
+
+
+def create_team_table(
+    table: str,
+    *columns: sa.schema.SchemaItem,
+    primary: tuple[str, ...] = ("id",),
+    uniques: Sequence[IndexKey] = (),
+    indexes: Sequence[IndexKey] = ("team_id",),
+) -> None:
+    """A table of teams' rows: columns (and foreign keys to other tables), then the foreign
+    key to the team, the primary key, unique constraints on uniques and the indexes."""
+    op.create_table(
+        table,
+        *columns,
+        team_foreign_key(table),
+        primary_key(table, *primary),
+        *(unique(table, *_columns(key)) for key in uniques),
+    )
+    if indexes:
+        create_indexes(table, *indexes)
 
 
 def create_group_table(table: str) -> None:
     """A pausable, ordered group of one team's objects (heartbeats, monitors)."""
-    op.create_table(
-        table,
-        sa.Column("name", sa.String(length=255), nullable=False),
-        sa.Column("sort_index", sa.Integer(), nullable=False),
-        sa.Column("paused", sa.Boolean(), nullable=False),
-        *object_columns(),
-        team_foreign_key(table),
-        primary_key(table),
+    create_team_table(
+        table, string("name", 255), integer("sort_index"), boolean("paused"), *object_columns()
     )
-    create_indexes(table, "team_id")
 
 
 # ------------------------------------------------------------------ row_counts triggers

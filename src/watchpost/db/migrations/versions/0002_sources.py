@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import sqlalchemy as sa
-from alembic import op
-
 from watchpost.db.migrations import shapes
 
 revision = "0002"
@@ -12,40 +9,34 @@ down_revision = "0001"
 
 
 def upgrade() -> None:
-    op.create_table(
+    shapes.create_team_table(
         "source_groups",
-        sa.Column("name", sa.String(length=255), nullable=False),
-        sa.Column("sort_index", sa.Integer(), nullable=False),
+        shapes.string("name", 255),
+        shapes.integer("sort_index"),
         *shapes.object_columns(),
-        shapes.team_foreign_key("source_groups"),
-        shapes.primary_key("source_groups"),
-        shapes.unique("source_groups", "team_id", "name"),
+        uniques=[("team_id", "name")],
     )
-    shapes.create_indexes("source_groups", "team_id")
 
-    op.create_table(
+    shapes.create_team_table(
         "sources",
         shapes.reference("team_id"),
-        sa.Column("name", sa.String(length=255), nullable=False),
-        sa.Column("platform", sa.String(length=64), nullable=False),
+        shapes.string("name", 255),
+        shapes.string("platform", 64),
         shapes.reference("source_group_id", nullable=True),
-        sa.Column("table_name", sa.String(length=63), nullable=False),
-        sa.Column("token_hash", sa.String(length=64), nullable=False),
-        sa.Column("token_encrypted", sa.Text(), nullable=False),
-        sa.Column("ingesting_paused", sa.Boolean(), nullable=False),
-        sa.Column("logs_retention", sa.Integer(), nullable=False),
-        sa.Column("metrics_retention", sa.Integer(), nullable=False),
-        sa.Column("live_tail_pattern", sa.Text(), nullable=False),
+        shapes.string("table_name", 63),
+        shapes.string("token_hash", 64),
+        shapes.text("token_encrypted"),
+        shapes.boolean("ingesting_paused"),
+        shapes.integer("logs_retention"),
+        shapes.integer("metrics_retention"),
+        shapes.text("live_tail_pattern"),
         shapes.id_column(),
         shapes.moment("created_at"),
         shapes.moment("updated_at"),
         shapes.foreign_key("sources", "source_group_id", "source_groups", ondelete="SET NULL"),
-        shapes.team_foreign_key("sources"),
-        shapes.primary_key("sources"),
-        shapes.unique("sources", "table_name"),
-        shapes.unique("sources", "token_hash"),
+        uniques=["table_name", "token_hash"],
+        indexes=(("source_group_id", "id"), ("team_id", "id")),
     )
-    shapes.create_indexes("sources", ("source_group_id", "id"), ("team_id", "id"))
 
 
 def downgrade() -> None:

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import sqlalchemy as sa
-from alembic import op
-
 from watchpost.db.migrations import shapes
 
 revision = "0003"
@@ -12,26 +9,23 @@ down_revision = "0002"
 
 
 def upgrade() -> None:
-    op.create_table(
+    shapes.create_team_table(
         "custom_webhook_templates",
-        sa.Column("http_method", sa.String(length=8), nullable=False),
-        sa.Column("auth_username", sa.String(length=255), nullable=True),
-        sa.Column("auth_password_encrypted", sa.Text(), nullable=True),
-        sa.Column("headers_template", sa.JSON(), nullable=False),
-        sa.Column("body_template", sa.Text(), nullable=True),
+        shapes.string("http_method", 8),
+        shapes.string("auth_username", 255, nullable=True),
+        shapes.text("auth_password_encrypted", nullable=True),
+        shapes.json("headers_template"),
+        shapes.text("body_template", nullable=True),
         *shapes.object_columns(),
-        shapes.team_foreign_key("custom_webhook_templates"),
-        shapes.primary_key("custom_webhook_templates"),
     )
-    shapes.create_indexes("custom_webhook_templates", "team_id")
 
-    op.create_table(
+    shapes.create_team_table(
         "outgoing_webhooks",
-        sa.Column("name", sa.String(length=255), nullable=False),
-        sa.Column("url", sa.String(length=2048), nullable=False),
-        sa.Column("trigger_type", sa.String(length=32), nullable=False),
+        shapes.string("name", 255),
+        shapes.string("url", 2048),
+        shapes.string("trigger_type", 32),
         *(
-            sa.Column(f"on_incident_{event}", sa.Boolean(), nullable=False)
+            shapes.boolean(f"on_incident_{event}")
             for event in ("started", "acknowledged", "resolved", "reopened", "comment")
         ),
         shapes.reference("custom_webhook_template_id", nullable=True),
@@ -42,11 +36,9 @@ def upgrade() -> None:
             "custom_webhook_templates",
             ondelete="SET NULL",
         ),
-        shapes.team_foreign_key("outgoing_webhooks"),
-        shapes.primary_key("outgoing_webhooks"),
-        shapes.unique("outgoing_webhooks", "custom_webhook_template_id"),
+        uniques=["custom_webhook_template_id"],
+        indexes=("team_id", ("team_id", "trigger_type")),
     )
-    shapes.create_indexes("outgoing_webhooks", "team_id", ("team_id", "trigger_type"))
 
 
 def downgrade() -> None:

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import sqlalchemy as sa
-from alembic import op
-
 from watchpost.db.migrations import shapes
 
 revision = "0004"
@@ -13,17 +10,17 @@ down_revision = "0003"
 
 def upgrade() -> None:
     shapes.create_group_table("heartbeat_groups")
-    op.create_table(
+    shapes.create_team_table(
         "heartbeats",
-        sa.Column("name", sa.String(length=255), nullable=False),
-        sa.Column("token", sa.String(length=64), nullable=False),
-        sa.Column("period", sa.Integer(), nullable=False),
-        sa.Column("grace", sa.Integer(), nullable=False),
+        shapes.string("name", 255),
+        shapes.string("token", 64),
+        shapes.integer("period"),
+        shapes.integer("grace"),
         shapes.reference("heartbeat_group_id", nullable=True),
-        sa.Column("sort_index", sa.Integer(), nullable=False),
-        sa.Column("paused", sa.Boolean(), nullable=False),
+        shapes.integer("sort_index"),
+        shapes.boolean("paused"),
         shapes.moment("paused_at", nullable=True),
-        sa.Column("status", sa.String(length=16), nullable=False),
+        shapes.string("status", 16),
         shapes.moment("last_ping_at", nullable=True),
         shapes.moment("next_due_at", nullable=True),
         *shapes.object_columns(),
@@ -32,11 +29,9 @@ def upgrade() -> None:
         shapes.foreign_key(
             "heartbeats", "heartbeat_group_id", "heartbeat_groups", ondelete="SET NULL"
         ),
-        shapes.team_foreign_key("heartbeats"),
-        shapes.primary_key("heartbeats"),
-        shapes.unique("heartbeats", "token"),
+        uniques=["token"],
+        indexes=("heartbeat_group_id", "next_due_at", "team_id"),
     )
-    shapes.create_indexes("heartbeats", "heartbeat_group_id", "next_due_at", "team_id")
 
 
 def downgrade() -> None:

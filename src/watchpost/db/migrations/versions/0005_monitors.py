@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import sqlalchemy as sa
-from alembic import op
-
 from watchpost.db.migrations import shapes
 
 revision = "0005"
@@ -13,33 +10,33 @@ down_revision = "0004"
 
 def upgrade() -> None:
     shapes.create_group_table("monitor_groups")
-    op.create_table(
+    shapes.create_team_table(
         "monitors",
-        sa.Column("monitor_type", sa.String(length=32), nullable=False),
-        sa.Column("url", sa.String(length=2048), nullable=False),
-        sa.Column("pronounceable_name", sa.String(length=255), nullable=True),
+        shapes.string("monitor_type", 32),
+        shapes.string("url", 2048),
+        shapes.string("pronounceable_name", 255, nullable=True),
         shapes.reference("monitor_group_id", nullable=True),
-        sa.Column("required_keyword", sa.Text(), nullable=True),
-        sa.Column("port", sa.Integer(), nullable=True),
-        sa.Column("http_method", sa.String(length=8), nullable=True),
-        sa.Column("request_body", sa.Text(), nullable=True),
-        sa.Column("request_headers", sa.JSON(), nullable=False),
-        sa.Column("last_request_header_id", sa.Integer(), nullable=False),
-        sa.Column("expected_status_codes", sa.JSON(), nullable=False),
-        sa.Column("follow_redirects", sa.Boolean(), nullable=True),
-        sa.Column("verify_ssl", sa.Boolean(), nullable=True),
-        sa.Column("remember_cookies", sa.Boolean(), nullable=True),
-        sa.Column("auth_username", sa.String(length=255), nullable=True),
-        sa.Column("auth_password_encrypted", sa.Text(), nullable=True),
-        sa.Column("check_frequency", sa.Integer(), nullable=False),
-        sa.Column("confirmation_period", sa.Integer(), nullable=False),
-        sa.Column("recovery_period", sa.Integer(), nullable=False),
-        sa.Column("request_timeout", sa.Integer(), nullable=False),
-        sa.Column("ssl_expiration", sa.Integer(), nullable=True),
-        sa.Column("domain_expiration", sa.Integer(), nullable=True),
-        sa.Column("regions", sa.JSON(), nullable=False),
-        sa.Column("paused", sa.Boolean(), nullable=False),
-        sa.Column("status", sa.String(length=16), nullable=False),
+        shapes.text("required_keyword", nullable=True),
+        shapes.integer("port", nullable=True),
+        shapes.string("http_method", 8, nullable=True),
+        shapes.text("request_body", nullable=True),
+        shapes.json("request_headers"),
+        shapes.integer("last_request_header_id"),
+        shapes.json("expected_status_codes"),
+        shapes.boolean("follow_redirects", nullable=True),
+        shapes.boolean("verify_ssl", nullable=True),
+        shapes.boolean("remember_cookies", nullable=True),
+        shapes.string("auth_username", 255, nullable=True),
+        shapes.text("auth_password_encrypted", nullable=True),
+        shapes.integer("check_frequency"),
+        shapes.integer("confirmation_period"),
+        shapes.integer("recovery_period"),
+        shapes.integer("request_timeout"),
+        shapes.integer("ssl_expiration", nullable=True),
+        shapes.integer("domain_expiration", nullable=True),
+        shapes.json("regions"),
+        shapes.boolean("paused"),
+        shapes.string("status", 16),
         shapes.moment("paused_at", nullable=True),
         shapes.moment("last_checked_at", nullable=True),
         shapes.moment("next_check_at", nullable=True),
@@ -47,10 +44,8 @@ def upgrade() -> None:
         *shapes.maintenance_columns(),
         *shapes.notification_columns(),
         shapes.foreign_key("monitors", "monitor_group_id", "monitor_groups", ondelete="SET NULL"),
-        shapes.team_foreign_key("monitors"),
-        shapes.primary_key("monitors"),
+        indexes=("monitor_group_id", "next_check_at", "team_id"),
     )
-    shapes.create_indexes("monitors", "monitor_group_id", "next_check_at", "team_id")
 
 
 def downgrade() -> None:

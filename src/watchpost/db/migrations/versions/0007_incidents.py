@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlalchemy as sa
 from alembic import op
 
 from watchpost.db.migrations import shapes
@@ -20,38 +19,36 @@ INCIDENT_INDEXES: tuple[shapes.IndexKey, ...] = (
 
 
 def upgrade() -> None:
-    op.create_table(
+    shapes.create_team_table(
         "incidents",
-        sa.Column("name", sa.String(length=255), nullable=False),
-        sa.Column("cause", sa.Text(), nullable=False),
+        shapes.string("name", 255),
+        shapes.text("cause"),
         shapes.reference("monitor_id", nullable=True),
         shapes.reference("heartbeat_id", nullable=True),
         shapes.reference("collector_target_id", nullable=True),
-        sa.Column("manual", sa.Boolean(), nullable=False),
-        sa.Column("metadata", sa.JSON(), nullable=False),
+        shapes.boolean("manual"),
+        shapes.json("metadata"),
         shapes.moment("started_at"),
         shapes.moment("acknowledged_at", nullable=True),
-        sa.Column("acknowledged_by", sa.String(length=320), nullable=True),
+        shapes.string("acknowledged_by", 320, nullable=True),
         shapes.moment("resolved_at", nullable=True),
-        sa.Column("resolved_by", sa.String(length=320), nullable=True),
+        shapes.string("resolved_by", 320, nullable=True),
         *shapes.object_columns(),
         shapes.foreign_key(
             "incidents", "collector_target_id", "collector_targets", ondelete="SET NULL"
         ),
         shapes.foreign_key("incidents", "heartbeat_id", "heartbeats", ondelete="SET NULL"),
         shapes.foreign_key("incidents", "monitor_id", "monitors", ondelete="SET NULL"),
-        shapes.team_foreign_key("incidents"),
-        shapes.primary_key("incidents"),
+        indexes=INCIDENT_INDEXES,
     )
-    shapes.create_indexes("incidents", *INCIDENT_INDEXES)
 
     op.create_table(
         "incident_events",
         shapes.reference("incident_id"),
         shapes.moment("at"),
-        sa.Column("kind", sa.String(length=32), nullable=False),
-        sa.Column("text", sa.Text(), nullable=False),
-        sa.Column("by", sa.String(length=320), nullable=True),
+        shapes.string("kind", 32),
+        shapes.text("text"),
+        shapes.string("by", 320, nullable=True),
         shapes.id_column(),
         shapes.foreign_key("incident_events", "incident_id", "incidents", ondelete="CASCADE"),
         shapes.primary_key("incident_events"),

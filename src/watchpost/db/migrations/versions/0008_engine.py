@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlalchemy as sa
 from alembic import op
 
 from watchpost.db.migrations import shapes
@@ -14,12 +13,12 @@ down_revision = "0007"
 def upgrade() -> None:
     with op.batch_alter_table("collector_targets", schema=None) as batch_op:
         batch_op.add_column(shapes.moment("next_check_at", nullable=True))
-        batch_op.add_column(sa.Column("lease_owner", sa.String(length=128), nullable=True))
+        batch_op.add_column(shapes.string("lease_owner", 128, nullable=True))
         batch_op.add_column(shapes.moment("lease_expires_at", nullable=True))
         batch_op.create_index("ix_collector_targets_next_check_at", ["next_check_at"], unique=False)
 
     with op.batch_alter_table("monitors", schema=None) as batch_op:
-        batch_op.add_column(sa.Column("lease_owner", sa.String(length=128), nullable=True))
+        batch_op.add_column(shapes.string("lease_owner", 128, nullable=True))
         batch_op.add_column(shapes.moment("lease_expires_at", nullable=True))
 
     # Targets that existed before the engine are due at once (created_at is in the past).

@@ -20,7 +20,7 @@ def upgrade() -> None:
         )
         batch_op.add_column(shapes.moment("failing_since", nullable=True))
         batch_op.add_column(shapes.moment("recovering_since", nullable=True))
-        batch_op.add_column(sa.Column("last_error", sa.Text(), nullable=True))
+        batch_op.add_column(shapes.text("last_error", nullable=True))
 
 
 def downgrade() -> None:

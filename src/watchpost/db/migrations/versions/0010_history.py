@@ -15,38 +15,32 @@ down_revision = "0009"
 
 def subject_columns() -> list[sa.Column[Any]]:
     """What was checked: a monitor, heartbeat or collector target."""
-    return [
-        sa.Column("subject_type", sa.String(length=20), nullable=False),
-        shapes.reference("subject_id"),
-    ]
+    return [shapes.string("subject_type", 20), shapes.reference("subject_id")]
 
 
 def upgrade() -> None:
-    op.create_table(
+    shapes.create_team_table(
         "check_last_observations",
         *subject_columns(),
         shapes.moment("at"),
-        sa.Column("state", sa.String(length=12), nullable=False),
-        sa.Column("valid_for_s", sa.Float(), nullable=False),
-        sa.Column("latency_ms", sa.Float(), nullable=True),
-        sa.Column("error", sa.Text(), nullable=True),
+        shapes.string("state", 12),
+        shapes.floating("valid_for_s"),
+        shapes.floating("latency_ms", nullable=True),
+        shapes.text("error", nullable=True),
         shapes.reference("team_id"),
-        shapes.team_foreign_key("check_last_observations"),
-        shapes.primary_key("check_last_observations", "subject_type", "subject_id"),
+        primary=("subject_type", "subject_id"),
     )
-    shapes.create_indexes("check_last_observations", "team_id")
 
-    op.create_table(
+    shapes.create_team_table(
         "check_results",
         *subject_columns(),
         shapes.moment("at"),
-        sa.Column("state", sa.String(length=12), nullable=False),
-        sa.Column("latency_ms", sa.Float(), nullable=True),
-        sa.Column("error", sa.Text(), nullable=True),
+        shapes.string("state", 12),
+        shapes.floating("latency_ms", nullable=True),
+        shapes.text("error", nullable=True),
         shapes.id_column(),
         shapes.reference("team_id"),
-        shapes.team_foreign_key("check_results"),
-        shapes.primary_key("check_results"),
+        indexes=(),  # ix_check_results_subject_at is not named after its columns
     )
     with op.batch_alter_table("check_results", schema=None) as batch_op:
         batch_op.create_index("ix_check_results_at", ["at"], unique=False)
@@ -55,27 +49,24 @@ def upgrade() -> None:
         )
         batch_op.create_index(batch_op.f("ix_check_results_team_id"), ["team_id"], unique=False)
 
-    op.create_table(
+    shapes.create_team_table(
         "check_rollups",
         *subject_columns(),
-        sa.Column("granularity", sa.String(length=4), nullable=False),
+        shapes.string("granularity", 4),
         shapes.moment("period_start"),
-        sa.Column("up_s", sa.Float(), nullable=False),
-        sa.Column("down_s", sa.Float(), nullable=False),
-        sa.Column("maintenance_s", sa.Float(), nullable=False),
-        sa.Column("checks", sa.Integer(), nullable=False),
-        sa.Column("failures", sa.Integer(), nullable=False),
-        sa.Column("latency_sum", sa.Float(), nullable=False),
-        sa.Column("latency_count", sa.Integer(), nullable=False),
-        sa.Column("latency_min", sa.Float(), nullable=True),
-        sa.Column("latency_max", sa.Float(), nullable=True),
+        shapes.floating("up_s"),
+        shapes.floating("down_s"),
+        shapes.floating("maintenance_s"),
+        shapes.integer("checks"),
+        shapes.integer("failures"),
+        shapes.floating("latency_sum"),
+        shapes.integer("latency_count"),
+        shapes.floating("latency_min", nullable=True),
+        shapes.floating("latency_max", nullable=True),
         shapes.reference("team_id"),
-        shapes.team_foreign_key("check_rollups"),
-        shapes.primary_key(
-            "check_rollups", "subject_type", "subject_id", "granularity", "period_start"
-        ),
+        primary=("subject_type", "subject_id", "granularity", "period_start"),
+        indexes=(("granularity", "period_start"), "team_id"),
     )
-    shapes.create_indexes("check_rollups", ("granularity", "period_start"), "team_id")
 
 
 def downgrade() -> None:

@@ -15,14 +15,14 @@ COUNTED_TABLES = ("sources",)
 
 
 def upgrade() -> None:
-    op.create_table(
+    shapes.create_team_table(
         "row_counts",
-        sa.Column("table_name", sa.String(length=63), nullable=False),
+        shapes.string("table_name", 63),
         shapes.reference("team_id"),
         sa.Column("row_count", sa.BigInteger(), nullable=False),
         sa.Column("version", sa.BigInteger(), nullable=False),
-        shapes.team_foreign_key("row_counts"),
-        shapes.primary_key("row_counts", "table_name", "team_id"),
+        primary=("table_name", "team_id"),
+        indexes=(),
     )
     shapes.start_counting(COUNTED_TABLES)
 
