@@ -17,15 +17,8 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.history.service import (
-    Bucket,
-    Granularity,
-    History,
-    bucket_start,
-    buckets_during,
-    histories,
-    observed_totals,
-)
+from watchpost.history.periods import Granularity, bucket_start
+from watchpost.history.reading import Bucket, History, buckets_during, histories, observed_totals
 from watchpost.incidents.models import Incident as IncidentRow
 from watchpost.policy import in_maintenance
 from watchpost.status_pages.availability import (
