@@ -28,16 +28,14 @@ from watchpost.status_pages.availability import (
     Marking,
     Record,
     Summary,
-    Window,
     combine,
     earlier_from_cells,
-    make_window,
-    merge_intervals,
     observed_span,
     summarize_in,
 )
 from watchpost.status_pages.kinds import MANUAL, model_of
 from watchpost.status_pages.models import StatusPage, StatusPageResource
+from watchpost.status_pages.windows import Window, make_window, merge_intervals
 
 ITEMS: Final[dict[str, str]] = {"Monitor": "monitor", "Heartbeat": "heartbeat"}
 """resource_type → history subject_type, for single items."""
