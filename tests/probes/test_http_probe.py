@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -34,13 +34,6 @@ def https_port(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
     )
     with http_server(certfile, keyfile) as port:
         yield port
-
-
-@pytest.fixture(autouse=True)
-async def close_client() -> AsyncIterator[None]:
-    """Each test has its own event loop, so the shared session is closed with it."""
-    yield
-    await CLIENT.aclose()
 
 
 def monitor(monitor_type: str, url: str, **fields: object) -> MonitorCheck:

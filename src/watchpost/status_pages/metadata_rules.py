@@ -41,9 +41,13 @@ def rule_out(rule: dict[str, Any] | None) -> dict[str, Any] | None:
     return {"key": rule["key"], "values": values}
 
 
+Resolved = tuple[dict[str, Any] | None, str | None]
+"""A rule value as stored, or the reason it names nothing."""
+
+
 async def _resolve_value(
     session: AsyncSession, *, team_id: int, team_name: str, where: str, item: Any
-) -> tuple[dict[str, Any] | None, str | None]:
+) -> Resolved:
     """A request rule value as stored, or the reason it names nothing."""
     kind = item.type or ("String" if item.value is not None else None)
     if kind is None:
@@ -55,38 +59,54 @@ async def _resolve_value(
         return {"type": "String", "value": item.value}, None
     item_id = str(item.item_id) if item.item_id is not None else None
     if kind == "User":
-        stmt = select(User).where(User.team_id == team_id)
-        if item_id is not None:
-            wanted = f"id {item_id}"
-            stmt = stmt.where(User.id == (parse_id(item_id.strip()) or -1))
-        elif item.email is not None:
-            wanted = f"e-mail {item.email!r}"
-            stmt = stmt.where(User.email == item.email.strip().lower())
-        elif item.name is not None:
-            wanted = f"name {item.name!r}"
-            stmt = stmt.where(User.name == item.name.strip())
-        else:
-            return None, f"{where} must identify the user by email, name or item_id"
-        users = (await session.scalars(stmt.limit(2))).all()
-        if not users:
-            return None, f"{where} names no user of your team with {wanted}"
-        if len(users) > 1:
-            return None, f"{where}: several users of your team have {wanted}; use email"
-        user = users[0]
-        return {"type": "User", "item_id": user.id, "name": user.name, "email": user.email}, None
+        return await _user_value(session, team_id=team_id, where=where, item=item, item_id=item_id)
     if kind == "Team":
-        if item_id is None and item.name is None:
-            return None, f"{where} must identify the team by name or item_id"
-        if (item_id is not None and item_id != str(team_id)) or (
-            item.name is not None and item.name.strip() != team_name
-        ):
-            wanted = f"name {item.name!r}" if item.name is not None else f"id {item_id}"
-            return None, f"{where} names no team with {wanted} (only your own team can be named)"
-        return {"type": "Team", "item_id": team_id, "name": team_name}, None
+        return _team_value(
+            team_id=team_id, team_name=team_name, where=where, item=item, item_id=item_id
+        )
     return None, (
         f"{where}: metadata values of type {kind!r} are not supported by this server yet "
         "(use String, User or Team)"
     )
+
+
+async def _user_value(
+    session: AsyncSession, *, team_id: int, where: str, item: Any, item_id: str | None
+) -> Resolved:
+    """The one user of the team the value names, by id, e-mail or name."""
+    stmt = select(User).where(User.team_id == team_id)
+    if item_id is not None:
+        wanted = f"id {item_id}"
+        stmt = stmt.where(User.id == (parse_id(item_id.strip()) or -1))
+    elif item.email is not None:
+        wanted = f"e-mail {item.email!r}"
+        stmt = stmt.where(User.email == item.email.strip().lower())
+    elif item.name is not None:
+        wanted = f"name {item.name!r}"
+        stmt = stmt.where(User.name == item.name.strip())
+    else:
+        return None, f"{where} must identify the user by email, name or item_id"
+    users = (await session.scalars(stmt.limit(2))).all()
+    if not users:
+        return None, f"{where} names no user of your team with {wanted}"
+    if len(users) > 1:
+        return None, f"{where}: several users of your team have {wanted}; use email"
+    user = users[0]
+    return {"type": "User", "item_id": user.id, "name": user.name, "email": user.email}, None
+
+
+def _team_value(
+    *, team_id: int, team_name: str, where: str, item: Any, item_id: str | None
+) -> Resolved:
+    """The caller's own team, by name or id: no other team can be named."""
+    if item_id is None and item.name is None:
+        return None, f"{where} must identify the team by name or item_id"
+    if (item_id is not None and item_id != str(team_id)) or (
+        item.name is not None and item.name.strip() != team_name
+    ):
+        wanted = f"name {item.name!r}" if item.name is not None else f"id {item_id}"
+        return None, f"{where} names no team with {wanted} (only your own team can be named)"
+    return {"type": "Team", "item_id": team_id, "name": team_name}, None
 
 
 async def resolve_rule(

@@ -124,7 +124,11 @@ async def http_get(
             status = response.status
             text = decode_body(await response.read(), response.charset)
     except aiohttp.ClientConnectorError as exc:
-        raise connection_error(exc) from exc
+        error = connection_error(exc)
+        if isinstance(error, ConnectionResetError) and URL(url).scheme == "https":
+            # Closed during the TLS handshake, as a plain HTTP server does.
+            raise CheckFailed(f"TLS handshake with {address} failed (connection closed)") from exc
+        raise error from exc
     if status in (401, 403):
         raise CheckFailed(f"authentication failed: {address} answered HTTP {status}")
     if not 200 <= status < 300 and status not in accept_statuses:
