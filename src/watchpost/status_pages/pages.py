@@ -1,4 +1,4 @@
-"""Status pages: their attributes, unique domains, password, create, read, change, delete."""
+"""Status pages: unique domains, the password; create, read, change, delete."""
 
 from __future__ import annotations
 

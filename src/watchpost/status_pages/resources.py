@@ -1,4 +1,4 @@
-"""Resources of a status page: what each shows, its attributes, create, read, change, delete.
+"""Resources of a status page: the item each shows, its widget; create, read, change, delete.
 
 A resource points at an item (a monitor, heartbeat, group … or nothing, when it is tracked
 by hand) and shows its status in one of the widgets its kind takes (kinds.py).
