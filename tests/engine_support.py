@@ -13,7 +13,7 @@ from fastapi import FastAPI
 
 from tests.services import tcp_server
 from watchpost.engine.loop import Engine
-from watchpost.probes import web
+from watchpost.probes.http import CLIENT
 
 
 def engine_of(app: FastAPI, owner: str = "engine-a", **kwargs: Any) -> Engine:
@@ -71,4 +71,4 @@ async def recording_server() -> AsyncIterator[Recorder]:
         try:
             yield recorder
         finally:
-            await web.CLIENT.aclose()
+            await CLIENT.aclose()

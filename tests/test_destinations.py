@@ -29,7 +29,7 @@ from watchpost import destinations, outbound
 from watchpost.collectors.models import CollectorTarget
 from watchpost.destinations import DestinationPolicy, literal_address, parse_networks
 from watchpost.monitors.models import Monitor
-from watchpost.probes import web
+from watchpost.probes.http import CLIENT
 from watchpost.settings import Settings
 
 WEBHOOKS = "/api/v2/outgoing-webhooks"
@@ -266,7 +266,7 @@ async def listener() -> AsyncIterator[Listener]:
         try:
             yield seen
         finally:
-            await web.CLIENT.aclose()
+            await CLIENT.aclose()
 
 
 def assert_denied_at_connect(error: str | None, host: str = "localhost") -> None:
@@ -371,7 +371,7 @@ async def test_a_redirect_to_a_denied_address_is_not_followed(api: Api, app: Fas
         async with redirecting_to(f"http://127.0.0.2:{trap_port}/meta") as port:
             monitor = data(await api.post(MONITORS, {"url": f"http://127.0.0.1:{port}/start"}), 201)
             await engine_of(app).tick()
-            await web.CLIENT.aclose()
+            await CLIENT.aclose()
     finally:
         trap.close()
         await trap.wait_closed()

@@ -26,7 +26,7 @@ from tests.services import free_port, tcp_server
 from tests.support import TEST_API_KEY, TEST_PASSWORD, Api, data, errors
 from watchpost.collectors.models import CollectorTarget
 from watchpost.monitors.models import Monitor
-from watchpost.probes import web
+from watchpost.probes.http import CLIENT
 from watchpost.webhooks.models import CustomWebhookTemplate, OutgoingWebhook
 
 WEBHOOKS = "/api/v2/outgoing-webhooks"
@@ -92,7 +92,7 @@ async def capture_server(answer: Answer) -> AsyncIterator[Capture]:
         try:
             yield capture
         finally:
-            await web.CLIENT.aclose()
+            await CLIENT.aclose()
 
 
 def basic_auth(user: str, password: str) -> bytes:

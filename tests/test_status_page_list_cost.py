@@ -26,11 +26,11 @@ from watchpost.status_pages.availability import (
     Incident,
     Marking,
     Record,
-    make_window,
     summarize,
     summarize_in,
 )
 from watchpost.status_pages.limits import LIST_HISTORY_DAYS
+from watchpost.status_pages.windows import make_window
 
 PAGES = "/api/v2/status-pages"
 NOW = datetime(2026, 4, 10, 15, 20, tzinfo=UTC)

@@ -15,7 +15,7 @@ from watchpost.clock import FrozenClock
 from watchpost.context import AppContext
 from watchpost.http.errors import InvalidRequest
 from watchpost.settings import Settings
-from watchpost.status_pages import service
+from watchpost.status_pages import pages, resources, sections
 from watchpost.status_pages.models import StatusPageResource
 from watchpost.status_pages.ordering import PositionHeld, arrange
 from watchpost.status_pages.schemas import PageCreate, ResourceFields, SectionCreate
@@ -115,7 +115,7 @@ async def _run_ops(ctx: AppContext, ops: list[tuple[str, int, int | None, object
     async with ctx.db.write_sessions() as db:
         async with db.begin():
             team = await get_or_create_team(db, name="acme", now=now)
-            page = await service.create_page(
+            page = await pages.create_page(
                 db,
                 team_id=team.id,
                 team_name="acme",
@@ -123,18 +123,18 @@ async def _run_ops(ctx: AppContext, ops: list[tuple[str, int, int | None, object
                 box=ctx.box,
                 now=now,
             )
-            sections = [
-                await service.create_section(db, page=page, data=SectionCreate(), now=now)
+            made = [
+                await sections.create_section(db, page=page, data=SectionCreate(), now=now)
                 for _ in range(2)
             ]
-            page_id, section_ids, team_id = page.id, [s.id for s in sections], team.id
+            page_id, section_ids, team_id = page.id, [s.id for s in made], team.id
         for kind, a, b, c in ops:
             try:
                 async with db.begin():
-                    page = await service.get_page(db, team_id=team_id, page_id=page_id, lock=True)
+                    page = await pages.get_page(db, team_id=team_id, page_id=page_id, lock=True)
                     rows = (
                         await db.scalars(
-                            service.resources_of(team_id=team_id, page_id=page_id).order_by(
+                            resources.resources_of(team_id=team_id, page_id=page_id).order_by(
                                 StatusPageResource.id
                             )
                         )
@@ -145,7 +145,7 @@ async def _run_ops(ctx: AppContext, ops: list[tuple[str, int, int | None, object
                             position=b,
                             fixed_position=bool(c),
                         )
-                        await service.create_resource(
+                        await resources.create_resource(
                             db,
                             page=page,
                             team_name="acme",
@@ -157,7 +157,7 @@ async def _run_ops(ctx: AppContext, ops: list[tuple[str, int, int | None, object
                         fields = ResourceFields(
                             status_page_section_id=section_ids[int(str(b))], position=c
                         )
-                        await service.update_resource(
+                        await resources.update_resource(
                             db,
                             page=page,
                             team_name="acme",
@@ -167,7 +167,7 @@ async def _run_ops(ctx: AppContext, ops: list[tuple[str, int, int | None, object
                             now=now,
                         )
                     elif kind == "delete" and rows:
-                        await service.delete_resource(db, resource=rows[a % len(rows)])
+                        await resources.delete_resource(db, resource=rows[a % len(rows)])
             except InvalidRequest as exc:
                 assert exc.problems[0][0] == "position"  # only a fixed-position clash refuses
             db.expire_all()

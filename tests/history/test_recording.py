@@ -11,7 +11,8 @@ from sqlalchemy import event
 
 from tests.history.helpers import CheckResult, at, count, obs, rollups, seconds, write
 from tests.support import Api
-from watchpost.history.service import Observation, histories, stats
+from watchpost.history.reading import histories, stats
+from watchpost.history.service import Observation
 
 
 async def test_span_belongs_to_the_previous_observations_state(app: FastAPI, api: Api) -> None:

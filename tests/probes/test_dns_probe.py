@@ -8,7 +8,8 @@ import pytest
 
 from tests.probes.services_monitors import DNSMASQ, require_dnsmasq
 from tests.services import SHORT_TIMEOUT, TIMEOUT
-from watchpost.probes.monitors import PROBES, MonitorCheck
+from watchpost.probes.monitors.check import MonitorCheck
+from watchpost.probes.monitors.registry import PROBES
 
 
 @pytest.fixture(autouse=True)

@@ -12,8 +12,8 @@ from typing import Any
 
 from tests.services import SHORT_TIMEOUT, TIMEOUT, free_port, http_server, silent_server
 from tests.support import TEST_API_KEY, TEST_PASSWORD
-from watchpost.probes.elasticsearch import probe
-from watchpost.probes.targets import TargetSettings
+from watchpost.probes.targets.elasticsearch import probe
+from watchpost.probes.targets.settings import TargetSettings
 
 
 def target(port: int, **changes: object) -> TargetSettings:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -14,9 +14,11 @@ import pytest
 from tests.probes.services_monitors import HTTP_USER, http_server, self_signed
 from tests.services import SHORT_TIMEOUT, TIMEOUT, free_port
 from tests.support import TEST_PASSWORD
-from watchpost.probes import web
 from watchpost.probes.base import ProbeResult
-from watchpost.probes.monitors import PROBES, Header, MonitorCheck
+from watchpost.probes.http import CLIENT
+from watchpost.probes.monitors import web
+from watchpost.probes.monitors.check import Header, MonitorCheck
+from watchpost.probes.monitors.registry import PROBES
 
 
 @pytest.fixture(scope="module")
@@ -32,13 +34,6 @@ def https_port(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
     )
     with http_server(certfile, keyfile) as port:
         yield port
-
-
-@pytest.fixture(autouse=True)
-async def close_client() -> AsyncIterator[None]:
-    """Each test has its own event loop, so the shared session is closed with it."""
-    yield
-    await web.CLIENT.aclose()
 
 
 def monitor(monitor_type: str, url: str, **fields: object) -> MonitorCheck:
@@ -170,7 +165,7 @@ async def test_method_body_and_headers_are_sent(http_port: int, method: str) -> 
 
 
 async def _echo(settings: MonitorCheck) -> dict[str, Any]:
-    session = web.CLIENT.session()
+    session = CLIENT.session()
     async with session.request(**web._request_args(settings)) as response:  # type: ignore[arg-type]
         echoed: dict[str, Any] = json.loads(await response.read())
         return echoed

@@ -14,8 +14,8 @@ from aiokafka.protocol.admin import ApiVersionResponse_v0  # type: ignore[import
 from aiokafka.protocol.metadata import MetadataResponse_v1  # type: ignore[import-untyped]
 
 from tests.services import SHORT_TIMEOUT, TIMEOUT, free_port, silent_server, tcp_server
-from watchpost.probes.kafka import probe
-from watchpost.probes.targets import TargetSettings
+from watchpost.probes.targets.kafka import probe
+from watchpost.probes.targets.settings import TargetSettings
 
 API_VERSIONS, METADATA = 18, 3
 

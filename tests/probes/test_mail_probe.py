@@ -18,8 +18,9 @@ import pytest
 
 from tests.probes.services_monitors import self_signed
 from tests.services import SHORT_TIMEOUT, TIMEOUT, free_port, silent_server, tcp_server
-from watchpost.probes import mail
-from watchpost.probes.monitors import PROBES, MonitorCheck
+from watchpost.probes.monitors import mail
+from watchpost.probes.monitors.check import MonitorCheck
+from watchpost.probes.monitors.registry import PROBES
 
 
 def banner_server(banner: bytes, goodbyes: list[bytes]) -> object:

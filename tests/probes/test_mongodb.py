@@ -17,8 +17,8 @@ import bson
 
 from tests.services import SHORT_TIMEOUT, TIMEOUT, free_port, silent_server, tcp_server
 from tests.support import TEST_PASSWORD
-from watchpost.probes.mongodb import probe
-from watchpost.probes.targets import TargetSettings
+from watchpost.probes.targets.mongodb import probe
+from watchpost.probes.targets.settings import TargetSettings
 
 OP_REPLY, OP_QUERY, OP_MSG = 1, 2004, 2013
 

@@ -15,8 +15,8 @@ import pytest
 
 from tests.services import MARIADB, SHORT_TIMEOUT, TIMEOUT, free_port, require_tcp, silent_server
 from tests.support import TEST_PASSWORD
-from watchpost.probes.mysql import probe
-from watchpost.probes.targets import TargetSettings
+from watchpost.probes.targets.mysql import probe
+from watchpost.probes.targets.settings import TargetSettings
 
 
 def target(**changes: object) -> TargetSettings:

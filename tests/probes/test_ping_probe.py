@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 
 from tests.services import TIMEOUT, unavailable
-from watchpost.probes import ping
-from watchpost.probes.monitors import PROBES, MonitorCheck
+from watchpost.probes.monitors import ping
+from watchpost.probes.monitors.check import MonitorCheck
+from watchpost.probes.monitors.registry import PROBES
 
 
 def _icmp_allowed() -> str | None:

@@ -23,8 +23,8 @@ from tests.services import (
     tcp_server,
 )
 from tests.support import TEST_PASSWORD
-from watchpost.probes.postgres import probe
-from watchpost.probes.targets import TargetSettings
+from watchpost.probes.targets.postgres import probe
+from watchpost.probes.targets.settings import TargetSettings
 
 
 def target(**changes: object) -> TargetSettings:

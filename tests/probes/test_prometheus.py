@@ -9,8 +9,8 @@ import pytest
 from prometheus_client import CollectorRegistry, Counter, Gauge, start_http_server
 
 from tests.services import TIMEOUT, free_port, http_server
-from watchpost.probes.prometheus import probe
-from watchpost.probes.targets import TargetSettings
+from watchpost.probes.targets.prometheus import probe
+from watchpost.probes.targets.settings import TargetSettings
 
 
 def target(endpoint: str) -> TargetSettings:

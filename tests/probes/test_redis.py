@@ -13,8 +13,8 @@ import redis.asyncio
 
 from tests.services import REDIS, SHORT_TIMEOUT, TIMEOUT, free_port, require_tcp, silent_server
 from tests.support import TEST_PASSWORD
-from watchpost.probes.redis import probe
-from watchpost.probes.targets import TargetSettings
+from watchpost.probes.targets.redis import probe
+from watchpost.probes.targets.settings import TargetSettings
 
 
 def target(**changes: object) -> TargetSettings:

@@ -7,8 +7,10 @@ from tests.support import TEST_API_KEY, TEST_PASSWORD
 from watchpost.collectors.kinds import KINDS
 from watchpost.collectors.models import CollectorTarget
 from watchpost.crypto import SecretBox
-from watchpost.probes.common import Address, scrub, service_address
-from watchpost.probes.targets import PROBES, TargetSettings, probe_target, target_settings
+from watchpost.probes.errors import Address, scrub
+from watchpost.probes.targets.common import service_address
+from watchpost.probes.targets.registry import PROBES, probe_target, target_settings
+from watchpost.probes.targets.settings import TargetSettings
 
 
 def test_every_kind_has_one_probe() -> None:

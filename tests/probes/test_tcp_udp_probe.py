@@ -9,7 +9,8 @@ from contextlib import asynccontextmanager
 from typing import cast
 
 from tests.services import SHORT_TIMEOUT, TIMEOUT, free_port, silent_server
-from watchpost.probes.monitors import PROBES, MonitorCheck
+from watchpost.probes.monitors.check import MonitorCheck
+from watchpost.probes.monitors.registry import PROBES
 
 
 def monitor(monitor_type: str, port: int, **fields: object) -> MonitorCheck:

@@ -11,8 +11,9 @@ import pytest
 
 from tests.probes.services_monitors import http_server, self_signed
 from tests.services import SHORT_TIMEOUT, TIMEOUT, free_port, silent_server
-from watchpost.probes import certificate
-from watchpost.probes.monitors import MonitorCheck, extra_probes
+from watchpost.probes.monitors import certificate
+from watchpost.probes.monitors.check import MonitorCheck
+from watchpost.probes.monitors.registry import extra_probes
 
 
 def tls_server(folder: Path, days: float) -> Iterator[int]:

@@ -18,9 +18,9 @@ from tests.services import (
     require_tcp,
     silent_server,
 )
-from watchpost.probes import apache, nginx
 from watchpost.probes.base import Probe
-from watchpost.probes.targets import TargetSettings
+from watchpost.probes.targets import apache, nginx
+from watchpost.probes.targets.settings import TargetSettings
 
 PROBES: dict[str, Probe[TargetSettings]] = {"nginx": nginx.probe, "apache": apache.probe}
 

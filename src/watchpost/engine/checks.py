@@ -15,14 +15,10 @@ from watchpost.engine.claims import Claim
 from watchpost.engine.kinds import MONITOR, TARGET, monitor_timeout_s
 from watchpost.monitors.models import Monitor
 from watchpost.probes.base import ProbeResult, Stopwatch, failure
-from watchpost.probes.monitors import (
-    PROBES,
-    UNSUPPORTED,
-    Header,
-    MonitorCheck,
-    extra_probes,
-)
-from watchpost.probes.targets import TargetSettings, probe_target, target_settings
+from watchpost.probes.monitors.check import Header, MonitorCheck
+from watchpost.probes.monitors.registry import PROBES, UNSUPPORTED, extra_probes
+from watchpost.probes.targets.registry import probe_target, target_settings
+from watchpost.probes.targets.settings import TargetSettings
 
 log = logging.getLogger(__name__)
 

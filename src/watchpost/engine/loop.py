@@ -32,7 +32,7 @@ from watchpost.engine.claims import Claim, claim, release, renew
 from watchpost.engine.kinds import KINDS
 from watchpost.engine.sweeps import Sweep, default_sweeps
 from watchpost.engine.writer import WriteReport, write_outcomes
-from watchpost.probes.web import CLIENT
+from watchpost.probes.http import CLIENT
 
 log = logging.getLogger(__name__)
 

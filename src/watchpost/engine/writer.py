@@ -37,7 +37,7 @@ from watchpost.engine.kinds import KINDS, MONITOR, TARGET
 from watchpost.engine.schedule import next_due
 from watchpost.incidents import service as incidents
 from watchpost.monitors.status_machine import Transition
-from watchpost.probes.monitors import UNSUPPORTED
+from watchpost.probes.monitors.registry import UNSUPPORTED
 from watchpost.settings import Settings
 
 _monitors = KINDS[MONITOR].table

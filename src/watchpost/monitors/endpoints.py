@@ -13,15 +13,17 @@ from watchpost.http.errors import error_responses, object_id
 from watchpost.http.openapi import ListDoc, SingleDoc, request_body
 from watchpost.http.pagination import Paging, paginate
 from watchpost.monitors import service
-from watchpost.monitors.models import Monitor, MonitorGroup
-from watchpost.monitors.schemas import (
+from watchpost.monitors.fields import (
     DEFAULT_CHECK_FREQUENCY,
     DEFAULT_CONFIRMATION_PERIOD,
     DEFAULT_RECOVERY_PERIOD,
-    GROUP_NOT_NULL,
     MAX_CHECK_FREQUENCY,
     MAX_PERIOD,
     MIN_CHECK_FREQUENCY,
+)
+from watchpost.monitors.models import Monitor, MonitorGroup
+from watchpost.monitors.schemas import (
+    GROUP_NOT_NULL,
     NOT_NULL,
     MonitorAttributes,
     MonitorCreate,

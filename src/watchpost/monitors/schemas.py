@@ -1,12 +1,26 @@
 from __future__ import annotations
 
-import re
 from typing import Annotated, Any, Final
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from watchpost.destinations import resend_problems
 from watchpost.http.errors import InvalidRequest, problems_from
+from watchpost.monitors.fields import (
+    DEFAULT_CHECK_FREQUENCY,
+    DEFAULT_CONFIRMATION_PERIOD,
+    DEFAULT_RECOVERY_PERIOD,
+    MAX_HEADERS,
+    MAX_STATUS_CODES,
+    CheckFrequency,
+    PortText,
+    RequestHeader,
+    RequestHeaderIn,
+    RequestTimeout,
+    Seconds,
+    StatusCode,
+    check_unique,
+)
 from watchpost.monitors.types import (
     DEFAULT_MONITOR_TYPE,
     LIST_FIELDS,
@@ -19,7 +33,6 @@ from watchpost.monitors.types import (
     MonitorType,
     Region,
     defaults_of,
-    port_number,
     type_problems,
 )
 from watchpost.policy import (
@@ -29,77 +42,7 @@ from watchpost.policy import (
     NotificationFields,
     maintenance_problems,
 )
-from watchpost.validation import Id, Int32, Name, Port, Secret, parse_id
-
-DEFAULT_CHECK_FREQUENCY: Final = 180
-MIN_CHECK_FREQUENCY: Final = 30
-MAX_CHECK_FREQUENCY: Final = 86_400
-DEFAULT_CONFIRMATION_PERIOD: Final = 0
-DEFAULT_RECOVERY_PERIOD: Final = 180
-MAX_PERIOD: Final = 86_400
-MAX_HEADERS: Final = 50
-MAX_STATUS_CODES: Final = 100
-
-_HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
-
-
-def check_port(value: str | int) -> str:
-    number = port_number(value)
-    if number is None or not 1 <= number <= 65535:
-        raise ValueError("must be a port number between 1 and 65535, written as a string")
-    return str(number)
-
-
-def check_header_name(value: str) -> str:
-    name = value.strip()
-    if not _HEADER_NAME.match(name):
-        raise ValueError("must be an HTTP header name (letters, digits and - _ . etc.)")
-    return name
-
-
-def check_header_id(value: str | int) -> int:
-    number = value if type(value) is int else parse_id(value) if isinstance(value, str) else None
-    if number is None:
-        raise ValueError("must be the id of one of the monitor's request headers")
-    return number
-
-
-def check_unique(values: list[Any]) -> list[Any]:
-    if len(set(values)) != len(values):
-        raise ValueError("must not repeat a value")
-    return values
-
-
-PortText = Annotated[str | Port, AfterValidator(check_port)]
-HeaderName = Annotated[str, Field(min_length=1, max_length=255), AfterValidator(check_header_name)]
-
-
-def _empty_id(value: Any) -> Any:
-    return None if value == "" else value
-
-
-HeaderId = Annotated[str | Id, AfterValidator(check_header_id)]
-StatusCode = Annotated[int, Field(ge=100, le=599)]
-Seconds = Annotated[int, Field(ge=0, le=MAX_PERIOD)]
-CheckFrequency = Annotated[int, Field(ge=MIN_CHECK_FREQUENCY, le=MAX_CHECK_FREQUENCY)]
-# Bounded by its INTEGER column; each type's rule (types.py) narrows it, naming the unit.
-RequestTimeout = Int32
-
-
-class RequestHeaderIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    id: Annotated[HeaderId | None, BeforeValidator(_empty_id)] = Field(
-        default=None, description="An existing header's id keeps it; omit for a new header."
-    )
-    name: HeaderName
-    value: str = Field(max_length=8192)
-
-
-class RequestHeader(BaseModel):
-    id: str
-    name: str
-    value: str
+from watchpost.validation import Id, Name, Secret
 
 
 class MonitorFields(MaintenanceFields, NotificationFields):

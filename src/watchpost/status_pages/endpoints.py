@@ -2,24 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import datetime
-
 from fastapi import APIRouter
 from fastapi.responses import Response
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.http.body import JsonObject, parse
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
-from watchpost.http.envelope import Resource, listing, no_content, resource, single
+from watchpost.http.envelope import listing, no_content, single
 from watchpost.http.errors import error_responses, object_id
 from watchpost.http.openapi import ListDoc, SingleDoc, request_body
 from watchpost.http.pagination import Paging, paginate
-from watchpost.status_pages import service
+from watchpost.status_pages import pages, rendering, resources, sections
 from watchpost.status_pages.kinds import rules_markdown
 from watchpost.status_pages.limits import LIST_HISTORY_DAYS, MAX_RESOURCES, MAX_SECTIONS
 from watchpost.status_pages.models import StatusPage, StatusPageResource, StatusPageSection
-from watchpost.status_pages.records import summaries
 from watchpost.status_pages.schemas import (
     PAGE_NOT_NULL,
     RESOURCE_NOT_NULL,
@@ -41,43 +36,6 @@ WRITE_ERRORS = error_responses(400, 401, 404, 415, 422)
 LIST_ERRORS = error_responses(401, 404, 422)
 
 
-async def _page(db: AsyncSession, page: StatusPage, caller: Caller, now: datetime) -> Resource:
-    state = await service.page_state(db, page=page, now=now)
-    return resource(
-        service.PAGE,
-        page.id,
-        service.page_attributes(page, team_name=caller.team_name, state=state),
-    )
-
-
-def _section(section: StatusPageSection) -> Resource:
-    return resource(service.SECTION, section.id, service.section_attributes(section))
-
-
-async def _resources(
-    db: AsyncSession,
-    page: StatusPage,
-    rows: Sequence[StatusPageResource],
-    now: datetime,
-    *,
-    history_days: int | None = None,
-) -> list[Resource]:
-    targets = await service.load_targets(db, rows)
-    found = await summaries(db, rows, targets, page=page, now=now, shown=history_days)
-    return [
-        resource(
-            service.RESOURCE,
-            row.id,
-            service.resource_attributes(
-                row,
-                target=targets.get((row.resource_type, row.resource_id)),
-                summary=found[row.id],
-            ),
-        )
-        for row in rows
-    ]
-
-
 # ---------------------------------------------------------------------------- pages
 
 
@@ -94,7 +52,7 @@ async def create_page(body: JsonObject, caller: Caller, ctx: Context, db: WriteD
     data = parse(PageCreate, body)
     now = ctx.clock.now()
     async with db.begin():
-        page = await service.create_page(
+        page = await pages.create_page(
             db,
             team_id=caller.team_id,
             team_name=caller.team_name,
@@ -102,7 +60,7 @@ async def create_page(body: JsonObject, caller: Caller, ctx: Context, db: WriteD
             box=ctx.box,
             now=now,
         )
-        item = await _page(db, page, caller, now)
+        item = await rendering.page_document(db, page, caller, now)
     return single(item, status=201)
 
 
@@ -112,11 +70,9 @@ async def create_page(body: JsonObject, caller: Caller, ctx: Context, db: WriteD
     responses={200: {"model": ListDoc[PageAttributes]}, **error_responses(401, 422)},
 )
 async def list_pages(caller: Caller, ctx: Context, db: ReadDb, paging: Paging) -> Response:
-    rows, links = await paginate(
-        db, service.pages_of(caller.team_id), paging, order_by=StatusPage.id
-    )
+    rows, links = await paginate(db, pages.pages_of(caller.team_id), paging, order_by=StatusPage.id)
     now = ctx.clock.now()
-    return listing([await _page(db, row, caller, now) for row in rows], links)
+    return listing([await rendering.page_document(db, row, caller, now) for row in rows], links)
 
 
 @router.get(
@@ -125,10 +81,10 @@ async def list_pages(caller: Caller, ctx: Context, db: ReadDb, paging: Paging) -
     responses={200: {"model": SingleDoc[PageAttributes]}, **READ_ERRORS},
 )
 async def get_page(status_page_id: str, caller: Caller, ctx: Context, db: ReadDb) -> Response:
-    page = await service.get_page(
-        db, team_id=caller.team_id, page_id=object_id(status_page_id, service.PAGE)
+    page = await pages.get_page(
+        db, team_id=caller.team_id, page_id=object_id(status_page_id, pages.PAGE)
     )
-    return single(await _page(db, page, caller, ctx.clock.now()))
+    return single(await rendering.page_document(db, page, caller, ctx.clock.now()))
 
 
 @router.patch(
@@ -140,15 +96,15 @@ async def get_page(status_page_id: str, caller: Caller, ctx: Context, db: ReadDb
 async def update_page(
     status_page_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
 ) -> Response:
-    pid = object_id(status_page_id, service.PAGE)
+    pid = object_id(status_page_id, pages.PAGE)
     data = parse(PageUpdate, body)
     now = ctx.clock.now()
     async with db.begin():
-        page = await service.get_page(db, team_id=caller.team_id, page_id=pid, lock=True)
-        await service.update_page(
+        page = await pages.get_page(db, team_id=caller.team_id, page_id=pid, lock=True)
+        await pages.update_page(
             db, page=page, data=data, sent=set(data.model_fields_set), box=ctx.box, now=now
         )
-        item = await _page(db, page, caller, now)
+        item = await rendering.page_document(db, page, caller, now)
     return single(item)
 
 
@@ -159,10 +115,10 @@ async def update_page(
     responses=READ_ERRORS,
 )
 async def delete_page(status_page_id: str, caller: Caller, db: WriteDb) -> Response:
-    pid = object_id(status_page_id, service.PAGE)
+    pid = object_id(status_page_id, pages.PAGE)
     async with db.begin():
-        page = await service.get_page(db, team_id=caller.team_id, page_id=pid, lock=True)
-        await service.delete_page(db, page=page)
+        page = await pages.get_page(db, team_id=caller.team_id, page_id=pid, lock=True)
+        await pages.delete_page(db, page=page)
     return no_content()
 
 
@@ -182,12 +138,12 @@ async def delete_page(status_page_id: str, caller: Caller, db: WriteDb) -> Respo
 async def create_section(
     status_page_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
 ) -> Response:
-    pid = object_id(status_page_id, service.PAGE)
+    pid = object_id(status_page_id, pages.PAGE)
     async with db.begin():
-        page = await service.get_page(db, team_id=caller.team_id, page_id=pid, lock=True)
+        page = await pages.get_page(db, team_id=caller.team_id, page_id=pid, lock=True)
         data = parse(SectionCreate, body)
-        section = await service.create_section(db, page=page, data=data, now=ctx.clock.now())
-    return single(_section(section), status=201)
+        section = await sections.create_section(db, page=page, data=data, now=ctx.clock.now())
+    return single(rendering.section_document(section), status=201)
 
 
 @router.get(
@@ -198,15 +154,15 @@ async def create_section(
 async def list_sections(
     status_page_id: str, caller: Caller, db: ReadDb, paging: Paging
 ) -> Response:
-    pid = object_id(status_page_id, service.PAGE)
-    await service.get_page(db, team_id=caller.team_id, page_id=pid)
+    pid = object_id(status_page_id, pages.PAGE)
+    await pages.get_page(db, team_id=caller.team_id, page_id=pid)
     rows, links = await paginate(
         db,
-        service.sections_of(team_id=caller.team_id, page_id=pid),
+        sections.sections_of(team_id=caller.team_id, page_id=pid),
         paging,
         order_by=StatusPageSection.position,
     )
-    return listing((_section(row) for row in rows), links)
+    return listing((rendering.section_document(row) for row in rows), links)
 
 
 @router.get(
@@ -215,13 +171,13 @@ async def list_sections(
     responses={200: {"model": SingleDoc[SectionAttributes]}, **READ_ERRORS},
 )
 async def get_section(status_page_id: str, section_id: str, caller: Caller, db: ReadDb) -> Response:
-    section = await service.get_section(
+    section = await sections.get_section(
         db,
         team_id=caller.team_id,
-        page_id=object_id(status_page_id, service.PAGE),
-        section_id=object_id(section_id, service.SECTION),
+        page_id=object_id(status_page_id, pages.PAGE),
+        section_id=object_id(section_id, sections.SECTION),
     )
-    return single(_section(section))
+    return single(rendering.section_document(section))
 
 
 @router.patch(
@@ -238,13 +194,15 @@ async def update_section(
     ctx: Context,
     db: WriteDb,
 ) -> Response:
-    pid = object_id(status_page_id, service.PAGE)
-    sid = object_id(section_id, service.SECTION)
+    pid = object_id(status_page_id, pages.PAGE)
+    sid = object_id(section_id, sections.SECTION)
     async with db.begin():
-        page = await service.get_page(db, team_id=caller.team_id, page_id=pid, lock=True)
-        section = await service.get_section(db, team_id=caller.team_id, page_id=pid, section_id=sid)
+        page = await pages.get_page(db, team_id=caller.team_id, page_id=pid, lock=True)
+        section = await sections.get_section(
+            db, team_id=caller.team_id, page_id=pid, section_id=sid
+        )
         data = parse(SectionUpdate, body)
-        await service.update_section(
+        await sections.update_section(
             db,
             page=page,
             section=section,
@@ -252,7 +210,7 @@ async def update_section(
             sent=set(data.model_fields_set),
             now=ctx.clock.now(),
         )
-    return single(_section(section))
+    return single(rendering.section_document(section))
 
 
 @router.delete(
@@ -265,12 +223,14 @@ async def update_section(
 async def delete_section(
     status_page_id: str, section_id: str, caller: Caller, db: WriteDb
 ) -> Response:
-    pid = object_id(status_page_id, service.PAGE)
-    sid = object_id(section_id, service.SECTION)
+    pid = object_id(status_page_id, pages.PAGE)
+    sid = object_id(section_id, sections.SECTION)
     async with db.begin():
-        page = await service.get_page(db, team_id=caller.team_id, page_id=pid, lock=True)
-        section = await service.get_section(db, team_id=caller.team_id, page_id=pid, section_id=sid)
-        await service.delete_section(db, page=page, section=section)
+        page = await pages.get_page(db, team_id=caller.team_id, page_id=pid, lock=True)
+        section = await sections.get_section(
+            db, team_id=caller.team_id, page_id=pid, section_id=sid
+        )
+        await sections.delete_section(db, page=page, section=section)
     return no_content()
 
 
@@ -294,12 +254,12 @@ async def delete_section(
 async def create_resource(
     status_page_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
 ) -> Response:
-    pid = object_id(status_page_id, service.PAGE)
+    pid = object_id(status_page_id, pages.PAGE)
     now = ctx.clock.now()
     async with db.begin():
-        page = await service.get_page(db, team_id=caller.team_id, page_id=pid, lock=True)
+        page = await pages.get_page(db, team_id=caller.team_id, page_id=pid, lock=True)
         data = parse(ResourceFields, body)
-        created = await service.create_resource(
+        created = await resources.create_resource(
             db,
             page=page,
             team_name=caller.team_name,
@@ -307,7 +267,7 @@ async def create_resource(
             sent=set(data.model_fields_set),
             now=now,
         )
-        (item,) = await _resources(db, page, [created], now)
+        (item,) = await rendering.resource_documents(db, page, [created], now)
     return single(item, status=201)
 
 
@@ -322,15 +282,17 @@ async def create_resource(
 async def list_resources(
     status_page_id: str, caller: Caller, ctx: Context, db: ReadDb, paging: Paging
 ) -> Response:
-    pid = object_id(status_page_id, service.PAGE)
-    page = await service.get_page(db, team_id=caller.team_id, page_id=pid)
+    pid = object_id(status_page_id, pages.PAGE)
+    page = await pages.get_page(db, team_id=caller.team_id, page_id=pid)
     rows, links = await paginate(
         db,
-        service.resources_of(team_id=caller.team_id, page_id=pid),
+        resources.resources_of(team_id=caller.team_id, page_id=pid),
         paging,
         order_by=StatusPageResource.id,
     )
-    items = await _resources(db, page, rows, ctx.clock.now(), history_days=LIST_HISTORY_DAYS)
+    items = await rendering.resource_documents(
+        db, page, rows, ctx.clock.now(), history_days=LIST_HISTORY_DAYS
+    )
     return listing(items, links)
 
 
@@ -342,15 +304,15 @@ async def list_resources(
 async def get_resource(
     status_page_id: str, resource_id: str, caller: Caller, ctx: Context, db: ReadDb
 ) -> Response:
-    pid = object_id(status_page_id, service.PAGE)
-    page = await service.get_page(db, team_id=caller.team_id, page_id=pid)
-    row = await service.get_resource(
+    pid = object_id(status_page_id, pages.PAGE)
+    page = await pages.get_page(db, team_id=caller.team_id, page_id=pid)
+    row = await resources.get_resource(
         db,
         team_id=caller.team_id,
         page_id=pid,
-        resource_id=object_id(resource_id, service.RESOURCE),
+        resource_id=object_id(resource_id, resources.RESOURCE),
     )
-    (item,) = await _resources(db, page, [row], ctx.clock.now())
+    (item,) = await rendering.resource_documents(db, page, [row], ctx.clock.now())
     return single(item)
 
 
@@ -370,14 +332,14 @@ async def update_resource(
     ctx: Context,
     db: WriteDb,
 ) -> Response:
-    pid = object_id(status_page_id, service.PAGE)
-    rid = object_id(resource_id, service.RESOURCE)
+    pid = object_id(status_page_id, pages.PAGE)
+    rid = object_id(resource_id, resources.RESOURCE)
     now = ctx.clock.now()
     async with db.begin():
-        page = await service.get_page(db, team_id=caller.team_id, page_id=pid, lock=True)
-        row = await service.get_resource(db, team_id=caller.team_id, page_id=pid, resource_id=rid)
+        page = await pages.get_page(db, team_id=caller.team_id, page_id=pid, lock=True)
+        row = await resources.get_resource(db, team_id=caller.team_id, page_id=pid, resource_id=rid)
         data = parse(ResourceFields, body)
-        await service.update_resource(
+        await resources.update_resource(
             db,
             page=page,
             team_name=caller.team_name,
@@ -386,7 +348,7 @@ async def update_resource(
             sent=set(data.model_fields_set),
             now=now,
         )
-        (item,) = await _resources(db, page, [row], now)
+        (item,) = await rendering.resource_documents(db, page, [row], now)
     return single(item)
 
 
@@ -399,12 +361,12 @@ async def update_resource(
 async def delete_resource(
     status_page_id: str, resource_id: str, caller: Caller, db: WriteDb
 ) -> Response:
-    pid = object_id(status_page_id, service.PAGE)
-    rid = object_id(resource_id, service.RESOURCE)
+    pid = object_id(status_page_id, pages.PAGE)
+    rid = object_id(resource_id, resources.RESOURCE)
     async with db.begin():
-        await service.get_page(db, team_id=caller.team_id, page_id=pid, lock=True)
-        row = await service.get_resource(db, team_id=caller.team_id, page_id=pid, resource_id=rid)
-        await service.delete_resource(db, resource=row)
+        await pages.get_page(db, team_id=caller.team_id, page_id=pid, lock=True)
+        row = await resources.get_resource(db, team_id=caller.team_id, page_id=pid, resource_id=rid)
+        await resources.delete_resource(db, resource=row)
     return no_content()
 
 

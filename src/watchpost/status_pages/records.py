@@ -17,15 +17,8 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.history.service import (
-    Bucket,
-    Granularity,
-    History,
-    bucket_start,
-    buckets_during,
-    histories,
-    observed_totals,
-)
+from watchpost.history.periods import Granularity, bucket_start
+from watchpost.history.reading import Bucket, History, buckets_during, histories, observed_totals
 from watchpost.incidents.models import Incident as IncidentRow
 from watchpost.policy import in_maintenance
 from watchpost.status_pages.availability import (
@@ -35,16 +28,14 @@ from watchpost.status_pages.availability import (
     Marking,
     Record,
     Summary,
-    Window,
     combine,
     earlier_from_cells,
-    make_window,
-    merge_intervals,
     observed_span,
     summarize_in,
 )
 from watchpost.status_pages.kinds import MANUAL, model_of
 from watchpost.status_pages.models import StatusPage, StatusPageResource
+from watchpost.status_pages.windows import Window, make_window, merge_intervals
 
 ITEMS: Final[dict[str, str]] = {"Monitor": "monitor", "Heartbeat": "heartbeat"}
 """resource_type → history subject_type, for single items."""

@@ -9,10 +9,11 @@ from pymongo import AsyncMongoClient
 
 from watchpost import outbound
 from watchpost.probes.base import ProbeResult
-from watchpost.probes.common import Address, Reading, first_line, run_check, tcp_reachable
+from watchpost.probes.errors import Address, first_line
+from watchpost.probes.targets.common import Reading, run_check, tcp_reachable
 
 if TYPE_CHECKING:
-    from watchpost.probes.targets import TargetSettings
+    from watchpost.probes.targets.settings import TargetSettings
 
 DEFAULT_PORT: Final = 27017
 

@@ -11,10 +11,11 @@ from typing import TYPE_CHECKING, Final
 
 from watchpost import outbound
 from watchpost.probes.base import ProbeResult
-from watchpost.probes.common import Address, CheckFailed, Reading, run_check
+from watchpost.probes.errors import Address
+from watchpost.probes.targets.common import CheckFailed, Reading, run_check
 
 if TYPE_CHECKING:
-    from watchpost.probes.targets import TargetSettings
+    from watchpost.probes.targets.settings import TargetSettings
 
 DEFAULT_PORT: Final = 11211
 STATS_METRICS: Final = (

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from watchpost.probes.base import ProbeResult
-from watchpost.probes.common import (
+from watchpost.probes.targets.common import (
     CheckFailed,
     Reading,
     http_get,
@@ -15,7 +15,7 @@ from watchpost.probes.common import (
 )
 
 if TYPE_CHECKING:
-    from watchpost.probes.targets import TargetSettings
+    from watchpost.probes.targets.settings import TargetSettings
 
 DEFAULT_PORT: Final = 80
 STATUS_PATH: Final = "/server-status?auto"

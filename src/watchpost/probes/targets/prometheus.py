@@ -4,19 +4,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import httpx
 from prometheus_client.parser import text_string_to_metric_families
+from yarl import URL
 
 from watchpost.probes.base import ProbeResult
-from watchpost.probes.common import Address, CheckFailed, Reading, first_line, http_get, run_check
+from watchpost.probes.errors import Address, first_line
+from watchpost.probes.targets.common import CheckFailed, Reading, http_get, run_check
 
 if TYPE_CHECKING:
-    from watchpost.probes.targets import TargetSettings
+    from watchpost.probes.targets.settings import TargetSettings
 
 
 async def probe(settings: TargetSettings, *, timeout: float) -> ProbeResult:
     endpoint = settings.endpoint or ""
-    url = httpx.URL(endpoint)
+    url = URL(endpoint)
     address = Address(url.host or settings.host, url.port or (443 if url.scheme == "https" else 80))
 
     async def check() -> Reading:

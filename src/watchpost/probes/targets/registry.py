@@ -1,16 +1,15 @@
-"""What a collector-target probe gets, and which probe checks each target kind.
+"""Which probe checks each collector target kind, and a stored target's probe input.
 
-TargetSettings holds a target's connection fields with its credentials already decrypted,
-in memory only (never in repr, never logged). PROBES is the one table kind → probe.
+PROBES is the one table kind → probe.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 
 from watchpost.collectors.kinds import KINDS
-from watchpost.probes import (
+from watchpost.probes.base import Probe, ProbeResult
+from watchpost.probes.targets import (
     apache,
     elasticsearch,
     kafka,
@@ -22,32 +21,11 @@ from watchpost.probes import (
     prometheus,
     redis,
 )
-from watchpost.probes.base import Probe, ProbeResult
+from watchpost.probes.targets.settings import TargetSettings
 
 if TYPE_CHECKING:
     from watchpost.collectors.models import CollectorTarget
     from watchpost.crypto import SecretBox
-
-
-@dataclass(frozen=True)
-class TargetSettings:
-    kind: str
-    host: str
-    port: int | None = None
-    service: str | None = None
-    listen_ip: str | None = None
-    endpoint: str | None = None
-    scheme: str | None = None
-    username: str | None = None
-    password: str | None = field(default=None, repr=False)
-    api_key: str | None = field(default=None, repr=False)
-    ssl_mode: str | None = None
-    tls: str | None = None
-
-    @property
-    def secrets(self) -> tuple[str, ...]:
-        """The credentials, so messages from servers and libraries can be scrubbed of them."""
-        return tuple(value for value in (self.password, self.api_key) if value)
 
 
 PROBES: Final[dict[str, Probe[TargetSettings]]] = {

@@ -1,84 +1,38 @@
 """HTTP monitors: status, expected_status_code, keyword and keyword_absence.
 
-aiohttp was chosen by measurement (docs/benchmarks.md, "HTTP client for checks"). One session per event
-loop is shared by every settings, so connections are pooled; a settings that remembers cookies
-gets a session of its own over the same pool, so no cookie ever crosses to another monitor.
+Requests go through the probes' one HTTP client (probes/http.py), so connections are pooled;
+a monitor that remembers cookies gets a session of its own over the same pool, so no cookie
+ever crosses to another monitor.
 At most BODY_LIMIT bytes of a body are read: a keyword further down is not seen.
 """
 
 from __future__ import annotations
 
 import asyncio
-import functools
-import ssl
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import aiohttp
 from multidict import CIMultiDict
 
-from watchpost.outbound import PolicyResolver, checked_socket
 from watchpost.probes.base import ProbeResult, Stopwatch, failure
-from watchpost.probes.monitor_common import ConfigError, Target, describe, timed_out
+from watchpost.probes.errors import Address, describe, scrub
+from watchpost.probes.http import (
+    CLIENT,
+    connection_error,
+    decode_body,
+    one_try_session,
+    verifying_context,
+)
+from watchpost.probes.monitors.common import ConfigError, timed_out
 
 if TYPE_CHECKING:
-    from watchpost.probes.monitors import MonitorCheck
+    from watchpost.probes.monitors.check import MonitorCheck
 
 BODY_LIMIT = 1024 * 1024
 """Bytes of a response body read for keyword checks (1 MiB)."""
 MAX_REDIRECTS = 10
 USER_AGENT = "Watchpost monitor check"
 METHODS = frozenset({"get", "head", "post", "put", "patch"})
-
-
-@functools.cache
-def _verifying_context() -> ssl.SSLContext:
-    return ssl.create_default_context()
-
-
-def one_try_session(**options: Any) -> aiohttp.ClientSession:
-    """A session that sends each request once.
-
-    aiohttp sends an idempotent request a second time when its connection drops (it has no
-    public switch; its own test client turns it off the same way). A check is one request:
-    the monitored server must see it once, and a dropped connection is the check's result.
-    """
-    session = aiohttp.ClientSession(trust_env=False, **options)
-    session._retry_connection = False
-    return session
-
-
-class HttpClient:
-    """The shared aiohttp session of the running event loop (created on first use)."""
-
-    def __init__(self) -> None:
-        self._session: aiohttp.ClientSession | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-
-    def session(self) -> aiohttp.ClientSession:
-        loop = asyncio.get_running_loop()
-        if self._session is None or self._session.closed or self._loop is not loop:
-            # The engine bounds how many checks run at once; the pool does not.
-            # Every address is checked against the destination policy: names by the
-            # resolver, and every connection (IP literals, redirects) by the socket factory.
-            connector = aiohttp.TCPConnector(
-                limit=0,
-                ttl_dns_cache=60,
-                resolver=PolicyResolver(),
-                socket_factory=checked_socket,
-            )
-            self._session = one_try_session(
-                connector=connector, cookie_jar=aiohttp.DummyCookieJar()
-            )
-            self._loop = loop
-        return self._session
-
-    async def aclose(self) -> None:
-        if self._session is not None and not self._session.closed:
-            await self._session.close()
-        self._session = None
-
-
-CLIENT = HttpClient()
 
 
 def _keyword_needed(settings: MonitorCheck) -> bool:
@@ -112,7 +66,7 @@ def _request_args(settings: MonitorCheck) -> dict[str, object]:
         else None,
         "allow_redirects": settings.follow_redirects,
         "max_redirects": MAX_REDIRECTS,
-        "ssl": _verifying_context() if settings.verify_ssl else False,
+        "ssl": verifying_context() if settings.verify_ssl else False,
     }
 
 
@@ -137,13 +91,6 @@ async def _read_body(response: aiohttp.ClientResponse) -> bytes:
     return b"".join(chunks)
 
 
-def _text(body: bytes, charset: str | None) -> str:
-    try:
-        return body.decode(charset or "utf-8", errors="replace")
-    except LookupError:
-        return body.decode("utf-8", errors="replace")
-
-
 def _keyword_error(settings: MonitorCheck, text: str) -> str | None:
     keyword = settings.required_keyword or ""
     found = keyword in text
@@ -155,13 +102,8 @@ def _keyword_error(settings: MonitorCheck, text: str) -> str | None:
 
 
 def _describe_client_error(exc: aiohttp.ClientError, settings: MonitorCheck) -> str:
-    if isinstance(exc, aiohttp.ClientConnectorCertificateError):
-        cert_error = exc.certificate_error
-        reason = getattr(cert_error, "verify_message", None) or str(cert_error)
-        return f"TLS certificate verify failed: {reason}"
     if isinstance(exc, aiohttp.ClientConnectorError):
-        where = Target(exc.host, exc.port or 0)
-        return describe(exc.os_error, where)
+        return describe(connection_error(exc), Address(exc.host, exc.port or 0))
     if isinstance(exc, aiohttp.ClientSSLError):
         return f"TLS handshake failed: {exc}"
     if isinstance(exc, aiohttp.TooManyRedirects):
@@ -188,7 +130,7 @@ async def _request(
         if error is None and _keyword_needed(settings):
             body = await _read_body(response)
             metrics["body_bytes"] = float(len(body))
-            error = _keyword_error(settings, _text(body, response.charset))
+            error = _keyword_error(settings, decode_body(body, response.charset))
     if error is not None:
         return failure(watch, error, **details)
     return ProbeResult(ok=True, latency_ms=watch.ms(), metrics=metrics, details=details)
@@ -216,6 +158,4 @@ async def http_check(settings: MonitorCheck, *, timeout: float) -> ProbeResult:
         message = _describe_client_error(exc, settings)
     except (OSError, ValueError) as exc:
         message = f"HTTP request failed: {type(exc).__name__}: {exc}"
-    for secret in settings.secrets:
-        message = message.replace(secret, "***")
-    return failure(watch, message)
+    return failure(watch, scrub(message, settings.secrets))

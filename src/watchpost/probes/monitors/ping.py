@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING
 
 from watchpost import outbound
 from watchpost.probes.base import ProbeResult, Stopwatch, failure
-from watchpost.probes.monitor_common import ConfigError, describe, target, timed_out
+from watchpost.probes.errors import describe
+from watchpost.probes.monitors.common import ConfigError, target, timed_out
 
 if TYPE_CHECKING:
-    from watchpost.probes.monitors import MonitorCheck
+    from watchpost.probes.monitors.check import MonitorCheck
 
 _ECHO = {socket.AF_INET: (8, 0), socket.AF_INET6: (128, 129)}  # (request, reply) types
 _PROTOCOL = {socket.AF_INET: socket.IPPROTO_ICMP, socket.AF_INET6: socket.IPPROTO_ICMPV6}

@@ -14,10 +14,11 @@ from aiokafka.protocol.metadata import MetadataRequest  # type: ignore[import-un
 
 from watchpost import outbound
 from watchpost.probes.base import ProbeResult
-from watchpost.probes.common import Reading, first_line, run_check, service_address
+from watchpost.probes.errors import first_line
+from watchpost.probes.targets.common import Reading, run_check, service_address
 
 if TYPE_CHECKING:
-    from watchpost.probes.targets import TargetSettings
+    from watchpost.probes.targets.settings import TargetSettings
 
 DEFAULT_PORT: Final = 9092
 

@@ -14,15 +14,16 @@ import dns.resolver
 
 from watchpost import outbound
 from watchpost.probes.base import ProbeResult, Stopwatch, failure
-from watchpost.probes.monitor_common import ConfigError, Target, describe, target, timed_out
+from watchpost.probes.errors import Address, describe
+from watchpost.probes.monitors.common import ConfigError, target, timed_out
 
 if TYPE_CHECKING:
-    from watchpost.probes.monitors import MonitorCheck
+    from watchpost.probes.monitors.check import MonitorCheck
 
 ADDRESSES_SHOWN = 5
 
 
-async def _server_ip(where: Target) -> str:
+async def _server_ip(where: Address) -> str:
     """The DNS server's address: url may name it, and the resolver needs an IP."""
     infos = await outbound.resolve(where.host, where.port, kind=socket.SOCK_DGRAM)
     return outbound.udp_address(infos)[0]

@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING
 
 from watchpost import outbound
 from watchpost.probes.base import ProbeResult, Stopwatch, failure
-from watchpost.probes.monitor_common import ConfigError, Target, describe, target, timed_out
+from watchpost.probes.errors import Address, describe
+from watchpost.probes.monitors.common import ConfigError, target, timed_out
 
 if TYPE_CHECKING:
-    from watchpost.probes.monitors import MonitorCheck
+    from watchpost.probes.monitors.check import MonitorCheck
 
 BANNER_LIMIT = 4096
 
@@ -63,7 +64,7 @@ async def _banner(reader: asyncio.StreamReader, protocol: Protocol) -> str:
 async def _check(settings: MonitorCheck, timeout: float, protocol: Protocol) -> ProbeResult:
     watch = Stopwatch()
     try:
-        where: Target = target(settings, protocol.default_port)
+        where: Address = target(settings, protocol.default_port)
     except ConfigError as exc:
         return failure(watch, str(exc))
     tls = where.port in protocol.tls_ports

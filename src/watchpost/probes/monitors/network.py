@@ -8,10 +8,11 @@ from typing import TYPE_CHECKING
 
 from watchpost import outbound
 from watchpost.probes.base import ProbeResult, Stopwatch, failure
-from watchpost.probes.monitor_common import ConfigError, describe, target, timed_out
+from watchpost.probes.errors import describe
+from watchpost.probes.monitors.common import ConfigError, target, timed_out
 
 if TYPE_CHECKING:
-    from watchpost.probes.monitors import MonitorCheck
+    from watchpost.probes.monitors.check import MonitorCheck
 
 
 async def tcp(settings: MonitorCheck, *, timeout: float) -> ProbeResult:

@@ -6,10 +6,11 @@ import base64
 from typing import TYPE_CHECKING, Any, Final
 
 from watchpost.probes.base import ProbeResult
-from watchpost.probes.common import Address, CheckFailed, Reading, http_get, run_check, url_host
+from watchpost.probes.errors import Address
+from watchpost.probes.targets.common import CheckFailed, Reading, http_get, run_check, url_host
 
 if TYPE_CHECKING:
-    from watchpost.probes.targets import TargetSettings
+    from watchpost.probes.targets.settings import TargetSettings
 
 DEFAULT_PORT: Final = 9200
 HEALTH_PATH: Final = "/_cluster/health"

@@ -17,10 +17,11 @@ from cryptography import x509
 
 from watchpost import outbound
 from watchpost.probes.base import ProbeResult, Stopwatch, failure
-from watchpost.probes.monitor_common import ConfigError, describe, target, timed_out
+from watchpost.probes.errors import describe
+from watchpost.probes.monitors.common import ConfigError, target, timed_out
 
 if TYPE_CHECKING:
-    from watchpost.probes.monitors import MonitorCheck
+    from watchpost.probes.monitors.check import MonitorCheck
 
 SECONDS_PER_DAY = 86400.0
 

@@ -11,10 +11,11 @@ from redis.backoff import NoBackoff
 
 from watchpost import outbound
 from watchpost.probes.base import ProbeResult
-from watchpost.probes.common import Address, Reading, first_line, run_check
+from watchpost.probes.errors import Address, first_line
+from watchpost.probes.targets.common import Reading, run_check
 
 if TYPE_CHECKING:
-    from watchpost.probes.targets import TargetSettings
+    from watchpost.probes.targets.settings import TargetSettings
 
 DEFAULT_PORT: Final = 6379
 INFO_METRICS: Final = (

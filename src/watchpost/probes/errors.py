@@ -1,0 +1,69 @@
+"""Where a probe connects, and the one wording of what went wrong on the way.
+
+Messages are for people (shown through the API and in incidents) and never hold a
+credential: `scrub` removes whatever a server or library echoed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import ssl
+from dataclasses import dataclass
+
+from watchpost import outbound
+
+LISTENING_HINT = " (nothing listens on that port?)"
+
+
+@dataclass(frozen=True)
+class Address:
+    host: str
+    port: int
+
+    def __str__(self) -> str:
+        return f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
+
+
+def scrub(message: str, secrets: tuple[str, ...]) -> str:
+    """The message with every credential replaced, whatever a server or library echoed."""
+    for secret in secrets:
+        message = message.replace(secret, "***")
+    return message
+
+
+def first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0].strip() if text else type(exc).__name__
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    seen: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and current not in seen:
+        seen.append(current)
+        current = current.__cause__ or current.__context__
+    return seen
+
+
+def describe(exc: BaseException, address: Address, *, refused_hint: str = "") -> str:
+    """Wording for a refused connection, a failed lookup, a TLS failure … anywhere in the
+    chain, else the exception's first line. refused_hint follows a refused connection's."""
+    for cause in _chain(exc):
+        if isinstance(cause, outbound.DeniedAddress):
+            return f"{cause}; nothing was sent"
+        if isinstance(cause, socket.gaierror):
+            return f"cannot resolve host {address.host} (DNS lookup failed: {cause.strerror})"
+        if isinstance(cause, ConnectionRefusedError):
+            return f"connection refused by {address}{refused_hint}"
+        if isinstance(cause, ssl.SSLCertVerificationError):
+            return f"TLS certificate verify failed: {cause.verify_message}"
+        if isinstance(cause, ssl.SSLError):
+            return f"TLS handshake with {address} failed ({cause.reason or first_line(cause)})"
+        if isinstance(cause, TimeoutError):
+            return f"no answer from {address} in time"
+        if isinstance(cause, asyncio.IncompleteReadError | ConnectionResetError | BrokenPipeError):
+            return f"connection closed by {address} before it answered"
+        if isinstance(cause, OSError) and cause.errno is not None:
+            return f"cannot connect to {address}: {cause.strerror}"
+    return f"check of {address} failed: {first_line(exc)}"

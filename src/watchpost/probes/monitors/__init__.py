@@ -1,0 +1,1 @@
+"""Probes of monitors: HTTP, TCP, UDP, DNS, mail, ping and certificate expiry."""

@@ -1,0 +1,1 @@
+"""Probes of collector targets: databases, caches, brokers, web servers, exporters."""

@@ -1,0 +1,144 @@
+"""Sections of a status page: their order (ordering.py), create, read, change, delete."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Select, func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from watchpost.db.queries import one_or_404
+from watchpost.http.errors import InvalidRequest
+from watchpost.status_pages.limits import MAX_SECTIONS, check_room
+from watchpost.status_pages.models import StatusPage, StatusPageResource, StatusPageSection
+from watchpost.status_pages.ordering import PositionHeld, arrange
+from watchpost.status_pages.pages import Problems
+from watchpost.status_pages.schemas import SECTION_NOT_NULL, SectionCreate, SectionUpdate
+
+SECTION = "status_page_section"
+
+
+def sections_of(*, team_id: int, page_id: int) -> Select[tuple[StatusPageSection]]:
+    return select(StatusPageSection).where(
+        StatusPageSection.team_id == team_id, StatusPageSection.status_page_id == page_id
+    )
+
+
+async def get_section(
+    session: AsyncSession, *, team_id: int, page_id: int, section_id: int
+) -> StatusPageSection:
+    return await one_or_404(
+        session,
+        sections_of(team_id=team_id, page_id=page_id).where(StatusPageSection.id == section_id),
+        SECTION,
+        section_id,
+    )
+
+
+async def _sections(
+    session: AsyncSession, page: StatusPage, *, exclude: int | None = None
+) -> list[StatusPageSection]:
+    stmt = sections_of(team_id=page.team_id, page_id=page.id).order_by(
+        StatusPageSection.position, StatusPageSection.id
+    )
+    if exclude is not None:
+        stmt = stmt.where(StatusPageSection.id != exclude)
+    return list((await session.scalars(stmt)).all())
+
+
+def place(siblings: Sequence[Any], item: Any, target: int | None, what: str) -> None:
+    try:
+        arrange(siblings, item, target)
+    except PositionHeld as exc:
+        raise InvalidRequest.field(
+            "position",
+            f"{target} is held by a fixed-position {what} (id {exc.holder.id}); "
+            "choose another position",
+        ) from None
+
+
+async def create_section(
+    session: AsyncSession, *, page: StatusPage, data: SectionCreate, now: datetime
+) -> StatusPageSection:
+    """A new section at data.position (others shift down) or at the end."""
+    await check_room(session, page=page, what="sections", limit=MAX_SECTIONS)
+    section = StatusPageSection(
+        team_id=page.team_id,
+        status_page_id=page.id,
+        name=data.name.strip(),
+        position=data.position or 0,
+        fixed_position=data.fixed_position,
+        created_at=now,
+        updated_at=now,
+    )
+    place(await _sections(session, page), section, data.position, "section")
+    session.add(section)
+    await session.flush()
+    return section
+
+
+async def update_section(
+    session: AsyncSession,
+    *,
+    page: StatusPage,
+    section: StatusPageSection,
+    data: SectionUpdate,
+    sent: set[str],
+    now: datetime,
+) -> StatusPageSection:
+    problems: Problems = [
+        (name, f"{name} must not be null")
+        for name in SECTION_NOT_NULL
+        if name in sent and getattr(data, name) is None
+    ]
+    if problems:
+        raise InvalidRequest(problems)
+    if data.name is not None:
+        section.name = data.name.strip()
+    if data.fixed_position is not None:
+        section.fixed_position = data.fixed_position
+    if data.position is not None:
+        place(await _sections(session, page, exclude=section.id), section, data.position, "section")
+    section.updated_at = now
+    await session.flush()
+    return section
+
+
+async def delete_section(
+    session: AsyncSession, *, page: StatusPage, section: StatusPageSection
+) -> None:
+    """Only an empty section can go: its resources are moved or deleted first."""
+    held = await session.scalar(
+        select(func.count())
+        .select_from(StatusPageResource)
+        .where(StatusPageResource.status_page_section_id == section.id)
+    )
+    if held:
+        raise InvalidRequest(
+            [(None, f"the section still holds {held} resources; move or delete them first")]
+        )
+    await session.delete(section)
+    await session.flush()
+    arrange(await _sections(session, page))
+    await session.flush()
+
+
+async def first_section(session: AsyncSession, page: StatusPage, now: datetime) -> int:
+    """The page's first section, created (unnamed) when the page has none."""
+    sections = await _sections(session, page)
+    if sections:
+        return sections[0].id
+    section = StatusPageSection(
+        team_id=page.team_id,
+        status_page_id=page.id,
+        name="",
+        position=0,
+        fixed_position=False,
+        created_at=now,
+        updated_at=now,
+    )
+    session.add(section)
+    await session.flush()
+    return section.id
