@@ -72,7 +72,8 @@ def case(request: pytest.FixtureRequest) -> Case:
     return CASES[request.param]
 
 
-def only(names: list[str]) -> Any:
+def only(names: list[str]) -> pytest.MarkDecorator:
+    """Run the test for these kinds only."""
     return pytest.mark.parametrize("case", [CASES[name] for name in names], ids=names)
 
 

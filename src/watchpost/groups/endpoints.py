@@ -53,6 +53,8 @@ def group_router(
     shapes = schemas_of(kind)
     one = {"model": SingleDoc[shapes.attributes]}  # type: ignore[name-defined]
     many = {"model": ListDoc[shapes.attributes]}  # type: ignore[name-defined]
+    members = {"model": ListDoc[member_attributes]}  # type: ignore[valid-type]
+    ungrouped = f"Its {kind.members} are kept, ungrouped (`{kind.member_key.key}` becomes null)."
 
     def view(group: Group, caller: Principal) -> dict[str, object]:
         attributes = service.group_attributes(kind, group, team_name=caller.team_name)
@@ -95,7 +97,7 @@ def group_router(
         f"/{{group_id}}/{kind.members}",
         name=f"list_group_{kind.members}",
         summary=f"List a {kind.name}'s {kind.members}",
-        responses={200: {"model": ListDoc[member_attributes]}, **error_responses(401, 404, 422)},  # type: ignore[valid-type]
+        responses={200: members, **error_responses(401, 404, 422)},
     )
     async def list_members(
         group_id: str, request: Request, caller: Caller, ctx: Context, db: ReadDb, paging: Paging
@@ -123,7 +125,7 @@ def group_router(
         "/{group_id}",
         status_code=204,
         summary=f"Delete a {kind.name}",
-        description=f"Its {kind.members} are kept, ungrouped (`{kind.member_key.key}` becomes null).",
+        description=ungrouped,
         responses=READ_ERRORS,
     )
     async def delete_group(group_id: str, caller: Caller, ctx: Context, db: WriteDb) -> Response:

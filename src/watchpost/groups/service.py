@@ -23,7 +23,7 @@ from watchpost.http.errors import InvalidRequest
 def group_attributes(kind: GroupKind, group: Group, *, team_name: str) -> dict[str, Any]:
     attributes: dict[str, Any] = {"name": group.name, "sort_index": group.sort_index}
     if kind.pause_member is not None:
-        attributes["paused"] = getattr(group, "paused")  # noqa: B009  (not every kind's model)
+        attributes["paused"] = getattr(group, "paused")  # noqa: B009  (a SourceGroup has none)
     team = {"team_name": team_name, "team_id": group.team_id}
     attributes[kind.team_attribute] = team[kind.team_attribute]
     attributes["created_at"] = isoformat_ms(group.created_at)
@@ -69,9 +69,9 @@ async def update_group(
     for name in ("name", "sort_index"):
         if name in changes:
             setattr(group, name, changes[name])
-    paused = changes.get("paused")
-    if kind.pause_member is not None and paused is not None and paused != getattr(group, "paused"):  # noqa: B009
-        setattr(group, "paused", paused)  # noqa: B010  (not every kind's model)
+    paused = changes.get("paused")  # sent only to a kind with pause_member
+    if paused is not None and paused != getattr(group, "paused"):  # noqa: B009
+        setattr(group, "paused", paused)  # noqa: B010  (a SourceGroup has no paused)
         await _pause_members(kind, session, group=group, paused=paused, now=now)
     group.updated_at = now
     await _flush(kind, session, group)
