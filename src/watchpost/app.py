@@ -57,6 +57,9 @@ def build_app(ctx: AppContext, *, engine: bool = False) -> FastAPI:
     """The app around a context. The context may be swapped (`app.state.ctx`) before use:
     the tests build the routes once and give every test a fresh database."""
     from watchpost.routes import api_routes, flat_routes, public_routes, secret_path_prefixes
+    from watchpost.status_pages import references
+
+    references.install()  # deleting a shown item deletes the resources showing it
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

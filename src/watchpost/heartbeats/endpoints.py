@@ -1,30 +1,27 @@
-"""Routes of /api/v2/heartbeats and /api/v2/heartbeat-groups."""
+"""Routes of /api/v2/heartbeats (a heartbeat group's heartbeats are listed by groups/)."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
+from sqlalchemy.ext.asyncio import AsyncSession
 
+from watchpost.context import AppContext
 from watchpost.db.counts import Collection
 from watchpost.heartbeats import service
-from watchpost.heartbeats.models import Heartbeat, HeartbeatGroup
+from watchpost.heartbeats.models import Heartbeat
 from watchpost.heartbeats.schemas import (
     DEFAULT_PERIOD,
     GRACE_MAX,
-    GROUP_NOT_NULL,
     HEARTBEAT_NOT_NULL,
     HEARTBEAT_NULL_RESETS,
     HEARTBEAT_NULLABLE,
     HEARTBEAT_READ_ONLY,
     PERIOD_MAX,
     PERIOD_MIN,
-    GroupAttributes,
-    GroupCreate,
-    GroupUpdate,
     HeartbeatAttributes,
     HeartbeatCreate,
     HeartbeatUpdate,
-    parse_group,
     parse_heartbeat_create,
     parse_heartbeat_update,
 )
@@ -33,11 +30,10 @@ from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, resource, single
 from watchpost.http.errors import error_responses, object_id
 from watchpost.http.openapi import ListDoc, SingleDoc, request_body
-from watchpost.http.pagination import Paging, paginate
+from watchpost.http.pagination import PageRequest, Paging, paginate
 from watchpost.teams.service import Principal
 
 heartbeats_router = APIRouter(prefix="/api/v2/heartbeats", tags=["heartbeats"])
-groups_router = APIRouter(prefix="/api/v2/heartbeat-groups", tags=["heartbeat groups"])
 
 READ_ERRORS = error_responses(401, 404)
 WRITE_ERRORS = error_responses(400, 401, 404, 415, 422)
@@ -57,7 +53,7 @@ HEARTBEAT_RULES = (
 )
 
 
-def _public_base(request: Request, ctx: Context) -> str:
+def _public_base(request: Request, ctx: AppContext) -> str:
     """The configured public URL, else the URL the request came in on."""
     return ctx.settings.public_base or str(request.base_url).rstrip("/")
 
@@ -67,12 +63,6 @@ def _heartbeat(heartbeat: Heartbeat, caller: Principal, base: str) -> dict[str, 
         service.HEARTBEAT,
         heartbeat.id,
         service.heartbeat_attributes(heartbeat, public_base=base, team_name=caller.team_name),
-    )
-
-
-def _group(group: HeartbeatGroup, caller: Principal) -> dict[str, object]:
-    return resource(
-        service.GROUP, group.id, service.group_attributes(group, team_name=caller.team_name)
     )
 
 
@@ -182,103 +172,20 @@ async def delete_heartbeat(
     return no_content()
 
 
-# --------------------------------------------------------------------- heartbeat groups
-
-
-@groups_router.post(
-    "",
-    status_code=201,
-    summary="Create a heartbeat group",
-    responses={201: {"model": SingleDoc[GroupAttributes]}, **WRITE_ERRORS},
-    openapi_extra=request_body(GroupCreate, not_null=GROUP_NOT_NULL),
-)
-async def create_group(body: JsonObject, caller: Caller, ctx: Context, db: WriteDb) -> Response:
-    data = parse_group(GroupCreate, body)
-    async with db.begin():
-        group = await service.create_group(
-            db, team_id=caller.team_id, data=data, now=ctx.clock.now()
-        )
-    return single(_group(group, caller), status=201)
-
-
-@groups_router.get(
-    "",
-    summary="List heartbeat groups",
-    responses={200: {"model": ListDoc[GroupAttributes]}, **error_responses(401, 422)},
-)
-async def list_groups(caller: Caller, db: ReadDb, paging: Paging) -> Response:
-    rows, links = await paginate(
-        db, service.groups_of(caller.team_id), paging, order_by=HeartbeatGroup.id
-    )
-    return listing((_group(row, caller) for row in rows), links)
-
-
-@groups_router.get(
-    "/{group_id}",
-    summary="Get a heartbeat group",
-    responses={200: {"model": SingleDoc[GroupAttributes]}, **READ_ERRORS},
-)
-async def get_group(group_id: str, caller: Caller, db: ReadDb) -> Response:
-    group = await service.get_group(
-        db, team_id=caller.team_id, group_id=object_id(group_id, service.GROUP)
-    )
-    return single(_group(group, caller))
-
-
-@groups_router.get(
-    "/{group_id}/heartbeats",
-    summary="List a heartbeat group's heartbeats",
-    responses={200: {"model": ListDoc[HeartbeatAttributes]}, **error_responses(401, 404, 422)},
-)
-async def list_group_heartbeats(
-    group_id: str, request: Request, caller: Caller, ctx: Context, db: ReadDb, paging: Paging
+async def group_page(
+    group_id: int,
+    request: Request,
+    caller: Principal,
+    ctx: AppContext,
+    db: AsyncSession,
+    paging: PageRequest,
 ) -> Response:
-    gid = object_id(group_id, service.GROUP)
-    await service.get_group(db, team_id=caller.team_id, group_id=gid)
-    rows, links = await paginate(
-        db,
-        service.group_heartbeats(team_id=caller.team_id, group_id=gid),
-        paging,
-        order_by=Heartbeat.id,
-    )
+    """A page of a heartbeat group's heartbeats (the group is the caller's: groups/ checked)."""
+    stmt = service.group_heartbeats(team_id=caller.team_id, group_id=group_id)
+    rows, links = await paginate(db, stmt, paging, order_by=Heartbeat.id)
     base = _public_base(request, ctx)
     return listing((_heartbeat(row, caller, base) for row in rows), links)
 
 
-@groups_router.patch(
-    "/{group_id}",
-    summary="Update a heartbeat group",
-    description="Changing `paused` pauses or resumes every heartbeat in the group.",
-    responses={200: {"model": SingleDoc[GroupAttributes]}, **WRITE_ERRORS},
-    openapi_extra=request_body(GroupUpdate, not_null=GROUP_NOT_NULL),
-)
-async def update_group(
-    group_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
-) -> Response:
-    gid = object_id(group_id, service.GROUP)
-    async with db.begin():
-        group = await service.get_group(db, team_id=caller.team_id, group_id=gid)
-        data = parse_group(GroupUpdate, body)
-        await service.update_group(
-            db, group=group, data=data, sent=list(data.model_fields_set), now=ctx.clock.now()
-        )
-    return single(_group(group, caller))
-
-
-@groups_router.delete(
-    "/{group_id}",
-    status_code=204,
-    summary="Delete a heartbeat group",
-    description="Its heartbeats are kept, ungrouped (`heartbeat_group_id` becomes null).",
-    responses=READ_ERRORS,
-)
-async def delete_group(group_id: str, caller: Caller, ctx: Context, db: WriteDb) -> Response:
-    gid = object_id(group_id, service.GROUP)
-    async with db.begin():
-        group = await service.get_group(db, team_id=caller.team_id, group_id=gid)
-        await service.delete_group(db, group=group, now=ctx.clock.now())
-    return no_content()
-
-
 # What routes.py serves: this module's routers, each listed flat in the app.
-routers = (heartbeats_router, groups_router)
+routers = (heartbeats_router,)

@@ -1,4 +1,4 @@
-"""Request and response shapes of heartbeats and heartbeat groups, and their field rules."""
+"""Request and response shapes of heartbeats, and their field rules."""
 
 from __future__ import annotations
 
@@ -57,8 +57,6 @@ HEARTBEAT_READ_ONLY: Final = frozenset(
     {"url", "status", "last_ping_at", "paused_at", "team_name", "created_at", "updated_at"}
 )
 
-GROUP_DEFAULTS: Final[dict[str, Any]] = {"sort_index": 0, "paused": False}
-GROUP_READ_ONLY: Final = frozenset({"team_name", "created_at", "updated_at"})
 
 Period = Annotated[int, Field(ge=PERIOD_MIN, le=PERIOD_MAX)]
 Grace = Annotated[int, Field(ge=0, le=GRACE_MAX)]
@@ -132,46 +130,12 @@ class HeartbeatAttributes(BaseModel):
     updated_at: str
 
 
-# --------------------------------------------------------------------- heartbeat groups
-
-
-class GroupFields(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    name: Name | None = None
-    sort_index: SortIndex | None = Field(default=None, description="Position; default 0.")
-    paused: bool | None = Field(
-        default=None,
-        description="Changing it pauses or resumes every heartbeat the group holds now.",
-    )
-
-
-class GroupCreate(GroupFields):
-    name: Name
-
-
-class GroupUpdate(GroupFields):
-    pass
-
-
-class GroupAttributes(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    name: str
-    sort_index: int
-    paused: bool
-    team_name: str
-    created_at: str
-    updated_at: str
-
-
 # Optional, but never null (create and PATCH alike; a 422 names them).
 HEARTBEAT_NOT_NULL: Final = tuple(
     name
     for name in HeartbeatFields.model_fields
     if name not in HEARTBEAT_NULLABLE | HEARTBEAT_NULL_RESETS
 )
-GROUP_NOT_NULL: Final = tuple(GroupFields.model_fields)
 
 # ----------------------------------------------------------------------------- parsing
 
@@ -238,13 +202,6 @@ def parse_heartbeat_update(
     if parsed is not None:
         sent = parsed.model_dump(include=parsed.model_fields_set)
         problems += maintenance_problems({**current, **sent})
-    if problems or parsed is None:
-        raise InvalidRequest(problems)
-    return parsed
-
-
-def parse_group(model: type[M], data: dict[str, Any]) -> M:
-    parsed, problems = _parse(model, data, read_only=GROUP_READ_ONLY, may_be_null=(), more=[])
     if problems or parsed is None:
         raise InvalidRequest(problems)
     return parsed

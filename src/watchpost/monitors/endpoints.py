@@ -1,17 +1,19 @@
-"""Routes of /api/v2/monitors and /api/v2/monitor-groups."""
+"""Routes of /api/v2/monitors (a monitor group's monitors are listed by groups/)."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
+from sqlalchemy.ext.asyncio import AsyncSession
 
+from watchpost.context import AppContext
 from watchpost.db.counts import Collection
-from watchpost.http.body import JsonObject, parse
+from watchpost.http.body import JsonObject
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, resource, single
 from watchpost.http.errors import error_responses, object_id
 from watchpost.http.openapi import ListDoc, SingleDoc, request_body
-from watchpost.http.pagination import Paging, paginate
+from watchpost.http.pagination import PageRequest, Paging, paginate
 from watchpost.monitors import service
 from watchpost.monitors.fields import (
     DEFAULT_CHECK_FREQUENCY,
@@ -21,24 +23,19 @@ from watchpost.monitors.fields import (
     MAX_PERIOD,
     MIN_CHECK_FREQUENCY,
 )
-from watchpost.monitors.models import Monitor, MonitorGroup
+from watchpost.monitors.models import Monitor
 from watchpost.monitors.schemas import (
-    GROUP_NOT_NULL,
     NOT_NULL,
     MonitorAttributes,
     MonitorCreate,
-    MonitorGroupAttributes,
-    MonitorGroupCreate,
-    MonitorGroupUpdate,
     MonitorUpdate,
-    parse_group_update,
     parse_monitor_create,
     parse_monitor_update,
 )
 from watchpost.monitors.types import EXPIRATION_DAYS, REGIONS, rules_markdown
+from watchpost.teams.service import Principal
 
 monitors = APIRouter(prefix="/api/v2/monitors", tags=["monitors"])
-groups = APIRouter(prefix="/api/v2/monitor-groups", tags=["monitor groups"])
 
 READ_ERRORS = error_responses(401, 404)
 WRITE_ERRORS = error_responses(400, 401, 404, 415, 422)
@@ -78,10 +75,6 @@ the port changes."""
 
 def _monitor(monitor: Monitor, team_name: str) -> dict[str, object]:
     return resource(service.MONITOR, monitor.id, service.monitor_attributes(monitor, team_name))
-
-
-def _group(group: MonitorGroup, team_name: str) -> dict[str, object]:
-    return resource(service.GROUP, group.id, service.group_attributes(group, team_name))
 
 
 @monitors.post(
@@ -169,97 +162,19 @@ async def delete_monitor(monitor_id: str, caller: Caller, ctx: Context, db: Writ
     return no_content()
 
 
-# ------------------------------------------------------------------------ monitor groups
-
-
-@groups.post(
-    "",
-    status_code=201,
-    summary="Create a monitor group",
-    responses={201: {"model": SingleDoc[MonitorGroupAttributes]}, **WRITE_ERRORS},
-    openapi_extra=request_body(MonitorGroupCreate),
-)
-async def create_group(body: JsonObject, caller: Caller, ctx: Context, db: WriteDb) -> Response:
-    data = parse(MonitorGroupCreate, body)
-    async with db.begin():
-        group = await service.create_group(
-            db, team_id=caller.team_id, data=data, now=ctx.clock.now()
-        )
-    return single(_group(group, caller.team_name), status=201)
-
-
-@groups.get(
-    "",
-    summary="List monitor groups",
-    responses={200: {"model": ListDoc[MonitorGroupAttributes]}, **error_responses(401, 422)},
-)
-async def list_groups(caller: Caller, db: ReadDb, paging: Paging) -> Response:
-    rows, links = await paginate(
-        db, service.groups_of(caller.team_id), paging, order_by=MonitorGroup.id
-    )
-    return listing((_group(row, caller.team_name) for row in rows), links)
-
-
-@groups.get(
-    "/{group_id}",
-    summary="Get a monitor group",
-    responses={200: {"model": SingleDoc[MonitorGroupAttributes]}, **READ_ERRORS},
-)
-async def get_group(group_id: str, caller: Caller, db: ReadDb) -> Response:
-    group = await service.get_group(
-        db, team_id=caller.team_id, group_id=object_id(group_id, service.GROUP)
-    )
-    return single(_group(group, caller.team_name))
-
-
-@groups.get(
-    "/{group_id}/monitors",
-    summary="List a monitor group's monitors",
-    responses={200: {"model": ListDoc[MonitorAttributes]}, **error_responses(401, 404, 422)},
-)
-async def list_group_monitors(
-    group_id: str, caller: Caller, db: ReadDb, paging: Paging
+async def group_page(
+    group_id: int,
+    request: Request,
+    caller: Principal,
+    ctx: AppContext,
+    db: AsyncSession,
+    paging: PageRequest,
 ) -> Response:
-    gid = object_id(group_id, service.GROUP)
-    await service.get_group(db, team_id=caller.team_id, group_id=gid)
-    rows, links = await paginate(
-        db, service.monitors_in(team_id=caller.team_id, group_id=gid), paging, order_by=Monitor.id
-    )
+    """A page of a monitor group's monitors (the group is the caller's: groups/ checked)."""
+    stmt = service.monitors_in(team_id=caller.team_id, group_id=group_id)
+    rows, links = await paginate(db, stmt, paging, order_by=Monitor.id)
     return listing((_monitor(row, caller.team_name) for row in rows), links)
 
 
-@groups.patch(
-    "/{group_id}",
-    summary="Update a monitor group",
-    description="Sending `paused` true pauses every monitor of the group; false unpauses them.",
-    responses={200: {"model": SingleDoc[MonitorGroupAttributes]}, **WRITE_ERRORS},
-    openapi_extra=request_body(MonitorGroupUpdate, not_null=GROUP_NOT_NULL),
-)
-async def update_group(
-    group_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
-) -> Response:
-    gid = object_id(group_id, service.GROUP)
-    async with db.begin():
-        group = await service.get_group(db, team_id=caller.team_id, group_id=gid)
-        data = parse_group_update(body)
-        await service.update_group(db, group=group, data=data, now=ctx.clock.now())
-    return single(_group(group, caller.team_name))
-
-
-@groups.delete(
-    "/{group_id}",
-    status_code=204,
-    summary="Delete a monitor group",
-    description="The group's monitors are kept, with `monitor_group_id` null.",
-    responses=READ_ERRORS,
-)
-async def delete_group(group_id: str, caller: Caller, ctx: Context, db: WriteDb) -> Response:
-    gid = object_id(group_id, service.GROUP)
-    async with db.begin():
-        group = await service.get_group(db, team_id=caller.team_id, group_id=gid)
-        await service.delete_group(db, group=group, now=ctx.clock.now())
-    return no_content()
-
-
 # What routes.py serves: this module's routers, each listed flat in the app.
-routers = (monitors, groups)
+routers = (monitors,)

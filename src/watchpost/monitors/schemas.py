@@ -42,7 +42,7 @@ from watchpost.policy import (
     NotificationFields,
     maintenance_problems,
 )
-from watchpost.validation import Id, Name, Secret
+from watchpost.validation import Id, Secret
 
 
 class MonitorFields(MaintenanceFields, NotificationFields):
@@ -346,55 +346,3 @@ def parse_monitor_update(
         raise InvalidRequest(problems)
     merged.pop("auth_password", None)
     return parsed, merged
-
-
-# ------------------------------------------------------------------------ monitor groups
-
-
-class MonitorGroupCreate(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    name: Name
-    sort_index: Annotated[int, Field(ge=-1_000_000, le=1_000_000)] = 0
-    paused: bool = Field(default=False, description="Pausing a group pauses its monitors.")
-
-
-class MonitorGroupUpdate(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    name: Name | None = None
-    sort_index: Annotated[int, Field(ge=-1_000_000, le=1_000_000)] | None = None
-    paused: bool | None = Field(
-        default=None, description="true pauses every monitor of the group; false unpauses them."
-    )
-
-
-class MonitorGroupAttributes(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    name: str
-    sort_index: int
-    paused: bool
-    team_name: str
-    created_at: str
-    updated_at: str
-
-
-GROUP_NOT_NULL: Final = ("name", "sort_index", "paused")
-
-
-def parse_group_update(data: dict[str, Any]) -> MonitorGroupUpdate:
-    """Validate a group PATCH; null is not a value for any of its fields."""
-    parsed, problems = None, []
-    try:
-        parsed = MonitorGroupUpdate.model_validate(data, strict=True)
-    except ValidationError as exc:
-        problems = problems_from(exc.errors())
-    problems += [
-        (name, f"{name} must not be null")
-        for name in GROUP_NOT_NULL
-        if name in data and data[name] is None
-    ]
-    if problems or parsed is None:
-        raise InvalidRequest(problems)
-    return parsed

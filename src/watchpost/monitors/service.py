@@ -1,34 +1,27 @@
-"""What monitors and monitor groups do: create, read, change, pause, delete. No HTTP in here."""
+"""What monitors do: create, read, change, pause, delete. No HTTP in here."""
 
 from __future__ import annotations
 
 from datetime import datetime
 from typing import Any, Final
 
-from sqlalchemy import Select, select, update
+from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.clock import isoformat_ms, optional_isoformat_ms
 from watchpost.crypto import SecretBox
+from watchpost.db.deletions import delete_named
 from watchpost.db.queries import one_or_404
 from watchpost.history import service as history
 from watchpost.incidents import service as incidents
 from watchpost.monitors.models import Monitor, MonitorGroup
-from watchpost.monitors.schemas import (
-    VALUE_FIELDS,
-    MonitorCreate,
-    MonitorGroupCreate,
-    MonitorGroupUpdate,
-    MonitorUpdate,
-)
+from watchpost.monitors.schemas import VALUE_FIELDS, MonitorCreate, MonitorUpdate
 from watchpost.monitors.status_machine import apply, resume, state_of
 from watchpost.monitors.types import TYPE_FIELDS
 from watchpost.policy import maintenance_attributes, notification_attributes
-from watchpost.status_pages.references import delete_shown
 from watchpost.validation import reference_id
 
 MONITOR = "monitor"
-GROUP = "monitor_group"
 
 # A change to any of these means the monitor must be checked anew, right away.
 CHECK_FIELDS: Final[frozenset[str]] = frozenset(
@@ -126,7 +119,8 @@ def _store(monitor: Monitor, name: str, value: Any) -> bool:
     return True
 
 
-def _set_paused(monitor: Monitor, paused: bool, now: datetime) -> None:
+def set_paused(monitor: Monitor, paused: bool, now: datetime) -> None:
+    """Pause or resume the monitor as of now."""
     monitor.paused = paused
     if paused:
         monitor.status = "paused"
@@ -156,7 +150,7 @@ async def create_monitor(
     monitor.auth_password_encrypted = (
         box.encrypt(data.auth_password) if data.auth_password is not None else None
     )
-    _set_paused(monitor, bool(values["paused"]), now)
+    set_paused(monitor, bool(values["paused"]), now)
     session.add(monitor)
     await session.flush()
     return monitor
@@ -172,6 +166,11 @@ def monitors_of(
     if pronounceable_name:
         stmt = stmt.where(Monitor.pronounceable_name == pronounceable_name)
     return stmt
+
+
+def monitors_in(*, team_id: int, group_id: int) -> Select[tuple[Monitor]]:
+    """The team's monitors in the monitor group."""
+    return monitors_of(team_id).where(Monitor.monitor_group_id == group_id)
 
 
 async def get_monitor(session: AsyncSession, *, team_id: int, monitor_id: int) -> Monitor:
@@ -202,7 +201,7 @@ async def update_monitor(
         )
         recheck = True
     if values["paused"] != monitor.paused:
-        _set_paused(monitor, bool(values["paused"]), now)
+        set_paused(monitor, bool(values["paused"]), now)
     elif recheck and not monitor.paused:
         monitor.schedule_now(now)  # and any check still running with the old settings is void
     monitor.updated_at = now
@@ -215,88 +214,4 @@ async def delete_monitor(session: AsyncSession, *, monitor: Monitor, now: dateti
     incidents stay, as history, and an open one is resolved (no check can resolve it now)."""
     await incidents.resolve_for_deleted(session, now=now, monitor_id=monitor.id)
     await history.forget(session, subject_type="monitor", subject_id=monitor.id)
-    await delete_shown(session, monitor, resource_type="Monitor")
-
-
-# ------------------------------------------------------------------------ monitor groups
-
-
-def group_attributes(group: MonitorGroup, team_name: str) -> dict[str, Any]:
-    return {
-        "name": group.name,
-        "sort_index": group.sort_index,
-        "paused": group.paused,
-        "team_name": team_name,
-        "created_at": isoformat_ms(group.created_at),
-        "updated_at": isoformat_ms(group.updated_at),
-    }
-
-
-async def _pause_members(
-    session: AsyncSession, *, group: MonitorGroup, paused: bool, now: datetime
-) -> None:
-    members = await session.scalars(
-        monitors_in(team_id=group.team_id, group_id=group.id).where(Monitor.paused != paused)
-    )
-    for monitor in members:
-        _set_paused(monitor, paused, now)
-        monitor.updated_at = now
-
-
-async def create_group(
-    session: AsyncSession, *, team_id: int, data: MonitorGroupCreate, now: datetime
-) -> MonitorGroup:
-    group = MonitorGroup(
-        team_id=team_id,
-        name=data.name,
-        sort_index=data.sort_index,
-        paused=data.paused,
-        created_at=now,
-        updated_at=now,
-    )
-    session.add(group)
-    await session.flush()
-    return group
-
-
-def groups_of(team_id: int) -> Select[tuple[MonitorGroup]]:
-    return select(MonitorGroup).where(MonitorGroup.team_id == team_id)
-
-
-async def get_group(session: AsyncSession, *, team_id: int, group_id: int) -> MonitorGroup:
-    return await one_or_404(
-        session, groups_of(team_id).where(MonitorGroup.id == group_id), GROUP, group_id
-    )
-
-
-def monitors_in(*, team_id: int, group_id: int) -> Select[tuple[Monitor]]:
-    return monitors_of(team_id).where(Monitor.monitor_group_id == group_id)
-
-
-async def update_group(
-    session: AsyncSession, *, group: MonitorGroup, data: MonitorGroupUpdate, now: datetime
-) -> MonitorGroup:
-    """Apply the sent fields; pausing or unpausing the group does the same to its monitors."""
-    sent = data.model_fields_set
-    if data.name is not None:
-        group.name = data.name
-    if data.sort_index is not None:
-        group.sort_index = data.sort_index
-    if "paused" in sent and data.paused is not None and data.paused != group.paused:
-        group.paused = data.paused
-        await _pause_members(session, group=group, paused=data.paused, now=now)
-    group.updated_at = now
-    await session.flush()
-    return group
-
-
-async def delete_group(session: AsyncSession, *, group: MonitorGroup, now: datetime) -> None:
-    """Delete the group and the status page resources showing it; its monitors stay,
-    ungrouped."""
-    await session.execute(
-        update(Monitor)
-        .where(Monitor.team_id == group.team_id, Monitor.monitor_group_id == group.id)
-        .values(monitor_group_id=None, updated_at=now)
-        .execution_options(synchronize_session=False)
-    )
-    await delete_shown(session, group, resource_type="MonitorGroup")
+    await delete_named(session, monitor, item_type="Monitor")

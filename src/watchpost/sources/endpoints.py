@@ -1,4 +1,4 @@
-"""Routes of /api/v1/sources and /api/v1/source-groups."""
+"""Routes of /api/v1/sources (a source group's sources are listed by groups/)."""
 
 from __future__ import annotations
 
@@ -8,31 +8,29 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from sqlalchemy import Row
+from sqlalchemy.ext.asyncio import AsyncSession
 
+from watchpost.context import AppContext
 from watchpost.db.counts import Collection
-from watchpost.http.body import JsonObject, parse
+from watchpost.http.body import JsonObject
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
-from watchpost.http.envelope import listing, no_content, resource, single
+from watchpost.http.envelope import listing, no_content, single
 from watchpost.http.errors import error_responses, object_id
 from watchpost.http.openapi import ListDoc, SingleDoc, request_body
-from watchpost.http.pagination import PagedSelect, Paging, paginate
+from watchpost.http.pagination import PagedSelect, PageRequest, Paging
 from watchpost.sources import service
-from watchpost.sources.models import Source, SourceGroup
+from watchpost.sources.models import Source
 from watchpost.sources.platforms import NOT_NULL_FIELDS, platforms_markdown
 from watchpost.sources.schemas import (
-    SOURCE_GROUP_NOT_NULL,
     SourceAttributes,
     SourceCreate,
-    SourceGroupAttributes,
-    SourceGroupCreate,
-    SourceGroupUpdate,
     SourceUpdate,
     parse_source_create,
     parse_source_update,
 )
+from watchpost.teams.service import Principal
 
 sources = APIRouter(prefix="/api/v1/sources", tags=["sources"])
-groups = APIRouter(prefix="/api/v1/source-groups", tags=["source groups"])
 
 TEAM_SOURCES = PagedSelect(service.TEAM_SOURCE_ROWS, key=Source.id)
 GROUP_SOURCES = PagedSelect(service.GROUP_SOURCE_ROWS, key=Source.id)
@@ -45,7 +43,7 @@ LIST_ERRORS = error_responses(401, 422)
 class SourceView:
     """Renders sources for one request: team name and ingesting host are the same for all."""
 
-    def __init__(self, request: Request, caller: Caller, ctx: Context) -> None:
+    def __init__(self, request: Request, caller: Principal, ctx: AppContext) -> None:
         self.team_name = caller.team_name
         self.host = service.ingesting_host(ctx.settings, request.url.hostname)
         self.box = ctx.box
@@ -57,10 +55,6 @@ class SourceView:
 
     def one(self, source: Source) -> dict[str, Any]:
         return self.many([service.source_row(source)])[0]
-
-
-def _group(group: SourceGroup) -> dict[str, object]:
-    return resource(service.GROUP, group.id, service.group_attributes(group))
 
 
 # ------------------------------------------------------------------------------- sources
@@ -144,95 +138,20 @@ async def delete_source(source_id: str, caller: Caller, db: WriteDb) -> Response
     return no_content()
 
 
-# ------------------------------------------------------------------------- source groups
-
-
-@groups.post(
-    "",
-    status_code=201,
-    summary="Create a source group",
-    responses={201: {"model": SingleDoc[SourceGroupAttributes]}, **WRITE_ERRORS},
-    openapi_extra=request_body(SourceGroupCreate),
-)
-async def create_group(body: JsonObject, caller: Caller, ctx: Context, db: WriteDb) -> Response:
-    data = parse(SourceGroupCreate, body)
-    async with db.begin():
-        group = await service.create_group(
-            db, team_id=caller.team_id, data=data, now=ctx.clock.now()
-        )
-    return single(_group(group), status=201)
-
-
-@groups.get(
-    "",
-    summary="List source groups",
-    responses={200: {"model": ListDoc[SourceGroupAttributes]}, **LIST_ERRORS},
-)
-async def list_groups(caller: Caller, db: ReadDb, paging: Paging) -> Response:
-    rows, links = await paginate(
-        db, service.groups_of(caller.team_id), paging, order_by=SourceGroup.id
-    )
-    return listing(map(_group, rows), links)
-
-
-@groups.get(
-    "/{group_id}",
-    summary="Get a source group",
-    responses={200: {"model": SingleDoc[SourceGroupAttributes]}, **READ_ERRORS},
-)
-async def get_group(group_id: str, caller: Caller, db: ReadDb) -> Response:
-    group = await service.get_group(
-        db, team_id=caller.team_id, group_id=object_id(group_id, service.GROUP)
-    )
-    return single(_group(group))
-
-
-@groups.get(
-    "/{group_id}/sources",
-    summary="List a source group's sources",
-    responses={200: {"model": ListDoc[SourceAttributes]}, **error_responses(401, 404, 422)},
-)
-async def list_group_sources(
-    group_id: str, request: Request, caller: Caller, ctx: Context, db: ReadDb, paging: Paging
+async def group_page(
+    group_id: int,
+    request: Request,
+    caller: Principal,
+    ctx: AppContext,
+    db: AsyncSession,
+    paging: PageRequest,
 ) -> Response:
-    gid = object_id(group_id, service.GROUP)
-    await service.get_group(db, team_id=caller.team_id, group_id=gid)
-    rows, links = await GROUP_SOURCES.page(db, paging, {"team_id": caller.team_id, "group_id": gid})
+    """A page of a source group's sources (the group is the caller's: groups/ checked)."""
+    rows, links = await GROUP_SOURCES.page(
+        db, paging, {"team_id": caller.team_id, "group_id": group_id}
+    )
     return listing(SourceView(request, caller, ctx).many(rows), links)
 
 
-@groups.patch(
-    "/{group_id}",
-    summary="Update a source group",
-    responses={200: {"model": SingleDoc[SourceGroupAttributes]}, **WRITE_ERRORS},
-    openapi_extra=request_body(SourceGroupUpdate, not_null=SOURCE_GROUP_NOT_NULL),
-)
-async def update_group(
-    group_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
-) -> Response:
-    gid = object_id(group_id, service.GROUP)
-    data = parse(SourceGroupUpdate, body)
-    async with db.begin():
-        group = await service.get_group(db, team_id=caller.team_id, group_id=gid)
-        await service.update_group(
-            db, group=group, data=data, sent=set(data.model_fields_set), now=ctx.clock.now()
-        )
-    return single(_group(group))
-
-
-@groups.delete(
-    "/{group_id}",
-    status_code=204,
-    summary="Delete a source group (its sources stay, ungrouped)",
-    responses=READ_ERRORS,
-)
-async def delete_group(group_id: str, caller: Caller, ctx: Context, db: WriteDb) -> Response:
-    gid = object_id(group_id, service.GROUP)
-    async with db.begin():
-        group = await service.get_group(db, team_id=caller.team_id, group_id=gid)
-        await service.delete_group(db, group=group, now=ctx.clock.now())
-    return no_content()
-
-
 # What routes.py serves: this module's routers, each listed flat in the app.
-routers = (sources, groups)
+routers = (sources,)

@@ -1,4 +1,4 @@
-"""Request and response shapes of sources and source groups, and their rules."""
+"""Request and response shapes of sources, and their rules."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from watchpost.sources.platforms import (
     READ_ONLY_FIELDS,
     Platform,
 )
-from watchpost.validation import Id, Int32, Name, RetentionDays
+from watchpost.validation import Id, Name, RetentionDays
 
 _PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 _PLACEHOLDER_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]*$")
@@ -35,7 +35,6 @@ def check_live_tail_pattern(value: str) -> str:
 
 
 LiveTailPattern = Annotated[str, Field(max_length=1000), AfterValidator(check_live_tail_pattern)]
-SortIndex = Int32
 GroupId = Id
 
 # ------------------------------------------------------------------------------- sources
@@ -84,36 +83,6 @@ class SourceAttributes(BaseModel):
     logs_retention: int
     metrics_retention: int
     live_tail_pattern: str
-    created_at: str
-    updated_at: str
-
-
-# ------------------------------------------------------------------------- source groups
-
-
-class SourceGroupCreate(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    name: Name
-    sort_index: SortIndex = 0
-
-
-class SourceGroupUpdate(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    name: Name | None = None
-    sort_index: SortIndex | None = None
-
-
-SOURCE_GROUP_NOT_NULL = ("name", "sort_index")
-
-
-class SourceGroupAttributes(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    name: str
-    sort_index: int
-    team_id: int
     created_at: str
     updated_at: str
 

@@ -1,4 +1,4 @@
-"""What sources and source groups do: create, read, change, delete. No HTTP in here."""
+"""What sources do: create, read, change, delete. No HTTP in here."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Row, Select, bindparam, select, update
+from sqlalchemy import Row, Select, bindparam, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -24,16 +24,9 @@ from watchpost.sources.platforms import (
     TABLE_NAME_MAX,
     UPDATABLE_FIELDS,
 )
-from watchpost.sources.schemas import (
-    SOURCE_GROUP_NOT_NULL,
-    SourceCreate,
-    SourceGroupCreate,
-    SourceGroupUpdate,
-    SourceUpdate,
-)
+from watchpost.sources.schemas import SourceCreate, SourceUpdate
 
 SOURCE = "source"
-GROUP = "source_group"
 
 TOKEN_PREFIX = "wps_"  # noqa: S105  (a public prefix, not a secret)
 TOKEN_BYTES = 32
@@ -249,100 +242,4 @@ async def update_source(
 
 async def delete_source(session: AsyncSession, *, source: Source) -> None:
     await session.delete(source)
-    await session.flush()
-
-
-# ------------------------------------------------------------------------- source groups
-
-
-def group_attributes(group: SourceGroup) -> dict[str, Any]:
-    return {
-        "name": group.name,
-        "sort_index": group.sort_index,
-        "team_id": group.team_id,
-        "created_at": isoformat_ms(group.created_at),
-        "updated_at": isoformat_ms(group.updated_at),
-    }
-
-
-async def _group_name_taken(
-    session: AsyncSession, *, team_id: int, name: str, exclude_id: int | None = None
-) -> bool:
-    stmt = select(SourceGroup.id).where(SourceGroup.team_id == team_id, SourceGroup.name == name)
-    if exclude_id is not None:
-        stmt = stmt.where(SourceGroup.id != exclude_id)
-    return (await session.scalar(stmt)) is not None
-
-
-def _group_name_in_use(name: str) -> InvalidRequest:
-    return InvalidRequest.field(
-        "name", f"is already used by another source group of this team ({name!r})"
-    )
-
-
-async def create_group(
-    session: AsyncSession, *, team_id: int, data: SourceGroupCreate, now: datetime
-) -> SourceGroup:
-    """A new source group; names are unique within a team."""
-    if await _group_name_taken(session, team_id=team_id, name=data.name):
-        raise _group_name_in_use(data.name)
-    group = SourceGroup(
-        team_id=team_id, name=data.name, sort_index=data.sort_index, created_at=now, updated_at=now
-    )
-    session.add(group)
-    try:
-        await session.flush()
-    except IntegrityError:  # a concurrent create took the name first
-        raise _group_name_in_use(data.name) from None
-    return group
-
-
-def groups_of(team_id: int) -> Select[tuple[SourceGroup]]:
-    return select(SourceGroup).where(SourceGroup.team_id == team_id)
-
-
-async def get_group(session: AsyncSession, *, team_id: int, group_id: int) -> SourceGroup:
-    return await one_or_404(
-        session, groups_of(team_id).where(SourceGroup.id == group_id), GROUP, group_id
-    )
-
-
-async def update_group(
-    session: AsyncSession,
-    *,
-    group: SourceGroup,
-    data: SourceGroupUpdate,
-    sent: set[str],
-    now: datetime,
-) -> SourceGroup:
-    problems: list[tuple[str | None, str]] = []
-    for name in SOURCE_GROUP_NOT_NULL:
-        if name in sent and getattr(data, name) is None:
-            problems.append((name, f"{name} must not be null"))
-    if data.name is not None and await _group_name_taken(
-        session, team_id=group.team_id, name=data.name, exclude_id=group.id
-    ):
-        problems += _group_name_in_use(data.name).problems
-    if problems:
-        raise InvalidRequest(problems)
-    for name in ("name", "sort_index"):
-        if name in sent:
-            setattr(group, name, getattr(data, name))
-    group.updated_at = now
-    try:
-        await session.flush()
-    except IntegrityError:  # a concurrent change took the name first
-        raise _group_name_in_use(group.name) from None
-    return group
-
-
-async def delete_group(session: AsyncSession, *, group: SourceGroup, now: datetime) -> None:
-    """Delete the group; its sources stay, ungrouped."""
-    await session.execute(
-        update(Source)
-        .where(Source.team_id == group.team_id, Source.source_group_id == group.id)
-        .values(source_group_id=None, updated_at=now)
-        .execution_options(synchronize_session=False)
-    )
-    await session.delete(group)
     await session.flush()

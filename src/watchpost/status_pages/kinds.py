@@ -1,15 +1,19 @@
 """What each status page resource_type points at and which widgets it can show.
 
 RESOURCE_KINDS is the single source of these rules: request validation, the OpenAPI
-description of the create endpoint and the tests all read it. Models are named by import
-path and loaded lazily, so a type starts working as soon as its domain is installed.
+description of the create endpoint and the tests all read it. The models of the groups come
+from the table of group kinds (groups/kinds.py), which also says what their members are.
 """
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 from typing import Any, Final, Literal, get_args
+
+from watchpost.groups.kinds import HEARTBEAT_GROUPS, MONITOR_GROUPS, SHOWN_GROUPS
+from watchpost.heartbeats.models import Heartbeat
+from watchpost.monitors.models import Monitor
+from watchpost.webhooks.models import OutgoingWebhook
 
 ResourceType = Literal[
     "ManuallyTrackedItem",
@@ -42,8 +46,8 @@ MANUAL_DEFAULT_NAME: Final = "Manually tracked item"
 
 @dataclass(frozen=True)
 class ResourceKind:
-    model: str | None
-    """"module:Class" of the ORM model holding the items; None: nothing to point at."""
+    model: type[Any] | None
+    """The ORM model holding the items; None: nothing to point at."""
     widgets: tuple[str, ...]
     name_attrs: tuple[str, ...] = ()
     """Attributes of the item tried in order for the default public name."""
@@ -56,21 +60,17 @@ _STATUS = ("plain", "history", "intraday_history")
 RESOURCE_KINDS: Final[dict[str, ResourceKind]] = {
     "ManuallyTrackedItem": ResourceKind(model=None, widgets=_STATUS),
     "Monitor": ResourceKind(
-        model="watchpost.monitors.models:Monitor",
+        model=Monitor,
         widgets=(*_STATUS, "response_times"),
         name_attrs=("pronounceable_name", "url"),
     ),
-    "MonitorGroup": ResourceKind(
-        model="watchpost.monitors.models:MonitorGroup", widgets=_STATUS, name_attrs=("name",)
-    ),
-    "Heartbeat": ResourceKind(
-        model="watchpost.heartbeats.models:Heartbeat", widgets=_STATUS, name_attrs=("name",)
-    ),
+    "MonitorGroup": ResourceKind(model=MONITOR_GROUPS.model, widgets=_STATUS, name_attrs=("name",)),
+    "Heartbeat": ResourceKind(model=Heartbeat, widgets=_STATUS, name_attrs=("name",)),
     "HeartbeatGroup": ResourceKind(
-        model="watchpost.heartbeats.models:HeartbeatGroup", widgets=_STATUS, name_attrs=("name",)
+        model=HEARTBEAT_GROUPS.model, widgets=_STATUS, name_attrs=("name",)
     ),
     "WebhookIntegration": ResourceKind(
-        model="watchpost.webhooks.models:OutgoingWebhook", widgets=_STATUS, name_attrs=("name",)
+        model=OutgoingWebhook, widgets=_STATUS, name_attrs=("name",)
     ),
     "EmailIntegration": ResourceKind(model=None, widgets=_STATUS, supported=False),
     "IncomingWebhook": ResourceKind(model=None, widgets=_STATUS, supported=False),
@@ -82,19 +82,12 @@ RESOURCE_KINDS: Final[dict[str, ResourceKind]] = {
 }
 assert set(RESOURCE_KINDS) == set(RESOURCE_TYPES)
 assert all(set(kind.widgets) <= set(WIDGET_TYPES) for kind in RESOURCE_KINDS.values())
+assert all(RESOURCE_KINDS[name].model is kind.model for name, kind in SHOWN_GROUPS.items())
 
 
 def model_of(resource_type: str) -> Any | None:
-    """The ORM class for the type, or None when the type has none or its domain is absent."""
-    kind = RESOURCE_KINDS[resource_type]
-    if kind.model is None:
-        return None
-    module_name, _, class_name = kind.model.partition(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError:
-        return None
-    return getattr(module, class_name, None)
+    """The ORM class for the type, or None when the type has none."""
+    return RESOURCE_KINDS[resource_type].model
 
 
 def is_supported(resource_type: str) -> bool:
@@ -119,6 +112,6 @@ def rules_markdown() -> str:
         elif kind.model is None:
             target = "omit or null"
         else:
-            target = f"id of a {kind.model.rpartition(':')[2]} of your team"
+            target = f"id of a {kind.model.__name__} of your team"
         lines.append(f"| {name} | {target} | {', '.join(kind.widgets)} |")
     return "\n".join(lines)

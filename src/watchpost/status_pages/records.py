@@ -17,6 +17,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from watchpost.groups.kinds import SHOWN_GROUPS
 from watchpost.history.periods import Granularity, bucket_start
 from watchpost.history.reading import Bucket, History, buckets_during, histories, observed_totals
 from watchpost.incidents.models import Incident as IncidentRow
@@ -33,17 +34,12 @@ from watchpost.status_pages.availability import (
     observed_span,
     summarize_in,
 )
-from watchpost.status_pages.kinds import MANUAL, model_of
+from watchpost.status_pages.kinds import MANUAL
 from watchpost.status_pages.models import StatusPage, StatusPageResource
 from watchpost.status_pages.windows import Window, make_window, merge_intervals
 
 ITEMS: Final[dict[str, str]] = {"Monitor": "monitor", "Heartbeat": "heartbeat"}
-"""resource_type → history subject_type, for single items."""
-GROUPS: Final[dict[str, tuple[str, str, str]]] = {
-    "MonitorGroup": ("monitor", "Monitor", "monitor_group_id"),
-    "HeartbeatGroup": ("heartbeat", "Heartbeat", "heartbeat_group_id"),
-}
-"""resource_type → (members' subject_type, members' resource_type, their group column)."""
+"""resource_type → history subject_type, for single items (groups: SHOWN_GROUPS)."""
 INCIDENT_COLUMNS: Final[dict[str, str]] = {
     "monitor": "monitor_id",
     "heartbeat": "heartbeat_id",
@@ -225,17 +221,14 @@ async def _members(
             continue
         if res.resource_type in ITEMS:
             members[res.id] = [_member(ITEMS[res.resource_type], target, now)]
-        elif res.resource_type in GROUPS:
+        elif res.resource_type in SHOWN_GROUPS:
             groups[res.resource_type].add(target.id)
     for group_type, group_ids in groups.items():
-        subject_type, member_type, column_name = GROUPS[group_type]
-        model = model_of(member_type)
-        if model is None:
-            continue
-        column = getattr(model, column_name)
+        kind = SHOWN_GROUPS[group_type]
+        key = kind.member_key
         by_group: dict[int, list[Member]] = defaultdict(list)
-        for item in await session.scalars(select(model).where(column.in_(group_ids))):
-            by_group[getattr(item, column_name)].append(_member(subject_type, item, now))
+        for item in await session.scalars(select(kind.member_model).where(key.in_(group_ids))):
+            by_group[getattr(item, key.key)].append(_member(kind.member_type, item, now))
         for res in resources:
             if res.resource_type == group_type and res.resource_id is not None:
                 members[res.id] = by_group.get(res.resource_id, [])
@@ -311,7 +304,7 @@ async def summaries(
         if res.resource_type == MANUAL:
             record = Record(cells=[observed_span(res.created_at, now)], observed_now=True)
             found[res.id] = summarize_in(record, rules, window)
-        elif res.id in members and res.resource_type in GROUPS:
+        elif res.id in members and res.resource_type in SHOWN_GROUPS:
             parts = [
                 summarize_in(
                     _record(records[(kind, ident)], paused=paused, live=live), rules, window

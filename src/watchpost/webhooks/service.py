@@ -11,8 +11,8 @@ from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.crypto import SecretBox
+from watchpost.db.deletions import delete_named
 from watchpost.db.queries import one_or_404
-from watchpost.status_pages.references import delete_shown
 from watchpost.webhooks.models import CustomWebhookTemplate, OutgoingWebhook
 from watchpost.webhooks.schemas import (
     TEMPLATE_FIELD,
@@ -179,4 +179,4 @@ async def update_webhook(
 async def delete_webhook(session: AsyncSession, *, webhook: OutgoingWebhook) -> None:
     """Delete the webhook, by cascade its template, and the status page resources showing it
     (WebhookIntegration)."""
-    await delete_shown(session, webhook, resource_type="WebhookIntegration")
+    await delete_named(session, webhook, item_type="WebhookIntegration")

@@ -1,0 +1,1 @@
+"""Groups of monitors, heartbeats and sources: one table of kinds, one service, one router."""

@@ -1,0 +1,154 @@
+"""The routes of a kind of group, from one factory: its collection, each group, its members.
+
+A group's members are listed by their own domain (`MemberPage`), which knows how to render
+and page them; the route here first makes sure the group is the caller's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+from pydantic import BaseModel
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from watchpost.context import AppContext
+from watchpost.groups import service
+from watchpost.groups.kinds import (
+    HEARTBEAT_GROUPS,
+    MONITOR_GROUPS,
+    SOURCE_GROUPS,
+    Group,
+    GroupKind,
+)
+from watchpost.groups.schemas import schemas_of
+from watchpost.heartbeats import endpoints as heartbeats
+from watchpost.heartbeats.schemas import HeartbeatAttributes
+from watchpost.http.body import JsonObject
+from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
+from watchpost.http.envelope import listing, no_content, resource, single
+from watchpost.http.errors import error_responses, object_id
+from watchpost.http.openapi import ListDoc, SingleDoc, request_body
+from watchpost.http.pagination import PageRequest, Paging, paginate
+from watchpost.monitors import endpoints as monitors
+from watchpost.monitors.schemas import MonitorAttributes
+from watchpost.sources import endpoints as sources
+from watchpost.sources.schemas import SourceAttributes
+from watchpost.teams.service import Principal
+
+MemberPage = Callable[
+    [int, Request, Principal, AppContext, AsyncSession, PageRequest], Awaitable[Response]
+]
+"""A page of a group's members (group id, request, caller, context, session, paging)."""
+
+READ_ERRORS = error_responses(401, 404)
+WRITE_ERRORS = error_responses(400, 401, 404, 415, 422)
+
+
+def group_router(
+    kind: GroupKind, member_attributes: type[BaseModel], member_page: MemberPage
+) -> APIRouter:
+    router = APIRouter(prefix=kind.prefix, tags=[f"{kind.name}s"])
+    shapes = schemas_of(kind)
+    one = {"model": SingleDoc[shapes.attributes]}  # type: ignore[name-defined]
+    many = {"model": ListDoc[shapes.attributes]}  # type: ignore[name-defined]
+    members = {"model": ListDoc[member_attributes]}  # type: ignore[valid-type]
+    ungrouped = f"Its {kind.members} are kept, ungrouped (`{kind.member_key.key}` becomes null)."
+
+    def view(group: Group, caller: Principal) -> dict[str, object]:
+        attributes = service.group_attributes(kind, group, team_name=caller.team_name)
+        return resource(kind.api_type, group.id, attributes)
+
+    async def find(db: AsyncSession, caller: Principal, group_id: str) -> Group:
+        gid = object_id(group_id, kind.api_type)
+        return await service.get_group(kind, db, team_id=caller.team_id, group_id=gid)
+
+    @router.post(
+        "",
+        status_code=201,
+        summary=f"Create a {kind.name}",
+        responses={201: one, **WRITE_ERRORS},
+        openapi_extra=request_body(shapes.create),
+    )
+    async def create_group(body: JsonObject, caller: Caller, ctx: Context, db: WriteDb) -> Response:
+        values = shapes.parse_create(body)
+        async with db.begin():
+            group = await service.create_group(
+                kind, db, team_id=caller.team_id, values=values, now=ctx.clock.now()
+            )
+        return single(view(group, caller), status=201)
+
+    @router.get(
+        "",
+        summary=f"List {kind.name}s",
+        responses={200: many, **error_responses(401, 422)},
+    )
+    async def list_groups(caller: Caller, db: ReadDb, paging: Paging) -> Response:
+        stmt = service.groups_of(kind, caller.team_id)
+        rows, links = await paginate(db, stmt, paging, order_by=kind.model.id)
+        return listing((view(row, caller) for row in rows), links)
+
+    @router.get("/{group_id}", summary=f"Get a {kind.name}", responses={200: one, **READ_ERRORS})
+    async def get_group(group_id: str, caller: Caller, db: ReadDb) -> Response:
+        return single(view(await find(db, caller, group_id), caller))
+
+    @router.get(
+        f"/{{group_id}}/{kind.members}",
+        name=f"list_group_{kind.members}",
+        summary=f"List a {kind.name}'s {kind.members}",
+        responses={200: members, **error_responses(401, 404, 422)},
+    )
+    async def list_members(
+        group_id: str, request: Request, caller: Caller, ctx: Context, db: ReadDb, paging: Paging
+    ) -> Response:
+        group = await find(db, caller, group_id)
+        return await member_page(group.id, request, caller, ctx, db, paging)
+
+    @router.patch(
+        "/{group_id}",
+        summary=f"Update a {kind.name}",
+        description=_update_rules(kind),
+        responses={200: one, **WRITE_ERRORS},
+        openapi_extra=request_body(shapes.update, not_null=shapes.update.model_fields),
+    )
+    async def update_group(
+        group_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
+    ) -> Response:
+        async with db.begin():
+            group = await find(db, caller, group_id)
+            changes = shapes.parse_update(body)
+            await service.update_group(kind, db, group=group, changes=changes, now=ctx.clock.now())
+        return single(view(group, caller))
+
+    @router.delete(
+        "/{group_id}",
+        status_code=204,
+        summary=f"Delete a {kind.name}",
+        description=ungrouped,
+        responses=READ_ERRORS,
+    )
+    async def delete_group(group_id: str, caller: Caller, ctx: Context, db: WriteDb) -> Response:
+        async with db.begin():
+            group = await find(db, caller, group_id)
+            await service.delete_group(kind, db, group=group, now=ctx.clock.now())
+        return no_content()
+
+    return router
+
+
+def _update_rules(kind: GroupKind) -> str:
+    rules = ["Only the sent fields change; null is a value of none of them."]
+    if kind.pause_member is not None:
+        rules.append(f"Changing `paused` pauses or resumes every {kind.member_type} in the group.")
+    if kind.unique_names:
+        rules.append("Names are unique within the team.")
+    return " ".join(rules)
+
+
+# What routes.py serves: one router per kind of group, its members listed by their domain.
+routers = (
+    group_router(MONITOR_GROUPS, MonitorAttributes, monitors.group_page),
+    group_router(HEARTBEAT_GROUPS, HeartbeatAttributes, heartbeats.group_page),
+    group_router(SOURCE_GROUPS, SourceAttributes, sources.group_page),
+)

@@ -1,0 +1,96 @@
+"""Request and response shapes of groups, built per kind from its row of the kinds table."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+
+from watchpost.groups.kinds import GroupKind
+from watchpost.http.errors import InvalidRequest, problems_from
+from watchpost.validation import Name
+
+_STRICT = ConfigDict(extra="forbid")
+
+
+@dataclass(frozen=True)
+class GroupSchemas:
+    create: type[BaseModel]
+    update: type[BaseModel]
+    """The create fields, all optional; null is a value of none of them."""
+    attributes: type[BaseModel]
+    read_only: frozenset[str]
+    """Attributes a request may not send (a 422 saying so)."""
+
+    def parse_create(self, data: dict[str, Any]) -> dict[str, Any]:
+        """Every field's value, defaults filled in."""
+        return _parse(self.create, data, self.read_only).model_dump()
+
+    def parse_update(self, data: dict[str, Any]) -> dict[str, Any]:
+        """The sent fields' values."""
+        return _parse(self.update, data, self.read_only).model_dump(exclude_unset=True)
+
+
+def _parse(model: type[BaseModel], data: dict[str, Any], read_only: frozenset[str]) -> BaseModel:
+    """Read-only fields, nulls and the model's own checks, every problem at once."""
+    problems: list[tuple[str | None, str]] = []
+    given: dict[str, Any] = {}
+    for key, value in data.items():
+        if key in read_only:
+            problems.append((key, f"{key} is read-only"))
+        elif value is None and key in model.model_fields:
+            problems.append((key, f"{key} must not be null"))
+        else:
+            given[key] = value
+    try:
+        parsed = model.model_validate(given, strict=True)
+    except ValidationError as exc:
+        reported = {field for field, _ in problems}
+        problems += [p for p in problems_from(exc.errors()) if p[0] not in reported]
+    if problems:
+        raise InvalidRequest(problems)
+    return parsed
+
+
+@cache
+def schemas_of(kind: GroupKind) -> GroupSchemas:
+    """The kind's models (named after its table's model: MonitorGroupCreate, ...)."""
+    writable: dict[str, tuple[Any, Any, str | None]] = {  # type, default, description
+        "name": (Name, ..., None),
+        "sort_index": (kind.sort_index, 0, "Position; default 0."),
+    }
+    shown: dict[str, Any] = {"name": str, "sort_index": int}
+    if kind.pause_member is not None:
+        pauses = f"Changing it pauses or resumes every {kind.member_type} the group holds now."
+        writable["paused"] = (bool, False, pauses)
+        shown["paused"] = bool
+    shown[kind.team_attribute] = str if kind.team_attribute == "team_name" else int
+    shown |= {"created_at": str, "updated_at": str}
+    title = kind.model.__name__
+    return GroupSchemas(
+        create=_model(
+            f"{title}Create",
+            {
+                name: (type_, Field(default, description=text))
+                for name, (type_, default, text) in writable.items()
+            },
+        ),
+        update=_model(
+            f"{title}Update",
+            {
+                name: (type_ | None, Field(None, description=text))
+                for name, (type_, _, text) in writable.items()
+            },
+        ),
+        attributes=_model(
+            f"{title}Attributes", {name: (type_, ...) for name, type_ in shown.items()}
+        ),
+        read_only=frozenset(shown) - set(writable),
+    )
+
+
+def _model(name: str, fields: dict[str, Any]) -> type[BaseModel]:
+    model: type[BaseModel] = create_model(name, __config__=_STRICT, **fields)
+    return model
