@@ -24,12 +24,13 @@ from watchpost.collectors.schemas import (
     parse_target_create,
     parse_target_update,
 )
-from watchpost.http.body import JsonObject, parse
+from watchpost.http.body import JsonObject
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, resource, single
 from watchpost.http.errors import error_responses, object_id
 from watchpost.http.openapi import ListDoc, SingleDoc, request_body
 from watchpost.http.pagination import Paging, paginate
+from watchpost.http.problems import parse
 
 router = APIRouter(prefix="/api/v1/collectors", tags=["collectors"])
 

@@ -17,7 +17,8 @@ from watchpost.collectors.kinds import (
     kind_problems,
 )
 from watchpost.destinations import resend_problems
-from watchpost.http.errors import InvalidRequest, problems_from
+from watchpost.errors import InvalidRequest
+from watchpost.http.problems import problems_from
 from watchpost.validation import (
     DestinationHost,
     DestinationIp,

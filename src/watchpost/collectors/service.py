@@ -34,8 +34,8 @@ from watchpost.collectors.schemas import (
 )
 from watchpost.crypto import SecretBox, random_token
 from watchpost.db.queries import one_or_404
+from watchpost.errors import InvalidRequest, NotFound
 from watchpost.history import service as history
-from watchpost.http.errors import InvalidRequest, NotFound
 from watchpost.incidents import service as incidents
 
 COLLECTOR = "collector"

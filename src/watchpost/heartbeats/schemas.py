@@ -7,7 +7,8 @@ from typing import Annotated, Any, Final, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from watchpost.http.errors import InvalidRequest, problems_from
+from watchpost.errors import InvalidRequest
+from watchpost.http.problems import problems_from
 from watchpost.policy import (
     DEFAULT_TIMEZONE,
     NOTIFICATION_DEFAULTS,

@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.clock import isoformat_ms, optional_isoformat_ms
 from watchpost.crypto import random_token
 from watchpost.db.queries import one_or_404
+from watchpost.errors import InvalidRequest
 from watchpost.heartbeats.models import Heartbeat, HeartbeatGroup
 from watchpost.heartbeats.schemas import (
     GROUP_DEFAULTS,
@@ -25,7 +26,6 @@ from watchpost.heartbeats.schemas import (
     default_grace,
 )
 from watchpost.history import service as history
-from watchpost.http.errors import InvalidRequest
 from watchpost.incidents import service as incidents
 from watchpost.policy import maintenance_attributes, notification_attributes
 from watchpost.status_pages.references import delete_shown

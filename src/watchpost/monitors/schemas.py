@@ -6,7 +6,8 @@ from typing import Annotated, Any, Final
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 from watchpost.destinations import resend_problems
-from watchpost.http.errors import InvalidRequest, problems_from
+from watchpost.errors import InvalidRequest
+from watchpost.http.problems import problems_from
 from watchpost.monitors.types import (
     DEFAULT_MONITOR_TYPE,
     LIST_FIELDS,

@@ -10,12 +10,13 @@ from fastapi.responses import Response
 from sqlalchemy import Row
 
 from watchpost.db.counts import Collection
-from watchpost.http.body import JsonObject, parse
+from watchpost.http.body import JsonObject
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, resource, single
 from watchpost.http.errors import error_responses, object_id
 from watchpost.http.openapi import ListDoc, SingleDoc, request_body
 from watchpost.http.pagination import PagedSelect, Paging, paginate
+from watchpost.http.problems import parse
 from watchpost.sources import service
 from watchpost.sources.models import Source, SourceGroup
 from watchpost.sources.platforms import NOT_NULL_FIELDS, platforms_markdown

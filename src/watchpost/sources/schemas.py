@@ -7,7 +7,8 @@ from typing import Annotated, Any, TypeVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
-from watchpost.http.errors import InvalidRequest, problems_from
+from watchpost.errors import InvalidRequest
+from watchpost.http.problems import problems_from
 from watchpost.sources.platforms import (
     DEFAULT_LIVE_TAIL_PATTERN,
     DEFAULT_LOGS_RETENTION,

@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.clock import isoformat_ms
 from watchpost.crypto import SecretBox
 from watchpost.db.queries import one_or_404
-from watchpost.http.errors import InvalidRequest
+from watchpost.errors import InvalidRequest
 from watchpost.status_pages.availability import Summary, aggregate_state
 from watchpost.status_pages.kinds import (
     DEFAULT_MARK_AS_DEGRADED_FOR,

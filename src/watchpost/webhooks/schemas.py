@@ -8,8 +8,9 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from watchpost.destinations import resend_problems
-from watchpost.http.errors import InvalidRequest, problems_from
+from watchpost.errors import InvalidRequest
 from watchpost.http.openapi import PaginationDoc
+from watchpost.http.problems import problems_from
 from watchpost.validation import DestinationUrl, Name, Secret
 from watchpost.webhooks.triggers import (
     DEFAULT_HTTP_METHOD,
