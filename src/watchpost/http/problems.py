@@ -7,7 +7,7 @@ field always holds a value, a domain's own rules), each part giving a list of pr
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -51,17 +51,34 @@ def validated(model: type[M], data: Mapping[str, Any]) -> tuple[M | None, list[P
         return None, problems_from(exc.errors())
 
 
-def null_problems(data: Mapping[str, Any], names: Iterable[str]) -> list[Problem]:
+def null_problems(data: Mapping[str, Any], names: Collection[str]) -> list[Problem]:
     """The fields of names sent as null although they always hold a value (a PATCH leaves
-    out what it does not change)."""
+    out what it does not change), in the order they were sent."""
     return [
-        (name, f"{name} must not be null") for name in names if name in data and data[name] is None
+        (key, f"{key} must not be null")
+        for key, value in data.items()
+        if value is None and key in names
     ]
 
 
-def read_only_problems(data: Mapping[str, Any], names: Iterable[str]) -> list[Problem]:
-    """The fields of names sent although only the server sets them."""
-    return [(name, f"{name} is read-only") for name in names if name in data]
+def read_only_problems(data: Mapping[str, Any], names: Collection[str]) -> list[Problem]:
+    """The fields of names sent although only the server sets them, in the order sent."""
+    return [(key, f"{key} is read-only") for key in data if key in names]
+
+
+def checked(
+    model: type[M],
+    data: Mapping[str, Any],
+    *,
+    read_only: Collection[str] = (),
+    not_null: Collection[str] = (),
+) -> tuple[M | None, list[Problem]]:
+    """Read-only fields, nulls where a value is needed, then the model's checks on the rest:
+    the parsed body (None if the model refused it) and every problem, one per field."""
+    problems = read_only_problems(data, read_only) + null_problems(data, not_null)
+    reported = {field for field, _ in problems}
+    parsed, invalid = validated(model, {k: v for k, v in data.items() if k not in reported})
+    return parsed, problems + [problem for problem in invalid if problem[0] not in reported]
 
 
 def accepted(parsed: M | None, problems: list[Problem]) -> M:
