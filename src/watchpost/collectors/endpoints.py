@@ -27,15 +27,19 @@ from watchpost.collectors.schemas import (
 from watchpost.http.body import JsonObject
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, resource, single
-from watchpost.http.errors import error_responses, object_id
-from watchpost.http.openapi import ListDoc, SingleDoc, request_body
+from watchpost.http.errors import object_id
+from watchpost.http.openapi import (
+    READ_ERRORS,
+    WRITE_ERRORS,
+    ListDoc,
+    SingleDoc,
+    error_responses,
+    request_body,
+)
 from watchpost.http.pagination import Paging, paginate
 from watchpost.http.problems import parse
 
 router = APIRouter(prefix="/api/v1/collectors", tags=["collectors"])
-
-READ_ERRORS = error_responses(401, 404)
-WRITE_ERRORS = error_responses(400, 401, 404, 415, 422)
 
 
 def _collector(collector: Collector, ctx: Context) -> dict[str, object]:

@@ -139,13 +139,6 @@ def allowed_methods(request: Request) -> str:
     return ", ".join(sorted(methods))
 
 
-def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
-    """OpenAPI descriptions of our error bodies, for the `responses=` of a route."""
-    from watchpost.http.openapi import ERROR_RESPONSES
-
-    return {status: ERROR_RESPONSES[status] for status in statuses}
-
-
 def object_id(raw: str, resource_type: str) -> int:
     """A path id as an integer; anything else (not ASCII digits, out of the id range) names
     no object, so it is a 404."""

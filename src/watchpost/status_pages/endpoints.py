@@ -12,8 +12,15 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.http.body import JsonObject
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import Resource, listing, no_content, resource, single
-from watchpost.http.errors import error_responses, object_id
-from watchpost.http.openapi import ListDoc, SingleDoc, request_body
+from watchpost.http.errors import object_id
+from watchpost.http.openapi import (
+    READ_ERRORS,
+    WRITE_ERRORS,
+    ListDoc,
+    SingleDoc,
+    error_responses,
+    request_body,
+)
 from watchpost.http.pagination import Paging, paginate
 from watchpost.http.problems import parse
 from watchpost.status_pages import service
@@ -37,8 +44,6 @@ from watchpost.status_pages.schemas import (
 
 router = APIRouter(prefix="/api/v2/status-pages", tags=["status pages"])
 
-READ_ERRORS = error_responses(401, 404)
-WRITE_ERRORS = error_responses(400, 401, 404, 415, 422)
 LIST_ERRORS = error_responses(401, 404, 422)
 
 
