@@ -37,7 +37,7 @@ from watchpost.http.openapi import (
     request_body,
 )
 from watchpost.http.pagination import Paging, paginate
-from watchpost.http.problems import parse
+from watchpost.problems import parse
 
 router = APIRouter(prefix="/api/v1/collectors", tags=["collectors"])
 

@@ -17,7 +17,7 @@ from watchpost.collectors.kinds import (
     kind_problems,
 )
 from watchpost.destinations import resend_problems
-from watchpost.http.problems import accepted, null_problems, validated
+from watchpost.problems import accepted, null_problems, validated
 from watchpost.validation import (
     DestinationHost,
     DestinationIp,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
@@ -47,7 +49,7 @@ heartbeats_router = APIRouter(prefix="/api/v2/heartbeats", tags=["heartbeats"])
 groups_router = APIRouter(prefix="/api/v2/heartbeat-groups", tags=["heartbeat groups"])
 
 
-def _names(fields: frozenset[str]) -> str:
+def _names(fields: Iterable[str]) -> str:
     return ", ".join(f"`{name}`" for name in sorted(fields))
 
 

@@ -6,7 +6,6 @@ from typing import Annotated, Any, Final, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from watchpost.http.problems import accepted, checked
 from watchpost.policy import (
     DEFAULT_TIMEZONE,
     NOTIFICATION_DEFAULTS,
@@ -15,6 +14,7 @@ from watchpost.policy import (
     Weekday,
     maintenance_problems,
 )
+from watchpost.problems import accepted, checked
 from watchpost.validation import Id, Int32, Name
 
 M = TypeVar("M", bound=BaseModel)
@@ -52,12 +52,18 @@ HEARTBEAT_NULLABLE: Final = frozenset(
 )
 # ... except these, where null restores the default.
 HEARTBEAT_NULL_RESETS: Final = frozenset({"maintenance_timezone", "maintenance_days"})
-HEARTBEAT_READ_ONLY: Final = frozenset(
-    {"url", "status", "last_ping_at", "paused_at", "team_name", "created_at", "updated_at"}
+HEARTBEAT_READ_ONLY: Final = (
+    "url",
+    "status",
+    "last_ping_at",
+    "paused_at",
+    "team_name",
+    "created_at",
+    "updated_at",
 )
 
 GROUP_DEFAULTS: Final[dict[str, Any]] = {"sort_index": 0, "paused": False}
-GROUP_READ_ONLY: Final = frozenset({"team_name", "created_at", "updated_at"})
+GROUP_READ_ONLY: Final = ("team_name", "created_at", "updated_at")
 
 Period = Annotated[int, Field(ge=PERIOD_MIN, le=PERIOD_MAX)]
 Grace = Annotated[int, Field(ge=0, le=GRACE_MAX)]

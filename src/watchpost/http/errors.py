@@ -22,7 +22,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from watchpost.db.outage import RETRY_AFTER_S, Outage
 from watchpost.errors import ApiError, InvalidRequest, NotFound
-from watchpost.http.problems import problems_from
+from watchpost.problems import problems_from
 from watchpost.validation import parse_id
 
 log = logging.getLogger(__name__)

@@ -11,7 +11,6 @@ from watchpost.http.envelope import listing, no_content, resource, single
 from watchpost.http.errors import object_id
 from watchpost.http.openapi import READ_ERRORS, ListDoc, SingleDoc, error_responses, request_body
 from watchpost.http.pagination import Paging, paginate
-from watchpost.http.problems import parse
 from watchpost.incidents import service
 from watchpost.incidents.models import Incident, IncidentEvent
 from watchpost.incidents.schemas import (
@@ -22,6 +21,7 @@ from watchpost.incidents.schemas import (
     TimelineItemAttributes,
     parse_filters,
 )
+from watchpost.problems import parse
 from watchpost.validation import INT64_MAX, documented_as
 
 router = APIRouter(prefix="/api/v2/incidents", tags=["incidents"])

@@ -19,7 +19,6 @@ from watchpost.http.openapi import (
     request_body,
 )
 from watchpost.http.pagination import Paging, paginate
-from watchpost.http.problems import parse
 from watchpost.monitors import service
 from watchpost.monitors.models import Monitor, MonitorGroup
 from watchpost.monitors.schemas import (
@@ -42,6 +41,7 @@ from watchpost.monitors.schemas import (
     parse_monitor_update,
 )
 from watchpost.monitors.types import EXPIRATION_DAYS, REGIONS, rules_markdown
+from watchpost.problems import parse
 
 monitors = APIRouter(prefix="/api/v2/monitors", tags=["monitors"])
 groups = APIRouter(prefix="/api/v2/monitor-groups", tags=["monitor groups"])

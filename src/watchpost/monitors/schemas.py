@@ -7,7 +7,6 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fie
 
 from watchpost.destinations import resend_problems
 from watchpost.errors import InvalidRequest
-from watchpost.http.problems import accepted, null_problems, problems_from, validated
 from watchpost.monitors.types import (
     DEFAULT_MONITOR_TYPE,
     LIST_FIELDS,
@@ -30,6 +29,7 @@ from watchpost.policy import (
     NotificationFields,
     maintenance_problems,
 )
+from watchpost.problems import accepted, null_problems, problems_from, validated
 from watchpost.validation import Id, Int32, Name, Port, Secret, parse_id
 
 DEFAULT_CHECK_FREQUENCY: Final = 180

@@ -23,7 +23,7 @@ from watchpost.http.openapi import (
     request_body,
 )
 from watchpost.http.pagination import PagedSelect, Paging, paginate
-from watchpost.http.problems import parse
+from watchpost.problems import parse
 from watchpost.sources import service
 from watchpost.sources.models import Source, SourceGroup
 from watchpost.sources.platforms import NOT_NULL_FIELDS, platforms_markdown

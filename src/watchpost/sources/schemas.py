@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from watchpost.errors import Problem
-from watchpost.http.problems import accepted, checked
+from watchpost.problems import accepted, checked
 from watchpost.sources.platforms import (
     DEFAULT_LIVE_TAIL_PATTERN,
     DEFAULT_LOGS_RETENTION,

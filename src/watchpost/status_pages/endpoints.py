@@ -22,7 +22,7 @@ from watchpost.http.openapi import (
     request_body,
 )
 from watchpost.http.pagination import Paging, paginate
-from watchpost.http.problems import parse
+from watchpost.problems import parse
 from watchpost.status_pages import service
 from watchpost.status_pages.kinds import rules_markdown
 from watchpost.status_pages.limits import LIST_HISTORY_DAYS, MAX_RESOURCES, MAX_SECTIONS

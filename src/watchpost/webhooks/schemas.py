@@ -9,7 +9,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from watchpost.destinations import resend_problems
 from watchpost.http.openapi import PaginationDoc
-from watchpost.http.problems import accepted, null_problems, validated
+from watchpost.problems import accepted, null_problems, validated
 from watchpost.validation import DestinationUrl, Name, Secret
 from watchpost.webhooks.triggers import (
     DEFAULT_HTTP_METHOD,

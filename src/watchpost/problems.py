@@ -1,13 +1,14 @@
-"""Checking a request body against its schema, every problem reported at once.
+"""Checking a request against its schema, every problem reported at once.
 
 A body is checked in parts (the model's types and formats, read-only fields, nulls where a
 field always holds a value, a domain's own rules), each part giving a list of problems;
-`accepted` turns the lists into one 422, or the parsed body when there is none.
+`accepted` turns the lists into one 422, or the parsed body when there is none. Schemas and
+services alike use these: nothing here knows of HTTP.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -51,27 +52,31 @@ def validated(model: type[M], data: Mapping[str, Any]) -> tuple[M | None, list[P
         return None, problems_from(exc.errors())
 
 
-def null_problems(data: Mapping[str, Any], names: Collection[str]) -> list[Problem]:
+def null_problems(sent: Mapping[str, Any], names: Iterable[str]) -> list[Problem]:
     """The fields of names sent as null although they always hold a value (a PATCH leaves
-    out what it does not change), in the order they were sent."""
+    out what it does not change), in the order of names."""
     return [
-        (key, f"{key} must not be null")
-        for key, value in data.items()
-        if value is None and key in names
+        (name, f"{name} must not be null") for name in names if name in sent and sent[name] is None
     ]
 
 
-def read_only_problems(data: Mapping[str, Any], names: Collection[str]) -> list[Problem]:
-    """The fields of names sent although only the server sets them, in the order sent."""
-    return [(key, f"{key} is read-only") for key in data if key in names]
+def read_only_problems(sent: Mapping[str, Any], names: Iterable[str]) -> list[Problem]:
+    """The fields of names sent although only the server sets them, in the order of names."""
+    return [(name, f"{name} is read-only") for name in names if name in sent]
+
+
+def sent_values(data: BaseModel, sent: Iterable[str]) -> dict[str, Any]:
+    """The values of a parsed body's fields that were sent (a parsed field left out holds its
+    default, which says nothing of the request)."""
+    return {name: getattr(data, name) for name in sent}
 
 
 def checked(
     model: type[M],
     data: Mapping[str, Any],
     *,
-    read_only: Collection[str] = (),
-    not_null: Collection[str] = (),
+    read_only: Iterable[str] = (),
+    not_null: Iterable[str] = (),
 ) -> tuple[M | None, list[Problem]]:
     """Read-only fields, nulls where a value is needed, then the model's checks on the rest:
     the parsed body (None if the model refused it) and every problem, one per field."""
