@@ -8,7 +8,7 @@ services alike use these: nothing here knows of HTTP.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -60,9 +60,9 @@ def null_problems(sent: Mapping[str, Any], names: Iterable[str]) -> list[Problem
     ]
 
 
-def read_only_problems(sent: Mapping[str, Any], names: Iterable[str]) -> list[Problem]:
-    """The fields of names sent although only the server sets them, in the order of names."""
-    return [(name, f"{name} is read-only") for name in names if name in sent]
+def read_only_problems(sent: Mapping[str, Any], names: Collection[str]) -> list[Problem]:
+    """The fields of names sent although only the server sets them, in the order sent."""
+    return [(name, f"{name} is read-only") for name in sent if name in names]
 
 
 def sent_values(data: BaseModel, sent: Iterable[str]) -> dict[str, Any]:
@@ -75,7 +75,7 @@ def checked(
     model: type[M],
     data: Mapping[str, Any],
     *,
-    read_only: Iterable[str] = (),
+    read_only: Collection[str] = (),
     not_null: Iterable[str] = (),
 ) -> tuple[M | None, list[Problem]]:
     """Read-only fields, nulls where a value is needed, then the model's checks on the rest:

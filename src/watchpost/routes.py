@@ -19,7 +19,7 @@ from fastapi.params import Depends as DependsParam
 from fastapi.routing import APIRoute
 
 from watchpost.http.deps import current_principal
-from watchpost.http.openapi import error_responses
+from watchpost.http.errors import error_responses
 
 # Domains whose `endpoints.routers` serve the token-protected API, one per line.
 API_DOMAINS = (

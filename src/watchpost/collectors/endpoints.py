@@ -27,15 +27,8 @@ from watchpost.collectors.schemas import (
 from watchpost.http.body import JsonObject
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, resource, single
-from watchpost.http.errors import object_id
-from watchpost.http.openapi import (
-    READ_ERRORS,
-    WRITE_ERRORS,
-    ListDoc,
-    SingleDoc,
-    error_responses,
-    request_body,
-)
+from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses, object_id
+from watchpost.http.openapi import ListDoc, SingleDoc, request_body
 from watchpost.http.pagination import Paging, paginate
 from watchpost.problems import parse
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
@@ -33,15 +31,8 @@ from watchpost.heartbeats.schemas import (
 from watchpost.http.body import JsonObject
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, resource, single
-from watchpost.http.errors import object_id
-from watchpost.http.openapi import (
-    READ_ERRORS,
-    WRITE_ERRORS,
-    ListDoc,
-    SingleDoc,
-    error_responses,
-    request_body,
-)
+from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses, object_id
+from watchpost.http.openapi import ListDoc, SingleDoc, request_body
 from watchpost.http.pagination import Paging, paginate
 from watchpost.teams.service import Principal
 
@@ -49,7 +40,7 @@ heartbeats_router = APIRouter(prefix="/api/v2/heartbeats", tags=["heartbeats"])
 groups_router = APIRouter(prefix="/api/v2/heartbeat-groups", tags=["heartbeat groups"])
 
 
-def _names(fields: Iterable[str]) -> str:
+def _names(fields: frozenset[str]) -> str:
     return ", ".join(f"`{name}`" for name in sorted(fields))
 
 

@@ -52,18 +52,12 @@ HEARTBEAT_NULLABLE: Final = frozenset(
 )
 # ... except these, where null restores the default.
 HEARTBEAT_NULL_RESETS: Final = frozenset({"maintenance_timezone", "maintenance_days"})
-HEARTBEAT_READ_ONLY: Final = (
-    "url",
-    "status",
-    "last_ping_at",
-    "paused_at",
-    "team_name",
-    "created_at",
-    "updated_at",
+HEARTBEAT_READ_ONLY: Final = frozenset(
+    {"url", "status", "last_ping_at", "paused_at", "team_name", "created_at", "updated_at"}
 )
 
 GROUP_DEFAULTS: Final[dict[str, Any]] = {"sort_index": 0, "paused": False}
-GROUP_READ_ONLY: Final = ("team_name", "created_at", "updated_at")
+GROUP_READ_ONLY: Final = frozenset({"team_name", "created_at", "updated_at"})
 
 Period = Annotated[int, Field(ge=PERIOD_MIN, le=PERIOD_MAX)]
 Grace = Annotated[int, Field(ge=0, le=GRACE_MAX)]

@@ -22,6 +22,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from watchpost.db.outage import RETRY_AFTER_S, Outage
 from watchpost.errors import ApiError, InvalidRequest, NotFound
+from watchpost.http.openapi import ERROR_RESPONSES
 from watchpost.problems import problems_from
 from watchpost.validation import parse_id
 
@@ -137,6 +138,17 @@ def allowed_methods(request: Request) -> str:
             if match is not Match.NONE:
                 methods |= route.methods
     return ", ".join(sorted(methods))
+
+
+def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI descriptions of our error bodies, for the `responses=` of a route."""
+    return {status: ERROR_RESPONSES[status] for status in statuses}
+
+
+READ_ERRORS = error_responses(401, 404)
+"""What reading one object can answer besides its document."""
+WRITE_ERRORS = error_responses(400, 401, 404, 415, 422)
+"""What a request with a body can answer besides its document."""
 
 
 def object_id(raw: str, resource_type: str) -> int:

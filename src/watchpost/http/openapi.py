@@ -37,17 +37,6 @@ ERROR_RESPONSES: dict[int, dict[str, Any]] = {
 }
 
 
-def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
-    """OpenAPI descriptions of our error bodies, for the `responses=` of a route."""
-    return {status: ERROR_RESPONSES[status] for status in statuses}
-
-
-READ_ERRORS = error_responses(401, 404)
-"""What reading one object can answer besides its document."""
-WRITE_ERRORS = error_responses(400, 401, 404, 415, 422)
-"""What a request with a body can answer besides its document."""
-
-
 def request_body(model: type[BaseModel], *, not_null: Iterable[str] = ()) -> dict[str, Any]:
     """`openapi_extra` describing a JSON request body validated by model.
 

@@ -10,8 +10,8 @@ from fastapi.responses import Response
 from watchpost.http.body import JsonObject
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import Resource, listing, no_content, resource, single
-from watchpost.http.errors import object_id
-from watchpost.http.openapi import READ_ERRORS, WRITE_ERRORS, error_responses, request_body
+from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses, object_id
+from watchpost.http.openapi import request_body
 from watchpost.http.pagination import Paging, paginate
 from watchpost.webhooks import service
 from watchpost.webhooks.models import OutgoingWebhook
