@@ -115,7 +115,7 @@ async def _void(work: Awaitable[Any]) -> None:
 
 
 def limiter_alone() -> None:
-    from watchpost.http.ratelimit import MAX_KEYS, RateLimiter
+    from watchpost.ratelimit import MAX_KEYS, RateLimiter
 
     print("The limiter alone:")
     limiter = RateLimiter(NEVER)

@@ -8,7 +8,7 @@ from fastapi import FastAPI
 from tests.objects import PUBLIC_PATHS, api_endpoints, fill
 from tests.support import Api
 from watchpost.collectors.models import Collector
-from watchpost.http.errors import UNAUTHORIZED_MESSAGE
+from watchpost.errors import UNAUTHORIZED_MESSAGE
 from watchpost.teams.service import create_token, revoke_token
 
 EXPECTED = {"errors": UNAUTHORIZED_MESSAGE}

@@ -7,6 +7,7 @@ from fastapi import FastAPI
 
 from tests.support import Api, data, errors
 from watchpost.context import AppContext
+from watchpost.errors import InvalidRequest
 from watchpost.heartbeats import service
 from watchpost.heartbeats.schemas import (
     GRACE_MAX,
@@ -19,7 +20,6 @@ from watchpost.heartbeats.schemas import (
     HeartbeatUpdate,
     default_grace,
 )
-from watchpost.http.errors import InvalidRequest
 
 URL = "/api/v2/heartbeats"
 

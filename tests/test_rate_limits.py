@@ -18,7 +18,7 @@ from tests.heartbeat_support import PING, make_heartbeat
 from tests.support import Api
 from watchpost.clock import FrozenClock
 from watchpost.context import AppContext
-from watchpost.http.ratelimit import RateLimiter, RateLimits
+from watchpost.ratelimit import RateLimiter, RateLimits
 from watchpost.settings import Settings
 
 MONITORS = "/api/v2/monitors"

@@ -13,7 +13,7 @@ from sqlalchemy import select
 
 from watchpost.clock import FrozenClock
 from watchpost.context import AppContext
-from watchpost.http.errors import InvalidRequest
+from watchpost.errors import InvalidRequest
 from watchpost.settings import Settings
 from watchpost.status_pages import pages, resources, sections
 from watchpost.status_pages.models import StatusPageResource

@@ -8,7 +8,7 @@ from watchpost import destinations
 from watchpost.clock import Clock, SystemClock
 from watchpost.crypto import SecretBox, load_or_create_key
 from watchpost.db.session import Database, create_engine
-from watchpost.http.ratelimit import RateLimits
+from watchpost.ratelimit import RateLimits
 from watchpost.settings import Settings
 
 

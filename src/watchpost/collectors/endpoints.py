@@ -24,17 +24,15 @@ from watchpost.collectors.schemas import (
     parse_target_create,
     parse_target_update,
 )
-from watchpost.http.body import JsonObject, parse
+from watchpost.http.body import JsonObject
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, resource, single
-from watchpost.http.errors import error_responses, object_id
+from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses, object_id
 from watchpost.http.openapi import ListDoc, SingleDoc, request_body
 from watchpost.http.pagination import Paging, paginate
+from watchpost.problems import parse
 
 router = APIRouter(prefix="/api/v1/collectors", tags=["collectors"])
-
-READ_ERRORS = error_responses(401, 404)
-WRITE_ERRORS = error_responses(400, 401, 404, 415, 422)
 
 
 def _collector(collector: Collector, ctx: Context) -> dict[str, object]:

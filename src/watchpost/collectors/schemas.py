@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from watchpost.collectors.kinds import (
     KIND_FIELDS,
@@ -17,7 +17,7 @@ from watchpost.collectors.kinds import (
     kind_problems,
 )
 from watchpost.destinations import resend_problems
-from watchpost.http.errors import InvalidRequest, problems_from
+from watchpost.problems import accepted, null_problems, validated
 from watchpost.validation import (
     DestinationHost,
     DestinationIp,
@@ -156,35 +156,21 @@ def _present(values: dict[str, Any]) -> set[str]:
 def parse_target_create(data: dict[str, Any]) -> TargetCreate:
     """Validate a create request: types, formats and the kind's table, all reported at once."""
     data = _blank_to_none(data)
-    problems: list[tuple[str | None, str]] = []
-    parsed: TargetCreate | None = None
-    try:
-        parsed = TargetCreate.model_validate(data, strict=True)
-    except ValidationError as exc:
-        problems += problems_from(exc.errors())
+    parsed, problems = validated(TargetCreate, data)
     kind = data.get("kind")
     if isinstance(kind, str) and kind in KIND_RULES:
         problems += kind_problems(kind, _present(data))
-    if problems or parsed is None:
-        raise InvalidRequest(problems)
-    return parsed
+    return accepted(parsed, problems)
 
 
 def parse_target_update(data: dict[str, Any], current: dict[str, Any]) -> TargetUpdate:
     """Validate a PATCH against the target as it is: kind fixed, table applied to the merge."""
     data = _blank_to_none(data)
-    problems: list[tuple[str | None, str]] = []
-    parsed: TargetUpdate | None = None
-    try:
-        parsed = TargetUpdate.model_validate(data, strict=True)
-    except ValidationError as exc:
-        problems += problems_from(exc.errors())
+    parsed, problems = validated(TargetUpdate, data)
     kind = current["kind"]
     if data.get("kind") is not None and data["kind"] != kind:
         problems.append(("kind", f"kind cannot be changed (this target is {kind})"))
-    for name in TARGET_NOT_NULL:
-        if name in data and data[name] is None:
-            problems.append((name, f"{name} must not be null"))
+    problems += null_problems(data, TARGET_NOT_NULL)
     merged = {**current, **{key: value for key, value in data.items() if key in KIND_FIELDS}}
     problems += kind_problems(kind, _present(merged))
     if parsed is not None:
@@ -202,9 +188,7 @@ def parse_target_update(data: dict[str, Any], current: dict[str, Any]) -> Target
             resent=sent,
             defaults=KIND_RULES[kind].defaults,
         )
-    if problems or parsed is None:
-        raise InvalidRequest(problems)
-    return parsed
+    return accepted(parsed, problems)
 
 
 class MetricSampleAttributes(BaseModel):

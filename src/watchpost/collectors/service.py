@@ -34,9 +34,10 @@ from watchpost.collectors.schemas import (
 )
 from watchpost.crypto import SecretBox, random_token
 from watchpost.db.queries import one_or_404
+from watchpost.errors import InvalidRequest, NotFound
 from watchpost.history import service as history
-from watchpost.http.errors import InvalidRequest, NotFound
 from watchpost.incidents import service as incidents
+from watchpost.problems import null_problems, sent_values
 
 COLLECTOR = "collector"
 TARGET = "collector_target"
@@ -155,9 +156,7 @@ async def update_collector(
                 f"platform cannot be changed (this collector runs on {collector.platform})",
             )
         )
-    for required in COLLECTOR_NOT_NULL:
-        if required in sent and getattr(data, required) is None:
-            problems.append((required, f"{required} must not be null"))
+    problems += null_problems(sent_values(data, sent), COLLECTOR_NOT_NULL)
     if data.name is not None and await _name_taken(
         session, team_id=collector.team_id, name=data.name, exclude_id=collector.id
     ):

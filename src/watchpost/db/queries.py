@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 from sqlalchemy import Select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.http.errors import NotFound
+from watchpost.errors import NotFound
 
 T = TypeVar("T")
 

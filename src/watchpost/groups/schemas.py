@@ -6,10 +6,10 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from watchpost.groups.kinds import GroupKind
-from watchpost.http.errors import InvalidRequest, problems_from
+from watchpost.problems import accepted, checked
 from watchpost.validation import Name
 
 _STRICT = ConfigDict(extra="forbid")
@@ -35,23 +35,7 @@ class GroupSchemas:
 
 def _parse(model: type[BaseModel], data: dict[str, Any], read_only: frozenset[str]) -> BaseModel:
     """Read-only fields, nulls and the model's own checks, every problem at once."""
-    problems: list[tuple[str | None, str]] = []
-    given: dict[str, Any] = {}
-    for key, value in data.items():
-        if key in read_only:
-            problems.append((key, f"{key} is read-only"))
-        elif value is None and key in model.model_fields:
-            problems.append((key, f"{key} must not be null"))
-        else:
-            given[key] = value
-    try:
-        parsed = model.model_validate(given, strict=True)
-    except ValidationError as exc:
-        reported = {field for field, _ in problems}
-        problems += [p for p in problems_from(exc.errors()) if p[0] not in reported]
-    if problems:
-        raise InvalidRequest(problems)
-    return parsed
+    return accepted(*checked(model, data, read_only=read_only, not_null=model.model_fields))
 
 
 @cache

@@ -16,8 +16,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.clock import isoformat_ms
 from watchpost.db.deletions import delete_named
 from watchpost.db.queries import one_or_404
+from watchpost.errors import InvalidRequest
 from watchpost.groups.kinds import Group, GroupKind
-from watchpost.http.errors import InvalidRequest
 
 
 def group_attributes(kind: GroupKind, group: Group, *, team_name: str) -> dict[str, Any]:

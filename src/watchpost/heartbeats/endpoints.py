@@ -28,15 +28,12 @@ from watchpost.heartbeats.schemas import (
 from watchpost.http.body import JsonObject
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, resource, single
-from watchpost.http.errors import error_responses, object_id
+from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses, object_id
 from watchpost.http.openapi import ListDoc, SingleDoc, request_body
 from watchpost.http.pagination import PageRequest, Paging, paginate
 from watchpost.teams.service import Principal
 
 heartbeats_router = APIRouter(prefix="/api/v2/heartbeats", tags=["heartbeats"])
-
-READ_ERRORS = error_responses(401, 404)
-WRITE_ERRORS = error_responses(400, 401, 404, 415, 422)
 
 
 def _names(fields: frozenset[str]) -> str:

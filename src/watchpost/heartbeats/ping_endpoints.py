@@ -9,6 +9,7 @@ from fastapi import APIRouter, Depends, Path, Request
 from fastapi.responses import PlainTextResponse, Response
 from starlette.exceptions import HTTPException
 
+from watchpost.errors import ApiError
 from watchpost.heartbeats.pings import (
     EXIT_CODE_MAX,
     OUTPUT_LIMIT,
@@ -19,7 +20,6 @@ from watchpost.heartbeats.pings import (
 )
 from watchpost.heartbeats.service import PING_PATH
 from watchpost.http.deps import Context, WriteDb
-from watchpost.http.errors import ApiError
 from watchpost.http.openapi import ERROR_RESPONSES, MessageErrorBody
 from watchpost.http.ratelimit import limit_by_address
 from watchpost.validation import ascii_int, documented_as

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Annotated, Any, Final, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from watchpost.http.errors import InvalidRequest, problems_from
 from watchpost.policy import (
     DEFAULT_TIMEZONE,
     NOTIFICATION_DEFAULTS,
@@ -16,6 +14,7 @@ from watchpost.policy import (
     Weekday,
     maintenance_problems,
 )
+from watchpost.problems import accepted, checked
 from watchpost.validation import Id, Int32, Name
 
 M = TypeVar("M", bound=BaseModel)
@@ -140,49 +139,16 @@ HEARTBEAT_NOT_NULL: Final = tuple(
 # ----------------------------------------------------------------------------- parsing
 
 
-def _parse(
-    model: type[M],
-    data: dict[str, Any],
-    *,
-    read_only: Iterable[str],
-    may_be_null: Iterable[str],
-    more: list[tuple[str | None, str]],
-) -> tuple[M | None, list[tuple[str | None, str]]]:
-    """Read-only fields, nulls where not allowed and the model's own checks, all at once."""
-    read_only, may_be_null = set(read_only), set(may_be_null)
-    problems: list[tuple[str | None, str]] = []
-    given: dict[str, Any] = {}
-    for key, value in data.items():
-        if key in read_only:
-            problems.append((key, f"{key} is read-only"))
-        elif value is None and key in model.model_fields and key not in may_be_null:
-            problems.append((key, f"{key} must not be null"))
-        else:
-            given[key] = value
-    reported = {field for field, _ in problems}
-    parsed: M | None = None
-    try:
-        parsed = model.model_validate(given, strict=True)
-    except ValidationError as exc:
-        problems += [p for p in problems_from(exc.errors()) if p[0] not in reported]
-    return parsed, problems + more
-
-
 def parse_heartbeat_create(
     data: dict[str, Any], *, group_problems: list[tuple[str | None, str]]
 ) -> HeartbeatCreate:
-    parsed, problems = _parse(
-        HeartbeatCreate,
-        data,
-        read_only=HEARTBEAT_READ_ONLY,
-        may_be_null=HEARTBEAT_NULLABLE | HEARTBEAT_NULL_RESETS,
-        more=group_problems,
+    parsed, problems = checked(
+        HeartbeatCreate, data, read_only=HEARTBEAT_READ_ONLY, not_null=HEARTBEAT_NOT_NULL
     )
+    problems += group_problems
     if parsed is not None:
         problems += maintenance_problems(parsed.model_dump())
-    if problems or parsed is None:
-        raise InvalidRequest(problems)
-    return parsed
+    return accepted(parsed, problems)
 
 
 def parse_heartbeat_update(
@@ -192,16 +158,11 @@ def parse_heartbeat_update(
     group_problems: list[tuple[str | None, str]],
 ) -> HeartbeatUpdate:
     """Validate a PATCH; the maintenance window is checked as it will be after the change."""
-    parsed, problems = _parse(
-        HeartbeatUpdate,
-        data,
-        read_only=HEARTBEAT_READ_ONLY,
-        may_be_null=HEARTBEAT_NULLABLE | HEARTBEAT_NULL_RESETS,
-        more=group_problems,
+    parsed, problems = checked(
+        HeartbeatUpdate, data, read_only=HEARTBEAT_READ_ONLY, not_null=HEARTBEAT_NOT_NULL
     )
+    problems += group_problems
     if parsed is not None:
         sent = parsed.model_dump(include=parsed.model_fields_set)
         problems += maintenance_problems({**current, **sent})
-    if problems or parsed is None:
-        raise InvalidRequest(problems)
-    return parsed
+    return accepted(parsed, problems)

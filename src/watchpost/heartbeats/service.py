@@ -14,6 +14,7 @@ from watchpost.clock import isoformat_ms, optional_isoformat_ms
 from watchpost.crypto import random_token
 from watchpost.db.deletions import delete_named
 from watchpost.db.queries import one_or_404
+from watchpost.errors import InvalidRequest
 from watchpost.heartbeats.models import Heartbeat, HeartbeatGroup
 from watchpost.heartbeats.schemas import (
     HEARTBEAT_DEFAULTS,
@@ -23,7 +24,6 @@ from watchpost.heartbeats.schemas import (
     default_grace,
 )
 from watchpost.history import service as history
-from watchpost.http.errors import InvalidRequest
 from watchpost.incidents import service as incidents
 from watchpost.policy import maintenance_attributes, notification_attributes
 from watchpost.validation import reference_id

@@ -5,15 +5,12 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Iterator
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 
 import orjson
 from fastapi import Depends, Request
-from pydantic import BaseModel, ValidationError
 
-from watchpost.http.errors import ApiError, InvalidRequest, problems_from
-
-M = TypeVar("M", bound=BaseModel)
+from watchpost.errors import ApiError, InvalidRequest
 
 MAX_BODY_BYTES = 1024 * 1024
 TOO_LARGE = f"Request body is larger than {MAX_BODY_BYTES} bytes (1 MiB)."
@@ -147,11 +144,3 @@ def _has_nul(value: Any) -> bool:
 
 
 JsonObject = Annotated[dict[str, Any], Depends(read_json_object)]
-
-
-def parse(model: type[M], data: dict[str, Any]) -> M:
-    """Validate data with model (strict types), or raise a 422 naming every bad field."""
-    try:
-        return model.model_validate(data, strict=True)
-    except ValidationError as exc:
-        raise InvalidRequest(problems_from(exc.errors())) from None

@@ -16,7 +16,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from watchpost.context import AppContext
 from watchpost.db.session import Database
-from watchpost.http.errors import Unauthorized
+from watchpost.errors import Unauthorized
 from watchpost.http.ratelimit import check_token
 from watchpost.teams.service import Principal, authenticate
 

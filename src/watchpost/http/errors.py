@@ -1,4 +1,5 @@
-"""Errors are values with one shape; the handlers here are the only place they become HTTP.
+"""Where errors become HTTP: the error values of `watchpost/errors.py`, the framework's own
+(validation, unknown routes) and the ones no handler took, all in one shape:
 
 - 4xx validation problems: ``{"errors": [messages], "invalid_attributes": [fields]}``
 - everything else:         ``{"errors": "message"}``
@@ -7,7 +8,6 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
 from typing import Any
 
 import orjson
@@ -15,20 +15,18 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from pydantic import ValidationError
-from pydantic_core import ErrorDetails
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 from starlette.routing import Match, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from watchpost.db.outage import RETRY_AFTER_S, Outage
+from watchpost.errors import ApiError, InvalidRequest, NotFound
+from watchpost.http.openapi import ERROR_RESPONSES
+from watchpost.problems import problems_from
 from watchpost.validation import parse_id
 
 log = logging.getLogger(__name__)
-
-UNAUTHORIZED_MESSAGE = (
-    "Invalid Team API token. Send a valid token as 'Authorization: Bearer <token>'."
-)
 
 
 def json_error(
@@ -39,92 +37,19 @@ def json_error(
     )
 
 
-class ApiError(Exception):
-    """An error with a plain message body: 401, 403, 404, 405, 409."""
-
-    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-        self.headers = headers
-
-    def response(self) -> Response:
-        return json_error(self.status, {"errors": self.message}, self.headers)
-
-
-class Unauthorized(ApiError):
-    def __init__(self) -> None:
-        super().__init__(401, UNAUTHORIZED_MESSAGE, {"WWW-Authenticate": "Bearer"})
-
-
-class NotFound(ApiError):
-    def __init__(self, resource_type: str, object_id: object) -> None:
-        super().__init__(404, f"Resource type {resource_type} with id = {object_id} was not found")
-
-
-class Conflict(ApiError):
-    def __init__(self, message: str) -> None:
-        super().__init__(409, message)
-
-
-class InvalidRequest(Exception):
-    """A request whose content is wrong: 422 (or 400/415) naming the offending fields."""
-
-    def __init__(self, problems: Sequence[tuple[str | None, str]], *, status: int = 422) -> None:
-        """problems: (field or None, full human-readable message) pairs."""
-        super().__init__("; ".join(message for _, message in problems))
-        self.status = status
-        self.problems = list(problems)
-
-    @classmethod
-    def field(cls, field: str, message: str) -> InvalidRequest:
-        return cls([(field, f"{field} {message}")])
-
-    def response(self) -> Response:
-        fields = list(dict.fromkeys(field for field, _ in self.problems if field))
-        return json_error(
-            self.status,
-            {"errors": [message for _, message in self.problems], "invalid_attributes": fields},
-        )
-
-
-def _describe(error: ErrorDetails) -> tuple[str | None, str]:
-    """A pydantic error as (top-level field, message) without ever echoing the input."""
-    loc = [str(part) for part in error["loc"] if part not in ("body", "query", "path")]
-    field = loc[0] if loc else None
-    path = ".".join(loc) if loc else "body"
-    kind = error["type"]
-    if kind == "missing":
-        text = "is required"
-    elif kind == "extra_forbidden":
-        text = "is not a known attribute"
-    else:
-        text = error["msg"]
-        if text.startswith("Value error, "):
-            text = text[len("Value error, ") :]
-        elif text.startswith("Assertion failed, "):
-            text = text[len("Assertion failed, ") :]
-        text = text.replace("Input should be", "must be").replace("String should", "must")
-        text = text.replace("List should", "must").replace("Dictionary should", "must")
-    return field, f"{path} {text}"
-
-
-def problems_from(errors: Iterable[ErrorDetails]) -> list[tuple[str | None, str]]:
-    return [_describe(error) for error in errors]
-
-
 def install_error_handlers(app: FastAPI) -> None:
     async def on_api_error(_request: Request, exc: Exception) -> Response:
         assert isinstance(exc, ApiError)
-        return exc.response()
+        return json_error(exc.status, exc.body, exc.headers)
 
     async def on_invalid(_request: Request, exc: Exception) -> Response:
         assert isinstance(exc, InvalidRequest)
-        return exc.response()
+        return json_error(exc.status, exc.body)
 
     async def on_request_validation(_request: Request, exc: Exception) -> Response:
         assert isinstance(exc, RequestValidationError | ValidationError)
-        return InvalidRequest(problems_from(exc.errors())).response()
+        invalid = InvalidRequest(problems_from(exc.errors()))
+        return json_error(invalid.status, invalid.body)
 
     async def on_http_exception(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, StarletteHTTPException)
@@ -217,9 +142,13 @@ def allowed_methods(request: Request) -> str:
 
 def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
     """OpenAPI descriptions of our error bodies, for the `responses=` of a route."""
-    from watchpost.http.openapi import ERROR_RESPONSES
-
     return {status: ERROR_RESPONSES[status] for status in statuses}
+
+
+READ_ERRORS = error_responses(401, 404)
+"""What reading one object can answer besides its document."""
+WRITE_ERRORS = error_responses(400, 401, 404, 415, 422)
+"""What a request with a body can answer besides its document."""
 
 
 def object_id(raw: str, resource_type: str) -> int:

@@ -17,7 +17,7 @@ from sqlalchemy import Row, Select, bindparam, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.db.counts import Collection
-from watchpost.http.errors import InvalidRequest
+from watchpost.errors import InvalidRequest
 from watchpost.validation import INT64_MAX, ascii_int, documented_as
 
 DEFAULT_PER_PAGE = 50

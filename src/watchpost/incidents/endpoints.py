@@ -5,10 +5,10 @@ from __future__ import annotations
 from fastapi import APIRouter, Query
 from fastapi.responses import Response
 
-from watchpost.http.body import JsonObject, parse
+from watchpost.http.body import JsonObject
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, resource, single
-from watchpost.http.errors import error_responses, object_id
+from watchpost.http.errors import READ_ERRORS, error_responses, object_id
 from watchpost.http.openapi import ListDoc, SingleDoc, request_body
 from watchpost.http.pagination import Paging, paginate
 from watchpost.incidents import service
@@ -21,12 +21,11 @@ from watchpost.incidents.schemas import (
     TimelineItemAttributes,
     parse_filters,
 )
+from watchpost.problems import parse
 from watchpost.validation import INT64_MAX, documented_as
 
 router = APIRouter(prefix="/api/v2/incidents", tags=["incidents"])
 
-READ_ERRORS = error_responses(401, 404)
-WRITE_ERRORS = error_responses(400, 401, 404, 415, 422)
 STATE_ERRORS = error_responses(400, 401, 404, 409, 415, 422)
 
 LIST_RULES = """Filters combine (all must match); an empty value is ignored; a bad value is a

@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from watchpost.http.errors import InvalidRequest
+from watchpost.errors import InvalidRequest
 from watchpost.validation import INT64_MAX, Id, Name, check_not_blank, parse_id
 
 MAX_SUMMARY = 10_000

@@ -11,8 +11,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.clock import isoformat_ms, optional_isoformat_ms
 from watchpost.db.queries import one_or_404
+from watchpost.errors import Conflict, InvalidRequest
 from watchpost.heartbeats.models import Heartbeat
-from watchpost.http.errors import Conflict, InvalidRequest
 from watchpost.incidents.models import Incident, IncidentEvent
 from watchpost.incidents.schemas import IncidentCreate, IncidentFilters
 from watchpost.monitors.models import Monitor

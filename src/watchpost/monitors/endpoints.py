@@ -11,7 +11,7 @@ from watchpost.db.counts import Collection
 from watchpost.http.body import JsonObject
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, resource, single
-from watchpost.http.errors import error_responses, object_id
+from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses, object_id
 from watchpost.http.openapi import ListDoc, SingleDoc, request_body
 from watchpost.http.pagination import PageRequest, Paging, paginate
 from watchpost.monitors import service
@@ -37,8 +37,6 @@ from watchpost.teams.service import Principal
 
 monitors = APIRouter(prefix="/api/v2/monitors", tags=["monitors"])
 
-READ_ERRORS = error_responses(401, 404)
-WRITE_ERRORS = error_responses(400, 401, 404, 415, 422)
 
 MONITOR_RULES = f"""Which fields a monitor takes depends on its `monitor_type` (default `status`);
 a field that does not apply to the type is a 422 naming it, and every problem is reported at

@@ -2,10 +2,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Final
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from watchpost.destinations import resend_problems
-from watchpost.http.errors import InvalidRequest, problems_from
 from watchpost.monitors.fields import (
     DEFAULT_CHECK_FREQUENCY,
     DEFAULT_CONFIRMATION_PERIOD,
@@ -42,6 +41,7 @@ from watchpost.policy import (
     NotificationFields,
     maintenance_problems,
 )
+from watchpost.problems import accepted, null_problems, validated
 from watchpost.validation import Id, Secret
 
 
@@ -236,15 +236,6 @@ def assign_header_ids(
     return result, last_id, problems
 
 
-def _validated(
-    model: type[MonitorCreate] | type[MonitorUpdate], data: dict[str, Any]
-) -> tuple[Any, list[tuple[str | None, str]]]:
-    try:
-        return model.model_validate(data, strict=True), []
-    except ValidationError as exc:
-        return None, problems_from(exc.errors())
-
-
 def _sent_values(parsed: MonitorFields) -> dict[str, Any]:
     values = {
         name: getattr(parsed, name)
@@ -264,11 +255,11 @@ def parse_monitor_create(
     Returns the parsed request and every value to store, defaults filled in.
     """
     data = _blank_to_none(data)
-    parsed, problems = _validated(MonitorCreate, data)
+    parsed, problems = validated(MonitorCreate, data)
     monitor_type = data.get("monitor_type", DEFAULT_MONITOR_TYPE)
     problems += _rule_problems(monitor_type, data)
     values: dict[str, Any] = {}
-    if isinstance(parsed, MonitorCreate):
+    if parsed is not None:
         values = {**COMMON_DEFAULTS, **{name: None for name in TYPE_FIELDS}}
         values.update({k: v for k, v in _sent_values(parsed).items() if v is not None})
         values["monitor_type"] = parsed.monitor_type
@@ -279,8 +270,7 @@ def parse_monitor_create(
         values["request_headers"], values["last_request_header_id"] = headers, last_id
         problems += header_problems
     problems += extra
-    if problems or not isinstance(parsed, MonitorCreate):
-        raise InvalidRequest(problems)
+    parsed = accepted(parsed, problems)
     values.pop("auth_password", None)
     return parsed, values
 
@@ -297,12 +287,8 @@ def parse_monitor_update(
     type does not accept must be sent as null.
     """
     data = _blank_to_none(data)
-    parsed, problems = _validated(MonitorUpdate, data)
-    problems += [
-        (name, f"{name} must not be null")
-        for name in NOT_NULL
-        if name in data and data[name] is None
-    ]
+    parsed, problems = validated(MonitorUpdate, data)
+    problems += null_problems(data, NOT_NULL)
     old_type = current["monitor_type"]
     # The raw value is looked up in tables below: only a known type name may reach them (a
     # list or an object is unhashable; the model has already reported it).
@@ -314,7 +300,7 @@ def parse_monitor_update(
         for name, default in defaults_of(old_type).items():
             if name not in data and merged.get(name) == default:
                 merged[name] = new_defaults.get(name)
-    if isinstance(parsed, MonitorUpdate):
+    if parsed is not None:
         merged.update(_sent_values(parsed))
         if "auth_password" in parsed.model_fields_set:
             merged["auth_password"] = parsed.auth_password
@@ -334,7 +320,7 @@ def parse_monitor_update(
         merged.update({k: v for k, v in data.items() if k in current})
     # An unknown type sent is reported by the model; no type's rules apply then.
     problems += _rule_problems(old_type if sent_type is None else sent_type, merged) + extra
-    if isinstance(parsed, MonitorUpdate):
+    if parsed is not None:
         problems += resend_problems(
             "monitor",
             current=current,
@@ -342,7 +328,6 @@ def parse_monitor_update(
             stored=[name for name in WRITE_ONLY_FIELDS if current.get(name) is not None],
             resent=parsed.model_fields_set,
         )
-    if problems or not isinstance(parsed, MonitorUpdate):
-        raise InvalidRequest(problems)
+    parsed = accepted(parsed, problems)
     merged.pop("auth_password", None)
     return parsed, merged

@@ -15,7 +15,7 @@ from watchpost.db.counts import Collection
 from watchpost.http.body import JsonObject
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, single
-from watchpost.http.errors import error_responses, object_id
+from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses, object_id
 from watchpost.http.openapi import ListDoc, SingleDoc, request_body
 from watchpost.http.pagination import PagedSelect, PageRequest, Paging
 from watchpost.sources import service
@@ -35,8 +35,6 @@ sources = APIRouter(prefix="/api/v1/sources", tags=["sources"])
 TEAM_SOURCES = PagedSelect(service.TEAM_SOURCE_ROWS, key=Source.id)
 GROUP_SOURCES = PagedSelect(service.GROUP_SOURCE_ROWS, key=Source.id)
 
-READ_ERRORS = error_responses(401, 404)
-WRITE_ERRORS = error_responses(400, 401, 404, 415, 422)
 LIST_ERRORS = error_responses(401, 422)
 
 

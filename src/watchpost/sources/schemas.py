@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from watchpost.http.errors import InvalidRequest, problems_from
+from watchpost.errors import Problem
+from watchpost.problems import accepted, checked
 from watchpost.sources.platforms import (
     DEFAULT_LIVE_TAIL_PATTERN,
     DEFAULT_LOGS_RETENTION,
@@ -87,38 +88,16 @@ class SourceAttributes(BaseModel):
     updated_at: str
 
 
-M = TypeVar("M", bound=BaseModel)
-
-
-def _parse(model: type[M], data: dict[str, Any], problems: list[tuple[str | None, str]]) -> M:
-    """Validate data, adding read-only attributes to problems; raise if any, naming every one."""
-    problems = [
-        *((name, f"{name} is read-only") for name in READ_ONLY_FIELDS if name in data),
-        *problems,
-    ]
-    writable = {key: value for key, value in data.items() if key not in READ_ONLY_FIELDS}
-    parsed: M | None = None
-    try:
-        parsed = model.model_validate(writable, strict=True)
-    except ValidationError as exc:
-        problems += problems_from(exc.errors())
-    if problems or parsed is None:
-        raise InvalidRequest(problems)
-    return parsed
-
-
 def parse_source_create(data: dict[str, Any]) -> SourceCreate:
-    return _parse(SourceCreate, data, [])
+    return accepted(*checked(SourceCreate, data, read_only=READ_ONLY_FIELDS))
 
 
 def parse_source_update(data: dict[str, Any], *, platform: str) -> SourceUpdate:
     """Validate a PATCH against the source as it is: platform fixed, no null for a required field."""
-    problems: list[tuple[str | None, str]] = []
+    problems: list[Problem] = []
     if "platform" in data and data["platform"] != platform:
         problems.append(("platform", f"platform cannot be changed (this source is {platform})"))
-    problems += [
-        (name, f"{name} must not be null")
-        for name in NOT_NULL_FIELDS
-        if name in data and data[name] is None
-    ]
-    return _parse(SourceUpdate, data, problems)
+    parsed, invalid = checked(
+        SourceUpdate, data, read_only=READ_ONLY_FIELDS, not_null=NOT_NULL_FIELDS
+    )
+    return accepted(parsed, problems + invalid)

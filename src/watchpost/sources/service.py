@@ -16,7 +16,7 @@ from watchpost.clock import isoformat_ms
 from watchpost.crypto import SecretBox, hash_token, random_token
 from watchpost.db.base import iso_ms
 from watchpost.db.queries import one_or_404
-from watchpost.http.errors import InvalidRequest
+from watchpost.errors import InvalidRequest
 from watchpost.settings import Settings
 from watchpost.sources.models import Source, SourceGroup
 from watchpost.sources.platforms import (

@@ -12,7 +12,7 @@ from typing import Final
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.http.errors import InvalidRequest
+from watchpost.errors import InvalidRequest
 from watchpost.status_pages.models import StatusPage, StatusPageResource, StatusPageSection
 
 MAX_RESOURCES: Final = 1_000

@@ -10,7 +10,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.crypto import SecretBox
 from watchpost.db.queries import one_or_404
-from watchpost.http.errors import InvalidRequest
+from watchpost.errors import InvalidRequest
+from watchpost.problems import null_problems, sent_values
 from watchpost.status_pages.models import StatusPage
 from watchpost.status_pages.schemas import PAGE_DEFAULTS, PAGE_NOT_NULL, PageCreate, PageUpdate
 
@@ -110,11 +111,7 @@ async def update_page(
     now: datetime,
 ) -> StatusPage:
     """Apply the sent fields; a null password clears it."""
-    problems: Problems = [
-        (name, f"{name} must not be null")
-        for name in PAGE_NOT_NULL
-        if name in sent and getattr(data, name) is None
-    ]
+    problems: Problems = null_problems(sent_values(data, sent), PAGE_NOT_NULL)
     problems += await _domain_problems(
         session,
         subdomain=data.subdomain if "subdomain" in sent else None,

@@ -15,7 +15,8 @@ from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.db.queries import one_or_404
-from watchpost.http.errors import InvalidRequest
+from watchpost.errors import InvalidRequest
+from watchpost.problems import null_problems, sent_values
 from watchpost.status_pages.availability import aggregate_state
 from watchpost.status_pages.kinds import (
     DEFAULT_WIDGET,
@@ -112,11 +113,9 @@ async def _prepare(
     current: StatusPageResource | None,
 ) -> Prepared:
     """Validate a create (current None) or PATCH against the resource as it will be."""
-    problems: Problems = [
-        (name, f"{name} must not be null")
-        for name in RESOURCE_NOT_NULL
-        if current is not None and name in sent and getattr(data, name) is None
-    ]
+    problems: Problems = (
+        null_problems(sent_values(data, sent), RESOURCE_NOT_NULL) if current is not None else []
+    )
     resource_type = data.resource_type or (current.resource_type if current else MANUAL)
     resource_id, item_problems = await _item(
         session, page=page, resource_type=resource_type, data=data, sent=sent, current=current

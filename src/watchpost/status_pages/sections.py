@@ -10,7 +10,8 @@ from sqlalchemy import Select, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.db.queries import one_or_404
-from watchpost.http.errors import InvalidRequest
+from watchpost.errors import InvalidRequest
+from watchpost.problems import null_problems, sent_values
 from watchpost.status_pages.limits import MAX_SECTIONS, check_room
 from watchpost.status_pages.models import StatusPage, StatusPageResource, StatusPageSection
 from watchpost.status_pages.ordering import PositionHeld, arrange
@@ -88,11 +89,7 @@ async def update_section(
     sent: set[str],
     now: datetime,
 ) -> StatusPageSection:
-    problems: Problems = [
-        (name, f"{name} must not be null")
-        for name in SECTION_NOT_NULL
-        if name in sent and getattr(data, name) is None
-    ]
+    problems: Problems = null_problems(sent_values(data, sent), SECTION_NOT_NULL)
     if problems:
         raise InvalidRequest(problems)
     if data.name is not None:

@@ -10,7 +10,7 @@ from fastapi.responses import Response
 from watchpost.http.body import JsonObject
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import Resource, listing, no_content, resource, single
-from watchpost.http.errors import error_responses, object_id
+from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses, object_id
 from watchpost.http.openapi import request_body
 from watchpost.http.pagination import Paging, paginate
 from watchpost.webhooks import service
@@ -28,8 +28,6 @@ from watchpost.webhooks.triggers import rules_markdown
 
 router = APIRouter(prefix="/api/v2/outgoing-webhooks", tags=["outgoing webhooks"])
 
-READ_ERRORS = error_responses(401, 404)
-WRITE_ERRORS = error_responses(400, 401, 404, 415, 422)
 
 SHAPE = (
     "`relationships.custom_webhook_template.data` is null or `{id, type: "

@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from watchpost.destinations import resend_problems
-from watchpost.http.errors import InvalidRequest, problems_from
 from watchpost.http.openapi import PaginationDoc
+from watchpost.problems import accepted, null_problems, validated
 from watchpost.validation import DestinationUrl, Name, Secret
 from watchpost.webhooks.triggers import (
     DEFAULT_HTTP_METHOD,
@@ -185,13 +185,6 @@ WEBHOOK_NOT_NULL = ("name", "url", "trigger_type", *TRIGGER_FIELDS)
 # -------------------------------------------------------------------------------- parsing
 
 
-def _validate(model: type[WebhookCreate] | type[WebhookUpdate], data: dict[str, Any]) -> Any:
-    try:
-        return model.model_validate(data, strict=True), []
-    except ValidationError as exc:
-        return None, problems_from(exc.errors())
-
-
 def _given(data: dict[str, Any]) -> set[str]:
     """Fields sent with a value: null counts as not sent (as for collector targets)."""
     return {name for name, value in data.items() if value is not None}
@@ -235,16 +228,13 @@ def _template_problems(raw: Any, current: dict[str, Any] | None) -> list[tuple[s
 
 def parse_webhook_create(data: dict[str, Any], *, team_name: str) -> WebhookCreate:
     """Validate a create request: types, formats, the trigger table; all reported at once."""
-    parsed, problems = _validate(WebhookCreate, data)
+    parsed, problems = validated(WebhookCreate, data)
     trigger_type = data.get("trigger_type")
     if isinstance(trigger_type, str) and trigger_type in TRIGGER_RULES:
         problems += trigger_problems(trigger_type, _given(data))
     problems += _team_problems(data, team_name)
     problems += _template_problems(data.get(TEMPLATE_FIELD), None)
-    if problems or parsed is None:
-        raise InvalidRequest(problems)
-    assert isinstance(parsed, WebhookCreate)
-    return parsed
+    return accepted(parsed, problems)
 
 
 def _resend_problems(
@@ -278,7 +268,7 @@ def parse_webhook_update(
 
     template: the current template's values (auth_password only says whether it is set).
     """
-    parsed, problems = _validate(WebhookUpdate, data)
+    parsed, problems = validated(WebhookUpdate, data)
     sent = data.get("trigger_type")
     if "trigger_type" in data and sent is None:
         problems.append(("trigger_type", "trigger_type must not be null"))
@@ -286,15 +276,10 @@ def parse_webhook_update(
         problems.append(
             ("trigger_type", f"trigger_type cannot be changed (this webhook is {trigger_type})")
         )
-    for name in ("name", "url", *TRIGGER_RULES[trigger_type].accepted):
-        if name in data and data[name] is None:
-            problems.append((name, f"{name} must not be null"))
+    problems += null_problems(data, ("name", "url", *TRIGGER_RULES[trigger_type].accepted))
     problems += trigger_problems(trigger_type, _given(data))
     problems += _team_problems(data, team_name)
     problems += _template_problems(data.get(TEMPLATE_FIELD), template)
-    if isinstance(parsed, WebhookUpdate):
+    if parsed is not None:
         problems += _resend_problems(parsed, url, template)
-    if problems or parsed is None:
-        raise InvalidRequest(problems)
-    assert isinstance(parsed, WebhookUpdate)
-    return parsed
+    return accepted(parsed, problems)
