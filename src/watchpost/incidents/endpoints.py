@@ -21,6 +21,7 @@ from watchpost.incidents.schemas import (
     TimelineItemAttributes,
     parse_filters,
 )
+from watchpost.incidents.transitions import Change, apply
 from watchpost.validation import INT64_MAX, documented_as
 
 router = APIRouter(prefix="/api/v2/incidents", tags=["incidents"])
@@ -161,9 +162,8 @@ async def acknowledge_incident(
     data = parse(AcknowledgeBody, body)
     async with db.begin():
         incident = await service.get_incident(db, team_id=caller.team_id, incident_id=iid)
-        await service.acknowledge(
-            db, incident=incident, now=ctx.clock.now(), by=data.acknowledged_by or caller.team_name
-        )
+        by = data.acknowledged_by or caller.team_name
+        await apply(db, incident, Change.ACKNOWLEDGED, at=ctx.clock.now(), by=by)
     return single(_incident(incident, caller.team_name))
 
 
@@ -185,9 +185,8 @@ async def resolve_incident(
     data = parse(ResolveBody, body)
     async with db.begin():
         incident = await service.get_incident(db, team_id=caller.team_id, incident_id=iid)
-        await service.resolve(
-            db, incident=incident, now=ctx.clock.now(), by=data.resolved_by or caller.team_name
-        )
+        by = data.resolved_by or caller.team_name
+        await apply(db, incident, Change.RESOLVED, at=ctx.clock.now(), by=by)
     return single(_incident(incident, caller.team_name))
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 
-from watchpost.collectors.kinds import KINDS
 from watchpost.probes import (
     apache,
     elasticsearch,
@@ -62,7 +61,6 @@ PROBES: Final[dict[str, Probe[TargetSettings]]] = {
     "kafka": kafka.probe,
     "prometheus": prometheus.probe,
 }
-assert set(PROBES) == set(KINDS)
 
 
 async def probe_target(settings: TargetSettings, *, timeout: float) -> ProbeResult:
