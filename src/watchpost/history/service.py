@@ -27,9 +27,9 @@ from typing import Any, Final, Literal, cast, get_args
 
 from sqlalchemy import (
     ColumnElement,
-    Insert,
     Select,
     Table,
+    TextClause,
     and_,
     bindparam,
     case,
@@ -37,6 +37,7 @@ from sqlalchemy import (
     func,
     or_,
     select,
+    text,
 )
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -172,7 +173,9 @@ class Upsert:
     """INSERT … ON CONFLICT (keys) DO UPDATE for many rows, on SQLite and PostgreSQL.
 
     update(excluded) gives the SET clause; `excluded` holds the row that was to be
-    inserted, and table.c the stored one. The statement is built once per dialect.
+    inserted, and table.c the stored one. The statement is built and compiled once per
+    dialect: SQLAlchemy cannot cache the compiled form of an ON CONFLICT clause, and
+    compiling it again for every batch cost more than running it.
     """
 
     def __init__(
@@ -187,21 +190,23 @@ class Upsert:
         self.keys = list(keys)
         self.update = update
         self.where = where
-        self._built: dict[str, Insert] = {}
+        self._built: dict[str, TextClause] = {}
 
-    def statement(self, dialect: str) -> Insert:
+    def statement(self, dialect: str) -> TextClause:
         built = self._built.get(dialect)
         if built is None:
-            insert = (
-                postgresql.insert(self.table)
-                if dialect == "postgresql"
-                else sqlite.insert(self.table)
-            )
+            module = postgresql if dialect == "postgresql" else sqlite
+            insert = module.insert(self.table)
             excluded = insert.excluded
-            built = self._built[dialect] = insert.on_conflict_do_update(
+            upsert = insert.on_conflict_do_update(
                 index_elements=self.keys,
                 set_=dict(self.update(excluded)),
                 where=self.where(excluded) if self.where is not None else None,
+            )
+            # Named parameters, typed as their columns: the session's dialect binds them.
+            compiled = upsert.compile(dialect=module.dialect(paramstyle="named"))
+            built = self._built[dialect] = text(str(compiled)).bindparams(
+                *(bindparam(name, type_=bind.type) for name, bind in compiled.binds.items())
             )
         return built
 
