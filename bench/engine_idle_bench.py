@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import io
+import os
 import pstats
 import secrets
 import signal
@@ -128,6 +129,7 @@ def measure(args: argparse.Namespace, workdir: Path) -> tuple[list[Variant], flo
                 if proc.poll() is not None:
                     raise SystemExit(f"a worker exited: see the logs in {workdir}")
             t0 = datetime.now(UTC)
+            args.load = os.getloadavg()[0]
             before = [cpu_of([p.pid]) for p in procs]
             print(f"measuring {args.duration:.0f} s …", file=sys.stderr)
             time.sleep(args.duration)
@@ -151,7 +153,9 @@ def report(variants: Sequence[Variant], window_s: float, args: argparse.Namespac
         + " ".join(sys.argv[1:])
         + "`: one `watchpost worker` per variant, side by side, SQLite, "
         + f"{args.monitors} `status` monitors every {args.interval} s on a local nginx, "
-        + f"{args.warmup:.0f} s warm-up, {window_s:.0f} s window.",
+        + f"{args.warmup:.0f} s warm-up, {window_s:.0f} s window. Load average "
+        + f"{args.load:.2f} when the window began: on a shared machine the variants' "
+        + "absolute figures move with it, their ratio much less (they ran side by side).",
         "",
         "| Machine | |",
         "|---|---|",

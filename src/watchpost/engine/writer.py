@@ -12,7 +12,9 @@ time is completed twice.
 Monitors, the bulk of the checks, are read and written with statements built once (Core,
 on the table): the locked rows' columns the status machine needs are read, the new values
 computed, and written back with one executemany UPDATE by id, before the incidents the
-results open or resolve.
+results open or resolve. What a result means for its object is decided in the object's
+domain (monitors/checking.py, collectors/checking.py); this module schedules the next check
+and records the result in the check history.
 """
 
 from __future__ import annotations
