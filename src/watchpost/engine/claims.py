@@ -72,8 +72,6 @@ def _lease(kind: str) -> Update:
     )
 
 
-# Built once (Core, on the tables): building a statement per call, and the ORM's handling of
-# whole rows, cost more than running it.
 def _move(kind: str) -> Update:
     """To a later due time, its lease (an expired one, if any) void."""
     c = KINDS[kind].table.c
@@ -88,6 +86,8 @@ def _move(kind: str) -> Update:
     )
 
 
+# Built once (Core, on the tables): building a statement per call, and the ORM's handling of
+# whole rows, cost more than running it.
 _CLAIM: Final = {
     kind: due_rows(kind, _now).limit(_limit).with_for_update(skip_locked=True) for kind in KINDS
 }
@@ -121,6 +121,8 @@ RENEW_CHUNK: Final = 1000
 
 @dataclass(frozen=True)
 class Claimed:
+    """What one claim of one kind leased."""
+
     claims: list[Claim]
     room: int
     """What is left of the room for checks off their schedule (engine/schedule.py)."""
