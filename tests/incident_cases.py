@@ -1,4 +1,4 @@
-"""Helpers for incident tests: incidents the check engine would open, made through the service."""
+"""Helpers for incident tests: incidents the check engine would open, made through incidents.transitions."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from fastapi import FastAPI
 
 from tests.support import Api, data
 from watchpost.context import AppContext
-from watchpost.incidents import service
+from watchpost.incidents import transitions
 
 URL = "/api/v2/incidents"
 
@@ -27,8 +27,8 @@ async def engine_incident(app: FastAPI, api: Api, **fields: Any) -> str:
     fields.setdefault("name", "example.com")
     fields.setdefault("cause", "Status 500")
     async with ctx.db.write_sessions() as session, session.begin():
-        incident = await service.open_incident(
-            session, team_id=api.team_id, now=ctx.clock.now(), **fields
+        incident = await transitions.start(
+            session, team_id=api.team_id, at=ctx.clock.now(), **fields
         )
     return str(incident.id)
 

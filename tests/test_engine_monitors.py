@@ -13,7 +13,7 @@ from tests.engine_support import change, engine_of, load, recording_server
 from tests.monitor_cases import MONITORS, create_monitor
 from tests.support import Api, data
 from watchpost.clock import FrozenClock, isoformat_ms
-from watchpost.engine import monitor_results
+from watchpost.engine import checks
 from watchpost.engine.checks import CheckInput, run_monitor_check
 from watchpost.engine.schedule import next_slot
 from watchpost.incidents.models import Incident
@@ -167,7 +167,7 @@ async def test_in_a_maintenance_window_nothing_runs_and_the_next_check_is_at_its
     def maintenance_until(monitor: Monitor, at: datetime) -> datetime | None:
         return window_end if at < window_end else None
 
-    monkeypatch.setattr(monitor_results, "maintenance_until", maintenance_until)
+    monkeypatch.setattr(checks, "maintenance_end", maintenance_until)
     async with recording_server() as server:
         monitor_id = await monitor_at(api, server.url("/m"))
         engine = engine_of(app)

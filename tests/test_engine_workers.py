@@ -26,11 +26,14 @@ from sqlalchemy import ColumnElement, func, select
 from tests.cli_support import cli_env, run_cli
 from tests.conftest import TEST_SECRET_KEY, postgres_schema
 from watchpost.context import AppContext
+from watchpost.engine.schedule import next_slot
 from watchpost.monitors.models import Monitor
 from watchpost.settings import Settings
 from watchpost.teams.models import Team
 
 CHECKS = 500
+INTERVAL_S = 86_400
+"""One due time per monitor within the test."""
 TIMEOUT_S = 60
 """request_timeout of the monitors: longer than the test holds any request, so no check
 times out however slow the machine."""
@@ -95,13 +98,12 @@ async def add_monitors(ctx: AppContext, server: Server, prefix: str) -> list[int
                 team_id=team.id,
                 monitor_type="status",
                 url=f"http://127.0.0.1:{server.port}/{prefix}/{i}",
-                check_frequency=86_400,  # one due time per monitor within the test
+                check_frequency=INTERVAL_S,
                 confirmation_period=0,
                 recovery_period=0,
                 request_timeout=TIMEOUT_S,
                 http_method="get",
                 status="pending",
-                next_check_at=now - timedelta(seconds=1),
                 created_at=now,
                 updated_at=now,
             )
@@ -109,6 +111,10 @@ async def add_monitors(ctx: AppContext, server: Server, prefix: str) -> list[int
         ]
         session.add_all(monitors)
         await session.flush()
+        for monitor in monitors:  # due on their schedule, so the engine starts them all at once
+            monitor.next_check_at = next_slot(
+                "monitor", monitor.id, INTERVAL_S, after=now - timedelta(seconds=INTERVAL_S)
+            )
         return [m.id for m in monitors]
 
 

@@ -17,7 +17,7 @@ from tests.support import Api, data
 from watchpost.clock import FrozenClock
 from watchpost.context import AppContext
 from watchpost.heartbeats.pings import OUTPUT_LIMIT, failure_output
-from watchpost.incidents.service import AUTOMATIC, open_incident
+from watchpost.incidents.transitions import AUTOMATIC, start
 
 METHODS = ("GET", "POST", "HEAD")
 SUFFIXES = ("", "/fail", "/0", "/1", "/255")
@@ -158,12 +158,12 @@ async def test_a_manually_reported_incident_is_left_for_a_person(
     await _ping(client, made.url)
     ctx: AppContext = app.state.ctx
     async with ctx.db.write_sessions() as session, session.begin():
-        await open_incident(
+        await start(
             session,
             team_id=api.team_id,
             name="reported",
             cause="a person saw it",
-            now=clock.now(),
+            at=clock.now(),
             heartbeat_id=made.id,
             manual=True,
         )

@@ -15,7 +15,7 @@ from watchpost.clock import FrozenClock, isoformat_ms
 from watchpost.context import AppContext
 from watchpost.heartbeats.checking import sweep_overdue
 from watchpost.heartbeats.models import Heartbeat
-from watchpost.incidents.service import AUTOMATIC
+from watchpost.incidents.transitions import AUTOMATIC
 from watchpost.policy import in_maintenance
 
 WINDOW = timedelta(seconds=300 + 60)

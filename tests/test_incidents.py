@@ -11,7 +11,7 @@ from tests.incident_cases import URL, engine_incident, ids, new_heartbeat, new_m
 from tests.support import Api, data, errors
 from watchpost.clock import FrozenClock, isoformat_ms
 from watchpost.context import AppContext
-from watchpost.incidents import service
+from watchpost.incidents import transitions
 from watchpost.incidents.models import Incident
 
 
@@ -199,12 +199,12 @@ async def test_timeline_is_in_time_order(app: FastAPI, api: Api, clock: FrozenCl
     async with ctx.db.write_sessions() as session, session.begin():
         incident = await session.get(Incident, int(incident_id))
         assert incident is not None
-        await service.add_event(
+        await transitions.apply(
             session,
-            incident=incident,
-            kind="check_failed",
+            incident,
+            transitions.Change.CHECK_FAILED,
             text="Status 502",
-            now=start + timedelta(seconds=60),
+            at=start + timedelta(seconds=60),
         )
     items = await timeline(api, incident_id)
     assert [(item["kind"], item["text"]) for item in items] == [

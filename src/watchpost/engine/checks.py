@@ -8,15 +8,17 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
 
+from watchpost.collectors.kinds import KINDS as TARGET_KINDS
 from watchpost.collectors.models import CollectorTarget
 from watchpost.crypto import SecretBox
-from watchpost.engine import monitor_results
 from watchpost.engine.claims import Claim
 from watchpost.engine.kinds import MONITOR, TARGET, monitor_timeout_s
 from watchpost.monitors.models import Monitor
+from watchpost.policy import maintenance_end
 from watchpost.probes.base import ProbeResult, Stopwatch, failure
 from watchpost.probes.monitors.check import Header, MonitorCheck
 from watchpost.probes.monitors.registry import PROBES, UNSUPPORTED, extra_probes
+from watchpost.probes.targets import registry as target_probes
 from watchpost.probes.targets.registry import probe_target, target_settings
 from watchpost.probes.targets.settings import TargetSettings
 
@@ -26,6 +28,7 @@ GUARD_S = 2.0
 """A probe that overruns its own deadline by this much is cut off by the engine."""
 
 CheckInput = MonitorCheck | TargetSettings
+assert set(target_probes.PROBES) == set(TARGET_KINDS), "every collector target kind has a probe"
 Runner = Callable[[CheckInput, float], Awaitable[ProbeResult]]
 
 
@@ -82,7 +85,7 @@ def prepare(claim: Claim, *, box: SecretBox, timeout: float, now: datetime) -> J
     """The job of a claim; a monitor inside its maintenance window gets no probe."""
     if claim.kind == MONITOR:
         monitor: Monitor = claim.row
-        until = monitor_results.maintenance_until(monitor, now)
+        until = maintenance_end(monitor, now)
         if until is not None:
             return Job(claim=claim, timeout=timeout, input=None, maintenance_until=until)
         return Job(claim=claim, timeout=timeout, input=monitor_check(monitor, box))

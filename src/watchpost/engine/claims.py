@@ -16,11 +16,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Final
 
-from sqlalchemy import Integer, Select, Update, bindparam, or_, select, update
+from sqlalchemy import Integer, Select, Update, bindparam, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.db.base import UTCDateTime
 from watchpost.engine.kinds import KINDS
+from watchpost.engine.schedule import spread
+from watchpost.settings import Settings
 
 
 @dataclass(frozen=True)
@@ -70,12 +72,27 @@ def _lease(kind: str) -> Update:
     )
 
 
+def _move(kind: str) -> Update:
+    """To a later due time, its lease (an expired one, if any) void."""
+    c = KINDS[kind].table.c
+    return (
+        update(KINDS[kind].table)
+        .where(c.id == bindparam("move_id"))
+        .values(
+            next_check_at=bindparam("move_to", type_=UTCDateTime()),
+            lease_owner=None,
+            lease_expires_at=None,
+        )
+    )
+
+
 # Built once (Core, on the tables): building a statement per call, and the ORM's handling of
 # whole rows, cost more than running it.
 _CLAIM: Final = {
     kind: due_rows(kind, _now).limit(_limit).with_for_update(skip_locked=True) for kind in KINDS
 }
 _LEASE: Final = {kind: _lease(kind) for kind in KINDS}
+_MOVE: Final = {kind: _move(kind) for kind in KINDS}
 
 
 def _renew(kind: str) -> Update:
@@ -102,6 +119,15 @@ RENEW_CHUNK: Final = 1000
 """Most ids in one renewing UPDATE (bound parameters stay far below SQLite's limit)."""
 
 
+@dataclass(frozen=True)
+class Claimed:
+    """What one claim of one kind leased."""
+
+    claims: list[Claim]
+    room: int
+    """What is left of the room for checks off their schedule (engine/schedule.py)."""
+
+
 async def claim(
     session: AsyncSession,
     *,
@@ -110,13 +136,24 @@ async def claim(
     now: datetime,
     limit: int,
     lease: timedelta,
-) -> list[Claim]:
-    """Lease up to `limit` due rows of `kind` to `owner`; call inside a write transaction."""
+    settings: Settings,
+    room: int,
+) -> Claimed:
+    """Lease up to `limit` due rows of `kind` to `owner`, of which at most `room` off their
+    schedule (the others of those move to their next slot); call inside a write transaction."""
     rows: Sequence[Any] = (
         await session.execute(_CLAIM[kind], {"claim_now": now, "claim_limit": limit})
     ).all()
     if not rows:
-        return []
+        return Claimed(claims=[], room=room)
+    spec = KINDS[kind]
+    due, moved, room = spread(
+        kind, rows, interval_s=lambda row: spec.interval_s(row, settings), now=now, room=room
+    )
+    if moved:
+        await session.execute(
+            _MOVE[kind], [{"move_id": row.id, "move_to": slot} for row, slot in moved]
+        )
     claims = [
         Claim(
             kind=kind,
@@ -126,13 +163,38 @@ async def claim(
             lease_expires_at=now + lease,
             row=row,
         )
-        for row in rows
+        for row in due
     ]
-    await session.execute(
-        _LEASE[kind],
-        [{"lease_id": c.id, "lease_to": owner, "lease_until": c.lease_expires_at} for c in claims],
+    if claims:
+        await session.execute(
+            _LEASE[kind],
+            [
+                {"lease_id": c.id, "lease_to": owner, "lease_until": c.lease_expires_at}
+                for c in claims
+            ],
+        )
+    return Claimed(claims=claims, room=room)
+
+
+_EARLIEST: Final = {
+    kind: select(func.min(spec.table.c.next_check_at)).where(
+        or_(spec.table.c.lease_expires_at.is_(None), spec.table.c.lease_expires_at < _now),
+        spec.eligible(_now),
+        spec.table.c.next_check_at.is_not(None),
     )
-    return claims
+    for kind, spec in KINDS.items()
+}
+
+
+async def next_due_at(session: AsyncSession, *, now: datetime) -> datetime | None:
+    """When the earliest eligible row without a live lease falls due (None: none). A row
+    whose lease expired (its worker died) counts, so that it is taken over."""
+    earliest: datetime | None = None
+    for stmt in _EARLIEST.values():
+        found = await session.scalar(stmt, {"claim_now": now})
+        if found is not None and (earliest is None or found < earliest):
+            earliest = found
+    return earliest
 
 
 async def release(session: AsyncSession, *, kind: str, owner: str, ids: Sequence[int]) -> int:

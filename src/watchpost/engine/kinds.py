@@ -35,7 +35,7 @@ class Kind:
     is a datetime or a bound parameter, the columns are the table's (Core, no ORM)."""
     probe_columns: tuple[str, ...]
     """The columns a claim reads (besides id and next_check_at): what the probe input,
-    the check's timeout and the maintenance window are made of."""
+    the check's interval and timeout and the maintenance window are made of."""
     interval_s: Callable[[Any, Settings], int]
     timeout_s: Callable[[Any, Settings], float]
 
@@ -50,6 +50,7 @@ KINDS: Final[dict[str, Kind]] = {
         table=_monitors,
         eligible=lambda _now: _monitors.c.paused.is_(False),
         probe_columns=(
+            "check_frequency",
             "monitor_type",
             "url",
             "request_timeout",

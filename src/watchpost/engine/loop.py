@@ -21,16 +21,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from sqlalchemy import bindparam, func, select
-
 from watchpost.context import AppContext
-from watchpost.db.base import UTCDateTime
 from watchpost.db.outage import is_unavailable
 from watchpost.engine import checks
 from watchpost.engine.checks import Job, Outcome, Runner
-from watchpost.engine.claims import Claim, claim, release, renew
+from watchpost.engine.claims import Claim, claim, next_due_at, release, renew
 from watchpost.engine.kinds import KINDS
-from watchpost.engine.sweeps import Sweep, default_sweeps
+from watchpost.engine.schedule import OFF_SCHEDULE_PER_CLAIM
+from watchpost.engine.sweeps import Sweep, default_sweeps, due
 from watchpost.engine.writer import WriteReport, write_outcomes
 from watchpost.probes.http import CLIENT
 
@@ -41,18 +39,6 @@ SHUTDOWN_GRACE_S = 5.0
 
 OUTAGE_BACKOFF_MAX_S = 30.0
 """Longest wait between two passes while the database is unreachable."""
-
-
-_now = bindparam("due_now", type_=UTCDateTime())
-_EARLIEST = {
-    kind: select(func.min(spec.table.c.next_check_at)).where(
-        spec.table.c.lease_owner.is_(None),
-        spec.eligible(_now),
-        spec.table.c.next_check_at.is_not(None),
-    )
-    for kind, spec in KINDS.items()
-}
-"""Per kind, the earliest due time of an unleased eligible row (built once)."""
 
 
 def new_owner() -> str:
@@ -93,6 +79,8 @@ class Engine:
         self._leased: dict[tuple[str, int], Claim] = {}
         """The checks in flight: claimed and not yet written. Their leases are renewed."""
         self._failed_cycles = 0  # passes in a row that found the database unreachable
+        self._swept_at: float | None = None  # time.monotonic() of run_forever's last sweeps
+        self._due_at: datetime | None = None  # the earliest due time, as last read
         self.shutdown_grace = SHUTDOWN_GRACE_S
         self.lease = timedelta(seconds=self.settings.engine_lease_margin)
         self.renew_every = self.settings.engine_lease_margin / 3
@@ -101,20 +89,26 @@ class Engine:
     # ------------------------------------------------------------------ the steps
 
     async def claim(self, now: datetime, limit: int) -> list[Job]:
-        """Lease up to `limit` due checks (monitors first) and prepare them to run."""
+        """Lease up to `limit` due checks (monitors first) and prepare them to run; at most
+        OFF_SCHEDULE_PER_CLAIM of them off their schedule (engine/schedule.py)."""
         claimed: list[Claim] = []
+        room = OFF_SCHEDULE_PER_CLAIM
         async with self.ctx.db.write_sessions() as session, session.begin():
             for kind in KINDS:
                 if len(claimed) >= limit:
                     break
-                claimed += await claim(
+                batch = await claim(
                     session,
                     kind=kind,
                     owner=self.owner,
                     now=now,
                     limit=limit - len(claimed),
                     lease=self.lease,
+                    settings=self.settings,
+                    room=room,
                 )
+                claimed += batch.claims
+                room = batch.room
         jobs = []
         for item in claimed:
             key = (item.kind, item.id)
@@ -192,6 +186,8 @@ class Engine:
     async def sweep(self, now: datetime) -> int:
         handled = 0
         for sweep in self.sweeps:
+            if not due(sweep, now):
+                continue  # no transaction for a sweep that would do nothing
             try:
                 async with self.ctx.db.write_sessions() as session, session.begin():
                     handled += await sweep(session, now=now)
@@ -222,16 +218,6 @@ class Engine:
         """Ask run_forever to finish: no new claims, running checks get a grace period."""
         self._stopping.set()
         self._wake.set()
-
-    async def next_due_in(self, now: datetime) -> float | None:
-        """Seconds until the earliest unleased eligible row falls due (None: none)."""
-        earliest: datetime | None = None
-        async with self.ctx.db.read_sessions() as session:
-            for stmt in _EARLIEST.values():
-                found = await session.scalar(stmt, {"due_now": now})
-                if found is not None and (earliest is None or found < earliest):
-                    earliest = found
-        return None if earliest is None else (earliest - now).total_seconds()
 
     async def _run_and_buffer(self, job: Job) -> None:
         try:
@@ -289,29 +275,21 @@ class Engine:
         """One pass of run_forever: claim what is free, start it, sweep. Returns how long to
         wait before the next pass.
 
+        A pass with nothing due costs one read: the earliest due time decides whether to
+        claim and how long to sleep. Sweeps run at most once per poll interval, however
+        often due checks wake the loop.
+
         While the database is unreachable a pass fails at once; the outage is logged once
         (db/outage.py, no traceback) and the wait doubles from the poll interval up to
         OUTAGE_BACKOFF_MAX_S, so a long outage costs neither log lines nor CPU. The first
         pass that works logs the end of the outage and polls normally again.
         """
         poll = self.settings.engine_poll_interval
-        limit = self.settings.engine_claim_batch
         now = self.ctx.clock.now()
-        wait = poll
         try:
-            free = self.settings.engine_concurrency - len(self._running)
-            jobs = await self.claim(now, min(free, limit)) if free > 0 else []
-            for job in jobs:
-                task = asyncio.create_task(self._run_and_buffer(job))
-                self._running.add(task)
-                task.add_done_callback(self._running.discard)
-            await self.sweep(now)
-            if jobs and len(jobs) == min(free, limit):
-                wait = 0.0  # more may be due right now
-            elif free > 0:
-                due_in = await self.next_due_in(now)
-                if due_in is not None:
-                    wait = max(0.0, min(poll, due_in))
+            wait = await self._claim_due(now, poll)
+            if self._sweep_due():
+                await self.sweep(now)
         except Exception as exc:
             if not self.ctx.db.outage.report(exc):
                 log.exception("engine cycle failed; retrying")
@@ -321,6 +299,51 @@ class Engine:
         self._failed_cycles = 0
         self.ctx.db.outage.succeeded()
         return wait
+
+    async def _claim_due(self, now: datetime, poll: float) -> float:
+        """Claim and start what is due (if slots are free); how long to wait before looking
+        again: at once when the claim was full, else until the next due time (at most poll).
+
+        The earliest due time is read only when the last read did not already say it has
+        come; the wait runs `engine_flush_interval` past it, so checks due close together
+        are claimed in one pass (and their results written in one batch)."""
+        free = min(
+            self.settings.engine_concurrency - len(self._running), self.settings.engine_claim_batch
+        )
+        if free <= 0:
+            return poll
+        if self._due_at is None or now < self._due_at:
+            self._due_at = await self._next_due_at(now)
+        if self._due_at is not None and self._due_at <= now:
+            jobs = await self.claim(now, free)
+            for job in jobs:
+                task = asyncio.create_task(self._run_and_buffer(job))
+                self._running.add(task)
+                task.add_done_callback(self._running.discard)
+            if len(jobs) == free:
+                return 0.0  # more may be due right now
+            if not jobs:
+                # What is due is held by another transaction (or already running here):
+                # look again after a poll, not at once.
+                self._due_at = None
+                return poll
+            self._due_at = await self._next_due_at(now)
+        if self._due_at is None:
+            return poll
+        due_in = (self._due_at - now).total_seconds()
+        return max(0.0, min(poll, due_in + self.settings.engine_flush_interval))
+
+    async def _next_due_at(self, now: datetime) -> datetime | None:
+        async with self.ctx.db.read_sessions() as session:
+            return await next_due_at(session, now=now)
+
+    def _sweep_due(self) -> bool:
+        """At most one round of sweeps per poll interval (checks may wake the loop often)."""
+        at = time.monotonic()
+        if self._swept_at is not None and at - self._swept_at < self.settings.engine_poll_interval:
+            return False
+        self._swept_at = at
+        return True
 
     async def _claimer(self) -> None:
         while not self._stopping.is_set():

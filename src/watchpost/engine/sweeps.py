@@ -31,11 +31,20 @@ class Every:
         self._last: datetime | None = None
         self.__qualname__ = f"every {interval} {getattr(sweep, '__qualname__', sweep)}"
 
+    def due(self, now: datetime) -> bool:
+        """Whether a call at `now` would run the sweep (the engine opens no transaction else)."""
+        return self._last is None or not self._last <= now < self._last + self.interval
+
     async def __call__(self, session: AsyncSession, *, now: datetime) -> int:
-        if self._last is not None and self._last <= now < self._last + self.interval:
+        if not self.due(now):
             return 0
         self._last = now
         return await self.sweep(session, now=now)
+
+
+def due(sweep: Sweep, now: datetime) -> bool:
+    """Whether `sweep` has work to try at `now`: a throttled one only once per interval."""
+    return not isinstance(sweep, Every) or sweep.due(now)
 
 
 def default_sweeps() -> list[Sweep]:

@@ -12,7 +12,9 @@ time is completed twice.
 Monitors, the bulk of the checks, are read and written with statements built once (Core,
 on the table): the locked rows' columns the status machine needs are read, the new values
 computed, and written back with one executemany UPDATE by id, before the incidents the
-results open or resolve.
+results open or resolve. What a result means for its object is decided in the object's
+domain (monitors/checking.py, collectors/checking.py); this module schedules the next check
+and records the result in the check history.
 """
 
 from __future__ import annotations
@@ -27,17 +29,17 @@ from typing import Any
 from sqlalchemy import Row, bindparam, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from watchpost.collectors import checking as targets
 from watchpost.collectors import metrics
 from watchpost.collectors.models import CollectorTarget
 from watchpost.collectors.service import refresh_collector
 from watchpost.db.base import UTCDateTime
-from watchpost.engine import monitor_results, observations
 from watchpost.engine.checks import Outcome
 from watchpost.engine.kinds import KINDS, MONITOR, TARGET
 from watchpost.engine.schedule import next_due
-from watchpost.incidents import service as incidents
+from watchpost.history.service import Observation, SubjectType, record
+from watchpost.monitors import checking as monitors
 from watchpost.monitors.status_machine import Transition
-from watchpost.probes.monitors.registry import UNSUPPORTED
 from watchpost.settings import Settings
 
 _monitors = KINDS[MONITOR].table
@@ -108,7 +110,7 @@ async def write_outcomes(
 ) -> WriteReport:
     """Apply a batch of results; call inside one write transaction."""
     report = WriteReport()
-    seen: list[observations.Observation] = []
+    seen: list[Observation] = []
     by_kind: dict[str, list[Outcome]] = defaultdict(list)
     for outcome in outcomes:
         by_kind[outcome.claim.kind].append(outcome)
@@ -133,7 +135,7 @@ async def write_outcomes(
             was = row.status
             observation = _target_done(row, outcome, settings)
             collectors.add(row.collector_id)
-            await _target_incident(session, row, was=was, at=outcome.finished_at)
+            await targets.follow_incident(session, row, was=was, at=outcome.finished_at)
             if outcome.result is not None and outcome.result.ok:
                 sample = metrics.sample_row(
                     team_id=row.team_id,
@@ -149,13 +151,13 @@ async def write_outcomes(
     await metrics.add_samples(session, samples)
     for collector_id in sorted(collectors):
         await refresh_collector(session, collector_id)
-    await observations.record(session, seen)
+    await record(session, seen)
     return report
 
 
 async def _write_monitors(
     session: AsyncSession, items: Sequence[Outcome], report: WriteReport
-) -> list[observations.Observation]:
+) -> list[Observation]:
     """Apply the monitors' results: one locking SELECT, one executemany UPDATE, then the
     incidents the status machine decided."""
     ids = sorted({o.claim.id for o in items})
@@ -163,7 +165,7 @@ async def _write_monitors(
     rows = {row.id: _Monitor(*row) for row in locked}
     finished: list[dict[str, Any]] = []
     decided: list[tuple[_Monitor, Transition, datetime]] = []
-    seen: list[observations.Observation] = []
+    seen: list[Observation] = []
     for outcome in items:
         row = rows.get(outcome.claim.id)
         if row is None or not _holds_lease(row, outcome):
@@ -192,23 +194,23 @@ async def _write_monitors(
     if finished:
         await session.execute(_FINISH_MONITOR, finished)
     for row, transition, at in decided:
-        await monitor_results.act(session, monitor=row, transition=transition, at=at)
+        await monitors.follow_incident(session, monitor=row, transition=transition, at=at)
     return seen
 
 
 def _monitor_done(
     monitor: _Monitor, outcome: Outcome
-) -> tuple[observations.Observation | None, Transition | None]:
+) -> tuple[Observation | None, Transition | None]:
     """The monitor's new columns (set on `monitor`), its observation and the machine's
     transition (None when the machine did not run)."""
     due, finished, result = outcome.claim.due, outcome.finished_at, outcome.result
     interval = monitor.check_frequency
     if result is None:
         assert outcome.maintenance_until is not None
-        monitor_results.enter_maintenance(monitor)
+        monitors.skip_for_maintenance(monitor)
         monitor.next_check_at = outcome.maintenance_until
         remaining = math.ceil((outcome.maintenance_until - finished).total_seconds())
-        observation = observations.Observation(
+        observation = Observation(
             team_id=monitor.team_id,
             subject_type=MONITOR,
             subject_id=monitor.id,
@@ -219,13 +221,11 @@ def _monitor_done(
             error=None,
         )
         return observation, None
-    monitor.last_checked_at = finished
     scheduled = next_due(MONITOR, monitor.id, interval, due=due, finished=finished)
-    if UNSUPPORTED in result.details:
-        # No verdict: this server cannot run the check, so the status is left alone.
+    transition = monitors.record_result(monitor, result, at=finished)
+    if transition is None:
         monitor.next_check_at = scheduled
         return None, None
-    transition = monitor_results.decide(monitor, ok=result.ok, error=result.error, at=finished)
     recheck = transition.recheck_at
     monitor.next_check_at = (
         recheck if recheck is not None and finished < recheck < scheduled else scheduled
@@ -233,65 +233,26 @@ def _monitor_done(
     return _observation(MONITOR, monitor.team_id, monitor.id, outcome, 2 * interval), transition
 
 
-def _target_done(
-    target: CollectorTarget, outcome: Outcome, settings: Settings
-) -> observations.Observation:
-    result = outcome.result
-    assert result is not None
+def _target_done(target: CollectorTarget, outcome: Outcome, settings: Settings) -> Observation:
+    assert outcome.result is not None
     interval = settings.target_check_interval
-    if result.ok:
-        target.status = "up"
-        target.last_ping_at = outcome.finished_at
-        target.consecutive_failure_count = 0
-        target.last_error = None
-    else:
-        target.status = "down"
-        target.consecutive_failure_count += 1
-        target.last_error = result.error or "check failed"
+    targets.record_result(target, outcome.result, at=outcome.finished_at)
     target.next_check_at = next_due(
         TARGET, target.id, interval, due=outcome.claim.due, finished=outcome.finished_at
     )
     return _observation(TARGET, target.team_id, target.id, outcome, 2 * interval)
 
 
-async def _target_incident(
-    session: AsyncSession, target: CollectorTarget, *, was: str, at: datetime
-) -> None:
-    """A target that goes down opens an incident; its next success resolves it (an incident
-    a person reported stays for a person to resolve)."""
-    if target.status == was or target.status not in ("up", "down"):
-        return
-    incident = await incidents.open_incident_for(session, collector_target_id=target.id)
-    if target.status == "down" and incident is None:
-        where = f"{target.host}:{target.port}" if target.port else target.host
-        await incidents.open_incident(
-            session,
-            team_id=target.team_id,
-            name=f"{target.kind} target {where}",
-            cause=target.last_error or "check failed",
-            now=at,
-            collector_target_id=target.id,
-        )
-    elif target.status == "up" and incident is not None and not incident.manual:
-        await incidents.resolve(
-            session,
-            incident=incident,
-            now=at,
-            by=incidents.AUTOMATIC,
-            text="The target is up again.",
-        )
-
-
 def _observation(
-    kind: observations.SubjectType,
+    kind: SubjectType,
     team_id: int,
     subject_id: int,
     outcome: Outcome,
     valid_for_s: int,
-) -> observations.Observation:
+) -> Observation:
     result = outcome.result
     assert result is not None
-    return observations.Observation(
+    return Observation(
         team_id=team_id,
         subject_type=kind,
         subject_id=subject_id,

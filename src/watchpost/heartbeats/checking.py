@@ -17,7 +17,7 @@ from watchpost.clock import isoformat_ms
 from watchpost.db.base import UTCDateTime
 from watchpost.heartbeats.models import Heartbeat
 from watchpost.history import service as history
-from watchpost.incidents.service import open_incident, open_incident_for
+from watchpost.incidents.transitions import open_incident_for, start
 from watchpost.policy import in_maintenance, maintenance_end
 
 UP: Final = "up"
@@ -119,12 +119,12 @@ async def sweep_overdue(session: AsyncSession, *, now: datetime, limit: int = 50
             continue  # pinged, paused or swept by someone else since it was read
         went_down += 1
         if await open_incident_for(session, heartbeat_id=heartbeat.id) is None:
-            await open_incident(
+            await start(
                 session,
                 team_id=heartbeat.team_id,
                 name=heartbeat.name,
                 cause=overdue_cause(heartbeat, deadline=deadline, now=now),
-                now=now,
+                at=now,
                 heartbeat_id=heartbeat.id,
             )
         session.expire(heartbeat)

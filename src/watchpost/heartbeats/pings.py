@@ -21,7 +21,7 @@ from watchpost.clock import isoformat_ms
 from watchpost.db.base import UTCDateTime
 from watchpost.heartbeats.checking import DOWN, UP, due_after
 from watchpost.heartbeats.models import Heartbeat
-from watchpost.incidents.service import AUTOMATIC, open_incident, open_incident_for, resolve
+from watchpost.incidents.transitions import AUTOMATIC, Change, apply, open_incident_for, start
 from watchpost.policy import in_maintenance
 
 OUTPUT_LIMIT = 10 * 1024
@@ -120,7 +120,7 @@ async def _resolve(session: AsyncSession, *, heartbeat: Heartbeat, now: datetime
     incident = await open_incident_for(session, heartbeat_id=heartbeat.id)
     if incident is not None and not incident.manual:
         text = f"Ping received at {isoformat_ms(now)}; the heartbeat is up again."
-        await resolve(session, incident=incident, now=now, by=AUTOMATIC, text=text)
+        await apply(session, incident, Change.RESOLVED, at=now, by=AUTOMATIC, text=text)
 
 
 async def _open(
@@ -128,11 +128,11 @@ async def _open(
 ) -> None:
     """A new incident for the failure, unless one is already open."""
     if await open_incident_for(session, heartbeat_id=heartbeat.id) is None:
-        await open_incident(
+        await start(
             session,
             team_id=heartbeat.team_id,
             name=heartbeat.name,
             cause=failure.cause(now),
-            now=now,
+            at=now,
             heartbeat_id=heartbeat.id,
         )

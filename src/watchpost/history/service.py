@@ -19,15 +19,23 @@ How time is attributed:
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Final, Literal, cast, get_args
 
-from sqlalchemy import ColumnElement, Insert, Table, bindparam, case, delete, func, or_, select
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy import (
+    Table,
+    bindparam,
+    case,
+    delete,
+    func,
+    or_,
+    select,
+)
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from watchpost.db.upsert import Upsert
 from watchpost.history.models import CheckResult, CheckRollup, LastObservation
 from watchpost.history.periods import SIZES, bucket_start, chunks, split
 
@@ -125,49 +133,6 @@ def _by_type(keys: Iterable[tuple[str, int]]) -> dict[str, list[int]]:
     for subject_type, subject_id in keys:
         grouped[subject_type].add(subject_id)
     return {subject_type: sorted(ids) for subject_type, ids in grouped.items()}
-
-
-class Upsert:
-    """INSERT … ON CONFLICT (keys) DO UPDATE for many rows, on SQLite and PostgreSQL.
-
-    update(excluded) gives the SET clause; `excluded` holds the row that was to be
-    inserted, and table.c the stored one. The statement is built once per dialect.
-    """
-
-    def __init__(
-        self,
-        table: Table,
-        *,
-        keys: Sequence[str],
-        update: Callable[[Any], Mapping[str, Any]],
-        where: Callable[[Any], ColumnElement[bool]] | None = None,
-    ) -> None:
-        self.table = table
-        self.keys = list(keys)
-        self.update = update
-        self.where = where
-        self._built: dict[str, Insert] = {}
-
-    def statement(self, dialect: str) -> Insert:
-        built = self._built.get(dialect)
-        if built is None:
-            insert = (
-                postgresql.insert(self.table)
-                if dialect == "postgresql"
-                else sqlite.insert(self.table)
-            )
-            excluded = insert.excluded
-            built = self._built[dialect] = insert.on_conflict_do_update(
-                index_elements=self.keys,
-                set_=dict(self.update(excluded)),
-                where=self.where(excluded) if self.where is not None else None,
-            )
-        return built
-
-    async def __call__(self, session: AsyncSession, rows: Sequence[Mapping[str, Any]]) -> None:
-        if rows:
-            dialect = session.get_bind().dialect.name
-            await session.execute(self.statement(dialect), list(rows))
 
 
 def _lowest(stored: Any, new: Any) -> Any:

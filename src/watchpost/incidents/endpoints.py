@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Query
 from fastapi.responses import Response
+from sqlalchemy.ext.asyncio import AsyncSession
 
+from watchpost.context import AppContext
 from watchpost.http.body import JsonObject
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, resource, single
@@ -21,7 +23,9 @@ from watchpost.incidents.schemas import (
     TimelineItemAttributes,
     parse_filters,
 )
+from watchpost.incidents.transitions import Change, apply
 from watchpost.problems import parse
+from watchpost.teams.service import Principal
 from watchpost.validation import INT64_MAX, documented_as
 
 router = APIRouter(prefix="/api/v2/incidents", tags=["incidents"])
@@ -143,6 +147,21 @@ async def delete_incident(incident_id: str, caller: Caller, db: WriteDb) -> Resp
     return no_content()
 
 
+async def _change(
+    incident_id: int,
+    change: Change,
+    by: str | None,
+    caller: Principal,
+    ctx: AppContext,
+    db: AsyncSession,
+) -> Response:
+    """The team's incident after `change` by `by` (default: the team's name)."""
+    async with db.begin():
+        incident = await service.get_incident(db, team_id=caller.team_id, incident_id=incident_id)
+        await apply(db, incident, change, at=ctx.clock.now(), by=by or caller.team_name)
+    return single(_incident(incident, caller.team_name))
+
+
 @router.post(
     "/{incident_id}/acknowledge",
     summary="Acknowledge an incident",
@@ -158,12 +177,7 @@ async def acknowledge_incident(
 ) -> Response:
     iid = object_id(incident_id, service.INCIDENT)
     data = parse(AcknowledgeBody, body)
-    async with db.begin():
-        incident = await service.get_incident(db, team_id=caller.team_id, incident_id=iid)
-        await service.acknowledge(
-            db, incident=incident, now=ctx.clock.now(), by=data.acknowledged_by or caller.team_name
-        )
-    return single(_incident(incident, caller.team_name))
+    return await _change(iid, Change.ACKNOWLEDGED, data.acknowledged_by, caller, ctx, db)
 
 
 @router.post(
@@ -182,12 +196,7 @@ async def resolve_incident(
 ) -> Response:
     iid = object_id(incident_id, service.INCIDENT)
     data = parse(ResolveBody, body)
-    async with db.begin():
-        incident = await service.get_incident(db, team_id=caller.team_id, incident_id=iid)
-        await service.resolve(
-            db, incident=incident, now=ctx.clock.now(), by=data.resolved_by or caller.team_name
-        )
-    return single(_incident(incident, caller.team_name))
+    return await _change(iid, Change.RESOLVED, data.resolved_by, caller, ctx, db)
 
 
 @router.get(

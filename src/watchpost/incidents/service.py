@@ -1,96 +1,27 @@
-"""What incidents do. The check engine and the API both open and resolve them through here."""
+"""Incidents as the API sees them: read, report, list, delete; resolved with their object.
+
+Every change of an incident's state, from here or elsewhere, is made by
+`incidents.transitions.apply`.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Select, delete, select
+from sqlalchemy import Select, Table, delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.clock import isoformat_ms, optional_isoformat_ms
 from watchpost.db.queries import one_or_404
 from watchpost.errors import Conflict, InvalidRequest
-from watchpost.heartbeats.models import Heartbeat
 from watchpost.incidents.models import Incident, IncidentEvent
 from watchpost.incidents.schemas import IncidentCreate, IncidentFilters
-from watchpost.monitors.models import Monitor
+from watchpost.incidents.transitions import AUTOMATIC, Change, apply, open_incident_for, start
 
 INCIDENT = "incident"
 TIMELINE_ITEM = "incident_timeline_item"
-AUTOMATIC = "Watchpost"
-"""Who acknowledged or resolved, when nobody did by hand."""
-
-
-async def add_event(
-    session: AsyncSession,
-    *,
-    incident: Incident,
-    kind: str,
-    text: str,
-    now: datetime,
-    by: str | None = None,
-) -> IncidentEvent:
-    event = IncidentEvent(incident_id=incident.id, at=now, kind=kind, text=text, by=by)
-    session.add(event)
-    await session.flush()
-    return event
-
-
-async def open_incident(
-    session: AsyncSession,
-    *,
-    team_id: int,
-    name: str,
-    cause: str,
-    now: datetime,
-    monitor_id: int | None = None,
-    heartbeat_id: int | None = None,
-    collector_target_id: int | None = None,
-    manual: bool = False,
-    metadata: dict[str, Any] | None = None,
-    started_by: str | None = None,
-) -> Incident:
-    """A new open incident with its `started` timeline entry."""
-    incident = Incident(
-        team_id=team_id,
-        name=name,
-        cause=cause,
-        monitor_id=monitor_id,
-        heartbeat_id=heartbeat_id,
-        collector_target_id=collector_target_id,
-        manual=manual,
-        metadata_=metadata or {},
-        started_at=now,
-        created_at=now,
-        updated_at=now,
-    )
-    session.add(incident)
-    await session.flush()
-    await add_event(session, incident=incident, kind="started", text=cause, now=now, by=started_by)
-    return incident
-
-
-async def open_incident_for(
-    session: AsyncSession,
-    *,
-    monitor_id: int | None = None,
-    heartbeat_id: int | None = None,
-    collector_target_id: int | None = None,
-) -> Incident | None:
-    """The open incident of an object, if any (there is at most one)."""
-    stmt = select(Incident).where(Incident.resolved_at.is_(None))
-    if monitor_id is not None:
-        stmt = stmt.where(Incident.monitor_id == monitor_id)
-    elif heartbeat_id is not None:
-        stmt = stmt.where(Incident.heartbeat_id == heartbeat_id)
-    elif collector_target_id is not None:
-        stmt = stmt.where(Incident.collector_target_id == collector_target_id)
-    else:
-        raise ValueError("name the object whose incident is wanted")
-    found: Incident | None = await session.scalar(stmt.order_by(Incident.id.desc()).limit(1))
-    return found
 
 
 async def get_incident(session: AsyncSession, *, team_id: int, incident_id: int) -> Incident:
@@ -100,48 +31,6 @@ async def get_incident(session: AsyncSession, *, team_id: int, incident_id: int)
         INCIDENT,
         incident_id,
     )
-
-
-async def acknowledge(
-    session: AsyncSession, *, incident: Incident, now: datetime, by: str
-) -> Incident:
-    """Mark that someone is on it; 409 when already acknowledged or resolved."""
-    if incident.resolved_at is not None:
-        raise Conflict(f"Incident {incident.id} is already resolved")
-    if incident.acknowledged_at is not None:
-        raise Conflict(f"Incident {incident.id} is already acknowledged")
-    incident.acknowledged_at = now
-    incident.acknowledged_by = by
-    incident.updated_at = now
-    await add_event(
-        session,
-        incident=incident,
-        kind="acknowledged",
-        text=f"Acknowledged by {by}",
-        now=now,
-        by=by,
-    )
-    return incident
-
-
-async def resolve(
-    session: AsyncSession, *, incident: Incident, now: datetime, by: str, text: str | None = None
-) -> Incident:
-    """Close the incident; 409 when already resolved."""
-    if incident.resolved_at is not None:
-        raise Conflict(f"Incident {incident.id} is already resolved")
-    incident.resolved_at = now
-    incident.resolved_by = by
-    incident.updated_at = now
-    await add_event(
-        session,
-        incident=incident,
-        kind="resolved",
-        text=text or f"Resolved by {by}",
-        now=now,
-        by=by,
-    )
-    return incident
 
 
 DELETED_TEXTS: dict[str, str] = {
@@ -180,7 +69,9 @@ async def resolve_for_deleted(
         .order_by(Incident.id)
     )
     for incident in found.all():
-        await resolve(session, incident=incident, now=now, by=AUTOMATIC, text=DELETED_TEXTS[column])
+        await apply(
+            session, incident, Change.RESOLVED, at=now, by=AUTOMATIC, text=DELETED_TEXTS[column]
+        )
 
 
 async def timeline(session: AsyncSession, *, incident: Incident) -> Sequence[IncidentEvent]:
@@ -252,19 +143,24 @@ def timeline_of(incident: Incident) -> Select[tuple[IncidentEvent]]:
     )
 
 
+def _referenced(field: str) -> Table:
+    """The table an incident's reference column points at, read through its foreign key
+    (so this module needs none of the referenced domains)."""
+    (key,) = cast(Table, Incident.__table__).c[field].foreign_keys
+    return key.column.table
+
+
 async def _subject_problems(
     session: AsyncSession, *, team_id: int, data: IncidentCreate
 ) -> list[tuple[str | None, str]]:
     problems: list[tuple[str | None, str]] = []
-    checks: tuple[tuple[str, int | None, Any], ...] = (
-        ("monitor_id", data.monitor_id, Monitor),
-        ("heartbeat_id", data.heartbeat_id, Heartbeat),
-    )
-    for field, wanted, model in checks:
+    for field in ("monitor_id", "heartbeat_id"):
+        wanted = getattr(data, field)
         if wanted is None:
             continue
+        table = _referenced(field)
         found = await session.scalar(
-            select(model.id).where(model.team_id == team_id, model.id == wanted)
+            select(table.c.id).where(table.c.team_id == team_id, table.c.id == wanted)
         )
         if found is None:
             noun = field.removesuffix("_id")
@@ -292,17 +188,17 @@ async def report_incident(
                 f"The {subject} already has an open incident (id = {current.id}); "
                 "acknowledge or resolve that one"
             )
-    return await open_incident(
+    return await start(
         session,
         team_id=team_id,
         name=data.name,
         cause=data.summary,
-        now=now,
-        monitor_id=data.monitor_id,
-        heartbeat_id=data.heartbeat_id,
+        at=now,
+        by=data.requester_email or team_name,
         manual=True,
         metadata=data.metadata,
-        started_by=data.requester_email or team_name,
+        monitor_id=data.monitor_id,
+        heartbeat_id=data.heartbeat_id,
     )
 
 

@@ -7,7 +7,7 @@ from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from watchpost.db.base import Base, IdMixin, IdType, TeamOwnedMixin, TimestampMixin, UTCDateTime
-from watchpost.engine.columns import ScheduleColumns
+from watchpost.db.schedule_columns import ScheduleColumns
 from watchpost.policy import MaintenanceColumns, NotificationColumns
 
 

@@ -15,7 +15,7 @@ class ScheduleColumns:
 
     A row is claimable when `next_check_at <= now` and it has no live lease. While leased,
     `next_check_at` keeps the due time the claim was made for, so a result is applied only
-    if the row still carries the same owner and due time (see engine/writer.py).
+    if the row still carries the same owner and due time (see the check engine, engine/writer.py).
     """
 
     next_check_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)

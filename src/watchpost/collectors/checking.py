@@ -1,0 +1,54 @@
+"""What a check result does to a collector target: its status, then its incident.
+
+The check engine reads and writes the target's row (and recomputes its collector with
+`collectors.service.refresh_collector`); this module decides what a result means for the
+target and opens or resolves its incident through `incidents.transitions`.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from watchpost.collectors.models import CollectorTarget
+from watchpost.incidents.transitions import AUTOMATIC, Change, apply, open_incident_for, start
+from watchpost.probes.base import ProbeResult
+
+RECOVERED_TEXT = "The target is up again."
+
+
+def record_result(target: CollectorTarget, result: ProbeResult, *, at: datetime) -> None:
+    """`up` after a success (its last ping, no error, no failures in a row), `down` after a
+    failure (one more failure in a row, the error kept)."""
+    if result.ok:
+        target.status = "up"
+        target.last_ping_at = at
+        target.consecutive_failure_count = 0
+        target.last_error = None
+    else:
+        target.status = "down"
+        target.consecutive_failure_count += 1
+        target.last_error = result.error or "check failed"
+
+
+async def follow_incident(
+    session: AsyncSession, target: CollectorTarget, *, was: str, at: datetime
+) -> None:
+    """A target that goes down opens an incident; its next success resolves it (an incident
+    a person reported stays for a person to resolve)."""
+    if target.status == was or target.status not in ("up", "down"):
+        return
+    incident = await open_incident_for(session, collector_target_id=target.id)
+    if target.status == "down" and incident is None:
+        where = f"{target.host}:{target.port}" if target.port else target.host
+        await start(
+            session,
+            team_id=target.team_id,
+            name=f"{target.kind} target {where}",
+            cause=target.last_error or "check failed",
+            at=at,
+            collector_target_id=target.id,
+        )
+    elif target.status == "up" and incident is not None and not incident.manual:
+        await apply(session, incident, Change.RESOLVED, at=at, by=AUTOMATIC, text=RECOVERED_TEXT)

@@ -1,0 +1,146 @@
+"""Every change of an incident goes through `apply`: its columns and its timeline entry.
+
+Whoever causes it (a check result, a heartbeat ping or sweep, a person through the API,
+the deletion of the object it is about), a change is one `Change` applied to one incident
+inside the caller's transaction. `apply` is the only code that writes an incident's state
+(`started_at`, `acknowledged_*`, `resolved_*`, `updated_at`) or adds a timeline entry, so
+whatever must follow every change of an incident belongs in it, once.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any, Final
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from watchpost.errors import Conflict
+from watchpost.incidents.models import Incident, IncidentEvent
+
+AUTOMATIC: Final = "Watchpost"
+"""Who acknowledged or resolved, when nobody did by hand."""
+
+
+class Change(enum.StrEnum):
+    """What happens to an incident; the value is the kind of its timeline entry."""
+
+    STARTED = "started"
+    ACKNOWLEDGED = "acknowledged"
+    RESOLVED = "resolved"
+    CHECK_FAILED = "check_failed"
+    """A note on an open incident: a check failed again while recovery was being validated."""
+    CHECK_RECOVERED = "check_recovered"
+    """A note on an open incident: a check succeeded; recovery is being validated."""
+
+
+def _start(incident: Incident, at: datetime, _by: str | None) -> None:
+    incident.started_at = incident.created_at = incident.updated_at = at
+
+
+def _acknowledge(incident: Incident, at: datetime, by: str | None) -> None:
+    if incident.resolved_at is not None:
+        raise Conflict(f"Incident {incident.id} is already resolved")
+    if incident.acknowledged_at is not None:
+        raise Conflict(f"Incident {incident.id} is already acknowledged")
+    incident.acknowledged_at, incident.acknowledged_by, incident.updated_at = at, by, at
+
+
+def _resolve(incident: Incident, at: datetime, by: str | None) -> None:
+    if incident.resolved_at is not None:
+        raise Conflict(f"Incident {incident.id} is already resolved")
+    incident.resolved_at, incident.resolved_by, incident.updated_at = at, by, at
+
+
+def _note(_incident: Incident, _at: datetime, _by: str | None) -> None:
+    """A timeline entry only: the incident's own columns stay as they are."""
+
+
+_EFFECTS: Final[dict[Change, Callable[[Incident, datetime, str | None], None]]] = {
+    Change.STARTED: _start,
+    Change.ACKNOWLEDGED: _acknowledge,
+    Change.RESOLVED: _resolve,
+    Change.CHECK_FAILED: _note,
+    Change.CHECK_RECOVERED: _note,
+}
+_DEFAULT_TEXTS: Final = {
+    Change.ACKNOWLEDGED: "Acknowledged by {by}",
+    Change.RESOLVED: "Resolved by {by}",
+}
+"""The timeline text of a change made without one."""
+
+
+async def apply(
+    session: AsyncSession,
+    incident: Incident,
+    change: Change,
+    *,
+    at: datetime,
+    by: str | None = None,
+    text: str | None = None,
+) -> IncidentEvent:
+    """Apply `change` to `incident` at `at` and add its timeline entry (`text`, else the
+    change's default wording); 409 (Conflict) when the incident's state does not allow it.
+    STARTED takes a new, unsaved incident."""
+    if text is None:
+        text = _DEFAULT_TEXTS[change].format(by=by)
+    _EFFECTS[change](incident, at, by)
+    if change is Change.STARTED:
+        session.add(incident)
+        await session.flush()
+    event = IncidentEvent(incident_id=incident.id, at=at, kind=change.value, text=text, by=by)
+    session.add(event)
+    await session.flush()
+    return event
+
+
+async def start(
+    session: AsyncSession,
+    *,
+    team_id: int,
+    name: str,
+    cause: str,
+    at: datetime,
+    by: str | None = None,
+    manual: bool = False,
+    metadata: dict[str, Any] | None = None,
+    monitor_id: int | None = None,
+    heartbeat_id: int | None = None,
+    collector_target_id: int | None = None,
+) -> Incident:
+    """A new open incident, about the object named (if any), with its `started` entry."""
+    incident = Incident(
+        team_id=team_id,
+        name=name,
+        cause=cause,
+        manual=manual,
+        metadata_=metadata or {},
+        monitor_id=monitor_id,
+        heartbeat_id=heartbeat_id,
+        collector_target_id=collector_target_id,
+    )
+    await apply(session, incident, Change.STARTED, at=at, text=cause, by=by)
+    return incident
+
+
+async def open_incident_for(
+    session: AsyncSession,
+    *,
+    monitor_id: int | None = None,
+    heartbeat_id: int | None = None,
+    collector_target_id: int | None = None,
+) -> Incident | None:
+    """The open incident of one object, if any (there is at most one)."""
+    stmt = select(Incident).where(Incident.resolved_at.is_(None))
+    if monitor_id is not None:
+        stmt = stmt.where(Incident.monitor_id == monitor_id)
+    elif heartbeat_id is not None:
+        stmt = stmt.where(Incident.heartbeat_id == heartbeat_id)
+    elif collector_target_id is not None:
+        stmt = stmt.where(Incident.collector_target_id == collector_target_id)
+    else:
+        raise ValueError("name the object whose incident is wanted")
+    found: Incident | None = await session.scalar(stmt.order_by(Incident.id.desc()).limit(1))
+    return found
