@@ -5,7 +5,6 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from watchpost.db.counts import Collection
 from watchpost.heartbeats import service
 from watchpost.heartbeats.models import Heartbeat, HeartbeatGroup
 from watchpost.heartbeats.schemas import (
@@ -33,7 +32,7 @@ from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, resource, single
 from watchpost.http.errors import error_responses, object_id
 from watchpost.http.openapi import ListDoc, SingleDoc, request_body
-from watchpost.http.pagination import Paging, paginate
+from watchpost.http.pagination import Paging
 from watchpost.teams.service import Principal
 
 heartbeats_router = APIRouter(prefix="/api/v2/heartbeats", tags=["heartbeats"])
@@ -63,11 +62,7 @@ def _public_base(request: Request, ctx: Context) -> str:
 
 
 def _heartbeat(heartbeat: Heartbeat, caller: Principal, base: str) -> dict[str, object]:
-    return resource(
-        service.HEARTBEAT,
-        heartbeat.id,
-        service.heartbeat_attributes(heartbeat, public_base=base, team_name=caller.team_name),
-    )
+    return service.heartbeat_resource(heartbeat, public_base=base, team_name=caller.team_name)
 
 
 def _group(group: HeartbeatGroup, caller: Principal) -> dict[str, object]:
@@ -108,12 +103,14 @@ async def create_heartbeat(
 async def list_heartbeats(
     request: Request, caller: Caller, ctx: Context, db: ReadDb, paging: Paging
 ) -> Response:
-    whole = await Collection.read(db, Heartbeat, caller.team_id, ctx.db.anchors)
-    rows, links = await paginate(
-        db, service.heartbeats_of(caller.team_id), paging, order_by=Heartbeat.id, whole=whole
+    page = await service.list_heartbeats(
+        db,
+        team_id=caller.team_id,
+        team_name=caller.team_name,
+        public_base=_public_base(request, ctx),
+        paging=paging,
     )
-    base = _public_base(request, ctx)
-    return listing((_heartbeat(row, caller, base) for row in rows), links)
+    return listing(page.data, page.links)
 
 
 @heartbeats_router.get(
@@ -207,10 +204,10 @@ async def create_group(body: JsonObject, caller: Caller, ctx: Context, db: Write
     responses={200: {"model": ListDoc[GroupAttributes]}, **error_responses(401, 422)},
 )
 async def list_groups(caller: Caller, db: ReadDb, paging: Paging) -> Response:
-    rows, links = await paginate(
-        db, service.groups_of(caller.team_id), paging, order_by=HeartbeatGroup.id
+    page = await service.list_groups(
+        db, team_id=caller.team_id, team_name=caller.team_name, paging=paging
     )
-    return listing((_group(row, caller) for row in rows), links)
+    return listing(page.data, page.links)
 
 
 @groups_router.get(
@@ -234,15 +231,15 @@ async def list_group_heartbeats(
     group_id: str, request: Request, caller: Caller, ctx: Context, db: ReadDb, paging: Paging
 ) -> Response:
     gid = object_id(group_id, service.GROUP)
-    await service.get_group(db, team_id=caller.team_id, group_id=gid)
-    rows, links = await paginate(
+    group = await service.get_group(db, team_id=caller.team_id, group_id=gid)
+    page = await service.list_group_heartbeats(
         db,
-        service.group_heartbeats(team_id=caller.team_id, group_id=gid),
-        paging,
-        order_by=Heartbeat.id,
+        group=group,
+        team_name=caller.team_name,
+        public_base=_public_base(request, ctx),
+        paging=paging,
     )
-    base = _public_base(request, ctx)
-    return listing((_heartbeat(row, caller, base) for row in rows), links)
+    return listing(page.data, page.links)
 
 
 @groups_router.patch(

@@ -5,13 +5,12 @@ from __future__ import annotations
 from fastapi import APIRouter, Query
 from fastapi.responses import Response
 
-from watchpost.db.counts import Collection
 from watchpost.http.body import JsonObject, parse
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, resource, single
 from watchpost.http.errors import error_responses, object_id
 from watchpost.http.openapi import ListDoc, SingleDoc, request_body
-from watchpost.http.pagination import Paging, paginate
+from watchpost.http.pagination import Paging
 from watchpost.monitors import service
 from watchpost.monitors.models import Monitor, MonitorGroup
 from watchpost.monitors.schemas import (
@@ -75,7 +74,7 @@ the port changes."""
 
 
 def _monitor(monitor: Monitor, team_name: str) -> dict[str, object]:
-    return resource(service.MONITOR, monitor.id, service.monitor_attributes(monitor, team_name))
+    return service.monitor_resource(monitor, team_name)
 
 
 def _group(group: MonitorGroup, team_name: str) -> dict[str, object]:
@@ -108,7 +107,6 @@ async def create_monitor(body: JsonObject, caller: Caller, ctx: Context, db: Wri
 )
 async def list_monitors(
     caller: Caller,
-    ctx: Context,
     db: ReadDb,
     paging: Paging,
     url: str | None = Query(default=None, description="Only monitors with exactly this url."),
@@ -116,11 +114,15 @@ async def list_monitors(
         default=None, description="Only monitors with exactly this pronounceable_name."
     ),
 ) -> Response:
-    stmt = service.monitors_of(caller.team_id, url=url, pronounceable_name=pronounceable_name)
-    filtered = bool(url or pronounceable_name)
-    whole = None if filtered else await Collection.read(db, Monitor, caller.team_id, ctx.db.anchors)
-    rows, links = await paginate(db, stmt, paging, order_by=Monitor.id, whole=whole)
-    return listing((_monitor(row, caller.team_name) for row in rows), links)
+    page = await service.list_monitors(
+        db,
+        team_id=caller.team_id,
+        team_name=caller.team_name,
+        paging=paging,
+        url=url,
+        pronounceable_name=pronounceable_name,
+    )
+    return listing(page.data, page.links)
 
 
 @monitors.get(
@@ -192,10 +194,10 @@ async def create_group(body: JsonObject, caller: Caller, ctx: Context, db: Write
     responses={200: {"model": ListDoc[MonitorGroupAttributes]}, **error_responses(401, 422)},
 )
 async def list_groups(caller: Caller, db: ReadDb, paging: Paging) -> Response:
-    rows, links = await paginate(
-        db, service.groups_of(caller.team_id), paging, order_by=MonitorGroup.id
+    page = await service.list_groups(
+        db, team_id=caller.team_id, team_name=caller.team_name, paging=paging
     )
-    return listing((_group(row, caller.team_name) for row in rows), links)
+    return listing(page.data, page.links)
 
 
 @groups.get(
@@ -219,11 +221,11 @@ async def list_group_monitors(
     group_id: str, caller: Caller, db: ReadDb, paging: Paging
 ) -> Response:
     gid = object_id(group_id, service.GROUP)
-    await service.get_group(db, team_id=caller.team_id, group_id=gid)
-    rows, links = await paginate(
-        db, service.monitors_in(team_id=caller.team_id, group_id=gid), paging, order_by=Monitor.id
+    group = await service.get_group(db, team_id=caller.team_id, group_id=gid)
+    page = await service.list_group_monitors(
+        db, group=group, team_name=caller.team_name, paging=paging
     )
-    return listing((_monitor(row, caller.team_name) for row in rows), links)
+    return listing(page.data, page.links)
 
 
 @groups.patch(

@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
-from sqlalchemy import Row
 
-from watchpost.db.counts import Collection
 from watchpost.http.body import JsonObject, parse
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, resource, single
 from watchpost.http.errors import error_responses, object_id
 from watchpost.http.openapi import ListDoc, SingleDoc, request_body
-from watchpost.http.pagination import PagedSelect, Paging, paginate
+from watchpost.http.pagination import Paging
 from watchpost.sources import service
 from watchpost.sources.models import Source, SourceGroup
 from watchpost.sources.platforms import NOT_NULL_FIELDS, platforms_markdown
@@ -34,9 +31,6 @@ from watchpost.sources.schemas import (
 sources = APIRouter(prefix="/api/v1/sources", tags=["sources"])
 groups = APIRouter(prefix="/api/v1/source-groups", tags=["source groups"])
 
-TEAM_SOURCES = PagedSelect(service.TEAM_SOURCE_ROWS, key=Source.id)
-GROUP_SOURCES = PagedSelect(service.GROUP_SOURCE_ROWS, key=Source.id)
-
 READ_ERRORS = error_responses(401, 404)
 WRITE_ERRORS = error_responses(400, 401, 404, 415, 422)
 LIST_ERRORS = error_responses(401, 422)
@@ -50,13 +44,11 @@ class SourceView:
         self.host = service.ingesting_host(ctx.settings, request.url.hostname)
         self.box = ctx.box
 
-    def many(self, rows: Iterable[Row[Any] | tuple[Any, ...]]) -> list[dict[str, Any]]:
-        return service.source_resources(
-            rows, team_name=self.team_name, host=self.host, box=self.box
-        )
-
     def one(self, source: Source) -> dict[str, Any]:
-        return self.many([service.source_row(source)])[0]
+        row = service.SOURCE_COLUMNS.row(source)
+        return service.source_resources(
+            [row], team_name=self.team_name, host=self.host, box=self.box
+        )[0]
 
 
 def _group(group: SourceGroup) -> dict[str, object]:
@@ -93,9 +85,15 @@ async def create_source(
 async def list_sources(
     request: Request, caller: Caller, ctx: Context, db: ReadDb, paging: Paging
 ) -> Response:
-    whole = await Collection.read(db, Source, caller.team_id, ctx.db.anchors)
-    rows, links = await TEAM_SOURCES.page(db, paging, {"team_id": caller.team_id}, whole=whole)
-    return listing(SourceView(request, caller, ctx).many(rows), links)
+    page = await service.list_sources(
+        db,
+        team_id=caller.team_id,
+        team_name=caller.team_name,
+        host=service.ingesting_host(ctx.settings, request.url.hostname),
+        box=ctx.box,
+        paging=paging,
+    )
+    return listing(page.data, page.links)
 
 
 @sources.get(
@@ -169,10 +167,8 @@ async def create_group(body: JsonObject, caller: Caller, ctx: Context, db: Write
     responses={200: {"model": ListDoc[SourceGroupAttributes]}, **LIST_ERRORS},
 )
 async def list_groups(caller: Caller, db: ReadDb, paging: Paging) -> Response:
-    rows, links = await paginate(
-        db, service.groups_of(caller.team_id), paging, order_by=SourceGroup.id
-    )
-    return listing(map(_group, rows), links)
+    page = await service.list_groups(db, team_id=caller.team_id, paging=paging)
+    return listing(page.data, page.links)
 
 
 @groups.get(
@@ -196,9 +192,16 @@ async def list_group_sources(
     group_id: str, request: Request, caller: Caller, ctx: Context, db: ReadDb, paging: Paging
 ) -> Response:
     gid = object_id(group_id, service.GROUP)
-    await service.get_group(db, team_id=caller.team_id, group_id=gid)
-    rows, links = await GROUP_SOURCES.page(db, paging, {"team_id": caller.team_id, "group_id": gid})
-    return listing(SourceView(request, caller, ctx).many(rows), links)
+    group = await service.get_group(db, team_id=caller.team_id, group_id=gid)
+    page = await service.list_group_sources(
+        db,
+        group=group,
+        team_name=caller.team_name,
+        host=service.ingesting_host(ctx.settings, request.url.hostname),
+        box=ctx.box,
+        paging=paging,
+    )
+    return listing(page.data, page.links)
 
 
 @groups.patch(

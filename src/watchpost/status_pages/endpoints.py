@@ -112,11 +112,9 @@ async def create_page(body: JsonObject, caller: Caller, ctx: Context, db: WriteD
     responses={200: {"model": ListDoc[PageAttributes]}, **error_responses(401, 422)},
 )
 async def list_pages(caller: Caller, ctx: Context, db: ReadDb, paging: Paging) -> Response:
-    rows, links = await paginate(
-        db, service.pages_of(caller.team_id), paging, order_by=StatusPage.id
-    )
+    found = await paginate(db, service.pages_of(caller.team_id), paging, order_by=StatusPage.id)
     now = ctx.clock.now()
-    return listing([await _page(db, row, caller, now) for row in rows], links)
+    return listing([await _page(db, row, caller, now) for row in found.data], found.links)
 
 
 @router.get(
@@ -200,13 +198,13 @@ async def list_sections(
 ) -> Response:
     pid = object_id(status_page_id, service.PAGE)
     await service.get_page(db, team_id=caller.team_id, page_id=pid)
-    rows, links = await paginate(
+    found = await paginate(
         db,
         service.sections_of(team_id=caller.team_id, page_id=pid),
         paging,
         order_by=StatusPageSection.position,
     )
-    return listing((_section(row) for row in rows), links)
+    return listing(map(_section, found.data), found.links)
 
 
 @router.get(
@@ -324,14 +322,15 @@ async def list_resources(
 ) -> Response:
     pid = object_id(status_page_id, service.PAGE)
     page = await service.get_page(db, team_id=caller.team_id, page_id=pid)
-    rows, links = await paginate(
+    found = await paginate(
         db,
         service.resources_of(team_id=caller.team_id, page_id=pid),
         paging,
         order_by=StatusPageResource.id,
     )
-    items = await _resources(db, page, rows, ctx.clock.now(), history_days=LIST_HISTORY_DAYS)
-    return listing(items, links)
+    now = ctx.clock.now()
+    items = await _resources(db, page, found.data, now, history_days=LIST_HISTORY_DAYS)
+    return listing(items, found.links)
 
 
 @router.get(

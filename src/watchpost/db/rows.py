@@ -1,0 +1,82 @@
+"""The columns a list renders, read as plain rows instead of ORM objects.
+
+A list page renders up to 250 objects. Building them as ORM instances (identity map,
+instance state, one descriptor call per attribute read) cost more than rendering them, and
+lists never change what they read. `ListColumns` selects an ORM class's attributes as plain
+columns, in the order a renderer unpacks them:
+
+- timestamps come as the API's text, made by the database (`iso_ms`): cheaper than parsing
+  and formatting two or more datetimes per row in Python;
+- JSON comes as text parsed by orjson, several times faster than SQLAlchemy's `json.loads`.
+
+`row(obj)` gives an ORM object (just created or changed) in the same shape, so one renderer
+serves a list and a single object.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import orjson
+from sqlalchemy import JSON, ColumnElement, Select, String, inspect, select, type_coerce
+from sqlalchemy.engine import Dialect
+from sqlalchemy.types import TypeDecorator
+
+from watchpost.clock import isoformat_ms
+from watchpost.db.base import Base, UTCDateTime, iso_ms
+
+
+class _JsonText(TypeDecorator[Any]):
+    """A JSON column read as its stored text and parsed by orjson (SQLite). A driver that
+    parses JSON itself (psycopg, by the column's type) hands over the value as it is."""
+
+    impl = String
+    cache_ok = True
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> Any:
+        return orjson.loads(value) if isinstance(value, str) else value
+
+
+_JSON_TEXT = _JsonText()
+
+
+def _plain(value: Any) -> Any:
+    return value
+
+
+def _timestamp(value: Any) -> str | None:
+    return None if value is None else isoformat_ms(value)
+
+
+class ListColumns:
+    """Attributes of model, by name, as the columns of a list's select."""
+
+    def __init__(self, model: type[Base], names: Sequence[str]) -> None:
+        mapper = inspect(model)
+        self.names = tuple(names)
+        self.table = mapper.local_table
+        columns: list[ColumnElement[Any]] = []
+        readers = []
+        for name in self.names:
+            column = mapper.columns[name]
+            if isinstance(column.type, UTCDateTime):
+                columns.append(iso_ms(column).label(name))
+                readers.append(_timestamp)
+            elif isinstance(column.type, JSON):
+                columns.append(type_coerce(column, _JSON_TEXT).label(name))
+                readers.append(_plain)
+            else:
+                columns.append(column.label(name))
+                readers.append(_plain)
+        self.columns = tuple(columns)
+        self._readers = tuple(zip(self.names, readers, strict=True))
+        self.key = mapper.columns["id"]
+        """The primary key: lists are ordered by it."""
+
+    def select(self) -> Select[Any]:
+        return select(*self.columns)
+
+    def row(self, obj: Base) -> tuple[Any, ...]:
+        """An ORM object as a row of these columns."""
+        return tuple(read(getattr(obj, name)) for name, read in self._readers)
