@@ -45,8 +45,8 @@ def lists(items: int, page_id: str) -> dict[str, tuple[str, int]]:
         "monitors": (f"/api/v2/monitors{query}", items),
         "heartbeats": (f"/api/v2/heartbeats{query}", items),
         "incidents": (f"/api/v2/incidents{query}", items),
-        "monitor-groups": (f"/api/v2/monitor-groups{query}", items // 4),
-        "heartbeat-groups": (f"/api/v2/heartbeat-groups{query}", items // 4),
+        "monitor-groups": (f"/api/v2/monitor-groups{query}", items),
+        "heartbeat-groups": (f"/api/v2/heartbeat-groups{query}", items),
         "status-page-resources": (f"/api/v2/status-pages/{page_id}/resources{query}", 250),
     }
 
@@ -59,8 +59,8 @@ async def seed(expect: Callable[..., Awaitable[bytes]], items: int) -> str:
         return [json.loads(answer)["data"]["id"] for answer in made]
 
     await many("/api/v1/sources", lambda i: {"name": f"source {i}", "platform": "ubuntu"}, items)
-    await many("/api/v2/monitor-groups", lambda i: {"name": f"group {i}"}, items // 4)
-    await many("/api/v2/heartbeat-groups", lambda i: {"name": f"group {i}"}, items // 4)
+    await many("/api/v2/monitor-groups", lambda i: {"name": f"group {i}"}, items)
+    await many("/api/v2/heartbeat-groups", lambda i: {"name": f"group {i}"}, items)
     monitors = await many(
         "/api/v2/monitors", lambda i: {"url": f"https://site-{i}.example.com/health"}, items
     )

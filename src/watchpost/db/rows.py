@@ -15,30 +15,34 @@ serves a list and a single object.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import orjson
 from sqlalchemy import JSON, ColumnElement, Select, String, inspect, select, type_coerce
 from sqlalchemy.engine import Dialect
-from sqlalchemy.types import TypeDecorator
 
 from watchpost.clock import isoformat_ms
 from watchpost.db.base import Base, UTCDateTime, iso_ms
 
 
-class _JsonText(TypeDecorator[Any]):
-    """A JSON column read as its stored text and parsed by orjson (SQLite). A driver that
-    parses JSON itself (psycopg, by the column's type) hands over the value as it is."""
+class _JsonText(String):
+    """A JSON column read as its stored text and parsed by orjson, called by the driver's
+    row building without a Python wrapper (SQLite). psycopg parses JSON itself (it knows
+    the column's type) and hands over the value as it is."""
 
-    impl = String
-    cache_ok = True
+    def __init__(self, nullable: bool = True) -> None:
+        super().__init__()
+        self.nullable = nullable
 
-    def process_result_value(self, value: Any, dialect: Dialect) -> Any:
-        return orjson.loads(value) if isinstance(value, str) else value
+    def result_processor(self, dialect: Dialect, coltype: object) -> Callable[[Any], Any] | None:
+        if dialect.name == "postgresql":
+            return None
+        return _loads_or_none if self.nullable else orjson.loads
 
 
-_JSON_TEXT = _JsonText()
+def _loads_or_none(value: str | None) -> Any:
+    return None if value is None else orjson.loads(value)
 
 
 def _plain(value: Any) -> Any:
@@ -64,7 +68,8 @@ class ListColumns:
                 columns.append(iso_ms(column).label(name))
                 readers.append(_timestamp)
             elif isinstance(column.type, JSON):
-                columns.append(type_coerce(column, _JSON_TEXT).label(name))
+                text = _JsonText(nullable=bool(column.nullable))
+                columns.append(type_coerce(column, text).label(name))
                 readers.append(_plain)
             else:
                 columns.append(column.label(name))

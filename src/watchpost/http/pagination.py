@@ -240,5 +240,8 @@ class PagedSelect:
             "page_skip": window.skip,
             "page_size": req.per_page,
         }
-        rows = (await session.execute(self._page, {**params, **bounds})).all()
+        # On the session's connection: the session's own execute wraps every row of a plain
+        # select in ORM result handling it does not need.
+        connection = await session.connection()
+        rows = (await connection.execute(self._page, {**params, **bounds})).all()
         return Page(render(rows), pagination_links(req, window.total))
