@@ -122,7 +122,7 @@ async def run(data_dir: Path, secret_key: str, token: str, args: argparse.Namesp
         baseline = baseline or per_item
         print(
             f"{name:<24} {per_request:8.3f} ms CPU/request {per_item:7.2f} µs/item "
-            f"({per_item / baseline:4.2f}× sources)",
+            f"({per_item / baseline:4.2f}x sources)",
             flush=True,
         )
         if profiler:

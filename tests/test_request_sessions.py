@@ -10,6 +10,7 @@ from typing import Any
 import httpx
 from fastapi import FastAPI
 from sqlalchemy import event
+from starlette.types import Message
 
 from tests.objects import create_collector, target_body
 from tests.support import Api, data
@@ -102,9 +103,7 @@ async def test_an_app_without_the_middleware_opens_no_session(app: FastAPI) -> N
     assert app.state.ctx.db.engine.sync_engine.pool.checkedout() == 0
 
 
-async def test_the_connection_is_back_before_the_response_is_sent(
-    api: Api, app: FastAPI
-) -> None:
+async def test_the_connection_is_back_before_the_response_is_sent(api: Api, app: FastAPI) -> None:
     # A client reading a long list slowly must not keep a pooled connection from others.
     await create_collector(api)
     held_at: list[tuple[str, int]] = []
@@ -114,7 +113,7 @@ async def test_the_connection_is_back_before_the_response_is_sent(
 
     with pool_use(app) as use:
 
-        async def send(message: dict[str, Any]) -> None:
+        async def send(message: Message) -> None:
             held_at.append((message["type"], use.held))
 
         scope = {

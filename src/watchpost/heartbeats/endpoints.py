@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from watchpost.heartbeats import service
+from watchpost.heartbeats import lists, service
 from watchpost.heartbeats.models import Heartbeat, HeartbeatGroup
 from watchpost.heartbeats.schemas import (
     DEFAULT_PERIOD,
@@ -62,7 +62,7 @@ def _public_base(request: Request, ctx: Context) -> str:
 
 
 def _heartbeat(heartbeat: Heartbeat, caller: Principal, base: str) -> dict[str, object]:
-    return service.heartbeat_resource(heartbeat, public_base=base, team_name=caller.team_name)
+    return lists.heartbeat_resource(heartbeat, public_base=base, team_name=caller.team_name)
 
 
 def _group(group: HeartbeatGroup, caller: Principal) -> dict[str, object]:
@@ -103,7 +103,7 @@ async def create_heartbeat(
 async def list_heartbeats(
     request: Request, caller: Caller, ctx: Context, db: ReadDb, paging: Paging
 ) -> Response:
-    page = await service.list_heartbeats(
+    page = await lists.list_heartbeats(
         db,
         team_id=caller.team_id,
         team_name=caller.team_name,
@@ -204,7 +204,7 @@ async def create_group(body: JsonObject, caller: Caller, ctx: Context, db: Write
     responses={200: {"model": ListDoc[GroupAttributes]}, **error_responses(401, 422)},
 )
 async def list_groups(caller: Caller, db: ReadDb, paging: Paging) -> Response:
-    page = await service.list_groups(
+    page = await lists.list_groups(
         db, team_id=caller.team_id, team_name=caller.team_name, paging=paging
     )
     return listing(page.data, page.links)
@@ -232,7 +232,7 @@ async def list_group_heartbeats(
 ) -> Response:
     gid = object_id(group_id, service.GROUP)
     group = await service.get_group(db, team_id=caller.team_id, group_id=gid)
-    page = await service.list_group_heartbeats(
+    page = await lists.list_group_heartbeats(
         db,
         group=group,
         team_name=caller.team_name,

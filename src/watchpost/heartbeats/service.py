@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from datetime import datetime, timedelta
-from functools import partial
 from typing import Any
 
-from sqlalchemy import Select, bindparam, select, update
+from sqlalchemy import Select, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.clock import isoformat_ms
 from watchpost.crypto import random_token
 from watchpost.db.queries import one_or_404
-from watchpost.db.rows import ListColumns
 from watchpost.heartbeats.models import Heartbeat, HeartbeatGroup
 from watchpost.heartbeats.schemas import (
     GROUP_DEFAULTS,
@@ -28,9 +26,7 @@ from watchpost.heartbeats.schemas import (
 )
 from watchpost.history import service as history
 from watchpost.http.errors import InvalidRequest
-from watchpost.http.pagination import PagedSelect, PageRequest, ResourcePage
 from watchpost.incidents import service as incidents
-from watchpost.policy import NOTIFICATION_DEFAULTS, weekdays_in_order
 from watchpost.status_pages.references import delete_shown
 from watchpost.validation import reference_id
 
@@ -41,101 +37,6 @@ TOKEN_BYTES = 24  # 192 bits: a ping URL must never be guessable
 
 
 # --------------------------------------------------------------------------- heartbeats
-
-
-HEARTBEAT_COLUMNS = ListColumns(
-    Heartbeat,
-    (
-        "id",
-        "name",
-        "token",
-        "period",
-        "grace",
-        "heartbeat_group_id",
-        "sort_index",
-        "paused",
-        "paused_at",
-        "status",
-        "last_ping_at",
-        "maintenance_from",
-        "maintenance_to",
-        "maintenance_timezone",
-        "maintenance_days",
-        *NOTIFICATION_DEFAULTS,
-        "created_at",
-        "updated_at",
-    ),
-)
-
-
-def heartbeat_resources(
-    rows: Iterable[Sequence[Any]], *, public_base: str, team_name: str
-) -> list[dict[str, Any]]:
-    """Heartbeats as API resources, from rows of HEARTBEAT_COLUMNS.
-
-    One comprehension that unpacks each row: 250 rows a page, so every call and attribute
-    lookup per row shows in the page's cost.
-    """
-    ping_base = f"{public_base}{PING_PATH}"
-    return [
-        {
-            "id": str(id_),
-            "type": HEARTBEAT,
-            "attributes": {
-                "name": name,
-                "url": ping_base + token,
-                "period": period,
-                "grace": grace,
-                "heartbeat_group_id": heartbeat_group_id,
-                "sort_index": sort_index,
-                "paused": paused,
-                "paused_at": paused_at,
-                "status": status,
-                "last_ping_at": last_ping_at,
-                "maintenance_from": maintenance_from,
-                "maintenance_to": maintenance_to,
-                "maintenance_timezone": maintenance_timezone,
-                "maintenance_days": weekdays_in_order(maintenance_days),
-                "call": call,
-                "sms": sms,
-                "email": email,
-                "push": push,
-                "team_wait": team_wait,
-                "team_name": team_name,
-                "created_at": created_at,
-                "updated_at": updated_at,
-            },
-        }
-        for (
-            id_,
-            name,
-            token,
-            period,
-            grace,
-            heartbeat_group_id,
-            sort_index,
-            paused,
-            paused_at,
-            status,
-            last_ping_at,
-            maintenance_from,
-            maintenance_to,
-            maintenance_timezone,
-            maintenance_days,
-            call,
-            sms,
-            email,
-            push,
-            team_wait,
-            created_at,
-            updated_at,
-        ) in rows
-    ]
-
-
-def heartbeat_resource(heartbeat: Heartbeat, *, public_base: str, team_name: str) -> dict[str, Any]:
-    row = HEARTBEAT_COLUMNS.row(heartbeat)
-    return heartbeat_resources([row], public_base=public_base, team_name=team_name)[0]
 
 
 def heartbeat_values(heartbeat: Heartbeat) -> dict[str, Any]:
@@ -238,36 +139,6 @@ def heartbeats_of(team_id: int) -> Select[tuple[Heartbeat]]:
     return select(Heartbeat).where(Heartbeat.team_id == team_id)
 
 
-_team_heartbeats = HEARTBEAT_COLUMNS.select().where(Heartbeat.team_id == bindparam("team_id"))
-# The lists of heartbeats as rows of HEARTBEAT_COLUMNS, built once (bound: team_id, group_id).
-_TEAM_HEARTBEATS = PagedSelect(_team_heartbeats, key=Heartbeat.id, counted=Heartbeat)
-_GROUP_HEARTBEATS = PagedSelect(
-    _team_heartbeats.where(Heartbeat.heartbeat_group_id == bindparam("group_id")), key=Heartbeat.id
-)
-
-
-async def list_heartbeats(
-    session: AsyncSession, *, team_id: int, team_name: str, public_base: str, paging: PageRequest
-) -> ResourcePage:
-    """A page of the team's heartbeats."""
-    render = partial(heartbeat_resources, public_base=public_base, team_name=team_name)
-    return await _TEAM_HEARTBEATS.page(session, paging, {"team_id": team_id}, render)
-
-
-async def list_group_heartbeats(
-    session: AsyncSession,
-    *,
-    group: HeartbeatGroup,
-    team_name: str,
-    public_base: str,
-    paging: PageRequest,
-) -> ResourcePage:
-    """A page of the group's heartbeats."""
-    render = partial(heartbeat_resources, public_base=public_base, team_name=team_name)
-    params = {"team_id": group.team_id, "group_id": group.id}
-    return await _GROUP_HEARTBEATS.page(session, paging, params, render)
-
-
 async def get_heartbeat(session: AsyncSession, *, team_id: int, heartbeat_id: int) -> Heartbeat:
     return await one_or_404(
         session, heartbeats_of(team_id).where(Heartbeat.id == heartbeat_id), HEARTBEAT, heartbeat_id
@@ -339,42 +210,6 @@ async def create_group(
 
 def groups_of(team_id: int) -> Select[tuple[HeartbeatGroup]]:
     return select(HeartbeatGroup).where(HeartbeatGroup.team_id == team_id)
-
-
-GROUP_COLUMNS = ListColumns(
-    HeartbeatGroup, ("id", "name", "sort_index", "paused", "created_at", "updated_at")
-)
-_TEAM_GROUPS = PagedSelect(
-    GROUP_COLUMNS.select().where(HeartbeatGroup.team_id == bindparam("team_id")),
-    key=HeartbeatGroup.id,
-)
-
-
-def group_resources(rows: Iterable[Sequence[Any]], *, team_name: str) -> list[dict[str, Any]]:
-    """Heartbeat groups as API resources, from rows of GROUP_COLUMNS."""
-    return [
-        {
-            "id": str(id_),
-            "type": GROUP,
-            "attributes": {
-                "name": name,
-                "sort_index": sort_index,
-                "paused": paused,
-                "team_name": team_name,
-                "created_at": created_at,
-                "updated_at": updated_at,
-            },
-        }
-        for id_, name, sort_index, paused, created_at, updated_at in rows
-    ]
-
-
-async def list_groups(
-    session: AsyncSession, *, team_id: int, team_name: str, paging: PageRequest
-) -> ResourcePage:
-    """A page of the team's heartbeat groups."""
-    render = partial(group_resources, team_name=team_name)
-    return await _TEAM_GROUPS.page(session, paging, {"team_id": team_id}, render)
 
 
 async def get_group(session: AsyncSession, *, team_id: int, group_id: int) -> HeartbeatGroup:

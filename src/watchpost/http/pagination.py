@@ -5,8 +5,8 @@ absolute, keep the request's other query parameters, and `last` always names a p
 (page 1 for an empty list) because clients read the page count out of it.
 
 A service's list function returns a `Page`, read with a `PagedSelect` (statements built
-once; lists of plain rows) or `paginate()` (a statement built per request, for the short
-lists of one object's children); the endpoint returns it as it is.
+once; lists of plain rows) or `paginate()` (ORM objects, a statement built per request: for
+the short lists); the endpoint returns it.
 """
 
 from __future__ import annotations
@@ -189,7 +189,8 @@ async def paginate(
     session: AsyncSession, stmt: Select[tuple[T]], req: PageRequest, *, order_by: Any
 ) -> Page[T]:
     """One page of stmt's objects in a stable order (order_by, after any order stmt has).
-    For the short lists of one object's children; a team's lists use a PagedSelect."""
+    For the short lists (collectors, webhooks, status pages, an object's children); the
+    long ones use a PagedSelect."""
     window = await _window(session, _count_of(stmt), None, req, order_by, None)
     if window.past_end(req):
         return Page([], pagination_links(req, window.total))

@@ -11,7 +11,7 @@ from watchpost.http.envelope import listing, no_content, single
 from watchpost.http.errors import error_responses, object_id
 from watchpost.http.openapi import ListDoc, SingleDoc, request_body
 from watchpost.http.pagination import Paging
-from watchpost.incidents import service
+from watchpost.incidents import lists, service
 from watchpost.incidents.models import Incident
 from watchpost.incidents.schemas import (
     AcknowledgeBody,
@@ -48,7 +48,7 @@ lists of strings."""
 
 
 def _incident(incident: Incident, team_name: str) -> dict[str, object]:
-    return service.incident_resource(incident, team_name)
+    return lists.incident_resource(incident, team_name)
 
 
 @router.post(
@@ -109,7 +109,7 @@ async def list_incidents(
         from_=from_,
         to=to,
     )
-    page = await service.list_incidents(
+    page = await lists.list_incidents(
         db, team_id=caller.team_id, team_name=caller.team_name, filters=filters, paging=paging
     )
     return listing(page.data, page.links)
@@ -203,7 +203,7 @@ async def incident_timeline(
     incident = await service.get_incident(
         db, team_id=caller.team_id, incident_id=object_id(incident_id, service.INCIDENT)
     )
-    page = await service.list_timeline(db, incident=incident, paging=paging)
+    page = await lists.list_timeline(db, incident=incident, paging=paging)
     return listing(page.data, page.links)
 
 

@@ -11,7 +11,7 @@ from watchpost.http.envelope import listing, no_content, resource, single
 from watchpost.http.errors import error_responses, object_id
 from watchpost.http.openapi import ListDoc, SingleDoc, request_body
 from watchpost.http.pagination import Paging
-from watchpost.monitors import service
+from watchpost.monitors import lists, service
 from watchpost.monitors.models import Monitor, MonitorGroup
 from watchpost.monitors.schemas import (
     DEFAULT_CHECK_FREQUENCY,
@@ -74,7 +74,7 @@ the port changes."""
 
 
 def _monitor(monitor: Monitor, team_name: str) -> dict[str, object]:
-    return service.monitor_resource(monitor, team_name)
+    return lists.monitor_resource(monitor, team_name)
 
 
 def _group(group: MonitorGroup, team_name: str) -> dict[str, object]:
@@ -114,7 +114,7 @@ async def list_monitors(
         default=None, description="Only monitors with exactly this pronounceable_name."
     ),
 ) -> Response:
-    page = await service.list_monitors(
+    page = await lists.list_monitors(
         db,
         team_id=caller.team_id,
         team_name=caller.team_name,
@@ -194,7 +194,7 @@ async def create_group(body: JsonObject, caller: Caller, ctx: Context, db: Write
     responses={200: {"model": ListDoc[MonitorGroupAttributes]}, **error_responses(401, 422)},
 )
 async def list_groups(caller: Caller, db: ReadDb, paging: Paging) -> Response:
-    page = await service.list_groups(
+    page = await lists.list_groups(
         db, team_id=caller.team_id, team_name=caller.team_name, paging=paging
     )
     return listing(page.data, page.links)
@@ -222,7 +222,7 @@ async def list_group_monitors(
 ) -> Response:
     gid = object_id(group_id, service.GROUP)
     group = await service.get_group(db, team_id=caller.team_id, group_id=gid)
-    page = await service.list_group_monitors(
+    page = await lists.list_group_monitors(
         db, group=group, team_name=caller.team_name, paging=paging
     )
     return listing(page.data, page.links)

@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
 from datetime import datetime
-from functools import partial
 from typing import Any, Final
 
-from sqlalchemy import Select, bindparam, select, update
+from sqlalchemy import Select, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.clock import isoformat_ms
 from watchpost.crypto import SecretBox
 from watchpost.db.queries import one_or_404
-from watchpost.db.rows import ListColumns
 from watchpost.history import service as history
-from watchpost.http.pagination import PagedSelect, PageRequest, ResourcePage
 from watchpost.incidents import service as incidents
 from watchpost.monitors.models import Monitor, MonitorGroup
 from watchpost.monitors.schemas import (
@@ -27,7 +23,6 @@ from watchpost.monitors.schemas import (
 )
 from watchpost.monitors.status_machine import apply, resume, state_of
 from watchpost.monitors.types import TYPE_FIELDS
-from watchpost.policy import NOTIFICATION_DEFAULTS, weekdays_in_order
 from watchpost.status_pages.references import delete_shown
 from watchpost.validation import reference_id
 
@@ -49,148 +44,6 @@ CHECK_FIELDS: Final[frozenset[str]] = frozenset(
 
 
 # ------------------------------------------------------------------------------ monitors
-
-
-MONITOR_COLUMNS = ListColumns(
-    Monitor,
-    (
-        "id",
-        "monitor_type",
-        "url",
-        "pronounceable_name",
-        "monitor_group_id",
-        "required_keyword",
-        "port",
-        "http_method",
-        "request_body",
-        "request_headers",
-        "expected_status_codes",
-        "follow_redirects",
-        "verify_ssl",
-        "remember_cookies",
-        "auth_username",
-        "check_frequency",
-        "confirmation_period",
-        "recovery_period",
-        "request_timeout",
-        "ssl_expiration",
-        "domain_expiration",
-        "regions",
-        "maintenance_from",
-        "maintenance_to",
-        "maintenance_timezone",
-        "maintenance_days",
-        *NOTIFICATION_DEFAULTS,
-        "paused",
-        "status",
-        "paused_at",
-        "last_checked_at",
-        "last_error",
-        "created_at",
-        "updated_at",
-    ),
-)
-
-
-def monitor_resources(rows: Iterable[Sequence[Any]], *, team_name: str) -> list[dict[str, Any]]:
-    """Monitors as API resources, from rows of MONITOR_COLUMNS.
-
-    One comprehension that unpacks each row: 250 rows a page, so every call and attribute
-    lookup per row shows in the page's cost.
-    """
-    return [
-        {
-            "id": str(id_),
-            "type": MONITOR,
-            "attributes": {
-                "monitor_type": monitor_type,
-                "url": url,
-                "pronounceable_name": pronounceable_name,
-                "monitor_group_id": monitor_group_id,
-                "required_keyword": required_keyword,
-                "port": None if port is None else str(port),
-                "http_method": http_method,
-                "request_body": request_body,
-                "request_headers": [
-                    {"id": str(header["id"]), "name": header["name"], "value": header["value"]}
-                    for header in request_headers or ()
-                ],
-                "expected_status_codes": list(expected_status_codes or ()),
-                "follow_redirects": follow_redirects,
-                "verify_ssl": verify_ssl,
-                "remember_cookies": remember_cookies,
-                "auth_username": auth_username,
-                "check_frequency": check_frequency,
-                "confirmation_period": confirmation_period,
-                "recovery_period": recovery_period,
-                "request_timeout": request_timeout,
-                "ssl_expiration": ssl_expiration,
-                "domain_expiration": domain_expiration,
-                "regions": list(regions or ()),
-                "maintenance_from": maintenance_from,
-                "maintenance_to": maintenance_to,
-                "maintenance_timezone": maintenance_timezone,
-                "maintenance_days": weekdays_in_order(maintenance_days),
-                "call": call,
-                "sms": sms,
-                "email": email,
-                "push": push,
-                "team_wait": team_wait,
-                "paused": paused,
-                "status": status,
-                "paused_at": paused_at,
-                "last_checked_at": last_checked_at,
-                "last_error": last_error,
-                "team_name": team_name,
-                "created_at": created_at,
-                "updated_at": updated_at,
-            },
-        }
-        for (
-            id_,
-            monitor_type,
-            url,
-            pronounceable_name,
-            monitor_group_id,
-            required_keyword,
-            port,
-            http_method,
-            request_body,
-            request_headers,
-            expected_status_codes,
-            follow_redirects,
-            verify_ssl,
-            remember_cookies,
-            auth_username,
-            check_frequency,
-            confirmation_period,
-            recovery_period,
-            request_timeout,
-            ssl_expiration,
-            domain_expiration,
-            regions,
-            maintenance_from,
-            maintenance_to,
-            maintenance_timezone,
-            maintenance_days,
-            call,
-            sms,
-            email,
-            push,
-            team_wait,
-            paused,
-            status,
-            paused_at,
-            last_checked_at,
-            last_error,
-            created_at,
-            updated_at,
-        ) in rows
-    ]
-
-
-def monitor_resource(monitor: Monitor, team_name: str) -> dict[str, Any]:
-    return monitor_resources([MONITOR_COLUMNS.row(monitor)], team_name=team_name)[0]
 
 
 def monitor_values(monitor: Monitor) -> dict[str, Any]:
@@ -271,51 +124,6 @@ async def create_monitor(
 
 def monitors_of(team_id: int) -> Select[tuple[Monitor]]:
     return select(Monitor).where(Monitor.team_id == team_id)
-
-
-_team_monitors = MONITOR_COLUMNS.select().where(Monitor.team_id == bindparam("team_id"))
-_FILTERS = ("url", "pronounceable_name")
-# The lists of monitors as rows of MONITOR_COLUMNS, built once (bound: team_id, group_id and
-# the filters' values): the team's, filtered by any of _FILTERS, and a group's.
-_TEAM_MONITORS: dict[tuple[str, ...], PagedSelect] = {
-    used: PagedSelect(
-        _team_monitors.where(*(Monitor.__table__.c[name] == bindparam(name) for name in used)),
-        key=Monitor.id,
-        counted=None if used else Monitor,
-    )
-    for used in ((), ("url",), ("pronounceable_name",), _FILTERS)
-}
-_GROUP_MONITORS = PagedSelect(
-    _team_monitors.where(Monitor.monitor_group_id == bindparam("group_id")), key=Monitor.id
-)
-
-
-async def list_monitors(
-    session: AsyncSession,
-    *,
-    team_id: int,
-    team_name: str,
-    paging: PageRequest,
-    url: str | None = None,
-    pronounceable_name: str | None = None,
-) -> ResourcePage:
-    """A page of the team's monitors; the filters match exactly (an empty one is ignored)."""
-    values = {"url": url, "pronounceable_name": pronounceable_name}
-    used = tuple(name for name in _FILTERS if values[name])
-    params = {"team_id": team_id, **{name: values[name] for name in used}}
-    return await _TEAM_MONITORS[used].page(
-        session, paging, params, partial(monitor_resources, team_name=team_name)
-    )
-
-
-async def list_group_monitors(
-    session: AsyncSession, *, group: MonitorGroup, team_name: str, paging: PageRequest
-) -> ResourcePage:
-    """A page of the group's monitors."""
-    params = {"team_id": group.team_id, "group_id": group.id}
-    return await _GROUP_MONITORS.page(
-        session, paging, params, partial(monitor_resources, team_name=team_name)
-    )
 
 
 async def get_monitor(session: AsyncSession, *, team_id: int, monitor_id: int) -> Monitor:
@@ -405,42 +213,6 @@ async def create_group(
 
 def groups_of(team_id: int) -> Select[tuple[MonitorGroup]]:
     return select(MonitorGroup).where(MonitorGroup.team_id == team_id)
-
-
-GROUP_COLUMNS = ListColumns(
-    MonitorGroup, ("id", "name", "sort_index", "paused", "created_at", "updated_at")
-)
-_TEAM_GROUPS = PagedSelect(
-    GROUP_COLUMNS.select().where(MonitorGroup.team_id == bindparam("team_id")),
-    key=MonitorGroup.id,
-)
-
-
-def group_resources(rows: Iterable[Sequence[Any]], *, team_name: str) -> list[dict[str, Any]]:
-    """Monitor groups as API resources, from rows of GROUP_COLUMNS."""
-    return [
-        {
-            "id": str(id_),
-            "type": GROUP,
-            "attributes": {
-                "name": name,
-                "sort_index": sort_index,
-                "paused": paused,
-                "team_name": team_name,
-                "created_at": created_at,
-                "updated_at": updated_at,
-            },
-        }
-        for id_, name, sort_index, paused, created_at, updated_at in rows
-    ]
-
-
-async def list_groups(
-    session: AsyncSession, *, team_id: int, team_name: str, paging: PageRequest
-) -> ResourcePage:
-    """A page of the team's monitor groups."""
-    render = partial(group_resources, team_name=team_name)
-    return await _TEAM_GROUPS.page(session, paging, {"team_id": team_id}, render)
 
 
 async def get_group(session: AsyncSession, *, team_id: int, group_id: int) -> MonitorGroup:

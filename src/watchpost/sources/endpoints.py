@@ -13,7 +13,7 @@ from watchpost.http.envelope import listing, no_content, resource, single
 from watchpost.http.errors import error_responses, object_id
 from watchpost.http.openapi import ListDoc, SingleDoc, request_body
 from watchpost.http.pagination import Paging
-from watchpost.sources import service
+from watchpost.sources import lists, service
 from watchpost.sources.models import Source, SourceGroup
 from watchpost.sources.platforms import NOT_NULL_FIELDS, platforms_markdown
 from watchpost.sources.schemas import (
@@ -45,8 +45,8 @@ class SourceView:
         self.box = ctx.box
 
     def one(self, source: Source) -> dict[str, Any]:
-        row = service.SOURCE_COLUMNS.row(source)
-        return service.source_resources(
+        row = lists.SOURCE_COLUMNS.row(source)
+        return lists.source_resources(
             [row], team_name=self.team_name, host=self.host, box=self.box
         )[0]
 
@@ -85,7 +85,7 @@ async def create_source(
 async def list_sources(
     request: Request, caller: Caller, ctx: Context, db: ReadDb, paging: Paging
 ) -> Response:
-    page = await service.list_sources(
+    page = await lists.list_sources(
         db,
         team_id=caller.team_id,
         team_name=caller.team_name,
@@ -167,7 +167,7 @@ async def create_group(body: JsonObject, caller: Caller, ctx: Context, db: Write
     responses={200: {"model": ListDoc[SourceGroupAttributes]}, **LIST_ERRORS},
 )
 async def list_groups(caller: Caller, db: ReadDb, paging: Paging) -> Response:
-    page = await service.list_groups(db, team_id=caller.team_id, paging=paging)
+    page = await lists.list_groups(db, team_id=caller.team_id, paging=paging)
     return listing(page.data, page.links)
 
 
@@ -193,7 +193,7 @@ async def list_group_sources(
 ) -> Response:
     gid = object_id(group_id, service.GROUP)
     group = await service.get_group(db, team_id=caller.team_id, group_id=gid)
-    page = await service.list_group_sources(
+    page = await lists.list_group_sources(
         db,
         group=group,
         team_name=caller.team_name,
