@@ -127,7 +127,10 @@ async def seed(base: str, token: str, items: int, sources: int) -> int:
             lambda i: {"name": f"incident {i}", "summary": "Checkout is slow"},
             items,
         )
-        page = await post("/api/v2/status-pages", {"company_name": "Bench", "subdomain": "bench"})
+        page = await post(
+            "/api/v2/status-pages",
+            {"company_name": "Bench", "subdomain": f"bench-{secrets.token_hex(4)}"},
+        )
         page_id = str(page["data"]["id"])  # type: ignore[index]
         await many(
             f"/api/v2/status-pages/{page_id}/resources",
@@ -217,7 +220,9 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=1000)
     parser.add_argument("--sources", type=int, default=1000)
     parser.add_argument("--only", default="", help="comma-separated list names to run")
-    parser.add_argument("--postgres", default="", help="a PostgreSQL URL (its tables are reset)")
+    parser.add_argument(
+        "--postgres", default="", help="a PostgreSQL URL (migrated; the run adds a team of its own)"
+    )
     args = parser.parse_args()
     workdir = Path(tempfile.mkdtemp(prefix="watchpost-lists-load-"))
     secret_key = secrets.token_urlsafe(32)
