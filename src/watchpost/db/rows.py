@@ -58,6 +58,7 @@ class ListColumns:
 
     def __init__(self, model: type[Base], names: Sequence[str]) -> None:
         mapper = inspect(model)
+        self.model = model
         self.names = tuple(names)
         self.table = mapper.local_table
         columns: list[ColumnElement[Any]] = []

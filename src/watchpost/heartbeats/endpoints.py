@@ -231,13 +231,14 @@ async def list_group_heartbeats(
     group_id: str, request: Request, caller: Caller, ctx: Context, db: ReadDb, paging: Paging
 ) -> Response:
     gid = object_id(group_id, service.GROUP)
-    group = await service.get_group(db, team_id=caller.team_id, group_id=gid)
-    page = await lists.list_group_heartbeats(
+    await service.get_group(db, team_id=caller.team_id, group_id=gid)
+    page = await lists.list_heartbeats(
         db,
-        group=group,
+        team_id=caller.team_id,
         team_name=caller.team_name,
         public_base=_public_base(request, ctx),
         paging=paging,
+        group_id=gid,
     )
     return listing(page.data, page.links)
 

@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.db.rows import ListColumns
 from watchpost.heartbeats.models import Heartbeat, HeartbeatGroup
 from watchpost.heartbeats.service import GROUP, HEARTBEAT, PING_PATH
-from watchpost.http.pagination import PagedSelect, PageRequest, ResourcePage
+from watchpost.http.pagination import PageRequest, ResourcePage, TeamList
 from watchpost.policy import NOTIFICATION_DEFAULTS, weekdays_in_order
 
 HEARTBEAT_COLUMNS = ListColumns(
@@ -110,43 +110,32 @@ def heartbeat_resource(heartbeat: Heartbeat, *, public_base: str, team_name: str
     return heartbeat_resources([row], public_base=public_base, team_name=team_name)[0]
 
 
-_team_heartbeats = HEARTBEAT_COLUMNS.select().where(Heartbeat.team_id == bindparam("team_id"))
-# The lists of heartbeats as rows of HEARTBEAT_COLUMNS, built once (bound: team_id, group_id).
-_TEAM_HEARTBEATS = PagedSelect(_team_heartbeats, key=Heartbeat.id, counted=Heartbeat)
-_GROUP_HEARTBEATS = PagedSelect(
-    _team_heartbeats.where(Heartbeat.heartbeat_group_id == bindparam("group_id")), key=Heartbeat.id
+HEARTBEATS = TeamList(
+    HEARTBEAT_COLUMNS,
+    {"group_id": Heartbeat.heartbeat_group_id == bindparam("group_id")},
+    counted=True,
 )
 
 
 async def list_heartbeats(
-    session: AsyncSession, *, team_id: int, team_name: str, public_base: str, paging: PageRequest
-) -> ResourcePage:
-    """A page of the team's heartbeats."""
-    render = partial(heartbeat_resources, public_base=public_base, team_name=team_name)
-    return await _TEAM_HEARTBEATS.page(session, paging, {"team_id": team_id}, render)
-
-
-async def list_group_heartbeats(
     session: AsyncSession,
     *,
-    group: HeartbeatGroup,
+    team_id: int,
     team_name: str,
     public_base: str,
     paging: PageRequest,
+    group_id: int | None = None,
 ) -> ResourcePage:
-    """A page of the group's heartbeats."""
+    """A page of the team's heartbeats, or of one group's."""
     render = partial(heartbeat_resources, public_base=public_base, team_name=team_name)
-    params = {"team_id": group.team_id, "group_id": group.id}
-    return await _GROUP_HEARTBEATS.page(session, paging, params, render)
+    filters = {"group_id": group_id}
+    return await HEARTBEATS.page(session, paging, render, team_id=team_id, filters=filters)
 
 
 GROUP_COLUMNS = ListColumns(
     HeartbeatGroup, ("id", "name", "sort_index", "paused", "created_at", "updated_at")
 )
-_TEAM_GROUPS = PagedSelect(
-    GROUP_COLUMNS.select().where(HeartbeatGroup.team_id == bindparam("team_id")),
-    key=HeartbeatGroup.id,
-)
+GROUPS = TeamList(GROUP_COLUMNS)
 
 
 def group_resources(rows: Iterable[Sequence[Any]], *, team_name: str) -> list[dict[str, Any]]:
@@ -173,4 +162,4 @@ async def list_groups(
 ) -> ResourcePage:
     """A page of the team's heartbeat groups."""
     render = partial(group_resources, team_name=team_name)
-    return await _TEAM_GROUPS.page(session, paging, {"team_id": team_id}, render)
+    return await GROUPS.page(session, paging, render, team_id=team_id)

@@ -4,24 +4,25 @@
 absolute, keep the request's other query parameters, and `last` always names a page
 (page 1 for an empty list) because clients read the page count out of it.
 
-A service's list function returns a `Page`, read with a `PagedSelect` (statements built
-once; lists of plain rows) or `paginate()` (ORM objects, a statement built per request: for
+A service's list function returns a `Page`, read with a `TeamList` (a team's list of plain
+rows, whole or filtered; `PagedSelect`s built once) or `paginate()` (ORM objects, a statement built per request: for
 the short lists); the endpoint returns it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Generic, TypeVar
 from urllib.parse import urlencode
 
 from fastapi import Depends, Query, Request
-from sqlalchemy import Select, bindparam, func, select
+from sqlalchemy import ColumnElement, Select, bindparam, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.db.base import Base
 from watchpost.db.counts import Anchors, Collection
+from watchpost.db.rows import ListColumns
 from watchpost.http.errors import InvalidRequest
 from watchpost.validation import INT64_MAX, ascii_int, documented_as
 
@@ -246,3 +247,49 @@ class PagedSelect:
         connection = await session.connection()
         rows = (await connection.execute(self._page, {**params, **bounds})).all()
         return Page(render(rows), pagination_links(req, window.total))
+
+
+class TeamList:
+    """A team's rows of one model as plain columns (db/rows.ListColumns), all of them or
+    filtered: conditions maps each filter's name to its condition, which binds the filter's
+    value under the same name (or binds nothing, for a condition that is on or off). One
+    PagedSelect per combination of filters, built on first use.
+
+    counted: the model's table is one of db/counts.COUNTED_TABLES, so the unfiltered list
+    takes its size from row_counts and pages from anchors.
+    """
+
+    def __init__(
+        self,
+        columns: ListColumns,
+        conditions: Mapping[str, ColumnElement[bool]] | None = None,
+        *,
+        counted: bool = False,
+    ) -> None:
+        self.columns = columns
+        self.conditions = dict(conditions or {})
+        self.counted = counted
+        self._selects: dict[tuple[str, ...], PagedSelect] = {}
+
+    def _select(self, used: tuple[str, ...]) -> PagedSelect:
+        found = self._selects.get(used)
+        if found is None:
+            team_id = self.columns.table.c.team_id == bindparam("team_id")
+            stmt = self.columns.select().where(team_id, *(self.conditions[name] for name in used))
+            counted = self.columns.model if self.counted and not used else None
+            found = self._selects[used] = PagedSelect(stmt, key=self.columns.key, counted=counted)
+        return found
+
+    async def page(
+        self,
+        session: AsyncSession,
+        req: PageRequest,
+        render: Render,
+        *,
+        team_id: int,
+        filters: Mapping[str, Any] | None = None,
+    ) -> ResourcePage:
+        """One page of the team's rows meeting every filter given (None: not given)."""
+        given = {name: value for name, value in (filters or {}).items() if value is not None}
+        used = tuple(name for name in self.conditions if name in given)
+        return await self._select(used).page(session, req, {"team_id": team_id, **given}, render)

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from functools import cache, partial
+from functools import partial
 from typing import Any
 
-from sqlalchemy import ColumnElement, bindparam, select
+from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.db.rows import ListColumns
 from watchpost.http.envelope import resource
-from watchpost.http.pagination import PagedSelect, PageRequest, ResourcePage, paginate
+from watchpost.http.pagination import PageRequest, ResourcePage, TeamList, paginate
 from watchpost.incidents.models import Incident, IncidentEvent
 from watchpost.incidents.schemas import IncidentFilters
 from watchpost.incidents.service import INCIDENT, TIMELINE_ITEM, timeline_item_attributes
@@ -95,40 +95,24 @@ def incident_resource(incident: Incident, team_name: str) -> dict[str, Any]:
     return incident_resources([INCIDENT_COLUMNS.row(incident)], team_name=team_name)[0]
 
 
-_CONDITIONS: dict[str, ColumnElement[bool]] = {
-    "monitor_id": Incident.monitor_id == bindparam("monitor_id"),
-    "heartbeat_id": Incident.heartbeat_id == bindparam("heartbeat_id"),
-    "resolved": Incident.resolved_at.is_not(None),
-    "open": Incident.resolved_at.is_(None),
-    "acknowledged": Incident.acknowledged_at.is_not(None),
-    "unacknowledged": Incident.acknowledged_at.is_(None),
-    "started_from": Incident.started_at >= bindparam("started_from"),
-    "started_before": Incident.started_at < bindparam("started_before"),
-}
-_team_incidents = INCIDENT_COLUMNS.select().where(Incident.team_id == bindparam("team_id"))
+INCIDENTS = TeamList(
+    INCIDENT_COLUMNS,
+    {
+        "monitor_id": Incident.monitor_id == bindparam("monitor_id"),
+        "heartbeat_id": Incident.heartbeat_id == bindparam("heartbeat_id"),
+        "resolved": Incident.resolved_at.is_not(None),
+        "open": Incident.resolved_at.is_(None),
+        "acknowledged": Incident.acknowledged_at.is_not(None),
+        "unacknowledged": Incident.acknowledged_at.is_(None),
+        "started_from": Incident.started_at >= bindparam("started_from"),
+        "started_before": Incident.started_at < bindparam("started_before"),
+    },
+)
 
 
-@cache
-def _incident_list(conditions: tuple[str, ...]) -> PagedSelect:
-    """The team's incidents meeting conditions (names of _CONDITIONS), as rows of
-    INCIDENT_COLUMNS; built once per combination of filters."""
-    stmt = _team_incidents.where(*(_CONDITIONS[name] for name in conditions))
-    return PagedSelect(stmt, key=Incident.id)
-
-
-def _conditions(filters: IncidentFilters) -> tuple[tuple[str, ...], dict[str, Any]]:
-    """The _CONDITIONS filters asks for, and the values they bind."""
-    values = {
-        name: getattr(filters, name)
-        for name in ("monitor_id", "heartbeat_id", "started_from", "started_before")
-        if getattr(filters, name) is not None
-    }
-    conditions = list(values)
-    if filters.resolved is not None:
-        conditions.append("resolved" if filters.resolved else "open")
-    if filters.acknowledged is not None:
-        conditions.append("acknowledged" if filters.acknowledged else "unacknowledged")
-    return tuple(conditions), values
+def _given(flag: bool | None, on: str, off: str) -> dict[str, bool]:
+    """The condition a true/false filter turns on (neither when it is None)."""
+    return {} if flag is None else {on if flag else off: True}
 
 
 async def list_incidents(
@@ -140,10 +124,16 @@ async def list_incidents(
     paging: PageRequest,
 ) -> ResourcePage:
     """A page of the team's incidents matching every given filter, oldest first."""
-    conditions, values = _conditions(filters)
+    given = {
+        "monitor_id": filters.monitor_id,
+        "heartbeat_id": filters.heartbeat_id,
+        "started_from": filters.started_from,
+        "started_before": filters.started_before,
+        **_given(filters.resolved, "resolved", "open"),
+        **_given(filters.acknowledged, "acknowledged", "unacknowledged"),
+    }
     render = partial(incident_resources, team_name=team_name)
-    params = {"team_id": team_id, **values}
-    return await _incident_list(conditions).page(session, paging, params, render)
+    return await INCIDENTS.page(session, paging, render, team_id=team_id, filters=given)
 
 
 def timeline_item_resources(events: Iterable[IncidentEvent]) -> list[dict[str, Any]]:

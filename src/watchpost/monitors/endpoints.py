@@ -221,9 +221,9 @@ async def list_group_monitors(
     group_id: str, caller: Caller, db: ReadDb, paging: Paging
 ) -> Response:
     gid = object_id(group_id, service.GROUP)
-    group = await service.get_group(db, team_id=caller.team_id, group_id=gid)
-    page = await lists.list_group_monitors(
-        db, group=group, team_name=caller.team_name, paging=paging
+    await service.get_group(db, team_id=caller.team_id, group_id=gid)
+    page = await lists.list_monitors(
+        db, team_id=caller.team_id, team_name=caller.team_name, paging=paging, group_id=gid
     )
     return listing(page.data, page.links)
 

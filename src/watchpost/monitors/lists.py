@@ -10,7 +10,7 @@ from sqlalchemy import bindparam
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.db.rows import ListColumns
-from watchpost.http.pagination import PagedSelect, PageRequest, ResourcePage
+from watchpost.http.pagination import PageRequest, ResourcePage, TeamList
 from watchpost.monitors.models import Monitor, MonitorGroup
 from watchpost.monitors.service import GROUP, MONITOR
 from watchpost.policy import NOTIFICATION_DEFAULTS, weekdays_in_order
@@ -157,20 +157,14 @@ def monitor_resource(monitor: Monitor, team_name: str) -> dict[str, Any]:
     return monitor_resources([MONITOR_COLUMNS.row(monitor)], team_name=team_name)[0]
 
 
-_team_monitors = MONITOR_COLUMNS.select().where(Monitor.team_id == bindparam("team_id"))
-_FILTERS = ("url", "pronounceable_name")
-# The lists of monitors as rows of MONITOR_COLUMNS, built once (bound: team_id, group_id and
-# the filters' values): the team's, filtered by any of _FILTERS, and a group's.
-_TEAM_MONITORS: dict[tuple[str, ...], PagedSelect] = {
-    used: PagedSelect(
-        _team_monitors.where(*(Monitor.__table__.c[name] == bindparam(name) for name in used)),
-        key=Monitor.id,
-        counted=None if used else Monitor,
-    )
-    for used in ((), ("url",), ("pronounceable_name",), _FILTERS)
-}
-_GROUP_MONITORS = PagedSelect(
-    _team_monitors.where(Monitor.monitor_group_id == bindparam("group_id")), key=Monitor.id
+MONITORS = TeamList(
+    MONITOR_COLUMNS,
+    {
+        "url": Monitor.url == bindparam("url"),
+        "pronounceable_name": Monitor.pronounceable_name == bindparam("pronounceable_name"),
+        "group_id": Monitor.monitor_group_id == bindparam("group_id"),
+    },
+    counted=True,
 )
 
 
@@ -182,33 +176,20 @@ async def list_monitors(
     paging: PageRequest,
     url: str | None = None,
     pronounceable_name: str | None = None,
+    group_id: int | None = None,
 ) -> ResourcePage:
-    """A page of the team's monitors; the filters match exactly (an empty one is ignored)."""
-    values = {"url": url, "pronounceable_name": pronounceable_name}
-    used = tuple(name for name in _FILTERS if values[name])
-    params = {"team_id": team_id, **{name: values[name] for name in used}}
-    return await _TEAM_MONITORS[used].page(
-        session, paging, params, partial(monitor_resources, team_name=team_name)
-    )
-
-
-async def list_group_monitors(
-    session: AsyncSession, *, group: MonitorGroup, team_name: str, paging: PageRequest
-) -> ResourcePage:
-    """A page of the group's monitors."""
-    params = {"team_id": group.team_id, "group_id": group.id}
-    return await _GROUP_MONITORS.page(
-        session, paging, params, partial(monitor_resources, team_name=team_name)
-    )
+    """A page of the team's monitors, or of one group's; the filters match exactly (an empty
+    one is ignored)."""
+    filters: dict[str, object] = {"url": url or None, "group_id": group_id}
+    filters["pronounceable_name"] = pronounceable_name or None
+    render = partial(monitor_resources, team_name=team_name)
+    return await MONITORS.page(session, paging, render, team_id=team_id, filters=filters)
 
 
 GROUP_COLUMNS = ListColumns(
     MonitorGroup, ("id", "name", "sort_index", "paused", "created_at", "updated_at")
 )
-_TEAM_GROUPS = PagedSelect(
-    GROUP_COLUMNS.select().where(MonitorGroup.team_id == bindparam("team_id")),
-    key=MonitorGroup.id,
-)
+GROUPS = TeamList(GROUP_COLUMNS)
 
 
 def group_resources(rows: Iterable[Sequence[Any]], *, team_name: str) -> list[dict[str, Any]]:
@@ -235,4 +216,4 @@ async def list_groups(
 ) -> ResourcePage:
     """A page of the team's monitor groups."""
     render = partial(group_resources, team_name=team_name)
-    return await _TEAM_GROUPS.page(session, paging, {"team_id": team_id}, render)
+    return await GROUPS.page(session, paging, render, team_id=team_id)

@@ -192,14 +192,15 @@ async def list_group_sources(
     group_id: str, request: Request, caller: Caller, ctx: Context, db: ReadDb, paging: Paging
 ) -> Response:
     gid = object_id(group_id, service.GROUP)
-    group = await service.get_group(db, team_id=caller.team_id, group_id=gid)
-    page = await lists.list_group_sources(
+    await service.get_group(db, team_id=caller.team_id, group_id=gid)
+    page = await lists.list_sources(
         db,
-        group=group,
+        team_id=caller.team_id,
         team_name=caller.team_name,
         host=service.ingesting_host(ctx.settings, request.url.hostname),
         box=ctx.box,
         paging=paging,
+        group_id=gid,
     )
     return listing(page.data, page.links)
 

@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.crypto import SecretBox
 from watchpost.db.rows import ListColumns
-from watchpost.http.pagination import PagedSelect, PageRequest, ResourcePage
+from watchpost.http.pagination import PageRequest, ResourcePage, TeamList
 from watchpost.sources.models import Source, SourceGroup
 from watchpost.sources.service import GROUP, SOURCE
 
@@ -84,12 +84,8 @@ def source_resources(
     ]
 
 
-_team_sources = SOURCE_COLUMNS.select().where(Source.team_id == bindparam("team_id"))
-# The lists of sources as rows of SOURCE_COLUMNS, built once (bound: team_id, group_id): all
-# of a team's, and a group's.
-_TEAM_SOURCES = PagedSelect(_team_sources, key=Source.id, counted=Source)
-_GROUP_SOURCES = PagedSelect(
-    _team_sources.where(Source.source_group_id == bindparam("group_id")), key=Source.id
+SOURCES = TeamList(
+    SOURCE_COLUMNS, {"group_id": Source.source_group_id == bindparam("group_id")}, counted=True
 )
 
 
@@ -101,33 +97,18 @@ async def list_sources(
     host: str,
     box: SecretBox,
     paging: PageRequest,
+    group_id: int | None = None,
 ) -> ResourcePage:
-    """A page of the team's sources."""
+    """A page of the team's sources, or of one group's."""
     render = partial(source_resources, team_name=team_name, host=host, box=box)
-    return await _TEAM_SOURCES.page(session, paging, {"team_id": team_id}, render)
-
-
-async def list_group_sources(
-    session: AsyncSession,
-    *,
-    group: SourceGroup,
-    team_name: str,
-    host: str,
-    box: SecretBox,
-    paging: PageRequest,
-) -> ResourcePage:
-    """A page of the group's sources."""
-    render = partial(source_resources, team_name=team_name, host=host, box=box)
-    params = {"team_id": group.team_id, "group_id": group.id}
-    return await _GROUP_SOURCES.page(session, paging, params, render)
+    filters = {"group_id": group_id}
+    return await SOURCES.page(session, paging, render, team_id=team_id, filters=filters)
 
 
 GROUP_COLUMNS = ListColumns(
     SourceGroup, ("id", "name", "sort_index", "team_id", "created_at", "updated_at")
 )
-_TEAM_GROUPS = PagedSelect(
-    GROUP_COLUMNS.select().where(SourceGroup.team_id == bindparam("team_id")), key=SourceGroup.id
-)
+GROUPS = TeamList(GROUP_COLUMNS)
 
 
 def group_resources(rows: Iterable[Sequence[Any]]) -> list[dict[str, Any]]:
@@ -150,4 +131,4 @@ def group_resources(rows: Iterable[Sequence[Any]]) -> list[dict[str, Any]]:
 
 async def list_groups(session: AsyncSession, *, team_id: int, paging: PageRequest) -> ResourcePage:
     """A page of the team's source groups."""
-    return await _TEAM_GROUPS.page(session, paging, {"team_id": team_id}, group_resources)
+    return await GROUPS.page(session, paging, group_resources, team_id=team_id)
