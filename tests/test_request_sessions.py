@@ -10,6 +10,7 @@ from typing import Any
 import httpx
 from fastapi import FastAPI
 from sqlalchemy import event
+from starlette.types import Message
 
 from tests.objects import create_collector, target_body
 from tests.support import Api, data
@@ -100,3 +101,35 @@ async def test_an_app_without_the_middleware_opens_no_session(app: FastAPI) -> N
     async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
         assert (await client.get("/read")).status_code == 500
     assert app.state.ctx.db.engine.sync_engine.pool.checkedout() == 0
+
+
+async def test_the_connection_is_back_before_the_response_is_sent(api: Api, app: FastAPI) -> None:
+    # A client reading a long list slowly must not keep a pooled connection from others.
+    await create_collector(api)
+    held_at: list[tuple[str, int]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    with pool_use(app) as use:
+
+        async def send(message: Message) -> None:
+            held_at.append((message["type"], use.held))
+
+        scope = {
+            "type": "http",
+            "asgi": {"version": "3.0"},
+            "http_version": "1.1",
+            "method": "GET",
+            "scheme": "http",
+            "path": "/api/v1/collectors",
+            "raw_path": b"/api/v1/collectors",
+            "query_string": b"",
+            "root_path": "",
+            "headers": [(b"host", b"test"), (b"authorization", f"Bearer {api.token}".encode())],
+            "client": ("127.0.0.1", 1),
+            "server": ("127.0.0.1", 80),
+        }
+        await app(scope, receive, send)
+    assert use.checkouts == 1
+    assert held_at == [("http.response.start", 0), ("http.response.body", 0)]

@@ -10,7 +10,7 @@ from sqlalchemy import Row
 
 from watchpost.collectors import metrics, service
 from watchpost.collectors.kinds import rules_markdown
-from watchpost.collectors.models import Collector, CollectorTarget, TargetMetricSample
+from watchpost.collectors.models import Collector, CollectorTarget
 from watchpost.collectors.schemas import (
     COLLECTOR_NOT_NULL,
     TARGET_NOT_NULL,
@@ -29,7 +29,7 @@ from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, resource, single
 from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses, object_id
 from watchpost.http.openapi import ListDoc, SingleDoc, request_body
-from watchpost.http.pagination import Paging, paginate
+from watchpost.http.pagination import Paging
 from watchpost.problems import parse
 
 router = APIRouter(prefix="/api/v1/collectors", tags=["collectors"])
@@ -67,10 +67,8 @@ async def create_collector(body: JsonObject, caller: Caller, ctx: Context, db: W
     responses={200: {"model": ListDoc[CollectorAttributes]}, **error_responses(401, 422)},
 )
 async def list_collectors(caller: Caller, ctx: Context, db: ReadDb, paging: Paging) -> Response:
-    rows, links = await paginate(
-        db, service.collectors_of(caller.team_id), paging, order_by=Collector.id
-    )
-    return listing((_collector(row, ctx) for row in rows), links)
+    page = await service.list_collectors(db, team_id=caller.team_id, paging=paging)
+    return listing((_collector(row, ctx) for row in page.data), page.links)
 
 
 @router.get(
@@ -160,13 +158,8 @@ async def create_target(
 async def list_targets(collector_id: str, caller: Caller, db: ReadDb, paging: Paging) -> Response:
     cid = object_id(collector_id, service.COLLECTOR)
     await service.check_collector(db, team_id=caller.team_id, collector_id=cid)
-    rows, links = await paginate(
-        db,
-        service.targets_of(team_id=caller.team_id, collector_id=cid),
-        paging,
-        order_by=CollectorTarget.id,
-    )
-    return listing((_target(row) for row in rows), links)
+    page = await service.list_targets(db, team_id=caller.team_id, collector_id=cid, paging=paging)
+    return listing(map(_target, page.data), page.links)
 
 
 @router.get(
@@ -256,14 +249,10 @@ async def list_target_metrics(
         collector_id=object_id(collector_id, service.COLLECTOR),
         target_id=tid,
     )
-    rows, links = await paginate(
-        db,
-        metrics.samples_of(team_id=caller.team_id, target_id=tid),
-        paging,
-        order_by=TargetMetricSample.id,
-    )
+    page = await metrics.list_samples(db, team_id=caller.team_id, target_id=tid, paging=paging)
     return listing(
-        (resource(metrics.SAMPLE, row.id, metrics.sample_attributes(row)) for row in rows), links
+        (resource(metrics.SAMPLE, row.id, metrics.sample_attributes(row)) for row in page.data),
+        page.links,
     )
 
 

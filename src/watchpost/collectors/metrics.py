@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.clock import isoformat_ms
 from watchpost.collectors.models import TargetMetricSample
+from watchpost.http.pagination import Page, PageRequest, paginate
 
 METRIC_RETENTION = timedelta(hours=24)
 SAMPLE = "collector_target_metric_sample"
@@ -46,6 +47,14 @@ def samples_of(*, team_id: int, target_id: int) -> Select[tuple[TargetMetricSamp
     return select(TargetMetricSample).where(
         TargetMetricSample.team_id == team_id, TargetMetricSample.target_id == target_id
     )
+
+
+async def list_samples(
+    session: AsyncSession, *, team_id: int, target_id: int, paging: PageRequest
+) -> Page[TargetMetricSample]:
+    """A page of the target's samples, oldest first."""
+    stmt = samples_of(team_id=team_id, target_id=target_id)
+    return await paginate(session, stmt, paging, order_by=TargetMetricSample.id)
 
 
 def sample_attributes(sample: TargetMetricSample) -> dict[str, Any]:

@@ -36,6 +36,7 @@ from watchpost.crypto import SecretBox, random_token
 from watchpost.db.queries import one_or_404
 from watchpost.errors import InvalidRequest, NotFound
 from watchpost.history import service as history
+from watchpost.http.pagination import Page, PageRequest, paginate
 from watchpost.incidents import service as incidents
 from watchpost.problems import null_problems, sent_values
 
@@ -108,6 +109,12 @@ async def create_collector(
 
 def collectors_of(team_id: int) -> Select[tuple[Collector]]:
     return select(Collector).where(Collector.team_id == team_id)
+
+
+async def list_collectors(
+    session: AsyncSession, *, team_id: int, paging: PageRequest
+) -> Page[Collector]:
+    return await paginate(session, collectors_of(team_id), paging, order_by=Collector.id)
 
 
 _collectors = Collector.__table__.c
@@ -269,6 +276,13 @@ def targets_of(*, team_id: int, collector_id: int) -> Select[tuple[CollectorTarg
     return select(CollectorTarget).where(
         CollectorTarget.team_id == team_id, CollectorTarget.collector_id == collector_id
     )
+
+
+async def list_targets(
+    session: AsyncSession, *, team_id: int, collector_id: int, paging: PageRequest
+) -> Page[CollectorTarget]:
+    stmt = targets_of(team_id=team_id, collector_id=collector_id)
+    return await paginate(session, stmt, paging, order_by=CollectorTarget.id)
 
 
 async def get_target(

@@ -14,7 +14,7 @@ from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.context import AppContext
-from watchpost.groups import service
+from watchpost.groups import lists, service
 from watchpost.groups.kinds import (
     HEARTBEAT_GROUPS,
     MONITOR_GROUPS,
@@ -27,10 +27,10 @@ from watchpost.heartbeats import endpoints as heartbeats
 from watchpost.heartbeats.schemas import HeartbeatAttributes
 from watchpost.http.body import JsonObject
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
-from watchpost.http.envelope import listing, no_content, resource, single
+from watchpost.http.envelope import listing, no_content, single
 from watchpost.http.errors import error_responses, object_id
 from watchpost.http.openapi import ListDoc, SingleDoc, request_body
-from watchpost.http.pagination import PageRequest, Paging, paginate
+from watchpost.http.pagination import PageRequest, Paging
 from watchpost.monitors import endpoints as monitors
 from watchpost.monitors.schemas import MonitorAttributes
 from watchpost.sources import endpoints as sources
@@ -57,8 +57,7 @@ def group_router(
     ungrouped = f"Its {kind.members} are kept, ungrouped (`{kind.member_key.key}` becomes null)."
 
     def view(group: Group, caller: Principal) -> dict[str, object]:
-        attributes = service.group_attributes(kind, group, team_name=caller.team_name)
-        return resource(kind.api_type, group.id, attributes)
+        return lists.group_resource(kind, group, team_name=caller.team_name)
 
     async def find(db: AsyncSession, caller: Principal, group_id: str) -> Group:
         gid = object_id(group_id, kind.api_type)
@@ -85,9 +84,10 @@ def group_router(
         responses={200: many, **error_responses(401, 422)},
     )
     async def list_groups(caller: Caller, db: ReadDb, paging: Paging) -> Response:
-        stmt = service.groups_of(kind, caller.team_id)
-        rows, links = await paginate(db, stmt, paging, order_by=kind.model.id)
-        return listing((view(row, caller) for row in rows), links)
+        page = await lists.list_groups(
+            kind, db, team_id=caller.team_id, team_name=caller.team_name, paging=paging
+        )
+        return listing(page.data, page.links)
 
     @router.get("/{group_id}", summary=f"Get a {kind.name}", responses={200: one, **READ_ERRORS})
     async def get_group(group_id: str, caller: Caller, db: ReadDb) -> Response:

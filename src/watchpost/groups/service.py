@@ -13,22 +13,10 @@ from sqlalchemy import Select, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.clock import isoformat_ms
 from watchpost.db.deletions import delete_named
 from watchpost.db.queries import one_or_404
 from watchpost.errors import InvalidRequest
 from watchpost.groups.kinds import Group, GroupKind
-
-
-def group_attributes(kind: GroupKind, group: Group, *, team_name: str) -> dict[str, Any]:
-    attributes: dict[str, Any] = {"name": group.name, "sort_index": group.sort_index}
-    if kind.pause_member is not None:
-        attributes["paused"] = getattr(group, "paused")  # noqa: B009  (a SourceGroup has none)
-    team = {"team_name": team_name, "team_id": group.team_id}
-    attributes[kind.team_attribute] = team[kind.team_attribute]
-    attributes["created_at"] = isoformat_ms(group.created_at)
-    attributes["updated_at"] = isoformat_ms(group.updated_at)
-    return attributes
 
 
 def groups_of(kind: GroupKind, team_id: int) -> Select[tuple[Group]]:

@@ -7,8 +7,7 @@ from fastapi.responses import Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.context import AppContext
-from watchpost.db.counts import Collection
-from watchpost.heartbeats import service
+from watchpost.heartbeats import lists, service
 from watchpost.heartbeats.models import Heartbeat
 from watchpost.heartbeats.schemas import (
     DEFAULT_PERIOD,
@@ -27,10 +26,10 @@ from watchpost.heartbeats.schemas import (
 )
 from watchpost.http.body import JsonObject
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
-from watchpost.http.envelope import listing, no_content, resource, single
+from watchpost.http.envelope import listing, no_content, single
 from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses, object_id
 from watchpost.http.openapi import ListDoc, SingleDoc, request_body
-from watchpost.http.pagination import PageRequest, Paging, paginate
+from watchpost.http.pagination import PageRequest, Paging
 from watchpost.teams.service import Principal
 
 heartbeats_router = APIRouter(prefix="/api/v2/heartbeats", tags=["heartbeats"])
@@ -56,11 +55,7 @@ def _public_base(request: Request, ctx: AppContext) -> str:
 
 
 def _heartbeat(heartbeat: Heartbeat, caller: Principal, base: str) -> dict[str, object]:
-    return resource(
-        service.HEARTBEAT,
-        heartbeat.id,
-        service.heartbeat_attributes(heartbeat, public_base=base, team_name=caller.team_name),
-    )
+    return lists.heartbeat_resource(heartbeat, public_base=base, team_name=caller.team_name)
 
 
 # --------------------------------------------------------------------------- heartbeats
@@ -95,12 +90,14 @@ async def create_heartbeat(
 async def list_heartbeats(
     request: Request, caller: Caller, ctx: Context, db: ReadDb, paging: Paging
 ) -> Response:
-    whole = await Collection.read(db, Heartbeat, caller.team_id, ctx.db.anchors)
-    rows, links = await paginate(
-        db, service.heartbeats_of(caller.team_id), paging, order_by=Heartbeat.id, whole=whole
+    page = await lists.list_heartbeats(
+        db,
+        team_id=caller.team_id,
+        team_name=caller.team_name,
+        public_base=_public_base(request, ctx),
+        paging=paging,
     )
-    base = _public_base(request, ctx)
-    return listing((_heartbeat(row, caller, base) for row in rows), links)
+    return listing(page.data, page.links)
 
 
 @heartbeats_router.get(
@@ -178,10 +175,15 @@ async def group_page(
     paging: PageRequest,
 ) -> Response:
     """A page of a heartbeat group's heartbeats (the group is the caller's: groups/ checked)."""
-    stmt = service.group_heartbeats(team_id=caller.team_id, group_id=group_id)
-    rows, links = await paginate(db, stmt, paging, order_by=Heartbeat.id)
-    base = _public_base(request, ctx)
-    return listing((_heartbeat(row, caller, base) for row in rows), links)
+    page = await lists.list_heartbeats(
+        db,
+        team_id=caller.team_id,
+        team_name=caller.team_name,
+        public_base=_public_base(request, ctx),
+        paging=paging,
+        group_id=group_id,
+    )
+    return listing(page.data, page.links)
 
 
 # What routes.py serves: this module's routers, each listed flat in the app.

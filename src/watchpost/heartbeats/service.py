@@ -10,7 +10,6 @@ from sqlalchemy import Select, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.clock import isoformat_ms, optional_isoformat_ms
 from watchpost.crypto import random_token
 from watchpost.db.deletions import delete_named
 from watchpost.db.queries import one_or_404
@@ -25,7 +24,6 @@ from watchpost.heartbeats.schemas import (
 )
 from watchpost.history import service as history
 from watchpost.incidents import service as incidents
-from watchpost.policy import maintenance_attributes, notification_attributes
 from watchpost.validation import reference_id
 
 HEARTBEAT = "heartbeat"
@@ -33,33 +31,7 @@ PING_PATH = "/api/v1/heartbeat/"
 TOKEN_BYTES = 24  # 192 bits: a ping URL must never be guessable
 
 
-def ping_url(public_base: str, token: str) -> str:
-    return f"{public_base}{PING_PATH}{token}"
-
-
 # --------------------------------------------------------------------------- heartbeats
-
-
-def heartbeat_attributes(
-    heartbeat: Heartbeat, *, public_base: str, team_name: str
-) -> dict[str, Any]:
-    return {
-        "name": heartbeat.name,
-        "url": ping_url(public_base, heartbeat.token),
-        "period": heartbeat.period,
-        "grace": heartbeat.grace,
-        "heartbeat_group_id": heartbeat.heartbeat_group_id,
-        "sort_index": heartbeat.sort_index,
-        "paused": heartbeat.paused,
-        "paused_at": optional_isoformat_ms(heartbeat.paused_at),
-        "status": heartbeat.status,
-        "last_ping_at": optional_isoformat_ms(heartbeat.last_ping_at),
-        **maintenance_attributes(heartbeat),
-        **notification_attributes(heartbeat),
-        "team_name": team_name,
-        "created_at": isoformat_ms(heartbeat.created_at),
-        "updated_at": isoformat_ms(heartbeat.updated_at),
-    }
 
 
 def heartbeat_values(heartbeat: Heartbeat) -> dict[str, Any]:
@@ -162,11 +134,6 @@ async def create_heartbeat(
 
 def heartbeats_of(team_id: int) -> Select[tuple[Heartbeat]]:
     return select(Heartbeat).where(Heartbeat.team_id == team_id)
-
-
-def group_heartbeats(*, team_id: int, group_id: int) -> Select[tuple[Heartbeat]]:
-    """The team's heartbeats in the heartbeat group."""
-    return heartbeats_of(team_id).where(Heartbeat.heartbeat_group_id == group_id)
 
 
 async def get_heartbeat(session: AsyncSession, *, team_id: int, heartbeat_id: int) -> Heartbeat:

@@ -12,7 +12,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 from sqlalchemy.ext.asyncio import AsyncSession
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from watchpost.context import AppContext
 from watchpost.db.session import Database
@@ -86,7 +86,14 @@ def request_sessions(request: Request) -> RequestSessions:
 
 
 class RequestSessionsMiddleware:
-    """Closes the sessions a request opened, once the request is over (an error included)."""
+    """Closes the sessions a request opened once its response starts (the endpoint is done
+    with the database by then), or when the request is over (an error included).
+
+    Not later: a list's body (100 to 200 kB) outgrows the transport's write buffer, so
+    sending it waits until the client has read it, and a request that held its pooled
+    connection meanwhile kept it from the requests queued behind (docs/benchmarks.md,
+    "Lists under 50 connections").
+    """
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -96,16 +103,30 @@ class RequestSessionsMiddleware:
             await self.app(scope, receive, send)
             return
         scope[_MANAGED] = True
+
+        async def release_then_send(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                await _release(scope)
+            await send(message)
+
         try:
-            await self.app(scope, receive, send)
-        finally:
-            sessions = scope.get("state", {}).pop(_SESSIONS, None)
-            if sessions is not None:
-                await sessions.close()
-        if sessions is not None:
-            # The request used the database and nothing failed: it is reachable (this ends
-            # an outage, once; otherwise it costs one attribute read).
-            sessions.db.outage.succeeded()
+            await self.app(scope, receive, release_then_send)
+        except BaseException:
+            await _release(scope, failed=True)
+            raise
+        await _release(scope)
+
+
+async def _release(scope: Scope, *, failed: bool = False) -> None:
+    """Close the request's sessions, if it still has any."""
+    sessions: RequestSessions | None = scope.get("state", {}).pop(_SESSIONS, None)
+    if sessions is None:
+        return
+    await sessions.close()
+    if not failed:
+        # The request used the database and nothing failed: it is reachable (this ends
+        # an outage, once; otherwise it costs one attribute read).
+        sessions.db.outage.succeeded()
 
 
 async def read_session(request: Request) -> AsyncSession:

@@ -1,22 +1,28 @@
-"""The one pagination helper every list endpoint uses.
+"""Pagination of every list: the request's page, the links, and the page's rows.
 
 `page` counts from 1; `per_page` defaults to 50 and is clamped to 250. Links are
 absolute, keep the request's other query parameters, and `last` always names a page
 (page 1 for an empty list) because clients read the page count out of it.
+
+A service's list function returns a `Page`, read with a `TeamList` (a team's list of plain
+rows, whole or filtered; `PagedSelect`s built once) or `paginate()` (ORM objects, a statement built per request: for
+the short lists); the endpoint returns it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Generic, TypeVar
 from urllib.parse import urlencode
 
 from fastapi import Depends, Query, Request
-from sqlalchemy import Row, Select, bindparam, func, select
+from sqlalchemy import ColumnElement, Select, bindparam, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.db.counts import Collection
+from watchpost.db.base import Base
+from watchpost.db.counts import Anchors, Collection
+from watchpost.db.rows import ListColumns
 from watchpost.errors import InvalidRequest
 from watchpost.validation import INT64_MAX, ascii_int, documented_as
 
@@ -24,6 +30,7 @@ DEFAULT_PER_PAGE = 50
 MAX_PER_PAGE = 250
 
 T = TypeVar("T")
+U = TypeVar("U")
 
 
 @dataclass(frozen=True)
@@ -34,6 +41,8 @@ class PageRequest:
     """Absolute URL of the list without a query string."""
     other_params: tuple[tuple[str, str], ...]
     """The request's query parameters other than page and per_page, in order."""
+    anchors: Anchors | None = None
+    """The process's page anchors (db/counts.py): where deep pages of a counted list start."""
 
     @property
     def offset(self) -> int:
@@ -88,7 +97,13 @@ async def page_request(
     others = tuple(
         (key, value) for key, value in query.multi_items() if key not in ("page", "per_page")
     )
-    return PageRequest(page=page_number, per_page=size, base_url=base, other_params=others)
+    return PageRequest(
+        page=page_number,
+        per_page=size,
+        base_url=base,
+        other_params=others,
+        anchors=request.app.state.ctx.db.anchors,
+    )
 
 
 Paging = Annotated[PageRequest, Depends(page_request)]
@@ -112,6 +127,25 @@ def pagination_links(req: PageRequest, total: int) -> dict[str, str | None]:
         "prev": url(min(req.page - 1, last)) if req.page > 1 else None,
         "next": url(req.page + 1) if req.page < last else None,
     }
+
+
+@dataclass(frozen=True)
+class Page(Generic[T]):
+    """One page of a list: its items (API resources, or objects still to render) and the
+    pagination links."""
+
+    data: list[T]
+    links: dict[str, str | None]
+
+    def map(self, render: Callable[[list[T]], list[U]]) -> Page[U]:
+        return Page(render(self.data), self.links)
+
+
+ResourcePage = Page[dict[str, Any]]
+"""A page of API resources, as a service's list function returns it."""
+
+Render = Callable[[Sequence[Any]], list[dict[str, Any]]]
+"""A page's rows as API resources."""
 
 
 def _count_of(stmt: Select[Any]) -> Select[tuple[int]]:
@@ -153,38 +187,35 @@ async def _window(
 
 
 async def paginate(
-    session: AsyncSession,
-    stmt: Select[tuple[T]],
-    req: PageRequest,
-    *,
-    order_by: Any,
-    whole: Collection | None = None,
-) -> tuple[Sequence[T], dict[str, str | None]]:
-    """One page of stmt's rows in a stable order (order_by: the primary key), and the links.
-
-    whole: see _window().
-    """
-    window = await _window(session, _count_of(stmt), None, req, order_by, whole)
+    session: AsyncSession, stmt: Select[tuple[T]], req: PageRequest, *, order_by: Any
+) -> Page[T]:
+    """One page of stmt's objects in a stable order (order_by, after any order stmt has).
+    For the short lists (collectors, webhooks, status pages, an object's children); the
+    long ones use a PagedSelect."""
+    window = await _window(session, _count_of(stmt), None, req, order_by, None)
     if window.past_end(req):
-        return [], pagination_links(req, window.total)
-    if window.anchor is not None:
-        stmt = stmt.where(order_by >= window.anchor)
+        return Page([], pagination_links(req, window.total))
     page = stmt.order_by(order_by).offset(window.skip).limit(req.per_page)
-    return (await session.scalars(page)).all(), pagination_links(req, window.total)
+    return Page(list((await session.scalars(page)).all()), pagination_links(req, window.total))
 
 
 class PagedSelect:
     """A list of plain rows whose statements are built once, with bind parameters for what
-    varies between requests (the team, a group): building and caching a statement's key per
-    request cost more than running it.
+    varies between requests (the team, a group, a filter's value): building and caching a
+    statement's key per request cost more than running it.
 
     The page's keys are found first, from an index alone, and only their rows are read: with
     OFFSET over the whole select SQLite read every skipped row too (≈ 3.0 against ≈ 2.0 ms of
     CPU for a page deep in 100,000 rows). key is the primary key, an integer from 1 up.
+
+    counted: the select is all of one team's rows (bound: team_id) of this model, whose size
+    row_counts keeps (db/counts.py): the size is read from there, and a deep page starts at
+    an anchor.
     """
 
-    def __init__(self, stmt: Select[Any], *, key: Any) -> None:
+    def __init__(self, stmt: Select[Any], *, key: Any, counted: type[Base] | None = None) -> None:
         self.key = key
+        self.counted = counted
         self._count = _count_of(stmt)
         keys = (
             stmt.with_only_columns(key, maintain_column_froms=True)
@@ -197,21 +228,68 @@ class PagedSelect:
         self._page = stmt.where(key.in_(keys)).order_by(key)
 
     async def page(
-        self,
-        session: AsyncSession,
-        req: PageRequest,
-        params: dict[str, Any],
-        *,
-        whole: Collection | None = None,
-    ) -> tuple[Sequence[Row[Any]], dict[str, str | None]]:
-        """One page of rows for params, and the links. whole: see _window()."""
+        self, session: AsyncSession, req: PageRequest, params: dict[str, Any], render: Render
+    ) -> ResourcePage:
+        """One page of rows for params, rendered, and the links."""
+        whole = None
+        if self.counted is not None and req.anchors is not None:
+            whole = await Collection.read(session, self.counted, params["team_id"], req.anchors)
         window = await _window(session, self._count, params, req, self.key, whole)
         if window.past_end(req):
-            return [], pagination_links(req, window.total)
+            return Page([], pagination_links(req, window.total))
         bounds = {
             "page_from": 0 if window.anchor is None else window.anchor,
             "page_skip": window.skip,
             "page_size": req.per_page,
         }
-        rows = (await session.execute(self._page, {**params, **bounds})).all()
-        return rows, pagination_links(req, window.total)
+        # On the session's connection: the session's own execute wraps every row of a plain
+        # select in ORM result handling it does not need.
+        connection = await session.connection()
+        rows = (await connection.execute(self._page, {**params, **bounds})).all()
+        return Page(render(rows), pagination_links(req, window.total))
+
+
+class TeamList:
+    """A team's rows of one model as plain columns (db/rows.ListColumns), all of them or
+    filtered: conditions maps each filter's name to its condition, which binds the filter's
+    value under the same name (or binds nothing, for a condition that is on or off). One
+    PagedSelect per combination of filters, built on first use.
+
+    counted: the model's table is one of db/counts.COUNTED_TABLES, so the unfiltered list
+    takes its size from row_counts and pages from anchors.
+    """
+
+    def __init__(
+        self,
+        columns: ListColumns,
+        conditions: Mapping[str, ColumnElement[bool]] | None = None,
+        *,
+        counted: bool = False,
+    ) -> None:
+        self.columns = columns
+        self.conditions = dict(conditions or {})
+        self.counted = counted
+        self._selects: dict[tuple[str, ...], PagedSelect] = {}
+
+    def _select(self, used: tuple[str, ...]) -> PagedSelect:
+        found = self._selects.get(used)
+        if found is None:
+            team_id = self.columns.table.c.team_id == bindparam("team_id")
+            stmt = self.columns.select().where(team_id, *(self.conditions[name] for name in used))
+            counted = self.columns.model if self.counted and not used else None
+            found = self._selects[used] = PagedSelect(stmt, key=self.columns.key, counted=counted)
+        return found
+
+    async def page(
+        self,
+        session: AsyncSession,
+        req: PageRequest,
+        render: Render,
+        *,
+        team_id: int,
+        filters: Mapping[str, Any] | None = None,
+    ) -> ResourcePage:
+        """One page of the team's rows meeting every filter given (None: not given)."""
+        given = {name: value for name, value in (filters or {}).items() if value is not None}
+        used = tuple(name for name in self.conditions if name in given)
+        return await self._select(used).page(session, req, {"team_id": team_id, **given}, render)

@@ -9,12 +9,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.context import AppContext
 from watchpost.http.body import JsonObject
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
-from watchpost.http.envelope import listing, no_content, resource, single
+from watchpost.http.envelope import listing, no_content, single
 from watchpost.http.errors import READ_ERRORS, error_responses, object_id
 from watchpost.http.openapi import ListDoc, SingleDoc, request_body
-from watchpost.http.pagination import Paging, paginate
-from watchpost.incidents import service
-from watchpost.incidents.models import Incident, IncidentEvent
+from watchpost.http.pagination import Paging
+from watchpost.incidents import lists, service
+from watchpost.incidents.models import Incident
 from watchpost.incidents.schemas import (
     AcknowledgeBody,
     IncidentAttributes,
@@ -51,11 +51,7 @@ lists of strings."""
 
 
 def _incident(incident: Incident, team_name: str) -> dict[str, object]:
-    return resource(service.INCIDENT, incident.id, service.incident_attributes(incident, team_name))
-
-
-def _item(event: IncidentEvent) -> dict[str, object]:
-    return resource(service.TIMELINE_ITEM, event.id, service.timeline_item_attributes(event))
+    return lists.incident_resource(incident, team_name)
 
 
 @router.post(
@@ -116,9 +112,10 @@ async def list_incidents(
         from_=from_,
         to=to,
     )
-    stmt = service.incidents_of(caller.team_id, filters)
-    rows, links = await paginate(db, stmt, paging, order_by=Incident.id)
-    return listing((_incident(row, caller.team_name) for row in rows), links)
+    page = await lists.list_incidents(
+        db, team_id=caller.team_id, team_name=caller.team_name, filters=filters, paging=paging
+    )
+    return listing(page.data, page.links)
 
 
 @router.get(
@@ -214,10 +211,8 @@ async def incident_timeline(
     incident = await service.get_incident(
         db, team_id=caller.team_id, incident_id=object_id(incident_id, service.INCIDENT)
     )
-    rows, links = await paginate(
-        db, service.timeline_of(incident), paging, order_by=IncidentEvent.id
-    )
-    return listing((_item(row) for row in rows), links)
+    page = await lists.list_timeline(db, incident=incident, paging=paging)
+    return listing(page.data, page.links)
 
 
 # What routes.py serves: this module's routers, each listed flat in the app.

@@ -10,14 +10,14 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Select, Table, delete, select
+from sqlalchemy import Table, delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.clock import isoformat_ms, optional_isoformat_ms
+from watchpost.clock import isoformat_ms
 from watchpost.db.queries import one_or_404
 from watchpost.errors import Conflict, InvalidRequest
 from watchpost.incidents.models import Incident, IncidentEvent
-from watchpost.incidents.schemas import IncidentCreate, IncidentFilters
+from watchpost.incidents.schemas import IncidentCreate
 from watchpost.incidents.transitions import AUTOMATIC, Change, apply, open_incident_for, start
 
 INCIDENT = "incident"
@@ -87,60 +87,8 @@ async def timeline(session: AsyncSession, *, incident: Incident) -> Sequence[Inc
 # ------------------------------------------------------------------------------- the API
 
 
-def incident_attributes(incident: Incident, team_name: str) -> dict[str, Any]:
-    return {
-        "name": incident.name,
-        "cause": incident.cause,
-        "status": incident.status,
-        "started_at": isoformat_ms(incident.started_at),
-        "acknowledged_at": optional_isoformat_ms(incident.acknowledged_at),
-        "acknowledged_by": incident.acknowledged_by,
-        "resolved_at": optional_isoformat_ms(incident.resolved_at),
-        "resolved_by": incident.resolved_by,
-        "monitor_id": incident.monitor_id,
-        "heartbeat_id": incident.heartbeat_id,
-        "collector_target_id": incident.collector_target_id,
-        "manual": incident.manual,
-        "metadata": incident.metadata_,
-        "team_name": team_name,
-        "created_at": isoformat_ms(incident.created_at),
-        "updated_at": isoformat_ms(incident.updated_at),
-    }
-
-
 def timeline_item_attributes(event: IncidentEvent) -> dict[str, Any]:
     return {"at": isoformat_ms(event.at), "kind": event.kind, "text": event.text, "by": event.by}
-
-
-def incidents_of(team_id: int, filters: IncidentFilters | None = None) -> Select[tuple[Incident]]:
-    """The team's incidents matching every given filter."""
-    stmt = select(Incident).where(Incident.team_id == team_id)
-    if filters is None:
-        return stmt
-    if filters.monitor_id is not None:
-        stmt = stmt.where(Incident.monitor_id == filters.monitor_id)
-    if filters.heartbeat_id is not None:
-        stmt = stmt.where(Incident.heartbeat_id == filters.heartbeat_id)
-    if filters.resolved is not None:
-        resolved_at = Incident.resolved_at
-        stmt = stmt.where(resolved_at.is_not(None) if filters.resolved else resolved_at.is_(None))
-    if filters.acknowledged is not None:
-        acked_at = Incident.acknowledged_at
-        stmt = stmt.where(acked_at.is_not(None) if filters.acknowledged else acked_at.is_(None))
-    if filters.started_from is not None:
-        stmt = stmt.where(Incident.started_at >= filters.started_from)
-    if filters.started_before is not None:
-        stmt = stmt.where(Incident.started_at < filters.started_before)
-    return stmt
-
-
-def timeline_of(incident: Incident) -> Select[tuple[IncidentEvent]]:
-    """The incident's timeline items, oldest first (paginate adds the id tie-break)."""
-    return (
-        select(IncidentEvent)
-        .where(IncidentEvent.incident_id == incident.id)
-        .order_by(IncidentEvent.at)
-    )
 
 
 def _referenced(field: str) -> Table:

@@ -7,14 +7,13 @@ from fastapi.responses import Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.context import AppContext
-from watchpost.db.counts import Collection
 from watchpost.http.body import JsonObject
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
-from watchpost.http.envelope import listing, no_content, resource, single
+from watchpost.http.envelope import listing, no_content, single
 from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses, object_id
 from watchpost.http.openapi import ListDoc, SingleDoc, request_body
-from watchpost.http.pagination import PageRequest, Paging, paginate
-from watchpost.monitors import service
+from watchpost.http.pagination import PageRequest, Paging
+from watchpost.monitors import lists, service
 from watchpost.monitors.fields import (
     DEFAULT_CHECK_FREQUENCY,
     DEFAULT_CONFIRMATION_PERIOD,
@@ -72,7 +71,7 @@ the port changes."""
 
 
 def _monitor(monitor: Monitor, team_name: str) -> dict[str, object]:
-    return resource(service.MONITOR, monitor.id, service.monitor_attributes(monitor, team_name))
+    return lists.monitor_resource(monitor, team_name)
 
 
 @monitors.post(
@@ -101,7 +100,6 @@ async def create_monitor(body: JsonObject, caller: Caller, ctx: Context, db: Wri
 )
 async def list_monitors(
     caller: Caller,
-    ctx: Context,
     db: ReadDb,
     paging: Paging,
     url: str | None = Query(default=None, description="Only monitors with exactly this url."),
@@ -109,11 +107,15 @@ async def list_monitors(
         default=None, description="Only monitors with exactly this pronounceable_name."
     ),
 ) -> Response:
-    stmt = service.monitors_of(caller.team_id, url=url, pronounceable_name=pronounceable_name)
-    filtered = bool(url or pronounceable_name)
-    whole = None if filtered else await Collection.read(db, Monitor, caller.team_id, ctx.db.anchors)
-    rows, links = await paginate(db, stmt, paging, order_by=Monitor.id, whole=whole)
-    return listing((_monitor(row, caller.team_name) for row in rows), links)
+    page = await lists.list_monitors(
+        db,
+        team_id=caller.team_id,
+        team_name=caller.team_name,
+        paging=paging,
+        url=url,
+        pronounceable_name=pronounceable_name,
+    )
+    return listing(page.data, page.links)
 
 
 @monitors.get(
@@ -169,9 +171,10 @@ async def group_page(
     paging: PageRequest,
 ) -> Response:
     """A page of a monitor group's monitors (the group is the caller's: groups/ checked)."""
-    stmt = service.monitors_in(team_id=caller.team_id, group_id=group_id)
-    rows, links = await paginate(db, stmt, paging, order_by=Monitor.id)
-    return listing((_monitor(row, caller.team_name) for row in rows), links)
+    page = await lists.list_monitors(
+        db, team_id=caller.team_id, team_name=caller.team_name, paging=paging, group_id=group_id
+    )
+    return listing(page.data, page.links)
 
 
 # What routes.py serves: this module's routers, each listed flat in the app.

@@ -8,7 +8,6 @@ from typing import Any, Final
 from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.clock import isoformat_ms, optional_isoformat_ms
 from watchpost.crypto import SecretBox
 from watchpost.db.deletions import delete_named
 from watchpost.db.queries import one_or_404
@@ -18,7 +17,6 @@ from watchpost.monitors.models import Monitor, MonitorGroup
 from watchpost.monitors.schemas import VALUE_FIELDS, MonitorCreate, MonitorUpdate
 from watchpost.monitors.status_machine import apply, resume, state_of
 from watchpost.monitors.types import TYPE_FIELDS
-from watchpost.policy import maintenance_attributes, notification_attributes
 from watchpost.validation import reference_id
 
 MONITOR = "monitor"
@@ -38,45 +36,6 @@ CHECK_FIELDS: Final[frozenset[str]] = frozenset(
 
 
 # ------------------------------------------------------------------------------ monitors
-
-
-def monitor_attributes(monitor: Monitor, team_name: str) -> dict[str, Any]:
-    return {
-        "monitor_type": monitor.monitor_type,
-        "url": monitor.url,
-        "pronounceable_name": monitor.pronounceable_name,
-        "monitor_group_id": monitor.monitor_group_id,
-        "required_keyword": monitor.required_keyword,
-        "port": str(monitor.port) if monitor.port is not None else None,
-        "http_method": monitor.http_method,
-        "request_body": monitor.request_body,
-        "request_headers": [
-            {"id": str(header["id"]), "name": header["name"], "value": header["value"]}
-            for header in monitor.request_headers or []
-        ],
-        "expected_status_codes": list(monitor.expected_status_codes or []),
-        "follow_redirects": monitor.follow_redirects,
-        "verify_ssl": monitor.verify_ssl,
-        "remember_cookies": monitor.remember_cookies,
-        "auth_username": monitor.auth_username,
-        "check_frequency": monitor.check_frequency,
-        "confirmation_period": monitor.confirmation_period,
-        "recovery_period": monitor.recovery_period,
-        "request_timeout": monitor.request_timeout,
-        "ssl_expiration": monitor.ssl_expiration,
-        "domain_expiration": monitor.domain_expiration,
-        "regions": list(monitor.regions or []),
-        **maintenance_attributes(monitor),
-        **notification_attributes(monitor),
-        "paused": monitor.paused,
-        "status": monitor.status,
-        "paused_at": optional_isoformat_ms(monitor.paused_at),
-        "last_checked_at": optional_isoformat_ms(monitor.last_checked_at),
-        "last_error": monitor.last_error,
-        "team_name": team_name,
-        "created_at": isoformat_ms(monitor.created_at),
-        "updated_at": isoformat_ms(monitor.updated_at),
-    }
 
 
 def monitor_values(monitor: Monitor) -> dict[str, Any]:
@@ -156,21 +115,8 @@ async def create_monitor(
     return monitor
 
 
-def monitors_of(
-    team_id: int, *, url: str | None = None, pronounceable_name: str | None = None
-) -> Select[tuple[Monitor]]:
-    """The team's monitors; the filters match exactly (an empty filter is ignored)."""
-    stmt = select(Monitor).where(Monitor.team_id == team_id)
-    if url:
-        stmt = stmt.where(Monitor.url == url)
-    if pronounceable_name:
-        stmt = stmt.where(Monitor.pronounceable_name == pronounceable_name)
-    return stmt
-
-
-def monitors_in(*, team_id: int, group_id: int) -> Select[tuple[Monitor]]:
-    """The team's monitors in the monitor group."""
-    return monitors_of(team_id).where(Monitor.monitor_group_id == group_id)
+def monitors_of(team_id: int) -> Select[tuple[Monitor]]:
+    return select(Monitor).where(Monitor.team_id == team_id)
 
 
 async def get_monitor(session: AsyncSession, *, team_id: int, monitor_id: int) -> Monitor:

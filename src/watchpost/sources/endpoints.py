@@ -2,23 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
-from sqlalchemy import Row
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.context import AppContext
-from watchpost.db.counts import Collection
 from watchpost.http.body import JsonObject
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, single
 from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses, object_id
 from watchpost.http.openapi import ListDoc, SingleDoc, request_body
-from watchpost.http.pagination import PagedSelect, PageRequest, Paging
-from watchpost.sources import service
+from watchpost.http.pagination import PageRequest, Paging
+from watchpost.sources import lists, service
 from watchpost.sources.models import Source
 from watchpost.sources.platforms import NOT_NULL_FIELDS, platforms_markdown
 from watchpost.sources.schemas import (
@@ -32,9 +29,6 @@ from watchpost.teams.service import Principal
 
 sources = APIRouter(prefix="/api/v1/sources", tags=["sources"])
 
-TEAM_SOURCES = PagedSelect(service.TEAM_SOURCE_ROWS, key=Source.id)
-GROUP_SOURCES = PagedSelect(service.GROUP_SOURCE_ROWS, key=Source.id)
-
 LIST_ERRORS = error_responses(401, 422)
 
 
@@ -46,13 +40,11 @@ class SourceView:
         self.host = service.ingesting_host(ctx.settings, request.url.hostname)
         self.box = ctx.box
 
-    def many(self, rows: Iterable[Row[Any] | tuple[Any, ...]]) -> list[dict[str, Any]]:
-        return service.source_resources(
-            rows, team_name=self.team_name, host=self.host, box=self.box
-        )
-
     def one(self, source: Source) -> dict[str, Any]:
-        return self.many([service.source_row(source)])[0]
+        row = lists.SOURCE_COLUMNS.row(source)
+        return lists.source_resources(
+            [row], team_name=self.team_name, host=self.host, box=self.box
+        )[0]
 
 
 # ------------------------------------------------------------------------------- sources
@@ -85,9 +77,15 @@ async def create_source(
 async def list_sources(
     request: Request, caller: Caller, ctx: Context, db: ReadDb, paging: Paging
 ) -> Response:
-    whole = await Collection.read(db, Source, caller.team_id, ctx.db.anchors)
-    rows, links = await TEAM_SOURCES.page(db, paging, {"team_id": caller.team_id}, whole=whole)
-    return listing(SourceView(request, caller, ctx).many(rows), links)
+    page = await lists.list_sources(
+        db,
+        team_id=caller.team_id,
+        team_name=caller.team_name,
+        host=service.ingesting_host(ctx.settings, request.url.hostname),
+        box=ctx.box,
+        paging=paging,
+    )
+    return listing(page.data, page.links)
 
 
 @sources.get(
@@ -145,10 +143,16 @@ async def group_page(
     paging: PageRequest,
 ) -> Response:
     """A page of a source group's sources (the group is the caller's: groups/ checked)."""
-    rows, links = await GROUP_SOURCES.page(
-        db, paging, {"team_id": caller.team_id, "group_id": group_id}
+    page = await lists.list_sources(
+        db,
+        team_id=caller.team_id,
+        team_name=caller.team_name,
+        host=service.ingesting_host(ctx.settings, request.url.hostname),
+        box=ctx.box,
+        paging=paging,
+        group_id=group_id,
     )
-    return listing(SourceView(request, caller, ctx).many(rows), links)
+    return listing(page.data, page.links)
 
 
 # What routes.py serves: this module's routers, each listed flat in the app.

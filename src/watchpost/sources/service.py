@@ -4,17 +4,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
 from datetime import datetime
-from typing import Any
 
-from sqlalchemy import Row, Select, bindparam, select
+from sqlalchemy import Select, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.clock import isoformat_ms
 from watchpost.crypto import SecretBox, hash_token, random_token
-from watchpost.db.base import iso_ms
 from watchpost.db.queries import one_or_404
 from watchpost.errors import InvalidRequest
 from watchpost.settings import Settings
@@ -40,86 +36,6 @@ def ingesting_host(settings: Settings, request_host: str | None) -> str:
 
 
 # ------------------------------------------------------------------------------- sources
-
-
-_table = Source.__table__.c
-# What a list renders, as plain columns: building 250 ORM objects per page cost more than
-# rendering them (identity map, instance state), and lists never change what they read. The
-# database writes the timestamps as the API's text (iso_ms): cheaper than parsing and
-# formatting 500 datetimes per page in Python.
-LIST_COLUMNS = (
-    _table.id,
-    _table.team_id,
-    _table.name,
-    _table.source_group_id,
-    _table.table_name,
-    _table.platform,
-    _table.token_encrypted,
-    _table.ingesting_paused,
-    _table.logs_retention,
-    _table.metrics_retention,
-    _table.live_tail_pattern,
-    iso_ms(_table.created_at).label("created_at"),
-    iso_ms(_table.updated_at).label("updated_at"),
-)
-_PLAIN_COLUMNS = LIST_COLUMNS[:-2]
-
-
-def source_row(source: Source) -> tuple[Any, ...]:
-    """An ORM source as a row of LIST_COLUMNS."""
-    return (
-        *(getattr(source, column.key) for column in _PLAIN_COLUMNS),
-        isoformat_ms(source.created_at),
-        isoformat_ms(source.updated_at),
-    )
-
-
-def source_resources(
-    rows: Iterable[Row[Any] | tuple[Any, ...]], *, team_name: str, host: str, box: SecretBox
-) -> list[dict[str, Any]]:
-    """Sources as API resources, from rows of LIST_COLUMNS.
-
-    One comprehension that unpacks each row: 250 rows a page, so every call and attribute
-    lookup per row shows in the page's cost.
-    """
-    decrypt = box.decrypt
-    return [
-        {
-            "id": str(id_),
-            "type": SOURCE,
-            "attributes": {
-                "team_id": team_id,
-                "team_name": team_name,
-                "name": name,
-                "source_group_id": source_group_id,
-                "table_name": table_name,
-                "platform": platform,
-                "token": decrypt(token_encrypted),
-                "ingesting_host": host,
-                "ingesting_paused": ingesting_paused,
-                "logs_retention": logs_retention,
-                "metrics_retention": metrics_retention,
-                "live_tail_pattern": live_tail_pattern,
-                "created_at": created_at,
-                "updated_at": updated_at,
-            },
-        }
-        for (
-            id_,
-            team_id,
-            name,
-            source_group_id,
-            table_name,
-            platform,
-            token_encrypted,
-            ingesting_paused,
-            logs_retention,
-            metrics_retention,
-            live_tail_pattern,
-            created_at,
-            updated_at,
-        ) in rows
-    ]
 
 
 def _slug(name: str) -> str:
@@ -208,12 +124,6 @@ def sources_of(team_id: int, *, group_id: int | None = None) -> Select[tuple[Sou
     if group_id is not None:
         stmt = stmt.where(Source.source_group_id == group_id)
     return stmt
-
-
-# The lists of sources as rows of LIST_COLUMNS, built once (bound: team_id, group_id): all
-# of a team's, and a group's.
-TEAM_SOURCE_ROWS = select(*LIST_COLUMNS).where(_table.team_id == bindparam("team_id"))
-GROUP_SOURCE_ROWS = TEAM_SOURCE_ROWS.where(_table.source_group_id == bindparam("group_id"))
 
 
 async def get_source(session: AsyncSession, *, team_id: int, source_id: int) -> Source:

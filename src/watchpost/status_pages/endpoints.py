@@ -69,9 +69,11 @@ async def create_page(body: JsonObject, caller: Caller, ctx: Context, db: WriteD
     responses={200: {"model": ListDoc[PageAttributes]}, **error_responses(401, 422)},
 )
 async def list_pages(caller: Caller, ctx: Context, db: ReadDb, paging: Paging) -> Response:
-    rows, links = await paginate(db, pages.pages_of(caller.team_id), paging, order_by=StatusPage.id)
+    found = await paginate(db, pages.pages_of(caller.team_id), paging, order_by=StatusPage.id)
     now = ctx.clock.now()
-    return listing([await rendering.page_document(db, row, caller, now) for row in rows], links)
+    return listing(
+        [await rendering.page_document(db, row, caller, now) for row in found.data], found.links
+    )
 
 
 @router.get(
@@ -155,13 +157,13 @@ async def list_sections(
 ) -> Response:
     pid = object_id(status_page_id, pages.PAGE)
     await pages.get_page(db, team_id=caller.team_id, page_id=pid)
-    rows, links = await paginate(
+    found = await paginate(
         db,
         sections.sections_of(team_id=caller.team_id, page_id=pid),
         paging,
         order_by=StatusPageSection.position,
     )
-    return listing((rendering.section_document(row) for row in rows), links)
+    return listing((rendering.section_document(row) for row in found.data), found.links)
 
 
 @router.get(
@@ -283,16 +285,16 @@ async def list_resources(
 ) -> Response:
     pid = object_id(status_page_id, pages.PAGE)
     page = await pages.get_page(db, team_id=caller.team_id, page_id=pid)
-    rows, links = await paginate(
+    found = await paginate(
         db,
         resources.resources_of(team_id=caller.team_id, page_id=pid),
         paging,
         order_by=StatusPageResource.id,
     )
     items = await rendering.resource_documents(
-        db, page, rows, ctx.clock.now(), history_days=LIST_HISTORY_DAYS
+        db, page, found.data, ctx.clock.now(), history_days=LIST_HISTORY_DAYS
     )
-    return listing(items, links)
+    return listing(items, found.links)
 
 
 @router.get(

@@ -12,7 +12,7 @@ from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import Resource, listing, no_content, resource, single
 from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses, object_id
 from watchpost.http.openapi import request_body
-from watchpost.http.pagination import Paging, paginate
+from watchpost.http.pagination import Paging
 from watchpost.webhooks import service
 from watchpost.webhooks.models import OutgoingWebhook
 from watchpost.webhooks.schemas import (
@@ -85,11 +85,11 @@ async def create_webhook(body: JsonObject, caller: Caller, ctx: Context, db: Wri
     responses={200: {"model": WebhookListDoc}, **error_responses(401, 422)},
 )
 async def list_webhooks(caller: Caller, db: ReadDb, paging: Paging) -> Response:
-    rows, links = await paginate(
-        db, service.webhooks_of(caller.team_id), paging, order_by=OutgoingWebhook.id
-    )
+    page = await service.list_webhooks(db, team_id=caller.team_id, paging=paging)
     return listing(
-        (_webhook(row, caller.team_name) for row in rows), links, included=_included(rows)
+        (_webhook(row, caller.team_name) for row in page.data),
+        page.links,
+        included=_included(page.data),
     )
 
 

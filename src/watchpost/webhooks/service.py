@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.crypto import SecretBox
 from watchpost.db.deletions import delete_named
 from watchpost.db.queries import one_or_404
+from watchpost.http.pagination import Page, PageRequest, paginate
 from watchpost.webhooks.models import CustomWebhookTemplate, OutgoingWebhook
 from watchpost.webhooks.schemas import (
     TEMPLATE_FIELD,
@@ -140,6 +141,12 @@ async def create_webhook(
 
 def webhooks_of(team_id: int) -> Select[tuple[OutgoingWebhook]]:
     return select(OutgoingWebhook).where(OutgoingWebhook.team_id == team_id)
+
+
+async def list_webhooks(
+    session: AsyncSession, *, team_id: int, paging: PageRequest
+) -> Page[OutgoingWebhook]:
+    return await paginate(session, webhooks_of(team_id), paging, order_by=OutgoingWebhook.id)
 
 
 async def get_webhook(session: AsyncSession, *, team_id: int, webhook_id: int) -> OutgoingWebhook:

@@ -1,0 +1,88 @@
+"""The columns a list renders, read as plain rows instead of ORM objects.
+
+A list page renders up to 250 objects. Building them as ORM instances (identity map,
+instance state, one descriptor call per attribute read) cost more than rendering them, and
+lists never change what they read. `ListColumns` selects an ORM class's attributes as plain
+columns, in the order a renderer unpacks them:
+
+- timestamps come as the API's text, made by the database (`iso_ms`): cheaper than parsing
+  and formatting two or more datetimes per row in Python;
+- JSON comes as text parsed by orjson, several times faster than SQLAlchemy's `json.loads`.
+
+`row(obj)` gives an ORM object (just created or changed) in the same shape, so one renderer
+serves a list and a single object.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import orjson
+from sqlalchemy import JSON, ColumnElement, Select, String, inspect, select, type_coerce
+from sqlalchemy.engine import Dialect
+
+from watchpost.clock import isoformat_ms
+from watchpost.db.base import Base, UTCDateTime, iso_ms
+
+
+class _JsonText(String):
+    """A JSON column read as its stored text and parsed by orjson, called by the driver's
+    row building without a Python wrapper (SQLite). psycopg parses JSON itself (it knows
+    the column's type) and hands over the value as it is."""
+
+    def __init__(self, nullable: bool = True) -> None:
+        super().__init__()
+        self.nullable = nullable
+
+    def result_processor(self, dialect: Dialect, coltype: object) -> Callable[[Any], Any] | None:
+        if dialect.name == "postgresql":
+            return None
+        return _loads_or_none if self.nullable else orjson.loads
+
+
+def _loads_or_none(value: str | None) -> Any:
+    return None if value is None else orjson.loads(value)
+
+
+def _plain(value: Any) -> Any:
+    return value
+
+
+def _timestamp(value: Any) -> str | None:
+    return None if value is None else isoformat_ms(value)
+
+
+class ListColumns:
+    """Attributes of model, by name, as the columns of a list's select."""
+
+    def __init__(self, model: type[Base], names: Sequence[str]) -> None:
+        mapper = inspect(model)
+        self.model = model
+        self.names = tuple(names)
+        self.table = mapper.local_table
+        columns: list[ColumnElement[Any]] = []
+        readers = []
+        for name in self.names:
+            column = mapper.columns[name]
+            if isinstance(column.type, UTCDateTime):
+                columns.append(iso_ms(column).label(name))
+                readers.append(_timestamp)
+            elif isinstance(column.type, JSON):
+                text = _JsonText(nullable=bool(column.nullable))
+                columns.append(type_coerce(column, text).label(name))
+                readers.append(_plain)
+            else:
+                columns.append(column.label(name))
+                readers.append(_plain)
+        self.columns = tuple(columns)
+        self._readers = tuple(zip(self.names, readers, strict=True))
+        self.key = mapper.columns["id"]
+        """The primary key: lists are ordered by it."""
+
+    def select(self) -> Select[Any]:
+        return select(*self.columns)
+
+    def row(self, obj: Base) -> tuple[Any, ...]:
+        """An ORM object as a row of these columns."""
+        return tuple(read(getattr(obj, name)) for name, read in self._readers)
