@@ -28,6 +28,16 @@ async def test_bad_paging_is_422(api: Api) -> None:
     assert set(fields) == {"page", "per_page"}
 
 
+async def test_a_filter_holding_nul_is_422_on_both_backends(api: Api) -> None:
+    await create_monitor(api, url="https://example.com", pronounceable_name="Home")
+    response = await api.get(
+        MONITORS, params={"url": "https://example.com\x00", "pronounceable_name": "\x00"}
+    )
+    messages, fields = errors(response)
+    assert set(fields) == {"url", "pronounceable_name"}
+    assert "url must not contain NUL characters" in messages
+
+
 async def test_filters_match_exactly(api: Api) -> None:
     home = await create_monitor(api, url="https://example.com", pronounceable_name="Home")
     await create_monitor(api, url="https://example.com/login", pronounceable_name="Home page")

@@ -162,3 +162,14 @@ Name = Annotated[
 Port = Annotated[int, Field(ge=1, le=65535)]
 Secret = Annotated[str, Field(min_length=1, max_length=1024)]
 RetentionDays = Annotated[int, Field(ge=1, le=3652)]
+
+
+def check_no_nul(value: str) -> str:
+    if "\x00" in value:
+        raise ValueError("must not contain NUL characters")
+    return value
+
+
+FilterText = Annotated[str, AfterValidator(check_no_nul)]
+"""A text query filter (PostgreSQL cannot compare text with NUL, and no stored value holds
+one: refused on both backends alike)."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -33,6 +35,7 @@ from watchpost.monitors.schemas import (
 )
 from watchpost.monitors.types import EXPIRATION_DAYS, REGIONS, rules_markdown
 from watchpost.teams.service import Principal
+from watchpost.validation import FilterText
 
 monitors = APIRouter(prefix="/api/v2/monitors", tags=["monitors"])
 
@@ -102,10 +105,13 @@ async def list_monitors(
     caller: Caller,
     db: ReadDb,
     paging: Paging,
-    url: str | None = Query(default=None, description="Only monitors with exactly this url."),
-    pronounceable_name: str | None = Query(
-        default=None, description="Only monitors with exactly this pronounceable_name."
-    ),
+    url: Annotated[
+        FilterText | None, Query(description="Only monitors with exactly this url.")
+    ] = None,
+    pronounceable_name: Annotated[
+        FilterText | None,
+        Query(description="Only monitors with exactly this pronounceable_name."),
+    ] = None,
 ) -> Response:
     page = await lists.list_monitors(
         db,
