@@ -298,7 +298,7 @@ def analyse_checks(
     from sqlalchemy import select
 
     from watchpost.context import AppContext
-    from watchpost.engine.kinds import MONITOR
+    from watchpost.engine.checked_rows import MONITOR
     from watchpost.engine.schedule import next_due
     from watchpost.history.models import CheckResult
     from watchpost.monitors.models import Monitor

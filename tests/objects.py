@@ -16,7 +16,7 @@ from fastapi import FastAPI
 from fastapi.routing import APIRoute, iter_route_contexts
 
 from tests.support import TEST_API_KEY, TEST_PASSWORD, Api, data
-from watchpost.collectors.kinds import KIND_RULES
+from watchpost.collectors.target_kinds import KIND_RULES
 
 # Routes that answer without a token. Add a route here only when the spec or the domain's
 # documentation says it is public (e.g. a heartbeat's ping URL); everything else must 401.

@@ -9,8 +9,8 @@ import pytest
 
 from tests.objects import TARGET_VALUES, create_collector, target_body
 from tests.support import Api, data, errors
-from watchpost.collectors.kinds import KIND_FIELDS, KIND_RULES, KINDS, WRITE_ONLY_FIELDS
 from watchpost.collectors.schemas import TargetAttributes
+from watchpost.collectors.target_kinds import KIND_FIELDS, KIND_RULES, KINDS, WRITE_ONLY_FIELDS
 
 TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 
@@ -62,7 +62,7 @@ async def expect_created(api: Api, cases: list[tuple[str, dict[str, Any]]]) -> N
 
 
 def test_table_is_the_spec_table() -> None:
-    """Guards the table itself against the spec's rows (kinds.py is read by everything else)."""
+    """Guards the table itself against the spec's rows (target_kinds.py is read by everything else)."""
     assert set(KINDS) == {
         "postgres",
         "mysql",

@@ -11,8 +11,8 @@ from sqlalchemy import func, select, update
 from tests.objects import TARGET_VALUES, create_collector, create_target, target_body
 from tests.support import TEST_API_KEY, TEST_PASSWORD, Api, data, errors
 from watchpost.clock import FrozenClock, isoformat_ms
-from watchpost.collectors.kinds import KIND_RULES, KINDS
 from watchpost.collectors.models import CollectorTarget
+from watchpost.collectors.target_kinds import KIND_RULES, KINDS
 from watchpost.destinations import SECRET_RULES
 
 # A second valid value for every field, to prove a change is a change.

@@ -8,8 +8,8 @@ import pytest
 from fastapi import FastAPI
 
 from watchpost.db import deletions
-from watchpost.groups.kinds import SHOWN_GROUPS
-from watchpost.status_pages.kinds import RESOURCE_KINDS
+from watchpost.groups.group_kinds import SHOWN_GROUPS
+from watchpost.status_pages.resource_types import RESOURCE_KINDS
 
 
 def test_the_app_installs_a_hook_for_every_type_a_page_can_show(shared_app: FastAPI) -> None:

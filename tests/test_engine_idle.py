@@ -14,7 +14,7 @@ from tests.engine_support import engine_of
 from tests.monitor_cases import create_monitor
 from tests.support import Api
 from watchpost.clock import FrozenClock
-from watchpost.engine.kinds import KINDS
+from watchpost.engine.checked_rows import KINDS
 
 
 @contextmanager

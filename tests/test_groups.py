@@ -14,7 +14,7 @@ import pytest
 
 from tests.support import Api, data, errors
 from watchpost.clock import FrozenClock, isoformat_ms
-from watchpost.groups.kinds import (
+from watchpost.groups.group_kinds import (
     GROUP_KINDS,
     HEARTBEAT_GROUPS,
     MONITOR_GROUPS,

@@ -272,7 +272,7 @@ async def test_removing_a_webhook_template_takes_its_secret_along(api: Api) -> N
 
 
 def test_the_table_names_only_real_fields() -> None:
-    from watchpost.collectors.kinds import KIND_FIELDS, WRITE_ONLY_FIELDS
+    from watchpost.collectors.target_kinds import KIND_FIELDS, WRITE_ONLY_FIELDS
     from watchpost.destinations import SECRET_RULES
     from watchpost.monitors.schemas import MonitorFields
     from watchpost.webhooks.schemas import WebhookTemplateInput, WebhookUpdate

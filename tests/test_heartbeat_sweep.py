@@ -16,7 +16,7 @@ from watchpost.context import AppContext
 from watchpost.heartbeats.checking import sweep_overdue
 from watchpost.heartbeats.models import Heartbeat
 from watchpost.incidents.transitions import AUTOMATIC
-from watchpost.policy import in_maintenance
+from watchpost.maintenance_windows import in_maintenance
 
 WINDOW = timedelta(seconds=300 + 60)
 TICK = timedelta(microseconds=1)

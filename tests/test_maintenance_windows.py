@@ -9,14 +9,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from watchpost.monitors.models import Monitor
-from watchpost.policy import (
+from watchpost.maintenance_windows import (
     WEEKDAYS,
     in_maintenance,
     maintenance_end,
     maintenance_intervals,
     maintenance_overlap,
 )
+from watchpost.monitors.models import Monitor
 
 
 @dataclass

@@ -6,7 +6,7 @@ import httpx
 from fastapi import FastAPI
 
 from tests.objects import api_endpoints
-from watchpost.collectors.kinds import KIND_RULES
+from watchpost.collectors.target_kinds import KIND_RULES
 
 
 async def test_every_route_is_documented(app: FastAPI, client: httpx.AsyncClient) -> None:

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from watchpost.clock import FrozenClock
+from watchpost.maintenance_windows import in_maintenance, maintenance_end
 from watchpost.monitors.models import Monitor
 from watchpost.monitors.status_machine import (
     DEFAULT_CAUSE,
@@ -21,7 +22,6 @@ from watchpost.monitors.status_machine import (
     state_of,
     step,
 )
-from watchpost.policy import in_maintenance, maintenance_end
 
 T0 = datetime(2026, 1, 5, 12, tzinfo=UTC)
 

@@ -7,7 +7,7 @@ from fastapi import FastAPI
 
 from tests.support import Api, data, errors
 from watchpost.clock import FrozenClock
-from watchpost.status_pages.kinds import (
+from watchpost.status_pages.resource_types import (
     MANUAL,
     RESOURCE_KINDS,
     RESOURCE_TYPES,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from tests.services import free_port
 from tests.support import TEST_API_KEY, TEST_PASSWORD
-from watchpost.collectors.kinds import KINDS
 from watchpost.collectors.models import CollectorTarget
+from watchpost.collectors.target_kinds import KINDS
 from watchpost.crypto import SecretBox
 from watchpost.probes.errors import Address, scrub
 from watchpost.probes.targets.common import service_address

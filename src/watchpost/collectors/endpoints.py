@@ -9,7 +9,6 @@ from fastapi.responses import Response
 from sqlalchemy import Row
 
 from watchpost.collectors import metrics, service
-from watchpost.collectors.kinds import rules_markdown
 from watchpost.collectors.models import Collector, CollectorTarget
 from watchpost.collectors.schemas import (
     COLLECTOR_NOT_NULL,
@@ -24,6 +23,7 @@ from watchpost.collectors.schemas import (
     parse_target_create,
     parse_target_update,
 )
+from watchpost.collectors.target_kinds import rules_markdown
 from watchpost.http.body import JsonObject
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, resource, single

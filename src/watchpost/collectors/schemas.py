@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from watchpost.collectors.kinds import (
+from watchpost.collectors.target_kinds import (
     KIND_FIELDS,
     KIND_RULES,
     WRITE_ONLY_FIELDS,

@@ -23,7 +23,6 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.clock import isoformat_ms, optional_isoformat_ms
-from watchpost.collectors.kinds import CONNECTION_FIELDS, KIND_FIELDS, KIND_RULES, WRITE_ONLY_FIELDS
 from watchpost.collectors.models import Collector, CollectorTarget
 from watchpost.collectors.schemas import (
     COLLECTOR_NOT_NULL,
@@ -31,6 +30,12 @@ from watchpost.collectors.schemas import (
     CollectorUpdate,
     TargetCreate,
     TargetUpdate,
+)
+from watchpost.collectors.target_kinds import (
+    CONNECTION_FIELDS,
+    KIND_FIELDS,
+    KIND_RULES,
+    WRITE_ONLY_FIELDS,
 )
 from watchpost.crypto import SecretBox, random_token
 from watchpost.db.queries import one_or_404

@@ -8,13 +8,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from watchpost.collectors.kinds import KINDS as TARGET_KINDS
 from watchpost.collectors.models import CollectorTarget
+from watchpost.collectors.target_kinds import KINDS as TARGET_KINDS
 from watchpost.crypto import SecretBox
+from watchpost.engine.checked_rows import MONITOR, TARGET, monitor_timeout_s
 from watchpost.engine.claims import Claim
-from watchpost.engine.kinds import MONITOR, TARGET, monitor_timeout_s
+from watchpost.maintenance_windows import maintenance_end
 from watchpost.monitors.models import Monitor
-from watchpost.policy import maintenance_end
 from watchpost.probes.base import ProbeResult, Stopwatch, failure
 from watchpost.probes.monitors.check import Header, MonitorCheck
 from watchpost.probes.monitors.registry import PROBES, UNSUPPORTED, extra_probes

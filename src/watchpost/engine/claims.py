@@ -20,7 +20,7 @@ from sqlalchemy import Integer, Select, Update, bindparam, func, or_, select, up
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.db.base import UTCDateTime
-from watchpost.engine.kinds import KINDS
+from watchpost.engine.checked_rows import KINDS
 from watchpost.engine.schedule import spread
 from watchpost.settings import Settings
 

@@ -34,8 +34,8 @@ from watchpost.collectors import metrics
 from watchpost.collectors.models import CollectorTarget
 from watchpost.collectors.service import refresh_collector
 from watchpost.db.base import UTCDateTime
+from watchpost.engine.checked_rows import KINDS, MONITOR, TARGET
 from watchpost.engine.checks import Outcome
-from watchpost.engine.kinds import KINDS, MONITOR, TARGET
 from watchpost.engine.schedule import next_due
 from watchpost.history.service import Observation, SubjectType, record
 from watchpost.monitors import checking as monitors

@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.context import AppContext
 from watchpost.groups import lists, service
-from watchpost.groups.kinds import (
+from watchpost.groups.group_kinds import (
     HEARTBEAT_GROUPS,
     MONITOR_GROUPS,
     SOURCE_GROUPS,

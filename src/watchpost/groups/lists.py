@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.db.rows import ListColumns
-from watchpost.groups.kinds import Group, GroupKind
+from watchpost.groups.group_kinds import Group, GroupKind
 from watchpost.http.pagination import PageRequest, ResourcePage, TeamList
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from watchpost.groups.kinds import GroupKind
+from watchpost.groups.group_kinds import GroupKind
 from watchpost.problems import accepted, checked
 from watchpost.validation import Name
 

@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.db.deletions import delete_named
 from watchpost.db.queries import one_or_404
 from watchpost.errors import InvalidRequest
-from watchpost.groups.kinds import Group, GroupKind
+from watchpost.groups.group_kinds import Group, GroupKind
 
 
 def groups_of(kind: GroupKind, team_id: int) -> Select[tuple[Group]]:

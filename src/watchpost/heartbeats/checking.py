@@ -18,7 +18,7 @@ from watchpost.db.base import UTCDateTime
 from watchpost.heartbeats.models import Heartbeat
 from watchpost.history import service as history
 from watchpost.incidents.transitions import open_incident_for, start
-from watchpost.policy import in_maintenance, maintenance_end
+from watchpost.maintenance_windows import in_maintenance, maintenance_end
 
 UP: Final = "up"
 DOWN: Final = "down"

@@ -13,7 +13,8 @@ from watchpost.db.rows import ListColumns
 from watchpost.heartbeats.models import Heartbeat
 from watchpost.heartbeats.service import HEARTBEAT, PING_PATH
 from watchpost.http.pagination import PageRequest, ResourcePage, TeamList
-from watchpost.policy import NOTIFICATION_DEFAULTS, weekdays_in_order
+from watchpost.maintenance_windows import weekdays_in_order
+from watchpost.notification_fields import NOTIFICATION_DEFAULTS
 
 HEARTBEAT_COLUMNS = ListColumns(
     Heartbeat,

@@ -6,7 +6,8 @@ from sqlalchemy import Boolean, ForeignKey, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from watchpost.db.base import Base, IdMixin, IdType, TeamOwnedMixin, TimestampMixin, UTCDateTime
-from watchpost.policy import MaintenanceColumns, NotificationColumns
+from watchpost.maintenance_windows import MaintenanceColumns
+from watchpost.notification_fields import NotificationColumns
 
 
 class HeartbeatGroup(IdMixin, TeamOwnedMixin, TimestampMixin, Base):

@@ -22,7 +22,7 @@ from watchpost.db.base import UTCDateTime
 from watchpost.heartbeats.checking import DOWN, UP, due_after
 from watchpost.heartbeats.models import Heartbeat
 from watchpost.incidents.transitions import AUTOMATIC, Change, apply, open_incident_for, start
-from watchpost.policy import in_maintenance
+from watchpost.maintenance_windows import in_maintenance
 
 OUTPUT_LIMIT = 10 * 1024
 """Bytes of a failure's request body kept as its output; the rest is dropped."""

@@ -6,14 +6,13 @@ from typing import Annotated, Any, Final, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from watchpost.policy import (
+from watchpost.maintenance_windows import (
     DEFAULT_TIMEZONE,
-    NOTIFICATION_DEFAULTS,
     MaintenanceFields,
-    NotificationFields,
     Weekday,
     maintenance_problems,
 )
+from watchpost.notification_fields import NOTIFICATION_DEFAULTS, NotificationFields
 from watchpost.problems import accepted, checked
 from watchpost.validation import Id, Int32, Name
 

@@ -11,9 +11,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.db.rows import ListColumns
 from watchpost.http.pagination import PageRequest, ResourcePage, TeamList
+from watchpost.maintenance_windows import weekdays_in_order
 from watchpost.monitors.models import Monitor
 from watchpost.monitors.service import MONITOR
-from watchpost.policy import NOTIFICATION_DEFAULTS, weekdays_in_order
+from watchpost.notification_fields import NOTIFICATION_DEFAULTS
 
 MONITOR_COLUMNS = ListColumns(
     Monitor,

@@ -8,7 +8,8 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from watchpost.db.base import Base, IdMixin, IdType, TeamOwnedMixin, TimestampMixin, UTCDateTime
 from watchpost.db.schedule_columns import ScheduleColumns
-from watchpost.policy import MaintenanceColumns, NotificationColumns
+from watchpost.maintenance_windows import MaintenanceColumns
+from watchpost.notification_fields import NotificationColumns
 
 
 class MonitorGroup(IdMixin, TeamOwnedMixin, TimestampMixin, Base):

@@ -5,6 +5,7 @@ from typing import Annotated, Any, Final
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from watchpost.destinations import resend_problems
+from watchpost.maintenance_windows import DEFAULT_TIMEZONE, MaintenanceFields, maintenance_problems
 from watchpost.monitors.fields import (
     DEFAULT_CHECK_FREQUENCY,
     DEFAULT_CONFIRMATION_PERIOD,
@@ -34,13 +35,7 @@ from watchpost.monitors.types import (
     defaults_of,
     type_problems,
 )
-from watchpost.policy import (
-    DEFAULT_TIMEZONE,
-    NOTIFICATION_DEFAULTS,
-    MaintenanceFields,
-    NotificationFields,
-    maintenance_problems,
-)
+from watchpost.notification_fields import NOTIFICATION_DEFAULTS, NotificationFields
 from watchpost.problems import accepted, null_problems, validated
 from watchpost.validation import Id, Secret
 

@@ -13,9 +13,9 @@ from watchpost.http.openapi import ListDoc, SingleDoc, request_body
 from watchpost.http.pagination import Paging, paginate
 from watchpost.problems import parse
 from watchpost.status_pages import pages, rendering, resources, sections
-from watchpost.status_pages.kinds import rules_markdown
 from watchpost.status_pages.limits import LIST_HISTORY_DAYS, MAX_RESOURCES, MAX_SECTIONS
 from watchpost.status_pages.models import StatusPage, StatusPageResource, StatusPageSection
+from watchpost.status_pages.resource_types import rules_markdown
 from watchpost.status_pages.schemas import (
     PAGE_NOT_NULL,
     RESOURCE_NOT_NULL,

@@ -11,13 +11,13 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.status_pages.kinds import (
+from watchpost.status_pages.models import StatusPageResource
+from watchpost.status_pages.pages import Problems
+from watchpost.status_pages.resource_types import (
     DEFAULT_MARK_AS_DEGRADED_FOR,
     DEFAULT_MARK_AS_DOWN_FOR,
     MATCHING,
 )
-from watchpost.status_pages.models import StatusPageResource
-from watchpost.status_pages.pages import Problems
 from watchpost.status_pages.schemas import MetadataRuleIn, ResourceFields
 from watchpost.teams.models import User
 from watchpost.validation import parse_id

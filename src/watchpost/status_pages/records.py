@@ -17,11 +17,11 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.groups.kinds import SHOWN_GROUPS
+from watchpost.groups.group_kinds import SHOWN_GROUPS
 from watchpost.history.periods import Granularity, bucket_start
 from watchpost.history.reading import Bucket, History, buckets_during, histories, observed_totals
 from watchpost.incidents.models import Incident as IncidentRow
-from watchpost.policy import in_maintenance
+from watchpost.maintenance_windows import in_maintenance
 from watchpost.status_pages.availability import (
     Cell,
     Earlier,
@@ -34,8 +34,8 @@ from watchpost.status_pages.availability import (
     observed_span,
     summarize_in,
 )
-from watchpost.status_pages.kinds import MANUAL
 from watchpost.status_pages.models import StatusPage, StatusPageResource
+from watchpost.status_pages.resource_types import MANUAL
 from watchpost.status_pages.windows import Window, make_window, merge_intervals
 
 ITEMS: Final[dict[str, str]] = {"Monitor": "monitor", "Heartbeat": "heartbeat"}

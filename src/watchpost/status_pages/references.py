@@ -23,9 +23,9 @@ from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.db import deletions
-from watchpost.status_pages.kinds import RESOURCE_KINDS
 from watchpost.status_pages.models import StatusPage, StatusPageResource
 from watchpost.status_pages.ordering import arrange
+from watchpost.status_pages.resource_types import RESOURCE_KINDS
 
 _Resource = StatusPageResource
 

@@ -13,16 +13,16 @@ from watchpost.http.deps import Caller
 from watchpost.http.envelope import Resource, resource
 from watchpost.status_pages import resources
 from watchpost.status_pages.availability import Summary
-from watchpost.status_pages.kinds import (
+from watchpost.status_pages.metadata_rules import rule_out
+from watchpost.status_pages.models import StatusPage, StatusPageResource, StatusPageSection
+from watchpost.status_pages.pages import PAGE
+from watchpost.status_pages.records import summaries
+from watchpost.status_pages.resource_types import (
     HISTORY_WIDGETS,
     MANUAL,
     MANUAL_DEFAULT_NAME,
     RESOURCE_KINDS,
 )
-from watchpost.status_pages.metadata_rules import rule_out
-from watchpost.status_pages.models import StatusPage, StatusPageResource, StatusPageSection
-from watchpost.status_pages.pages import PAGE
-from watchpost.status_pages.records import summaries
 from watchpost.status_pages.sections import SECTION
 
 

@@ -1,7 +1,7 @@
 """Resources of a status page: the item each shows, its widget; create, read, change, delete.
 
 A resource points at an item (a monitor, heartbeat, group … or nothing, when it is tracked
-by hand) and shows its status in one of the widgets its kind takes (kinds.py).
+by hand) and shows its status in one of the widgets its kind takes (resource_types.py).
 """
 
 from __future__ import annotations
@@ -18,7 +18,13 @@ from watchpost.db.queries import one_or_404
 from watchpost.errors import InvalidRequest
 from watchpost.problems import null_problems, sent_values
 from watchpost.status_pages.availability import aggregate_state
-from watchpost.status_pages.kinds import (
+from watchpost.status_pages.limits import MAX_RESOURCES, check_room
+from watchpost.status_pages.metadata_rules import incident_rules
+from watchpost.status_pages.models import StatusPage, StatusPageResource, StatusPageSection
+from watchpost.status_pages.ordering import arrange
+from watchpost.status_pages.pages import Problems
+from watchpost.status_pages.records import summaries
+from watchpost.status_pages.resource_types import (
     DEFAULT_WIDGET,
     MANUAL,
     RESOURCE_KINDS,
@@ -26,12 +32,6 @@ from watchpost.status_pages.kinds import (
     model_of,
     widget_from_history,
 )
-from watchpost.status_pages.limits import MAX_RESOURCES, check_room
-from watchpost.status_pages.metadata_rules import incident_rules
-from watchpost.status_pages.models import StatusPage, StatusPageResource, StatusPageSection
-from watchpost.status_pages.ordering import arrange
-from watchpost.status_pages.pages import Problems
-from watchpost.status_pages.records import summaries
 from watchpost.status_pages.schemas import RESOURCE_NOT_NULL, ResourceFields
 from watchpost.status_pages.sections import first_section, place, sections_of
 from watchpost.validation import parse_id

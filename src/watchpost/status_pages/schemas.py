@@ -7,8 +7,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from watchpost.policy import TimeZone
-from watchpost.status_pages.kinds import MarkFor, ResourceType, WidgetType
+from watchpost.maintenance_windows import TimeZone
+from watchpost.status_pages.resource_types import MarkFor, ResourceType, WidgetType
 from watchpost.validation import INT32_MAX, Host, HttpUrl, Id, IdText, Name, Secret, check_http_url
 
 Theme = Literal["light", "dark", "system"]

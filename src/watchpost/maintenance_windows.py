@@ -1,7 +1,6 @@
-"""Fields monitors and heartbeats share: the maintenance window and whom to alert, how.
-
-Each comes as three parts that must stay in step: the columns (a mapped mixin), the request
-fields (a pydantic mixin, all optional) and the response attributes.
+"""The maintenance window monitors and heartbeats share: its columns (a mapped mixin), its
+request fields (a pydantic mixin, all optional) and response attributes, which must stay in
+step, and the arithmetic of when an object is in maintenance.
 """
 
 from __future__ import annotations
@@ -11,7 +10,7 @@ from typing import Annotated, Any, Final, Literal, Protocol
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from pydantic import AfterValidator, BaseModel, Field
-from sqlalchemy import JSON, Boolean, Integer, String
+from sqlalchemy import JSON, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 Weekday = Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
@@ -222,36 +221,3 @@ def _jump(before: datetime, after: datetime, zone: ZoneInfo) -> datetime:
         else:
             low = middle
     return high
-
-
-class NotificationColumns:
-    """How the team is alerted when the object goes down."""
-
-    call: Mapped[bool] = mapped_column(Boolean, default=False)
-    sms: Mapped[bool] = mapped_column(Boolean, default=False)
-    email: Mapped[bool] = mapped_column(Boolean, default=True)
-    push: Mapped[bool] = mapped_column(Boolean, default=False)
-    team_wait: Mapped[int | None] = mapped_column(Integer, default=None)
-
-
-class NotificationFields(BaseModel):
-    call: bool | None = None
-    sms: bool | None = None
-    email: bool | None = None
-    push: bool | None = None
-    team_wait: int | None = Field(
-        default=None, ge=0, le=86_400, description="Seconds before the whole team is alerted."
-    )
-
-
-NOTIFICATION_DEFAULTS: Final[dict[str, Any]] = {
-    "call": False,
-    "sms": False,
-    "email": True,
-    "push": False,
-    "team_wait": None,
-}
-
-
-def notification_attributes(obj: NotificationColumns) -> dict[str, Any]:
-    return {name: getattr(obj, name) for name in NOTIFICATION_DEFAULTS}

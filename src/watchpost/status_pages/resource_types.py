@@ -2,7 +2,7 @@
 
 RESOURCE_KINDS is the single source of these rules: request validation, the OpenAPI
 description of the create endpoint and the tests all read it. The models of the groups come
-from the table of group kinds (groups/kinds.py), which also says what their members are.
+from the table of group kinds (groups/group_kinds.py), which also says what their members are.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final, Literal, get_args
 
-from watchpost.groups.kinds import HEARTBEAT_GROUPS, MONITOR_GROUPS, SHOWN_GROUPS
+from watchpost.groups.group_kinds import HEARTBEAT_GROUPS, MONITOR_GROUPS, SHOWN_GROUPS
 from watchpost.heartbeats.models import Heartbeat
 from watchpost.monitors.models import Monitor
 from watchpost.webhooks.models import OutgoingWebhook
