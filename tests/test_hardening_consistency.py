@@ -20,7 +20,7 @@ from tests.services import free_port
 from tests.support import Api, data
 from watchpost.clock import FrozenClock, isoformat_ms
 from watchpost.collectors.models import CollectorTarget
-from watchpost.collectors.service import DELETED_TEXT
+from watchpost.incidents.service import DELETED_TEXTS
 
 PAGES = "/api/v2/status-pages"
 
@@ -296,7 +296,7 @@ async def test_deleting_a_down_target_resolves_its_incident_and_settles_its_coll
     assert resolved["collector_target_id"] is None
     timeline = (await api.get(f"/api/v2/incidents/{incident['id']}/timeline")).json()["data"]
     assert timeline[-1]["attributes"]["kind"] == "resolved"
-    assert timeline[-1]["attributes"]["text"] == DELETED_TEXT
+    assert timeline[-1]["attributes"]["text"] == DELETED_TEXTS["collector_target_id"]
 
 
 async def test_the_last_target_deleted_leaves_its_collector_pending(app: FastAPI, api: Api) -> None:

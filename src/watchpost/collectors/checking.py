@@ -1,17 +1,20 @@
 """What a check result does to a collector target: its status, then its incident.
 
-The check engine reads and writes the target's row (and recomputes its collector with
-`collectors.service.refresh_collector`); this module decides what a result means for the
-target and opens or resolves its incident through `incidents.transitions`.
+The check engine reads and writes the target's row; this module decides what a result means
+for the target, opens or resolves its incident through `incidents.transitions`, and
+recomputes the collector from its targets (`refresh_collector`, also run after edits and
+deletes).
 """
 
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
+from sqlalchemy import and_, case, exists, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.collectors.models import CollectorTarget
+from watchpost.collectors.models import Collector, CollectorTarget
 from watchpost.incidents.transitions import AUTOMATIC, Change, apply, open_incident_for, start
 from watchpost.probes.base import ProbeResult
 
@@ -52,3 +55,33 @@ async def follow_incident(
         )
     elif target.status == "up" and incident is not None and not incident.manual:
         await apply(session, incident, Change.RESOLVED, at=at, by=AUTOMATIC, text=RECOVERED_TEXT)
+
+
+async def refresh_collector(session: AsyncSession, collector_id: int) -> None:
+    """A collector is down if an enabled target is down, up if one is up, else pending;
+    pinged_at is its targets' latest successful check. Run after any change to its targets
+    (checks, edits, deletes), in the same transaction."""
+
+    def any_target(status: str) -> Any:
+        return exists().where(
+            and_(
+                CollectorTarget.collector_id == collector_id,
+                CollectorTarget.enabled.is_(True),
+                CollectorTarget.status == status,
+            )
+        )
+
+    latest = (
+        select(func.max(CollectorTarget.last_ping_at))
+        .where(CollectorTarget.collector_id == collector_id)
+        .scalar_subquery()
+    )
+    await session.execute(
+        update(Collector)
+        .where(Collector.id == collector_id)
+        .values(
+            status=case((any_target("down"), "down"), (any_target("up"), "up"), else_="pending"),
+            pinged_at=latest,
+        )
+        .execution_options(synchronize_session=False)
+    )

@@ -10,19 +10,15 @@ from sqlalchemy import (
     Row,
     Select,
     Table,
-    and_,
     bindparam,
-    case,
-    exists,
-    func,
     insert,
     select,
-    update,
 )
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.clock import isoformat_ms, optional_isoformat_ms
+from watchpost.collectors.checking import refresh_collector
 from watchpost.collectors.models import Collector, CollectorTarget
 from watchpost.collectors.schemas import (
     COLLECTOR_NOT_NULL,
@@ -367,36 +363,3 @@ async def delete_target(session: AsyncSession, *, target: CollectorTarget, now: 
     await session.delete(target)
     await session.flush()
     await refresh_collector(session, collector_id)
-
-
-DELETED_TEXT = incidents.DELETED_TEXTS["collector_target_id"]
-
-
-async def refresh_collector(session: AsyncSession, collector_id: int) -> None:
-    """A collector is down if an enabled target is down, up if one is up, else pending;
-    pinged_at is its targets' latest successful check. Run after any change to its targets
-    (checks, edits, deletes), in the same transaction."""
-
-    def any_target(status: str) -> Any:
-        return exists().where(
-            and_(
-                CollectorTarget.collector_id == collector_id,
-                CollectorTarget.enabled.is_(True),
-                CollectorTarget.status == status,
-            )
-        )
-
-    latest = (
-        select(func.max(CollectorTarget.last_ping_at))
-        .where(CollectorTarget.collector_id == collector_id)
-        .scalar_subquery()
-    )
-    await session.execute(
-        update(Collector)
-        .where(Collector.id == collector_id)
-        .values(
-            status=case((any_target("down"), "down"), (any_target("up"), "up"), else_="pending"),
-            pinged_at=latest,
-        )
-        .execution_options(synchronize_session=False)
-    )

@@ -31,8 +31,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.collectors import checking as targets
 from watchpost.collectors import metrics
+from watchpost.collectors.checking import refresh_collector
 from watchpost.collectors.models import CollectorTarget
-from watchpost.collectors.service import refresh_collector
 from watchpost.db.base import UTCDateTime
 from watchpost.engine.checked_rows import KINDS, MONITOR, TARGET
 from watchpost.engine.checks import Outcome
