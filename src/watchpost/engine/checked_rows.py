@@ -10,7 +10,7 @@ from sqlalchemy import ColumnElement, Table, and_, or_
 
 from watchpost.collectors.models import CollectorTarget
 from watchpost.monitors.models import Monitor
-from watchpost.monitors.types import TYPE_RULES
+from watchpost.monitors.types import REQUEST_FIELDS, TYPE_RULES
 from watchpost.settings import Settings
 
 MONITOR: Final = "monitor"
@@ -54,16 +54,7 @@ KINDS: Final[dict[str, Kind]] = {
             "monitor_type",
             "url",
             "request_timeout",
-            "required_keyword",
-            "port",
-            "http_method",
-            "request_body",
-            "request_headers",
-            "expected_status_codes",
-            "follow_redirects",
-            "verify_ssl",
-            "remember_cookies",
-            "auth_username",
+            *REQUEST_FIELDS,
             "auth_password_encrypted",
             "ssl_expiration",
             "domain_expiration",

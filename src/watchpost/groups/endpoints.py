@@ -1,12 +1,13 @@
 """The routes of a kind of group, from one factory: its collection, each group, its members.
 
-A group's members are listed by their own domain (`MemberPage`), which knows how to render
-and page them; the route here first makes sure the group is the caller's.
+A group's members are listed by their own domain's lists (`MemberPage`), which render and
+page them; the route here first makes sure the group is the caller's.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
@@ -24,23 +25,70 @@ from watchpost.groups.group_kinds import (
 )
 from watchpost.groups.schemas import schemas_of
 from watchpost.heartbeats import endpoints as heartbeats
+from watchpost.heartbeats import lists as heartbeat_lists
 from watchpost.heartbeats.schemas import HeartbeatAttributes
 from watchpost.http.body import JsonObject
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, single
 from watchpost.http.errors import error_responses, object_id
 from watchpost.http.openapi import ListDoc, SingleDoc, request_body
-from watchpost.http.pagination import PageRequest, Paging
-from watchpost.monitors import endpoints as monitors
+from watchpost.http.pagination import PageRequest, Paging, ResourcePage
+from watchpost.monitors import lists as monitor_lists
 from watchpost.monitors.schemas import MonitorAttributes
-from watchpost.sources import endpoints as sources
+from watchpost.sources import lists as source_lists
+from watchpost.sources import service as source_service
 from watchpost.sources.schemas import SourceAttributes
 from watchpost.teams.service import Principal
 
-MemberPage = Callable[
-    [int, Request, Principal, AppContext, AsyncSession, PageRequest], Awaitable[Response]
-]
-"""A page of a group's members (group id, request, caller, context, session, paging)."""
+
+@dataclass(frozen=True)
+class Members:
+    """A request for a page of a group's members (the group is the caller's: checked)."""
+
+    group_id: int
+    request: Request
+    caller: Principal
+    ctx: AppContext
+    db: AsyncSession
+    paging: PageRequest
+
+
+MemberPage = Callable[[Members], Awaitable[ResourcePage]]
+"""A page of a group's members, rendered and paged by their own domain's lists."""
+
+
+async def _monitors(m: Members) -> ResourcePage:
+    return await monitor_lists.list_monitors(
+        m.db,
+        team_id=m.caller.team_id,
+        team_name=m.caller.team_name,
+        paging=m.paging,
+        group_id=m.group_id,
+    )
+
+
+async def _heartbeats(m: Members) -> ResourcePage:
+    return await heartbeat_lists.list_heartbeats(
+        m.db,
+        team_id=m.caller.team_id,
+        team_name=m.caller.team_name,
+        public_base=heartbeats.public_base(m.request, m.ctx),
+        paging=m.paging,
+        group_id=m.group_id,
+    )
+
+
+async def _sources(m: Members) -> ResourcePage:
+    return await source_lists.list_sources(
+        m.db,
+        team_id=m.caller.team_id,
+        team_name=m.caller.team_name,
+        host=source_service.ingesting_host(m.ctx.settings, m.request.url.hostname),
+        box=m.ctx.box,
+        paging=m.paging,
+        group_id=m.group_id,
+    )
+
 
 READ_ERRORS = error_responses(401, 404)
 WRITE_ERRORS = error_responses(400, 401, 404, 415, 422)
@@ -103,7 +151,8 @@ def group_router(
         group_id: str, request: Request, caller: Caller, ctx: Context, db: ReadDb, paging: Paging
     ) -> Response:
         group = await find(db, caller, group_id)
-        return await member_page(group.id, request, caller, ctx, db, paging)
+        page = await member_page(Members(group.id, request, caller, ctx, db, paging))
+        return listing(page.data, page.links)
 
     @router.patch(
         "/{group_id}",
@@ -148,7 +197,7 @@ def _update_rules(kind: GroupKind) -> str:
 
 # What routes.py serves: one router per kind of group, its members listed by their domain.
 routers = (
-    group_router(MONITOR_GROUPS, MonitorAttributes, monitors.group_page),
-    group_router(HEARTBEAT_GROUPS, HeartbeatAttributes, heartbeats.group_page),
-    group_router(SOURCE_GROUPS, SourceAttributes, sources.group_page),
+    group_router(MONITOR_GROUPS, MonitorAttributes, _monitors),
+    group_router(HEARTBEAT_GROUPS, HeartbeatAttributes, _heartbeats),
+    group_router(SOURCE_GROUPS, SourceAttributes, _sources),
 )

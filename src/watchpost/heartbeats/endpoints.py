@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.context import AppContext
 from watchpost.heartbeats import lists, service
@@ -29,7 +28,7 @@ from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, single
 from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses, object_id
 from watchpost.http.openapi import ListDoc, SingleDoc, request_body
-from watchpost.http.pagination import PageRequest, Paging
+from watchpost.http.pagination import Paging
 from watchpost.teams.service import Principal
 
 heartbeats_router = APIRouter(prefix="/api/v2/heartbeats", tags=["heartbeats"])
@@ -49,7 +48,7 @@ HEARTBEAT_RULES = (
 )
 
 
-def _public_base(request: Request, ctx: AppContext) -> str:
+def public_base(request: Request, ctx: AppContext) -> str:
     """The configured public URL, else the URL the request came in on."""
     return ctx.settings.public_base or str(request.base_url).rstrip("/")
 
@@ -79,7 +78,7 @@ async def create_heartbeat(
         heartbeat = await service.create_heartbeat(
             db, team_id=caller.team_id, data=data, now=ctx.clock.now()
         )
-    return single(_heartbeat(heartbeat, caller, _public_base(request, ctx)), status=201)
+    return single(_heartbeat(heartbeat, caller, public_base(request, ctx)), status=201)
 
 
 @heartbeats_router.get(
@@ -94,7 +93,7 @@ async def list_heartbeats(
         db,
         team_id=caller.team_id,
         team_name=caller.team_name,
-        public_base=_public_base(request, ctx),
+        public_base=public_base(request, ctx),
         paging=paging,
     )
     return listing(page.data, page.links)
@@ -111,7 +110,7 @@ async def get_heartbeat(
     heartbeat = await service.get_heartbeat(
         db, team_id=caller.team_id, heartbeat_id=object_id(heartbeat_id, service.HEARTBEAT)
     )
-    return single(_heartbeat(heartbeat, caller, _public_base(request, ctx)))
+    return single(_heartbeat(heartbeat, caller, public_base(request, ctx)))
 
 
 @heartbeats_router.patch(
@@ -147,7 +146,7 @@ async def update_heartbeat(
             sent=list(data.model_fields_set),
             now=ctx.clock.now(),
         )
-    return single(_heartbeat(heartbeat, caller, _public_base(request, ctx)))
+    return single(_heartbeat(heartbeat, caller, public_base(request, ctx)))
 
 
 @heartbeats_router.delete(
@@ -164,26 +163,6 @@ async def delete_heartbeat(
         heartbeat = await service.get_heartbeat(db, team_id=caller.team_id, heartbeat_id=hid)
         await service.delete_heartbeat(db, heartbeat=heartbeat, now=ctx.clock.now())
     return no_content()
-
-
-async def group_page(
-    group_id: int,
-    request: Request,
-    caller: Principal,
-    ctx: AppContext,
-    db: AsyncSession,
-    paging: PageRequest,
-) -> Response:
-    """A page of a heartbeat group's heartbeats (the group is the caller's: groups/ checked)."""
-    page = await lists.list_heartbeats(
-        db,
-        team_id=caller.team_id,
-        team_name=caller.team_name,
-        public_base=_public_base(request, ctx),
-        paging=paging,
-        group_id=group_id,
-    )
-    return listing(page.data, page.links)
 
 
 # What routes.py serves: this module's routers, each listed flat in the app.

@@ -4,17 +4,15 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Query
 from fastapi.responses import Response
-from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.context import AppContext
 from watchpost.http.body import JsonObject
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, single
 from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses, object_id
 from watchpost.http.openapi import ListDoc, SingleDoc, request_body
-from watchpost.http.pagination import PageRequest, Paging
+from watchpost.http.pagination import Paging
 from watchpost.monitors import lists, service
 from watchpost.monitors.fields import (
     DEFAULT_CHECK_FREQUENCY,
@@ -34,7 +32,6 @@ from watchpost.monitors.schemas import (
     parse_monitor_update,
 )
 from watchpost.monitors.types import EXPIRATION_DAYS, REGIONS, rules_markdown
-from watchpost.teams.service import Principal
 from watchpost.validation import FilterText
 
 monitors = APIRouter(prefix="/api/v2/monitors", tags=["monitors"])
@@ -166,21 +163,6 @@ async def delete_monitor(monitor_id: str, caller: Caller, ctx: Context, db: Writ
         monitor = await service.get_monitor(db, team_id=caller.team_id, monitor_id=mid)
         await service.delete_monitor(db, monitor=monitor, now=ctx.clock.now())
     return no_content()
-
-
-async def group_page(
-    group_id: int,
-    request: Request,
-    caller: Principal,
-    ctx: AppContext,
-    db: AsyncSession,
-    paging: PageRequest,
-) -> Response:
-    """A page of a monitor group's monitors (the group is the caller's: groups/ checked)."""
-    page = await lists.list_monitors(
-        db, team_id=caller.team_id, team_name=caller.team_name, paging=paging, group_id=group_id
-    )
-    return listing(page.data, page.links)
 
 
 # What routes.py serves: this module's routers, each listed flat in the app.

@@ -14,6 +14,7 @@ from watchpost.http.pagination import PageRequest, ResourcePage, TeamList
 from watchpost.maintenance_windows import weekdays_in_order
 from watchpost.monitors.models import Monitor
 from watchpost.monitors.service import MONITOR
+from watchpost.monitors.types import REQUEST_FIELDS
 from watchpost.notification_fields import NOTIFICATION_DEFAULTS
 
 MONITOR_COLUMNS = ListColumns(
@@ -24,16 +25,7 @@ MONITOR_COLUMNS = ListColumns(
         "url",
         "pronounceable_name",
         "monitor_group_id",
-        "required_keyword",
-        "port",
-        "http_method",
-        "request_body",
-        "request_headers",
-        "expected_status_codes",
-        "follow_redirects",
-        "verify_ssl",
-        "remember_cookies",
-        "auth_username",
+        *REQUEST_FIELDS,
         "check_frequency",
         "confirmation_period",
         "recovery_period",

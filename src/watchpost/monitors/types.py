@@ -46,7 +46,7 @@ DEFAULT_MONITOR_TYPE: Final = "status"
 # Fields whose applicability depends on the monitor type. Every other field (url,
 # request_timeout, check timing, expirations, regions, maintenance, notifications, paused,
 # monitor_group_id) applies to every type.
-TYPE_FIELDS: Final[tuple[str, ...]] = (
+REQUEST_FIELDS: Final[tuple[str, ...]] = (
     "required_keyword",
     "port",
     "http_method",
@@ -57,9 +57,9 @@ TYPE_FIELDS: Final[tuple[str, ...]] = (
     "verify_ssl",
     "remember_cookies",
     "auth_username",
-    "auth_password",
-    "ssl_expiration",
 )
+"""The type-dependent fields a check's request reads (stored as columns of the same names)."""
+TYPE_FIELDS: Final[tuple[str, ...]] = (*REQUEST_FIELDS, "auth_password", "ssl_expiration")
 WRITE_ONLY_FIELDS: Final[frozenset[str]] = frozenset({"auth_password"})
 LIST_FIELDS: Final[frozenset[str]] = frozenset({"request_headers", "expected_status_codes"})
 

@@ -6,7 +6,6 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.context import AppContext
 from watchpost.http.body import JsonObject
@@ -14,7 +13,7 @@ from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, single
 from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses, object_id
 from watchpost.http.openapi import ListDoc, SingleDoc, request_body
-from watchpost.http.pagination import PageRequest, Paging
+from watchpost.http.pagination import Paging
 from watchpost.sources import lists, service
 from watchpost.sources.models import Source
 from watchpost.sources.platforms import NOT_NULL_FIELDS, platforms_markdown
@@ -132,27 +131,6 @@ async def delete_source(source_id: str, caller: Caller, db: WriteDb) -> Response
         source = await service.get_source(db, team_id=caller.team_id, source_id=sid)
         await service.delete_source(db, source=source)
     return no_content()
-
-
-async def group_page(
-    group_id: int,
-    request: Request,
-    caller: Principal,
-    ctx: AppContext,
-    db: AsyncSession,
-    paging: PageRequest,
-) -> Response:
-    """A page of a source group's sources (the group is the caller's: groups/ checked)."""
-    page = await lists.list_sources(
-        db,
-        team_id=caller.team_id,
-        team_name=caller.team_name,
-        host=service.ingesting_host(ctx.settings, request.url.hostname),
-        box=ctx.box,
-        paging=paging,
-        group_id=group_id,
-    )
-    return listing(page.data, page.links)
 
 
 # What routes.py serves: this module's routers, each listed flat in the app.
