@@ -26,7 +26,7 @@ from fastapi import FastAPI
 from psycopg import sql
 from psycopg.rows import TupleRow
 
-from tests.support import SECRET_MARKERS, Api
+from tests.factories.api import SECRET_MARKERS, Api
 from watchpost.app import create_app
 from watchpost.clock import FrozenClock
 from watchpost.context import AppContext

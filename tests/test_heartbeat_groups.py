@@ -4,7 +4,7 @@ from typing import Any
 
 import pytest
 
-from tests.support import Api, data, errors
+from tests.factories.api import Api, data, errors
 from watchpost.clock import FrozenClock, isoformat_ms
 from watchpost.heartbeats.schemas import GROUP_READ_ONLY
 

@@ -13,8 +13,8 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from tests.objects import OBJECTS, api_endpoints, covering
-from tests.support import Api
+from tests.factories.api import Api
+from tests.factories.objects import OBJECTS, api_endpoints, covering
 from watchpost.app import create_app
 from watchpost.settings import Settings
 

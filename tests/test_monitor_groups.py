@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from tests.monitor_cases import GROUPS, MONITORS, create_group, create_monitor
-from tests.support import Api, data, errors
+from tests.factories.api import Api, data, errors
+from tests.factories.monitors import GROUPS, MONITORS, create_monitor, create_monitor_group
 from watchpost.clock import FrozenClock, isoformat_ms
 
 
@@ -27,7 +27,7 @@ async def test_create_validation(api: Api) -> None:
 
 
 async def test_update(api: Api, clock: FrozenClock) -> None:
-    created = await create_group(api, sort_index=3)
+    created = await create_monitor_group(api, sort_index=3)
     clock.advance(10)
     updated = data(await api.patch(f"{GROUPS}/{created['id']}", {"name": "Staging"}))
     assert updated["attributes"]["name"] == "Staging"
@@ -40,7 +40,7 @@ async def test_update(api: Api, clock: FrozenClock) -> None:
 
 
 async def test_pausing_a_group_pauses_its_monitors(api: Api, clock: FrozenClock) -> None:
-    group = await create_group(api)
+    group = await create_monitor_group(api)
     gid = int(group["id"])
     inside = await create_monitor(api, monitor_group_id=gid)
     outside = await create_monitor(api)
@@ -57,8 +57,8 @@ async def test_pausing_a_group_pauses_its_monitors(api: Api, clock: FrozenClock)
 
 
 async def test_group_monitors_are_listed_and_paginated(api: Api) -> None:
-    group = await create_group(api)
-    other = await create_group(api, name="Other")
+    group = await create_monitor_group(api)
+    other = await create_monitor_group(api, name="Other")
     ids = [(await create_monitor(api, monitor_group_id=int(group["id"])))["id"] for _ in range(3)]
     await create_monitor(api, monitor_group_id=int(other["id"]))
     await create_monitor(api)
@@ -78,7 +78,7 @@ async def test_group_monitors_are_listed_and_paginated(api: Api) -> None:
 
 
 async def test_deleting_a_group_ungroups_its_monitors(api: Api, clock: FrozenClock) -> None:
-    group = await create_group(api)
+    group = await create_monitor_group(api)
     member = await create_monitor(api, monitor_group_id=int(group["id"]))
     clock.advance(30)
     response = await api.delete(f"{GROUPS}/{group['id']}")
@@ -90,16 +90,16 @@ async def test_deleting_a_group_ungroups_its_monitors(api: Api, clock: FrozenClo
 
 
 async def test_list_groups(api: Api, other_api: Api) -> None:
-    first = await create_group(api, name="A")
-    second = await create_group(api, name="B")
-    await create_group(other_api, name="C")
+    first = await create_monitor_group(api, name="A")
+    second = await create_monitor_group(api, name="B")
+    await create_monitor_group(other_api, name="C")
     body = (await api.get(GROUPS)).json()
     assert [item["id"] for item in body["data"]] == [first["id"], second["id"]]
     assert body["pagination"]["prev"] is None
 
 
 async def test_groups_are_isolated_between_teams(api: Api, other_api: Api) -> None:
-    theirs = await create_group(other_api)
+    theirs = await create_monitor_group(other_api)
     member = await create_monitor(other_api, monitor_group_id=int(theirs["id"]))
     path = f"{GROUPS}/{theirs['id']}"
     for response in (

@@ -11,8 +11,8 @@ import httpx
 from fastapi import FastAPI
 from sqlalchemy import event
 
-from tests.objects import create_collector, target_body
-from tests.support import Api, data
+from tests.factories.api import Api, data
+from tests.factories.objects import create_collector, target_body
 from watchpost.http.deps import ReadDb
 
 

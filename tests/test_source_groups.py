@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tests.support import Api, data, errors
+from tests.factories.api import Api, data, errors
 from watchpost.clock import FrozenClock
 
 GROUPS = "/api/v1/source-groups"
