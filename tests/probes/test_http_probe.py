@@ -1,4 +1,4 @@
-"""HTTP monitor probes against a real local HTTP(S) server (uvicorn, tests/probes/services_monitors.py)."""
+"""HTTP monitor probes against a real local HTTP(S) server (uvicorn, tests/factories/monitor_servers.py)."""
 
 from __future__ import annotations
 
