@@ -110,7 +110,7 @@ async def test_acknowledge_then_resolve(api: Api, clock: FrozenClock) -> None:
         {
             "at": started,
             "kind": "started",
-            "text": "Customers create_reported_incident timeouts",
+            "text": "Customers report timeouts",
             "by": "ann@example.com",
         },
         {
@@ -311,7 +311,7 @@ async def test_other_teams_see_nothing_and_change_nothing(
         assert (response.status_code, response.json()) == (404, expected), (method, suffix)
     assert data(await api.get(f"{URL}/{incident_id}")) == before
     assert await timeline(api, incident_id) == items
-    # the other team cannot create_reported_incident against acme's monitor either
+    # the other team cannot report against acme's monitor either
     response = await other_api.post(URL, {"name": "x", "summary": "y", "monitor_id": monitor_id})
     _, fields = errors(response)
     assert fields == ["monitor_id"]
