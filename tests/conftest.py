@@ -26,7 +26,7 @@ from fastapi import FastAPI
 from psycopg import sql
 from psycopg.rows import TupleRow
 
-from tests.support import SECRET_MARKERS, Api
+from tests.factories.api import SECRET_MARKERS, Api
 from watchpost.app import create_app
 from watchpost.clock import FrozenClock
 from watchpost.context import AppContext
@@ -67,6 +67,30 @@ def require_postgres() -> None:
     if _require("WATCHPOST_REQUIRE_POSTGRES"):
         pytest.fail(f"WATCHPOST_REQUIRE_POSTGRES is set but {reason}")
     pytest.skip(reason)
+
+
+# ------------------------------------------------------------------------- test order
+
+# The files whose tests take longest (a real server, real subprocesses, thousands of
+# requests), most expensive first: they start first, one per xdist worker as workers come
+# free, so that the end of the run is made of short tests that even out across workers,
+# rather than one worker left alone with a minute-long test while the others idle.
+SLOW_FIRST = (
+    "test_schemathesis.py",
+    "test_engine_workers.py",
+    "test_restart.py",
+    "test_crash_durability.py",
+    "test_hardening_server.py",
+    "test_cli.py",
+    "test_bench_script.py",
+    "test_log_redaction.py",
+    "test_concurrent_migrations.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {name: place for place, name in enumerate(SLOW_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(SLOW_FIRST)))
 
 
 # ------------------------------------------------------------------ secrets never leak

@@ -5,8 +5,8 @@ from __future__ import annotations
 import httpx
 from fastapi import FastAPI
 
-from tests.objects import PUBLIC_PATHS, api_endpoints, fill
-from tests.support import Api
+from tests.factories.api import Api
+from tests.factories.objects import PUBLIC_PATHS, api_endpoints, fill
 from watchpost.collectors.models import Collector
 from watchpost.errors import UNAUTHORIZED_MESSAGE
 from watchpost.teams.service import create_token, revoke_token

@@ -10,7 +10,7 @@ import pytest
 from fastapi import FastAPI
 from sqlalchemy import func, insert, select
 
-from tests.support import Api, data, errors
+from tests.factories.api import Api, data, errors
 from watchpost.clock import FrozenClock
 from watchpost.context import AppContext
 from watchpost.status_pages.limits import LIST_HISTORY_DAYS, MAX_RESOURCES, MAX_SECTIONS

@@ -8,7 +8,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.cli_support import cli_env, run_cli
+from tests.factories.processes import cli_env, run_cli
 from watchpost.app import create_app
 from watchpost.cli import build_parser, main
 from watchpost.crypto import hash_token

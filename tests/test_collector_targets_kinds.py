@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from tests.objects import TARGET_VALUES, create_collector, target_body
-from tests.support import Api, data, errors
+from tests.factories.api import Api, data, errors
+from tests.factories.objects import TARGET_VALUES, create_collector, target_body
 from watchpost.collectors.schemas import TargetAttributes
 from watchpost.collectors.target_kinds import KIND_FIELDS, KIND_RULES, KINDS, WRITE_ONLY_FIELDS
 

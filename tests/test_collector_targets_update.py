@@ -8,8 +8,8 @@ import pytest
 from fastapi import FastAPI
 from sqlalchemy import func, select, update
 
-from tests.objects import TARGET_VALUES, create_collector, create_target, target_body
-from tests.support import TEST_API_KEY, TEST_PASSWORD, Api, data, errors
+from tests.factories.api import TEST_API_KEY, TEST_PASSWORD, Api, data, errors
+from tests.factories.objects import TARGET_VALUES, create_collector, create_target, target_body
 from watchpost.clock import FrozenClock, isoformat_ms
 from watchpost.collectors.models import CollectorTarget
 from watchpost.collectors.target_kinds import KIND_RULES, KINDS

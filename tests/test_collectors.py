@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tests.objects import create_collector
-from tests.support import Api, data, errors
+from tests.factories.api import Api, data, errors
+from tests.factories.objects import create_collector
 from watchpost.clock import FrozenClock, isoformat_ms
 from watchpost.collectors.schemas import CollectorAttributes
 

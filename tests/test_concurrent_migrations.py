@@ -9,8 +9,8 @@ from pathlib import Path
 
 import psycopg
 
-from tests.cli_support import cli_env
 from tests.conftest import postgres_schema
+from tests.factories.processes import cli_env
 
 PROCESSES = 4
 

@@ -21,9 +21,8 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.cli_support import cli_env, run_cli
 from tests.conftest import postgres_schema
-from tests.server_process import serve, stop
+from tests.factories.processes import cli_env, run_cli, serve, stop
 
 CLIENTS = 6
 MAX_PER_CLIENT = 150

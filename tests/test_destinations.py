@@ -20,11 +20,11 @@ import pytest
 from fastapi import FastAPI
 from pydantic import ValidationError
 
-from tests.engine_support import engine_of, load, recording_server
-from tests.monitor_cases import MINIMAL, MONITORS
-from tests.objects import create_collector, create_target, target_body
-from tests.services import tcp_server, unavailable
-from tests.support import TEST_PASSWORD, Api, data, errors
+from tests.factories.api import TEST_PASSWORD, Api, data, errors
+from tests.factories.engine import engine_of, load, recording_server
+from tests.factories.monitors import MINIMAL, MONITORS
+from tests.factories.objects import create_collector, create_target, target_body
+from tests.factories.servers import tcp_server, unavailable
 from watchpost import destinations, outbound
 from watchpost.collectors.models import CollectorTarget
 from watchpost.destinations import DestinationPolicy, literal_address, parse_networks

@@ -10,9 +10,9 @@ from typing import Any
 from fastapi import FastAPI
 from sqlalchemy import event
 
-from tests.engine_support import engine_of
-from tests.monitor_cases import create_monitor
-from tests.support import Api
+from tests.factories.api import Api
+from tests.factories.engine import engine_of
+from tests.factories.monitors import create_monitor
 from watchpost.clock import FrozenClock
 from watchpost.engine.checked_rows import KINDS
 

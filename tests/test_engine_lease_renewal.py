@@ -12,11 +12,11 @@ import pytest
 from fastapi import FastAPI
 from sqlalchemy import ColumnElement, func, select
 
-from tests.engine_support import engine_of, load, recording_server
-from tests.monitor_cases import MONITORS, create_monitor
-from tests.objects import create_collector, create_target, target_body
-from tests.services import free_port, tcp_server
-from tests.support import Api
+from tests.factories.api import Api
+from tests.factories.engine import engine_of, load, recording_server
+from tests.factories.monitors import MONITORS, create_monitor
+from tests.factories.objects import create_collector, create_target, target_body
+from tests.factories.servers import free_port, tcp_server
 from watchpost.clock import FrozenClock
 from watchpost.collectors.models import Collector, CollectorTarget
 from watchpost.engine.checks import CheckInput, run_monitor_check

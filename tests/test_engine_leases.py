@@ -6,9 +6,9 @@ from datetime import timedelta
 
 from fastapi import FastAPI
 
-from tests.engine_support import engine_of, load, recording_server
-from tests.monitor_cases import create_monitor
-from tests.support import Api
+from tests.factories.api import Api
+from tests.factories.engine import engine_of, load, recording_server
+from tests.factories.monitors import create_monitor
 from watchpost.clock import FrozenClock
 from watchpost.monitors.models import Monitor
 
@@ -130,10 +130,10 @@ async def test_each_tick_runs_the_sweeps_such_as_overdue_heartbeats(
 ) -> None:
     import httpx
 
-    from tests.heartbeat_support import make_heartbeat, row
+    from tests.factories.heartbeats import create_heartbeat, row
 
     assert isinstance(client, httpx.AsyncClient)
-    made = await make_heartbeat(api)
+    made = await create_heartbeat(api)
     assert (await client.get(made.url)).status_code == 200
     engine = engine_of(app)
     await engine.tick()

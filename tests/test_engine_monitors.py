@@ -9,9 +9,9 @@ import pytest
 from fastapi import FastAPI
 from sqlalchemy import select
 
-from tests.engine_support import change, engine_of, load, recording_server
-from tests.monitor_cases import MONITORS, create_monitor
-from tests.support import Api, data
+from tests.factories.api import Api, data
+from tests.factories.engine import change, engine_of, load, recording_server
+from tests.factories.monitors import MONITORS, create_monitor
 from watchpost.clock import FrozenClock, isoformat_ms
 from watchpost.engine import checks
 from watchpost.engine.checks import CheckInput, run_monitor_check

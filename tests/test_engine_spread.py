@@ -8,9 +8,9 @@ from types import SimpleNamespace
 
 from fastapi import FastAPI
 
-from tests.engine_support import engine_of, load
-from tests.monitor_cases import create_monitor
-from tests.support import Api
+from tests.factories.api import Api
+from tests.factories.engine import engine_of, load
+from tests.factories.monitors import create_monitor
 from watchpost.clock import FrozenClock
 from watchpost.engine.checks import CheckInput
 from watchpost.engine.schedule import (

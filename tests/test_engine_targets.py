@@ -7,10 +7,10 @@ from typing import Any
 
 from fastapi import FastAPI
 
-from tests.engine_support import change, engine_of, load
-from tests.objects import create_collector, create_target, target_body
-from tests.services import REDIS, free_port, require_tcp
-from tests.support import Api, data
+from tests.factories.api import Api, data
+from tests.factories.engine import change, engine_of, load
+from tests.factories.objects import create_collector, create_target, target_body
+from tests.factories.servers import REDIS, free_port, require_tcp
 from watchpost.clock import FrozenClock, isoformat_ms
 from watchpost.collectors.models import CollectorTarget
 from watchpost.collectors.schemas import TargetAttributes

@@ -23,8 +23,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import ColumnElement, func, select
 
-from tests.cli_support import cli_env, run_cli
 from tests.conftest import TEST_SECRET_KEY, postgres_schema
+from tests.factories.processes import cli_env, run_cli
 from watchpost.context import AppContext
 from watchpost.engine.schedule import next_slot
 from watchpost.monitors.models import Monitor

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.objects import create_collector, target_body
-from tests.support import Api, errors
+from tests.factories.api import Api, errors
+from tests.factories.objects import create_collector, target_body
 
 JSON = {"Content-Type": "application/json"}
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.support import Api, data, errors
+from tests.factories.api import Api, data, errors
 from watchpost.clock import FrozenClock, isoformat_ms
 from watchpost.groups.group_kinds import (
     GROUP_KINDS,

@@ -13,11 +13,11 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from tests.engine_support import change, engine_of
-from tests.heartbeat_support import make_heartbeat
-from tests.objects import create_collector, create_target, target_body, unique_name
-from tests.services import free_port
-from tests.support import Api, data
+from tests.factories.api import Api, data
+from tests.factories.engine import change, engine_of
+from tests.factories.heartbeats import create_heartbeat
+from tests.factories.objects import create_collector, create_target, target_body, unique_name
+from tests.factories.servers import free_port
 from watchpost.clock import FrozenClock, isoformat_ms
 from watchpost.collectors.models import CollectorTarget
 from watchpost.incidents.service import DELETED_TEXTS
@@ -99,7 +99,7 @@ async def test_availability_is_a_number_when_nothing_was_observed(
 async def test_heartbeats_return_when_they_were_last_pinged(
     api: Api, client: httpx.AsyncClient, clock: FrozenClock
 ) -> None:
-    made = await make_heartbeat(api)
+    made = await create_heartbeat(api)
     path = f"/api/v2/heartbeats/{made.id}"
     assert (await _attributes(api, path))["last_ping_at"] is None
     assert (await client.get(made.url)).status_code == 200  # pending → up
@@ -124,7 +124,7 @@ async def test_a_heartbeat_resource_shows_the_heartbeat_state_at_once(
     api: Api, client: httpx.AsyncClient, clock: FrozenClock
 ) -> None:
     page = await _page(api)
-    made = await make_heartbeat(api)
+    made = await create_heartbeat(api)
     resource = await _add(api, page, "Heartbeat", made.id)
     assert (await _attributes(api, resource))["status"] == "not_monitored"  # pending
 
@@ -148,7 +148,7 @@ async def test_a_heartbeat_group_resource_shows_its_members_at_once(
 ) -> None:
     page = await _page(api)
     group = data(await api.post("/api/v2/heartbeat-groups", {"name": "jobs"}), 201)["id"]
-    made = await make_heartbeat(api, heartbeat_group_id=int(group))
+    made = await create_heartbeat(api, heartbeat_group_id=int(group))
     resource = await _add(api, page, "HeartbeatGroup", group)
     assert (await _attributes(api, resource))["status"] == "not_monitored"
     assert (await client.get(made.url)).status_code == 200
@@ -163,7 +163,7 @@ async def test_heartbeat_maintenance_shows_at_once(
         "maintenance_from": (now - timedelta(hours=1)).strftime("%H:%M:%S"),
         "maintenance_to": (now + timedelta(hours=1)).strftime("%H:%M:%S"),
     }
-    made = await make_heartbeat(api, **window)
+    made = await create_heartbeat(api, **window)
     page = await _page(api)
     resource = await _add(api, page, "Heartbeat", made.id)
     assert (await client.get(made.url)).status_code == 200
@@ -173,7 +173,7 @@ async def test_heartbeat_maintenance_shows_at_once(
 async def test_the_engine_observation_still_wins_once_recorded(
     app: FastAPI, api: Api, client: httpx.AsyncClient, clock: FrozenClock
 ) -> None:
-    made = await make_heartbeat(api)
+    made = await create_heartbeat(api)
     assert (await client.get(made.url)).status_code == 200
     page = await _page(api)
     resource = await _add(api, page, "Heartbeat", made.id)
@@ -201,7 +201,7 @@ async def _monitor_group(api: Api) -> tuple[str, str]:
 
 
 async def _heartbeat(api: Api) -> tuple[str, str]:
-    made = await make_heartbeat(api)
+    made = await create_heartbeat(api)
     return "Heartbeat", f"/api/v2/heartbeats/{made.id}"
 
 

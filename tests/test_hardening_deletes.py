@@ -13,11 +13,11 @@ from typing import Any
 import httpx
 from fastapi import FastAPI
 
-from tests.engine_support import engine_of
-from tests.heartbeat_support import make_heartbeat
-from tests.monitor_cases import create_monitor
-from tests.services import free_port
-from tests.support import Api, data
+from tests.factories.api import Api, data
+from tests.factories.engine import engine_of
+from tests.factories.heartbeats import create_heartbeat
+from tests.factories.monitors import create_monitor
+from tests.factories.servers import free_port
 from watchpost.clock import FrozenClock, isoformat_ms
 
 INCIDENTS = "/api/v2/incidents"
@@ -90,7 +90,7 @@ async def test_deleting_a_down_monitor_resolves_its_incident(
 async def test_deleting_a_failed_heartbeat_resolves_its_incident(
     api: Api, client: httpx.AsyncClient, clock: FrozenClock
 ) -> None:
-    made = await make_heartbeat(api)
+    made = await create_heartbeat(api)
     assert (await client.get(f"{made.url}/fail")).status_code == 200
     (incident,) = await _open_incidents(api)
     assert incident["attributes"]["heartbeat_id"] == made.id
@@ -116,7 +116,7 @@ async def test_a_reported_incident_is_resolved_with_its_monitor(
 
 
 async def test_a_resolved_incident_is_left_as_it_was(api: Api, clock: FrozenClock) -> None:
-    made = await make_heartbeat(api)
+    made = await create_heartbeat(api)
     body = {"name": "Backup late", "summary": "by hand", "heartbeat_id": made.id}
     reported = data(await api.post(INCIDENTS, body), 201)
     resolved = await api.post(f"{INCIDENTS}/{reported['id']}/resolve", {})
@@ -139,7 +139,7 @@ async def test_deleting_groups_keeps_their_members_incidents_open(
         (await create_monitor(api, url="https://example.com", monitor_group_id=int(group)))["id"]
     )
     beat_group = data(await api.post("/api/v2/heartbeat-groups", {"name": "Jobs"}), 201)["id"]
-    made = await make_heartbeat(api, heartbeat_group_id=int(beat_group))
+    made = await create_heartbeat(api, heartbeat_group_id=int(beat_group))
     for subject in ({"monitor_id": int(monitor_id)}, {"heartbeat_id": made.id}):
         body = {"name": "Investigating", "summary": "by hand", **subject}
         assert (await api.post(INCIDENTS, body)).status_code == 201

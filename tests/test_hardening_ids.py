@@ -21,8 +21,8 @@ from sqlalchemy.dialects import sqlite
 from sqlalchemy.schema import CreateTable
 
 from tests.conftest import Backend
-from tests.objects import OBJECTS
-from tests.support import Api, data
+from tests.factories.api import Api, data
+from tests.factories.objects import OBJECTS
 from watchpost.db.migrate import alembic_config
 from watchpost.db.registry import all_metadata
 

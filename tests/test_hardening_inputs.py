@@ -16,8 +16,8 @@ import pytest
 from fastapi import FastAPI
 from fastapi.routing import APIRoute
 
-from tests.objects import api_endpoints, covering, fill
-from tests.support import Api, data, errors
+from tests.factories.api import Api, data, errors
+from tests.factories.objects import api_endpoints, covering, fill
 from watchpost.validation import INT32_MAX, INT64_MAX
 
 TOO_MANY_DIGITS = "9" * 5000

@@ -19,11 +19,11 @@ from typing import Any
 import pytest
 from fastapi import FastAPI
 
-from tests.engine_support import engine_of, load
-from tests.monitor_cases import MONITORS, create_monitor
-from tests.objects import create_collector, create_target, target_body
-from tests.services import free_port, tcp_server
-from tests.support import TEST_API_KEY, TEST_PASSWORD, Api, data, errors
+from tests.factories.api import TEST_API_KEY, TEST_PASSWORD, Api, data, errors
+from tests.factories.engine import engine_of, load
+from tests.factories.monitors import MONITORS, create_monitor
+from tests.factories.objects import create_collector, create_target, target_body
+from tests.factories.servers import free_port, tcp_server
 from watchpost.collectors.models import CollectorTarget
 from watchpost.monitors.models import Monitor
 from watchpost.probes.http import CLIENT

@@ -16,17 +16,18 @@ import httpx
 import pytest
 from fastapi import FastAPI, Request
 
-from tests.cli_support import cli_env, run_cli
 from tests.conftest import TEST_SECRET_KEY, Backend, postgres_schema
-from tests.server_process import (
+from tests.factories.processes import (
     TcpProxy,
-    free_port,
+    cli_env,
+    run_cli,
     serve,
     stop,
     target_of,
     uvicorn_thread,
     via,
 )
+from tests.factories.servers import free_port
 from watchpost.app import create_app
 from watchpost.clock import FrozenClock
 from watchpost.context import AppContext

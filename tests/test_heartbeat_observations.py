@@ -7,9 +7,9 @@ from typing import Any
 import httpx
 from fastapi import FastAPI
 
-from tests.engine_support import engine_of
-from tests.heartbeat_support import make_heartbeat
-from tests.support import Api, data
+from tests.factories.api import Api, data
+from tests.factories.engine import engine_of
+from tests.factories.heartbeats import create_heartbeat
 from watchpost.clock import FrozenClock
 from watchpost.heartbeats.checking import OBSERVE_EVERY
 
@@ -29,7 +29,7 @@ async def _attributes(api: Api, path: str) -> dict[str, Any]:
 async def test_a_pinged_heartbeat_is_observed_while_the_engine_runs(
     app: FastAPI, api: Api, client: httpx.AsyncClient, clock: FrozenClock
 ) -> None:
-    made = await make_heartbeat(api)
+    made = await create_heartbeat(api)
     assert (await client.get(made.url)).status_code == 200
     path = await _resource(api, made.id)
     before = await _attributes(api, path)
@@ -51,7 +51,7 @@ async def test_a_pinged_heartbeat_is_observed_while_the_engine_runs(
 async def test_paused_heartbeats_are_not_observed(
     app: FastAPI, api: Api, client: httpx.AsyncClient, clock: FrozenClock
 ) -> None:
-    made = await make_heartbeat(api)
+    made = await create_heartbeat(api)
     assert (await client.get(made.url)).status_code == 200
     data(await api.patch(f"/api/v2/heartbeats/{made.id}", {"paused": True}))
     path = await _resource(api, made.id)
@@ -65,7 +65,7 @@ async def test_paused_heartbeats_are_not_observed(
 async def test_a_missed_deadline_counts_as_downtime(
     app: FastAPI, api: Api, client: httpx.AsyncClient, clock: FrozenClock
 ) -> None:
-    made = await make_heartbeat(api, period=60, grace=0)
+    made = await create_heartbeat(api, period=60, grace=0)
     assert (await client.get(made.url)).status_code == 200
     path = await _resource(api, made.id)
     engine = engine_of(app)

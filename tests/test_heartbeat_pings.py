@@ -12,8 +12,8 @@ import pytest
 from fastapi import FastAPI
 from sqlalchemy import event
 
-from tests.heartbeat_support import PING, events, incidents, make_heartbeat, row
-from tests.support import Api, data
+from tests.factories.api import Api, data
+from tests.factories.heartbeats import PING, create_heartbeat, events, incidents, row
 from watchpost.clock import FrozenClock
 from watchpost.context import AppContext
 from watchpost.heartbeats.pings import OUTPUT_LIMIT, failure_output
@@ -35,7 +35,7 @@ async def _ping(client: httpx.AsyncClient, url: str, method: str = "GET", **kw: 
 async def test_every_route_and_method_answers_ok_without_a_token(
     api: Api, client: httpx.AsyncClient, suffix: str
 ) -> None:
-    made = await make_heartbeat(api)
+    made = await create_heartbeat(api)
     for method in METHODS:
         text = await _ping(client, made.url + suffix, method)
         assert text == ("OK" if method != "HEAD" else ""), method
@@ -54,7 +54,7 @@ async def test_an_unknown_token_is_a_404(client: httpx.AsyncClient, suffix: str)
 async def test_an_api_token_is_not_needed_and_not_checked(
     api: Api, client: httpx.AsyncClient, app: FastAPI
 ) -> None:
-    made = await make_heartbeat(api)
+    made = await create_heartbeat(api)
     bad = {"Authorization": "Bearer not-a-token"}
     assert (await client.get(made.url, headers=bad)).status_code == 200
     assert (await row(app, made.id)).status == "up"
@@ -64,7 +64,7 @@ async def test_an_api_token_is_not_needed_and_not_checked(
 async def test_an_exit_code_outside_0_to_255_is_an_unknown_route(
     api: Api, client: httpx.AsyncClient, app: FastAPI, code: str
 ) -> None:
-    made = await make_heartbeat(api)
+    made = await create_heartbeat(api)
     response = await client.post(f"{made.url}/{code}")
     assert response.status_code == 404
     path = f"{made.url}/{code}"
@@ -75,7 +75,7 @@ async def test_an_exit_code_outside_0_to_255_is_an_unknown_route(
 async def test_first_ping_moves_pending_to_up_with_deadline_from_the_ping(
     api: Api, client: httpx.AsyncClient, app: FastAPI, clock: FrozenClock
 ) -> None:
-    made = await make_heartbeat(api)
+    made = await create_heartbeat(api)
     before = await row(app, made.id)
     assert (before.status, before.last_ping_at, before.next_due_at) == ("pending", None, None)
     at = clock.advance(timedelta(minutes=7, microseconds=123456))
@@ -88,7 +88,7 @@ async def test_first_ping_moves_pending_to_up_with_deadline_from_the_ping(
 async def test_each_ping_moves_the_deadline_from_its_own_time(
     api: Api, client: httpx.AsyncClient, app: FastAPI, clock: FrozenClock
 ) -> None:
-    made = await make_heartbeat(api)
+    made = await create_heartbeat(api)
     await _ping(client, made.url)
     for step in (timedelta(seconds=30), timedelta(hours=2, microseconds=7)):
         at = clock.advance(step)
@@ -104,7 +104,7 @@ async def test_each_ping_moves_the_deadline_from_its_own_time(
 async def test_exit_code_zero_is_a_success(
     api: Api, client: httpx.AsyncClient, app: FastAPI
 ) -> None:
-    made = await make_heartbeat(api)
+    made = await create_heartbeat(api)
     await _ping(client, f"{made.url}/0", "POST", content=b"all fine")
     assert (await row(app, made.id)).status == "up"
     assert await incidents(app, made.id) == []
@@ -116,7 +116,7 @@ async def test_exit_code_zero_is_a_success(
 async def test_a_failure_goes_down_at_once_and_opens_one_incident(
     api: Api, client: httpx.AsyncClient, app: FastAPI, clock: FrozenClock, suffix: str, how: str
 ) -> None:
-    made = await make_heartbeat(api, name="db dump")
+    made = await create_heartbeat(api, name="db dump")
     await _ping(client, made.url)
     at = clock.advance(60)
     await _ping(client, made.url + suffix, "POST", content=b"pg_dump: connection refused\n")
@@ -136,7 +136,7 @@ async def test_a_failure_goes_down_at_once_and_opens_one_incident(
 async def test_a_success_after_a_failure_resolves_the_incident(
     api: Api, client: httpx.AsyncClient, app: FastAPI, clock: FrozenClock
 ) -> None:
-    made = await make_heartbeat(api)
+    made = await create_heartbeat(api)
     await _ping(client, f"{made.url}/fail")
     at = clock.advance(120)
     await _ping(client, made.url)
@@ -152,7 +152,7 @@ async def test_a_success_after_a_failure_resolves_the_incident(
 async def test_a_manually_reported_incident_is_left_for_a_person(
     api: Api, client: httpx.AsyncClient, app: FastAPI, clock: FrozenClock
 ) -> None:
-    made = await make_heartbeat(api)
+    made = await create_heartbeat(api)
     await _ping(client, f"{made.url}/fail")
     [automatic] = await incidents(app, made.id)
     await _ping(client, made.url)
@@ -178,7 +178,7 @@ async def test_a_manually_reported_incident_is_left_for_a_person(
 async def test_the_output_is_kept_truncated_and_decoded(
     api: Api, client: httpx.AsyncClient, app: FastAPI
 ) -> None:
-    made = await make_heartbeat(api)
+    made = await create_heartbeat(api)
     body = b"x" * (OUTPUT_LIMIT - 1) + "é".encode() + b"tail that is dropped"
     await _ping(client, f"{made.url}/2", "POST", content=body)
     [incident] = await incidents(app, made.id)
@@ -198,7 +198,7 @@ def test_output_decoding_replaces_invalid_bytes_and_nul() -> None:
 async def test_the_output_never_reaches_the_logs(
     api: Api, client: httpx.AsyncClient, caplog: pytest.LogCaptureFixture
 ) -> None:
-    made = await make_heartbeat(api)
+    made = await create_heartbeat(api)
     caplog.set_level(logging.DEBUG)
     await _ping(client, f"{made.url}/fail", "POST", content=b"output-marker-4242")
     assert "output-marker-4242" not in caplog.text
@@ -207,7 +207,7 @@ async def test_the_output_never_reaches_the_logs(
 async def test_a_paused_heartbeat_ignores_every_ping(
     api: Api, client: httpx.AsyncClient, app: FastAPI
 ) -> None:
-    made = await make_heartbeat(api, paused=True)
+    made = await create_heartbeat(api, paused=True)
     before = await row(app, made.id)
     for suffix in SUFFIXES:
         for method in METHODS:
@@ -223,7 +223,7 @@ async def test_a_failure_inside_the_maintenance_window_only_counts_as_a_ping(
 ) -> None:
     clock.set(datetime(2026, 1, 5, 2, 30, tzinfo=UTC))  # a Monday
     window = {"maintenance_from": "02:00:00", "maintenance_to": "03:00:00"}
-    made = await make_heartbeat(api, **window)
+    made = await create_heartbeat(api, **window)
     await _ping(client, f"{made.url}/fail")
     current = await row(app, made.id)
     assert (current.status, current.next_due_at) == ("up", clock.now() + WINDOW)
@@ -256,7 +256,7 @@ class _Statements:
 async def test_a_success_ping_of_an_up_heartbeat_is_one_statement(
     api: Api, client: httpx.AsyncClient, app: FastAPI
 ) -> None:
-    made = await make_heartbeat(api)
+    made = await create_heartbeat(api)
     await _ping(client, made.url)
     with _Statements(app) as seen:
         await _ping(client, made.url)
@@ -268,7 +268,7 @@ async def test_a_success_ping_of_an_up_heartbeat_is_one_statement(
 async def test_concurrent_successes_resolve_the_incident_once(
     api: Api, client: httpx.AsyncClient, app: FastAPI, clock: FrozenClock
 ) -> None:
-    made = await make_heartbeat(api)
+    made = await create_heartbeat(api)
     await _ping(client, f"{made.url}/fail")
     clock.advance(10)
     await asyncio.gather(*(_ping(client, made.url) for _ in range(25)))
@@ -281,7 +281,7 @@ async def test_concurrent_successes_resolve_the_incident_once(
 async def test_concurrent_failures_open_one_incident(
     api: Api, client: httpx.AsyncClient, app: FastAPI
 ) -> None:
-    made = await make_heartbeat(api)
+    made = await create_heartbeat(api)
     await _ping(client, made.url)
     await asyncio.gather(*(_ping(client, f"{made.url}/{1 + n % 5}") for n in range(25)))
     assert (await row(app, made.id)).status == "down"
@@ -292,7 +292,7 @@ async def test_concurrent_failures_open_one_incident(
 async def test_concurrent_mixed_pings_leave_a_consistent_state(
     api: Api, client: httpx.AsyncClient, app: FastAPI, clock: FrozenClock
 ) -> None:
-    made = await make_heartbeat(api)
+    made = await create_heartbeat(api)
     for round_ in range(3):
         clock.advance(30)
         urls = [made.url if n % 2 else f"{made.url}/fail" for n in range(20 + round_)]
@@ -311,7 +311,7 @@ async def test_concurrent_mixed_pings_leave_a_consistent_state(
 async def test_the_heartbeat_api_shows_the_status_pings_set(
     api: Api, client: httpx.AsyncClient
 ) -> None:
-    made = await make_heartbeat(api)
+    made = await create_heartbeat(api)
     await _ping(client, made.url)
     assert data(await api.get(f"/api/v2/heartbeats/{made.id}"))["attributes"]["status"] == "up"
     await _ping(client, f"{made.url}/fail")

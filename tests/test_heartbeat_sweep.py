@@ -9,8 +9,8 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from tests.heartbeat_support import Made, events, incidents, make_heartbeat, row
-from tests.support import Api
+from tests.factories.api import Api
+from tests.factories.heartbeats import CreatedHeartbeat, create_heartbeat, events, incidents, row
 from watchpost.clock import FrozenClock, isoformat_ms
 from watchpost.context import AppContext
 from watchpost.heartbeats.checking import sweep_overdue
@@ -28,8 +28,8 @@ async def _sweep(app: FastAPI, clock: FrozenClock, limit: int = 500) -> int:
         return await sweep_overdue(session, now=clock.now(), limit=limit)
 
 
-async def _up(api: Api, client: httpx.AsyncClient, **attributes: object) -> Made:
-    made = await make_heartbeat(api, **attributes)
+async def _up(api: Api, client: httpx.AsyncClient, **attributes: object) -> CreatedHeartbeat:
+    made = await create_heartbeat(api, **attributes)
     assert (await client.get(made.url)).status_code == 200
     return made
 
@@ -90,7 +90,7 @@ async def test_the_next_ping_resolves_it(
 async def test_pending_and_paused_heartbeats_are_never_swept(
     api: Api, client: httpx.AsyncClient, app: FastAPI, clock: FrozenClock
 ) -> None:
-    pending = await make_heartbeat(api)
+    pending = await create_heartbeat(api)
     paused = await _up(api, client)
     assert (await api.patch(f"/api/v2/heartbeats/{paused.id}", {"paused": True})).status_code == 200
     clock.advance(timedelta(days=3))

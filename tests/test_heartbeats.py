@@ -8,7 +8,7 @@ from fastapi import FastAPI
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from tests.support import Api, data, errors
+from tests.factories.api import Api, data, errors
 from watchpost.clock import FrozenClock, isoformat_ms
 from watchpost.context import AppContext
 from watchpost.heartbeats.models import Heartbeat

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support import Api, data
+from tests.factories.api import Api, data
 from watchpost.settings import Settings
 
 URL = "/api/v2/heartbeats"

@@ -5,7 +5,7 @@ from typing import Any
 import pytest
 from fastapi import FastAPI
 
-from tests.support import Api, data, errors
+from tests.factories.api import Api, data, errors
 from watchpost.context import AppContext
 from watchpost.errors import InvalidRequest
 from watchpost.heartbeats import service

@@ -10,7 +10,7 @@ from fastapi import FastAPI
 from sqlalchemy import select
 
 import watchpost
-from tests.support import Api
+from tests.factories.api import Api
 from watchpost.clock import FrozenClock
 from watchpost.context import AppContext
 from watchpost.errors import Conflict

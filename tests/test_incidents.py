@@ -7,8 +7,15 @@ from typing import Any
 
 from fastapi import FastAPI
 
-from tests.incident_cases import URL, engine_incident, ids, new_heartbeat, new_monitor, report
-from tests.support import Api, data, errors
+from tests.factories.api import Api, data, errors
+from tests.factories.incidents import (
+    URL,
+    create_engine_incident,
+    create_heartbeat_id,
+    create_monitor_id,
+    create_reported_incident,
+    ids,
+)
 from watchpost.clock import FrozenClock, isoformat_ms
 from watchpost.context import AppContext
 from watchpost.incidents import transitions
@@ -27,8 +34,8 @@ async def timeline(api: Api, incident_id: str) -> list[dict[str, Any]]:
 async def test_engine_incident_reads_with_full_shape(
     app: FastAPI, api: Api, clock: FrozenClock
 ) -> None:
-    monitor_id = await new_monitor(api)
-    incident_id = await engine_incident(
+    monitor_id = await create_monitor_id(api)
+    incident_id = await create_engine_incident(
         app, api, monitor_id=monitor_id, metadata={"region": ["eu", "us"]}
     )
     got = data(await api.get(f"{URL}/{incident_id}"))
@@ -61,9 +68,9 @@ async def test_engine_incident_reads_with_full_shape(
 
 
 async def test_list_returns_the_teams_incidents_oldest_first(app: FastAPI, api: Api) -> None:
-    monitor_id = await new_monitor(api)
-    first = await engine_incident(app, api, monitor_id=monitor_id)
-    second = (await report(api))["id"]
+    monitor_id = await create_monitor_id(api)
+    first = await create_engine_incident(app, api, monitor_id=monitor_id)
+    second = (await create_reported_incident(api))["id"]
     body = (await api.get(URL)).json()
     assert [item["id"] for item in body["data"]] == [first, second]
     assert [item["attributes"]["manual"] for item in body["data"]] == [False, True]
@@ -71,7 +78,7 @@ async def test_list_returns_the_teams_incidents_oldest_first(app: FastAPI, api: 
 
 
 async def test_acknowledge_then_resolve(api: Api, clock: FrozenClock) -> None:
-    incident_id = (await report(api, requester_email="ann@example.com"))["id"]
+    incident_id = (await create_reported_incident(api, requester_email="ann@example.com"))["id"]
     started = isoformat_ms(clock.now())
     acknowledged = isoformat_ms(clock.advance(60))
     acked = data(
@@ -122,7 +129,7 @@ async def test_acknowledge_then_resolve(api: Api, clock: FrozenClock) -> None:
 
 
 async def test_who_defaults_to_the_team_name(api: Api) -> None:
-    incident_id = (await report(api))["id"]
+    incident_id = (await create_reported_incident(api))["id"]
     for action, body in (("acknowledge", None), ("resolve", {"resolved_by": None})):
         response = await api.post(f"{URL}/{incident_id}/{action}", body)
         assert response.status_code == 200, response.text
@@ -132,7 +139,7 @@ async def test_who_defaults_to_the_team_name(api: Api) -> None:
 
 
 async def test_resolve_an_unacknowledged_incident(api: Api, clock: FrozenClock) -> None:
-    incident_id = (await report(api))["id"]
+    incident_id = (await create_reported_incident(api))["id"]
     resolved = isoformat_ms(clock.advance(30))
     attributes = data(await api.post(f"{URL}/{incident_id}/resolve"))["attributes"]
     assert attributes["status"] == "resolved"
@@ -142,7 +149,7 @@ async def test_resolve_an_unacknowledged_incident(api: Api, clock: FrozenClock) 
 
 
 async def test_twice_is_409_and_changes_nothing(api: Api, clock: FrozenClock) -> None:
-    incident_id = (await report(api))["id"]
+    incident_id = (await create_reported_incident(api))["id"]
     data(await api.post(f"{URL}/{incident_id}/acknowledge"))
     before = data(await api.get(f"{URL}/{incident_id}"))
     clock.advance(10)
@@ -164,7 +171,7 @@ async def test_twice_is_409_and_changes_nothing(api: Api, clock: FrozenClock) ->
 
 
 async def test_action_bodies_are_validated(api: Api) -> None:
-    incident_id = (await report(api))["id"]
+    incident_id = (await create_reported_incident(api))["id"]
     cases: list[tuple[str, dict[str, Any], str]] = [
         ("acknowledge", {"acknowledged_by": "  "}, "acknowledged_by"),
         ("acknowledge", {"acknowledged_by": 5}, "acknowledged_by"),
@@ -182,15 +189,15 @@ async def test_action_bodies_are_validated(api: Api) -> None:
 
 
 async def test_who_is_stored_trimmed(api: Api) -> None:
-    incident_id = (await report(api))["id"]
+    incident_id = (await create_reported_incident(api))["id"]
     body = {"acknowledged_by": "  dave@example.com "}
     attributes = data(await api.post(f"{URL}/{incident_id}/acknowledge", body))["attributes"]
     assert attributes["acknowledged_by"] == "dave@example.com"
 
 
 async def test_timeline_is_in_time_order(app: FastAPI, api: Api, clock: FrozenClock) -> None:
-    monitor_id = await new_monitor(api)
-    incident_id = await engine_incident(app, api, monitor_id=monitor_id)
+    monitor_id = await create_monitor_id(api)
+    incident_id = await create_engine_incident(app, api, monitor_id=monitor_id)
     start = clock.now()
     clock.advance(120)
     data(await api.post(f"{URL}/{incident_id}/acknowledge"))
@@ -218,9 +225,9 @@ async def test_timeline_is_in_time_order(app: FastAPI, api: Api, clock: FrozenCl
 
 
 async def test_delete(api: Api) -> None:
-    monitor_id = await new_monitor(api)
-    kept = (await report(api, name="kept"))["id"]
-    gone = (await report(api, name="gone", monitor_id=monitor_id))["id"]
+    monitor_id = await create_monitor_id(api)
+    kept = (await create_reported_incident(api, name="kept"))["id"]
+    gone = (await create_reported_incident(api, name="gone", monitor_id=monitor_id))["id"]
     response = await api.delete(f"{URL}/{gone}")
     assert (response.status_code, response.content) == (204, b"")
     for path in (f"{URL}/{gone}", f"{URL}/{gone}/timeline"):
@@ -233,7 +240,7 @@ async def test_delete(api: Api) -> None:
     assert await ids(api) == [kept]
     # the monitor is untouched and may get a new incident
     assert (await api.get(f"/api/v2/monitors/{monitor_id}")).status_code == 200
-    await report(api, monitor_id=monitor_id)
+    await create_reported_incident(api, monitor_id=monitor_id)
 
 
 async def test_unknown_and_malformed_ids_are_404(api: Api) -> None:
@@ -253,10 +260,10 @@ async def test_unknown_and_malformed_ids_are_404(api: Api) -> None:
 
 
 async def test_incident_outlives_its_monitor_and_heartbeat(app: FastAPI, api: Api) -> None:
-    monitor_id = await new_monitor(api)
-    heartbeat_id = await new_heartbeat(api)
-    on_monitor = await engine_incident(app, api, monitor_id=monitor_id)
-    on_heartbeat = await engine_incident(app, api, heartbeat_id=heartbeat_id)
+    monitor_id = await create_monitor_id(api)
+    heartbeat_id = await create_heartbeat_id(api)
+    on_monitor = await create_engine_incident(app, api, monitor_id=monitor_id)
+    on_heartbeat = await create_engine_incident(app, api, heartbeat_id=heartbeat_id)
     assert (await api.delete(f"/api/v2/monitors/{monitor_id}")).status_code == 204
     assert (await api.delete(f"/api/v2/heartbeats/{heartbeat_id}")).status_code == 204
     for incident_id in (on_monitor, on_heartbeat):
@@ -266,7 +273,7 @@ async def test_incident_outlives_its_monitor_and_heartbeat(app: FastAPI, api: Ap
 
 
 async def test_pagination(api: Api) -> None:
-    created = [(await report(api, name=f"incident {n}"))["id"] for n in range(5)]
+    created = [(await create_reported_incident(api, name=f"incident {n}"))["id"] for n in range(5)]
     seen: list[str] = []
     for page in (1, 2, 3):
         body = (await api.get(f"{URL}?resolved=false&per_page=2&page={page}")).json()
@@ -284,8 +291,8 @@ async def test_pagination(api: Api) -> None:
 async def test_other_teams_see_nothing_and_change_nothing(
     app: FastAPI, api: Api, other_api: Api
 ) -> None:
-    monitor_id = await new_monitor(api)
-    incident_id = await engine_incident(app, api, monitor_id=monitor_id)
+    monitor_id = await create_monitor_id(api)
+    incident_id = await create_engine_incident(app, api, monitor_id=monitor_id)
     before = data(await api.get(f"{URL}/{incident_id}"))
     items = await timeline(api, incident_id)
     assert await ids(other_api) == []

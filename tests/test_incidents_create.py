@@ -7,8 +7,15 @@ from typing import Any
 import pytest
 from fastapi import FastAPI
 
-from tests.incident_cases import URL, engine_incident, ids, new_heartbeat, new_monitor, report
-from tests.support import Api, data, errors
+from tests.factories.api import Api, data, errors
+from tests.factories.incidents import (
+    URL,
+    create_engine_incident,
+    create_heartbeat_id,
+    create_monitor_id,
+    create_reported_incident,
+    ids,
+)
 from watchpost.clock import FrozenClock, isoformat_ms
 
 
@@ -42,9 +49,9 @@ async def test_minimal_report(api: Api, clock: FrozenClock) -> None:
 
 
 async def test_full_report_against_a_monitor_and_a_heartbeat(api: Api) -> None:
-    monitor_id = await new_monitor(api)
-    heartbeat_id = await new_heartbeat(api)
-    on_monitor = await report(
+    monitor_id = await create_monitor_id(api)
+    heartbeat_id = await create_heartbeat_id(api)
+    on_monitor = await create_reported_incident(
         api,
         monitor_id=monitor_id,
         requester_email="ann@example.com",
@@ -53,7 +60,7 @@ async def test_full_report_against_a_monitor_and_a_heartbeat(api: Api) -> None:
     attributes = on_monitor["attributes"]
     assert (attributes["monitor_id"], attributes["heartbeat_id"]) == (monitor_id, None)
     assert attributes["metadata"] == {"service": ["checkout", "cart"], "severity": ["high"]}
-    on_heartbeat = await report(api, heartbeat_id=heartbeat_id)
+    on_heartbeat = await create_reported_incident(api, heartbeat_id=heartbeat_id)
     assert on_heartbeat["attributes"]["heartbeat_id"] == heartbeat_id
     items = (await api.get(f"{URL}/{on_monitor['id']}/timeline")).json()["data"]
     assert items[0]["attributes"]["by"] == "ann@example.com"
@@ -103,8 +110,8 @@ async def test_bad_values_are_422_naming_the_field(
 
 
 async def test_monitor_and_heartbeat_must_be_the_teams(api: Api, other_api: Api) -> None:
-    theirs_monitor = await new_monitor(other_api)
-    theirs_heartbeat = await new_heartbeat(other_api)
+    theirs_monitor = await create_monitor_id(other_api)
+    theirs_heartbeat = await create_heartbeat_id(other_api)
     for body in (
         {"monitor_id": theirs_monitor},
         {"monitor_id": 987654},
@@ -124,16 +131,16 @@ async def test_monitor_and_heartbeat_together_are_refused(api: Api) -> None:
     body = {
         "name": "x",
         "summary": "y",
-        "monitor_id": await new_monitor(api),
-        "heartbeat_id": await new_heartbeat(api),
+        "monitor_id": await create_monitor_id(api),
+        "heartbeat_id": await create_heartbeat_id(api),
     }
     _, fields = errors(await api.post(URL, body))
     assert fields == ["monitor_id", "heartbeat_id"]
 
 
 async def test_one_open_incident_per_monitor(app: FastAPI, api: Api) -> None:
-    monitor_id = await new_monitor(api)
-    open_one = await engine_incident(app, api, monitor_id=monitor_id)
+    monitor_id = await create_monitor_id(api)
+    open_one = await create_engine_incident(app, api, monitor_id=monitor_id)
     response = await api.post(URL, {"name": "x", "summary": "y", "monitor_id": monitor_id})
     assert response.status_code == 409
     assert response.json() == {
@@ -146,21 +153,23 @@ async def test_one_open_incident_per_monitor(app: FastAPI, api: Api) -> None:
         await api.post(URL, {"name": "x", "summary": "y", "monitor_id": monitor_id})
     ).status_code == 409
     data(await api.post(f"{URL}/{open_one}/resolve"))
-    await report(api, monitor_id=monitor_id)
+    await create_reported_incident(api, monitor_id=monitor_id)
     # incidents not tied to an object never conflict
-    await report(api)
-    await report(api)
+    await create_reported_incident(api)
+    await create_reported_incident(api)
 
 
 async def test_one_open_incident_per_heartbeat(api: Api) -> None:
-    heartbeat_id = await new_heartbeat(api)
-    await report(api, heartbeat_id=heartbeat_id)
+    heartbeat_id = await create_heartbeat_id(api)
+    await create_reported_incident(api, heartbeat_id=heartbeat_id)
     response = await api.post(URL, {"name": "x", "summary": "y", "heartbeat_id": heartbeat_id})
     assert response.status_code == 409
 
 
 async def test_null_optionals_mean_absent(api: Api) -> None:
     attributes = (
-        await report(api, monitor_id=None, heartbeat_id=None, metadata=None, requester_email=None)
+        await create_reported_incident(
+            api, monitor_id=None, heartbeat_id=None, metadata=None, requester_email=None
+        )
     )["attributes"]
     assert (attributes["monitor_id"], attributes["metadata"]) == (None, {})

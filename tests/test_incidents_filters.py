@@ -9,8 +9,14 @@ from urllib.parse import urlencode
 import pytest
 from fastapi import FastAPI
 
-from tests.incident_cases import URL, engine_incident, ids, new_heartbeat, new_monitor
-from tests.support import Api, data, errors
+from tests.factories.api import Api, data, errors
+from tests.factories.incidents import (
+    URL,
+    create_engine_incident,
+    create_heartbeat_id,
+    create_monitor_id,
+    ids,
+)
 from watchpost.clock import FrozenClock
 
 
@@ -40,26 +46,30 @@ async def world(app: FastAPI, api: Api, clock: FrozenClock) -> World:
     d  heartbeat   2026-01-03 23:59:59.999  open
     e  manual      2026-01-04 00:00:00      open
     """
-    m1, m2, h1 = await new_monitor(api), await new_monitor(api), await new_heartbeat(api)
+    m1, m2, h1 = (
+        await create_monitor_id(api),
+        await create_monitor_id(api),
+        await create_heartbeat_id(api),
+    )
     made: dict[str, str] = {}
 
     clock.set(at("2026-01-01T10:00:00"))
-    made["a"] = await engine_incident(app, api, monitor_id=m1)
+    made["a"] = await create_engine_incident(app, api, monitor_id=m1)
     clock.set(at("2026-01-01T10:05:00"))
     data(await api.post(f"{URL}/{made['a']}/acknowledge"))
     clock.set(at("2026-01-01T11:00:00"))
     data(await api.post(f"{URL}/{made['a']}/resolve"))
 
     clock.set(at("2026-01-02T00:00:00"))
-    made["b"] = await engine_incident(app, api, monitor_id=m1)
+    made["b"] = await create_engine_incident(app, api, monitor_id=m1)
     data(await api.post(f"{URL}/{made['b']}/acknowledge"))
 
     clock.set(at("2026-01-03T12:00:00.500"))
-    made["c"] = await engine_incident(app, api, monitor_id=m2)
+    made["c"] = await create_engine_incident(app, api, monitor_id=m2)
     data(await api.post(f"{URL}/{made['c']}/resolve"))
 
     clock.set(at("2026-01-03T23:59:59.999"))
-    made["d"] = await engine_incident(app, api, heartbeat_id=h1)
+    made["d"] = await create_engine_incident(app, api, heartbeat_id=h1)
 
     clock.set(at("2026-01-04T00:00:00"))
     made["e"] = data(await api.post(URL, {"name": "manual", "summary": "by hand"}), 201)["id"]

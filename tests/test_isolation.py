@@ -1,7 +1,7 @@
 """Another team's objects are 404 on every object route, exactly like missing ones, untouched.
 
 Covers every route with a path parameter, found by walking the app; a route no entry of the
-registry in tests/objects.py covers fails test_every_object_route_is_registered.
+registry in tests/factories/objects.py covers fails test_every_object_route_is_registered.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from tests.objects import OBJECTS, api_endpoints, covering
-from tests.support import Api
+from tests.factories.api import Api
+from tests.factories.objects import OBJECTS, api_endpoints, covering
 from watchpost.app import create_app
 from watchpost.settings import Settings
 
@@ -30,7 +30,7 @@ def test_every_object_route_is_registered(tmp_path: Path) -> None:
     uncovered = [path for path in _object_routes(tmp_path) if covering(path) is None]
     assert not uncovered, (
         f"routes without an isolation factory: {uncovered}. Register the object kind in "
-        "tests/objects.py with @register('<route of one object>', change={...}) and a factory "
+        "tests/factories/objects.py with @register('<route of one object>', change={...}) and a factory "
         "that creates one object through the API and returns its URL."
     )
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.cli_support import cli_env, run_cli
+from tests.factories.processes import cli_env, run_cli
 from tests.test_restart import free_port, start, stop
 from watchpost.http.logs import MASK, PATH_LOGGERS, RedactSecretPaths
 from watchpost.routes import secret_path_prefixes

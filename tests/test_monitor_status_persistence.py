@@ -6,8 +6,8 @@ from datetime import timedelta
 
 from fastapi import FastAPI
 
-from tests.monitor_cases import MONITORS, create_monitor
-from tests.support import Api, data
+from tests.factories.api import Api, data
+from tests.factories.monitors import MONITORS, create_monitor
 from watchpost.clock import FrozenClock
 from watchpost.monitors.models import Monitor
 from watchpost.monitors.status_machine import record_check

@@ -4,8 +4,8 @@ from typing import Any
 
 import pytest
 
-from tests.monitor_cases import MINIMAL, MONITORS, create_group, create_monitor
-from tests.support import TEST_PASSWORD, Api, data
+from tests.factories.api import TEST_PASSWORD, Api, data
+from tests.factories.monitors import MINIMAL, MONITORS, create_monitor, create_monitor_group
 from watchpost.clock import FrozenClock, isoformat_ms
 from watchpost.monitors.types import HTTP_TIMEOUT, NETWORK_TIMEOUT, TYPE_RULES
 
@@ -127,7 +127,7 @@ async def test_network_types_have_no_http_settings(api: Api, monitor_type: str) 
 
 
 async def test_every_field_is_stored_and_returned(api: Api) -> None:
-    group = await create_group(api)
+    group = await create_monitor_group(api)
     body = {
         "monitor_type": "keyword",
         "url": "https://example.com/login",

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from tests.monitor_cases import MONITORS, create_monitor
-from tests.support import Api, data, errors
+from tests.factories.api import Api, data, errors
+from tests.factories.monitors import MONITORS, create_monitor
 
 
 async def test_list_is_paginated_in_id_order(api: Api) -> None:

@@ -4,8 +4,8 @@ from typing import Any
 
 from fastapi import FastAPI
 
-from tests.monitor_cases import MINIMAL, MONITORS, create_group, create_monitor
-from tests.support import TEST_PASSWORD, Api, data, errors
+from tests.factories.api import TEST_PASSWORD, Api, data, errors
+from tests.factories.monitors import MINIMAL, MONITORS, create_monitor, create_monitor_group
 from watchpost.clock import FrozenClock, isoformat_ms
 from watchpost.monitors.models import Monitor
 
@@ -227,8 +227,8 @@ async def test_a_stored_password_blocks_a_type_without_it(api: Api) -> None:
 
 
 async def test_move_between_groups(api: Api, other_api: Api) -> None:
-    group = await create_group(api)
-    theirs = await create_group(other_api)
+    group = await create_monitor_group(api)
+    theirs = await create_monitor_group(other_api)
     created = await create_monitor(api)
     attributes = await _patch(api, created["id"], {"monitor_group_id": int(group["id"])})
     assert attributes["monitor_group_id"] == int(group["id"])

@@ -4,8 +4,8 @@ from typing import Any
 
 import pytest
 
-from tests.monitor_cases import MINIMAL, MONITORS, SAMPLE, create_group
-from tests.support import TEST_PASSWORD, Api, data, errors
+from tests.factories.api import TEST_PASSWORD, Api, data, errors
+from tests.factories.monitors import MINIMAL, MONITORS, SAMPLE, create_monitor_group
 from watchpost.monitors.types import (
     EXPIRATION_DAYS,
     TYPE_FIELDS,
@@ -313,7 +313,7 @@ async def test_dns_request_body_is_a_domain_name(api: Api) -> None:
 
 
 async def test_monitor_group_of_another_team_is_refused(api: Api, other_api: Api) -> None:
-    theirs = await create_group(other_api)
+    theirs = await create_monitor_group(other_api)
     messages, fields = errors(
         await api.post(MONITORS, {**MINIMAL["status"], "monitor_group_id": int(theirs["id"])})
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 from fastapi import FastAPI
 
-from tests.objects import api_endpoints
+from tests.factories.objects import api_endpoints
 from watchpost.collectors.target_kinds import KIND_RULES
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support import Api, data
+from tests.factories.api import Api, data
 from watchpost.webhooks.triggers import INCIDENT_FLAGS, TRIGGER_RULES, TRIGGER_TYPES
 
 BASE = "/api/v2/outgoing-webhooks"

@@ -9,7 +9,7 @@ import pytest
 from fastapi import FastAPI
 from sqlalchemy import func, select
 
-from tests.support import TEST_PASSWORD, Api, data, errors
+from tests.factories.api import TEST_PASSWORD, Api, data, errors
 from watchpost.webhooks.models import CustomWebhookTemplate, OutgoingWebhook
 from watchpost.webhooks.triggers import HTTP_METHODS, METHODS_WITHOUT_BODY, RESERVED_HEADERS
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tests.support import Api, data, errors
+from tests.factories.api import Api, data, errors
 from watchpost.webhooks.triggers import INCIDENT_FLAGS, TRIGGER_RULES, TRIGGER_TYPES
 
 BASE = "/api/v2/outgoing-webhooks"

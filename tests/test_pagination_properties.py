@@ -7,8 +7,8 @@ from urllib.parse import parse_qsl, urlsplit
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.objects import create_collector
-from tests.support import Api, errors
+from tests.factories.api import Api, errors
+from tests.factories.objects import create_collector
 from watchpost.http.pagination import MAX_PER_PAGE, PageRequest, pagination_links
 
 BASE = "https://watch.example/api/v1/things"

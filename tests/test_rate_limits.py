@@ -14,8 +14,8 @@ from fastapi import FastAPI
 from pydantic import ValidationError
 
 from tests.conftest import make_api
-from tests.heartbeat_support import PING, make_heartbeat
-from tests.support import Api
+from tests.factories.api import Api
+from tests.factories.heartbeats import PING, create_heartbeat
 from watchpost.clock import FrozenClock
 from watchpost.context import AppContext
 from watchpost.ratelimit import RateLimiter, RateLimits
@@ -141,7 +141,7 @@ async def test_pings_are_limited_per_client_address(
 ) -> None:
     await limit(app, settings, clock, ping_rate_limit_per_minute=4, rate_limit_per_minute=100)
     api = await make_api(app, client, "acme")
-    made = await make_heartbeat(api)
+    made = await create_heartbeat(api)
     assert (await client.get(made.url)).status_code == 200
     assert (await client.post(f"{made.url}/fail")).status_code == 200
     assert (await client.get(f"{made.url}/0")).status_code == 200
@@ -164,7 +164,7 @@ async def test_zero_disables_the_ping_limit(
     await limit(app, settings, clock, ping_rate_limit_per_minute=0)
     assert app.state.ctx.limits.addresses is None
     api = await make_api(app, client, "acme")
-    made = await make_heartbeat(api)
+    made = await create_heartbeat(api)
     for _ in range(30):
         assert (await client.get(made.url)).status_code == 200
 

@@ -12,8 +12,8 @@ from fastapi import FastAPI
 from sqlalchemy import event
 from starlette.types import Message
 
-from tests.objects import create_collector, target_body
-from tests.support import Api, data
+from tests.factories.api import Api, data
+from tests.factories.objects import create_collector, target_body
 from watchpost.http.deps import ReadDb
 
 

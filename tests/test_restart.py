@@ -13,10 +13,10 @@ from typing import IO
 import httpx
 import pytest
 
-from tests.cli_support import cli_env, run_cli
 from tests.conftest import postgres_schema
-from tests.objects import target_body
-from tests.support import TEST_PASSWORD
+from tests.factories.api import TEST_PASSWORD
+from tests.factories.objects import target_body
+from tests.factories.processes import cli_env, run_cli
 
 
 def free_port() -> int:

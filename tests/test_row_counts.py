@@ -27,7 +27,7 @@ from sqlalchemy import (
     select,
 )
 
-from tests.support import Api, data
+from tests.factories.api import Api, data
 from tests.test_sources_list import insert_sources, page
 from watchpost.clock import FrozenClock, isoformat_ms
 from watchpost.context import AppContext

@@ -8,8 +8,8 @@ import pytest
 from fastapi import FastAPI
 from sqlalchemy import select
 
-from tests.objects import create_collector, target_body
-from tests.support import TEST_API_KEY, TEST_PASSWORD, Api, data
+from tests.factories.api import TEST_API_KEY, TEST_PASSWORD, Api, data
+from tests.factories.objects import create_collector, target_body
 from watchpost.collectors.models import CollectorTarget
 from watchpost.crypto import SecretBox
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import httpx
 
-from tests.support import Api, data
+from tests.factories.api import Api, data
 
 
 async def test_healthz_needs_no_token(client: httpx.AsyncClient) -> None:

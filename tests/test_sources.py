@@ -8,7 +8,7 @@ from typing import Any
 from fastapi import FastAPI
 from sqlalchemy import select
 
-from tests.support import Api, data
+from tests.factories.api import Api, data
 from watchpost.clock import FrozenClock
 from watchpost.context import AppContext
 from watchpost.crypto import hash_token

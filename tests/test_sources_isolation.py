@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tests.support import Api, data
+from tests.factories.api import Api, data
 
 SOURCES = "/api/v1/sources"
 GROUPS = "/api/v1/source-groups"

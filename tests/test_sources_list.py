@@ -10,7 +10,7 @@ from urllib.parse import parse_qsl, urlsplit
 from fastapi import FastAPI
 from sqlalchemy import event
 
-from tests.support import Api, data, errors
+from tests.factories.api import Api, data, errors
 from watchpost.crypto import hash_token
 from watchpost.sources.models import Source
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tests.support import Api, data, errors
+from tests.factories.api import Api, data, errors
 from watchpost.sources.platforms import NOT_NULL_FIELDS, READ_ONLY_FIELDS
 
 SOURCES = "/api/v1/sources"

@@ -16,9 +16,9 @@ from fastapi import FastAPI
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.history.helpers import obs, write
+from tests.factories.api import Api, data
+from tests.factories.history import obs, write
 from tests.history.test_status_page_history import incident
-from tests.support import Api, data
 from watchpost.clock import FrozenClock
 from watchpost.history.service import Observation, State, SubjectType
 from watchpost.status_pages.availability import (

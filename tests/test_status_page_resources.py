@@ -5,7 +5,7 @@ from typing import Any
 import pytest
 from fastapi import FastAPI
 
-from tests.support import Api, data, errors
+from tests.factories.api import Api, data, errors
 from watchpost.clock import FrozenClock
 from watchpost.status_pages.resource_types import (
     MANUAL,
@@ -125,7 +125,7 @@ async def make_item(app: FastAPI, api: Api, resource_type: str) -> str | None:
         return None
     model = model_of(resource_type)
     assert model is not None
-    from tests.status_page_items import build_item
+    from tests.factories.status_pages import build_item
 
     ctx = app.state.ctx
     async with ctx.db.write_sessions() as session, session.begin():

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.support import Api, data, errors
+from tests.factories.api import Api, data, errors
 
 PAGES = "/api/v2/status-pages"
 

@@ -4,7 +4,7 @@ from typing import Any
 
 import pytest
 
-from tests.support import TEST_PASSWORD, Api, data, errors
+from tests.factories.api import TEST_PASSWORD, Api, data, errors
 
 PAGES = "/api/v2/status-pages"
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.support import Api, data, errors
+from tests.factories.api import Api, data, errors
 from watchpost.clock import FrozenClock, isoformat_ms
 
 MONITORS = "/api/v2/monitors"

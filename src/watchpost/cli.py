@@ -11,12 +11,16 @@ import signal
 import socket
 import sys
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TypeVar
-
-from sqlalchemy.exc import DBAPIError, OperationalError
+from typing import TYPE_CHECKING, TypeVar
 
 from watchpost import __version__
-from watchpost.settings import Settings
+
+# Each command imports what it uses: `--help` and usage errors answer without loading
+# SQLAlchemy, pydantic or the app, and a command loads only its own part of Watchpost.
+if TYPE_CHECKING:
+    from sqlalchemy.exc import DBAPIError
+
+    from watchpost.settings import Settings
 
 T = TypeVar("T")
 
@@ -26,6 +30,8 @@ class CliError(Exception):
 
 
 def _settings() -> Settings:
+    from watchpost.settings import Settings
+
     try:
         settings = Settings()
         settings.async_database_url  # noqa: B018  (validates the URL scheme early)
@@ -42,8 +48,15 @@ def _migrate(settings: Settings) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
     try:
         upgrade(settings.async_database_url)
-    except (OperationalError, DBAPIError) as exc:
+    except _database_errors() as exc:
         raise CliError(f"cannot reach the database: {_first_line(exc.orig or exc)}") from None
+
+
+def _database_errors() -> tuple[type[DBAPIError], ...]:
+    """The errors of a database that cannot be reached; none before SQLAlchemy is loaded
+    (by then no command has touched a database, and `--help` stays without it)."""
+    errors = sys.modules.get("sqlalchemy.exc")
+    return () if errors is None else (errors.OperationalError, errors.DBAPIError)
 
 
 def _first_line(exc: BaseException) -> str:
@@ -279,7 +292,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CliError as exc:
         print(f"watchpost: error: {exc}", file=sys.stderr)
         return 2 if "--help" in str(exc) else 1
-    except (OperationalError, DBAPIError) as exc:
+    except _database_errors() as exc:
         print(
             f"watchpost: error: cannot reach the database: {_first_line(exc.orig or exc)}",
             file=sys.stderr,

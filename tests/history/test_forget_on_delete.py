@@ -8,7 +8,7 @@ import pytest
 from fastapi import FastAPI
 from sqlalchemy import func, select
 
-from tests.support import Api, data
+from tests.factories.api import Api, data
 from watchpost.clock import FrozenClock
 from watchpost.history.models import CheckResult, CheckRollup, LastObservation
 from watchpost.history.service import Observation, record

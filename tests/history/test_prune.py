@@ -6,8 +6,8 @@ from datetime import timedelta
 
 from fastapi import FastAPI
 
-from tests.history.helpers import CheckResult, CheckRollup, at, count, obs, write
-from tests.support import Api
+from tests.factories.api import Api
+from tests.factories.history import CheckResult, CheckRollup, at, count, obs, write
 from watchpost.history.service import RAW_MAX_PER_SUBJECT, forget, prune
 
 

@@ -9,8 +9,8 @@ import pytest
 from fastapi import FastAPI
 from sqlalchemy import event
 
-from tests.history.helpers import CheckResult, at, count, obs, rollups, seconds, write
-from tests.support import Api
+from tests.factories.api import Api
+from tests.factories.history import CheckResult, at, count, obs, rollups, seconds, write
 from watchpost.history.reading import histories, stats
 from watchpost.history.service import Observation
 

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from fastapi import FastAPI
 
-from tests.history.helpers import at, obs, write
-from tests.support import Api, data
+from tests.factories.api import Api, data
+from tests.factories.history import at, obs, write
 from watchpost.clock import FrozenClock
 from watchpost.history.service import Observation, SubjectType
 from watchpost.incidents.models import Incident

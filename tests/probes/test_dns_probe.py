@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
-from tests.probes.services_monitors import DNSMASQ, require_dnsmasq
-from tests.services import SHORT_TIMEOUT, TIMEOUT
+from tests.factories.monitor_servers import DNSMASQ, require_dnsmasq
+from tests.factories.servers import SHORT_TIMEOUT, TIMEOUT
 from watchpost.probes.monitors.check import MonitorCheck
 from watchpost.probes.monitors.registry import PROBES
 

@@ -10,8 +10,8 @@ import base64
 import json
 from typing import Any
 
-from tests.services import SHORT_TIMEOUT, TIMEOUT, free_port, http_server, silent_server
-from tests.support import TEST_API_KEY, TEST_PASSWORD
+from tests.factories.api import TEST_API_KEY, TEST_PASSWORD
+from tests.factories.servers import SHORT_TIMEOUT, TIMEOUT, free_port, http_server, silent_server
 from watchpost.probes.targets.elasticsearch import probe
 from watchpost.probes.targets.settings import TargetSettings
 

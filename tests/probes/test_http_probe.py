@@ -1,4 +1,4 @@
-"""HTTP monitor probes against a real local HTTP(S) server (uvicorn, tests/probes/services_monitors.py)."""
+"""HTTP monitor probes against a real local HTTP(S) server (uvicorn, tests/factories/monitor_servers.py)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from tests.probes.services_monitors import HTTP_USER, http_server, self_signed
-from tests.services import SHORT_TIMEOUT, TIMEOUT, free_port
-from tests.support import TEST_PASSWORD
+from tests.factories.api import TEST_PASSWORD
+from tests.factories.monitor_servers import HTTP_USER, http_server, self_signed
+from tests.factories.servers import SHORT_TIMEOUT, TIMEOUT, free_port
 from watchpost.probes.base import ProbeResult
 from watchpost.probes.http import CLIENT
 from watchpost.probes.monitors import web

@@ -13,7 +13,7 @@ import struct
 from aiokafka.protocol.admin import ApiVersionResponse_v0  # type: ignore[import-untyped]
 from aiokafka.protocol.metadata import MetadataResponse_v1  # type: ignore[import-untyped]
 
-from tests.services import SHORT_TIMEOUT, TIMEOUT, free_port, silent_server, tcp_server
+from tests.factories.servers import SHORT_TIMEOUT, TIMEOUT, free_port, silent_server, tcp_server
 from watchpost.probes.targets.kafka import probe
 from watchpost.probes.targets.settings import TargetSettings
 

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.probes.services_monitors import self_signed
-from tests.services import SHORT_TIMEOUT, TIMEOUT, free_port, silent_server, tcp_server
+from tests.factories.monitor_servers import self_signed
+from tests.factories.servers import SHORT_TIMEOUT, TIMEOUT, free_port, silent_server, tcp_server
 from watchpost.probes.monitors import mail
 from watchpost.probes.monitors.check import MonitorCheck
 from watchpost.probes.monitors.registry import PROBES

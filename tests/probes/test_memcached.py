@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-from tests.services import (
+from tests.factories.api import TEST_PASSWORD
+from tests.factories.servers import (
     MEMCACHED,
     SHORT_TIMEOUT,
     TIMEOUT,
@@ -13,7 +14,6 @@ from tests.services import (
     silent_server,
     tcp_server,
 )
-from tests.support import TEST_PASSWORD
 from watchpost.probes.targets.memcached import probe
 from watchpost.probes.targets.settings import TargetSettings
 

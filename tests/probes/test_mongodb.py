@@ -15,8 +15,8 @@ from typing import Any
 
 import bson
 
-from tests.services import SHORT_TIMEOUT, TIMEOUT, free_port, silent_server, tcp_server
-from tests.support import TEST_PASSWORD
+from tests.factories.api import TEST_PASSWORD
+from tests.factories.servers import SHORT_TIMEOUT, TIMEOUT, free_port, silent_server, tcp_server
 from watchpost.probes.targets.mongodb import probe
 from watchpost.probes.targets.settings import TargetSettings
 

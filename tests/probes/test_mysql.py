@@ -13,8 +13,15 @@ from collections.abc import Iterator
 import pymysql  # type: ignore[import-untyped]
 import pytest
 
-from tests.services import MARIADB, SHORT_TIMEOUT, TIMEOUT, free_port, require_tcp, silent_server
-from tests.support import TEST_PASSWORD
+from tests.factories.api import TEST_PASSWORD
+from tests.factories.servers import (
+    MARIADB,
+    SHORT_TIMEOUT,
+    TIMEOUT,
+    free_port,
+    require_tcp,
+    silent_server,
+)
 from watchpost.probes.targets.mysql import probe
 from watchpost.probes.targets.settings import TargetSettings
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.services import TIMEOUT, unavailable
+from tests.factories.servers import TIMEOUT, unavailable
 from watchpost.probes.monitors import ping
 from watchpost.probes.monitors.check import MonitorCheck
 from watchpost.probes.monitors.registry import PROBES

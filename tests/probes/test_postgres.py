@@ -13,7 +13,8 @@ import struct
 
 import pytest
 
-from tests.services import (
+from tests.factories.api import TEST_PASSWORD
+from tests.factories.servers import (
     POSTGRES,
     SHORT_TIMEOUT,
     TIMEOUT,
@@ -22,7 +23,6 @@ from tests.services import (
     silent_server,
     tcp_server,
 )
-from tests.support import TEST_PASSWORD
 from watchpost.probes.targets.postgres import probe
 from watchpost.probes.targets.settings import TargetSettings
 

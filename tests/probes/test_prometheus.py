@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 from prometheus_client import CollectorRegistry, Counter, Gauge, start_http_server
 
-from tests.services import TIMEOUT, free_port, http_server
+from tests.factories.servers import TIMEOUT, free_port, http_server
 from watchpost.probes.targets.prometheus import probe
 from watchpost.probes.targets.settings import TargetSettings
 

@@ -11,8 +11,15 @@ from collections.abc import AsyncIterator
 import pytest
 import redis.asyncio
 
-from tests.services import REDIS, SHORT_TIMEOUT, TIMEOUT, free_port, require_tcp, silent_server
-from tests.support import TEST_PASSWORD
+from tests.factories.api import TEST_PASSWORD
+from tests.factories.servers import (
+    REDIS,
+    SHORT_TIMEOUT,
+    TIMEOUT,
+    free_port,
+    require_tcp,
+    silent_server,
+)
 from watchpost.probes.targets.redis import probe
 from watchpost.probes.targets.settings import TargetSettings
 

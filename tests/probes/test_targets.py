@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tests.services import free_port
-from tests.support import TEST_API_KEY, TEST_PASSWORD
+from tests.factories.api import TEST_API_KEY, TEST_PASSWORD
+from tests.factories.servers import free_port
 from watchpost.collectors.models import CollectorTarget
 from watchpost.collectors.target_kinds import KINDS
 from watchpost.crypto import SecretBox

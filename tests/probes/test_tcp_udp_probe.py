@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import cast
 
-from tests.services import SHORT_TIMEOUT, TIMEOUT, free_port, silent_server
+from tests.factories.servers import SHORT_TIMEOUT, TIMEOUT, free_port, silent_server
 from watchpost.probes.monitors.check import MonitorCheck
 from watchpost.probes.monitors.registry import PROBES
 

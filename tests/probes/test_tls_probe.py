@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.probes.services_monitors import http_server, self_signed
-from tests.services import SHORT_TIMEOUT, TIMEOUT, free_port, silent_server
+from tests.factories.monitor_servers import http_server, self_signed
+from tests.factories.servers import SHORT_TIMEOUT, TIMEOUT, free_port, silent_server
 from watchpost.probes.monitors import certificate
 from watchpost.probes.monitors.check import MonitorCheck
 from watchpost.probes.monitors.registry import extra_probes

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.services import (
+from tests.factories.servers import (
     APACHE,
     NGINX,
     SHORT_TIMEOUT,

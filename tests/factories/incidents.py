@@ -1,4 +1,5 @@
-"""Helpers for incident tests: incidents the check engine would open, made through incidents.transitions."""
+"""Incidents: reported through the API, or opened as the check engine does (through
+incidents.transitions)."""
 
 from __future__ import annotations
 
@@ -6,22 +7,22 @@ from typing import Any
 
 from fastapi import FastAPI
 
-from tests.support import Api, data
+from tests.factories.api import Api, data
 from watchpost.context import AppContext
 from watchpost.incidents import transitions
 
 URL = "/api/v2/incidents"
 
 
-async def new_monitor(api: Api, url: str = "https://example.com") -> int:
+async def create_monitor_id(api: Api, url: str = "https://example.com") -> int:
     return int(data(await api.post("/api/v2/monitors", {"url": url}), 201)["id"])
 
 
-async def new_heartbeat(api: Api, name: str = "backup") -> int:
+async def create_heartbeat_id(api: Api, name: str = "backup") -> int:
     return int(data(await api.post("/api/v2/heartbeats", {"name": name}), 201)["id"])
 
 
-async def engine_incident(app: FastAPI, api: Api, **fields: Any) -> str:
+async def create_engine_incident(app: FastAPI, api: Api, **fields: Any) -> str:
     """An incident opened as the check engine does (not manual), at the clock's now; its id."""
     ctx: AppContext = app.state.ctx
     fields.setdefault("name", "example.com")
@@ -33,7 +34,7 @@ async def engine_incident(app: FastAPI, api: Api, **fields: Any) -> str:
     return str(incident.id)
 
 
-async def report(api: Api, **body: Any) -> dict[str, Any]:
+async def create_reported_incident(api: Api, **body: Any) -> dict[str, Any]:
     """A manually reported incident, through the API."""
     body = {"name": "Checkout slow", "summary": "Customers report timeouts", **body}
     return data(await api.post(URL, body), 201)

@@ -1,10 +1,10 @@
-"""Request bodies shared by the monitor tests: a minimal valid monitor per type, sample values."""
+"""Monitors: a minimal valid body per monitor type, sample field values, monitors and groups."""
 
 from __future__ import annotations
 
 from typing import Any, Final
 
-from tests.support import TEST_PASSWORD, Api, data
+from tests.factories.api import TEST_PASSWORD, Api, data
 
 MONITORS: Final = "/api/v2/monitors"
 GROUPS: Final = "/api/v2/monitor-groups"
@@ -56,5 +56,5 @@ async def create_monitor(api: Api, monitor_type: str = "status", **fields: Any) 
     return data(await api.post(MONITORS, {**MINIMAL[monitor_type], **fields}), 201)
 
 
-async def create_group(api: Api, **fields: Any) -> dict[str, Any]:
+async def create_monitor_group(api: Api, **fields: Any) -> dict[str, Any]:
     return data(await api.post(GROUPS, {"name": "Production", **fields}), 201)

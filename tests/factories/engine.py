@@ -1,4 +1,4 @@
-"""Helpers for the check engine tests: an engine on the test app, a recording HTTP server."""
+"""The check engine on the test app, direct row reads and writes, a recording HTTP server."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 
 from fastapi import FastAPI
 
-from tests.services import tcp_server
+from tests.factories.servers import tcp_server
 from watchpost.engine.loop import Engine
 from watchpost.probes.http import CLIENT
 

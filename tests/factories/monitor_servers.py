@@ -20,8 +20,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from tests.services import require_tcp
-from tests.support import TEST_PASSWORD
+from tests.factories.api import TEST_PASSWORD
+from tests.factories.servers import require_tcp
 
 DNSMASQ = ("127.0.0.1", 15353)  # ci/dnsmasq.conf
 HTTP_USER = "monitor"

@@ -1,4 +1,4 @@
-"""Helpers for the heartbeat ping and sweep tests: make a heartbeat, read its row and incidents."""
+"""Heartbeats for the ping and sweep tests: create one through the API, read its row and incidents."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 from fastapi import FastAPI
 from sqlalchemy import select
 
-from tests.support import Api, data
+from tests.factories.api import Api, data
 from watchpost.context import AppContext
 from watchpost.heartbeats.models import Heartbeat
 from watchpost.incidents.models import Incident, IncidentEvent
@@ -19,7 +19,7 @@ PING = "/api/v1/heartbeat"
 
 
 @dataclass(frozen=True)
-class Made:
+class CreatedHeartbeat:
     id: int
     token: str
 
@@ -28,10 +28,10 @@ class Made:
         return f"{PING}/{self.token}"
 
 
-async def make_heartbeat(api: Api, **attributes: Any) -> Made:
+async def create_heartbeat(api: Api, **attributes: Any) -> CreatedHeartbeat:
     body = {"name": "nightly backup", "period": 300, "grace": 60, **attributes}
     created = data(await api.post("/api/v2/heartbeats", body), 201)
-    return Made(int(created["id"]), created["attributes"]["url"].rsplit("/", 1)[1])
+    return CreatedHeartbeat(int(created["id"]), created["attributes"]["url"].rsplit("/", 1)[1])
 
 
 async def row(app: FastAPI, heartbeat_id: int) -> Heartbeat:

@@ -1,4 +1,4 @@
-"""Helpers shared by the tests: an API client bound to a team token, and secret markers."""
+"""The API as the tests call it: a client bound to a team token, response readers, secret markers."""
 
 from __future__ import annotations
 

@@ -1,10 +1,11 @@
-"""Real servers for the hardening tests: `watchpost serve` subprocesses with their logs in
-files, an in-process uvicorn server on an ephemeral port, and a TCP proxy that can cut a
+"""The real `watchpost` command in subprocesses (`run_cli`, and `watchpost serve` with its logs
+in files), an in-process uvicorn server on an ephemeral port, and a TCP proxy that can cut a
 server off from its database."""
 
 from __future__ import annotations
 
 import contextlib
+import os
 import socket
 import subprocess
 import sys
@@ -19,11 +20,30 @@ import httpx
 import uvicorn
 from fastapi import FastAPI
 
+import watchpost
+from tests.factories.servers import free_port
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+SRC = str(Path(watchpost.__file__).resolve().parents[1])
+
+
+def cli_env(database_url: str, **extra: str) -> dict[str, str]:
+    """The environment of a `watchpost` subprocess: none of ours, this database, extra."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WATCHPOST_")}
+    env["PYTHONPATH"] = SRC
+    env["WATCHPOST_DATABASE_URL"] = database_url
+    env.update(extra)
+    return env
+
+
+def run_cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(  # noqa: S603
+        [sys.executable, "-m", "watchpost.cli", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
 
 
 @dataclass

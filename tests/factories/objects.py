@@ -15,7 +15,7 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.routing import APIRoute, iter_route_contexts
 
-from tests.support import TEST_API_KEY, TEST_PASSWORD, Api, data
+from tests.factories.api import TEST_API_KEY, TEST_PASSWORD, Api, data
 from watchpost.collectors.target_kinds import KIND_RULES
 
 # Routes that answer without a token. Add a route here only when the spec or the domain's
