@@ -28,7 +28,7 @@ from sqlalchemy import (
 )
 
 from tests.factories.api import Api, data
-from tests.test_sources_list import insert_sources, page
+from tests.sources.test_sources_list import insert_sources, page
 from watchpost.clock import FrozenClock, isoformat_ms
 from watchpost.context import AppContext
 from watchpost.db.base import UTCDateTime, iso_ms
@@ -243,7 +243,7 @@ def test_migration_counts_the_sources_that_already_exist(tmp_path: Path) -> None
 
 async def test_the_list_reads_no_count(app: FastAPI, api: Api) -> None:
     """The team's whole list takes its size from row_counts, not from COUNT(*)."""
-    from tests.test_sources_list import counted_statements
+    from tests.sources.test_sources_list import counted_statements
 
     await insert_sources(app, api.team_id, 5)
     with counted_statements(app) as statements:

@@ -6,10 +6,10 @@ from datetime import timedelta
 
 from fastapi import FastAPI
 
+from tests.engine.test_engine_targets import COLLECTORS, target_at
 from tests.factories.api import Api, data
 from tests.factories.engine import engine_of
 from tests.factories.servers import REDIS, free_port, require_tcp
-from tests.test_engine_targets import COLLECTORS, target_at
 from watchpost.clock import FrozenClock, isoformat_ms
 from watchpost.collectors.metrics import METRIC_RETENTION, prune_samples, sample_row
 from watchpost.collectors.schemas import MetricSampleAttributes
