@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
-from sqlalchemy import Select
+from sqlalchemy import Select, Table, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.errors import NotFound
@@ -26,3 +26,12 @@ async def one_or_404(
     if found is None:
         raise NotFound(resource_type, object_id)
     return found
+
+
+async def team_object(
+    session: AsyncSession, model: type[T], resource_type: str, *, team_id: int, object_id: int
+) -> T:
+    """The team's row of model with that id, else a 404 naming resource_type."""
+    table = cast(Table, getattr(model, "__table__"))  # noqa: B009  (a mapped class: typed as T)
+    stmt = select(model).where(table.c.team_id == team_id, table.c.id == object_id)
+    return await one_or_404(session, stmt, resource_type, object_id)

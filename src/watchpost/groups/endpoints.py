@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
@@ -30,7 +31,7 @@ from watchpost.heartbeats.schemas import HeartbeatAttributes
 from watchpost.http.body import JsonObject
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, single
-from watchpost.http.errors import error_responses, object_id
+from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses, object_id
 from watchpost.http.openapi import ListDoc, SingleDoc, request_body
 from watchpost.http.pagination import PageRequest, Paging, ResourcePage
 from watchpost.monitors import lists as monitor_lists
@@ -52,46 +53,29 @@ class Members:
     db: AsyncSession
     paging: PageRequest
 
+    @property
+    def scope(self) -> dict[str, Any]:
+        """What every member list takes: the team, the page and the group."""
+        team = {"team_id": self.caller.team_id, "team_name": self.caller.team_name}
+        return {**team, "paging": self.paging, "group_id": self.group_id}
+
 
 MemberPage = Callable[[Members], Awaitable[ResourcePage]]
 """A page of a group's members, rendered and paged by their own domain's lists."""
 
 
 async def _monitors(m: Members) -> ResourcePage:
-    return await monitor_lists.list_monitors(
-        m.db,
-        team_id=m.caller.team_id,
-        team_name=m.caller.team_name,
-        paging=m.paging,
-        group_id=m.group_id,
-    )
+    return await monitor_lists.list_monitors(m.db, **m.scope)
 
 
 async def _heartbeats(m: Members) -> ResourcePage:
-    return await heartbeat_lists.list_heartbeats(
-        m.db,
-        team_id=m.caller.team_id,
-        team_name=m.caller.team_name,
-        public_base=heartbeats.public_base(m.request, m.ctx),
-        paging=m.paging,
-        group_id=m.group_id,
-    )
+    base = heartbeats.public_base(m.request, m.ctx)
+    return await heartbeat_lists.list_heartbeats(m.db, public_base=base, **m.scope)
 
 
 async def _sources(m: Members) -> ResourcePage:
-    return await source_lists.list_sources(
-        m.db,
-        team_id=m.caller.team_id,
-        team_name=m.caller.team_name,
-        host=source_service.ingesting_host(m.ctx.settings, m.request.url.hostname),
-        box=m.ctx.box,
-        paging=m.paging,
-        group_id=m.group_id,
-    )
-
-
-READ_ERRORS = error_responses(401, 404)
-WRITE_ERRORS = error_responses(400, 401, 404, 415, 422)
+    host = source_service.ingesting_host(m.ctx.settings, m.request.url.hostname)
+    return await source_lists.list_sources(m.db, host=host, box=m.ctx.box, **m.scope)
 
 
 def group_router(

@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.crypto import random_token
 from watchpost.db.deletions import delete_named
-from watchpost.db.queries import one_or_404
+from watchpost.db.queries import team_object
 from watchpost.errors import InvalidRequest
 from watchpost.heartbeats.models import Heartbeat, HeartbeatGroup
 from watchpost.heartbeats.schemas import (
@@ -137,9 +137,7 @@ def heartbeats_of(team_id: int) -> Select[tuple[Heartbeat]]:
 
 
 async def get_heartbeat(session: AsyncSession, *, team_id: int, heartbeat_id: int) -> Heartbeat:
-    return await one_or_404(
-        session, heartbeats_of(team_id).where(Heartbeat.id == heartbeat_id), HEARTBEAT, heartbeat_id
-    )
+    return await team_object(session, Heartbeat, HEARTBEAT, team_id=team_id, object_id=heartbeat_id)
 
 
 async def update_heartbeat(

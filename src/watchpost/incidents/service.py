@@ -14,7 +14,7 @@ from sqlalchemy import Table, delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.clock import isoformat_ms
-from watchpost.db.queries import one_or_404
+from watchpost.db.queries import team_object
 from watchpost.errors import Conflict, InvalidRequest
 from watchpost.incidents.models import Incident, IncidentEvent
 from watchpost.incidents.schemas import IncidentCreate
@@ -25,12 +25,7 @@ TIMELINE_ITEM = "incident_timeline_item"
 
 
 async def get_incident(session: AsyncSession, *, team_id: int, incident_id: int) -> Incident:
-    return await one_or_404(
-        session,
-        select(Incident).where(Incident.team_id == team_id, Incident.id == incident_id),
-        INCIDENT,
-        incident_id,
-    )
+    return await team_object(session, Incident, INCIDENT, team_id=team_id, object_id=incident_id)
 
 
 DELETED_TEXTS: dict[str, str] = {

@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.crypto import SecretBox
 from watchpost.db.deletions import delete_named
-from watchpost.db.queries import one_or_404
+from watchpost.db.queries import team_object
 from watchpost.history import service as history
 from watchpost.incidents import service as incidents
 from watchpost.monitors.models import Monitor, MonitorGroup
@@ -120,9 +120,7 @@ def monitors_of(team_id: int) -> Select[tuple[Monitor]]:
 
 
 async def get_monitor(session: AsyncSession, *, team_id: int, monitor_id: int) -> Monitor:
-    return await one_or_404(
-        session, monitors_of(team_id).where(Monitor.id == monitor_id), MONITOR, monitor_id
-    )
+    return await team_object(session, Monitor, MONITOR, team_id=team_id, object_id=monitor_id)
 
 
 async def update_monitor(

@@ -11,7 +11,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.crypto import SecretBox, hash_token, random_token
-from watchpost.db.queries import one_or_404
+from watchpost.db.queries import team_object
 from watchpost.errors import InvalidRequest
 from watchpost.settings import Settings
 from watchpost.sources.models import Source, SourceGroup
@@ -127,9 +127,7 @@ def sources_of(team_id: int, *, group_id: int | None = None) -> Select[tuple[Sou
 
 
 async def get_source(session: AsyncSession, *, team_id: int, source_id: int) -> Source:
-    return await one_or_404(
-        session, sources_of(team_id).where(Source.id == source_id), SOURCE, source_id
-    )
+    return await team_object(session, Source, SOURCE, team_id=team_id, object_id=source_id)
 
 
 async def update_source(

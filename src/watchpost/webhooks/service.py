@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.crypto import SecretBox
 from watchpost.db.deletions import delete_named
-from watchpost.db.queries import one_or_404
+from watchpost.db.queries import team_object
 from watchpost.http.pagination import Page, PageRequest, paginate
 from watchpost.webhooks.models import CustomWebhookTemplate, OutgoingWebhook
 from watchpost.webhooks.schemas import (
@@ -150,8 +150,8 @@ async def list_webhooks(
 
 
 async def get_webhook(session: AsyncSession, *, team_id: int, webhook_id: int) -> OutgoingWebhook:
-    return await one_or_404(
-        session, webhooks_of(team_id).where(OutgoingWebhook.id == webhook_id), WEBHOOK, webhook_id
+    return await team_object(
+        session, OutgoingWebhook, WEBHOOK, team_id=team_id, object_id=webhook_id
     )
 
 
