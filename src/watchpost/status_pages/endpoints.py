@@ -10,11 +10,10 @@ from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, single
 from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses, object_id
 from watchpost.http.openapi import ListDoc, SingleDoc, request_body
-from watchpost.http.pagination import Paging, paginate
+from watchpost.http.pagination import Paging
 from watchpost.problems import parse
 from watchpost.status_pages import pages, rendering, resources, sections
 from watchpost.status_pages.limits import LIST_HISTORY_DAYS, MAX_RESOURCES, MAX_SECTIONS
-from watchpost.status_pages.models import StatusPage, StatusPageResource, StatusPageSection
 from watchpost.status_pages.resource_types import rules_markdown
 from watchpost.status_pages.schemas import (
     PAGE_NOT_NULL,
@@ -69,7 +68,7 @@ async def create_page(body: JsonObject, caller: Caller, ctx: Context, db: WriteD
     responses={200: {"model": ListDoc[PageAttributes]}, **error_responses(401, 422)},
 )
 async def list_pages(caller: Caller, ctx: Context, db: ReadDb, paging: Paging) -> Response:
-    found = await paginate(db, pages.pages_of(caller.team_id), paging, order_by=StatusPage.id)
+    found = await pages.list_pages(db, team_id=caller.team_id, paging=paging)
     now = ctx.clock.now()
     return listing(
         [await rendering.page_document(db, row, caller, now) for row in found.data], found.links
@@ -157,12 +156,7 @@ async def list_sections(
 ) -> Response:
     pid = object_id(status_page_id, pages.PAGE)
     await pages.get_page(db, team_id=caller.team_id, page_id=pid)
-    found = await paginate(
-        db,
-        sections.sections_of(team_id=caller.team_id, page_id=pid),
-        paging,
-        order_by=StatusPageSection.position,
-    )
+    found = await sections.list_sections(db, team_id=caller.team_id, page_id=pid, paging=paging)
     return listing((rendering.section_document(row) for row in found.data), found.links)
 
 
@@ -285,12 +279,7 @@ async def list_resources(
 ) -> Response:
     pid = object_id(status_page_id, pages.PAGE)
     page = await pages.get_page(db, team_id=caller.team_id, page_id=pid)
-    found = await paginate(
-        db,
-        resources.resources_of(team_id=caller.team_id, page_id=pid),
-        paging,
-        order_by=StatusPageResource.id,
-    )
+    found = await resources.list_resources(db, team_id=caller.team_id, page_id=pid, paging=paging)
     items = await rendering.resource_documents(
         db, page, found.data, ctx.clock.now(), history_days=LIST_HISTORY_DAYS
     )

@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.crypto import SecretBox
 from watchpost.db.queries import one_or_404
 from watchpost.errors import InvalidRequest
+from watchpost.http.pagination import Page, PageRequest, paginate
 from watchpost.problems import null_problems, sent_values
 from watchpost.status_pages.models import StatusPage
 from watchpost.status_pages.schemas import PAGE_DEFAULTS, PAGE_NOT_NULL, PageCreate, PageUpdate
@@ -89,6 +90,12 @@ async def create_page(
 
 def pages_of(team_id: int) -> Select[tuple[StatusPage]]:
     return select(StatusPage).where(StatusPage.team_id == team_id)
+
+
+async def list_pages(
+    session: AsyncSession, *, team_id: int, paging: PageRequest
+) -> Page[StatusPage]:
+    return await paginate(session, pages_of(team_id), paging, order_by=StatusPage.id)
 
 
 async def get_page(

@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.db.queries import one_or_404
 from watchpost.errors import InvalidRequest
+from watchpost.http.pagination import Page, PageRequest, paginate
 from watchpost.problems import null_problems, sent_values
 from watchpost.status_pages.availability import aggregate_state
 from watchpost.status_pages.limits import MAX_RESOURCES, check_room
@@ -73,6 +74,13 @@ def resources_of(*, team_id: int, page_id: int) -> Select[tuple[StatusPageResour
     return select(StatusPageResource).where(
         StatusPageResource.team_id == team_id, StatusPageResource.status_page_id == page_id
     )
+
+
+async def list_resources(
+    session: AsyncSession, *, team_id: int, page_id: int, paging: PageRequest
+) -> Page[StatusPageResource]:
+    stmt = resources_of(team_id=team_id, page_id=page_id)
+    return await paginate(session, stmt, paging, order_by=StatusPageResource.id)
 
 
 async def get_resource(

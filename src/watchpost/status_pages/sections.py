@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.db.queries import one_or_404
 from watchpost.errors import InvalidRequest
+from watchpost.http.pagination import Page, PageRequest, paginate
 from watchpost.problems import null_problems, sent_values
 from watchpost.status_pages.limits import MAX_SECTIONS, check_room
 from watchpost.status_pages.models import StatusPage, StatusPageResource, StatusPageSection
@@ -25,6 +26,14 @@ def sections_of(*, team_id: int, page_id: int) -> Select[tuple[StatusPageSection
     return select(StatusPageSection).where(
         StatusPageSection.team_id == team_id, StatusPageSection.status_page_id == page_id
     )
+
+
+async def list_sections(
+    session: AsyncSession, *, team_id: int, page_id: int, paging: PageRequest
+) -> Page[StatusPageSection]:
+    """A page of the status page's sections, in their order on the page."""
+    stmt = sections_of(team_id=team_id, page_id=page_id)
+    return await paginate(session, stmt, paging, order_by=StatusPageSection.position)
 
 
 async def get_section(
