@@ -205,6 +205,14 @@ def summarize(
     return summarize_in(record, marking, make_window(now=now, days=days, tz=tz))
 
 
+_NOT_MONITORED_DAY: Final[dict[str, Any]] = {
+    "status": NOT_MONITORED,
+    "downtime_duration": 0,
+    "maintenance_duration": 0,
+}
+"""A shown day with nothing observed, but for its "day" (which comes first)."""
+
+
 def summarize_in(record: Record, marking: Marking, window: Window) -> Summary:
     """Status, availability over the whole window, and entries for its shown days.
 
@@ -238,8 +246,11 @@ def summarize_in(record: Record, marking: Marking, window: Window) -> Summary:
             in_downtime[at] += down_here
             in_degraded[at] += min(covered_seconds(degraded, start, end), room - down_here)
 
+    day_texts = window.shown_day_texts
     history: list[dict[str, Any]] = []
-    for at in range(shown):
+    if not record.cells:  # nothing observed: every shown day alike, built without arithmetic
+        history = [{"day": day, **_NOT_MONITORED_DAY} for day in day_texts]
+    for at in range(shown if record.cells else 0):
         downtime, maintenance = round(in_downtime[at]), round(in_maintenance[at])
         if seen[at] <= 0:
             status = NOT_MONITORED
@@ -253,7 +264,7 @@ def summarize_in(record: Record, marking: Marking, window: Window) -> Summary:
             status = OPERATIONAL
         history.append(
             {
-                "day": window.days[first + at].isoformat(),
+                "day": day_texts[at],
                 "status": status,
                 "downtime_duration": downtime,
                 "maintenance_duration": maintenance,

@@ -6,6 +6,7 @@ from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
+from functools import cached_property
 from zoneinfo import ZoneInfo
 
 Interval = tuple[datetime, datetime]
@@ -99,6 +100,11 @@ class Window:
     @property
     def shown_start(self) -> datetime:
         return self.starts[self.first_shown]
+
+    @cached_property
+    def shown_day_texts(self) -> list[str]:
+        """The shown days as the API writes them (YYYY-MM-DD), made once per window."""
+        return [day.isoformat() for day in self.days[self.first_shown :]]
 
 
 def make_window(*, now: datetime, days: int, tz: ZoneInfo, shown: int | None = None) -> Window:
