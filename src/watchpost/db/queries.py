@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, TypeVar, cast
 
-from sqlalchemy import Select, Table, select
+from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.errors import NotFound
@@ -32,6 +32,6 @@ async def team_object(
     session: AsyncSession, model: type[T], resource_type: str, *, team_id: int, object_id: int
 ) -> T:
     """The team's row of model with that id, else a 404 naming resource_type."""
-    table = cast(Table, getattr(model, "__table__"))  # noqa: B009  (a mapped class: typed as T)
-    stmt = select(model).where(table.c.team_id == team_id, table.c.id == object_id)
+    columns = cast(Any, model).__table__.c  # a mapped class (id, team_id), typed as T
+    stmt = select(model).where(columns.team_id == team_id, columns.id == object_id)
     return await one_or_404(session, stmt, resource_type, object_id)
