@@ -157,6 +157,21 @@ def run_cli(args: Sequence[str], env: dict[str, str]) -> str:
 
 
 @contextmanager
+def workspace(prefix: str, *, team: str = TEAM) -> Iterator[tuple[Path, str, str]]:
+    """A throw-away folder with a migrated SQLite database and a token of team: yields
+    (data_dir, secret_key, token) and removes the folder afterwards."""
+    workdir = Path(tempfile.mkdtemp(prefix=prefix))
+    secret_key = secrets.token_urlsafe(32)
+    try:
+        env = child_env(workdir / "data", secret_key, "warning")
+        run_cli(["migrate"], env)
+        token = run_cli(["token", "create", "--team", team], env).strip()
+        yield workdir / "data", secret_key, token
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+@contextmanager
 def server(cmd: Sequence[str], env: dict[str, str], log: Path, ready_url: str) -> Iterator[int]:
     """Start a server subprocess, yield its pid once ready_url answers 200, then stop it."""
     with log.open("wb") as out:

@@ -16,23 +16,37 @@ import asyncio
 import json
 import random
 import secrets
-import shutil
 import sys
-import tempfile
 import time
 from collections.abc import Awaitable, Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import uvloop
+from fastapi import FastAPI
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from api_bench import PER_PAGE, TARGET_BODY, TEAM, child_env, run_cli, seed_sources
+from api_bench import PER_PAGE, TARGET_BODY, seed_sources, workspace
 from watchpost.app import create_app
 from watchpost.settings import Settings
 
 App = Callable[[dict[str, Any], Any, Any], Awaitable[None]]
+
+
+def bench_app(data_dir: Path, secret_key: str, *, per_minute: int = 0) -> FastAPI:
+    """The app on data_dir's database; rate limits of per_minute (0: none, as one token sends
+    every request of a run)."""
+    return create_app(
+        Settings(
+            data_dir=data_dir,
+            secret_key=secret_key,
+            log_level="warning",
+            rate_limit_per_minute=per_minute,
+            ping_rate_limit_per_minute=per_minute,
+        )
+    )
 
 
 async def call(
@@ -80,6 +94,16 @@ async def call(
     return status, b"".join(chunks)
 
 
+async def expect_status(
+    app: App, token: str, status: int, method: str, path: str, body: bytes = b""
+) -> bytes:
+    """call(), which must answer status; the body."""
+    got, answer = await call(app, token, method, path, body)
+    if got != status:
+        raise SystemExit(f"{method} {path}: {got} {answer[:200]!r}")
+    return answer
+
+
 async def measure(
     name: str, requests: int, one: Callable[[], Awaitable[None]], warmup: int = 50
 ) -> None:
@@ -92,24 +116,11 @@ async def measure(
 
 
 async def run(data_dir: Path, secret_key: str, token: str, sources: int, requests: int) -> None:
-    # Rate limits off, as in bench/api_bench.py: one token sends every request.
-    app: Any = create_app(
-        Settings(
-            data_dir=data_dir,
-            secret_key=secret_key,
-            log_level="warning",
-            rate_limit_per_minute=0,
-            ping_rate_limit_per_minute=0,
-        )
-    )
+    app = bench_app(data_dir, secret_key)
     rng = random.Random(1)
     pages = max(1, sources // PER_PAGE)
 
-    async def expect(status: int, method: str, path: str, body: bytes = b"") -> bytes:
-        got, answer = await call(app, token, method, path, body)
-        if got != status:
-            raise SystemExit(f"{method} {path}: {got} {answer[:200]!r}")
-        return answer
+    expect = partial(expect_status, app, token)
 
     name = f"bench-{secrets.token_hex(4)}".encode()
     created = await expect(201, "POST", "/api/v1/collectors", b'{"name": "' + name + b'"}')
@@ -149,16 +160,9 @@ def main() -> None:
         help="list requests (three times as many of the others)",
     )
     args = parser.parse_args()
-    workdir = Path(tempfile.mkdtemp(prefix="watchpost-inprocess-"))
-    secret_key = secrets.token_urlsafe(32)
-    try:
-        env = child_env(workdir / "data", secret_key, "warning")
-        run_cli(["migrate"], env)
-        token = run_cli(["token", "create", "--team", TEAM], env).strip()
-        seed_sources(workdir / "data", secret_key, args.sources)
-        uvloop.run(run(workdir / "data", secret_key, token, args.sources, args.requests))
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+    with workspace("watchpost-inprocess-") as (data_dir, secret_key, token):
+        seed_sources(data_dir, secret_key, args.sources)
+        uvloop.run(run(data_dir, secret_key, token, args.sources, args.requests))
 
 
 if __name__ == "__main__":

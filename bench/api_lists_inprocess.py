@@ -18,23 +18,18 @@ import cProfile
 import json
 import pstats
 import random
-import secrets
-import shutil
 import sys
-import tempfile
 import time
 from collections.abc import Awaitable, Callable
+from functools import partial
 from pathlib import Path
-from typing import Any
 
 import uvloop
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from api_bench import PER_PAGE, TEAM, child_env, run_cli
-from api_inprocess import call
-from watchpost.app import create_app
-from watchpost.settings import Settings
+from api_bench import PER_PAGE, workspace
+from api_inprocess import bench_app, expect_status
 
 
 def lists(items: int, page_id: str) -> dict[str, tuple[str, int]]:
@@ -79,22 +74,10 @@ async def seed(expect: Callable[..., Awaitable[bytes]], items: int) -> str:
 
 
 async def run(data_dir: Path, secret_key: str, token: str, args: argparse.Namespace) -> None:
-    app: Any = create_app(
-        Settings(
-            data_dir=data_dir,
-            secret_key=secret_key,
-            log_level="warning",
-            rate_limit_per_minute=0,
-            ping_rate_limit_per_minute=0,
-        )
-    )
+    app = bench_app(data_dir, secret_key)
     rng = random.Random(1)
 
-    async def expect(status: int, method: str, path: str, body: bytes = b"") -> bytes:
-        got, answer = await call(app, token, method, path, body)
-        if got != status:
-            raise SystemExit(f"{method} {path}: {got} {answer[:200]!r}")
-        return answer
+    expect = partial(expect_status, app, token)
 
     page_id = await seed(expect, args.items)
     chosen = lists(args.items, page_id)
@@ -136,15 +119,8 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=300)
     parser.add_argument("--profile", default="", help="one list's name: profile it")
     args = parser.parse_args()
-    workdir = Path(tempfile.mkdtemp(prefix="watchpost-lists-"))
-    secret_key = secrets.token_urlsafe(32)
-    try:
-        env = child_env(workdir / "data", secret_key, "warning")
-        run_cli(["migrate"], env)
-        token = run_cli(["token", "create", "--team", TEAM], env).strip()
-        uvloop.run(run(workdir / "data", secret_key, token, args))
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+    with workspace("watchpost-lists-") as (data_dir, secret_key, token):
+        uvloop.run(run(data_dir, secret_key, token, args))
 
 
 if __name__ == "__main__":

@@ -21,11 +21,8 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import json
-import secrets
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 import tracemalloc
 from collections.abc import Awaitable, Callable
@@ -38,39 +35,16 @@ from sqlalchemy import insert, select
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from api_bench import TEAM, child_env, run_cli
-from api_inprocess import call
-from watchpost.app import create_app
+from api_bench import workspace
+from api_inprocess import bench_app, expect_status
 from watchpost.clock import SystemClock
 from watchpost.history.models import CheckRollup
 from watchpost.incidents.models import Incident
 from watchpost.monitors.models import Monitor
-from watchpost.settings import Settings
 from watchpost.status_pages.models import StatusPage, StatusPageResource, StatusPageSection
 
 NEVER = 1_000_000  # a limit no run reaches: every request goes through the limiter
 App = Any
-
-
-def build(data_dir: Path, secret_key: str, per_minute: int) -> App:
-    return create_app(
-        Settings(
-            data_dir=data_dir,
-            secret_key=secret_key,
-            log_level="warning",
-            rate_limit_per_minute=per_minute,
-            ping_rate_limit_per_minute=per_minute,
-        )
-    )
-
-
-async def expect(
-    app: App, token: str, status: int, method: str, path: str, body: bytes = b""
-) -> bytes:
-    got, answer = await call(app, token, method, path, body)
-    if got != status:
-        raise SystemExit(f"{method} {path}: {got} {answer[:200]!r}")
-    return answer
 
 
 async def cpu_per_request(requests: int, one: Callable[[], Awaitable[None]]) -> float:
@@ -84,15 +58,20 @@ async def cpu_per_request(requests: int, one: Callable[[], Awaitable[None]]) -> 
 async def limiter_cost(
     data_dir: Path, secret_key: str, token: str, requests: int, rounds: int
 ) -> None:
-    apps = {"off": build(data_dir, secret_key, 0), "on": build(data_dir, secret_key, NEVER)}
-    made = await expect(apps["off"], token, 201, "POST", "/api/v2/heartbeats", b'{"name": "bench"}')
+    apps = {
+        "off": bench_app(data_dir, secret_key),
+        "on": bench_app(data_dir, secret_key, per_minute=NEVER),
+    }
+    made = await expect_status(
+        apps["off"], token, 201, "POST", "/api/v2/heartbeats", b'{"name": "bench"}'
+    )
     ping = "/" + json.loads(made)["data"]["attributes"]["url"].split("/", 3)[3]
     cases: dict[str, Callable[[App], Callable[[], Awaitable[None]]]] = {
         "GET /api/v1/sources/{missing id} (token)": lambda app: (
-            lambda: _void(expect(app, token, 404, "GET", "/api/v1/sources/999999999"))
+            lambda: _void(expect_status(app, token, 404, "GET", "/api/v1/sources/999999999"))
         ),
         "GET /api/v1/heartbeat/{token} (address)": lambda app: (
-            lambda: _void(expect(app, token, 200, "GET", ping))
+            lambda: _void(expect_status(app, token, 200, "GET", ping))
         ),
     }
     print(f"CPU per request, median of {rounds} alternating rounds of {requests} requests:")
@@ -147,8 +126,8 @@ def limiter_alone() -> None:
 
 
 async def list_sizes(data_dir: Path, secret_key: str, token: str) -> None:
-    app = build(data_dir, secret_key, 0)
-    created = await expect(
+    app = bench_app(data_dir, secret_key)
+    created = await expect_status(
         app, token, 201, "POST", "/api/v2/status-pages", b'{"subdomain": "bench", "history": 365}'
     )
     page_id = int(json.loads(created)["data"]["id"])
@@ -183,12 +162,12 @@ async def list_sizes(data_dir: Path, secret_key: str, token: str) -> None:
             ],
         )
     url = f"/api/v2/status-pages/{page_id}/resources"
-    listed = await expect(app, token, 200, "GET", f"{url}?per_page=250")
+    listed = await expect_status(app, token, 200, "GET", f"{url}?per_page=250")
     first = json.loads(listed)["data"][0]["id"]
-    one = await expect(app, token, 200, "GET", f"{url}/{first}")
+    one = await expect_status(app, token, 200, "GET", f"{url}/{first}")
     started = time.process_time()
     for _ in range(10):
-        await expect(app, token, 200, "GET", f"{url}?per_page=250")
+        await expect_status(app, token, 200, "GET", f"{url}?per_page=250")
     list_ms = (time.process_time() - started) / 10 * 1000
     one_ms = await _cpu_ms(app, token, f"{url}/{first}", 20)
     print("A status page with history 365 and 250 resources (created 400 days ago):")
@@ -202,13 +181,15 @@ async def _monitor_page(
 ) -> str:
     body = json.dumps({"subdomain": subdomain, "history": 365, "timezone": timezone}).encode()
     page_id = int(
-        json.loads(await expect(app, token, 201, "POST", "/api/v2/status-pages", body))["data"][
-            "id"
-        ]
+        json.loads(await expect_status(app, token, 201, "POST", "/api/v2/status-pages", body))[
+            "data"
+        ]["id"]
     )
     for monitor_id in monitor_ids:
         resource = json.dumps({"resource_type": "Monitor", "resource_id": monitor_id}).encode()
-        await expect(app, token, 201, "POST", f"/api/v2/status-pages/{page_id}/resources", resource)
+        await expect_status(
+            app, token, 201, "POST", f"/api/v2/status-pages/{page_id}/resources", resource
+        )
     return f"/api/v2/status-pages/{page_id}/resources"
 
 
@@ -296,19 +277,19 @@ def _rollup(
 async def _cpu_ms(app: App, token: str, path: str, times: int) -> float:
     started = time.process_time()
     for _ in range(times):
-        await expect(app, token, 200, "GET", path)
+        await expect_status(app, token, 200, "GET", path)
     return (time.process_time() - started) / times * 1000
 
 
 async def list_cost(
     data_dir: Path, secret_key: str, token: str, timezone: str, monitors: int, times: int
 ) -> None:
-    app = build(data_dir, secret_key, 0)
+    app = bench_app(data_dir, secret_key)
     now = datetime.now(UTC)
     monitor_ids = []
     for n in range(monitors):
         body = json.dumps({"url": f"https://service-{n}.example", "paused": True}).encode()
-        made = await expect(app, token, 201, "POST", "/api/v2/monitors", body)
+        made = await expect_status(app, token, 201, "POST", "/api/v2/monitors", body)
         monitor_ids.append(int(json.loads(made)["data"]["id"]))
     await _seed_history(app, monitor_ids, now)
     print(
@@ -318,7 +299,7 @@ async def list_cost(
         url = await _monitor_page(
             app, token, f"bench-{zone.lower().replace('/', '-')}", zone, monitor_ids
         )
-        listed = await expect(app, token, 200, "GET", f"{url}?per_page=250")
+        listed = await expect_status(app, token, 200, "GET", f"{url}?per_page=250")
         first = json.loads(listed)["data"][0]["id"]
         list_ms = await _cpu_ms(app, token, f"{url}?per_page=250", times)
         one_ms = await _cpu_ms(app, token, f"{url}/{first}", times * 5)
@@ -352,15 +333,8 @@ def main() -> None:
     parser.add_argument("--monitors", type=int, default=250, help="resources of the lists part")
     parser.add_argument("--times", type=int, default=5, help="requests measured per list")
     args = parser.parse_args()
-    workdir = Path(tempfile.mkdtemp(prefix="watchpost-ratelimit-"))
-    secret_key = secrets.token_urlsafe(32)
-    try:
-        env = child_env(workdir / "data", secret_key, "warning")
-        run_cli(["migrate"], env)
-        token = run_cli(["token", "create", "--team", TEAM], env).strip()
-        uvloop.run(run(workdir / "data", secret_key, token, args))
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+    with workspace("watchpost-ratelimit-") as (data_dir, secret_key, token):
+        uvloop.run(run(data_dir, secret_key, token, args))
 
 
 if __name__ == "__main__":
