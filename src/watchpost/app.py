@@ -47,8 +47,9 @@ def create_app(
 ) -> FastAPI:
     """The ASGI app. The database is not migrated here: `watchpost serve` does that first.
 
-    engine: run the check engine in-process for the app's lifetime (what `serve` does unless
-    `--no-engine`); off by default so an app built for tests checks nothing on its own.
+    engine: run the check engine and alert delivery in-process for the app's lifetime (what
+    `serve` does unless `--no-engine`); off by default so an app built for tests checks and
+    sends nothing on its own.
     """
     return build_app(AppContext.build(settings or Settings(), clock), engine=engine)
 
@@ -63,12 +64,14 @@ def build_app(ctx: AppContext, *, engine: bool = False) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        checker = None
+        checker = deliverer = None
         if engine:
+            from watchpost.delivery.worker import Deliverer
             from watchpost.engine.loop import Engine
 
             checker = Engine(app.state.ctx)
-            running = asyncio.create_task(checker.run_forever())
+            deliverer = Deliverer(app.state.ctx)
+            running = asyncio.gather(checker.run_forever(), deliverer.run_forever())
         # Everything built so far (routes, models, schemas: ≈ 140,000 objects) lives as long
         # as the process. Out of the collector's reach, a full collection no longer walks
         # them: ≈ 50 ms of pause otherwise, which was the list benchmark's p99.
@@ -76,8 +79,9 @@ def build_app(ctx: AppContext, *, engine: bool = False) -> FastAPI:
         try:
             yield
         finally:
-            if checker is not None:
+            if checker is not None and deliverer is not None:
                 checker.stop()
+                deliverer.stop()
                 await running
             await app.state.ctx.db.dispose()
 

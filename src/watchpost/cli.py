@@ -144,6 +144,7 @@ def cmd_serve(args: argparse.Namespace) -> None:
 
 def cmd_worker(_args: argparse.Namespace) -> None:
     from watchpost.context import AppContext
+    from watchpost.delivery.worker import Deliverer
     from watchpost.engine.loop import Engine
 
     settings = _settings()
@@ -153,14 +154,20 @@ def cmd_worker(_args: argparse.Namespace) -> None:
     async def run() -> None:
         ctx = AppContext.build(settings)
         engine = Engine(ctx)
+        deliverer = Deliverer(ctx)
+
+        def stop() -> None:
+            engine.stop()
+            deliverer.stop()
+
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(signum, engine.stop)
+            loop.add_signal_handler(signum, stop)
         # As `serve` does (app.py): what is built by now lives as long as the process, and a
         # full collection walking it (≈ 170,000 objects, ≈ 90 ms) would stall the checks.
         gc.freeze()
         try:
-            await engine.run_forever()
+            await asyncio.gather(engine.run_forever(), deliverer.run_forever())
         finally:
             await ctx.db.dispose()
 
@@ -244,16 +251,18 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--no-engine",
         action="store_true",
-        help="serve only the API; run checks in separate `watchpost worker` processes",
+        help="serve only the API; run checks and alert delivery in separate `watchpost worker` "
+        "processes",
     )
     serve.set_defaults(run=cmd_serve)
 
     worker = commands.add_parser(
         "worker",
         help="apply pending migrations, then run only the check engine (no API)",
-        description="Run the check engine alone. Any number of workers, on any machines, "
-        "may share one PostgreSQL database: each claims due checks with a lease, so no check "
-        "runs twice and a stopped worker's checks are taken over. Stops cleanly on SIGTERM.",
+        description="Run the check engine and alert delivery alone. Any number of workers, "
+        "on any machines, may share one PostgreSQL database: each claims due checks and "
+        "deliveries with a lease, so no check runs twice and a stopped worker's work is taken "
+        "over. Stops cleanly on SIGTERM.",
     )
     worker.set_defaults(run=cmd_worker)
 

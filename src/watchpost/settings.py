@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from functools import cached_property
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -81,6 +82,44 @@ class Settings(BaseSettings):
         "API token (heartbeat pings); 0: no limit.",
     )
 
+    delivery_retry_delays: str = Field(
+        default="0,5,300,1800,7200,18000,36000,36000",
+        description="Comma-separated seconds before each attempt of a webhook delivery: the "
+        "first (0: at once), then one per retry; each retry's delay gets up to 10% of jitter. "
+        "A delivery that failed them all is given up.",
+    )
+    delivery_timeout: float = Field(
+        default=15.0, gt=0, description="Seconds one webhook request may take."
+    )
+    delivery_concurrency: int = Field(
+        default=200, ge=1, description="Webhook requests one process sends at the same time."
+    )
+    delivery_claim_batch: int = Field(
+        default=200, ge=1, description="Most due deliveries claimed in one transaction."
+    )
+    delivery_poll_interval: float = Field(
+        default=0.25, gt=0, description="Longest sleep between two looks for due deliveries."
+    )
+    delivery_disable_after: float = Field(
+        default=5 * 86400,
+        gt=0,
+        description="Seconds a webhook may fail without a success before it is disabled.",
+    )
+    delivery_retention_days: int = Field(
+        default=30, ge=1, description="Days delivery events and their outcomes are kept."
+    )
+
+    @field_validator("delivery_retry_delays")
+    @classmethod
+    def _delays(cls, value: str) -> str:
+        parse_delays(value)  # a typo fails at start, not at the first delivery
+        return value
+
+    @cached_property
+    def retry_delays(self) -> tuple[float, ...]:
+        """delivery_retry_delays as numbers."""
+        return parse_delays(self.delivery_retry_delays)
+
     denied_networks: str | None = Field(
         default=None,
         description="Comma-separated CIDRs that monitors, collector targets and webhooks may "
@@ -127,6 +166,17 @@ class Settings(BaseSettings):
         if self.public_base is None:
             return None
         return urlsplit(self.public_base).hostname
+
+
+def parse_delays(text: str) -> tuple[float, ...]:
+    """'0,5,300' → (0.0, 5.0, 300.0); at least one delay, none negative."""
+    try:
+        delays = tuple(float(part) for part in text.split(","))
+    except ValueError:
+        raise ValueError(f"not comma-separated seconds: {text!r}") from None
+    if any(not math.isfinite(delay) or delay < 0 for delay in delays):
+        raise ValueError(f"delays must be 0 or more seconds: {text!r}")
+    return delays
 
 
 def to_async_url(url: str) -> str:

@@ -27,6 +27,7 @@ from watchpost.db.migrate import alembic_config
 from watchpost.db.registry import all_metadata
 
 BEFORE = "0013"
+AFTER = "0014"  # the revision under test (later ones add tables and columns)
 """The revision before ids stopped being reused."""
 
 
@@ -267,7 +268,7 @@ def test_the_migration_keeps_rows_indexes_triggers_and_counts(old_database: _Db)
         "row_counts_heartbeats_insert",
     }
 
-    old_database.upgrade("heads")
+    old_database.upgrade(AFTER)
 
     with _connect(old_database.path) as conn:
         assert _dump(conn) == rows

@@ -18,8 +18,12 @@ URL = "https://hooks.example.com/watchpost"
 
 
 async def create(api: Api, **attributes: Any) -> dict[str, Any]:
+    """The created webhook as GET shows it: without the signing key, which only the create
+    response carries (tests/delivery/test_signing.py)."""
     body = {"url": URL, "trigger_type": "on_call_change", **attributes}
-    return data(await api.post(BASE, body), 201)
+    created = data(await api.post(BASE, body), 201)
+    assert created["attributes"].pop("signing_secret").startswith("whsec_")
+    return created
 
 
 @pytest.mark.parametrize("trigger_type", TRIGGER_TYPES)
@@ -108,6 +112,7 @@ async def test_create_and_patch_respond_like_get(api: Api) -> None:
     assert response.status_code == 201
     created = response.json()
     wid = created["data"]["id"]
+    assert created["data"]["attributes"].pop("signing_secret").startswith("whsec_")
     assert (await api.get(f"{BASE}/{wid}")).json() == created
     patched = await api.patch(f"{BASE}/{wid}", {"name": "Renamed"})
     assert patched.status_code == 200

@@ -25,6 +25,8 @@ async def create(api: Api, template: Any = None, **attributes: Any) -> dict[str,
     response = await api.post(BASE, body)
     assert response.status_code == 201, response.text
     result: dict[str, Any] = response.json()
+    # As GET shows it: the signing key is only in the create response.
+    assert result["data"]["attributes"].pop("signing_secret").startswith("whsec_")
     return result
 
 

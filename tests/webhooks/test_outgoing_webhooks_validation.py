@@ -14,8 +14,11 @@ URL = "https://hooks.example.com/watchpost"
 
 
 async def create(api: Api, **attributes: Any) -> dict[str, Any]:
+    """The created webhook as GET shows it (the signing key is only in the create response)."""
     body = {"url": URL, "trigger_type": "on_call_change", **attributes}
-    return data(await api.post(BASE, body), 201)
+    created = data(await api.post(BASE, body), 201)
+    assert created["attributes"].pop("signing_secret").startswith("whsec_")
+    return created
 
 
 async def test_url_and_trigger_type_are_required_and_both_reported(api: Api) -> None:

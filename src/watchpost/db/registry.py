@@ -9,6 +9,7 @@ from sqlalchemy import MetaData
 # Domains with a models module, one per line.
 MODEL_DOMAINS = (
     "collectors",
+    "delivery",
     "heartbeats",
     "history",
     "incidents",

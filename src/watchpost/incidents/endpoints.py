@@ -13,7 +13,7 @@ from watchpost.http.envelope import listing, no_content, single
 from watchpost.http.errors import READ_ERRORS, error_responses, object_id
 from watchpost.http.openapi import ListDoc, SingleDoc, request_body
 from watchpost.http.pagination import Paging
-from watchpost.incidents import lists, service
+from watchpost.incidents import lists, rendering, service
 from watchpost.incidents.models import Incident
 from watchpost.incidents.schemas import (
     AcknowledgeBody,
@@ -51,7 +51,7 @@ lists of strings."""
 
 
 def _incident(incident: Incident, team_name: str) -> dict[str, object]:
-    return lists.incident_resource(incident, team_name)
+    return rendering.incident_resource(incident, team_name)
 
 
 @router.post(
@@ -125,7 +125,7 @@ async def list_incidents(
 )
 async def get_incident(incident_id: str, caller: Caller, db: ReadDb) -> Response:
     incident = await service.get_incident(
-        db, team_id=caller.team_id, incident_id=object_id(incident_id, service.INCIDENT)
+        db, team_id=caller.team_id, incident_id=object_id(incident_id, rendering.INCIDENT)
     )
     return single(_incident(incident, caller.team_name))
 
@@ -137,7 +137,7 @@ async def get_incident(incident_id: str, caller: Caller, db: ReadDb) -> Response
     responses=READ_ERRORS,
 )
 async def delete_incident(incident_id: str, caller: Caller, db: WriteDb) -> Response:
-    iid = object_id(incident_id, service.INCIDENT)
+    iid = object_id(incident_id, rendering.INCIDENT)
     async with db.begin():
         incident = await service.get_incident(db, team_id=caller.team_id, incident_id=iid)
         await service.delete_incident(db, incident=incident)
@@ -172,7 +172,7 @@ async def _change(
 async def acknowledge_incident(
     incident_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
 ) -> Response:
-    iid = object_id(incident_id, service.INCIDENT)
+    iid = object_id(incident_id, rendering.INCIDENT)
     data = parse(AcknowledgeBody, body)
     return await _change(iid, Change.ACKNOWLEDGED, data.acknowledged_by, caller, ctx, db)
 
@@ -191,7 +191,7 @@ async def acknowledge_incident(
 async def resolve_incident(
     incident_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
 ) -> Response:
-    iid = object_id(incident_id, service.INCIDENT)
+    iid = object_id(incident_id, rendering.INCIDENT)
     data = parse(ResolveBody, body)
     return await _change(iid, Change.RESOLVED, data.resolved_by, caller, ctx, db)
 
@@ -209,7 +209,7 @@ async def incident_timeline(
     incident_id: str, caller: Caller, db: ReadDb, paging: Paging
 ) -> Response:
     incident = await service.get_incident(
-        db, team_id=caller.team_id, incident_id=object_id(incident_id, service.INCIDENT)
+        db, team_id=caller.team_id, incident_id=object_id(incident_id, rendering.INCIDENT)
     )
     page = await lists.list_timeline(db, incident=incident, paging=paging)
     return listing(page.data, page.links)

@@ -2,98 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from functools import partial
 from typing import Any
 
 from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.db.rows import ListColumns
 from watchpost.http.envelope import resource
 from watchpost.http.pagination import PageRequest, ResourcePage, TeamList, paginate
 from watchpost.incidents.models import Incident, IncidentEvent
+from watchpost.incidents.rendering import INCIDENT_COLUMNS, incident_resources
 from watchpost.incidents.schemas import IncidentFilters
-from watchpost.incidents.service import INCIDENT, TIMELINE_ITEM, timeline_item_attributes
-
-INCIDENT_COLUMNS = ListColumns(
-    Incident,
-    (
-        "id",
-        "name",
-        "cause",
-        "started_at",
-        "acknowledged_at",
-        "acknowledged_by",
-        "resolved_at",
-        "resolved_by",
-        "monitor_id",
-        "heartbeat_id",
-        "collector_target_id",
-        "manual",
-        "metadata_",
-        "created_at",
-        "updated_at",
-    ),
-)
-
-
-def incident_resources(rows: Iterable[Sequence[Any]], *, team_name: str) -> list[dict[str, Any]]:
-    """Incidents as API resources, from rows of INCIDENT_COLUMNS.
-
-    One comprehension that unpacks each row: 250 rows a page, so every call and attribute
-    lookup per row shows in the page's cost. The status is Incident.status's rule.
-    """
-    return [
-        {
-            "id": str(id_),
-            "type": INCIDENT,
-            "attributes": {
-                "name": name,
-                "cause": cause,
-                "status": "resolved"
-                if resolved_at is not None
-                else "acknowledged"
-                if acknowledged_at is not None
-                else "started",
-                "started_at": started_at,
-                "acknowledged_at": acknowledged_at,
-                "acknowledged_by": acknowledged_by,
-                "resolved_at": resolved_at,
-                "resolved_by": resolved_by,
-                "monitor_id": monitor_id,
-                "heartbeat_id": heartbeat_id,
-                "collector_target_id": collector_target_id,
-                "manual": manual,
-                "metadata": metadata,
-                "team_name": team_name,
-                "created_at": created_at,
-                "updated_at": updated_at,
-            },
-        }
-        for (
-            id_,
-            name,
-            cause,
-            started_at,
-            acknowledged_at,
-            acknowledged_by,
-            resolved_at,
-            resolved_by,
-            monitor_id,
-            heartbeat_id,
-            collector_target_id,
-            manual,
-            metadata,
-            created_at,
-            updated_at,
-        ) in rows
-    ]
-
-
-def incident_resource(incident: Incident, team_name: str) -> dict[str, Any]:
-    return incident_resources([INCIDENT_COLUMNS.row(incident)], team_name=team_name)[0]
-
+from watchpost.incidents.service import TIMELINE_ITEM, timeline_item_attributes
 
 INCIDENTS = TeamList(
     INCIDENT_COLUMNS,

@@ -17,10 +17,10 @@ from watchpost.clock import isoformat_ms
 from watchpost.db.queries import team_object
 from watchpost.errors import Conflict, InvalidRequest
 from watchpost.incidents.models import Incident, IncidentEvent
+from watchpost.incidents.rendering import INCIDENT
 from watchpost.incidents.schemas import IncidentCreate
 from watchpost.incidents.transitions import AUTOMATIC, Change, apply, open_incident_for, start
 
-INCIDENT = "incident"
 TIMELINE_ITEM = "incident_timeline_item"
 
 

@@ -4,12 +4,14 @@ Whoever causes it (a check result, a heartbeat ping or sweep, a person through t
 the deletion of the object it is about), a change is one `Change` applied to one incident
 inside the caller's transaction. `apply` is the only code that writes an incident's state
 (`started_at`, `acknowledged_*`, `resolved_*`, `updated_at`) or adds a timeline entry, so
-whatever must follow every change of an incident belongs in it, once.
+whatever must follow every change of an incident belongs in it, once: a server log line and,
+for the changes people are told of, an event in the delivery outbox (same transaction).
 """
 
 from __future__ import annotations
 
 import enum
+import logging
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Final
@@ -17,8 +19,12 @@ from typing import Any, Final
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from watchpost.delivery import outbox
 from watchpost.errors import Conflict
 from watchpost.incidents.models import Incident, IncidentEvent
+from watchpost.incidents.rendering import SUBJECTS, incident_payload
+
+log = logging.getLogger("watchpost.incidents")
 
 AUTOMATIC: Final = "Watchpost"
 """Who acknowledged or resolved, when nobody did by hand."""
@@ -70,6 +76,32 @@ _DEFAULT_TEXTS: Final = {
     Change.RESOLVED: "Resolved by {by}",
 }
 """The timeline text of a change made without one."""
+_ANNOUNCED: Final = {
+    Change.STARTED: "started",
+    Change.ACKNOWLEDGED: "acknowledged",
+    Change.RESOLVED: "resolved",
+}
+"""The changes receivers are told of, and the event each is (webhooks' `event`)."""
+
+
+def _about(incident: Incident) -> str:
+    for column, kind in SUBJECTS:
+        if getattr(incident, column) is not None:
+            return f" ({kind} {getattr(incident, column)})"
+    return ""
+
+
+async def _announce(session: AsyncSession, incident: Incident, event: str, at: datetime) -> None:
+    log.info("incident %s %s%s: %s", incident.id, event, _about(incident), incident.name[:200])
+    team_name = await outbox.team_name(session, incident.team_id)
+    await outbox.record(
+        session,
+        team_id=incident.team_id,
+        trigger_type="incident_change",
+        event=event,
+        data=incident_payload(incident, team_name),
+        at=at,
+    )
 
 
 async def apply(
@@ -93,6 +125,9 @@ async def apply(
     event = IncidentEvent(incident_id=incident.id, at=at, kind=change.value, text=text, by=by)
     session.add(event)
     await session.flush()
+    announced = _ANNOUNCED.get(change)
+    if announced is not None:
+        await _announce(session, incident, announced, at)
     return event
 
 

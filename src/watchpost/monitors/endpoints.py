@@ -128,7 +128,7 @@ async def list_monitors(
 )
 async def get_monitor(monitor_id: str, caller: Caller, db: ReadDb) -> Response:
     monitor = await service.get_monitor(
-        db, team_id=caller.team_id, monitor_id=object_id(monitor_id, service.MONITOR)
+        db, team_id=caller.team_id, monitor_id=object_id(monitor_id, lists.MONITOR)
     )
     return single(_monitor(monitor, caller.team_name))
 
@@ -143,7 +143,7 @@ async def get_monitor(monitor_id: str, caller: Caller, db: ReadDb) -> Response:
 async def update_monitor(
     monitor_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
 ) -> Response:
-    mid = object_id(monitor_id, service.MONITOR)
+    mid = object_id(monitor_id, lists.MONITOR)
     async with db.begin():
         monitor = await service.get_monitor(db, team_id=caller.team_id, monitor_id=mid)
         extra = await service.group_problems(db, team_id=caller.team_id, body=body)
@@ -158,7 +158,7 @@ async def update_monitor(
     "/{monitor_id}", status_code=204, summary="Delete a monitor", responses=READ_ERRORS
 )
 async def delete_monitor(monitor_id: str, caller: Caller, ctx: Context, db: WriteDb) -> Response:
-    mid = object_id(monitor_id, service.MONITOR)
+    mid = object_id(monitor_id, lists.MONITOR)
     async with db.begin():
         monitor = await service.get_monitor(db, team_id=caller.team_id, monitor_id=mid)
         await service.delete_monitor(db, monitor=monitor, now=ctx.clock.now())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from functools import partial
-from typing import Any
+from typing import Any, Final
 
 from sqlalchemy import bindparam
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -13,9 +13,10 @@ from watchpost.db.rows import ListColumns
 from watchpost.http.pagination import PageRequest, ResourcePage, TeamList
 from watchpost.maintenance_windows import weekdays_in_order
 from watchpost.monitors.models import Monitor
-from watchpost.monitors.service import MONITOR
 from watchpost.monitors.types import REQUEST_FIELDS
 from watchpost.notification_fields import NOTIFICATION_DEFAULTS
+
+MONITOR: Final = "monitor"
 
 MONITOR_COLUMNS = ListColumns(
     Monitor,

@@ -11,15 +11,15 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.crypto import SecretBox
 from watchpost.db.deletions import delete_named
 from watchpost.db.queries import team_object
+from watchpost.delivery import outbox
 from watchpost.history import service as history
 from watchpost.incidents import service as incidents
+from watchpost.monitors.lists import MONITOR, monitor_resource
 from watchpost.monitors.models import Monitor, MonitorGroup
 from watchpost.monitors.schemas import VALUE_FIELDS, MonitorCreate, MonitorUpdate
 from watchpost.monitors.status_machine import apply, resume, state_of
 from watchpost.monitors.types import TYPE_FIELDS
 from watchpost.validation import reference_id
-
-MONITOR = "monitor"
 
 # A change to any of these means the monitor must be checked anew, right away.
 CHECK_FIELDS: Final[frozenset[str]] = frozenset(
@@ -93,6 +93,20 @@ def set_paused(monitor: Monitor, paused: bool, now: datetime) -> None:
         monitor.schedule_now(now)
 
 
+async def announce(session: AsyncSession, monitor: Monitor, event: str, at: datetime) -> None:
+    """Put the monitor's `event` (created, updated, paused, unpaused, deleted) in the delivery
+    outbox, with the monitor as the API shows it now."""
+    team_name = await outbox.team_name(session, monitor.team_id)
+    await outbox.record(
+        session,
+        team_id=monitor.team_id,
+        trigger_type="monitor_change",
+        event=event,
+        data=monitor_resource(monitor, team_name),
+        at=at,
+    )
+
+
 async def create_monitor(
     session: AsyncSession,
     *,
@@ -112,6 +126,7 @@ async def create_monitor(
     set_paused(monitor, bool(values["paused"]), now)
     session.add(monitor)
     await session.flush()
+    await announce(session, monitor, "created", now)
     return monitor
 
 
@@ -133,29 +148,36 @@ async def update_monitor(
     now: datetime,
 ) -> Monitor:
     """Store a validated PATCH. Changed check settings make the monitor due now."""
-    recheck = False
+    recheck = changed = False
     for name, value in values.items():
         if name == "paused":
             continue
-        if _store(monitor, name, value) and name in CHECK_FIELDS:
-            recheck = True
+        if _store(monitor, name, value):
+            changed = True
+            recheck = recheck or name in CHECK_FIELDS
     if "auth_password" in data.model_fields_set:
         monitor.auth_password_encrypted = (
             box.encrypt(data.auth_password) if data.auth_password is not None else None
         )
-        recheck = True
-    if values["paused"] != monitor.paused:
+        recheck = changed = True
+    pausing = values["paused"] != monitor.paused
+    if pausing:
         set_paused(monitor, bool(values["paused"]), now)
     elif recheck and not monitor.paused:
         monitor.schedule_now(now)  # and any check still running with the old settings is void
     monitor.updated_at = now
     await session.flush()
+    if changed:
+        await announce(session, monitor, "updated", now)
+    if pausing:
+        await announce(session, monitor, "paused" if monitor.paused else "unpaused", now)
     return monitor
 
 
 async def delete_monitor(session: AsyncSession, *, monitor: Monitor, now: datetime) -> None:
     """Delete the monitor, its check history and the status page resources showing it; its
     incidents stay, as history, and an open one is resolved (no check can resolve it now)."""
+    await announce(session, monitor, "deleted", now)
     await incidents.resolve_for_deleted(session, now=now, monitor_id=monitor.id)
     await history.forget(session, subject_type="monitor", subject_id=monitor.id)
     await delete_named(session, monitor, item_type="Monitor")

@@ -13,7 +13,7 @@ from watchpost.http.envelope import Resource, listing, no_content, resource, sin
 from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses, object_id
 from watchpost.http.openapi import request_body
 from watchpost.http.pagination import Paging
-from watchpost.webhooks import service
+from watchpost.webhooks import service, signing
 from watchpost.webhooks.models import OutgoingWebhook
 from watchpost.webhooks.schemas import (
     WEBHOOK_NOT_NULL,
@@ -54,8 +54,18 @@ def _included(webhooks: Sequence[OutgoingWebhook]) -> list[Resource]:
     ]
 
 
-def _document(webhook: OutgoingWebhook, team_name: str, status: int = 200) -> Response:
-    return single(_webhook(webhook, team_name), status=status, included=_included([webhook]))
+def _document(
+    webhook: OutgoingWebhook,
+    team_name: str,
+    status: int = 200,
+    *,
+    signing_secret: str | None = None,
+) -> Response:
+    """The webhook; `signing_secret` shown only where it was just made (create, rotate)."""
+    document = _webhook(webhook, team_name)
+    if signing_secret is not None:
+        document["attributes"]["signing_secret"] = signing_secret
+    return single(document, status=status, included=_included([webhook]))
 
 
 @router.post(
@@ -71,11 +81,17 @@ def _document(webhook: OutgoingWebhook, team_name: str, status: int = 200) -> Re
 )
 async def create_webhook(body: JsonObject, caller: Caller, ctx: Context, db: WriteDb) -> Response:
     data = parse_webhook_create(body, team_name=caller.team_name)
+    secret = signing.new_secret()
     async with db.begin():
         webhook = await service.create_webhook(
-            db, team_id=caller.team_id, data=data, box=ctx.box, now=ctx.clock.now()
+            db,
+            team_id=caller.team_id,
+            data=data,
+            box=ctx.box,
+            now=ctx.clock.now(),
+            signing_secret=secret,
         )
-    return _document(webhook, caller.team_name, status=201)
+    return _document(webhook, caller.team_name, status=201, signing_secret=secret)
 
 
 @router.get(
@@ -154,6 +170,29 @@ async def delete_webhook(outgoing_webhook_id: str, caller: Caller, db: WriteDb) 
         webhook = await service.get_webhook(db, team_id=caller.team_id, webhook_id=wid)
         await service.delete_webhook(db, webhook=webhook)
     return no_content()
+
+
+@router.post(
+    "/{outgoing_webhook_id}/rotate-secret",
+    summary="Rotate an outgoing webhook's signing key",
+    description=(
+        "A new `whsec_…` key signs from now on and is returned once, as `signing_secret`; "
+        "for 24 hours requests carry the previous key's signature too (`webhook-signature` "
+        "holds both), so receivers can switch keys without missing a request."
+    ),
+    responses={200: {"model": WebhookDoc}, **READ_ERRORS},
+)
+async def rotate_secret(
+    outgoing_webhook_id: str, caller: Caller, ctx: Context, db: WriteDb
+) -> Response:
+    wid = object_id(outgoing_webhook_id, service.WEBHOOK)
+    secret = signing.new_secret()
+    async with db.begin():
+        webhook = await service.get_webhook(db, team_id=caller.team_id, webhook_id=wid)
+        await service.rotate_secret(
+            db, webhook=webhook, box=ctx.box, now=ctx.clock.now(), signing_secret=secret
+        )
+    return _document(webhook, caller.team_name, signing_secret=secret)
 
 
 # What routes.py serves: this module's routers, each listed flat in the app.

@@ -1,9 +1,11 @@
 from __future__ import annotations
 
+from datetime import datetime
+
 from sqlalchemy import JSON, Boolean, ForeignKey, Index, String, Text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from watchpost.db.base import Base, IdMixin, IdType, TeamOwnedMixin, TimestampMixin
+from watchpost.db.base import Base, IdMixin, IdType, TeamOwnedMixin, TimestampMixin, UTCDateTime
 
 
 class CustomWebhookTemplate(IdMixin, TeamOwnedMixin, TimestampMixin, Base):
@@ -39,6 +41,16 @@ class OutgoingWebhook(IdMixin, TeamOwnedMixin, TimestampMixin, Base):
         unique=True,
         default=None,
     )
+    # Standard Webhooks signing keys (`whsec_…`), encrypted; after a rotation the previous key
+    # also signs until previous_secret_expires_at.
+    signing_secret_encrypted: Mapped[str | None] = mapped_column(Text, default=None)
+    previous_secret_encrypted: Mapped[str | None] = mapped_column(Text, default=None)
+    previous_secret_expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+    # Deliveries stop while disabled_at is set (410 Gone, or failing since failing_since for
+    # longer than the settings allow); a change of the webhook enables it again.
+    failing_since: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+    disabled_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+    disabled_reason: Mapped[str | None] = mapped_column(Text, default=None)
     # The template lives and dies with its webhook; loaded with it (async: no lazy loads).
     custom_webhook_template: Mapped[CustomWebhookTemplate | None] = relationship(
         lazy="selectin", cascade="all, delete-orphan", single_parent=True

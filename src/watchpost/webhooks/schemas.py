@@ -11,6 +11,7 @@ from watchpost.destinations import resend_problems
 from watchpost.http.openapi import PaginationDoc
 from watchpost.problems import accepted, null_problems, validated
 from watchpost.validation import DestinationUrl, Name, Secret
+from watchpost.webhooks import templates
 from watchpost.webhooks.triggers import (
     DEFAULT_HTTP_METHOD,
     HTTP_METHODS,
@@ -43,6 +44,13 @@ def check_header_name(value: str) -> str:
 def check_header_value(value: str) -> str:
     if any(char in value for char in "\r\n\0"):
         raise ValueError("must not contain line breaks or NUL characters")
+    return check_template(value)
+
+
+def check_template(value: str) -> str:
+    problem = templates.check(value)
+    if problem is not None:
+        raise ValueError(problem)
     return value
 
 
@@ -68,10 +76,13 @@ class WebhookTemplateInput(BaseModel):
     auth_username: str | None = Field(default=None, min_length=1, max_length=255)
     auth_password: Secret | None = Field(default=None, description="Write-only.")
     headers_template: list[HeaderTemplate] | None = Field(default=None, max_length=MAX_HEADERS)
-    body_template: str | None = Field(
+    body_template: Annotated[str, AfterValidator(check_template)] | None = Field(
         default=None,
         max_length=MAX_BODY_TEMPLATE,
-        description="Not accepted with http_method get or head.",
+        description="Not accepted with http_method get or head. A Jinja2 template "
+        "(sandboxed), as are header values: `event`, `trigger_type`, `data` (the object as "
+        "the API shows it), `payload` (the default body), `webhook_id`, `timestamp`; "
+        "`{{ data | tojson }}` writes JSON. Without one, the body is the payload as JSON.",
     )
 
 
@@ -124,6 +135,19 @@ class WebhookAttributes(BaseModel):
     on_incident_resolved: bool = Field(default=False, description=_FLAG_DOC)
     on_incident_reopened: bool = Field(default=False, description=_FLAG_DOC)
     on_incident_comment: bool = Field(default=False, description=_FLAG_DOC)
+    disabled_at: str | None = Field(
+        default=None,
+        description="Read-only, only on a disabled webhook: when deliveries stopped (410 "
+        "Gone, or failing for too long). Any update enables it again.",
+    )
+    disabled_reason: str | None = Field(
+        default=None, description="Read-only, only on a disabled webhook: why."
+    )
+    signing_secret: str | None = Field(
+        default=None,
+        description="The `whsec_…` key that signs requests (Standard Webhooks). Only in the "
+        "responses of create and rotate-secret.",
+    )
 
 
 class WebhookTemplateAttributes(BaseModel):

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime
-from typing import Any
+from datetime import datetime, timedelta
+from typing import Any, Final
 from urllib.parse import urlsplit
 
 from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from watchpost.clock import isoformat_ms
 from watchpost.crypto import SecretBox
 from watchpost.db.deletions import delete_named
 from watchpost.db.queries import team_object
@@ -31,7 +32,8 @@ TEMPLATE = "custom_webhook_template"
 
 
 def webhook_attributes(webhook: OutgoingWebhook, team_name: str) -> dict[str, Any]:
-    """The spec's four attributes, plus the trigger-dependent ones its trigger_type accepts."""
+    """The spec's four attributes, plus the trigger-dependent ones its trigger_type accepts,
+    and why deliveries stopped when they did."""
     attributes: dict[str, Any] = {
         "name": webhook.name,
         "url": webhook.url,
@@ -40,6 +42,9 @@ def webhook_attributes(webhook: OutgoingWebhook, team_name: str) -> dict[str, An
     }
     for name in TRIGGER_RULES[webhook.trigger_type].accepted:
         attributes[name] = getattr(webhook, name)
+    if webhook.disabled_at is not None:  # the spec's shape otherwise
+        attributes["disabled_at"] = isoformat_ms(webhook.disabled_at)
+        attributes["disabled_reason"] = webhook.disabled_reason
     return attributes
 
 
@@ -118,11 +123,19 @@ def _default_name(url: str) -> str:
 
 
 async def create_webhook(
-    session: AsyncSession, *, team_id: int, data: WebhookCreate, box: SecretBox, now: datetime
+    session: AsyncSession,
+    *,
+    team_id: int,
+    data: WebhookCreate,
+    box: SecretBox,
+    now: datetime,
+    signing_secret: str,
 ) -> OutgoingWebhook:
-    """A new webhook; flags its trigger_type does not accept stay false."""
+    """A new webhook signing with `signing_secret`; flags its trigger_type does not accept
+    stay false."""
     webhook = OutgoingWebhook(
         team_id=team_id,
+        signing_secret_encrypted=box.encrypt(signing_secret),
         name=data.name if data.name is not None else _default_name(data.url),
         url=data.url,
         trigger_type=data.trigger_type,
@@ -164,7 +177,8 @@ async def update_webhook(
     box: SecretBox,
     now: datetime,
 ) -> OutgoingWebhook:
-    """Apply a validated PATCH; a null template removes it, an object creates or changes it."""
+    """Apply a validated PATCH; a null template removes it, an object creates or changes it.
+    A disabled webhook is enabled again: an update is how its owner says it is fixed."""
     for name in ("name", "url", *TRIGGER_RULES[webhook.trigger_type].accepted):
         if name in sent:
             setattr(webhook, name, getattr(data, name))
@@ -178,6 +192,30 @@ async def update_webhook(
                 template = _new_template(webhook.team_id, now)
                 webhook.custom_webhook_template = template
             _apply_template(template, fields, box, now)
+    webhook.disabled_at = webhook.disabled_reason = webhook.failing_since = None
+    webhook.updated_at = now
+    await session.flush()
+    return webhook
+
+
+ROTATION_OVERLAP: Final = timedelta(hours=24)
+"""How long the previous key still signs after a rotation."""
+
+
+async def rotate_secret(
+    session: AsyncSession,
+    *,
+    webhook: OutgoingWebhook,
+    box: SecretBox,
+    now: datetime,
+    signing_secret: str,
+) -> OutgoingWebhook:
+    """Sign with `signing_secret` from now on, and with the current key too for 24 hours."""
+    webhook.previous_secret_encrypted = webhook.signing_secret_encrypted
+    webhook.previous_secret_expires_at = (
+        now + ROTATION_OVERLAP if webhook.signing_secret_encrypted is not None else None
+    )
+    webhook.signing_secret_encrypted = box.encrypt(signing_secret)
     webhook.updated_at = now
     await session.flush()
     return webhook

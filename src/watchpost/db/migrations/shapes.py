@@ -181,6 +181,25 @@ def create_team_table(
         create_indexes(table, *indexes)
 
 
+def create_owned_table(
+    table: str,
+    *columns: sa.schema.SchemaItem,
+    indexes: Sequence[IndexKey] = ("team_id",),
+) -> None:
+    """A table of teams' rows with an `id` never reused (AUTOINCREMENT on SQLite, as every
+    table since 0014): columns (and foreign keys to other tables), then the foreign key to
+    the team, the primary key and the indexes."""
+    op.create_table(
+        table,
+        *columns,
+        team_foreign_key(table),
+        primary_key(table),
+        sqlite_autoincrement=True,
+    )
+    if indexes:
+        create_indexes(table, *indexes)
+
+
 def create_group_table(table: str) -> None:
     """A pausable, ordered group of one team's objects (heartbeats, monitors)."""
     create_team_table(

@@ -1,0 +1,76 @@
+"""alert delivery: the outbox (delivery_events, deliveries) and webhook signing keys"""
+
+from __future__ import annotations
+
+from alembic import op
+
+from watchpost.db.migrations import shapes
+
+revision = "0015"
+down_revision = "0014"
+
+WEBHOOK_COLUMNS = (
+    shapes.text("signing_secret_encrypted", nullable=True),
+    shapes.text("previous_secret_encrypted", nullable=True),
+    shapes.moment("previous_secret_expires_at", nullable=True),
+    shapes.moment("failing_since", nullable=True),
+    shapes.moment("disabled_at", nullable=True),
+    shapes.text("disabled_reason", nullable=True),
+)
+EVENT_INDEXES: tuple[shapes.IndexKey, ...] = ("created_at", "dispatched_at", "team_id")
+DELIVERY_INDEXES: tuple[shapes.IndexKey, ...] = (
+    "event_id",
+    ("state", "next_attempt_at"),
+    ("webhook_id", "id"),
+    "team_id",
+)
+
+
+def upgrade() -> None:
+    with op.batch_alter_table("outgoing_webhooks") as batch_op:
+        for column in WEBHOOK_COLUMNS:
+            batch_op.add_column(column)
+    shapes.create_owned_table(
+        "delivery_events",
+        shapes.string("trigger_type", 32),
+        shapes.string("event", 32),
+        shapes.string("subject_type", 32),
+        shapes.reference("subject_id"),
+        shapes.json("payload"),
+        shapes.moment("created_at"),
+        shapes.moment("dispatched_at", nullable=True),
+        shapes.id_column(),
+        shapes.reference("team_id"),
+        indexes=EVENT_INDEXES,
+    )
+    shapes.create_owned_table(
+        "deliveries",
+        shapes.reference("event_id"),
+        shapes.reference("webhook_id"),
+        shapes.string("state", 16),
+        shapes.integer("attempts"),
+        shapes.moment("next_attempt_at", nullable=True),
+        shapes.string("lease_owner", 128, nullable=True),
+        shapes.moment("lease_expires_at", nullable=True),
+        shapes.moment("last_attempt_at", nullable=True),
+        shapes.integer("status_code", nullable=True),
+        shapes.integer("duration_ms", nullable=True),
+        shapes.text("response_excerpt", nullable=True),
+        shapes.text("error", nullable=True),
+        shapes.moment("delivered_at", nullable=True),
+        shapes.moment("created_at"),
+        shapes.moment("updated_at"),
+        shapes.id_column(),
+        shapes.reference("team_id"),
+        shapes.foreign_key("deliveries", "event_id", "delivery_events", ondelete="CASCADE"),
+        shapes.foreign_key("deliveries", "webhook_id", "outgoing_webhooks", ondelete="CASCADE"),
+        indexes=DELIVERY_INDEXES,
+    )
+
+
+def downgrade() -> None:
+    shapes.drop_table("deliveries", *DELIVERY_INDEXES)
+    shapes.drop_table("delivery_events", *EVENT_INDEXES)
+    with op.batch_alter_table("outgoing_webhooks") as batch_op:
+        for column in reversed(WEBHOOK_COLUMNS):
+            batch_op.drop_column(column.name)

@@ -1,0 +1,1 @@
+"""Alert delivery: the outbox of events and their deliveries to webhooks."""

@@ -1,0 +1,130 @@
+"""Claiming due deliveries: a lease per delivery, so no two workers send the same attempt.
+
+As the check engine's claims: `FOR UPDATE SKIP LOCKED` on PostgreSQL, `BEGIN IMMEDIATE` on
+SQLite. A lease lasts the request's timeout plus a margin; a worker that dies between claim
+and send leaves it to expire, and another worker sends the delivery again (at least once).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import or_, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from watchpost.delivery.models import Delivery, DeliveryEvent
+from watchpost.webhooks.models import CustomWebhookTemplate, OutgoingWebhook
+
+
+@dataclass(frozen=True)
+class Job:
+    """One leased delivery with what sending it needs (secrets still encrypted)."""
+
+    delivery_id: int
+    attempts: int
+    """Attempts made before this one."""
+    event_id: int
+    trigger_type: str
+    event: str
+    payload: dict[str, Any]
+    webhook_id: int
+    url: str
+    disabled_reason: str | None
+    signing_secret_encrypted: str | None
+    previous_secret_encrypted: str | None
+    previous_secret_expires_at: datetime | None
+    http_method: str | None
+    auth_username: str | None
+    auth_password_encrypted: str | None
+    headers_template: list[dict[str, str]] | None
+    body_template: str | None
+
+    @property
+    def message_id(self) -> str:
+        """Standard Webhooks' `webhook-id`: one per event, the same on every attempt and for
+        every webhook, so a receiver can drop what it has seen."""
+        return f"msg_{self.event_id}"
+
+
+_JOB_COLUMNS = (
+    Delivery.id,
+    Delivery.attempts,
+    DeliveryEvent.id,
+    DeliveryEvent.trigger_type,
+    DeliveryEvent.event,
+    DeliveryEvent.payload,
+    OutgoingWebhook.id,
+    OutgoingWebhook.url,
+    OutgoingWebhook.disabled_reason,
+    OutgoingWebhook.signing_secret_encrypted,
+    OutgoingWebhook.previous_secret_encrypted,
+    OutgoingWebhook.previous_secret_expires_at,
+    CustomWebhookTemplate.http_method,
+    CustomWebhookTemplate.auth_username,
+    CustomWebhookTemplate.auth_password_encrypted,
+    CustomWebhookTemplate.headers_template,
+    CustomWebhookTemplate.body_template,
+)
+
+
+def job_query() -> Any:
+    return (
+        select(*_JOB_COLUMNS)
+        .join(DeliveryEvent, DeliveryEvent.id == Delivery.event_id)
+        .join(OutgoingWebhook, OutgoingWebhook.id == Delivery.webhook_id)
+        .outerjoin(
+            CustomWebhookTemplate,
+            CustomWebhookTemplate.id == OutgoingWebhook.custom_webhook_template_id,
+        )
+    )
+
+
+def jobs_from(rows: Any) -> list[Job]:
+    return [Job(*row) for row in rows]
+
+
+async def claim(
+    session: AsyncSession, *, owner: str, now: datetime, until: datetime, limit: int
+) -> list[Job]:
+    """Lease up to `limit` due deliveries to `owner` until `until`, earliest due first.
+    Call inside a write transaction."""
+    ids = list(
+        (
+            await session.execute(
+                select(Delivery.id)
+                .where(
+                    Delivery.state == "pending",
+                    Delivery.next_attempt_at <= now,
+                    or_(Delivery.lease_expires_at.is_(None), Delivery.lease_expires_at < now),
+                )
+                .order_by(Delivery.next_attempt_at, Delivery.id)
+                .limit(limit)
+                .with_for_update(skip_locked=True)
+            )
+        ).scalars()
+    )
+    if not ids:
+        return []
+    await session.execute(
+        update(Delivery)
+        .where(Delivery.id.in_(ids))
+        .values(lease_owner=owner, lease_expires_at=until)
+        .execution_options(synchronize_session=False)
+    )
+    rows = await session.execute(
+        job_query().where(Delivery.id.in_(ids)).order_by(Delivery.next_attempt_at, Delivery.id)
+    )
+    return jobs_from(rows)
+
+
+async def next_due_at(session: AsyncSession) -> datetime | None:
+    """When the earliest pending delivery falls due (leases aside)."""
+    found: datetime | None = await session.scalar(
+        select(Delivery.next_attempt_at)
+        .where(Delivery.state == "pending")
+        .order_by(Delivery.next_attempt_at)
+        .limit(1)
+    )
+    return found

@@ -1,0 +1,98 @@
+"""From events to deliveries: one delivery per webhook of the event's team that wants it.
+
+Dispatching runs in the delivery workers, not in the transaction of the change: the change
+only writes its event (outbox.py). Events are claimed with `FOR UPDATE SKIP LOCKED` on
+PostgreSQL (the write session's `BEGIN IMMEDIATE` on SQLite) and marked dispatched in the
+transaction that adds their deliveries, so each event is dispatched once, by one worker.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import datetime, timedelta
+from typing import Any, Final
+
+from sqlalchemy import insert, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from watchpost.delivery.models import Delivery, DeliveryEvent
+from watchpost.webhooks.models import OutgoingWebhook
+
+_HOOK_FLAGS: Final = (
+    OutgoingWebhook.on_incident_started,
+    OutgoingWebhook.on_incident_acknowledged,
+    OutgoingWebhook.on_incident_resolved,
+    OutgoingWebhook.on_incident_reopened,
+    OutgoingWebhook.on_incident_comment,
+)
+
+
+def wants(webhook: Any, trigger_type: str, event: str) -> bool:
+    """Whether a webhook (a row with trigger_type and the on_incident_* flags) wants the event."""
+    if webhook.trigger_type != trigger_type:
+        return False
+    if trigger_type == "incident_change":
+        return bool(getattr(webhook, f"on_incident_{event}", False))
+    return True
+
+
+async def dispatch(session: AsyncSession, *, now: datetime, limit: int, first_delay: float) -> int:
+    """Dispatch up to `limit` undispatched events, oldest first; how many deliveries were
+    made. Call inside a write transaction."""
+    events = (
+        await session.execute(
+            select(
+                DeliveryEvent.id,
+                DeliveryEvent.team_id,
+                DeliveryEvent.trigger_type,
+                DeliveryEvent.event,
+            )
+            .where(DeliveryEvent.dispatched_at.is_(None))
+            .order_by(DeliveryEvent.id)
+            .limit(limit)
+            .with_for_update(skip_locked=True)
+        )
+    ).all()
+    if not events:
+        return 0
+    hooks = (
+        await session.execute(
+            select(
+                OutgoingWebhook.id,
+                OutgoingWebhook.team_id,
+                OutgoingWebhook.trigger_type,
+                *_HOOK_FLAGS,
+            ).where(
+                OutgoingWebhook.team_id.in_({event.team_id for event in events}),
+                OutgoingWebhook.disabled_at.is_(None),
+            )
+        )
+    ).all()
+    by_team: dict[int, list[Any]] = defaultdict(list)
+    for hook in hooks:
+        by_team[hook.team_id].append(hook)
+    due = now + timedelta(seconds=first_delay)
+    rows = [
+        {
+            "team_id": event.team_id,
+            "event_id": event.id,
+            "webhook_id": hook.id,
+            "state": "pending",
+            "attempts": 0,
+            "next_attempt_at": due,
+            "created_at": now,
+            "updated_at": now,
+        }
+        for event in events
+        for hook in by_team[event.team_id]
+        if wants(hook, event.trigger_type, event.event)
+    ]
+    if rows:
+        await session.execute(insert(Delivery), rows)
+    await session.execute(
+        update(DeliveryEvent)
+        .where(DeliveryEvent.id.in_([event.id for event in events]))
+        .values(dispatched_at=now)
+        .execution_options(synchronize_session=False)
+    )
+    return len(rows)

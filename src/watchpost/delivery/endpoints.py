@@ -1,0 +1,93 @@
+"""Routes of a webhook's deliveries: /api/v2/outgoing-webhooks/{id}/deliveries and /test."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+from fastapi.responses import Response
+
+from watchpost.delivery import service
+from watchpost.delivery.models import Delivery, DeliveryEvent
+from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
+from watchpost.http.envelope import Resource, listing, resource, single
+from watchpost.http.errors import READ_ERRORS, error_responses, object_id
+from watchpost.http.pagination import Paging
+from watchpost.webhooks import service as webhooks
+
+router = APIRouter(prefix="/api/v2/outgoing-webhooks", tags=["outgoing webhooks"])
+
+SHAPE = (
+    "A delivery is one event sent to this webhook: `state` is pending (an attempt is due at "
+    "`next_attempt_at`), succeeded, failed (given up after the last retry, or 410 Gone) or "
+    "cancelled (the webhook was disabled). `status_code`, `duration_ms`, `response_excerpt` "
+    "(the first KB) and `error` are those of the last attempt."
+)
+
+
+def _delivery(delivery: Delivery, event: DeliveryEvent) -> Resource:
+    return resource(service.DELIVERY, delivery.id, service.delivery_attributes(delivery, event))
+
+
+@router.get(
+    "/{outgoing_webhook_id}/deliveries",
+    summary="List an outgoing webhook's deliveries",
+    description=SHAPE + " Newest first.",
+    responses=READ_ERRORS,
+)
+async def list_deliveries(
+    outgoing_webhook_id: str, caller: Caller, db: ReadDb, paging: Paging
+) -> Response:
+    wid = object_id(outgoing_webhook_id, webhooks.WEBHOOK)
+    webhook = await webhooks.get_webhook(db, team_id=caller.team_id, webhook_id=wid)
+    page = await service.list_deliveries(db, webhook=webhook, paging=paging)
+    return listing((_delivery(delivery, event) for delivery, event in page.data), page.links)
+
+
+@router.post(
+    "/{outgoing_webhook_id}/deliveries/{delivery_id}/retry",
+    summary="Send a delivery again",
+    description=(
+        "Makes the delivery due now, whatever its state (a replay of a delivered event "
+        "carries the same `webhook-id`). 409 while an attempt is under way. " + SHAPE
+    ),
+    responses={**READ_ERRORS, **error_responses(409)},
+)
+async def retry_delivery(
+    outgoing_webhook_id: str, delivery_id: str, caller: Caller, ctx: Context, db: WriteDb
+) -> Response:
+    wid = object_id(outgoing_webhook_id, webhooks.WEBHOOK)
+    did = object_id(delivery_id, service.DELIVERY)
+    async with db.begin():
+        webhook = await webhooks.get_webhook(db, team_id=caller.team_id, webhook_id=wid)
+        delivery, event = await service.get_delivery(db, webhook=webhook, delivery_id=did)
+        await service.retry(db, delivery=delivery, now=ctx.clock.now())
+    return single(_delivery(delivery, event))
+
+
+@router.post(
+    "/{outgoing_webhook_id}/test",
+    summary="Send a test event to an outgoing webhook now",
+    description=(
+        "Sends a made-up event of the webhook's trigger_type (id 0) at once, signed and "
+        "built as real ones, and answers with the outcome: one attempt, no retries, kept in "
+        "the webhook's deliveries. " + SHAPE
+    ),
+    responses=READ_ERRORS,
+)
+async def test_webhook(
+    outgoing_webhook_id: str, caller: Caller, ctx: Context, db: WriteDb
+) -> Response:
+    wid = object_id(outgoing_webhook_id, webhooks.WEBHOOK)
+    async with db.begin():
+        webhook = await webhooks.get_webhook(db, team_id=caller.team_id, webhook_id=wid)
+    delivery, event = await service.send_test(
+        db,
+        webhook=webhook,
+        team_name=caller.team_name,
+        box=ctx.box,
+        settings=ctx.settings,
+        now=ctx.clock.now(),
+    )
+    return single(_delivery(delivery, event))
+
+
+routers = (router,)

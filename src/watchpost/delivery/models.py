@@ -1,0 +1,73 @@
+"""The outbox: events written with the change that caused them, and their deliveries.
+
+An event row is written in the transaction of the change it reports (an incident started, a
+monitor paused...): nothing is sent for a change that rolled back, and nothing is lost when a
+process dies after the commit. Delivery workers dispatch new events (a delivery row for every
+webhook that wants the event) and claim due deliveries with leases, as the check engine
+claims checks.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, ForeignKey, Index, Integer, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from watchpost.db.base import Base, IdMixin, IdType, TeamOwnedMixin, UTCDateTime
+
+
+class DeliveryEvent(IdMixin, TeamOwnedMixin, Base):
+    """One thing that happened, as receivers are told it (`payload` is the request body).
+
+    Written with the change; `dispatched_at` is set when a delivery worker has made its
+    deliveries (one per webhook that wants it), in one transaction.
+    """
+
+    __tablename__ = "delivery_events"
+    __table_args__ = (
+        Index("ix_delivery_events_created_at", "created_at"),
+        Index("ix_delivery_events_dispatched_at", "dispatched_at"),
+    )
+
+    trigger_type: Mapped[str] = mapped_column(String(32))
+    event: Mapped[str] = mapped_column(String(32))
+    subject_type: Mapped[str] = mapped_column(String(32))
+    subject_id: Mapped[int] = mapped_column(IdType)
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    dispatched_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+
+
+class Delivery(IdMixin, TeamOwnedMixin, Base):
+    """One event to one outgoing webhook: its state, its next attempt and its last outcome."""
+
+    __tablename__ = "deliveries"
+    __table_args__ = (
+        # Claims look for pending deliveries by due time; the API lists a webhook's newest.
+        Index("ix_deliveries_state_next_attempt_at", "state", "next_attempt_at"),
+        Index("ix_deliveries_webhook_id_id", "webhook_id", "id"),
+    )
+
+    event_id: Mapped[int] = mapped_column(
+        IdType, ForeignKey("delivery_events.id", ondelete="CASCADE"), index=True
+    )
+    webhook_id: Mapped[int] = mapped_column(
+        IdType, ForeignKey("outgoing_webhooks.id", ondelete="CASCADE")
+    )
+    state: Mapped[str] = mapped_column(String(16))
+    """pending (an attempt is due at next_attempt_at), succeeded, failed (gave up) or
+    cancelled (the webhook was disabled)."""
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    next_attempt_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+    lease_owner: Mapped[str | None] = mapped_column(String(128), default=None)
+    lease_expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+    last_attempt_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+    status_code: Mapped[int | None] = mapped_column(Integer, default=None)
+    duration_ms: Mapped[int | None] = mapped_column(Integer, default=None)
+    response_excerpt: Mapped[str | None] = mapped_column(Text, default=None)
+    error: Mapped[str | None] = mapped_column(Text, default=None)
+    delivered_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime())

@@ -1,0 +1,61 @@
+"""Writing an event into the outbox, inside the transaction of the change it reports.
+
+`record` is called by the one place each kind of change happens (`incidents.transitions.apply`
+for incidents, the monitors service for monitors); it only inserts a row, so the change's
+transaction stays short. Delivery workers turn events into deliveries (dispatch.py).
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+from typing import Any, Final, Literal
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from watchpost.delivery.models import DeliveryEvent
+from watchpost.teams.models import Team
+
+log = logging.getLogger("watchpost.delivery")
+
+TriggerType = Literal["incident_change", "monitor_change", "on_call_change"]
+
+INCIDENT_EVENTS: Final = ("started", "acknowledged", "resolved", "reopened", "comment")
+MONITOR_EVENTS: Final = ("created", "updated", "paused", "unpaused", "deleted")
+EVENTS: Final[dict[str, tuple[str, ...]]] = {
+    "incident_change": INCIDENT_EVENTS,
+    "monitor_change": MONITOR_EVENTS,
+    "on_call_change": ("changed",),
+}
+
+
+async def team_name(session: AsyncSession, team_id: int) -> str:
+    name: str | None = await session.scalar(select(Team.name).where(Team.id == team_id))
+    return name or ""
+
+
+async def record(
+    session: AsyncSession,
+    *,
+    team_id: int,
+    trigger_type: TriggerType,
+    event: str,
+    data: dict[str, Any],
+    at: datetime,
+) -> DeliveryEvent:
+    """Add the event `{"event": event, "data": data}` (data: the object as the API shows
+    it, with its `type` and `id`) to the outbox of the caller's transaction."""
+    assert event in EVENTS[trigger_type], (trigger_type, event)
+    row = DeliveryEvent(
+        team_id=team_id,
+        trigger_type=trigger_type,
+        event=event,
+        subject_type=str(data["type"]),
+        subject_id=int(data["id"]),
+        payload={"event": event, "data": data},
+        created_at=at,
+    )
+    session.add(row)
+    await session.flush()
+    return row

@@ -1,0 +1,171 @@
+"""What an attempt's outcome does to its delivery and its webhook.
+
+Success ends the delivery and clears the webhook's failing streak. A failure schedules the
+next attempt from WATCHPOST_DELIVERY_RETRY_DELAYS (with jitter; never sooner than a 429 or
+503's Retry-After), or gives the delivery up after the last one. 410 Gone disables the
+webhook; so does failing without a success for WATCHPOST_DELIVERY_DISABLE_AFTER. A result
+counts only while its worker still holds the lease: one that lost it (its worker stalled
+past the lease, and another worker took the delivery over) is dropped.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Final
+
+from sqlalchemy import update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from watchpost.delivery.claims import Job
+from watchpost.delivery.models import Delivery
+from watchpost.delivery.sending import Outcome, host_of
+from watchpost.settings import Settings
+from watchpost.webhooks.models import OutgoingWebhook
+
+log = logging.getLogger("watchpost.delivery")
+
+JITTER: Final = 0.1
+"""A retry's delay varies by up to this share either way, so retries of many deliveries to a
+receiver that failed at once do not come back at once."""
+MAX_RETRY_AFTER_S: Final = 86_400.0
+"""A Retry-After longer than this is read as this."""
+
+
+@dataclass(frozen=True)
+class Attempt:
+    job: Job
+    outcome: Outcome
+    at: datetime
+    owner: str
+
+
+def next_delay(attempts: int, delays: Sequence[float], outcome: Outcome) -> float | None:
+    """Seconds until the next attempt after `attempts` made (None: give up)."""
+    if attempts >= len(delays):
+        return None
+    delay = delays[attempts] * random.uniform(1 - JITTER, 1 + JITTER)
+    if outcome.retry_after is not None:
+        delay = max(delay, min(outcome.retry_after, MAX_RETRY_AFTER_S))
+    return delay
+
+
+def _disable(webhook_id: int, reason: str, at: datetime) -> Any:
+    return (
+        update(OutgoingWebhook)
+        .where(OutgoingWebhook.id == webhook_id, OutgoingWebhook.disabled_at.is_(None))
+        .values(disabled_at=at, disabled_reason=reason)
+        .execution_options(synchronize_session=False)
+    )
+
+
+async def _failed(session: AsyncSession, attempt: Attempt, settings: Settings) -> None:
+    """The webhook's side of a failure: its streak, and whether it is disabled now."""
+    job, outcome, at = attempt.job, attempt.outcome, attempt.at
+    if outcome.status_code == 410:
+        await session.execute(
+            _disable(
+                job.webhook_id,
+                "the endpoint answered 410 Gone: it asked not to be called again",
+                at,
+            )
+        )
+        return
+    await session.execute(
+        update(OutgoingWebhook)
+        .where(OutgoingWebhook.id == job.webhook_id, OutgoingWebhook.failing_since.is_(None))
+        .values(failing_since=at)
+        .execution_options(synchronize_session=False)
+    )
+    since = at - timedelta(seconds=settings.delivery_disable_after)
+    await session.execute(
+        _disable(
+            job.webhook_id,
+            f"every delivery failed for {settings.delivery_disable_after / 86400:g} days",
+            at,
+        ).where(OutgoingWebhook.failing_since <= since)
+    )
+
+
+async def record(session: AsyncSession, attempts: Sequence[Attempt], *, settings: Settings) -> int:
+    """Store each attempt's outcome; how many counted (their worker still held the lease)."""
+    counted = 0
+    for attempt in attempts:
+        job, outcome, at = attempt.job, attempt.outcome, attempt.at
+        made = job.attempts + 1
+        values: dict[str, Any] = {
+            "attempts": made,
+            "last_attempt_at": at,
+            "status_code": outcome.status_code,
+            "duration_ms": outcome.duration_ms,
+            "response_excerpt": outcome.excerpt,
+            "error": outcome.error,
+            "lease_owner": None,
+            "lease_expires_at": None,
+            "updated_at": at,
+        }
+        delay = None
+        if outcome.ok:
+            values.update(state="succeeded", delivered_at=at, next_attempt_at=None)
+        elif outcome.final or outcome.status_code == 410:
+            values.update(state="failed", next_attempt_at=None)
+        else:
+            delay = next_delay(made, settings.retry_delays, outcome)
+            if delay is None:
+                values.update(state="failed", next_attempt_at=None)
+            else:
+                values.update(next_attempt_at=at + timedelta(seconds=delay))
+        result: Any = await session.execute(
+            update(Delivery)
+            .where(
+                Delivery.id == job.delivery_id,
+                Delivery.lease_owner == attempt.owner,
+                Delivery.state == "pending",
+            )
+            .values(**values)
+            .execution_options(synchronize_session=False)
+        )
+        if not result.rowcount:
+            continue
+        counted += 1
+        if outcome.ok:
+            await session.execute(
+                update(OutgoingWebhook)
+                .where(OutgoingWebhook.id == job.webhook_id)
+                .values(failing_since=None)
+                .execution_options(synchronize_session=False)
+            )
+            continue
+        await _failed(session, attempt, settings)
+        log.info(
+            "delivery %s of event %s to webhook %s (%s) failed, attempt %s: %s; %s",
+            job.delivery_id,
+            job.event_id,
+            job.webhook_id,
+            host_of(job.url),
+            made,
+            (outcome.error or "").replace(job.url, host_of(job.url))[:300],
+            "given up" if delay is None else f"next attempt in {delay:.0f} s",
+        )
+    return counted
+
+
+async def cancel(session: AsyncSession, jobs: Sequence[Job], *, owner: str, at: datetime) -> None:
+    """End the deliveries of disabled webhooks unsent."""
+    for job in jobs:
+        await session.execute(
+            update(Delivery)
+            .where(Delivery.id == job.delivery_id, Delivery.lease_owner == owner)
+            .values(
+                state="cancelled",
+                next_attempt_at=None,
+                lease_owner=None,
+                lease_expires_at=None,
+                error=f"not sent: the webhook is disabled ({job.disabled_reason})",
+                updated_at=at,
+            )
+            .execution_options(synchronize_session=False)
+        )

@@ -1,0 +1,182 @@
+"""What the API does with deliveries: list a webhook's, replay one, send a test. No HTTP here."""
+
+from __future__ import annotations
+
+import dataclasses
+import secrets
+from datetime import datetime, timedelta
+from typing import Any, Final
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from watchpost.clock import isoformat_ms
+from watchpost.crypto import SecretBox
+from watchpost.db.queries import one_or_404
+from watchpost.delivery import claims, results, sending
+from watchpost.delivery.models import Delivery, DeliveryEvent
+from watchpost.delivery.results import Attempt
+from watchpost.errors import Conflict
+from watchpost.http.pagination import Page, PageRequest, paginate
+from watchpost.settings import Settings
+from watchpost.webhooks.models import OutgoingWebhook
+
+DELIVERY: Final = "outgoing_webhook_delivery"
+
+
+def delivery_attributes(delivery: Delivery, event: DeliveryEvent) -> dict[str, Any]:
+    def moment(value: datetime | None) -> str | None:
+        return isoformat_ms(value) if value is not None else None
+
+    return {
+        "outgoing_webhook_id": delivery.webhook_id,
+        "event_id": event.id,
+        "webhook_message_id": f"msg_{event.id}",
+        "trigger_type": event.trigger_type,
+        "event": event.event,
+        "subject_type": event.subject_type,
+        "subject_id": event.subject_id,
+        "state": delivery.state,
+        "attempts": delivery.attempts,
+        "status_code": delivery.status_code,
+        "duration_ms": delivery.duration_ms,
+        "response_excerpt": delivery.response_excerpt,
+        "error": delivery.error,
+        "created_at": moment(delivery.created_at),
+        "last_attempt_at": moment(delivery.last_attempt_at),
+        "next_attempt_at": moment(delivery.next_attempt_at),
+        "delivered_at": moment(delivery.delivered_at),
+    }
+
+
+def _deliveries(webhook: OutgoingWebhook) -> Any:
+    return (
+        select(Delivery, DeliveryEvent)
+        .join(DeliveryEvent, DeliveryEvent.id == Delivery.event_id)
+        .where(Delivery.webhook_id == webhook.id)
+    )
+
+
+async def list_deliveries(
+    session: AsyncSession, *, webhook: OutgoingWebhook, paging: PageRequest
+) -> Page[Any]:
+    """A page of the webhook's deliveries, newest first."""
+    stmt = _deliveries(webhook).order_by(Delivery.id.desc())
+    return await paginate(session, stmt, paging, order_by=Delivery.id.desc())
+
+
+async def get_delivery(
+    session: AsyncSession, *, webhook: OutgoingWebhook, delivery_id: int
+) -> tuple[Delivery, DeliveryEvent]:
+    row = await one_or_404(
+        session, _deliveries(webhook).where(Delivery.id == delivery_id), DELIVERY, delivery_id
+    )
+    return row[0], row[1]
+
+
+async def retry(session: AsyncSession, *, delivery: Delivery, now: datetime) -> Delivery:
+    """Attempt the delivery again now, whatever its state; 409 while an attempt is under
+    way. A delivery that had used its retries gets this one attempt."""
+    if (
+        delivery.state == "pending"
+        and delivery.lease_expires_at is not None
+        and delivery.lease_expires_at > now
+    ):
+        raise Conflict(f"Delivery {delivery.id} is being sent right now")
+    delivery.state = "pending"
+    delivery.next_attempt_at = now
+    delivery.lease_owner = delivery.lease_expires_at = None
+    delivery.updated_at = now
+    await session.flush()
+    return delivery
+
+
+def _sample(trigger_type: str, team_name: str, now: datetime) -> dict[str, Any]:
+    """A made-up event of the webhook's kind (id 0), shaped as the real ones."""
+    at = isoformat_ms(now)
+    if trigger_type == "monitor_change":
+        attributes: dict[str, Any] = {
+            "url": "https://example.com",
+            "pronounceable_name": "Test monitor (sent by Watchpost to test this webhook)",
+            "monitor_type": "status",
+            "status": "up",
+            "team_name": team_name,
+            "created_at": at,
+            "updated_at": at,
+        }
+        return {
+            "event": "updated",
+            "data": {"id": "0", "type": "monitor", "attributes": attributes},
+        }
+    if trigger_type == "on_call_change":
+        attributes = {"name": "Test on-call calendar", "team_name": team_name}
+        return {
+            "event": "changed",
+            "data": {"id": "0", "type": "on_call_calendar", "attributes": attributes},
+        }
+    attributes = {
+        "name": "Test incident",
+        "cause": "Sent by Watchpost to test this webhook",
+        "status": "started",
+        "started_at": at,
+        "acknowledged_at": None,
+        "acknowledged_by": None,
+        "resolved_at": None,
+        "resolved_by": None,
+        "team_name": team_name,
+        "created_at": at,
+        "updated_at": at,
+    }
+    data = {"id": "0", "type": "incident", "attributes": attributes, "relationships": {}}
+    return {"event": "started", "data": data}
+
+
+async def send_test(
+    session: AsyncSession,
+    *,
+    webhook: OutgoingWebhook,
+    team_name: str,
+    box: SecretBox,
+    settings: Settings,
+    now: datetime,
+) -> tuple[Delivery, DeliveryEvent]:
+    """Send a sample event to the webhook now, once (no retries), and keep it in its log."""
+    payload = _sample(webhook.trigger_type, team_name, now)
+    owner = "test:" + secrets.token_hex(4)
+    async with session.begin():
+        event = DeliveryEvent(
+            team_id=webhook.team_id,
+            trigger_type=webhook.trigger_type,
+            event=payload["event"],
+            subject_type=payload["data"]["type"],
+            subject_id=0,
+            payload=payload,
+            created_at=now,
+            dispatched_at=now,  # not for the other webhooks of the team
+        )
+        session.add(event)
+        await session.flush()
+        delivery = Delivery(
+            team_id=webhook.team_id,
+            event_id=event.id,
+            webhook_id=webhook.id,
+            state="pending",
+            attempts=0,
+            lease_owner=owner,
+            lease_expires_at=now + timedelta(seconds=settings.delivery_timeout + 15),
+            created_at=now,
+            updated_at=now,
+        )
+        session.add(delivery)
+        await session.flush()
+        job = claims.jobs_from(
+            await session.execute(claims.job_query().where(Delivery.id == delivery.id))
+        )[0]
+    outcome = await sending.send(job, box=box, now=now, timeout=settings.delivery_timeout)
+    attempt = Attempt(
+        job=job, outcome=dataclasses.replace(outcome, final=True), at=now, owner=owner
+    )
+    async with session.begin():
+        await results.record(session, [attempt], settings=settings)
+        await session.refresh(delivery)
+    return delivery, event

@@ -1,0 +1,186 @@
+"""The delivery worker: dispatch new events, claim due deliveries, send them, record outcomes.
+
+`tick(now)` is one whole pass, awaited to the end (what tests drive with a FrozenClock).
+`run_forever()` is production, in `watchpost serve` and in every `watchpost worker`: it
+keeps up to `delivery_concurrency` requests in flight, records finished attempts in batches,
+and looks for new work every `delivery_poll_interval` seconds (at once after a full batch).
+Old events and their deliveries are pruned hourly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import secrets
+import socket
+import time
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Final
+
+from sqlalchemy import delete
+
+from watchpost.context import AppContext
+from watchpost.delivery import claims, dispatch, results, sending
+from watchpost.delivery.claims import Job
+from watchpost.delivery.models import DeliveryEvent
+from watchpost.delivery.results import Attempt
+from watchpost.delivery.sending import Outcome
+
+log = logging.getLogger("watchpost.delivery")
+
+LEASE_MARGIN_S: Final = 15.0
+"""A lease lasts the request's timeout plus this: time to record the outcome."""
+PRUNE_EVERY_S: Final = 3600.0
+SHUTDOWN_GRACE_S: Final = 5.0
+
+
+def new_owner() -> str:
+    """A lease owner id unique to this process: host:pid:random."""
+    return f"{socket.gethostname()[:80]}:{os.getpid()}:{secrets.token_hex(4)}"
+
+
+@dataclass
+class TickReport:
+    dispatched: int = 0
+    sent: int = 0
+    recorded: int = 0
+    cancelled: int = 0
+
+
+class Deliverer:
+    """One process's delivery worker: owner of its leases."""
+
+    def __init__(self, ctx: AppContext, *, owner: str | None = None) -> None:
+        self.ctx = ctx
+        self.settings = ctx.settings
+        self.owner = owner or new_owner()
+        self._slots = asyncio.Semaphore(self.settings.delivery_concurrency)
+        self._stopping = asyncio.Event()
+        self._wake = asyncio.Event()
+        self._buffer: list[Attempt] = []
+        self._running: set[asyncio.Task[None]] = set()
+        self._pruned_at: float | None = None
+
+    async def send(self, job: Job, *, now: datetime) -> Outcome:
+        return await sending.send(
+            job, box=self.ctx.box, now=now, timeout=self.settings.delivery_timeout
+        )
+
+    # ------------------------------------------------------------------ the steps
+
+    async def dispatch(self, now: datetime) -> int:
+        async with self.ctx.db.write_sessions() as session, session.begin():
+            return await dispatch.dispatch(
+                session,
+                now=now,
+                limit=self.settings.delivery_claim_batch,
+                first_delay=self.settings.retry_delays[0],
+            )
+
+    async def claim(self, now: datetime, limit: int) -> list[Job]:
+        """Lease up to `limit` due deliveries; those of disabled webhooks end unsent."""
+        until = now + timedelta(seconds=self.settings.delivery_timeout + LEASE_MARGIN_S)
+        async with self.ctx.db.write_sessions() as session, session.begin():
+            jobs = await claims.claim(session, owner=self.owner, now=now, until=until, limit=limit)
+            disabled = [job for job in jobs if job.disabled_reason is not None]
+            if disabled:
+                await results.cancel(session, disabled, owner=self.owner, at=now)
+        return [job for job in jobs if job.disabled_reason is None]
+
+    async def attempt(self, job: Job) -> Attempt:
+        async with self._slots:
+            now = self.ctx.clock.now()
+            outcome = await self.send(job, now=now)
+        return Attempt(job=job, outcome=outcome, at=self.ctx.clock.now(), owner=self.owner)
+
+    async def record(self, attempts: list[Attempt]) -> int:
+        if not attempts:
+            return 0
+        async with self.ctx.db.write_sessions() as session, session.begin():
+            return await results.record(session, attempts, settings=self.settings)
+
+    async def prune(self, now: datetime) -> int:
+        """Delete events older than the retention, with their deliveries."""
+        cutoff = now - timedelta(days=self.settings.delivery_retention_days)
+        async with self.ctx.db.write_sessions() as session, session.begin():
+            result = await session.execute(
+                delete(DeliveryEvent)
+                .where(DeliveryEvent.created_at < cutoff)
+                .execution_options(synchronize_session=False)
+            )
+        return int(getattr(result, "rowcount", 0) or 0)
+
+    async def tick(self, now: datetime | None = None) -> TickReport:
+        """One whole pass at `now` (default: the clock): dispatch, claim, send all, record."""
+        now = now or self.ctx.clock.now()
+        report = TickReport(dispatched=await self.dispatch(now))
+        jobs = await self.claim(now, self.settings.delivery_claim_batch)
+        attempts = await asyncio.gather(*(self.attempt(job) for job in jobs))
+        report.sent = len(attempts)
+        report.recorded = await self.record(list(attempts))
+        return report
+
+    # ------------------------------------------------------------------ production
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self._wake.set()
+
+    async def _attempt_and_buffer(self, job: Job) -> None:
+        try:
+            self._buffer.append(await self.attempt(job))
+        except Exception:
+            # Its lease expires and the delivery is attempted again.
+            log.exception("delivery %s: sending crashed", job.delivery_id)
+
+    async def _flush(self) -> None:
+        while self._buffer:
+            batch = self._buffer[:500]
+            del self._buffer[: len(batch)]
+            try:
+                await self.record(batch)
+            except Exception as exc:
+                if not self.ctx.db.outage.report(exc):
+                    log.exception("recording %d delivery attempts failed", len(batch))
+
+    async def _pass(self) -> bool:
+        """Dispatch and claim what there is room for; whether a batch came back full."""
+        now = self.ctx.clock.now()
+        if self._pruned_at is None or time.monotonic() - self._pruned_at >= PRUNE_EVERY_S:
+            self._pruned_at = time.monotonic()
+            await self.prune(now)
+        dispatched = await self.dispatch(now)
+        room = self.settings.delivery_concurrency - len(self._running)
+        jobs = await self.claim(now, min(room, self.settings.delivery_claim_batch)) if room else []
+        for job in jobs:
+            task = asyncio.create_task(self._attempt_and_buffer(job))
+            self._running.add(task)
+            task.add_done_callback(self._running.discard)
+        batch = self.settings.delivery_claim_batch
+        return dispatched >= batch or len(jobs) >= batch
+
+    async def run_forever(self) -> None:
+        interval = self.settings.delivery_poll_interval
+        while not self._stopping.is_set():
+            busy = False
+            try:
+                busy = await self._pass()
+                self.ctx.db.outage.succeeded()
+            except Exception as exc:
+                if not self.ctx.db.outage.report(exc):
+                    log.exception("delivery pass failed")
+            await self._flush()
+            if busy:
+                continue
+            self._wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), interval)
+        if self._running:
+            _, pending = await asyncio.wait(self._running, timeout=SHUTDOWN_GRACE_S)
+            for task in pending:
+                task.cancel()
+        await self._flush()
+        await sending.CLIENT.aclose()
