@@ -7,10 +7,13 @@ from fastapi.responses import Response
 
 from watchpost.delivery import service
 from watchpost.delivery.models import Delivery, DeliveryEvent
+from watchpost.http.body import JsonObject
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import Resource, listing, resource, single
-from watchpost.http.errors import READ_ERRORS, error_responses, object_id
+from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses, object_id
+from watchpost.http.openapi import NoAttributes, request_body
 from watchpost.http.pagination import Paging
+from watchpost.problems import parse
 from watchpost.webhooks import service as webhooks
 
 router = APIRouter(prefix="/api/v2/outgoing-webhooks", tags=["outgoing webhooks"])
@@ -49,11 +52,18 @@ async def list_deliveries(
         "Makes the delivery due now, whatever its state (a replay of a delivered event "
         "carries the same `webhook-id`). 409 while an attempt is under way. " + SHAPE
     ),
-    responses={**READ_ERRORS, **error_responses(409)},
+    responses={**WRITE_ERRORS, **error_responses(409)},
+    openapi_extra=request_body(NoAttributes),
 )
 async def retry_delivery(
-    outgoing_webhook_id: str, delivery_id: str, caller: Caller, ctx: Context, db: WriteDb
+    outgoing_webhook_id: str,
+    delivery_id: str,
+    body: JsonObject,
+    caller: Caller,
+    ctx: Context,
+    db: WriteDb,
 ) -> Response:
+    parse(NoAttributes, body)
     wid = object_id(outgoing_webhook_id, webhooks.WEBHOOK)
     did = object_id(delivery_id, service.DELIVERY)
     async with db.begin():
@@ -71,11 +81,13 @@ async def retry_delivery(
         "built as real ones, and answers with the outcome: one attempt, no retries, kept in "
         "the webhook's deliveries. " + SHAPE
     ),
-    responses=READ_ERRORS,
+    responses=WRITE_ERRORS,
+    openapi_extra=request_body(NoAttributes),
 )
 async def test_webhook(
-    outgoing_webhook_id: str, caller: Caller, ctx: Context, db: WriteDb
+    outgoing_webhook_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
 ) -> Response:
+    parse(NoAttributes, body)
     wid = object_id(outgoing_webhook_id, webhooks.WEBHOOK)
     async with db.begin():
         webhook = await webhooks.get_webhook(db, team_id=caller.team_id, webhook_id=wid)

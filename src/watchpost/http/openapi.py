@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Generic, TypeVar
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class ValidationErrorBody(BaseModel):
@@ -35,6 +35,12 @@ ERROR_RESPONSES: dict[int, dict[str, Any]] = {
         },
     },
 }
+
+
+class NoAttributes(BaseModel):
+    """The body of an action that takes no attributes: optional, `{}` when sent."""
+
+    model_config = ConfigDict(extra="forbid")
 
 
 def request_body(model: type[BaseModel], *, not_null: Iterable[str] = ()) -> dict[str, Any]:

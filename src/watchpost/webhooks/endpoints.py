@@ -11,8 +11,9 @@ from watchpost.http.body import JsonObject
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import Resource, listing, no_content, resource, single
 from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses, object_id
-from watchpost.http.openapi import request_body
+from watchpost.http.openapi import NoAttributes, request_body
 from watchpost.http.pagination import Paging
+from watchpost.problems import parse
 from watchpost.webhooks import service, signing
 from watchpost.webhooks.models import OutgoingWebhook
 from watchpost.webhooks.schemas import (
@@ -180,11 +181,13 @@ async def delete_webhook(outgoing_webhook_id: str, caller: Caller, db: WriteDb) 
         "for 24 hours requests carry the previous key's signature too (`webhook-signature` "
         "holds both), so receivers can switch keys without missing a request."
     ),
-    responses={200: {"model": WebhookDoc}, **READ_ERRORS},
+    responses={200: {"model": WebhookDoc}, **WRITE_ERRORS},
+    openapi_extra=request_body(NoAttributes),
 )
 async def rotate_secret(
-    outgoing_webhook_id: str, caller: Caller, ctx: Context, db: WriteDb
+    outgoing_webhook_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
 ) -> Response:
+    parse(NoAttributes, body)
     wid = object_id(outgoing_webhook_id, service.WEBHOOK)
     secret = signing.new_secret()
     async with db.begin():
