@@ -24,10 +24,11 @@ from watchpost.heartbeats.schemas import (
     parse_heartbeat_update,
 )
 from watchpost.http.body import JsonObject
+from watchpost.http.crud import create_route, delete_route, get_route, list_route, update_route
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, single
-from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses, object_id
-from watchpost.http.openapi import ListDoc, SingleDoc, request_body
+from watchpost.http.errors import object_id
+from watchpost.http.openapi import ListDoc, SingleDoc
 from watchpost.http.pagination import Paging
 from watchpost.teams.service import Principal
 
@@ -60,14 +61,15 @@ def _heartbeat(heartbeat: Heartbeat, caller: Principal, base: str) -> dict[str, 
 # --------------------------------------------------------------------------- heartbeats
 
 
-@heartbeats_router.post(
+@create_route(
+    heartbeats_router,
     "",
-    status_code=201,
     summary="Create a heartbeat",
     description="A ping URL that a job calls; it goes down when a ping is overdue.\n\n"
     + HEARTBEAT_RULES,
-    responses={201: {"model": SingleDoc[HeartbeatAttributes]}, **WRITE_ERRORS},
-    openapi_extra=request_body(HeartbeatCreate, not_null=HEARTBEAT_NOT_NULL),
+    document=SingleDoc[HeartbeatAttributes],
+    body=HeartbeatCreate,
+    not_null=HEARTBEAT_NOT_NULL,
 )
 async def create_heartbeat(
     request: Request, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
@@ -81,11 +83,7 @@ async def create_heartbeat(
     return single(_heartbeat(heartbeat, caller, public_base(request, ctx)), status=201)
 
 
-@heartbeats_router.get(
-    "",
-    summary="List heartbeats",
-    responses={200: {"model": ListDoc[HeartbeatAttributes]}, **error_responses(401, 422)},
-)
+@list_route(heartbeats_router, "", summary="List heartbeats", document=ListDoc[HeartbeatAttributes])
 async def list_heartbeats(
     request: Request, caller: Caller, ctx: Context, db: ReadDb, paging: Paging
 ) -> Response:
@@ -99,10 +97,11 @@ async def list_heartbeats(
     return listing(page.data, page.links)
 
 
-@heartbeats_router.get(
+@get_route(
+    heartbeats_router,
     "/{heartbeat_id}",
     summary="Get a heartbeat",
-    responses={200: {"model": SingleDoc[HeartbeatAttributes]}, **READ_ERRORS},
+    document=SingleDoc[HeartbeatAttributes],
 )
 async def get_heartbeat(
     heartbeat_id: str, request: Request, caller: Caller, ctx: Context, db: ReadDb
@@ -113,16 +112,16 @@ async def get_heartbeat(
     return single(_heartbeat(heartbeat, caller, public_base(request, ctx)))
 
 
-@heartbeats_router.patch(
+@update_route(
+    heartbeats_router,
     "/{heartbeat_id}",
     summary="Update a heartbeat",
-    description=(
-        "Pausing sets `status` to `paused`; unpausing sets it back to `pending` when the "
-        "heartbeat was never pinged, else to `up` with a full period + grace from now.\n\n"
-        + HEARTBEAT_RULES
-    ),
-    responses={200: {"model": SingleDoc[HeartbeatAttributes]}, **WRITE_ERRORS},
-    openapi_extra=request_body(HeartbeatUpdate, not_null=HEARTBEAT_NOT_NULL),
+    description="Pausing sets `status` to `paused`; unpausing sets it back to `pending` when the "
+    "heartbeat was never pinged, else to `up` with a full period + grace from now.\n\n"
+    + HEARTBEAT_RULES,
+    document=SingleDoc[HeartbeatAttributes],
+    body=HeartbeatUpdate,
+    not_null=HEARTBEAT_NOT_NULL,
 )
 async def update_heartbeat(
     heartbeat_id: str,
@@ -149,12 +148,7 @@ async def update_heartbeat(
     return single(_heartbeat(heartbeat, caller, public_base(request, ctx)))
 
 
-@heartbeats_router.delete(
-    "/{heartbeat_id}",
-    status_code=204,
-    summary="Delete a heartbeat",
-    responses=READ_ERRORS,
-)
+@delete_route(heartbeats_router, "/{heartbeat_id}", summary="Delete a heartbeat")
 async def delete_heartbeat(
     heartbeat_id: str, caller: Caller, ctx: Context, db: WriteDb
 ) -> Response:

@@ -8,9 +8,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.context import AppContext
 from watchpost.http.body import JsonObject
+from watchpost.http.crud import CHILD_LIST_ERRORS, create_route, delete_route, get_route, list_route
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, single
-from watchpost.http.errors import READ_ERRORS, error_responses, object_id
+from watchpost.http.errors import error_responses, object_id
 from watchpost.http.openapi import ListDoc, SingleDoc, request_body
 from watchpost.http.pagination import Paging
 from watchpost.incidents import lists, service
@@ -54,13 +55,14 @@ def _incident(incident: Incident, team_name: str) -> dict[str, object]:
     return lists.incident_resource(incident, team_name)
 
 
-@router.post(
+@create_route(
+    router,
     "",
-    status_code=201,
     summary="Report an incident",
     description=CREATE_RULES,
-    responses={201: {"model": SingleDoc[IncidentAttributes]}, **STATE_ERRORS},
-    openapi_extra=request_body(IncidentCreate),
+    document=SingleDoc[IncidentAttributes],
+    body=IncidentCreate,
+    errors=STATE_ERRORS,
 )
 async def create_incident(body: JsonObject, caller: Caller, ctx: Context, db: WriteDb) -> Response:
     data = parse(IncidentCreate, body)
@@ -77,11 +79,12 @@ ID_QUERY = documented_as({"type": "integer", "minimum": 1, "maximum": INT64_MAX}
 BOOLEAN_QUERY = documented_as({"type": "boolean"})
 
 
-@router.get(
+@list_route(
+    router,
     "",
     summary="List incidents",
     description=LIST_RULES,
-    responses={200: {"model": ListDoc[IncidentAttributes]}, **error_responses(401, 422)},
+    document=ListDoc[IncidentAttributes],
 )
 async def list_incidents(
     caller: Caller,
@@ -118,10 +121,8 @@ async def list_incidents(
     return listing(page.data, page.links)
 
 
-@router.get(
-    "/{incident_id}",
-    summary="Get an incident",
-    responses={200: {"model": SingleDoc[IncidentAttributes]}, **READ_ERRORS},
+@get_route(
+    router, "/{incident_id}", summary="Get an incident", document=SingleDoc[IncidentAttributes]
 )
 async def get_incident(incident_id: str, caller: Caller, db: ReadDb) -> Response:
     incident = await service.get_incident(
@@ -130,12 +131,7 @@ async def get_incident(incident_id: str, caller: Caller, db: ReadDb) -> Response
     return single(_incident(incident, caller.team_name))
 
 
-@router.delete(
-    "/{incident_id}",
-    status_code=204,
-    summary="Delete an incident and its timeline",
-    responses=READ_ERRORS,
-)
+@delete_route(router, "/{incident_id}", summary="Delete an incident and its timeline")
 async def delete_incident(incident_id: str, caller: Caller, db: WriteDb) -> Response:
     iid = object_id(incident_id, service.INCIDENT)
     async with db.begin():
@@ -196,14 +192,14 @@ async def resolve_incident(
     return await _change(iid, Change.RESOLVED, data.resolved_by, caller, ctx, db)
 
 
-@router.get(
+@list_route(
+    router,
     "/{incident_id}/timeline",
     summary="An incident's timeline",
-    description=(
-        "Items of type `incident_timeline_item`, oldest first: `at`, `kind` (started, "
-        "acknowledged, resolved; the check engine adds more), `text`, `by` (who, or null)."
-    ),
-    responses={200: {"model": ListDoc[TimelineItemAttributes]}, **error_responses(401, 404, 422)},
+    description="Items of type `incident_timeline_item`, oldest first: `at`, `kind` (started, "
+    "acknowledged, resolved; the check engine adds more), `text`, `by` (who, or null).",
+    document=ListDoc[TimelineItemAttributes],
+    errors=CHILD_LIST_ERRORS,
 )
 async def incident_timeline(
     incident_id: str, caller: Caller, db: ReadDb, paging: Paging

@@ -8,10 +8,11 @@ from fastapi import APIRouter, Query
 from fastapi.responses import Response
 
 from watchpost.http.body import JsonObject
+from watchpost.http.crud import create_route, delete_route, get_route, list_route, update_route
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, single
-from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses, object_id
-from watchpost.http.openapi import ListDoc, SingleDoc, request_body
+from watchpost.http.errors import object_id
+from watchpost.http.openapi import ListDoc, SingleDoc
 from watchpost.http.pagination import Paging
 from watchpost.monitors import lists, service
 from watchpost.monitors.fields import (
@@ -74,13 +75,13 @@ def _monitor(monitor: Monitor, team_name: str) -> dict[str, object]:
     return lists.monitor_resource(monitor, team_name)
 
 
-@monitors.post(
+@create_route(
+    monitors,
     "",
-    status_code=201,
     summary="Create a monitor",
     description=MONITOR_RULES,
-    responses={201: {"model": SingleDoc[MonitorAttributes]}, **WRITE_ERRORS},
-    openapi_extra=request_body(MonitorCreate),
+    document=SingleDoc[MonitorAttributes],
+    body=MonitorCreate,
 )
 async def create_monitor(body: JsonObject, caller: Caller, ctx: Context, db: WriteDb) -> Response:
     async with db.begin():
@@ -92,11 +93,12 @@ async def create_monitor(body: JsonObject, caller: Caller, ctx: Context, db: Wri
     return single(_monitor(monitor, caller.team_name), status=201)
 
 
-@monitors.get(
+@list_route(
+    monitors,
     "",
     summary="List monitors",
     description="Filters match exactly (case-sensitive); an empty filter value is ignored.",
-    responses={200: {"model": ListDoc[MonitorAttributes]}, **error_responses(401, 422)},
+    document=ListDoc[MonitorAttributes],
 )
 async def list_monitors(
     caller: Caller,
@@ -121,10 +123,8 @@ async def list_monitors(
     return listing(page.data, page.links)
 
 
-@monitors.get(
-    "/{monitor_id}",
-    summary="Get a monitor",
-    responses={200: {"model": SingleDoc[MonitorAttributes]}, **READ_ERRORS},
+@get_route(
+    monitors, "/{monitor_id}", summary="Get a monitor", document=SingleDoc[MonitorAttributes]
 )
 async def get_monitor(monitor_id: str, caller: Caller, db: ReadDb) -> Response:
     monitor = await service.get_monitor(
@@ -133,12 +133,14 @@ async def get_monitor(monitor_id: str, caller: Caller, db: ReadDb) -> Response:
     return single(_monitor(monitor, caller.team_name))
 
 
-@monitors.patch(
+@update_route(
+    monitors,
     "/{monitor_id}",
     summary="Update a monitor",
     description=UPDATE_RULES,
-    responses={200: {"model": SingleDoc[MonitorAttributes]}, **WRITE_ERRORS},
-    openapi_extra=request_body(MonitorUpdate, not_null=NOT_NULL),
+    document=SingleDoc[MonitorAttributes],
+    body=MonitorUpdate,
+    not_null=NOT_NULL,
 )
 async def update_monitor(
     monitor_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
@@ -154,9 +156,7 @@ async def update_monitor(
     return single(_monitor(monitor, caller.team_name))
 
 
-@monitors.delete(
-    "/{monitor_id}", status_code=204, summary="Delete a monitor", responses=READ_ERRORS
-)
+@delete_route(monitors, "/{monitor_id}", summary="Delete a monitor")
 async def delete_monitor(monitor_id: str, caller: Caller, ctx: Context, db: WriteDb) -> Response:
     mid = object_id(monitor_id, service.MONITOR)
     async with db.begin():

@@ -9,10 +9,11 @@ from fastapi.responses import Response
 
 from watchpost.context import AppContext
 from watchpost.http.body import JsonObject
+from watchpost.http.crud import create_route, delete_route, get_route, list_route, update_route
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, single
-from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses, object_id
-from watchpost.http.openapi import ListDoc, SingleDoc, request_body
+from watchpost.http.errors import object_id
+from watchpost.http.openapi import ListDoc, SingleDoc
 from watchpost.http.pagination import Paging
 from watchpost.sources import lists, service
 from watchpost.sources.models import Source
@@ -27,8 +28,6 @@ from watchpost.sources.schemas import (
 from watchpost.teams.service import Principal
 
 sources = APIRouter(prefix="/api/v1/sources", tags=["sources"])
-
-LIST_ERRORS = error_responses(401, 422)
 
 
 class SourceView:
@@ -49,13 +48,13 @@ class SourceView:
 # ------------------------------------------------------------------------------- sources
 
 
-@sources.post(
+@create_route(
+    sources,
     "",
-    status_code=201,
     summary="Create a source",
     description=platforms_markdown(),
-    responses={201: {"model": SingleDoc[SourceAttributes]}, **WRITE_ERRORS},
-    openapi_extra=request_body(SourceCreate),
+    document=SingleDoc[SourceAttributes],
+    body=SourceCreate,
 )
 async def create_source(
     request: Request, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
@@ -68,11 +67,7 @@ async def create_source(
     return single(SourceView(request, caller, ctx).one(source), status=201)
 
 
-@sources.get(
-    "",
-    summary="List sources",
-    responses={200: {"model": ListDoc[SourceAttributes]}, **LIST_ERRORS},
-)
+@list_route(sources, "", summary="List sources", document=ListDoc[SourceAttributes])
 async def list_sources(
     request: Request, caller: Caller, ctx: Context, db: ReadDb, paging: Paging
 ) -> Response:
@@ -87,11 +82,7 @@ async def list_sources(
     return listing(page.data, page.links)
 
 
-@sources.get(
-    "/{source_id}",
-    summary="Get a source",
-    responses={200: {"model": SingleDoc[SourceAttributes]}, **READ_ERRORS},
-)
+@get_route(sources, "/{source_id}", summary="Get a source", document=SingleDoc[SourceAttributes])
 async def get_source(
     source_id: str, request: Request, caller: Caller, ctx: Context, db: ReadDb
 ) -> Response:
@@ -101,15 +92,15 @@ async def get_source(
     return single(SourceView(request, caller, ctx).one(source))
 
 
-@sources.patch(
+@update_route(
+    sources,
     "/{source_id}",
     summary="Update a source",
-    description=(
-        "Changes name, ingesting_paused, retentions, live_tail_pattern or source_group_id "
-        "(null ungroups). `platform` cannot change; the table name never follows a rename."
-    ),
-    responses={200: {"model": SingleDoc[SourceAttributes]}, **WRITE_ERRORS},
-    openapi_extra=request_body(SourceUpdate, not_null=(*NOT_NULL_FIELDS, "platform")),
+    description="Changes name, ingesting_paused, retentions, live_tail_pattern or source_group_id "
+    "(null ungroups). `platform` cannot change; the table name never follows a rename.",
+    document=SingleDoc[SourceAttributes],
+    body=SourceUpdate,
+    not_null=(*NOT_NULL_FIELDS, "platform"),
 )
 async def update_source(
     source_id: str, request: Request, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
@@ -124,7 +115,7 @@ async def update_source(
     return single(SourceView(request, caller, ctx).one(source))
 
 
-@sources.delete("/{source_id}", status_code=204, summary="Delete a source", responses=READ_ERRORS)
+@delete_route(sources, "/{source_id}", summary="Delete a source")
 async def delete_source(source_id: str, caller: Caller, db: WriteDb) -> Response:
     sid = object_id(source_id, service.SOURCE)
     async with db.begin():

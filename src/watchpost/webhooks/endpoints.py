@@ -8,10 +8,10 @@ from fastapi import APIRouter
 from fastapi.responses import Response
 
 from watchpost.http.body import JsonObject
+from watchpost.http.crud import create_route, delete_route, get_route, list_route, update_route
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import Resource, listing, no_content, resource, single
-from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses, object_id
-from watchpost.http.openapi import request_body
+from watchpost.http.errors import object_id
 from watchpost.http.pagination import Paging
 from watchpost.webhooks import service
 from watchpost.webhooks.models import OutgoingWebhook
@@ -58,16 +58,14 @@ def _document(webhook: OutgoingWebhook, team_name: str, status: int = 200) -> Re
     return single(_webhook(webhook, team_name), status=status, included=_included([webhook]))
 
 
-@router.post(
+@create_route(
+    router,
     "",
-    status_code=201,
     summary="Create an outgoing webhook",
-    description=(
-        "`trigger_type` is fixed after creation. Fields that depend on it are a 422 when sent "
-        "with a trigger_type that does not accept them.\n\n" + rules_markdown() + "\n\n" + SHAPE
-    ),
-    responses={201: {"model": WebhookDoc}, **WRITE_ERRORS},
-    openapi_extra=request_body(WebhookCreate),
+    description="`trigger_type` is fixed after creation. Fields that depend on it are a 422 when sent "
+    "with a trigger_type that does not accept them.\n\n" + rules_markdown() + "\n\n" + SHAPE,
+    document=WebhookDoc,
+    body=WebhookCreate,
 )
 async def create_webhook(body: JsonObject, caller: Caller, ctx: Context, db: WriteDb) -> Response:
     data = parse_webhook_create(body, team_name=caller.team_name)
@@ -78,11 +76,12 @@ async def create_webhook(body: JsonObject, caller: Caller, ctx: Context, db: Wri
     return _document(webhook, caller.team_name, status=201)
 
 
-@router.get(
+@list_route(
+    router,
     "",
     summary="List outgoing webhooks",
     description="`included` holds the templates of the webhooks on this page.",
-    responses={200: {"model": WebhookListDoc}, **error_responses(401, 422)},
+    document=WebhookListDoc,
 )
 async def list_webhooks(caller: Caller, db: ReadDb, paging: Paging) -> Response:
     page = await service.list_webhooks(db, team_id=caller.team_id, paging=paging)
@@ -93,11 +92,12 @@ async def list_webhooks(caller: Caller, db: ReadDb, paging: Paging) -> Response:
     )
 
 
-@router.get(
+@get_route(
+    router,
     "/{outgoing_webhook_id}",
     summary="Get an outgoing webhook",
     description=SHAPE,
-    responses={200: {"model": WebhookDoc}, **READ_ERRORS},
+    document=WebhookDoc,
 )
 async def get_webhook(outgoing_webhook_id: str, caller: Caller, db: ReadDb) -> Response:
     webhook = await service.get_webhook(
@@ -106,17 +106,17 @@ async def get_webhook(outgoing_webhook_id: str, caller: Caller, db: ReadDb) -> R
     return _document(webhook, caller.team_name)
 
 
-@router.patch(
+@update_route(
+    router,
     "/{outgoing_webhook_id}",
     summary="Update an outgoing webhook",
-    description=(
-        "`trigger_type` cannot change. `custom_webhook_template_attributes`: null removes the "
-        "template; an object creates it, or changes only the sent fields of the existing one. "
-        "A stored template `auth_password` must be sent again (or null) when the url's origin "
-        "changes."
-    ),
-    responses={200: {"model": WebhookDoc}, **WRITE_ERRORS},
-    openapi_extra=request_body(WebhookUpdate, not_null=WEBHOOK_NOT_NULL),
+    description="`trigger_type` cannot change. `custom_webhook_template_attributes`: null removes the "
+    "template; an object creates it, or changes only the sent fields of the existing one. "
+    "A stored template `auth_password` must be sent again (or null) when the url's origin "
+    "changes.",
+    document=WebhookDoc,
+    body=WebhookUpdate,
+    not_null=WEBHOOK_NOT_NULL,
 )
 async def update_webhook(
     outgoing_webhook_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
@@ -142,11 +142,8 @@ async def update_webhook(
     return _document(webhook, caller.team_name)
 
 
-@router.delete(
-    "/{outgoing_webhook_id}",
-    status_code=204,
-    summary="Delete an outgoing webhook and its template",
-    responses=READ_ERRORS,
+@delete_route(
+    router, "/{outgoing_webhook_id}", summary="Delete an outgoing webhook and its template"
 )
 async def delete_webhook(outgoing_webhook_id: str, caller: Caller, db: WriteDb) -> Response:
     wid = object_id(outgoing_webhook_id, service.WEBHOOK)
