@@ -25,18 +25,10 @@ from watchpost.collectors.schemas import (
 )
 from watchpost.collectors.target_kinds import rules_markdown
 from watchpost.http.body import JsonObject
-from watchpost.http.crud import (
-    CHILD_LIST_ERRORS,
-    create_route,
-    delete_route,
-    get_route,
-    list_route,
-    update_route,
-)
+from watchpost.http.crud import CHILD_LIST_ERRORS, Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, resource, single
 from watchpost.http.errors import object_id
-from watchpost.http.openapi import ListDoc, SingleDoc
 from watchpost.http.pagination import Paging
 from watchpost.problems import parse
 
@@ -53,13 +45,10 @@ def _target(target: CollectorTarget | Row[Any]) -> dict[str, object]:
     return resource(service.TARGET, target.id, service.target_attributes(target))
 
 
-@create_route(
-    router,
-    "",
-    summary="Create a collector",
-    document=SingleDoc[CollectorAttributes],
-    body=CollectorCreate,
-)
+collector_routes = Routes(router, CollectorAttributes)
+
+
+@collector_routes.create("", summary="Create a collector", body=CollectorCreate)
 async def create_collector(body: JsonObject, caller: Caller, ctx: Context, db: WriteDb) -> Response:
     data = parse(CollectorCreate, body)
     async with db.begin():
@@ -69,15 +58,13 @@ async def create_collector(body: JsonObject, caller: Caller, ctx: Context, db: W
     return single(_collector(collector, ctx), status=201)
 
 
-@list_route(router, "", summary="List collectors", document=ListDoc[CollectorAttributes])
+@collector_routes.list("", summary="List collectors")
 async def list_collectors(caller: Caller, ctx: Context, db: ReadDb, paging: Paging) -> Response:
     page = await service.list_collectors(db, team_id=caller.team_id, paging=paging)
     return listing((_collector(row, ctx) for row in page.data), page.links)
 
 
-@get_route(
-    router, "/{collector_id}", summary="Get a collector", document=SingleDoc[CollectorAttributes]
-)
+@collector_routes.get("/{collector_id}", summary="Get a collector")
 async def get_collector(collector_id: str, caller: Caller, ctx: Context, db: ReadDb) -> Response:
     collector = await service.get_collector(
         db, team_id=caller.team_id, collector_id=object_id(collector_id, service.COLLECTOR)
@@ -85,11 +72,9 @@ async def get_collector(collector_id: str, caller: Caller, ctx: Context, db: Rea
     return single(_collector(collector, ctx))
 
 
-@update_route(
-    router,
+@collector_routes.update(
     "/{collector_id}",
     summary="Update a collector",
-    document=SingleDoc[CollectorAttributes],
     body=CollectorUpdate,
     not_null=COLLECTOR_NOT_NULL,
 )
@@ -106,7 +91,7 @@ async def update_collector(
     return single(_collector(collector, ctx))
 
 
-@delete_route(router, "/{collector_id}", summary="Delete a collector and its targets")
+@collector_routes.delete("/{collector_id}", summary="Delete a collector and its targets")
 async def delete_collector(
     collector_id: str, caller: Caller, db: WriteDb, ctx: Context
 ) -> Response:
@@ -120,15 +105,16 @@ async def delete_collector(
 # ---------------------------------------------------------------------- collector targets
 
 
-@create_route(
-    router,
+target_routes = Routes(router, TargetAttributes)
+
+
+@target_routes.create(
     "/{collector_id}/targets",
     summary="Create a collector target",
     description=(
         "Attach a monitoring target to a collector. Which fields a target takes depends on "
         "its `kind`; a field that does not apply to the kind is a 422.\n\n" + rules_markdown()
     ),
-    document=SingleDoc[TargetAttributes],
     body=TargetCreate,
 )
 async def create_target(
@@ -149,12 +135,8 @@ async def create_target(
     return single(_target(target), status=201)
 
 
-@list_route(
-    router,
-    "/{collector_id}/targets",
-    summary="List a collector's targets",
-    document=ListDoc[TargetAttributes],
-    errors=CHILD_LIST_ERRORS,
+@target_routes.list(
+    "/{collector_id}/targets", summary="List a collector's targets", errors=CHILD_LIST_ERRORS
 )
 async def list_targets(collector_id: str, caller: Caller, db: ReadDb, paging: Paging) -> Response:
     cid = object_id(collector_id, service.COLLECTOR)
@@ -163,12 +145,7 @@ async def list_targets(collector_id: str, caller: Caller, db: ReadDb, paging: Pa
     return listing(map(_target, page.data), page.links)
 
 
-@get_route(
-    router,
-    "/{collector_id}/targets/{target_id}",
-    summary="Get a collector target",
-    document=SingleDoc[TargetAttributes],
-)
+@target_routes.get("/{collector_id}/targets/{target_id}", summary="Get a collector target")
 async def get_target(collector_id: str, target_id: str, caller: Caller, db: ReadDb) -> Response:
     target = await service.get_target(
         db,
@@ -179,8 +156,7 @@ async def get_target(collector_id: str, target_id: str, caller: Caller, db: Read
     return single(_target(target))
 
 
-@update_route(
-    router,
+@target_routes.update(
     "/{collector_id}/targets/{target_id}",
     summary="Update a collector target",
     description=(
@@ -189,7 +165,6 @@ async def get_target(collector_id: str, target_id: str, caller: Caller, db: Read
         "`password` or `api_key` must be sent again (or null) when a destination field (host, "
         "port, listen_ip, service, endpoint, scheme) changes."
     ),
-    document=SingleDoc[TargetAttributes],
     body=TargetUpdate,
     not_null=TARGET_NOT_NULL,
 )
@@ -214,7 +189,7 @@ async def update_target(
     return single(_target(target))
 
 
-@delete_route(router, "/{collector_id}/targets/{target_id}", summary="Delete a collector target")
+@target_routes.delete("/{collector_id}/targets/{target_id}", summary="Delete a collector target")
 async def delete_target(
     collector_id: str, target_id: str, caller: Caller, db: WriteDb, ctx: Context
 ) -> Response:
@@ -228,8 +203,10 @@ async def delete_target(
     return no_content()
 
 
-@list_route(
-    router,
+sample_routes = Routes(router, MetricSampleAttributes)
+
+
+@sample_routes.list(
     "/{collector_id}/targets/{target_id}/metrics",
     summary="List a collector target's metric samples",
     description=(
@@ -237,7 +214,6 @@ async def delete_target(
         "memory, scrape sample counts …), one sample per check, oldest first, kept for the "
         "last 24 hours."
     ),
-    document=ListDoc[MetricSampleAttributes],
     errors=CHILD_LIST_ERRORS,
 )
 async def list_target_metrics(

@@ -24,11 +24,10 @@ from watchpost.heartbeats.schemas import (
     parse_heartbeat_update,
 )
 from watchpost.http.body import JsonObject
-from watchpost.http.crud import create_route, delete_route, get_route, list_route, update_route
+from watchpost.http.crud import Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, single
 from watchpost.http.errors import object_id
-from watchpost.http.openapi import ListDoc, SingleDoc
 from watchpost.http.pagination import Paging
 from watchpost.teams.service import Principal
 
@@ -61,13 +60,14 @@ def _heartbeat(heartbeat: Heartbeat, caller: Principal, base: str) -> dict[str, 
 # --------------------------------------------------------------------------- heartbeats
 
 
-@create_route(
-    heartbeats_router,
+heartbeat_routes = Routes(heartbeats_router, HeartbeatAttributes)
+
+
+@heartbeat_routes.create(
     "",
     summary="Create a heartbeat",
     description="A ping URL that a job calls; it goes down when a ping is overdue.\n\n"
     + HEARTBEAT_RULES,
-    document=SingleDoc[HeartbeatAttributes],
     body=HeartbeatCreate,
     not_null=HEARTBEAT_NOT_NULL,
 )
@@ -83,7 +83,7 @@ async def create_heartbeat(
     return single(_heartbeat(heartbeat, caller, public_base(request, ctx)), status=201)
 
 
-@list_route(heartbeats_router, "", summary="List heartbeats", document=ListDoc[HeartbeatAttributes])
+@heartbeat_routes.list("", summary="List heartbeats")
 async def list_heartbeats(
     request: Request, caller: Caller, ctx: Context, db: ReadDb, paging: Paging
 ) -> Response:
@@ -97,12 +97,7 @@ async def list_heartbeats(
     return listing(page.data, page.links)
 
 
-@get_route(
-    heartbeats_router,
-    "/{heartbeat_id}",
-    summary="Get a heartbeat",
-    document=SingleDoc[HeartbeatAttributes],
-)
+@heartbeat_routes.get("/{heartbeat_id}", summary="Get a heartbeat")
 async def get_heartbeat(
     heartbeat_id: str, request: Request, caller: Caller, ctx: Context, db: ReadDb
 ) -> Response:
@@ -112,14 +107,14 @@ async def get_heartbeat(
     return single(_heartbeat(heartbeat, caller, public_base(request, ctx)))
 
 
-@update_route(
-    heartbeats_router,
+@heartbeat_routes.update(
     "/{heartbeat_id}",
     summary="Update a heartbeat",
-    description="Pausing sets `status` to `paused`; unpausing sets it back to `pending` when the "
-    "heartbeat was never pinged, else to `up` with a full period + grace from now.\n\n"
-    + HEARTBEAT_RULES,
-    document=SingleDoc[HeartbeatAttributes],
+    description=(
+        "Pausing sets `status` to `paused`; unpausing sets it back to `pending` when the "
+        "heartbeat was never pinged, else to `up` with a full period + grace from now.\n\n"
+        + HEARTBEAT_RULES
+    ),
     body=HeartbeatUpdate,
     not_null=HEARTBEAT_NOT_NULL,
 )
@@ -148,7 +143,7 @@ async def update_heartbeat(
     return single(_heartbeat(heartbeat, caller, public_base(request, ctx)))
 
 
-@delete_route(heartbeats_router, "/{heartbeat_id}", summary="Delete a heartbeat")
+@heartbeat_routes.delete("/{heartbeat_id}", summary="Delete a heartbeat")
 async def delete_heartbeat(
     heartbeat_id: str, caller: Caller, ctx: Context, db: WriteDb
 ) -> Response:

@@ -1,26 +1,24 @@
-"""The usual routes of a collection: create, list, get, update and delete one object.
+"""The usual routes of one kind of object: create, list, get, update and delete one.
 
-Each function declares a route on a router with the answers that kind of route documents
-(the document it returns, the errors it can answer, its request body), so every domain's
-collections document them alike. `document` is the model of the success body:
-`SingleDoc[Attributes]` or `ListDoc[Attributes]`, or a domain's own document model.
+`Routes` declares them on a router with the answers each kind of route documents (the
+document it returns, the errors it can answer, its request body), so every domain's
+collections document them alike.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, NotRequired, TypedDict, Unpack
 
 from fastapi import APIRouter
 from fastapi.types import DecoratedCallable
 from pydantic import BaseModel
 
 from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses
-from watchpost.http.openapi import request_body
+from watchpost.http.openapi import ListDoc, SingleDoc, request_body
 
-Decorator = Callable[[DecoratedCallable], DecoratedCallable]
-"""What APIRouter's route decorators return: they register the endpoint and return it."""
 Errors = dict[int | str, dict[str, Any]]
+Model = type[BaseModel]
 
 LIST_ERRORS = error_responses(401, 422)
 """What listing a collection can answer besides its page."""
@@ -28,92 +26,86 @@ CHILD_LIST_ERRORS = error_responses(401, 404, 422)
 """What listing an object's children can answer besides their page."""
 
 
-def create_route(
-    router: APIRouter,
-    path: str,
-    *,
-    summary: str,
-    document: type[BaseModel],
-    body: type[BaseModel],
-    description: str | None = None,
-    errors: Errors = WRITE_ERRORS,
-    not_null: Iterable[str] = (),
-) -> Decorator:
-    """POST `path`: 201 with the created object's document."""
-    return router.post(
-        path,
-        status_code=201,
-        summary=summary,
-        description=description,
-        responses={201: {"model": document}, **errors},
-        openapi_extra=request_body(body, not_null=not_null),
-    )
+class Words(TypedDict):
+    """What a route says of itself in the OpenAPI document."""
+
+    summary: str
+    description: NotRequired[str | None]
 
 
-def list_route(
-    router: APIRouter,
-    path: str,
-    *,
-    summary: str,
-    document: type[BaseModel],
-    description: str | None = None,
-    errors: Errors = LIST_ERRORS,
-) -> Decorator:
-    """GET `path`: a page of the collection."""
-    return router.get(
-        path,
-        summary=summary,
-        description=description,
-        responses={200: {"model": document}, **errors},
-    )
+class Routes:
+    """Route decorators for one kind of object on `router`; each registers the endpoint it
+    decorates and returns it unchanged.
 
+    `attributes` is the model of its attributes: an object's document is
+    `SingleDoc[attributes]`, a page of them `ListDoc[attributes]`, unless `one` and `many`
+    name other document models.
+    """
 
-def get_route(
-    router: APIRouter,
-    path: str,
-    *,
-    summary: str,
-    document: type[BaseModel],
-    description: str | None = None,
-) -> Decorator:
-    """GET `path`: one object's document."""
-    return router.get(
-        path,
-        summary=summary,
-        description=description,
-        responses={200: {"model": document}, **READ_ERRORS},
-    )
+    def __init__(
+        self,
+        router: APIRouter,
+        attributes: Model | None = None,
+        *,
+        one: Model | None = None,
+        many: Model | None = None,
+    ) -> None:
+        self.router = router
+        self.one: Model = one or SingleDoc[attributes]  # type: ignore[valid-type]
+        self.many: Model = many or ListDoc[attributes]  # type: ignore[valid-type]
 
+    def create(
+        self,
+        path: str,
+        *,
+        body: Model,
+        not_null: Iterable[str] = (),
+        errors: Errors = WRITE_ERRORS,
+        **words: Unpack[Words],
+    ) -> Callable[[DecoratedCallable], DecoratedCallable]:
+        """POST: 201 with the created object's document."""
+        return self._route("POST", path, 201, errors, body, not_null, **words)
 
-def update_route(
-    router: APIRouter,
-    path: str,
-    *,
-    summary: str,
-    document: type[BaseModel],
-    body: type[BaseModel],
-    not_null: Iterable[str] = (),
-    description: str | None = None,
-) -> Decorator:
-    """PATCH `path`: the sent fields change; 200 with the object's document."""
-    return router.patch(
-        path,
-        summary=summary,
-        description=description,
-        responses={200: {"model": document}, **WRITE_ERRORS},
-        openapi_extra=request_body(body, not_null=not_null),
-    )
+    def list(
+        self, path: str, *, errors: Errors = LIST_ERRORS, **words: Unpack[Words]
+    ) -> Callable[[DecoratedCallable], DecoratedCallable]:
+        """GET: a page of objects."""
+        return self.router.get(path, responses={200: {"model": self.many}, **errors}, **words)
 
+    def get(
+        self, path: str, **words: Unpack[Words]
+    ) -> Callable[[DecoratedCallable], DecoratedCallable]:
+        """GET: one object's document."""
+        return self._route("GET", path, None, READ_ERRORS, None, (), **words)
 
-def delete_route(
-    router: APIRouter,
-    path: str,
-    *,
-    summary: str,
-    description: str | None = None,
-    errors: Errors = READ_ERRORS,
-) -> Decorator:
-    """DELETE `path`: 204, no body."""
-    return router.delete(
-        path, status_code=204, summary=summary, description=description, responses=errors
-    )
+    def update(
+        self, path: str, *, body: Model, not_null: Iterable[str] = (), **words: Unpack[Words]
+    ) -> Callable[[DecoratedCallable], DecoratedCallable]:
+        """PATCH: the sent fields change; 200 with the object's document."""
+        return self._route("PATCH", path, None, WRITE_ERRORS, body, not_null, **words)
+
+    def delete(
+        self, path: str, *, errors: Errors = READ_ERRORS, **words: Unpack[Words]
+    ) -> Callable[[DecoratedCallable], DecoratedCallable]:
+        """DELETE: 204, no body."""
+        return self.router.delete(path, status_code=204, responses=errors, **words)
+
+    def _route(
+        self,
+        method: str,
+        path: str,
+        status_code: int | None,
+        errors: Errors,
+        body: Model | None,
+        not_null: Iterable[str],
+        **words: Unpack[Words],
+    ) -> Callable[[DecoratedCallable], DecoratedCallable]:
+        """A route answering the object's document; `body` is the JSON body it takes."""
+        return self.router.api_route(
+            path,
+            methods=[method],
+            status_code=status_code,
+            responses={status_code or 200: {"model": self.one}, **errors},
+            openapi_extra=None if body is None else request_body(body, not_null=not_null),
+            **words,
+        )

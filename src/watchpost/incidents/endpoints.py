@@ -8,11 +8,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.context import AppContext
 from watchpost.http.body import JsonObject
-from watchpost.http.crud import CHILD_LIST_ERRORS, create_route, delete_route, get_route, list_route
+from watchpost.http.crud import CHILD_LIST_ERRORS, Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, single
 from watchpost.http.errors import error_responses, object_id
-from watchpost.http.openapi import ListDoc, SingleDoc, request_body
+from watchpost.http.openapi import SingleDoc, request_body
 from watchpost.http.pagination import Paging
 from watchpost.incidents import lists, service
 from watchpost.incidents.models import Incident
@@ -55,12 +55,13 @@ def _incident(incident: Incident, team_name: str) -> dict[str, object]:
     return lists.incident_resource(incident, team_name)
 
 
-@create_route(
-    router,
+incident_routes = Routes(router, IncidentAttributes)
+
+
+@incident_routes.create(
     "",
     summary="Report an incident",
     description=CREATE_RULES,
-    document=SingleDoc[IncidentAttributes],
     body=IncidentCreate,
     errors=STATE_ERRORS,
 )
@@ -79,13 +80,7 @@ ID_QUERY = documented_as({"type": "integer", "minimum": 1, "maximum": INT64_MAX}
 BOOLEAN_QUERY = documented_as({"type": "boolean"})
 
 
-@list_route(
-    router,
-    "",
-    summary="List incidents",
-    description=LIST_RULES,
-    document=ListDoc[IncidentAttributes],
-)
+@incident_routes.list("", summary="List incidents", description=LIST_RULES)
 async def list_incidents(
     caller: Caller,
     db: ReadDb,
@@ -121,9 +116,7 @@ async def list_incidents(
     return listing(page.data, page.links)
 
 
-@get_route(
-    router, "/{incident_id}", summary="Get an incident", document=SingleDoc[IncidentAttributes]
-)
+@incident_routes.get("/{incident_id}", summary="Get an incident")
 async def get_incident(incident_id: str, caller: Caller, db: ReadDb) -> Response:
     incident = await service.get_incident(
         db, team_id=caller.team_id, incident_id=object_id(incident_id, service.INCIDENT)
@@ -131,7 +124,7 @@ async def get_incident(incident_id: str, caller: Caller, db: ReadDb) -> Response
     return single(_incident(incident, caller.team_name))
 
 
-@delete_route(router, "/{incident_id}", summary="Delete an incident and its timeline")
+@incident_routes.delete("/{incident_id}", summary="Delete an incident and its timeline")
 async def delete_incident(incident_id: str, caller: Caller, db: WriteDb) -> Response:
     iid = object_id(incident_id, service.INCIDENT)
     async with db.begin():
@@ -192,13 +185,16 @@ async def resolve_incident(
     return await _change(iid, Change.RESOLVED, data.resolved_by, caller, ctx, db)
 
 
-@list_route(
-    router,
+timeline_routes = Routes(router, TimelineItemAttributes)
+
+
+@timeline_routes.list(
     "/{incident_id}/timeline",
     summary="An incident's timeline",
-    description="Items of type `incident_timeline_item`, oldest first: `at`, `kind` (started, "
-    "acknowledged, resolved; the check engine adds more), `text`, `by` (who, or null).",
-    document=ListDoc[TimelineItemAttributes],
+    description=(
+        "Items of type `incident_timeline_item`, oldest first: `at`, `kind` (started, "
+        "acknowledged, resolved; the check engine adds more), `text`, `by` (who, or null)."
+    ),
     errors=CHILD_LIST_ERRORS,
 )
 async def incident_timeline(

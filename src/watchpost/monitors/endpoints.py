@@ -8,11 +8,10 @@ from fastapi import APIRouter, Query
 from fastapi.responses import Response
 
 from watchpost.http.body import JsonObject
-from watchpost.http.crud import create_route, delete_route, get_route, list_route, update_route
+from watchpost.http.crud import Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, single
 from watchpost.http.errors import object_id
-from watchpost.http.openapi import ListDoc, SingleDoc
 from watchpost.http.pagination import Paging
 from watchpost.monitors import lists, service
 from watchpost.monitors.fields import (
@@ -75,13 +74,11 @@ def _monitor(monitor: Monitor, team_name: str) -> dict[str, object]:
     return lists.monitor_resource(monitor, team_name)
 
 
-@create_route(
-    monitors,
-    "",
-    summary="Create a monitor",
-    description=MONITOR_RULES,
-    document=SingleDoc[MonitorAttributes],
-    body=MonitorCreate,
+monitor_routes = Routes(monitors, MonitorAttributes)
+
+
+@monitor_routes.create(
+    "", summary="Create a monitor", description=MONITOR_RULES, body=MonitorCreate
 )
 async def create_monitor(body: JsonObject, caller: Caller, ctx: Context, db: WriteDb) -> Response:
     async with db.begin():
@@ -93,12 +90,10 @@ async def create_monitor(body: JsonObject, caller: Caller, ctx: Context, db: Wri
     return single(_monitor(monitor, caller.team_name), status=201)
 
 
-@list_route(
-    monitors,
+@monitor_routes.list(
     "",
     summary="List monitors",
     description="Filters match exactly (case-sensitive); an empty filter value is ignored.",
-    document=ListDoc[MonitorAttributes],
 )
 async def list_monitors(
     caller: Caller,
@@ -123,9 +118,7 @@ async def list_monitors(
     return listing(page.data, page.links)
 
 
-@get_route(
-    monitors, "/{monitor_id}", summary="Get a monitor", document=SingleDoc[MonitorAttributes]
-)
+@monitor_routes.get("/{monitor_id}", summary="Get a monitor")
 async def get_monitor(monitor_id: str, caller: Caller, db: ReadDb) -> Response:
     monitor = await service.get_monitor(
         db, team_id=caller.team_id, monitor_id=object_id(monitor_id, service.MONITOR)
@@ -133,12 +126,10 @@ async def get_monitor(monitor_id: str, caller: Caller, db: ReadDb) -> Response:
     return single(_monitor(monitor, caller.team_name))
 
 
-@update_route(
-    monitors,
+@monitor_routes.update(
     "/{monitor_id}",
     summary="Update a monitor",
     description=UPDATE_RULES,
-    document=SingleDoc[MonitorAttributes],
     body=MonitorUpdate,
     not_null=NOT_NULL,
 )
@@ -156,7 +147,7 @@ async def update_monitor(
     return single(_monitor(monitor, caller.team_name))
 
 
-@delete_route(monitors, "/{monitor_id}", summary="Delete a monitor")
+@monitor_routes.delete("/{monitor_id}", summary="Delete a monitor")
 async def delete_monitor(monitor_id: str, caller: Caller, ctx: Context, db: WriteDb) -> Response:
     mid = object_id(monitor_id, service.MONITOR)
     async with db.begin():

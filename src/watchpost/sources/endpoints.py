@@ -9,11 +9,10 @@ from fastapi.responses import Response
 
 from watchpost.context import AppContext
 from watchpost.http.body import JsonObject
-from watchpost.http.crud import create_route, delete_route, get_route, list_route, update_route
+from watchpost.http.crud import Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, single
 from watchpost.http.errors import object_id
-from watchpost.http.openapi import ListDoc, SingleDoc
 from watchpost.http.pagination import Paging
 from watchpost.sources import lists, service
 from watchpost.sources.models import Source
@@ -48,13 +47,11 @@ class SourceView:
 # ------------------------------------------------------------------------------- sources
 
 
-@create_route(
-    sources,
-    "",
-    summary="Create a source",
-    description=platforms_markdown(),
-    document=SingleDoc[SourceAttributes],
-    body=SourceCreate,
+source_routes = Routes(sources, SourceAttributes)
+
+
+@source_routes.create(
+    "", summary="Create a source", description=platforms_markdown(), body=SourceCreate
 )
 async def create_source(
     request: Request, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
@@ -67,7 +64,7 @@ async def create_source(
     return single(SourceView(request, caller, ctx).one(source), status=201)
 
 
-@list_route(sources, "", summary="List sources", document=ListDoc[SourceAttributes])
+@source_routes.list("", summary="List sources")
 async def list_sources(
     request: Request, caller: Caller, ctx: Context, db: ReadDb, paging: Paging
 ) -> Response:
@@ -82,7 +79,7 @@ async def list_sources(
     return listing(page.data, page.links)
 
 
-@get_route(sources, "/{source_id}", summary="Get a source", document=SingleDoc[SourceAttributes])
+@source_routes.get("/{source_id}", summary="Get a source")
 async def get_source(
     source_id: str, request: Request, caller: Caller, ctx: Context, db: ReadDb
 ) -> Response:
@@ -92,13 +89,13 @@ async def get_source(
     return single(SourceView(request, caller, ctx).one(source))
 
 
-@update_route(
-    sources,
+@source_routes.update(
     "/{source_id}",
     summary="Update a source",
-    description="Changes name, ingesting_paused, retentions, live_tail_pattern or source_group_id "
-    "(null ungroups). `platform` cannot change; the table name never follows a rename.",
-    document=SingleDoc[SourceAttributes],
+    description=(
+        "Changes name, ingesting_paused, retentions, live_tail_pattern or source_group_id "
+        "(null ungroups). `platform` cannot change; the table name never follows a rename."
+    ),
     body=SourceUpdate,
     not_null=(*NOT_NULL_FIELDS, "platform"),
 )
@@ -115,7 +112,7 @@ async def update_source(
     return single(SourceView(request, caller, ctx).one(source))
 
 
-@delete_route(sources, "/{source_id}", summary="Delete a source")
+@source_routes.delete("/{source_id}", summary="Delete a source")
 async def delete_source(source_id: str, caller: Caller, db: WriteDb) -> Response:
     sid = object_id(source_id, service.SOURCE)
     async with db.begin():

@@ -6,18 +6,10 @@ from fastapi import APIRouter
 from fastapi.responses import Response
 
 from watchpost.http.body import JsonObject
-from watchpost.http.crud import (
-    CHILD_LIST_ERRORS,
-    create_route,
-    delete_route,
-    get_route,
-    list_route,
-    update_route,
-)
+from watchpost.http.crud import CHILD_LIST_ERRORS, Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, single
 from watchpost.http.errors import error_responses, object_id
-from watchpost.http.openapi import ListDoc, SingleDoc
 from watchpost.http.pagination import Paging
 from watchpost.problems import parse
 from watchpost.status_pages import pages, rendering, resources, sections
@@ -43,13 +35,14 @@ router = APIRouter(prefix="/api/v2/status-pages", tags=["status pages"])
 # ---------------------------------------------------------------------------- pages
 
 
-@create_route(
-    router,
+page_routes = Routes(router, PageAttributes)
+
+
+@page_routes.create(
     "",
     summary="Create a status page",
     description="`subdomain` is required and unique across the installation; `password` is "
     "write-only and required when `password_enabled` is true.",
-    document=SingleDoc[PageAttributes],
     body=PageCreate,
 )
 async def create_page(body: JsonObject, caller: Caller, ctx: Context, db: WriteDb) -> Response:
@@ -68,7 +61,7 @@ async def create_page(body: JsonObject, caller: Caller, ctx: Context, db: WriteD
     return single(item, status=201)
 
 
-@list_route(router, "", summary="List status pages", document=ListDoc[PageAttributes])
+@page_routes.list("", summary="List status pages")
 async def list_pages(caller: Caller, ctx: Context, db: ReadDb, paging: Paging) -> Response:
     found = await pages.list_pages(db, team_id=caller.team_id, paging=paging)
     now = ctx.clock.now()
@@ -77,9 +70,7 @@ async def list_pages(caller: Caller, ctx: Context, db: ReadDb, paging: Paging) -
     )
 
 
-@get_route(
-    router, "/{status_page_id}", summary="Get a status page", document=SingleDoc[PageAttributes]
-)
+@page_routes.get("/{status_page_id}", summary="Get a status page")
 async def get_page(status_page_id: str, caller: Caller, ctx: Context, db: ReadDb) -> Response:
     page = await pages.get_page(
         db, team_id=caller.team_id, page_id=object_id(status_page_id, pages.PAGE)
@@ -87,13 +78,8 @@ async def get_page(status_page_id: str, caller: Caller, ctx: Context, db: ReadDb
     return single(await rendering.page_document(db, page, caller, ctx.clock.now()))
 
 
-@update_route(
-    router,
-    "/{status_page_id}",
-    summary="Update a status page",
-    document=SingleDoc[PageAttributes],
-    body=PageUpdate,
-    not_null=PAGE_NOT_NULL,
+@page_routes.update(
+    "/{status_page_id}", summary="Update a status page", body=PageUpdate, not_null=PAGE_NOT_NULL
 )
 async def update_page(
     status_page_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
@@ -110,9 +96,7 @@ async def update_page(
     return single(item)
 
 
-@delete_route(
-    router, "/{status_page_id}", summary="Delete a status page, its sections and resources"
-)
+@page_routes.delete("/{status_page_id}", summary="Delete a status page, its sections and resources")
 async def delete_page(status_page_id: str, caller: Caller, db: WriteDb) -> Response:
     pid = object_id(status_page_id, pages.PAGE)
     async with db.begin():
@@ -124,14 +108,15 @@ async def delete_page(status_page_id: str, caller: Caller, db: WriteDb) -> Respo
 # ------------------------------------------------------------------------- sections
 
 
-@create_route(
-    router,
+section_routes = Routes(router, SectionAttributes)
+
+
+@section_routes.create(
     "/{status_page_id}/sections",
     summary="Create a status page section",
     description="`position` is zero-based; omitted appends; an occupied position shifts the "
     "sections at and after it down, except fixed-position ones. A page holds at most "
     f"{MAX_SECTIONS:,} sections (422).",
-    document=SingleDoc[SectionAttributes],
     body=SectionCreate,
 )
 async def create_section(
@@ -145,12 +130,8 @@ async def create_section(
     return single(rendering.section_document(section), status=201)
 
 
-@list_route(
-    router,
-    "/{status_page_id}/sections",
-    summary="List a status page's sections",
-    document=ListDoc[SectionAttributes],
-    errors=CHILD_LIST_ERRORS,
+@section_routes.list(
+    "/{status_page_id}/sections", summary="List a status page's sections", errors=CHILD_LIST_ERRORS
 )
 async def list_sections(
     status_page_id: str, caller: Caller, db: ReadDb, paging: Paging
@@ -161,12 +142,7 @@ async def list_sections(
     return listing((rendering.section_document(row) for row in found.data), found.links)
 
 
-@get_route(
-    router,
-    "/{status_page_id}/sections/{section_id}",
-    summary="Get a status page section",
-    document=SingleDoc[SectionAttributes],
-)
+@section_routes.get("/{status_page_id}/sections/{section_id}", summary="Get a status page section")
 async def get_section(status_page_id: str, section_id: str, caller: Caller, db: ReadDb) -> Response:
     section = await sections.get_section(
         db,
@@ -177,11 +153,9 @@ async def get_section(status_page_id: str, section_id: str, caller: Caller, db: 
     return single(rendering.section_document(section))
 
 
-@update_route(
-    router,
+@section_routes.update(
     "/{status_page_id}/sections/{section_id}",
     summary="Update or move a status page section",
-    document=SingleDoc[SectionAttributes],
     body=SectionUpdate,
     not_null=SECTION_NOT_NULL,
 )
@@ -212,8 +186,7 @@ async def update_section(
     return single(rendering.section_document(section))
 
 
-@delete_route(
-    router,
+@section_routes.delete(
     "/{status_page_id}/sections/{section_id}",
     summary="Delete an empty status page section",
     description="A section that still holds resources is a 422: move or delete them first.",
@@ -236,16 +209,19 @@ async def delete_section(
 # ------------------------------------------------------------------------ resources
 
 
-@create_route(
-    router,
+resource_routes = Routes(router, ResourceAttributes)
+
+
+@resource_routes.create(
     "/{status_page_id}/resources",
     summary="Create a status page resource",
-    description="Every attribute is optional. Without `status_page_section_id` the resource goes to "
-    "the page's first section (created when the page has none); without `position` it "
-    "is appended; an occupied position shifts the resources at and below it down, "
-    "except fixed-position ones. `widget_type` takes preference over `history`. A page "
-    f"holds at most {MAX_RESOURCES:,} resources (422).\n\n" + rules_markdown(),
-    document=SingleDoc[ResourceAttributes],
+    description=(
+        "Every attribute is optional. Without `status_page_section_id` the resource goes to "
+        "the page's first section (created when the page has none); without `position` it "
+        "is appended; an occupied position shifts the resources at and below it down, "
+        "except fixed-position ones. `widget_type` takes preference over `history`. A page "
+        f"holds at most {MAX_RESOURCES:,} resources (422).\n\n" + rules_markdown()
+    ),
     body=ResourceFields,
 )
 async def create_resource(
@@ -268,14 +244,12 @@ async def create_resource(
     return single(item, status=201)
 
 
-@list_route(
-    router,
+@resource_routes.list(
     "/{status_page_id}/resources",
     summary="List a status page's resources",
     description=f"Each item's `status_history` holds the most recent {LIST_HISTORY_DAYS} days "
     "(all of them when the page's `history` is shorter); `availability` and `status` cover the "
     "page's whole history, as on a single GET, which carries every day.",
-    document=ListDoc[ResourceAttributes],
     errors=CHILD_LIST_ERRORS,
 )
 async def list_resources(
@@ -290,11 +264,8 @@ async def list_resources(
     return listing(items, found.links)
 
 
-@get_route(
-    router,
-    "/{status_page_id}/resources/{resource_id}",
-    summary="Get a status page resource",
-    document=SingleDoc[ResourceAttributes],
+@resource_routes.get(
+    "/{status_page_id}/resources/{resource_id}", summary="Get a status page resource"
 )
 async def get_resource(
     status_page_id: str, resource_id: str, caller: Caller, ctx: Context, db: ReadDb
@@ -311,13 +282,11 @@ async def get_resource(
     return single(item)
 
 
-@update_route(
-    router,
+@resource_routes.update(
     "/{status_page_id}/resources/{resource_id}",
     summary="Update or move a status page resource",
     description="A new `status_page_section_id` and/or `position` moves the resource; both "
     "sections stay contiguous. The same rules as on create apply to the result.",
-    document=SingleDoc[ResourceAttributes],
     body=ResourceFields,
     not_null=RESOURCE_NOT_NULL,
 )
@@ -349,8 +318,8 @@ async def update_resource(
     return single(item)
 
 
-@delete_route(
-    router, "/{status_page_id}/resources/{resource_id}", summary="Delete a status page resource"
+@resource_routes.delete(
+    "/{status_page_id}/resources/{resource_id}", summary="Delete a status page resource"
 )
 async def delete_resource(
     status_page_id: str, resource_id: str, caller: Caller, db: WriteDb

@@ -8,7 +8,7 @@ from fastapi import APIRouter
 from fastapi.responses import Response
 
 from watchpost.http.body import JsonObject
-from watchpost.http.crud import create_route, delete_route, get_route, list_route, update_route
+from watchpost.http.crud import Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import Resource, listing, no_content, resource, single
 from watchpost.http.errors import object_id
@@ -58,13 +58,16 @@ def _document(webhook: OutgoingWebhook, team_name: str, status: int = 200) -> Re
     return single(_webhook(webhook, team_name), status=status, included=_included([webhook]))
 
 
-@create_route(
-    router,
+webhook_routes = Routes(router, one=WebhookDoc, many=WebhookListDoc)
+
+
+@webhook_routes.create(
     "",
     summary="Create an outgoing webhook",
-    description="`trigger_type` is fixed after creation. Fields that depend on it are a 422 when sent "
-    "with a trigger_type that does not accept them.\n\n" + rules_markdown() + "\n\n" + SHAPE,
-    document=WebhookDoc,
+    description=(
+        "`trigger_type` is fixed after creation. Fields that depend on it are a 422 when sent "
+        "with a trigger_type that does not accept them.\n\n" + rules_markdown() + "\n\n" + SHAPE
+    ),
     body=WebhookCreate,
 )
 async def create_webhook(body: JsonObject, caller: Caller, ctx: Context, db: WriteDb) -> Response:
@@ -76,12 +79,10 @@ async def create_webhook(body: JsonObject, caller: Caller, ctx: Context, db: Wri
     return _document(webhook, caller.team_name, status=201)
 
 
-@list_route(
-    router,
+@webhook_routes.list(
     "",
     summary="List outgoing webhooks",
     description="`included` holds the templates of the webhooks on this page.",
-    document=WebhookListDoc,
 )
 async def list_webhooks(caller: Caller, db: ReadDb, paging: Paging) -> Response:
     page = await service.list_webhooks(db, team_id=caller.team_id, paging=paging)
@@ -92,13 +93,7 @@ async def list_webhooks(caller: Caller, db: ReadDb, paging: Paging) -> Response:
     )
 
 
-@get_route(
-    router,
-    "/{outgoing_webhook_id}",
-    summary="Get an outgoing webhook",
-    description=SHAPE,
-    document=WebhookDoc,
-)
+@webhook_routes.get("/{outgoing_webhook_id}", summary="Get an outgoing webhook", description=SHAPE)
 async def get_webhook(outgoing_webhook_id: str, caller: Caller, db: ReadDb) -> Response:
     webhook = await service.get_webhook(
         db, team_id=caller.team_id, webhook_id=object_id(outgoing_webhook_id, service.WEBHOOK)
@@ -106,15 +101,15 @@ async def get_webhook(outgoing_webhook_id: str, caller: Caller, db: ReadDb) -> R
     return _document(webhook, caller.team_name)
 
 
-@update_route(
-    router,
+@webhook_routes.update(
     "/{outgoing_webhook_id}",
     summary="Update an outgoing webhook",
-    description="`trigger_type` cannot change. `custom_webhook_template_attributes`: null removes the "
-    "template; an object creates it, or changes only the sent fields of the existing one. "
-    "A stored template `auth_password` must be sent again (or null) when the url's origin "
-    "changes.",
-    document=WebhookDoc,
+    description=(
+        "`trigger_type` cannot change. `custom_webhook_template_attributes`: null removes the "
+        "template; an object creates it, or changes only the sent fields of the existing one. "
+        "A stored template `auth_password` must be sent again (or null) when the url's origin "
+        "changes."
+    ),
     body=WebhookUpdate,
     not_null=WEBHOOK_NOT_NULL,
 )
@@ -142,8 +137,8 @@ async def update_webhook(
     return _document(webhook, caller.team_name)
 
 
-@delete_route(
-    router, "/{outgoing_webhook_id}", summary="Delete an outgoing webhook and its template"
+@webhook_routes.delete(
+    "/{outgoing_webhook_id}", summary="Delete an outgoing webhook and its template"
 )
 async def delete_webhook(outgoing_webhook_id: str, caller: Caller, db: WriteDb) -> Response:
     wid = object_id(outgoing_webhook_id, service.WEBHOOK)
