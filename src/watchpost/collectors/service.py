@@ -8,7 +8,6 @@ from typing import Any, cast
 
 from sqlalchemy import (
     Row,
-    Select,
     Table,
     bindparam,
     insert,
@@ -34,7 +33,7 @@ from watchpost.collectors.target_kinds import (
     WRITE_ONLY_FIELDS,
 )
 from watchpost.crypto import SecretBox, random_token
-from watchpost.db.queries import one_or_404
+from watchpost.db.queries import one_or_404, team_object, team_rows
 from watchpost.errors import InvalidRequest, NotFound
 from watchpost.history import service as history
 from watchpost.http.pagination import Page, PageRequest, paginate
@@ -108,14 +107,11 @@ async def create_collector(
     return collector
 
 
-def collectors_of(team_id: int) -> Select[tuple[Collector]]:
-    return select(Collector).where(Collector.team_id == team_id)
-
-
 async def list_collectors(
     session: AsyncSession, *, team_id: int, paging: PageRequest
 ) -> Page[Collector]:
-    return await paginate(session, collectors_of(team_id), paging, order_by=Collector.id)
+    stmt = team_rows(Collector, team_id=team_id)
+    return await paginate(session, stmt, paging, order_by=Collector.id)
 
 
 _collectors = Collector.__table__.c
@@ -273,29 +269,23 @@ async def create_target(
     return (await session.execute(_INSERT_TARGET, values)).one()
 
 
-def targets_of(*, team_id: int, collector_id: int) -> Select[tuple[CollectorTarget]]:
-    return select(CollectorTarget).where(
-        CollectorTarget.team_id == team_id, CollectorTarget.collector_id == collector_id
-    )
-
-
 async def list_targets(
     session: AsyncSession, *, team_id: int, collector_id: int, paging: PageRequest
 ) -> Page[CollectorTarget]:
-    stmt = targets_of(team_id=team_id, collector_id=collector_id)
+    stmt = team_rows(CollectorTarget, team_id=team_id, collector_id=collector_id)
     return await paginate(session, stmt, paging, order_by=CollectorTarget.id)
 
 
 async def get_target(
     session: AsyncSession, *, team_id: int, collector_id: int, target_id: int
 ) -> CollectorTarget:
-    return await one_or_404(
+    return await team_object(
         session,
-        targets_of(team_id=team_id, collector_id=collector_id).where(
-            CollectorTarget.id == target_id
-        ),
+        CollectorTarget,
         TARGET,
-        target_id,
+        team_id=team_id,
+        object_id=target_id,
+        collector_id=collector_id,
     )
 
 

@@ -28,10 +28,24 @@ async def one_or_404(
     return found
 
 
-async def team_object(
-    session: AsyncSession, model: type[T], resource_type: str, *, team_id: int, object_id: int
-) -> T:
-    """The team's row of model with that id, else a 404 naming resource_type."""
+def team_rows(model: type[T], *, team_id: int, **equal: int) -> Select[tuple[T]]:
+    """The team's rows of model whose named columns hold the values given (a parent's id)."""
     columns = cast(Any, model).__table__.c  # a mapped class (id, team_id), typed as T
-    stmt = select(model).where(columns.team_id == team_id, columns.id == object_id)
+    return select(model).where(
+        columns.team_id == team_id, *[columns[name] == value for name, value in equal.items()]
+    )
+
+
+async def team_object(
+    session: AsyncSession,
+    model: type[T],
+    resource_type: str,
+    *,
+    team_id: int,
+    object_id: int,
+    **parent: int,
+) -> T:
+    """The team's row of model with that id (and that `parent`, a column and its value, when
+    given), else a 404 naming resource_type."""
+    stmt = team_rows(model, team_id=team_id, **parent, id=object_id)
     return await one_or_404(session, stmt, resource_type, object_id)
