@@ -35,7 +35,6 @@ from watchpost.collectors.target_kinds import (
 from watchpost.crypto import SecretBox, random_token
 from watchpost.db.queries import one_or_404, team_object, team_rows
 from watchpost.errors import InvalidRequest, NotFound
-from watchpost.history import service as history
 from watchpost.http.pagination import Page, PageRequest, paginate
 from watchpost.incidents import service as incidents
 from watchpost.problems import null_problems, sent_values
@@ -182,8 +181,9 @@ async def delete_collector(session: AsyncSession, *, collector: Collector, now: 
         select(CollectorTarget.id).where(CollectorTarget.collector_id == collector.id)
     )
     for target_id in target_ids.all():
-        await incidents.resolve_for_deleted(session, now=now, collector_target_id=target_id)
-        await history.forget(session, subject_type=TARGET_SUBJECT, subject_id=target_id)
+        await incidents.forget_checked(
+            session, subject_type=TARGET_SUBJECT, subject_id=target_id, now=now
+        )
     await session.delete(collector)
     await session.flush()
 
@@ -347,8 +347,9 @@ async def delete_target(session: AsyncSession, *, target: CollectorTarget, now: 
     """Delete the target and its check history, in one transaction with what depends on it:
     its open incident is resolved (no check will ever recover it) and its collector's status
     recomputed without it (a deleted down target must not keep the collector down)."""
-    await incidents.resolve_for_deleted(session, now=now, collector_target_id=target.id)
-    await history.forget(session, subject_type=TARGET_SUBJECT, subject_id=target.id)
+    await incidents.forget_checked(
+        session, subject_type=TARGET_SUBJECT, subject_id=target.id, now=now
+    )
     collector_id = target.collector_id
     await session.delete(target)
     await session.flush()

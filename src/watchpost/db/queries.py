@@ -8,7 +8,7 @@ from typing import Any, TypeVar, cast
 from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.errors import NotFound
+from watchpost.errors import NotFound, Problem
 
 T = TypeVar("T")
 
@@ -49,3 +49,21 @@ async def team_object(
     given), else a 404 naming resource_type."""
     stmt = team_rows(model, team_id=team_id, **parent, id=object_id)
     return await one_or_404(session, stmt, resource_type, object_id)
+
+
+def not_a_group(field: str, group_id: int) -> list[Problem]:
+    """The 422 problem of `field` (monitor_group_id …) naming no group of the team."""
+    kind = field.removesuffix("_id").replace("_", " ")
+    return [(field, f"{field} {group_id} is not a {kind} of this team")]
+
+
+async def group_problems(
+    session: AsyncSession, model: type[Any], field: str, *, team_id: int, group_id: int | None
+) -> list[Problem]:
+    """not_a_group() unless group_id is None or names one of the team's rows of model."""
+    if group_id is None:
+        return []
+    columns = model.__table__.c
+    stmt = select(columns.id).where(columns.team_id == team_id, columns.id == group_id)
+    found = await session.scalar(stmt)
+    return not_a_group(field, group_id) if found is None else []
