@@ -7,6 +7,7 @@ from typing import Any
 from fastapi import APIRouter
 from fastapi.responses import Response
 from sqlalchemy import Row
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.collectors import metrics, service
 from watchpost.collectors.models import Collector, CollectorTarget
@@ -31,6 +32,7 @@ from watchpost.http.envelope import listing, no_content, resource, single
 from watchpost.http.errors import object_id
 from watchpost.http.pagination import Paging
 from watchpost.problems import parse
+from watchpost.teams.service import Principal
 
 router = APIRouter(prefix="/api/v1/collectors", tags=["collectors"])
 
@@ -46,6 +48,12 @@ def _target(target: CollectorTarget | Row[Any]) -> dict[str, object]:
 
 
 collector_routes = Routes(router, CollectorAttributes)
+
+
+async def _find(db: AsyncSession, caller: Principal, collector_id: str) -> Collector:
+    """The team's collector the path names, else a 404."""
+    found = object_id(collector_id, service.COLLECTOR)
+    return await service.get_collector(db, team_id=caller.team_id, collector_id=found)
 
 
 @collector_routes.create("", summary="Create a collector", body=CollectorCreate)
@@ -66,9 +74,7 @@ async def list_collectors(caller: Caller, ctx: Context, db: ReadDb, paging: Pagi
 
 @collector_routes.get("/{collector_id}", summary="Get a collector")
 async def get_collector(collector_id: str, caller: Caller, ctx: Context, db: ReadDb) -> Response:
-    collector = await service.get_collector(
-        db, team_id=caller.team_id, collector_id=object_id(collector_id, service.COLLECTOR)
-    )
+    collector = await _find(db, caller, collector_id)
     return single(_collector(collector, ctx))
 
 
@@ -95,9 +101,8 @@ async def update_collector(
 async def delete_collector(
     collector_id: str, caller: Caller, db: WriteDb, ctx: Context
 ) -> Response:
-    cid = object_id(collector_id, service.COLLECTOR)
     async with db.begin():
-        collector = await service.get_collector(db, team_id=caller.team_id, collector_id=cid)
+        collector = await _find(db, caller, collector_id)
         await service.delete_collector(db, collector=collector, now=ctx.clock.now())
     return no_content()
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.context import AppContext
 from watchpost.heartbeats import lists, service
@@ -63,6 +64,12 @@ def _heartbeat(heartbeat: Heartbeat, caller: Principal, base: str) -> dict[str, 
 heartbeat_routes = Routes(heartbeats_router, HeartbeatAttributes)
 
 
+async def _find(db: AsyncSession, caller: Principal, heartbeat_id: str) -> Heartbeat:
+    """The team's heartbeat the path names, else a 404."""
+    found = object_id(heartbeat_id, service.HEARTBEAT)
+    return await service.get_heartbeat(db, team_id=caller.team_id, heartbeat_id=found)
+
+
 @heartbeat_routes.create(
     "",
     summary="Create a heartbeat",
@@ -101,9 +108,7 @@ async def list_heartbeats(
 async def get_heartbeat(
     heartbeat_id: str, request: Request, caller: Caller, ctx: Context, db: ReadDb
 ) -> Response:
-    heartbeat = await service.get_heartbeat(
-        db, team_id=caller.team_id, heartbeat_id=object_id(heartbeat_id, service.HEARTBEAT)
-    )
+    heartbeat = await _find(db, caller, heartbeat_id)
     return single(_heartbeat(heartbeat, caller, public_base(request, ctx)))
 
 
@@ -126,9 +131,8 @@ async def update_heartbeat(
     ctx: Context,
     db: WriteDb,
 ) -> Response:
-    hid = object_id(heartbeat_id, service.HEARTBEAT)
     async with db.begin():
-        heartbeat = await service.get_heartbeat(db, team_id=caller.team_id, heartbeat_id=hid)
+        heartbeat = await _find(db, caller, heartbeat_id)
         group_problems = await service.group_problems(db, team_id=caller.team_id, data=body)
         data = parse_heartbeat_update(
             body, service.heartbeat_values(heartbeat), group_problems=group_problems
@@ -147,9 +151,8 @@ async def update_heartbeat(
 async def delete_heartbeat(
     heartbeat_id: str, caller: Caller, ctx: Context, db: WriteDb
 ) -> Response:
-    hid = object_id(heartbeat_id, service.HEARTBEAT)
     async with db.begin():
-        heartbeat = await service.get_heartbeat(db, team_id=caller.team_id, heartbeat_id=hid)
+        heartbeat = await _find(db, caller, heartbeat_id)
         await service.delete_heartbeat(db, heartbeat=heartbeat, now=ctx.clock.now())
     return no_content()
 

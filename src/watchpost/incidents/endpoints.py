@@ -58,6 +58,12 @@ def _incident(incident: Incident, team_name: str) -> dict[str, object]:
 incident_routes = Routes(router, IncidentAttributes)
 
 
+async def _find(db: AsyncSession, caller: Principal, incident_id: str) -> Incident:
+    """The team's incident the path names, else a 404."""
+    found = object_id(incident_id, service.INCIDENT)
+    return await service.get_incident(db, team_id=caller.team_id, incident_id=found)
+
+
 @incident_routes.create(
     "",
     summary="Report an incident",
@@ -118,17 +124,14 @@ async def list_incidents(
 
 @incident_routes.get("/{incident_id}", summary="Get an incident")
 async def get_incident(incident_id: str, caller: Caller, db: ReadDb) -> Response:
-    incident = await service.get_incident(
-        db, team_id=caller.team_id, incident_id=object_id(incident_id, service.INCIDENT)
-    )
+    incident = await _find(db, caller, incident_id)
     return single(_incident(incident, caller.team_name))
 
 
 @incident_routes.delete("/{incident_id}", summary="Delete an incident and its timeline")
 async def delete_incident(incident_id: str, caller: Caller, db: WriteDb) -> Response:
-    iid = object_id(incident_id, service.INCIDENT)
     async with db.begin():
-        incident = await service.get_incident(db, team_id=caller.team_id, incident_id=iid)
+        incident = await _find(db, caller, incident_id)
         await service.delete_incident(db, incident=incident)
     return no_content()
 
@@ -200,9 +203,7 @@ timeline_routes = Routes(router, TimelineItemAttributes)
 async def incident_timeline(
     incident_id: str, caller: Caller, db: ReadDb, paging: Paging
 ) -> Response:
-    incident = await service.get_incident(
-        db, team_id=caller.team_id, incident_id=object_id(incident_id, service.INCIDENT)
-    )
+    incident = await _find(db, caller, incident_id)
     page = await lists.list_timeline(db, incident=incident, paging=paging)
     return listing(page.data, page.links)
 

@@ -6,6 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 from fastapi.responses import Response
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.http.body import JsonObject
 from watchpost.http.crud import Routes
@@ -32,6 +33,7 @@ from watchpost.monitors.schemas import (
     parse_monitor_update,
 )
 from watchpost.monitors.types import EXPIRATION_DAYS, REGIONS, rules_markdown
+from watchpost.teams.service import Principal
 from watchpost.validation import FilterText
 
 monitors = APIRouter(prefix="/api/v2/monitors", tags=["monitors"])
@@ -77,6 +79,12 @@ def _monitor(monitor: Monitor, team_name: str) -> dict[str, object]:
 monitor_routes = Routes(monitors, MonitorAttributes)
 
 
+async def _find(db: AsyncSession, caller: Principal, monitor_id: str) -> Monitor:
+    """The team's monitor the path names, else a 404."""
+    found = object_id(monitor_id, service.MONITOR)
+    return await service.get_monitor(db, team_id=caller.team_id, monitor_id=found)
+
+
 @monitor_routes.create(
     "", summary="Create a monitor", description=MONITOR_RULES, body=MonitorCreate
 )
@@ -120,9 +128,7 @@ async def list_monitors(
 
 @monitor_routes.get("/{monitor_id}", summary="Get a monitor")
 async def get_monitor(monitor_id: str, caller: Caller, db: ReadDb) -> Response:
-    monitor = await service.get_monitor(
-        db, team_id=caller.team_id, monitor_id=object_id(monitor_id, service.MONITOR)
-    )
+    monitor = await _find(db, caller, monitor_id)
     return single(_monitor(monitor, caller.team_name))
 
 
@@ -136,9 +142,8 @@ async def get_monitor(monitor_id: str, caller: Caller, db: ReadDb) -> Response:
 async def update_monitor(
     monitor_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
 ) -> Response:
-    mid = object_id(monitor_id, service.MONITOR)
     async with db.begin():
-        monitor = await service.get_monitor(db, team_id=caller.team_id, monitor_id=mid)
+        monitor = await _find(db, caller, monitor_id)
         extra = await service.group_problems(db, team_id=caller.team_id, body=body)
         data, values = parse_monitor_update(body, service.monitor_values(monitor), extra)
         await service.update_monitor(
@@ -149,9 +154,8 @@ async def update_monitor(
 
 @monitor_routes.delete("/{monitor_id}", summary="Delete a monitor")
 async def delete_monitor(monitor_id: str, caller: Caller, ctx: Context, db: WriteDb) -> Response:
-    mid = object_id(monitor_id, service.MONITOR)
     async with db.begin():
-        monitor = await service.get_monitor(db, team_id=caller.team_id, monitor_id=mid)
+        monitor = await _find(db, caller, monitor_id)
         await service.delete_monitor(db, monitor=monitor, now=ctx.clock.now())
     return no_content()
 

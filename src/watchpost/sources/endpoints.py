@@ -6,6 +6,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.context import AppContext
 from watchpost.http.body import JsonObject
@@ -50,6 +51,12 @@ class SourceView:
 source_routes = Routes(sources, SourceAttributes)
 
 
+async def _find(db: AsyncSession, caller: Principal, source_id: str) -> Source:
+    """The team's source the path names, else a 404."""
+    found = object_id(source_id, service.SOURCE)
+    return await service.get_source(db, team_id=caller.team_id, source_id=found)
+
+
 @source_routes.create(
     "", summary="Create a source", description=platforms_markdown(), body=SourceCreate
 )
@@ -83,9 +90,7 @@ async def list_sources(
 async def get_source(
     source_id: str, request: Request, caller: Caller, ctx: Context, db: ReadDb
 ) -> Response:
-    source = await service.get_source(
-        db, team_id=caller.team_id, source_id=object_id(source_id, service.SOURCE)
-    )
+    source = await _find(db, caller, source_id)
     return single(SourceView(request, caller, ctx).one(source))
 
 
@@ -102,9 +107,8 @@ async def get_source(
 async def update_source(
     source_id: str, request: Request, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
 ) -> Response:
-    sid = object_id(source_id, service.SOURCE)
     async with db.begin():
-        source = await service.get_source(db, team_id=caller.team_id, source_id=sid)
+        source = await _find(db, caller, source_id)
         data = parse_source_update(body, platform=source.platform)
         await service.update_source(
             db, source=source, data=data, sent=set(data.model_fields_set), now=ctx.clock.now()
@@ -114,9 +118,8 @@ async def update_source(
 
 @source_routes.delete("/{source_id}", summary="Delete a source")
 async def delete_source(source_id: str, caller: Caller, db: WriteDb) -> Response:
-    sid = object_id(source_id, service.SOURCE)
     async with db.begin():
-        source = await service.get_source(db, team_id=caller.team_id, source_id=sid)
+        source = await _find(db, caller, source_id)
         await service.delete_source(db, source=source)
     return no_content()
 

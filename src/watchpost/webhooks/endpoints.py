@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from fastapi import APIRouter
 from fastapi.responses import Response
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.http.body import JsonObject
 from watchpost.http.crud import Routes
@@ -13,6 +14,7 @@ from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import Resource, listing, no_content, resource, single
 from watchpost.http.errors import object_id
 from watchpost.http.pagination import Paging
+from watchpost.teams.service import Principal
 from watchpost.webhooks import service
 from watchpost.webhooks.models import OutgoingWebhook
 from watchpost.webhooks.schemas import (
@@ -61,6 +63,12 @@ def _document(webhook: OutgoingWebhook, team_name: str, status: int = 200) -> Re
 webhook_routes = Routes(router, one=WebhookDoc, many=WebhookListDoc)
 
 
+async def _find(db: AsyncSession, caller: Principal, outgoing_webhook_id: str) -> OutgoingWebhook:
+    """The team's webhook the path names, else a 404."""
+    found = object_id(outgoing_webhook_id, service.WEBHOOK)
+    return await service.get_webhook(db, team_id=caller.team_id, webhook_id=found)
+
+
 @webhook_routes.create(
     "",
     summary="Create an outgoing webhook",
@@ -95,9 +103,7 @@ async def list_webhooks(caller: Caller, db: ReadDb, paging: Paging) -> Response:
 
 @webhook_routes.get("/{outgoing_webhook_id}", summary="Get an outgoing webhook", description=SHAPE)
 async def get_webhook(outgoing_webhook_id: str, caller: Caller, db: ReadDb) -> Response:
-    webhook = await service.get_webhook(
-        db, team_id=caller.team_id, webhook_id=object_id(outgoing_webhook_id, service.WEBHOOK)
-    )
+    webhook = await _find(db, caller, outgoing_webhook_id)
     return _document(webhook, caller.team_name)
 
 
@@ -116,9 +122,8 @@ async def get_webhook(outgoing_webhook_id: str, caller: Caller, db: ReadDb) -> R
 async def update_webhook(
     outgoing_webhook_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
 ) -> Response:
-    wid = object_id(outgoing_webhook_id, service.WEBHOOK)
     async with db.begin():
-        webhook = await service.get_webhook(db, team_id=caller.team_id, webhook_id=wid)
+        webhook = await _find(db, caller, outgoing_webhook_id)
         data = parse_webhook_update(
             body,
             trigger_type=webhook.trigger_type,
@@ -141,9 +146,8 @@ async def update_webhook(
     "/{outgoing_webhook_id}", summary="Delete an outgoing webhook and its template"
 )
 async def delete_webhook(outgoing_webhook_id: str, caller: Caller, db: WriteDb) -> Response:
-    wid = object_id(outgoing_webhook_id, service.WEBHOOK)
     async with db.begin():
-        webhook = await service.get_webhook(db, team_id=caller.team_id, webhook_id=wid)
+        webhook = await _find(db, caller, outgoing_webhook_id)
         await service.delete_webhook(db, webhook=webhook)
     return no_content()
 
