@@ -7,7 +7,6 @@ from typing import Any
 from fastapi import APIRouter
 from fastapi.responses import Response
 from sqlalchemy import Row
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.collectors import metrics, service
 from watchpost.collectors.models import Collector, CollectorTarget
@@ -26,13 +25,12 @@ from watchpost.collectors.schemas import (
 )
 from watchpost.collectors.target_kinds import rules_markdown
 from watchpost.http.body import JsonObject
-from watchpost.http.crud import CHILD_LIST_ERRORS, Routes
+from watchpost.http.crud import CHILD_LIST_ERRORS, Finder, Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, resource, single
 from watchpost.http.errors import object_id
 from watchpost.http.pagination import Paging
 from watchpost.problems import parse
-from watchpost.teams.service import Principal
 
 router = APIRouter(prefix="/api/v1/collectors", tags=["collectors"])
 
@@ -50,10 +48,7 @@ def _target(target: CollectorTarget | Row[Any]) -> dict[str, object]:
 collector_routes = Routes(router, CollectorAttributes)
 
 
-async def _find(db: AsyncSession, caller: Principal, collector_id: str) -> Collector:
-    """The team's collector the path names, else a 404."""
-    found = object_id(collector_id, service.COLLECTOR)
-    return await service.get_collector(db, team_id=caller.team_id, collector_id=found)
+_find = Finder(service.get_collector, service.COLLECTOR, "collector_id")
 
 
 @collector_routes.create("", summary="Create a collector", body=CollectorCreate)

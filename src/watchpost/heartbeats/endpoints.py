@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.context import AppContext
 from watchpost.heartbeats import lists, service
@@ -25,10 +24,9 @@ from watchpost.heartbeats.schemas import (
     parse_heartbeat_update,
 )
 from watchpost.http.body import JsonObject
-from watchpost.http.crud import Routes
+from watchpost.http.crud import Finder, Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, single
-from watchpost.http.errors import object_id
 from watchpost.http.pagination import Paging
 from watchpost.teams.service import Principal
 
@@ -64,10 +62,7 @@ def _heartbeat(heartbeat: Heartbeat, caller: Principal, base: str) -> dict[str, 
 heartbeat_routes = Routes(heartbeats_router, HeartbeatAttributes)
 
 
-async def _find(db: AsyncSession, caller: Principal, heartbeat_id: str) -> Heartbeat:
-    """The team's heartbeat the path names, else a 404."""
-    found = object_id(heartbeat_id, service.HEARTBEAT)
-    return await service.get_heartbeat(db, team_id=caller.team_id, heartbeat_id=found)
+_find = Finder(service.get_heartbeat, service.HEARTBEAT, "heartbeat_id")
 
 
 @heartbeat_routes.create(

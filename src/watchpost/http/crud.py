@@ -7,18 +7,21 @@ collections document them alike.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import Any, NotRequired, TypedDict, Unpack
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any, Generic, NotRequired, TypedDict, TypeVar, Unpack
 
 from fastapi import APIRouter
 from fastapi.types import DecoratedCallable
 from pydantic import BaseModel
+from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses
+from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses, object_id
 from watchpost.http.openapi import ListDoc, SingleDoc, request_body
+from watchpost.teams.service import Principal
 
 Errors = dict[int | str, dict[str, Any]]
 Model = type[BaseModel]
+T = TypeVar("T")
 
 LIST_ERRORS = error_responses(401, 422)
 """What listing a collection can answer besides its page."""
@@ -109,3 +112,17 @@ class Routes:
             openapi_extra=None if body is None else request_body(body, not_null=not_null),
             **words,
         )
+
+
+class Finder(Generic[T]):
+    """The caller's object a path id names: `get(session, team_id=…, <key>=id)`, the
+    service's read of one object; an id that is no id names none (404)."""
+
+    def __init__(self, get: Callable[..., Awaitable[T]], resource_type: str, key: str) -> None:
+        self.get = get
+        self.resource_type = resource_type
+        self.key = key
+
+    async def __call__(self, db: AsyncSession, caller: Principal, raw_id: str) -> T:
+        found = object_id(raw_id, self.resource_type)
+        return await self.get(db, team_id=caller.team_id, **{self.key: found})

@@ -8,7 +8,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.context import AppContext
 from watchpost.http.body import JsonObject
-from watchpost.http.crud import CHILD_LIST_ERRORS, Routes
+from watchpost.http.crud import CHILD_LIST_ERRORS, Finder, Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, single
 from watchpost.http.errors import error_responses, object_id
@@ -58,10 +58,7 @@ def _incident(incident: Incident, team_name: str) -> dict[str, object]:
 incident_routes = Routes(router, IncidentAttributes)
 
 
-async def _find(db: AsyncSession, caller: Principal, incident_id: str) -> Incident:
-    """The team's incident the path names, else a 404."""
-    found = object_id(incident_id, service.INCIDENT)
-    return await service.get_incident(db, team_id=caller.team_id, incident_id=found)
+_find = Finder(service.get_incident, service.INCIDENT, "incident_id")
 
 
 @incident_routes.create(

@@ -6,13 +6,11 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 from fastapi.responses import Response
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.http.body import JsonObject
-from watchpost.http.crud import Routes
+from watchpost.http.crud import Finder, Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, single
-from watchpost.http.errors import object_id
 from watchpost.http.pagination import Paging
 from watchpost.monitors import lists, service
 from watchpost.monitors.fields import (
@@ -33,7 +31,6 @@ from watchpost.monitors.schemas import (
     parse_monitor_update,
 )
 from watchpost.monitors.types import EXPIRATION_DAYS, REGIONS, rules_markdown
-from watchpost.teams.service import Principal
 from watchpost.validation import FilterText
 
 monitors = APIRouter(prefix="/api/v2/monitors", tags=["monitors"])
@@ -79,10 +76,7 @@ def _monitor(monitor: Monitor, team_name: str) -> dict[str, object]:
 monitor_routes = Routes(monitors, MonitorAttributes)
 
 
-async def _find(db: AsyncSession, caller: Principal, monitor_id: str) -> Monitor:
-    """The team's monitor the path names, else a 404."""
-    found = object_id(monitor_id, service.MONITOR)
-    return await service.get_monitor(db, team_id=caller.team_id, monitor_id=found)
+_find = Finder(service.get_monitor, service.MONITOR, "monitor_id")
 
 
 @monitor_routes.create(

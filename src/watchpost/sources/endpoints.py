@@ -6,14 +6,12 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.context import AppContext
 from watchpost.http.body import JsonObject
-from watchpost.http.crud import Routes
+from watchpost.http.crud import Finder, Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, single
-from watchpost.http.errors import object_id
 from watchpost.http.pagination import Paging
 from watchpost.sources import lists, service
 from watchpost.sources.models import Source
@@ -51,10 +49,7 @@ class SourceView:
 source_routes = Routes(sources, SourceAttributes)
 
 
-async def _find(db: AsyncSession, caller: Principal, source_id: str) -> Source:
-    """The team's source the path names, else a 404."""
-    found = object_id(source_id, service.SOURCE)
-    return await service.get_source(db, team_id=caller.team_id, source_id=found)
+_find = Finder(service.get_source, service.SOURCE, "source_id")
 
 
 @source_routes.create(

@@ -6,15 +6,12 @@ from collections.abc import Sequence
 
 from fastapi import APIRouter
 from fastapi.responses import Response
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.http.body import JsonObject
-from watchpost.http.crud import Routes
+from watchpost.http.crud import Finder, Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import Resource, listing, no_content, resource, single
-from watchpost.http.errors import object_id
 from watchpost.http.pagination import Paging
-from watchpost.teams.service import Principal
 from watchpost.webhooks import service
 from watchpost.webhooks.models import OutgoingWebhook
 from watchpost.webhooks.schemas import (
@@ -63,10 +60,7 @@ def _document(webhook: OutgoingWebhook, team_name: str, status: int = 200) -> Re
 webhook_routes = Routes(router, one=WebhookDoc, many=WebhookListDoc)
 
 
-async def _find(db: AsyncSession, caller: Principal, outgoing_webhook_id: str) -> OutgoingWebhook:
-    """The team's webhook the path names, else a 404."""
-    found = object_id(outgoing_webhook_id, service.WEBHOOK)
-    return await service.get_webhook(db, team_id=caller.team_id, webhook_id=found)
+_find = Finder(service.get_webhook, service.WEBHOOK, "webhook_id")
 
 
 @webhook_routes.create(
