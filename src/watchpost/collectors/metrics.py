@@ -12,8 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.clock import isoformat_ms
 from watchpost.collectors.models import TargetMetricSample
-from watchpost.db.queries import team_rows
-from watchpost.http.pagination import Page, PageRequest, paginate
+from watchpost.http.pagination import Page, PageRequest, team_page
 
 METRIC_RETENTION = timedelta(hours=24)
 SAMPLE = "collector_target_metric_sample"
@@ -48,8 +47,9 @@ async def list_samples(
     session: AsyncSession, *, team_id: int, target_id: int, paging: PageRequest
 ) -> Page[TargetMetricSample]:
     """A page of the target's samples, oldest first."""
-    stmt = team_rows(TargetMetricSample, team_id=team_id, target_id=target_id)
-    return await paginate(session, stmt, paging, order_by=TargetMetricSample.id)
+    return await team_page(
+        session, TargetMetricSample, paging, team_id=team_id, target_id=target_id
+    )
 
 
 def sample_attributes(sample: TargetMetricSample) -> dict[str, Any]:

@@ -33,9 +33,9 @@ from watchpost.collectors.target_kinds import (
     WRITE_ONLY_FIELDS,
 )
 from watchpost.crypto import SecretBox, random_token
-from watchpost.db.queries import one_or_404, team_object, team_rows
+from watchpost.db.queries import one_or_404, team_object
 from watchpost.errors import InvalidRequest, NotFound
-from watchpost.http.pagination import Page, PageRequest, paginate
+from watchpost.http.pagination import Page, PageRequest, team_page
 from watchpost.incidents import service as incidents
 from watchpost.problems import null_problems, sent_values
 
@@ -109,8 +109,7 @@ async def create_collector(
 async def list_collectors(
     session: AsyncSession, *, team_id: int, paging: PageRequest
 ) -> Page[Collector]:
-    stmt = team_rows(Collector, team_id=team_id)
-    return await paginate(session, stmt, paging, order_by=Collector.id)
+    return await team_page(session, Collector, paging, team_id=team_id)
 
 
 _collectors = Collector.__table__.c
@@ -272,8 +271,9 @@ async def create_target(
 async def list_targets(
     session: AsyncSession, *, team_id: int, collector_id: int, paging: PageRequest
 ) -> Page[CollectorTarget]:
-    stmt = team_rows(CollectorTarget, team_id=team_id, collector_id=collector_id)
-    return await paginate(session, stmt, paging, order_by=CollectorTarget.id)
+    return await team_page(
+        session, CollectorTarget, paging, team_id=team_id, collector_id=collector_id
+    )
 
 
 async def get_target(

@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.crypto import SecretBox
 from watchpost.db.queries import one_or_404, team_rows
 from watchpost.errors import InvalidRequest
-from watchpost.http.pagination import Page, PageRequest, paginate
+from watchpost.http.pagination import Page, PageRequest, team_page
 from watchpost.problems import null_problems, sent_values
 from watchpost.status_pages.models import StatusPage
 from watchpost.status_pages.schemas import PAGE_DEFAULTS, PAGE_NOT_NULL, PageCreate, PageUpdate
@@ -91,8 +91,7 @@ async def create_page(
 async def list_pages(
     session: AsyncSession, *, team_id: int, paging: PageRequest
 ) -> Page[StatusPage]:
-    stmt = team_rows(StatusPage, team_id=team_id)
-    return await paginate(session, stmt, paging, order_by=StatusPage.id)
+    return await team_page(session, StatusPage, paging, team_id=team_id)
 
 
 async def get_page(
