@@ -15,7 +15,6 @@ from watchpost.http.errors import error_responses, object_id
 from watchpost.http.openapi import SingleDoc, request_body
 from watchpost.http.pagination import Paging
 from watchpost.incidents import lists, service
-from watchpost.incidents.models import Incident
 from watchpost.incidents.schemas import (
     AcknowledgeBody,
     IncidentAttributes,
@@ -51,10 +50,6 @@ when that object already has an open incident the answer is 409. `metadata` maps
 lists of strings."""
 
 
-def _incident(incident: Incident, team_name: str) -> dict[str, object]:
-    return lists.incident_resource(incident, team_name)
-
-
 incident_routes = Routes(router, IncidentAttributes)
 
 
@@ -74,7 +69,7 @@ async def create_incident(body: JsonObject, caller: Caller, ctx: Context, db: Wr
         incident = await service.report_incident(
             db, team_id=caller.team_id, team_name=caller.team_name, data=data, now=ctx.clock.now()
         )
-    return single(_incident(incident, caller.team_name), status=201)
+    return single(lists.incident_resource(incident, caller.team_name), status=201)
 
 
 # The filters are read as text by parse_filters (an empty value counts as absent, and every
@@ -122,7 +117,7 @@ async def list_incidents(
 @incident_routes.get("/{incident_id}", summary="Get an incident")
 async def get_incident(incident_id: str, caller: Caller, db: ReadDb) -> Response:
     incident = await _find(db, caller, incident_id)
-    return single(_incident(incident, caller.team_name))
+    return single(lists.incident_resource(incident, caller.team_name))
 
 
 @incident_routes.delete("/{incident_id}", summary="Delete an incident and its timeline")
@@ -145,7 +140,7 @@ async def _change(
     async with db.begin():
         incident = await service.get_incident(db, team_id=caller.team_id, incident_id=incident_id)
         await apply(db, incident, change, at=ctx.clock.now(), by=by or caller.team_name)
-    return single(_incident(incident, caller.team_name))
+    return single(lists.incident_resource(incident, caller.team_name))
 
 
 @router.post(

@@ -21,7 +21,6 @@ from watchpost.monitors.fields import (
     MAX_PERIOD,
     MIN_CHECK_FREQUENCY,
 )
-from watchpost.monitors.models import Monitor
 from watchpost.monitors.schemas import (
     NOT_NULL,
     MonitorAttributes,
@@ -69,10 +68,6 @@ right away. A stored `auth_password` must be sent again (or null) when the url's
 the port changes."""
 
 
-def _monitor(monitor: Monitor, team_name: str) -> dict[str, object]:
-    return lists.monitor_resource(monitor, team_name)
-
-
 monitor_routes = Routes(monitors, MonitorAttributes)
 
 
@@ -89,7 +84,7 @@ async def create_monitor(body: JsonObject, caller: Caller, ctx: Context, db: Wri
         monitor = await service.create_monitor(
             db, team_id=caller.team_id, data=data, values=values, box=ctx.box, now=ctx.clock.now()
         )
-    return single(_monitor(monitor, caller.team_name), status=201)
+    return single(lists.monitor_resource(monitor, caller.team_name), status=201)
 
 
 @monitor_routes.list(
@@ -123,7 +118,7 @@ async def list_monitors(
 @monitor_routes.get("/{monitor_id}", summary="Get a monitor")
 async def get_monitor(monitor_id: str, caller: Caller, db: ReadDb) -> Response:
     monitor = await _find(db, caller, monitor_id)
-    return single(_monitor(monitor, caller.team_name))
+    return single(lists.monitor_resource(monitor, caller.team_name))
 
 
 @monitor_routes.update(
@@ -143,7 +138,7 @@ async def update_monitor(
         await service.update_monitor(
             db, monitor=monitor, data=data, values=values, box=ctx.box, now=ctx.clock.now()
         )
-    return single(_monitor(monitor, caller.team_name))
+    return single(lists.monitor_resource(monitor, caller.team_name))
 
 
 @monitor_routes.delete("/{monitor_id}", summary="Delete a monitor")
