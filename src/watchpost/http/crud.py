@@ -2,7 +2,7 @@
 
 `Routes` declares them on a router with the answers each kind of route documents (the
 document it returns, the errors it can answer, its request body), so every domain's
-collections document them alike.
+collections document them alike. `Finder` reads the object a route's path id names.
 """
 
 from __future__ import annotations
