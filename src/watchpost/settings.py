@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from pydantic import Field, field_validator
@@ -13,6 +14,21 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from watchpost.destinations import parse_networks
 
 DEFAULT_DATA_DIR = Path("data")
+
+
+def _at_least_1(default: float, description: str) -> Any:
+    """A setting of 1 or more."""
+    return Field(default=default, ge=1, description=description)
+
+
+def _positive(default: float, description: str) -> Any:
+    """A setting above 0."""
+    return Field(default=default, gt=0, description=description)
+
+
+def _per_minute(default: int, description: str) -> Any:
+    """A rate limit: requests a minute, 0 (no limit) to a million."""
+    return Field(default=default, ge=0, le=1_000_000, description=description)
 
 
 class Settings(BaseSettings):
@@ -39,47 +55,32 @@ class Settings(BaseSettings):
         default=DEFAULT_DATA_DIR, description="Folder for the SQLite file and generated key."
     )
     log_level: str = "info"
-    target_check_interval: int = Field(
-        default=60, ge=1, description="Seconds between two checks of a collector target."
+    target_check_interval: int = _at_least_1(
+        60, "Seconds between two checks of a collector target."
     )
-    target_check_timeout: float = Field(
-        default=10.0, gt=0, description="Seconds one collector target check may take."
+    target_check_timeout: float = _positive(10.0, "Seconds one collector target check may take.")
+    engine_concurrency: int = _at_least_1(500, "Checks one engine process runs at the same time.")
+    engine_claim_batch: int = _at_least_1(
+        500, "Most due checks claimed in one database transaction."
     )
-    engine_concurrency: int = Field(
-        default=500, ge=1, description="Checks one engine process runs at the same time."
+    engine_write_batch: int = _at_least_1(250, "Most results written in one database transaction.")
+    engine_flush_interval: float = _positive(
+        0.2, "Seconds a finished result waits to join a batch."
     )
-    engine_claim_batch: int = Field(
-        default=500, ge=1, description="Most due checks claimed in one database transaction."
+    engine_poll_interval: float = _positive(1.0, "Longest sleep between two looks for due checks.")
+    engine_lease_margin: float = _at_least_1(
+        15.0,
+        "Seconds a check's lease lasts from its claim or last renewal; a live worker renews its "
+        "leases every third of it, so only a dead worker's expire, and another worker takes "
+        "those checks over.",
     )
-    engine_write_batch: int = Field(
-        default=250, ge=1, description="Most results written in one database transaction."
+    rate_limit_per_minute: int = _per_minute(
+        1200, "Requests a minute one API token may send (all at once, or spread); 0: no limit."
     )
-    engine_flush_interval: float = Field(
-        default=0.2, gt=0, description="Seconds a finished result waits to join a batch."
-    )
-    engine_poll_interval: float = Field(
-        default=1.0, gt=0, description="Longest sleep between two looks for due checks."
-    )
-    engine_lease_margin: float = Field(
-        default=15.0,
-        ge=1,
-        description="Seconds a check's lease lasts from its claim or last renewal; a live "
-        "worker renews its leases every third of it, so only a dead worker's expire, and "
-        "another worker takes those checks over.",
-    )
-    rate_limit_per_minute: int = Field(
-        default=1200,
-        ge=0,
-        le=1_000_000,
-        description="Requests a minute one API token may send (all at once, or spread); "
-        "0: no limit.",
-    )
-    ping_rate_limit_per_minute: int = Field(
-        default=6000,
-        ge=0,
-        le=1_000_000,
-        description="Requests a minute one client address may send to the routes without an "
-        "API token (heartbeat pings); 0: no limit.",
+    ping_rate_limit_per_minute: int = _per_minute(
+        6000,
+        "Requests a minute one client address may send to the routes without an API token "
+        "(heartbeat pings); 0: no limit.",
     )
 
     delivery_retry_delays: str = Field(

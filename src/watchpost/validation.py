@@ -120,24 +120,24 @@ def check_http_url(value: str) -> str:
     return text
 
 
-def check_destination_host(value: str) -> str:
-    """check_host(), and not in a denied network: a host Watchpost connects to."""
-    text = check_host(value)
-    destinations.current().check_host(text)
-    return text
+def _destination(
+    check: Callable[[str], str], allowed: Callable[[destinations.DestinationPolicy, str], None]
+) -> Callable[[str], str]:
+    """check(), and then the destination policy's allowed(): a value naming where Watchpost
+    connects or sends requests."""
+
+    def check_destination(value: str) -> str:
+        text = check(value)
+        allowed(destinations.current(), text)
+        return text
+
+    return check_destination
 
 
-def check_destination_ip(value: str) -> str:
-    text = check_ip(value)
-    destinations.current().check_host(text)
-    return text
-
-
-def check_destination_url(value: str) -> str:
-    """check_http_url(), and its host not in a denied network: a URL Watchpost requests."""
-    text = check_http_url(value)
-    destinations.current().check_url(text)
-    return text
+# A host, an IP address or a URL that is not in a denied network.
+check_destination_host = _destination(check_host, destinations.DestinationPolicy.check_host)
+check_destination_ip = _destination(check_ip, destinations.DestinationPolicy.check_host)
+check_destination_url = _destination(check_http_url, destinations.DestinationPolicy.check_url)
 
 
 def check_not_blank(value: str) -> str:

@@ -205,6 +205,20 @@ async def outgoing_webhook(api: Api) -> str:
     )
 
 
+@register("/api/v2/outgoing-webhooks/{outgoing_webhook_id}/deliveries/{delivery_id}", change={})
+async def webhook_delivery(api: Api) -> str:
+    """A delivery, made by the webhook's test route (nothing listens on port 9: it fails at
+    once, and is kept in the webhook's deliveries)."""
+    hook = await _created_url(
+        api,
+        "/api/v2/outgoing-webhooks",
+        {"url": "http://127.0.0.1:9/hook", "trigger_type": "incident_change"},
+    )
+    tested = await api.post(f"{hook}/test")
+    assert tested.status_code == 200, tested.text
+    return f"{hook}/deliveries/{tested.json()['data']['id']}"
+
+
 async def _status_page(api: Api) -> str:
     return await _created_url(
         api, "/api/v2/status-pages", {"subdomain": unique_name("page").replace("_", "-").lower()}

@@ -25,10 +25,10 @@ from watchpost.collectors.schemas import (
 )
 from watchpost.collectors.target_kinds import rules_markdown
 from watchpost.http.body import JsonObject
+from watchpost.http.crud import CHILD_LIST_ERRORS, Finder, Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, resource, single
-from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses, object_id
-from watchpost.http.openapi import ListDoc, SingleDoc, request_body
+from watchpost.http.errors import object_id
 from watchpost.http.pagination import Paging
 from watchpost.problems import parse
 
@@ -45,13 +45,13 @@ def _target(target: CollectorTarget | Row[Any]) -> dict[str, object]:
     return resource(service.TARGET, target.id, service.target_attributes(target))
 
 
-@router.post(
-    "",
-    status_code=201,
-    summary="Create a collector",
-    responses={201: {"model": SingleDoc[CollectorAttributes]}, **WRITE_ERRORS},
-    openapi_extra=request_body(CollectorCreate),
-)
+collector_routes = Routes(router, CollectorAttributes)
+
+
+_find = Finder(service.get_collector, service.COLLECTOR, "collector_id")
+
+
+@collector_routes.create("", summary="Create a collector", body=CollectorCreate)
 async def create_collector(body: JsonObject, caller: Caller, ctx: Context, db: WriteDb) -> Response:
     data = parse(CollectorCreate, body)
     async with db.begin():
@@ -61,33 +61,23 @@ async def create_collector(body: JsonObject, caller: Caller, ctx: Context, db: W
     return single(_collector(collector, ctx), status=201)
 
 
-@router.get(
-    "",
-    summary="List collectors",
-    responses={200: {"model": ListDoc[CollectorAttributes]}, **error_responses(401, 422)},
-)
+@collector_routes.list("", summary="List collectors")
 async def list_collectors(caller: Caller, ctx: Context, db: ReadDb, paging: Paging) -> Response:
     page = await service.list_collectors(db, team_id=caller.team_id, paging=paging)
     return listing((_collector(row, ctx) for row in page.data), page.links)
 
 
-@router.get(
-    "/{collector_id}",
-    summary="Get a collector",
-    responses={200: {"model": SingleDoc[CollectorAttributes]}, **READ_ERRORS},
-)
+@collector_routes.get("/{collector_id}", summary="Get a collector")
 async def get_collector(collector_id: str, caller: Caller, ctx: Context, db: ReadDb) -> Response:
-    collector = await service.get_collector(
-        db, team_id=caller.team_id, collector_id=object_id(collector_id, service.COLLECTOR)
-    )
+    collector = await _find(db, caller, collector_id)
     return single(_collector(collector, ctx))
 
 
-@router.patch(
+@collector_routes.update(
     "/{collector_id}",
     summary="Update a collector",
-    responses={200: {"model": SingleDoc[CollectorAttributes]}, **WRITE_ERRORS},
-    openapi_extra=request_body(CollectorUpdate, not_null=COLLECTOR_NOT_NULL),
+    body=CollectorUpdate,
+    not_null=COLLECTOR_NOT_NULL,
 )
 async def update_collector(
     collector_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
@@ -102,18 +92,12 @@ async def update_collector(
     return single(_collector(collector, ctx))
 
 
-@router.delete(
-    "/{collector_id}",
-    status_code=204,
-    summary="Delete a collector and its targets",
-    responses=READ_ERRORS,
-)
+@collector_routes.delete("/{collector_id}", summary="Delete a collector and its targets")
 async def delete_collector(
     collector_id: str, caller: Caller, db: WriteDb, ctx: Context
 ) -> Response:
-    cid = object_id(collector_id, service.COLLECTOR)
     async with db.begin():
-        collector = await service.get_collector(db, team_id=caller.team_id, collector_id=cid)
+        collector = await _find(db, caller, collector_id)
         await service.delete_collector(db, collector=collector, now=ctx.clock.now())
     return no_content()
 
@@ -121,16 +105,17 @@ async def delete_collector(
 # ---------------------------------------------------------------------- collector targets
 
 
-@router.post(
+target_routes = Routes(router, TargetAttributes)
+
+
+@target_routes.create(
     "/{collector_id}/targets",
-    status_code=201,
     summary="Create a collector target",
     description=(
         "Attach a monitoring target to a collector. Which fields a target takes depends on "
         "its `kind`; a field that does not apply to the kind is a 422.\n\n" + rules_markdown()
     ),
-    responses={201: {"model": SingleDoc[TargetAttributes]}, **WRITE_ERRORS},
-    openapi_extra=request_body(TargetCreate),
+    body=TargetCreate,
 )
 async def create_target(
     collector_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
@@ -150,10 +135,8 @@ async def create_target(
     return single(_target(target), status=201)
 
 
-@router.get(
-    "/{collector_id}/targets",
-    summary="List a collector's targets",
-    responses={200: {"model": ListDoc[TargetAttributes]}, **error_responses(401, 404, 422)},
+@target_routes.list(
+    "/{collector_id}/targets", summary="List a collector's targets", errors=CHILD_LIST_ERRORS
 )
 async def list_targets(collector_id: str, caller: Caller, db: ReadDb, paging: Paging) -> Response:
     cid = object_id(collector_id, service.COLLECTOR)
@@ -162,11 +145,7 @@ async def list_targets(collector_id: str, caller: Caller, db: ReadDb, paging: Pa
     return listing(map(_target, page.data), page.links)
 
 
-@router.get(
-    "/{collector_id}/targets/{target_id}",
-    summary="Get a collector target",
-    responses={200: {"model": SingleDoc[TargetAttributes]}, **READ_ERRORS},
-)
+@target_routes.get("/{collector_id}/targets/{target_id}", summary="Get a collector target")
 async def get_target(collector_id: str, target_id: str, caller: Caller, db: ReadDb) -> Response:
     target = await service.get_target(
         db,
@@ -177,7 +156,7 @@ async def get_target(collector_id: str, target_id: str, caller: Caller, db: Read
     return single(_target(target))
 
 
-@router.patch(
+@target_routes.update(
     "/{collector_id}/targets/{target_id}",
     summary="Update a collector target",
     description=(
@@ -186,8 +165,8 @@ async def get_target(collector_id: str, target_id: str, caller: Caller, db: Read
         "`password` or `api_key` must be sent again (or null) when a destination field (host, "
         "port, listen_ip, service, endpoint, scheme) changes."
     ),
-    responses={200: {"model": SingleDoc[TargetAttributes]}, **WRITE_ERRORS},
-    openapi_extra=request_body(TargetUpdate, not_null=TARGET_NOT_NULL),
+    body=TargetUpdate,
+    not_null=TARGET_NOT_NULL,
 )
 async def update_target(
     collector_id: str, target_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
@@ -210,12 +189,7 @@ async def update_target(
     return single(_target(target))
 
 
-@router.delete(
-    "/{collector_id}/targets/{target_id}",
-    status_code=204,
-    summary="Delete a collector target",
-    responses=READ_ERRORS,
-)
+@target_routes.delete("/{collector_id}/targets/{target_id}", summary="Delete a collector target")
 async def delete_target(
     collector_id: str, target_id: str, caller: Caller, db: WriteDb, ctx: Context
 ) -> Response:
@@ -229,7 +203,10 @@ async def delete_target(
     return no_content()
 
 
-@router.get(
+sample_routes = Routes(router, MetricSampleAttributes)
+
+
+@sample_routes.list(
     "/{collector_id}/targets/{target_id}/metrics",
     summary="List a collector target's metric samples",
     description=(
@@ -237,7 +214,7 @@ async def delete_target(
         "memory, scrape sample counts …), one sample per check, oldest first, kept for the "
         "last 24 hours."
     ),
-    responses={200: {"model": ListDoc[MetricSampleAttributes]}, **error_responses(401, 404, 422)},
+    errors=CHILD_LIST_ERRORS,
 )
 async def list_target_metrics(
     collector_id: str, target_id: str, caller: Caller, db: ReadDb, paging: Paging

@@ -7,12 +7,12 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Select, delete, insert, select
+from sqlalchemy import delete, insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.clock import isoformat_ms
 from watchpost.collectors.models import TargetMetricSample
-from watchpost.http.pagination import Page, PageRequest, paginate
+from watchpost.http.pagination import Page, PageRequest, team_page
 
 METRIC_RETENTION = timedelta(hours=24)
 SAMPLE = "collector_target_metric_sample"
@@ -43,18 +43,13 @@ async def prune_samples(session: AsyncSession, *, now: datetime) -> int:
     return int(getattr(result, "rowcount", 0) or 0)
 
 
-def samples_of(*, team_id: int, target_id: int) -> Select[tuple[TargetMetricSample]]:
-    return select(TargetMetricSample).where(
-        TargetMetricSample.team_id == team_id, TargetMetricSample.target_id == target_id
-    )
-
-
 async def list_samples(
     session: AsyncSession, *, team_id: int, target_id: int, paging: PageRequest
 ) -> Page[TargetMetricSample]:
     """A page of the target's samples, oldest first."""
-    stmt = samples_of(team_id=team_id, target_id=target_id)
-    return await paginate(session, stmt, paging, order_by=TargetMetricSample.id)
+    return await team_page(
+        session, TargetMetricSample, paging, team_id=team_id, target_id=target_id
+    )
 
 
 def sample_attributes(sample: TargetMetricSample) -> dict[str, Any]:

@@ -8,7 +8,6 @@ from typing import Any, cast
 
 from sqlalchemy import (
     Row,
-    Select,
     Table,
     bindparam,
     insert,
@@ -34,10 +33,9 @@ from watchpost.collectors.target_kinds import (
     WRITE_ONLY_FIELDS,
 )
 from watchpost.crypto import SecretBox, random_token
-from watchpost.db.queries import one_or_404
+from watchpost.db.queries import one_or_404, team_object
 from watchpost.errors import InvalidRequest, NotFound
-from watchpost.history import service as history
-from watchpost.http.pagination import Page, PageRequest, paginate
+from watchpost.http.pagination import Page, PageRequest, team_page
 from watchpost.incidents import service as incidents
 from watchpost.problems import null_problems, sent_values
 
@@ -108,14 +106,10 @@ async def create_collector(
     return collector
 
 
-def collectors_of(team_id: int) -> Select[tuple[Collector]]:
-    return select(Collector).where(Collector.team_id == team_id)
-
-
 async def list_collectors(
     session: AsyncSession, *, team_id: int, paging: PageRequest
 ) -> Page[Collector]:
-    return await paginate(session, collectors_of(team_id), paging, order_by=Collector.id)
+    return await team_page(session, Collector, paging, team_id=team_id)
 
 
 _collectors = Collector.__table__.c
@@ -186,8 +180,9 @@ async def delete_collector(session: AsyncSession, *, collector: Collector, now: 
         select(CollectorTarget.id).where(CollectorTarget.collector_id == collector.id)
     )
     for target_id in target_ids.all():
-        await incidents.resolve_for_deleted(session, now=now, collector_target_id=target_id)
-        await history.forget(session, subject_type=TARGET_SUBJECT, subject_id=target_id)
+        await incidents.forget_checked(
+            session, subject_type=TARGET_SUBJECT, subject_id=target_id, now=now
+        )
     await session.delete(collector)
     await session.flush()
 
@@ -273,29 +268,24 @@ async def create_target(
     return (await session.execute(_INSERT_TARGET, values)).one()
 
 
-def targets_of(*, team_id: int, collector_id: int) -> Select[tuple[CollectorTarget]]:
-    return select(CollectorTarget).where(
-        CollectorTarget.team_id == team_id, CollectorTarget.collector_id == collector_id
-    )
-
-
 async def list_targets(
     session: AsyncSession, *, team_id: int, collector_id: int, paging: PageRequest
 ) -> Page[CollectorTarget]:
-    stmt = targets_of(team_id=team_id, collector_id=collector_id)
-    return await paginate(session, stmt, paging, order_by=CollectorTarget.id)
+    return await team_page(
+        session, CollectorTarget, paging, team_id=team_id, collector_id=collector_id
+    )
 
 
 async def get_target(
     session: AsyncSession, *, team_id: int, collector_id: int, target_id: int
 ) -> CollectorTarget:
-    return await one_or_404(
+    return await team_object(
         session,
-        targets_of(team_id=team_id, collector_id=collector_id).where(
-            CollectorTarget.id == target_id
-        ),
+        CollectorTarget,
         TARGET,
-        target_id,
+        team_id=team_id,
+        object_id=target_id,
+        collector_id=collector_id,
     )
 
 
@@ -357,8 +347,9 @@ async def delete_target(session: AsyncSession, *, target: CollectorTarget, now: 
     """Delete the target and its check history, in one transaction with what depends on it:
     its open incident is resolved (no check will ever recover it) and its collector's status
     recomputed without it (a deleted down target must not keep the collector down)."""
-    await incidents.resolve_for_deleted(session, now=now, collector_target_id=target.id)
-    await history.forget(session, subject_type=TARGET_SUBJECT, subject_id=target.id)
+    await incidents.forget_checked(
+        session, subject_type=TARGET_SUBJECT, subject_id=target.id, now=now
+    )
     collector_id = target.collector_id
     await session.delete(target)
     await session.flush()

@@ -8,7 +8,7 @@ from typing import Any, TypeVar, cast
 from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.errors import NotFound
+from watchpost.errors import NotFound, Problem
 
 T = TypeVar("T")
 
@@ -28,10 +28,42 @@ async def one_or_404(
     return found
 
 
-async def team_object(
-    session: AsyncSession, model: type[T], resource_type: str, *, team_id: int, object_id: int
-) -> T:
-    """The team's row of model with that id, else a 404 naming resource_type."""
+def team_rows(model: type[T], *, team_id: int, **equal: int) -> Select[tuple[T]]:
+    """The team's rows of model whose named columns hold the values given (a parent's id)."""
     columns = cast(Any, model).__table__.c  # a mapped class (id, team_id), typed as T
-    stmt = select(model).where(columns.team_id == team_id, columns.id == object_id)
+    return select(model).where(
+        columns.team_id == team_id, *[columns[name] == value for name, value in equal.items()]
+    )
+
+
+async def team_object(
+    session: AsyncSession,
+    model: type[T],
+    resource_type: str,
+    *,
+    team_id: int,
+    object_id: int,
+    **parent: int,
+) -> T:
+    """The team's row of model with that id (and that `parent`, a column and its value, when
+    given), else a 404 naming resource_type."""
+    stmt = team_rows(model, team_id=team_id, **parent, id=object_id)
     return await one_or_404(session, stmt, resource_type, object_id)
+
+
+def not_a_group(field: str, group_id: int) -> list[Problem]:
+    """The 422 problem of `field` (monitor_group_id …) naming no group of the team."""
+    kind = field.removesuffix("_id").replace("_", " ")
+    return [(field, f"{field} {group_id} is not a {kind} of this team")]
+
+
+async def group_problems(
+    session: AsyncSession, model: type[Any], field: str, *, team_id: int, group_id: int | None
+) -> list[Problem]:
+    """not_a_group() unless group_id is None or names one of the team's rows of model."""
+    if group_id is None:
+        return []
+    columns = model.__table__.c
+    stmt = select(columns.id).where(columns.team_id == team_id, columns.id == group_id)
+    found = await session.scalar(stmt)
+    return not_a_group(field, group_id) if found is None else []

@@ -8,6 +8,7 @@ from fastapi.responses import Response
 from watchpost.delivery import service
 from watchpost.delivery.models import Delivery, DeliveryEvent
 from watchpost.http.body import JsonObject
+from watchpost.http.crud import Finder
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import Resource, listing, resource, single
 from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses, object_id
@@ -26,6 +27,9 @@ SHAPE = (
 )
 
 
+_webhook = Finder(webhooks.get_webhook, webhooks.WEBHOOK, "webhook_id")
+
+
 def _delivery(delivery: Delivery, event: DeliveryEvent) -> Resource:
     return resource(service.DELIVERY, delivery.id, service.delivery_attributes(delivery, event))
 
@@ -39,10 +43,24 @@ def _delivery(delivery: Delivery, event: DeliveryEvent) -> Resource:
 async def list_deliveries(
     outgoing_webhook_id: str, caller: Caller, db: ReadDb, paging: Paging
 ) -> Response:
-    wid = object_id(outgoing_webhook_id, webhooks.WEBHOOK)
-    webhook = await webhooks.get_webhook(db, team_id=caller.team_id, webhook_id=wid)
+    webhook = await _webhook(db, caller, outgoing_webhook_id)
     page = await service.list_deliveries(db, webhook=webhook, paging=paging)
     return listing((_delivery(delivery, event) for delivery, event in page.data), page.links)
+
+
+@router.get(
+    "/{outgoing_webhook_id}/deliveries/{delivery_id}",
+    summary="Get one delivery of an outgoing webhook",
+    description=SHAPE,
+    responses=READ_ERRORS,
+)
+async def get_delivery(
+    outgoing_webhook_id: str, delivery_id: str, caller: Caller, db: ReadDb
+) -> Response:
+    did = object_id(delivery_id, service.DELIVERY)
+    webhook = await _webhook(db, caller, outgoing_webhook_id)
+    delivery, event = await service.get_delivery(db, webhook=webhook, delivery_id=did)
+    return single(_delivery(delivery, event))
 
 
 @router.post(
@@ -64,10 +82,9 @@ async def retry_delivery(
     db: WriteDb,
 ) -> Response:
     parse(NoAttributes, body)
-    wid = object_id(outgoing_webhook_id, webhooks.WEBHOOK)
     did = object_id(delivery_id, service.DELIVERY)
     async with db.begin():
-        webhook = await webhooks.get_webhook(db, team_id=caller.team_id, webhook_id=wid)
+        webhook = await _webhook(db, caller, outgoing_webhook_id)
         delivery, event = await service.get_delivery(db, webhook=webhook, delivery_id=did)
         await service.retry(db, delivery=delivery, now=ctx.clock.now())
     return single(_delivery(delivery, event))
@@ -88,9 +105,8 @@ async def test_webhook(
     outgoing_webhook_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
 ) -> Response:
     parse(NoAttributes, body)
-    wid = object_id(outgoing_webhook_id, webhooks.WEBHOOK)
     async with db.begin():
-        webhook = await webhooks.get_webhook(db, team_id=caller.team_id, webhook_id=wid)
+        webhook = await _webhook(db, caller, outgoing_webhook_id)
     delivery, event = await service.send_test(
         db,
         webhook=webhook,

@@ -12,11 +12,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.clock import isoformat_ms
 from watchpost.crypto import SecretBox
-from watchpost.db.queries import one_or_404
 from watchpost.delivery import claims, results, sending
 from watchpost.delivery.models import Delivery, DeliveryEvent
 from watchpost.delivery.results import Attempt
-from watchpost.errors import Conflict
+from watchpost.errors import Conflict, NotFound
 from watchpost.http.pagination import Page, PageRequest, paginate
 from watchpost.settings import Settings
 from watchpost.webhooks.models import OutgoingWebhook
@@ -68,9 +67,9 @@ async def list_deliveries(
 async def get_delivery(
     session: AsyncSession, *, webhook: OutgoingWebhook, delivery_id: int
 ) -> tuple[Delivery, DeliveryEvent]:
-    row = await one_or_404(
-        session, _deliveries(webhook).where(Delivery.id == delivery_id), DELIVERY, delivery_id
-    )
+    row = (await session.execute(_deliveries(webhook).where(Delivery.id == delivery_id))).first()
+    if row is None:
+        raise NotFound(DELIVERY, delivery_id)
     return row[0], row[1]
 
 

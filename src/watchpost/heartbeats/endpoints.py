@@ -24,10 +24,9 @@ from watchpost.heartbeats.schemas import (
     parse_heartbeat_update,
 )
 from watchpost.http.body import JsonObject
+from watchpost.http.crud import Finder, Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, single
-from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses, object_id
-from watchpost.http.openapi import ListDoc, SingleDoc, request_body
 from watchpost.http.pagination import Paging
 from watchpost.teams.service import Principal
 
@@ -60,14 +59,19 @@ def _heartbeat(heartbeat: Heartbeat, caller: Principal, base: str) -> dict[str, 
 # --------------------------------------------------------------------------- heartbeats
 
 
-@heartbeats_router.post(
+heartbeat_routes = Routes(heartbeats_router, HeartbeatAttributes)
+
+
+_find = Finder(service.get_heartbeat, service.HEARTBEAT, "heartbeat_id")
+
+
+@heartbeat_routes.create(
     "",
-    status_code=201,
     summary="Create a heartbeat",
     description="A ping URL that a job calls; it goes down when a ping is overdue.\n\n"
     + HEARTBEAT_RULES,
-    responses={201: {"model": SingleDoc[HeartbeatAttributes]}, **WRITE_ERRORS},
-    openapi_extra=request_body(HeartbeatCreate, not_null=HEARTBEAT_NOT_NULL),
+    body=HeartbeatCreate,
+    not_null=HEARTBEAT_NOT_NULL,
 )
 async def create_heartbeat(
     request: Request, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
@@ -81,11 +85,7 @@ async def create_heartbeat(
     return single(_heartbeat(heartbeat, caller, public_base(request, ctx)), status=201)
 
 
-@heartbeats_router.get(
-    "",
-    summary="List heartbeats",
-    responses={200: {"model": ListDoc[HeartbeatAttributes]}, **error_responses(401, 422)},
-)
+@heartbeat_routes.list("", summary="List heartbeats")
 async def list_heartbeats(
     request: Request, caller: Caller, ctx: Context, db: ReadDb, paging: Paging
 ) -> Response:
@@ -99,21 +99,15 @@ async def list_heartbeats(
     return listing(page.data, page.links)
 
 
-@heartbeats_router.get(
-    "/{heartbeat_id}",
-    summary="Get a heartbeat",
-    responses={200: {"model": SingleDoc[HeartbeatAttributes]}, **READ_ERRORS},
-)
+@heartbeat_routes.get("/{heartbeat_id}", summary="Get a heartbeat")
 async def get_heartbeat(
     heartbeat_id: str, request: Request, caller: Caller, ctx: Context, db: ReadDb
 ) -> Response:
-    heartbeat = await service.get_heartbeat(
-        db, team_id=caller.team_id, heartbeat_id=object_id(heartbeat_id, service.HEARTBEAT)
-    )
+    heartbeat = await _find(db, caller, heartbeat_id)
     return single(_heartbeat(heartbeat, caller, public_base(request, ctx)))
 
 
-@heartbeats_router.patch(
+@heartbeat_routes.update(
     "/{heartbeat_id}",
     summary="Update a heartbeat",
     description=(
@@ -121,8 +115,8 @@ async def get_heartbeat(
         "heartbeat was never pinged, else to `up` with a full period + grace from now.\n\n"
         + HEARTBEAT_RULES
     ),
-    responses={200: {"model": SingleDoc[HeartbeatAttributes]}, **WRITE_ERRORS},
-    openapi_extra=request_body(HeartbeatUpdate, not_null=HEARTBEAT_NOT_NULL),
+    body=HeartbeatUpdate,
+    not_null=HEARTBEAT_NOT_NULL,
 )
 async def update_heartbeat(
     heartbeat_id: str,
@@ -132,9 +126,8 @@ async def update_heartbeat(
     ctx: Context,
     db: WriteDb,
 ) -> Response:
-    hid = object_id(heartbeat_id, service.HEARTBEAT)
     async with db.begin():
-        heartbeat = await service.get_heartbeat(db, team_id=caller.team_id, heartbeat_id=hid)
+        heartbeat = await _find(db, caller, heartbeat_id)
         group_problems = await service.group_problems(db, team_id=caller.team_id, data=body)
         data = parse_heartbeat_update(
             body, service.heartbeat_values(heartbeat), group_problems=group_problems
@@ -149,18 +142,12 @@ async def update_heartbeat(
     return single(_heartbeat(heartbeat, caller, public_base(request, ctx)))
 
 
-@heartbeats_router.delete(
-    "/{heartbeat_id}",
-    status_code=204,
-    summary="Delete a heartbeat",
-    responses=READ_ERRORS,
-)
+@heartbeat_routes.delete("/{heartbeat_id}", summary="Delete a heartbeat")
 async def delete_heartbeat(
     heartbeat_id: str, caller: Caller, ctx: Context, db: WriteDb
 ) -> Response:
-    hid = object_id(heartbeat_id, service.HEARTBEAT)
     async with db.begin():
-        heartbeat = await service.get_heartbeat(db, team_id=caller.team_id, heartbeat_id=hid)
+        heartbeat = await _find(db, caller, heartbeat_id)
         await service.delete_heartbeat(db, heartbeat=heartbeat, now=ctx.clock.now())
     return no_content()
 

@@ -6,11 +6,11 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Select, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.crypto import random_token
+from watchpost.db import queries
 from watchpost.db.deletions import delete_named
 from watchpost.db.queries import team_object
 from watchpost.errors import InvalidRequest
@@ -22,7 +22,6 @@ from watchpost.heartbeats.schemas import (
     HeartbeatUpdate,
     default_grace,
 )
-from watchpost.history import service as history
 from watchpost.incidents import service as incidents
 from watchpost.validation import reference_id
 
@@ -43,15 +42,11 @@ async def group_problems(
     session: AsyncSession, *, team_id: int, data: dict[str, Any]
 ) -> list[tuple[str | None, str]]:
     """A 422 problem when data names a heartbeat_group_id that is not a group of the team."""
-    value = reference_id(data.get("heartbeat_group_id"))
-    if value is None:
-        return []  # absent, null, or a type/range error the schema reports
-    found = await session.scalar(
-        select(HeartbeatGroup.id).where(
-            HeartbeatGroup.team_id == team_id, HeartbeatGroup.id == value
-        )
+    # None: absent, null, or a type/range error the schema reports
+    group_id = reference_id(data.get("heartbeat_group_id"))
+    return await queries.group_problems(
+        session, HeartbeatGroup, "heartbeat_group_id", team_id=team_id, group_id=group_id
     )
-    return _not_a_group(value) if found is None else []
 
 
 async def _flush(session: AsyncSession, *, group_id: int | None) -> None:
@@ -61,16 +56,7 @@ async def _flush(session: AsyncSession, *, group_id: int | None) -> None:
         if group_id is None:
             raise
         # the group was deleted by a concurrent request after it was checked
-        raise InvalidRequest(_not_a_group(group_id)) from None
-
-
-def _not_a_group(group_id: int) -> list[tuple[str | None, str]]:
-    return [
-        (
-            "heartbeat_group_id",
-            f"heartbeat_group_id {group_id} is not a heartbeat group of this team",
-        )
-    ]
+        raise InvalidRequest(queries.not_a_group("heartbeat_group_id", group_id)) from None
 
 
 def _pause(heartbeat: Heartbeat, now: datetime) -> None:
@@ -132,10 +118,6 @@ async def create_heartbeat(
     return heartbeat
 
 
-def heartbeats_of(team_id: int) -> Select[tuple[Heartbeat]]:
-    return select(Heartbeat).where(Heartbeat.team_id == team_id)
-
-
 async def get_heartbeat(session: AsyncSession, *, team_id: int, heartbeat_id: int) -> Heartbeat:
     return await team_object(session, Heartbeat, HEARTBEAT, team_id=team_id, object_id=heartbeat_id)
 
@@ -169,6 +151,7 @@ async def update_heartbeat(
 async def delete_heartbeat(session: AsyncSession, *, heartbeat: Heartbeat, now: datetime) -> None:
     """Delete the heartbeat, its check history and the status page resources showing it; its
     incidents stay, as history, and an open one is resolved (no ping can resolve it now)."""
-    await incidents.resolve_for_deleted(session, now=now, heartbeat_id=heartbeat.id)
-    await history.forget(session, subject_type="heartbeat", subject_id=heartbeat.id)
+    await incidents.forget_checked(
+        session, subject_type="heartbeat", subject_id=heartbeat.id, now=now
+    )
     await delete_named(session, heartbeat, item_type="Heartbeat")

@@ -12,11 +12,12 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 from sqlalchemy.ext.asyncio import AsyncSession
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from watchpost.context import AppContext
 from watchpost.db.session import Database
 from watchpost.errors import Unauthorized
+from watchpost.http.middleware import HttpMiddleware
 from watchpost.http.ratelimit import check_token
 from watchpost.teams.service import Principal, authenticate
 
@@ -85,7 +86,7 @@ def request_sessions(request: Request) -> RequestSessions:
     return sessions
 
 
-class RequestSessionsMiddleware:
+class RequestSessionsMiddleware(HttpMiddleware):
     """Closes the sessions a request opened once its response starts (the endpoint is done
     with the database by then), or when the request is over (an error included).
 
@@ -95,13 +96,7 @@ class RequestSessionsMiddleware:
     "Lists under 50 connections").
     """
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         scope[_MANAGED] = True
 
         async def release_then_send(message: Message) -> None:

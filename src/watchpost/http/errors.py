@@ -18,10 +18,11 @@ from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 from starlette.routing import Match, Route
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from watchpost.db.outage import RETRY_AFTER_S, Outage
 from watchpost.errors import ApiError, InvalidRequest, NotFound
+from watchpost.http.middleware import HttpMiddleware
 from watchpost.http.openapi import ERROR_RESPONSES
 from watchpost.problems import problems_from
 from watchpost.validation import parse_id
@@ -82,7 +83,7 @@ def unavailable_response() -> Response:
     return json_error(503, {"errors": UNAVAILABLE}, {"Retry-After": str(RETRY_AFTER_S)})
 
 
-class UnhandledErrors:
+class UnhandledErrors(HttpMiddleware):
     """The outermost middleware: an exception no handler took becomes a JSON answer.
 
     - the database cannot be reached: 503 with `Retry-After`; the outage is logged once for
@@ -95,13 +96,7 @@ class UnhandledErrors:
     connection.
     """
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         started = False
 
         async def watched(message: Message) -> None:

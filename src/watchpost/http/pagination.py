@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, Generic, TypeVar
+from typing import Annotated, Any, Generic, TypeVar, cast
 from urllib.parse import urlencode
 
 from fastapi import Depends, Query, Request
@@ -22,6 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.db.base import Base
 from watchpost.db.counts import Anchors, Collection
+from watchpost.db.queries import team_rows
 from watchpost.db.rows import ListColumns
 from watchpost.errors import InvalidRequest
 from watchpost.validation import INT64_MAX, ascii_int, documented_as
@@ -197,6 +198,15 @@ async def paginate(
         return Page([], pagination_links(req, window.total))
     page = stmt.order_by(order_by).offset(window.skip).limit(req.per_page)
     return Page(list((await session.scalars(page)).all()), pagination_links(req, window.total))
+
+
+async def team_page(
+    session: AsyncSession, model: type[T], req: PageRequest, *, team_id: int, **parent: int
+) -> Page[T]:
+    """One page of the team's rows of model (of one parent: a column and its value), oldest
+    (lowest id) first."""
+    stmt = team_rows(model, team_id=team_id, **parent)
+    return await paginate(session, stmt, req, order_by=cast(Any, model).__table__.c.id)
 
 
 class PagedSelect:

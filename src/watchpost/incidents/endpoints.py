@@ -8,13 +8,13 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.context import AppContext
 from watchpost.http.body import JsonObject
+from watchpost.http.crud import CHILD_LIST_ERRORS, Finder, Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, single
-from watchpost.http.errors import READ_ERRORS, error_responses, object_id
-from watchpost.http.openapi import ListDoc, SingleDoc, request_body
+from watchpost.http.errors import error_responses, object_id
+from watchpost.http.openapi import SingleDoc, request_body
 from watchpost.http.pagination import Paging
 from watchpost.incidents import lists, rendering, service
-from watchpost.incidents.models import Incident
 from watchpost.incidents.schemas import (
     AcknowledgeBody,
     IncidentAttributes,
@@ -50,17 +50,18 @@ when that object already has an open incident the answer is 409. `metadata` maps
 lists of strings."""
 
 
-def _incident(incident: Incident, team_name: str) -> dict[str, object]:
-    return rendering.incident_resource(incident, team_name)
+incident_routes = Routes(router, IncidentAttributes)
 
 
-@router.post(
+_find = Finder(service.get_incident, rendering.INCIDENT, "incident_id")
+
+
+@incident_routes.create(
     "",
-    status_code=201,
     summary="Report an incident",
     description=CREATE_RULES,
-    responses={201: {"model": SingleDoc[IncidentAttributes]}, **STATE_ERRORS},
-    openapi_extra=request_body(IncidentCreate),
+    body=IncidentCreate,
+    errors=STATE_ERRORS,
 )
 async def create_incident(body: JsonObject, caller: Caller, ctx: Context, db: WriteDb) -> Response:
     data = parse(IncidentCreate, body)
@@ -68,7 +69,7 @@ async def create_incident(body: JsonObject, caller: Caller, ctx: Context, db: Wr
         incident = await service.report_incident(
             db, team_id=caller.team_id, team_name=caller.team_name, data=data, now=ctx.clock.now()
         )
-    return single(_incident(incident, caller.team_name), status=201)
+    return single(rendering.incident_resource(incident, caller.team_name), status=201)
 
 
 # The filters are read as text by parse_filters (an empty value counts as absent, and every
@@ -77,12 +78,7 @@ ID_QUERY = documented_as({"type": "integer", "minimum": 1, "maximum": INT64_MAX}
 BOOLEAN_QUERY = documented_as({"type": "boolean"})
 
 
-@router.get(
-    "",
-    summary="List incidents",
-    description=LIST_RULES,
-    responses={200: {"model": ListDoc[IncidentAttributes]}, **error_responses(401, 422)},
-)
+@incident_routes.list("", summary="List incidents", description=LIST_RULES)
 async def list_incidents(
     caller: Caller,
     db: ReadDb,
@@ -118,28 +114,16 @@ async def list_incidents(
     return listing(page.data, page.links)
 
 
-@router.get(
-    "/{incident_id}",
-    summary="Get an incident",
-    responses={200: {"model": SingleDoc[IncidentAttributes]}, **READ_ERRORS},
-)
+@incident_routes.get("/{incident_id}", summary="Get an incident")
 async def get_incident(incident_id: str, caller: Caller, db: ReadDb) -> Response:
-    incident = await service.get_incident(
-        db, team_id=caller.team_id, incident_id=object_id(incident_id, rendering.INCIDENT)
-    )
-    return single(_incident(incident, caller.team_name))
+    incident = await _find(db, caller, incident_id)
+    return single(rendering.incident_resource(incident, caller.team_name))
 
 
-@router.delete(
-    "/{incident_id}",
-    status_code=204,
-    summary="Delete an incident and its timeline",
-    responses=READ_ERRORS,
-)
+@incident_routes.delete("/{incident_id}", summary="Delete an incident and its timeline")
 async def delete_incident(incident_id: str, caller: Caller, db: WriteDb) -> Response:
-    iid = object_id(incident_id, rendering.INCIDENT)
     async with db.begin():
-        incident = await service.get_incident(db, team_id=caller.team_id, incident_id=iid)
+        incident = await _find(db, caller, incident_id)
         await service.delete_incident(db, incident=incident)
     return no_content()
 
@@ -156,7 +140,7 @@ async def _change(
     async with db.begin():
         incident = await service.get_incident(db, team_id=caller.team_id, incident_id=incident_id)
         await apply(db, incident, change, at=ctx.clock.now(), by=by or caller.team_name)
-    return single(_incident(incident, caller.team_name))
+    return single(rendering.incident_resource(incident, caller.team_name))
 
 
 @router.post(
@@ -196,21 +180,22 @@ async def resolve_incident(
     return await _change(iid, Change.RESOLVED, data.resolved_by, caller, ctx, db)
 
 
-@router.get(
+timeline_routes = Routes(router, TimelineItemAttributes)
+
+
+@timeline_routes.list(
     "/{incident_id}/timeline",
     summary="An incident's timeline",
     description=(
         "Items of type `incident_timeline_item`, oldest first: `at`, `kind` (started, "
         "acknowledged, resolved; the check engine adds more), `text`, `by` (who, or null)."
     ),
-    responses={200: {"model": ListDoc[TimelineItemAttributes]}, **error_responses(401, 404, 422)},
+    errors=CHILD_LIST_ERRORS,
 )
 async def incident_timeline(
     incident_id: str, caller: Caller, db: ReadDb, paging: Paging
 ) -> Response:
-    incident = await service.get_incident(
-        db, team_id=caller.team_id, incident_id=object_id(incident_id, rendering.INCIDENT)
-    )
+    incident = await _find(db, caller, incident_id)
     page = await lists.list_timeline(db, incident=incident, paging=paging)
     return listing(page.data, page.links)
 

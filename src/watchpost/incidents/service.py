@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.clock import isoformat_ms
 from watchpost.db.queries import team_object
 from watchpost.errors import Conflict, InvalidRequest
+from watchpost.history import service as history
 from watchpost.incidents.models import Incident, IncidentEvent
 from watchpost.incidents.rendering import INCIDENT
 from watchpost.incidents.schemas import IncidentCreate
@@ -36,28 +37,19 @@ DELETED_TEXTS: dict[str, str] = {
 """The reference an incident has to a deleted object → its `resolved` timeline text."""
 
 
-async def resolve_for_deleted(
-    session: AsyncSession,
-    *,
-    now: datetime,
-    monitor_id: int | None = None,
-    heartbeat_id: int | None = None,
-    collector_target_id: int | None = None,
+async def forget_checked(
+    session: AsyncSession, *, subject_type: str, subject_id: int, now: datetime
 ) -> None:
-    """Resolve, by Watchpost, every open incident of a monitor, heartbeat or collector target
-    being deleted.
+    """What deleting a checked object (subject_type monitor, heartbeat or collector_target)
+    leaves behind: every open incident of it resolved, by Watchpost, and its check history
+    forgotten.
 
-    Call in the delete's transaction, before the row goes (its reference then becomes null
-    and no check could ever resolve the incident). Reports made by a person are resolved
+    Call in the delete's transaction, before the row goes (an incident's reference then
+    becomes null and no check could ever resolve it). Reports made by a person are resolved
     too: nothing would resolve them either, and an open incident about an object that no
     longer exists would claim a problem that cannot be looked into.
     """
-    named = {
-        "monitor_id": monitor_id,
-        "heartbeat_id": heartbeat_id,
-        "collector_target_id": collector_target_id,
-    }
-    ((column, subject_id),) = [(k, v) for k, v in named.items() if v is not None]
+    column = f"{subject_type}_id"
     found = await session.scalars(
         select(Incident)
         .where(getattr(Incident, column) == subject_id, Incident.resolved_at.is_(None))
@@ -67,6 +59,7 @@ async def resolve_for_deleted(
         await apply(
             session, incident, Change.RESOLVED, at=now, by=AUTOMATIC, text=DELETED_TEXTS[column]
         )
+    await history.forget(session, subject_type=subject_type, subject_id=subject_id)
 
 
 async def timeline(session: AsyncSession, *, incident: Incident) -> Sequence[IncidentEvent]:

@@ -8,10 +8,9 @@ from fastapi import APIRouter, Query
 from fastapi.responses import Response
 
 from watchpost.http.body import JsonObject
+from watchpost.http.crud import Finder, Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, single
-from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses, object_id
-from watchpost.http.openapi import ListDoc, SingleDoc, request_body
 from watchpost.http.pagination import Paging
 from watchpost.monitors import lists, service
 from watchpost.monitors.fields import (
@@ -22,7 +21,6 @@ from watchpost.monitors.fields import (
     MAX_PERIOD,
     MIN_CHECK_FREQUENCY,
 )
-from watchpost.monitors.models import Monitor
 from watchpost.monitors.schemas import (
     NOT_NULL,
     MonitorAttributes,
@@ -70,17 +68,14 @@ right away. A stored `auth_password` must be sent again (or null) when the url's
 the port changes."""
 
 
-def _monitor(monitor: Monitor, team_name: str) -> dict[str, object]:
-    return lists.monitor_resource(monitor, team_name)
+monitor_routes = Routes(monitors, MonitorAttributes)
 
 
-@monitors.post(
-    "",
-    status_code=201,
-    summary="Create a monitor",
-    description=MONITOR_RULES,
-    responses={201: {"model": SingleDoc[MonitorAttributes]}, **WRITE_ERRORS},
-    openapi_extra=request_body(MonitorCreate),
+_find = Finder(service.get_monitor, lists.MONITOR, "monitor_id")
+
+
+@monitor_routes.create(
+    "", summary="Create a monitor", description=MONITOR_RULES, body=MonitorCreate
 )
 async def create_monitor(body: JsonObject, caller: Caller, ctx: Context, db: WriteDb) -> Response:
     async with db.begin():
@@ -89,14 +84,13 @@ async def create_monitor(body: JsonObject, caller: Caller, ctx: Context, db: Wri
         monitor = await service.create_monitor(
             db, team_id=caller.team_id, data=data, values=values, box=ctx.box, now=ctx.clock.now()
         )
-    return single(_monitor(monitor, caller.team_name), status=201)
+    return single(lists.monitor_resource(monitor, caller.team_name), status=201)
 
 
-@monitors.get(
+@monitor_routes.list(
     "",
     summary="List monitors",
     description="Filters match exactly (case-sensitive); an empty filter value is ignored.",
-    responses={200: {"model": ListDoc[MonitorAttributes]}, **error_responses(401, 422)},
 )
 async def list_monitors(
     caller: Caller,
@@ -121,46 +115,36 @@ async def list_monitors(
     return listing(page.data, page.links)
 
 
-@monitors.get(
-    "/{monitor_id}",
-    summary="Get a monitor",
-    responses={200: {"model": SingleDoc[MonitorAttributes]}, **READ_ERRORS},
-)
+@monitor_routes.get("/{monitor_id}", summary="Get a monitor")
 async def get_monitor(monitor_id: str, caller: Caller, db: ReadDb) -> Response:
-    monitor = await service.get_monitor(
-        db, team_id=caller.team_id, monitor_id=object_id(monitor_id, lists.MONITOR)
-    )
-    return single(_monitor(monitor, caller.team_name))
+    monitor = await _find(db, caller, monitor_id)
+    return single(lists.monitor_resource(monitor, caller.team_name))
 
 
-@monitors.patch(
+@monitor_routes.update(
     "/{monitor_id}",
     summary="Update a monitor",
     description=UPDATE_RULES,
-    responses={200: {"model": SingleDoc[MonitorAttributes]}, **WRITE_ERRORS},
-    openapi_extra=request_body(MonitorUpdate, not_null=NOT_NULL),
+    body=MonitorUpdate,
+    not_null=NOT_NULL,
 )
 async def update_monitor(
     monitor_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
 ) -> Response:
-    mid = object_id(monitor_id, lists.MONITOR)
     async with db.begin():
-        monitor = await service.get_monitor(db, team_id=caller.team_id, monitor_id=mid)
+        monitor = await _find(db, caller, monitor_id)
         extra = await service.group_problems(db, team_id=caller.team_id, body=body)
         data, values = parse_monitor_update(body, service.monitor_values(monitor), extra)
         await service.update_monitor(
             db, monitor=monitor, data=data, values=values, box=ctx.box, now=ctx.clock.now()
         )
-    return single(_monitor(monitor, caller.team_name))
+    return single(lists.monitor_resource(monitor, caller.team_name))
 
 
-@monitors.delete(
-    "/{monitor_id}", status_code=204, summary="Delete a monitor", responses=READ_ERRORS
-)
+@monitor_routes.delete("/{monitor_id}", summary="Delete a monitor")
 async def delete_monitor(monitor_id: str, caller: Caller, ctx: Context, db: WriteDb) -> Response:
-    mid = object_id(monitor_id, lists.MONITOR)
     async with db.begin():
-        monitor = await service.get_monitor(db, team_id=caller.team_id, monitor_id=mid)
+        monitor = await _find(db, caller, monitor_id)
         await service.delete_monitor(db, monitor=monitor, now=ctx.clock.now())
     return no_content()
 

@@ -5,14 +5,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Final
 
-from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.crypto import SecretBox
+from watchpost.db import queries
 from watchpost.db.deletions import delete_named
 from watchpost.db.queries import team_object
 from watchpost.delivery import outbox
-from watchpost.history import service as history
 from watchpost.incidents import service as incidents
 from watchpost.monitors.lists import MONITOR, monitor_resource
 from watchpost.monitors.models import Monitor, MonitorGroup
@@ -55,17 +54,11 @@ async def group_problems(
     session: AsyncSession, *, team_id: int, body: dict[str, Any]
 ) -> list[tuple[str | None, str]]:
     """A monitor_group_id in body must name a monitor group of the team."""
+    # None: null, absent, or a type or range error pydantic reports
     group_id = reference_id(body.get("monitor_group_id"))
-    if group_id is None:
-        return []  # null, absent, or a type or range error pydantic reports
-    found = await session.scalar(
-        select(MonitorGroup.id).where(MonitorGroup.team_id == team_id, MonitorGroup.id == group_id)
+    return await queries.group_problems(
+        session, MonitorGroup, "monitor_group_id", team_id=team_id, group_id=group_id
     )
-    if found is None:
-        return [
-            ("monitor_group_id", f"monitor_group_id {group_id} is not a monitor group of this team")
-        ]
-    return []
 
 
 def _store(monitor: Monitor, name: str, value: Any) -> bool:
@@ -130,10 +123,6 @@ async def create_monitor(
     return monitor
 
 
-def monitors_of(team_id: int) -> Select[tuple[Monitor]]:
-    return select(Monitor).where(Monitor.team_id == team_id)
-
-
 async def get_monitor(session: AsyncSession, *, team_id: int, monitor_id: int) -> Monitor:
     return await team_object(session, Monitor, MONITOR, team_id=team_id, object_id=monitor_id)
 
@@ -178,6 +167,5 @@ async def delete_monitor(session: AsyncSession, *, monitor: Monitor, now: dateti
     """Delete the monitor, its check history and the status page resources showing it; its
     incidents stay, as history, and an open one is resolved (no check can resolve it now)."""
     await announce(session, monitor, "deleted", now)
-    await incidents.resolve_for_deleted(session, now=now, monitor_id=monitor.id)
-    await history.forget(session, subject_type="monitor", subject_id=monitor.id)
+    await incidents.forget_checked(session, subject_type="monitor", subject_id=monitor.id, now=now)
     await delete_named(session, monitor, item_type="Monitor")

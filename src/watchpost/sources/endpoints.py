@@ -9,10 +9,9 @@ from fastapi.responses import Response
 
 from watchpost.context import AppContext
 from watchpost.http.body import JsonObject
+from watchpost.http.crud import Finder, Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, single
-from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses, object_id
-from watchpost.http.openapi import ListDoc, SingleDoc, request_body
 from watchpost.http.pagination import Paging
 from watchpost.sources import lists, service
 from watchpost.sources.models import Source
@@ -27,8 +26,6 @@ from watchpost.sources.schemas import (
 from watchpost.teams.service import Principal
 
 sources = APIRouter(prefix="/api/v1/sources", tags=["sources"])
-
-LIST_ERRORS = error_responses(401, 422)
 
 
 class SourceView:
@@ -49,13 +46,14 @@ class SourceView:
 # ------------------------------------------------------------------------------- sources
 
 
-@sources.post(
-    "",
-    status_code=201,
-    summary="Create a source",
-    description=platforms_markdown(),
-    responses={201: {"model": SingleDoc[SourceAttributes]}, **WRITE_ERRORS},
-    openapi_extra=request_body(SourceCreate),
+source_routes = Routes(sources, SourceAttributes)
+
+
+_find = Finder(service.get_source, service.SOURCE, "source_id")
+
+
+@source_routes.create(
+    "", summary="Create a source", description=platforms_markdown(), body=SourceCreate
 )
 async def create_source(
     request: Request, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
@@ -68,11 +66,7 @@ async def create_source(
     return single(SourceView(request, caller, ctx).one(source), status=201)
 
 
-@sources.get(
-    "",
-    summary="List sources",
-    responses={200: {"model": ListDoc[SourceAttributes]}, **LIST_ERRORS},
-)
+@source_routes.list("", summary="List sources")
 async def list_sources(
     request: Request, caller: Caller, ctx: Context, db: ReadDb, paging: Paging
 ) -> Response:
@@ -87,36 +81,29 @@ async def list_sources(
     return listing(page.data, page.links)
 
 
-@sources.get(
-    "/{source_id}",
-    summary="Get a source",
-    responses={200: {"model": SingleDoc[SourceAttributes]}, **READ_ERRORS},
-)
+@source_routes.get("/{source_id}", summary="Get a source")
 async def get_source(
     source_id: str, request: Request, caller: Caller, ctx: Context, db: ReadDb
 ) -> Response:
-    source = await service.get_source(
-        db, team_id=caller.team_id, source_id=object_id(source_id, service.SOURCE)
-    )
+    source = await _find(db, caller, source_id)
     return single(SourceView(request, caller, ctx).one(source))
 
 
-@sources.patch(
+@source_routes.update(
     "/{source_id}",
     summary="Update a source",
     description=(
         "Changes name, ingesting_paused, retentions, live_tail_pattern or source_group_id "
         "(null ungroups). `platform` cannot change; the table name never follows a rename."
     ),
-    responses={200: {"model": SingleDoc[SourceAttributes]}, **WRITE_ERRORS},
-    openapi_extra=request_body(SourceUpdate, not_null=(*NOT_NULL_FIELDS, "platform")),
+    body=SourceUpdate,
+    not_null=(*NOT_NULL_FIELDS, "platform"),
 )
 async def update_source(
     source_id: str, request: Request, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
 ) -> Response:
-    sid = object_id(source_id, service.SOURCE)
     async with db.begin():
-        source = await service.get_source(db, team_id=caller.team_id, source_id=sid)
+        source = await _find(db, caller, source_id)
         data = parse_source_update(body, platform=source.platform)
         await service.update_source(
             db, source=source, data=data, sent=set(data.model_fields_set), now=ctx.clock.now()
@@ -124,11 +111,10 @@ async def update_source(
     return single(SourceView(request, caller, ctx).one(source))
 
 
-@sources.delete("/{source_id}", status_code=204, summary="Delete a source", responses=READ_ERRORS)
+@source_routes.delete("/{source_id}", summary="Delete a source")
 async def delete_source(source_id: str, caller: Caller, db: WriteDb) -> Response:
-    sid = object_id(source_id, service.SOURCE)
     async with db.begin():
-        source = await service.get_source(db, team_id=caller.team_id, source_id=sid)
+        source = await _find(db, caller, source_id)
         await service.delete_source(db, source=source)
     return no_content()
 

@@ -11,8 +11,9 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.crypto import SecretBox, hash_token, random_token
+from watchpost.db import queries
 from watchpost.db.queries import team_object
-from watchpost.errors import InvalidRequest
+from watchpost.errors import InvalidRequest, Problem
 from watchpost.settings import Settings
 from watchpost.sources.models import Source, SourceGroup
 from watchpost.sources.platforms import (
@@ -71,17 +72,10 @@ async def _free_table_name(session: AsyncSession, *, team_id: int, name: str) ->
 
 async def _check_group(
     session: AsyncSession, *, team_id: int, group_id: int | None
-) -> list[tuple[str | None, str]]:
-    if group_id is None:
-        return []
-    found = await session.scalar(
-        select(SourceGroup.id).where(SourceGroup.team_id == team_id, SourceGroup.id == group_id)
+) -> list[Problem]:
+    return await queries.group_problems(
+        session, SourceGroup, "source_group_id", team_id=team_id, group_id=group_id
     )
-    if found is None:
-        return [
-            ("source_group_id", f"source_group_id {group_id} is not a source group of this team")
-        ]
-    return []
 
 
 async def create_source(

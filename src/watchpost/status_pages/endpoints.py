@@ -6,10 +6,10 @@ from fastapi import APIRouter
 from fastapi.responses import Response
 
 from watchpost.http.body import JsonObject
+from watchpost.http.crud import CHILD_LIST_ERRORS, Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, single
-from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses, object_id
-from watchpost.http.openapi import ListDoc, SingleDoc, request_body
+from watchpost.http.errors import error_responses, object_id
 from watchpost.http.pagination import Paging
 from watchpost.problems import parse
 from watchpost.status_pages import pages, rendering, resources, sections
@@ -31,20 +31,19 @@ from watchpost.status_pages.schemas import (
 
 router = APIRouter(prefix="/api/v2/status-pages", tags=["status pages"])
 
-LIST_ERRORS = error_responses(401, 404, 422)
-
 
 # ---------------------------------------------------------------------------- pages
 
 
-@router.post(
+page_routes = Routes(router, PageAttributes)
+
+
+@page_routes.create(
     "",
-    status_code=201,
     summary="Create a status page",
     description="`subdomain` is required and unique across the installation; `password` is "
     "write-only and required when `password_enabled` is true.",
-    responses={201: {"model": SingleDoc[PageAttributes]}, **WRITE_ERRORS},
-    openapi_extra=request_body(PageCreate),
+    body=PageCreate,
 )
 async def create_page(body: JsonObject, caller: Caller, ctx: Context, db: WriteDb) -> Response:
     data = parse(PageCreate, body)
@@ -62,11 +61,7 @@ async def create_page(body: JsonObject, caller: Caller, ctx: Context, db: WriteD
     return single(item, status=201)
 
 
-@router.get(
-    "",
-    summary="List status pages",
-    responses={200: {"model": ListDoc[PageAttributes]}, **error_responses(401, 422)},
-)
+@page_routes.list("", summary="List status pages")
 async def list_pages(caller: Caller, ctx: Context, db: ReadDb, paging: Paging) -> Response:
     found = await pages.list_pages(db, team_id=caller.team_id, paging=paging)
     now = ctx.clock.now()
@@ -75,11 +70,7 @@ async def list_pages(caller: Caller, ctx: Context, db: ReadDb, paging: Paging) -
     )
 
 
-@router.get(
-    "/{status_page_id}",
-    summary="Get a status page",
-    responses={200: {"model": SingleDoc[PageAttributes]}, **READ_ERRORS},
-)
+@page_routes.get("/{status_page_id}", summary="Get a status page")
 async def get_page(status_page_id: str, caller: Caller, ctx: Context, db: ReadDb) -> Response:
     page = await pages.get_page(
         db, team_id=caller.team_id, page_id=object_id(status_page_id, pages.PAGE)
@@ -87,11 +78,8 @@ async def get_page(status_page_id: str, caller: Caller, ctx: Context, db: ReadDb
     return single(await rendering.page_document(db, page, caller, ctx.clock.now()))
 
 
-@router.patch(
-    "/{status_page_id}",
-    summary="Update a status page",
-    responses={200: {"model": SingleDoc[PageAttributes]}, **WRITE_ERRORS},
-    openapi_extra=request_body(PageUpdate, not_null=PAGE_NOT_NULL),
+@page_routes.update(
+    "/{status_page_id}", summary="Update a status page", body=PageUpdate, not_null=PAGE_NOT_NULL
 )
 async def update_page(
     status_page_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
@@ -108,12 +96,7 @@ async def update_page(
     return single(item)
 
 
-@router.delete(
-    "/{status_page_id}",
-    status_code=204,
-    summary="Delete a status page, its sections and resources",
-    responses=READ_ERRORS,
-)
+@page_routes.delete("/{status_page_id}", summary="Delete a status page, its sections and resources")
 async def delete_page(status_page_id: str, caller: Caller, db: WriteDb) -> Response:
     pid = object_id(status_page_id, pages.PAGE)
     async with db.begin():
@@ -125,15 +108,16 @@ async def delete_page(status_page_id: str, caller: Caller, db: WriteDb) -> Respo
 # ------------------------------------------------------------------------- sections
 
 
-@router.post(
+section_routes = Routes(router, SectionAttributes)
+
+
+@section_routes.create(
     "/{status_page_id}/sections",
-    status_code=201,
     summary="Create a status page section",
     description="`position` is zero-based; omitted appends; an occupied position shifts the "
     "sections at and after it down, except fixed-position ones. A page holds at most "
     f"{MAX_SECTIONS:,} sections (422).",
-    responses={201: {"model": SingleDoc[SectionAttributes]}, **WRITE_ERRORS},
-    openapi_extra=request_body(SectionCreate),
+    body=SectionCreate,
 )
 async def create_section(
     status_page_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
@@ -146,10 +130,8 @@ async def create_section(
     return single(rendering.section_document(section), status=201)
 
 
-@router.get(
-    "/{status_page_id}/sections",
-    summary="List a status page's sections",
-    responses={200: {"model": ListDoc[SectionAttributes]}, **LIST_ERRORS},
+@section_routes.list(
+    "/{status_page_id}/sections", summary="List a status page's sections", errors=CHILD_LIST_ERRORS
 )
 async def list_sections(
     status_page_id: str, caller: Caller, db: ReadDb, paging: Paging
@@ -160,11 +142,7 @@ async def list_sections(
     return listing((rendering.section_document(row) for row in found.data), found.links)
 
 
-@router.get(
-    "/{status_page_id}/sections/{section_id}",
-    summary="Get a status page section",
-    responses={200: {"model": SingleDoc[SectionAttributes]}, **READ_ERRORS},
-)
+@section_routes.get("/{status_page_id}/sections/{section_id}", summary="Get a status page section")
 async def get_section(status_page_id: str, section_id: str, caller: Caller, db: ReadDb) -> Response:
     section = await sections.get_section(
         db,
@@ -175,11 +153,11 @@ async def get_section(status_page_id: str, section_id: str, caller: Caller, db: 
     return single(rendering.section_document(section))
 
 
-@router.patch(
+@section_routes.update(
     "/{status_page_id}/sections/{section_id}",
     summary="Update or move a status page section",
-    responses={200: {"model": SingleDoc[SectionAttributes]}, **WRITE_ERRORS},
-    openapi_extra=request_body(SectionUpdate, not_null=SECTION_NOT_NULL),
+    body=SectionUpdate,
+    not_null=SECTION_NOT_NULL,
 )
 async def update_section(
     status_page_id: str,
@@ -208,12 +186,11 @@ async def update_section(
     return single(rendering.section_document(section))
 
 
-@router.delete(
+@section_routes.delete(
     "/{status_page_id}/sections/{section_id}",
-    status_code=204,
     summary="Delete an empty status page section",
     description="A section that still holds resources is a 422: move or delete them first.",
-    responses=error_responses(401, 404, 422),
+    errors=error_responses(401, 404, 422),
 )
 async def delete_section(
     status_page_id: str, section_id: str, caller: Caller, db: WriteDb
@@ -232,9 +209,11 @@ async def delete_section(
 # ------------------------------------------------------------------------ resources
 
 
-@router.post(
+resource_routes = Routes(router, ResourceAttributes)
+
+
+@resource_routes.create(
     "/{status_page_id}/resources",
-    status_code=201,
     summary="Create a status page resource",
     description=(
         "Every attribute is optional. Without `status_page_section_id` the resource goes to "
@@ -243,8 +222,7 @@ async def delete_section(
         "except fixed-position ones. `widget_type` takes preference over `history`. A page "
         f"holds at most {MAX_RESOURCES:,} resources (422).\n\n" + rules_markdown()
     ),
-    responses={201: {"model": SingleDoc[ResourceAttributes]}, **WRITE_ERRORS},
-    openapi_extra=request_body(ResourceFields),
+    body=ResourceFields,
 )
 async def create_resource(
     status_page_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
@@ -266,13 +244,13 @@ async def create_resource(
     return single(item, status=201)
 
 
-@router.get(
+@resource_routes.list(
     "/{status_page_id}/resources",
     summary="List a status page's resources",
     description=f"Each item's `status_history` holds the most recent {LIST_HISTORY_DAYS} days "
     "(all of them when the page's `history` is shorter); `availability` and `status` cover the "
     "page's whole history, as on a single GET, which carries every day.",
-    responses={200: {"model": ListDoc[ResourceAttributes]}, **LIST_ERRORS},
+    errors=CHILD_LIST_ERRORS,
 )
 async def list_resources(
     status_page_id: str, caller: Caller, ctx: Context, db: ReadDb, paging: Paging
@@ -286,10 +264,8 @@ async def list_resources(
     return listing(items, found.links)
 
 
-@router.get(
-    "/{status_page_id}/resources/{resource_id}",
-    summary="Get a status page resource",
-    responses={200: {"model": SingleDoc[ResourceAttributes]}, **READ_ERRORS},
+@resource_routes.get(
+    "/{status_page_id}/resources/{resource_id}", summary="Get a status page resource"
 )
 async def get_resource(
     status_page_id: str, resource_id: str, caller: Caller, ctx: Context, db: ReadDb
@@ -306,13 +282,13 @@ async def get_resource(
     return single(item)
 
 
-@router.patch(
+@resource_routes.update(
     "/{status_page_id}/resources/{resource_id}",
     summary="Update or move a status page resource",
     description="A new `status_page_section_id` and/or `position` moves the resource; both "
     "sections stay contiguous. The same rules as on create apply to the result.",
-    responses={200: {"model": SingleDoc[ResourceAttributes]}, **WRITE_ERRORS},
-    openapi_extra=request_body(ResourceFields, not_null=RESOURCE_NOT_NULL),
+    body=ResourceFields,
+    not_null=RESOURCE_NOT_NULL,
 )
 async def update_resource(
     status_page_id: str,
@@ -342,11 +318,8 @@ async def update_resource(
     return single(item)
 
 
-@router.delete(
-    "/{status_page_id}/resources/{resource_id}",
-    status_code=204,
-    summary="Delete a status page resource",
-    responses=READ_ERRORS,
+@resource_routes.delete(
+    "/{status_page_id}/resources/{resource_id}", summary="Delete a status page resource"
 )
 async def delete_resource(
     status_page_id: str, resource_id: str, caller: Caller, db: WriteDb

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Select, select
+from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.crypto import SecretBox
-from watchpost.db.queries import one_or_404
+from watchpost.db.queries import one_or_404, team_rows
 from watchpost.errors import InvalidRequest
-from watchpost.http.pagination import Page, PageRequest, paginate
+from watchpost.http.pagination import Page, PageRequest, team_page
 from watchpost.problems import null_problems, sent_values
 from watchpost.status_pages.models import StatusPage
 from watchpost.status_pages.schemas import PAGE_DEFAULTS, PAGE_NOT_NULL, PageCreate, PageUpdate
@@ -88,21 +88,17 @@ async def create_page(
     return page
 
 
-def pages_of(team_id: int) -> Select[tuple[StatusPage]]:
-    return select(StatusPage).where(StatusPage.team_id == team_id)
-
-
 async def list_pages(
     session: AsyncSession, *, team_id: int, paging: PageRequest
 ) -> Page[StatusPage]:
-    return await paginate(session, pages_of(team_id), paging, order_by=StatusPage.id)
+    return await team_page(session, StatusPage, paging, team_id=team_id)
 
 
 async def get_page(
     session: AsyncSession, *, team_id: int, page_id: int, lock: bool = False
 ) -> StatusPage:
     """The team's page; lock=True serialises position changes within it (PostgreSQL)."""
-    stmt = pages_of(team_id).where(StatusPage.id == page_id)
+    stmt = team_rows(StatusPage, team_id=team_id, id=page_id)
     if lock:
         stmt = stmt.with_for_update()
     return await one_or_404(session, stmt, PAGE, page_id)

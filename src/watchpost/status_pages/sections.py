@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import Select, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.db.queries import one_or_404
+from watchpost.db.queries import team_object, team_rows
 from watchpost.errors import InvalidRequest
 from watchpost.http.pagination import Page, PageRequest, paginate
 from watchpost.problems import null_problems, sent_values
@@ -23,9 +23,7 @@ SECTION = "status_page_section"
 
 
 def sections_of(*, team_id: int, page_id: int) -> Select[tuple[StatusPageSection]]:
-    return select(StatusPageSection).where(
-        StatusPageSection.team_id == team_id, StatusPageSection.status_page_id == page_id
-    )
+    return team_rows(StatusPageSection, team_id=team_id, status_page_id=page_id)
 
 
 async def list_sections(
@@ -39,11 +37,13 @@ async def list_sections(
 async def get_section(
     session: AsyncSession, *, team_id: int, page_id: int, section_id: int
 ) -> StatusPageSection:
-    return await one_or_404(
+    return await team_object(
         session,
-        sections_of(team_id=team_id, page_id=page_id).where(StatusPageSection.id == section_id),
+        StatusPageSection,
         SECTION,
-        section_id,
+        team_id=team_id,
+        object_id=section_id,
+        status_page_id=page_id,
     )
 
 

@@ -8,9 +8,10 @@ from fastapi import APIRouter
 from fastapi.responses import Response
 
 from watchpost.http.body import JsonObject
+from watchpost.http.crud import Finder, Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import Resource, listing, no_content, resource, single
-from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses, object_id
+from watchpost.http.errors import WRITE_ERRORS
 from watchpost.http.openapi import NoAttributes, request_body
 from watchpost.http.pagination import Paging
 from watchpost.problems import parse
@@ -69,16 +70,20 @@ def _document(
     return single(document, status=status, included=_included([webhook]))
 
 
-@router.post(
+webhook_routes = Routes(router, one=WebhookDoc, many=WebhookListDoc)
+
+
+_find = Finder(service.get_webhook, service.WEBHOOK, "webhook_id")
+
+
+@webhook_routes.create(
     "",
-    status_code=201,
     summary="Create an outgoing webhook",
     description=(
         "`trigger_type` is fixed after creation. Fields that depend on it are a 422 when sent "
         "with a trigger_type that does not accept them.\n\n" + rules_markdown() + "\n\n" + SHAPE
     ),
-    responses={201: {"model": WebhookDoc}, **WRITE_ERRORS},
-    openapi_extra=request_body(WebhookCreate),
+    body=WebhookCreate,
 )
 async def create_webhook(body: JsonObject, caller: Caller, ctx: Context, db: WriteDb) -> Response:
     data = parse_webhook_create(body, team_name=caller.team_name)
@@ -95,11 +100,10 @@ async def create_webhook(body: JsonObject, caller: Caller, ctx: Context, db: Wri
     return _document(webhook, caller.team_name, status=201, signing_secret=secret)
 
 
-@router.get(
+@webhook_routes.list(
     "",
     summary="List outgoing webhooks",
     description="`included` holds the templates of the webhooks on this page.",
-    responses={200: {"model": WebhookListDoc}, **error_responses(401, 422)},
 )
 async def list_webhooks(caller: Caller, db: ReadDb, paging: Paging) -> Response:
     page = await service.list_webhooks(db, team_id=caller.team_id, paging=paging)
@@ -110,20 +114,13 @@ async def list_webhooks(caller: Caller, db: ReadDb, paging: Paging) -> Response:
     )
 
 
-@router.get(
-    "/{outgoing_webhook_id}",
-    summary="Get an outgoing webhook",
-    description=SHAPE,
-    responses={200: {"model": WebhookDoc}, **READ_ERRORS},
-)
+@webhook_routes.get("/{outgoing_webhook_id}", summary="Get an outgoing webhook", description=SHAPE)
 async def get_webhook(outgoing_webhook_id: str, caller: Caller, db: ReadDb) -> Response:
-    webhook = await service.get_webhook(
-        db, team_id=caller.team_id, webhook_id=object_id(outgoing_webhook_id, service.WEBHOOK)
-    )
+    webhook = await _find(db, caller, outgoing_webhook_id)
     return _document(webhook, caller.team_name)
 
 
-@router.patch(
+@webhook_routes.update(
     "/{outgoing_webhook_id}",
     summary="Update an outgoing webhook",
     description=(
@@ -132,15 +129,14 @@ async def get_webhook(outgoing_webhook_id: str, caller: Caller, db: ReadDb) -> R
         "A stored template `auth_password` must be sent again (or null) when the url's origin "
         "changes."
     ),
-    responses={200: {"model": WebhookDoc}, **WRITE_ERRORS},
-    openapi_extra=request_body(WebhookUpdate, not_null=WEBHOOK_NOT_NULL),
+    body=WebhookUpdate,
+    not_null=WEBHOOK_NOT_NULL,
 )
 async def update_webhook(
     outgoing_webhook_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
 ) -> Response:
-    wid = object_id(outgoing_webhook_id, service.WEBHOOK)
     async with db.begin():
-        webhook = await service.get_webhook(db, team_id=caller.team_id, webhook_id=wid)
+        webhook = await _find(db, caller, outgoing_webhook_id)
         data = parse_webhook_update(
             body,
             trigger_type=webhook.trigger_type,
@@ -159,16 +155,12 @@ async def update_webhook(
     return _document(webhook, caller.team_name)
 
 
-@router.delete(
-    "/{outgoing_webhook_id}",
-    status_code=204,
-    summary="Delete an outgoing webhook and its template",
-    responses=READ_ERRORS,
+@webhook_routes.delete(
+    "/{outgoing_webhook_id}", summary="Delete an outgoing webhook and its template"
 )
 async def delete_webhook(outgoing_webhook_id: str, caller: Caller, db: WriteDb) -> Response:
-    wid = object_id(outgoing_webhook_id, service.WEBHOOK)
     async with db.begin():
-        webhook = await service.get_webhook(db, team_id=caller.team_id, webhook_id=wid)
+        webhook = await _find(db, caller, outgoing_webhook_id)
         await service.delete_webhook(db, webhook=webhook)
     return no_content()
 
@@ -188,10 +180,9 @@ async def rotate_secret(
     outgoing_webhook_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
 ) -> Response:
     parse(NoAttributes, body)
-    wid = object_id(outgoing_webhook_id, service.WEBHOOK)
     secret = signing.new_secret()
     async with db.begin():
-        webhook = await service.get_webhook(db, team_id=caller.team_id, webhook_id=wid)
+        webhook = await _find(db, caller, outgoing_webhook_id)
         await service.rotate_secret(
             db, webhook=webhook, box=ctx.box, now=ctx.clock.now(), signing_secret=secret
         )

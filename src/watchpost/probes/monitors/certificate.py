@@ -17,8 +17,7 @@ from cryptography import x509
 
 from watchpost import outbound
 from watchpost.probes.base import ProbeResult, Stopwatch, failure
-from watchpost.probes.errors import describe
-from watchpost.probes.monitors.common import ConfigError, target, timed_out
+from watchpost.probes.monitors.common import ConfigError, network_failure, target
 
 if TYPE_CHECKING:
     from watchpost.probes.monitors.check import MonitorCheck
@@ -56,10 +55,9 @@ async def ssl_expiration(settings: MonitorCheck, *, timeout: float) -> ProbeResu
                     await writer.wait_closed()
     except ConfigError as exc:
         return failure(watch, str(exc))
-    except TimeoutError:
-        return failure(watch, f"{timed_out(timeout)} waiting for the TLS handshake with {where}")
     except OSError as exc:
-        return failure(watch, describe(exc, where))
+        doing = f"waiting for the TLS handshake with {where}"
+        return network_failure(watch, exc, where, timeout=timeout, doing=doing)
     if not der:
         return failure(watch, f"{where} sent no certificate")
     not_after = x509.load_der_x509_certificate(der).not_valid_after_utc

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from watchpost.probes.errors import Address
+from watchpost.probes.base import ProbeResult, Stopwatch, failure
+from watchpost.probes.errors import Address, describe
 
 if TYPE_CHECKING:
     from watchpost.probes.monitors.check import MonitorCheck
@@ -21,6 +22,16 @@ def seconds(timeout: float) -> str:
 
 def timed_out(timeout: float) -> str:
     return f"timed out after {seconds(timeout)}"
+
+
+def network_failure(
+    watch: Stopwatch, exc: Exception, where: Address, *, timeout: float, doing: str
+) -> ProbeResult:
+    """The failed result of a connection's error: a timeout says how long it waited and what
+    it was doing (`doing`); any other error is worded by describe()."""
+    if isinstance(exc, TimeoutError):
+        return failure(watch, f"{timed_out(timeout)} {doing}")
+    return failure(watch, describe(exc, where))
 
 
 def target(settings: MonitorCheck, default_port: int | None) -> Address:

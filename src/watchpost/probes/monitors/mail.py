@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 
 from watchpost import outbound
 from watchpost.probes.base import ProbeResult, Stopwatch, failure
-from watchpost.probes.errors import Address, describe
-from watchpost.probes.monitors.common import ConfigError, target, timed_out
+from watchpost.probes.errors import Address
+from watchpost.probes.monitors.common import ConfigError, network_failure, target
 
 if TYPE_CHECKING:
     from watchpost.probes.monitors.check import MonitorCheck
@@ -87,10 +87,9 @@ async def _check(settings: MonitorCheck, timeout: float, protocol: Protocol) -> 
                 writer.close()
                 with suppress(OSError, ssl.SSLError):
                     await writer.wait_closed()
-    except TimeoutError:
-        return failure(watch, f"{timed_out(timeout)} waiting for the {protocol.name} banner")
     except (OSError, asyncio.IncompleteReadError) as exc:
-        return failure(watch, describe(exc, where))
+        doing = f"waiting for the {protocol.name} banner"
+        return network_failure(watch, exc, where, timeout=timeout, doing=doing)
     first = banner.splitlines()[-1][:200] if banner else ""
     if not banner:
         return failure(watch, f"{where} closed the connection without a {protocol.name} banner")

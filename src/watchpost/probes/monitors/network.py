@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from watchpost import outbound
 from watchpost.probes.base import ProbeResult, Stopwatch, failure
 from watchpost.probes.errors import describe
-from watchpost.probes.monitors.common import ConfigError, target, timed_out
+from watchpost.probes.monitors.common import ConfigError, network_failure, target, timed_out
 
 if TYPE_CHECKING:
     from watchpost.probes.monitors.check import MonitorCheck
@@ -25,10 +25,8 @@ async def tcp(settings: MonitorCheck, *, timeout: float) -> ProbeResult:
     try:
         async with asyncio.timeout(timeout):
             _, writer = await outbound.open_connection(where.host, where.port)
-    except TimeoutError:
-        return failure(watch, f"{timed_out(timeout)} connecting to {where}")
     except OSError as exc:
-        return failure(watch, describe(exc, where))
+        return network_failure(watch, exc, where, timeout=timeout, doing=f"connecting to {where}")
     latency = watch.ms()
     writer.close()
     return ProbeResult(ok=True, latency_ms=latency)

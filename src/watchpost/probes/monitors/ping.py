@@ -17,8 +17,7 @@ from typing import TYPE_CHECKING
 
 from watchpost import outbound
 from watchpost.probes.base import ProbeResult, Stopwatch, failure
-from watchpost.probes.errors import describe
-from watchpost.probes.monitors.common import ConfigError, target, timed_out
+from watchpost.probes.monitors.common import ConfigError, network_failure, target
 
 if TYPE_CHECKING:
     from watchpost.probes.monitors.check import MonitorCheck
@@ -93,10 +92,9 @@ async def ping(settings: MonitorCheck, *, timeout: float) -> ProbeResult:
             rtt = (time.perf_counter() - sent) * 1000.0
     except ConfigError as exc:
         return failure(watch, str(exc))
-    except TimeoutError:
-        return failure(watch, f"{timed_out(timeout)} waiting for an echo reply from {settings.url}")
     except OSError as exc:
-        return failure(watch, describe(exc, where))
+        doing = f"waiting for an echo reply from {settings.url}"
+        return network_failure(watch, exc, where, timeout=timeout, doing=doing)
     finally:
         if sock is not None:
             sock.close()

@@ -2,20 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
-from watchpost.probes.base import ProbeResult
-from watchpost.probes.targets.common import (
-    CheckFailed,
-    Reading,
-    http_get,
-    run_check,
-    service_address,
-    url_host,
-)
-
-if TYPE_CHECKING:
-    from watchpost.probes.targets.settings import TargetSettings
+from watchpost.probes.errors import Address
+from watchpost.probes.targets.common import CheckFailed, Reading, status_page_probe
 
 DEFAULT_PORT: Final = 80
 STATUS_PATH: Final = "/server-status?auto"
@@ -40,22 +30,18 @@ def parse_status(text: str) -> dict[str, str]:
     return fields
 
 
-async def probe(settings: TargetSettings, *, timeout: float) -> ProbeResult:
-    address = service_address(settings, DEFAULT_PORT)
-    url = f"http://{url_host(address.host)}:{address.port}{STATUS_PATH}"
+def read_status(text: str, address: Address, url: str) -> Reading:
+    fields = parse_status(text)
+    if "BusyWorkers" not in fields:
+        raise CheckFailed(f"/server-status on {address} is not an Apache mod_status page")
+    metrics: dict[str, float] = {}
+    for key, name in STATUS_METRICS.items():
+        try:
+            metrics[name] = float(fields[key])
+        except (KeyError, ValueError):
+            continue
+    details = {"url": url, "server_version": fields.get("ServerVersion", "")}
+    return Reading(metrics=metrics, details=details)
 
-    async def check() -> Reading:
-        response = await http_get(url, address=address, timeout=timeout)
-        fields = parse_status(response.text)
-        if "BusyWorkers" not in fields:
-            raise CheckFailed(f"/server-status on {address} is not an Apache mod_status page")
-        metrics: dict[str, float] = {}
-        for key, name in STATUS_METRICS.items():
-            try:
-                metrics[name] = float(fields[key])
-            except (KeyError, ValueError):
-                continue
-        details = {"url": url, "server_version": fields.get("ServerVersion", "")}
-        return Reading(metrics=metrics, details=details)
 
-    return await run_check(settings, timeout=timeout, address=address, check=check)
+probe: Final = status_page_probe(DEFAULT_PORT, STATUS_PATH, read_status)

@@ -13,7 +13,7 @@ import aiohttp
 from yarl import URL
 
 from watchpost import outbound
-from watchpost.probes.base import ProbeResult, Stopwatch, failure
+from watchpost.probes.base import Probe, ProbeResult, Stopwatch, failure
 from watchpost.probes.errors import LISTENING_HINT, Address, describe, scrub
 from watchpost.probes.http import CLIENT, connection_error, decode_body, verifying_context
 from watchpost.probes.targets.settings import TargetSettings
@@ -134,3 +134,23 @@ async def http_get(
     if not 200 <= status < 300 and status not in accept_statuses:
         raise CheckFailed(f"{URL(url).raw_path_qs} on {address} answered HTTP {status}")
     return Answer(text)
+
+
+def status_page_probe(
+    default_port: int, path: str, read: Callable[[str, Address, str], Reading]
+) -> Probe[TargetSettings]:
+    """The probe of a web server's status page (nginx, apache), at
+    http://{listen_ip or host}:{port or default_port}{path}; read(text, address, url) turns
+    the page into a Reading, or raises CheckFailed."""
+
+    async def probe(settings: TargetSettings, *, timeout: float) -> ProbeResult:
+        address = service_address(settings, default_port)
+        url = f"http://{url_host(address.host)}:{address.port}{path}"
+
+        async def check() -> Reading:
+            response = await http_get(url, address=address, timeout=timeout)
+            return read(response.text, address, url)
+
+        return await run_check(settings, timeout=timeout, address=address, check=check)
+
+    return probe

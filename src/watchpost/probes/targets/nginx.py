@@ -3,20 +3,10 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
-from watchpost.probes.base import ProbeResult
-from watchpost.probes.targets.common import (
-    CheckFailed,
-    Reading,
-    http_get,
-    run_check,
-    service_address,
-    url_host,
-)
-
-if TYPE_CHECKING:
-    from watchpost.probes.targets.settings import TargetSettings
+from watchpost.probes.errors import Address
+from watchpost.probes.targets.common import CheckFailed, Reading, status_page_probe
 
 DEFAULT_PORT: Final = 80
 STATUS_PATH: Final = "/nginx_status"
@@ -27,16 +17,12 @@ STUB_STATUS: Final = re.compile(
 )
 
 
-async def probe(settings: TargetSettings, *, timeout: float) -> ProbeResult:
-    address = service_address(settings, DEFAULT_PORT)
-    url = f"http://{url_host(address.host)}:{address.port}{STATUS_PATH}"
+def read_stub_status(text: str, address: Address, url: str) -> Reading:
+    match = STUB_STATUS.search(text)
+    if match is None:
+        raise CheckFailed(f"{STATUS_PATH} on {address} is not an nginx stub_status page")
+    metrics = {name: float(value) for name, value in match.groupdict().items()}
+    return Reading(metrics=metrics, details={"url": url})
 
-    async def check() -> Reading:
-        response = await http_get(url, address=address, timeout=timeout)
-        match = STUB_STATUS.search(response.text)
-        if match is None:
-            raise CheckFailed(f"{STATUS_PATH} on {address} is not an nginx stub_status page")
-        metrics = {name: float(value) for name, value in match.groupdict().items()}
-        return Reading(metrics=metrics, details={"url": url})
 
-    return await run_check(settings, timeout=timeout, address=address, check=check)
+probe: Final = status_page_probe(DEFAULT_PORT, STATUS_PATH, read_stub_status)

@@ -1,0 +1,128 @@
+"""The usual routes of one kind of object: create, list, get, update and delete one.
+
+`Routes` declares them on a router with the answers each kind of route documents (the
+document it returns, the errors it can answer, its request body), so every domain's
+collections document them alike. `Finder` reads the object a route's path id names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any, Generic, NotRequired, TypedDict, TypeVar, Unpack
+
+from fastapi import APIRouter
+from fastapi.types import DecoratedCallable
+from pydantic import BaseModel
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses, object_id
+from watchpost.http.openapi import ListDoc, SingleDoc, request_body
+from watchpost.teams.service import Principal
+
+Errors = dict[int | str, dict[str, Any]]
+Model = type[BaseModel]
+T = TypeVar("T")
+
+LIST_ERRORS = error_responses(401, 422)
+"""What listing a collection can answer besides its page."""
+CHILD_LIST_ERRORS = error_responses(401, 404, 422)
+"""What listing an object's children can answer besides their page."""
+
+
+class Words(TypedDict):
+    """What a route says of itself in the OpenAPI document."""
+
+    summary: str
+    description: NotRequired[str | None]
+
+
+class Routes:
+    """Route decorators for one kind of object on `router`; each registers the endpoint it
+    decorates and returns it unchanged.
+
+    `attributes` is the model of its attributes: an object's document is
+    `SingleDoc[attributes]`, a page of them `ListDoc[attributes]`, unless `one` and `many`
+    name other document models.
+    """
+
+    def __init__(
+        self,
+        router: APIRouter,
+        attributes: Model | None = None,
+        *,
+        one: Model | None = None,
+        many: Model | None = None,
+    ) -> None:
+        self.router = router
+        self.one: Model = one or SingleDoc[attributes]  # type: ignore[valid-type]
+        self.many: Model = many or ListDoc[attributes]  # type: ignore[valid-type]
+
+    def create(
+        self,
+        path: str,
+        *,
+        body: Model,
+        not_null: Iterable[str] = (),
+        errors: Errors = WRITE_ERRORS,
+        **words: Unpack[Words],
+    ) -> Callable[[DecoratedCallable], DecoratedCallable]:
+        """POST: 201 with the created object's document."""
+        return self._route("POST", path, 201, errors, body, not_null, **words)
+
+    def list(
+        self, path: str, *, errors: Errors = LIST_ERRORS, **words: Unpack[Words]
+    ) -> Callable[[DecoratedCallable], DecoratedCallable]:
+        """GET: a page of objects."""
+        return self.router.get(path, responses={200: {"model": self.many}, **errors}, **words)
+
+    def get(
+        self, path: str, **words: Unpack[Words]
+    ) -> Callable[[DecoratedCallable], DecoratedCallable]:
+        """GET: one object's document."""
+        return self._route("GET", path, None, READ_ERRORS, None, (), **words)
+
+    def update(
+        self, path: str, *, body: Model, not_null: Iterable[str] = (), **words: Unpack[Words]
+    ) -> Callable[[DecoratedCallable], DecoratedCallable]:
+        """PATCH: the sent fields change; 200 with the object's document."""
+        return self._route("PATCH", path, None, WRITE_ERRORS, body, not_null, **words)
+
+    def delete(
+        self, path: str, *, errors: Errors = READ_ERRORS, **words: Unpack[Words]
+    ) -> Callable[[DecoratedCallable], DecoratedCallable]:
+        """DELETE: 204, no body."""
+        return self.router.delete(path, status_code=204, responses=errors, **words)
+
+    def _route(
+        self,
+        method: str,
+        path: str,
+        status_code: int | None,
+        errors: Errors,
+        body: Model | None,
+        not_null: Iterable[str],
+        **words: Unpack[Words],
+    ) -> Callable[[DecoratedCallable], DecoratedCallable]:
+        """A route answering the object's document; `body` is the JSON body it takes."""
+        return self.router.api_route(
+            path,
+            methods=[method],
+            status_code=status_code,
+            responses={status_code or 200: {"model": self.one}, **errors},
+            openapi_extra=None if body is None else request_body(body, not_null=not_null),
+            **words,
+        )
+
+
+class Finder(Generic[T]):
+    """The caller's object a path id names: `get(session, team_id=…, <key>=id)`, the
+    service's read of one object; an id that is no id names none (404)."""
+
+    def __init__(self, get: Callable[..., Awaitable[T]], resource_type: str, key: str) -> None:
+        self.get = get
+        self.resource_type = resource_type
+        self.key = key
+
+    async def __call__(self, db: AsyncSession, caller: Principal, raw_id: str) -> T:
+        found = object_id(raw_id, self.resource_type)
+        return await self.get(db, team_id=caller.team_id, **{self.key: found})
