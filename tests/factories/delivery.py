@@ -52,6 +52,8 @@ class Receiver:
     port: int = 0
     received: list[Received] = field(default_factory=list)
     answers: dict[str, list[Answer]] = field(default_factory=dict)
+    arrived: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set by every request (clear it to wait for the next)."""
 
     def url(self, path: str = "/hook") -> str:
         return f"http://127.0.0.1:{self.port}{path}"
@@ -71,6 +73,7 @@ async def receiver() -> AsyncIterator[Receiver]:
         recorder.received.append(
             Received(request.method, request.path, dict(request.headers), await request.read())
         )
+        recorder.arrived.set()
         queued = recorder.answers.get(request.path)
         answer = queued.pop(0) if queued else Answer()
         if answer.delay:

@@ -8,6 +8,7 @@ timeouts and connection errors. Only the first KB of a response is read.
 from __future__ import annotations
 
 import asyncio
+import base64
 import email.utils
 import time
 from dataclasses import dataclass
@@ -55,7 +56,6 @@ class Request:
     url: str
     headers: dict[str, str]
     body: bytes
-    auth: aiohttp.BasicAuth | None
 
 
 def host_of(url: str) -> str:
@@ -100,12 +100,12 @@ def build(job: Job, *, box: SecretBox, now: datetime) -> Request:
     for header in job.headers_template or []:
         headers[header["name"]] = templates.render(header["value"], variables)
     # Last, so that no template replaces them.
-    headers.update(signing.headers(_signing_keys(job, box, now), job.message_id, timestamp, body))
-    auth = None
     if job.auth_username is not None:
         password = box.decrypt(job.auth_password_encrypted) if job.auth_password_encrypted else ""
-        auth = aiohttp.BasicAuth(job.auth_username, password)
-    return Request(method=method.upper(), url=job.url, headers=headers, body=body, auth=auth)
+        credentials = base64.b64encode(f"{job.auth_username}:{password}".encode()).decode()
+        headers["Authorization"] = f"Basic {credentials}"
+    headers.update(signing.headers(_signing_keys(job, box, now), job.message_id, timestamp, body))
+    return Request(method=method.upper(), url=job.url, headers=headers, body=body)
 
 
 def retry_after(value: str | None, now: datetime) -> float | None:
@@ -141,7 +141,6 @@ async def send(job: Job, *, box: SecretBox, now: datetime, timeout: float) -> Ou
             request.url,
             data=request.body or None,
             headers=request.headers,
-            auth=request.auth,
             allow_redirects=False,
             timeout=aiohttp.ClientTimeout(total=timeout),
         ) as response:

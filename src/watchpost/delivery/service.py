@@ -58,10 +58,19 @@ def _deliveries(webhook: OutgoingWebhook) -> Any:
 
 async def list_deliveries(
     session: AsyncSession, *, webhook: OutgoingWebhook, paging: PageRequest
-) -> Page[Any]:
-    """A page of the webhook's deliveries, newest first."""
-    stmt = _deliveries(webhook).order_by(Delivery.id.desc())
-    return await paginate(session, stmt, paging, order_by=Delivery.id.desc())
+) -> Page[tuple[Delivery, DeliveryEvent]]:
+    """A page of the webhook's deliveries, newest first, each with its event."""
+    stmt = select(Delivery).where(Delivery.webhook_id == webhook.id)
+    page = await paginate(session, stmt, paging, order_by=Delivery.id.desc())
+    events = {
+        event.id: event
+        for event in await session.scalars(
+            select(DeliveryEvent).where(
+                DeliveryEvent.id.in_({delivery.event_id for delivery in page.data})
+            )
+        )
+    }
+    return page.map(lambda rows: [(delivery, events[delivery.event_id]) for delivery in rows])
 
 
 async def get_delivery(
