@@ -167,3 +167,19 @@ async def test_a_monitor_going_down_reaches_the_webhook(app: FastAPI, api: Api) 
     async with app.state.ctx.db.read_sessions() as session:
         incident = await session.get(Incident, int(body["data"]["id"]))
     assert incident is not None and incident.resolved_at is None
+
+
+async def test_pausing_a_monitor_group_tells_monitor_webhooks(app: FastAPI, api: Api) -> None:
+    async with receiver() as hook:
+        group = data(await api.post("/api/v2/monitor-groups", {"name": "Shop"}), 201)
+        await create_monitor(api, monitor_group_id=int(group["id"]))
+        await create_monitor(api, monitor_group_id=int(group["id"]), paused=True)
+        await deliverer_of(app).tick()  # the creations are dispatched: to nobody yet
+        await create_webhook(api, hook.url(), trigger_type="monitor_change")
+        path = f"/api/v2/monitor-groups/{group['id']}"
+        assert (await api.patch(path, {"paused": True})).status_code == 200
+        assert (await api.patch(path, {"paused": False})).status_code == 200
+        await deliverer_of(app).tick()
+        bodies = [request.json() for request in hook.at("/hook")]
+    # one monitor was running: paused with the group; then both unpaused
+    assert [body["event"] for body in bodies] == ["paused", "unpaused", "unpaused"]

@@ -8,12 +8,13 @@ Status pages read the table too (which resource types are groups, and of what).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any, Final, Literal
 
 from pydantic import Field
+from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import InstrumentedAttribute
 
 from watchpost.heartbeats import service as heartbeats
@@ -25,6 +26,7 @@ from watchpost.validation import Int32
 
 Group = MonitorGroup | HeartbeatGroup | SourceGroup
 PauseMember = Callable[[Any, bool, datetime], object]
+AnnouncePause = Callable[[AsyncSession, Any, datetime], Awaitable[None]]
 """Pauses (True) or resumes (False) one member as of now; the member's domain decides how."""
 
 
@@ -48,6 +50,8 @@ class GroupKind:
     """The status page resource_type showing a group of this kind; None: pages cannot."""
     pause_member: PauseMember | None = None
     """None: the kind has no `paused`; else pausing a group pauses its members with it."""
+    announce_pause: AnnouncePause | None = None
+    """Tells receivers a member was paused or unpaused with its group (monitor webhooks)."""
     unique_names: bool = False
     """Whether two groups of a team may not share a name."""
     team_attribute: Literal["team_name", "team_id"] = "team_name"
@@ -67,6 +71,7 @@ MONITOR_GROUPS: Final = GroupKind(
     members="monitors",
     shown_as="MonitorGroup",
     pause_member=monitors.set_paused,
+    announce_pause=monitors.announce_pause,
     sort_index=Annotated[int, Field(ge=-1_000_000, le=1_000_000)],
 )
 HEARTBEAT_GROUPS: Final = GroupKind(

@@ -90,9 +90,14 @@ async def _pause_members(
 ) -> None:
     assert kind.pause_member is not None
     changing = members_of(kind, group).where(kind.member_model.paused != paused)
-    for member in await session.scalars(changing):
+    members = list(await session.scalars(changing))
+    for member in members:
         kind.pause_member(member, paused, now)
         member.updated_at = now
+    if kind.announce_pause is not None and members:
+        await session.flush()
+        for member in members:
+            await kind.announce_pause(session, member, now)
 
 
 async def _check_name(

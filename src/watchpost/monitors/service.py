@@ -100,6 +100,11 @@ async def announce(session: AsyncSession, monitor: Monitor, event: str, at: date
     )
 
 
+async def announce_pause(session: AsyncSession, monitor: Monitor, at: datetime) -> None:
+    """Tell receivers the monitor was paused or unpaused (by its group)."""
+    await announce(session, monitor, "paused" if monitor.paused else "unpaused", at)
+
+
 async def create_monitor(
     session: AsyncSession,
     *,
