@@ -37,7 +37,10 @@ API_DOMAINS = (
 # Modules whose `routers` answer without a token (e.g. heartbeat ping URLs), one per line.
 # A module whose URLs carry a credential lists their prefixes in `SECRET_PATH_PREFIXES`;
 # logs mask the segment after them (http/logs.py).
-PUBLIC_ENDPOINTS = ("heartbeats.ping_endpoints",)
+PUBLIC_ENDPOINTS = (
+    "heartbeats.ping_endpoints",
+    "incidents.acknowledge_endpoints",
+)
 
 
 def _routers(module: str) -> tuple[APIRouter, ...]:

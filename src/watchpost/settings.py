@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -110,11 +111,29 @@ class Settings(BaseSettings):
         default=30, ge=1, description="Days delivery events and their outcomes are kept."
     )
 
+    smtp_url: str | None = Field(
+        default=None,
+        description="SMTP server for alert e-mail: smtp://user:password@host:587 (STARTTLS "
+        "when the server offers it; ?starttls=true requires it, ?starttls=false never) or "
+        "smtps://… (TLS from the start). Unset: no e-mail is sent, and the delivery log says "
+        "why.",
+    )
+    mail_from: str = Field(
+        default="Watchpost <watchpost@localhost>", description="Sender of alert e-mail."
+    )
+
     @field_validator("delivery_retry_delays")
     @classmethod
     def _delays(cls, value: str) -> str:
         parse_delays(value)  # a typo fails at start, not at the first delivery
         return value
+
+    @field_validator("smtp_url")
+    @classmethod
+    def _smtp(cls, value: str | None) -> str | None:
+        if value:
+            parse_smtp_url(value)
+        return value or None
 
     @cached_property
     def retry_delays(self) -> tuple[float, ...]:
@@ -167,6 +186,38 @@ class Settings(BaseSettings):
         if self.public_base is None:
             return None
         return urlsplit(self.public_base).hostname
+
+
+@dataclass(frozen=True)
+class SmtpServer:
+    host: str
+    port: int
+    username: str | None
+    password: str | None
+    use_tls: bool
+    """TLS from the start (smtps)."""
+    start_tls: bool | None
+    """STARTTLS: True required, False never, None when the server offers it."""
+
+
+def parse_smtp_url(url: str) -> SmtpServer:
+    parts = urlsplit(url)
+    if parts.scheme not in ("smtp", "smtps") or not parts.hostname:
+        raise ValueError(
+            "WATCHPOST_SMTP_URL must be smtp://[user:password@]host[:port] or smtps://…"
+        )
+    flag = dict(parse_qsl(parts.query)).get("starttls", "").lower()
+    if flag not in ("", "true", "false"):
+        raise ValueError("starttls must be true or false")
+    use_tls = parts.scheme == "smtps"
+    return SmtpServer(
+        host=parts.hostname,
+        port=parts.port or (465 if use_tls else 587),
+        username=unquote(parts.username) if parts.username else None,
+        password=unquote(parts.password) if parts.password else None,
+        use_tls=use_tls,
+        start_tls=None if not flag or use_tls else flag == "true",
+    )
 
 
 def parse_delays(text: str) -> tuple[float, ...]:

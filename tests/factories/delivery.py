@@ -1,17 +1,24 @@
 """Alert delivery in tests: a real HTTP receiver (aiohttp) that records, fails on purpose and
-delays; delivery workers on the test app; outgoing webhooks made through the API."""
+delays; a real SMTP server (aiosmtpd); delivery workers on the test app; outgoing webhooks
+made through the API; team members."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+import socket
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
+from email import policy
+from email.message import EmailMessage
+from email.parser import BytesParser
 from typing import Any
 
 import orjson
 from aiohttp import web
+from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import AuthResult
 from fastapi import FastAPI
 from sqlalchemy import select
 
@@ -21,6 +28,7 @@ from watchpost.delivery import sending
 from watchpost.delivery.models import Delivery, DeliveryEvent
 from watchpost.delivery.worker import Deliverer
 from watchpost.settings import Settings
+from watchpost.teams.service import create_user
 
 WEBHOOKS = "/api/v2/outgoing-webhooks"
 
@@ -129,3 +137,59 @@ async def deliveries(app: FastAPI) -> list[Delivery]:
 async def events(app: FastAPI) -> list[DeliveryEvent]:
     async with app.state.ctx.db.read_sessions() as session:
         return list(await session.scalars(select(DeliveryEvent).order_by(DeliveryEvent.id)))
+
+
+# ------------------------------------------------------------------------------ e-mail
+
+
+@dataclass
+class Mailbox:
+    """What a real SMTP server (aiosmtpd) accepted."""
+
+    port: int = 0
+    messages: list[EmailMessage] = field(default_factory=list)
+    logins: list[tuple[str, str]] = field(default_factory=list)
+
+    def to(self, address: str) -> list[EmailMessage]:
+        return [m for m in self.messages if m["To"] == address]
+
+
+@contextmanager
+def smtp_server(*, login: tuple[str, str] | None = None) -> Iterator[Mailbox]:
+    """aiosmtpd on a free port, in its own thread (as a mail server is its own process)."""
+    box = Mailbox()
+
+    class Handler:
+        async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+            box.messages.append(BytesParser(policy=policy.default).parsebytes(envelope.content))
+            return "250 Message accepted for delivery"
+
+    def authenticate(
+        server: Any, session: Any, envelope: Any, mechanism: str, auth_data: Any
+    ) -> AuthResult:
+        pair = (auth_data.login.decode(), auth_data.password.decode())
+        box.logins.append(pair)
+        return AuthResult(success=login is None or pair == login)
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        box.port = probe.getsockname()[1]
+    controller = Controller(
+        Handler(),
+        hostname="127.0.0.1",
+        port=box.port,
+        authenticator=authenticate,
+        auth_require_tls=False,
+        auth_required=login is not None,
+    )
+    controller.start()
+    try:
+        yield box
+    finally:
+        controller.stop()
+
+
+async def create_member(app: FastAPI, team: str, email: str, name: str = "Ann") -> None:
+    ctx = app.state.ctx
+    async with ctx.db.write_sessions() as session, session.begin():
+        await create_user(session, team_name=team, email=email, name=name, now=ctx.clock.now())

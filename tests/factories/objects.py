@@ -21,7 +21,7 @@ from watchpost.collectors.target_kinds import KIND_RULES
 # Routes that answer without a token. Add a route here only when the spec or the domain's
 # documentation says it is public (e.g. a heartbeat's ping URL); everything else must 401.
 PUBLIC_PATHS: frozenset[str] = frozenset({"/healthz", "/openapi.json", "/docs", "/redoc"})
-PUBLIC_PREFIXES: tuple[str, ...] = ("/docs/", "/api/v1/heartbeat/")
+PUBLIC_PREFIXES: tuple[str, ...] = ("/docs/", "/api/v1/heartbeat/", "/acknowledge/")
 
 # A value for every target field, valid for the kinds that accept it.
 TARGET_VALUES: dict[str, Any] = {
@@ -115,17 +115,23 @@ class ObjectKind:
     create: Factory
     change: dict[str, Any]
     bodies: dict[str, dict[str, Any]] = field(default_factory=dict)
+    deletable: bool = True
+    """Whether the object has a DELETE route (a webhook's delivery log entries do not)."""
 
 
 OBJECTS: dict[str, ObjectKind] = {}
 
 
 def register(
-    route: str, *, change: dict[str, Any], bodies: dict[str, dict[str, Any]] | None = None
+    route: str,
+    *,
+    change: dict[str, Any],
+    bodies: dict[str, dict[str, Any]] | None = None,
+    deletable: bool = True,
 ) -> Callable[[Factory], Factory]:
     def decorate(factory: Factory) -> Factory:
         assert route not in OBJECTS, f"{route} is registered twice"
-        OBJECTS[route] = ObjectKind(route, factory, change, bodies or {})
+        OBJECTS[route] = ObjectKind(route, factory, change, bodies or {}, deletable)
         return factory
 
     return decorate
@@ -205,7 +211,11 @@ async def outgoing_webhook(api: Api) -> str:
     )
 
 
-@register("/api/v2/outgoing-webhooks/{outgoing_webhook_id}/deliveries/{delivery_id}", change={})
+@register(
+    "/api/v2/outgoing-webhooks/{outgoing_webhook_id}/deliveries/{delivery_id}",
+    change={},
+    deletable=False,
+)
 async def webhook_delivery(api: Api) -> str:
     """A delivery, made by the webhook's test route (nothing listens on port 9: it fails at
     once, and is kept in the webhook's deliveries)."""

@@ -20,17 +20,21 @@ from watchpost.webhooks.models import CustomWebhookTemplate, OutgoingWebhook
 
 @dataclass(frozen=True)
 class Job:
-    """One leased delivery with what sending it needs (secrets still encrypted)."""
+    """One leased delivery with what sending it needs (secrets still encrypted): a webhook's
+    settings, or an e-mail's recipient."""
 
     delivery_id: int
     attempts: int
     """Attempts made before this one."""
+    channel: str
+    recipient: str | None
     event_id: int
     trigger_type: str
     event: str
+    subject_id: int
     payload: dict[str, Any]
-    webhook_id: int
-    url: str
+    webhook_id: int | None
+    url: str | None
     disabled_reason: str | None
     signing_secret_encrypted: str | None
     previous_secret_encrypted: str | None
@@ -51,9 +55,12 @@ class Job:
 _JOB_COLUMNS = (
     Delivery.id,
     Delivery.attempts,
+    Delivery.channel,
+    Delivery.recipient,
     DeliveryEvent.id,
     DeliveryEvent.trigger_type,
     DeliveryEvent.event,
+    DeliveryEvent.subject_id,
     DeliveryEvent.payload,
     OutgoingWebhook.id,
     OutgoingWebhook.url,
@@ -73,7 +80,7 @@ def job_query() -> Any:
     return (
         select(*_JOB_COLUMNS)
         .join(DeliveryEvent, DeliveryEvent.id == Delivery.event_id)
-        .join(OutgoingWebhook, OutgoingWebhook.id == Delivery.webhook_id)
+        .outerjoin(OutgoingWebhook, OutgoingWebhook.id == Delivery.webhook_id)
         .outerjoin(
             CustomWebhookTemplate,
             CustomWebhookTemplate.id == OutgoingWebhook.custom_webhook_template_id,

@@ -1,4 +1,5 @@
-"""From events to deliveries: one delivery per webhook of the event's team that wants it.
+"""From events to deliveries: one per webhook of the event's team that wants it, and one per
+member of the team for an event to be e-mailed.
 
 Dispatching runs in the delivery workers, not in the transaction of the change: the change
 only writes its event (outbox.py). Events are claimed with `FOR UPDATE SKIP LOCKED` on
@@ -16,6 +17,7 @@ from sqlalchemy import insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.delivery.models import Delivery, DeliveryEvent
+from watchpost.teams.models import User
 from watchpost.webhooks.models import OutgoingWebhook
 
 _HOOK_FLAGS: Final = (
@@ -36,6 +38,18 @@ def wants(webhook: Any, trigger_type: str, event: str) -> bool:
     return True
 
 
+async def _members(session: AsyncSession, team_ids: set[int]) -> dict[int, list[str]]:
+    """The e-mail addresses of the teams' members."""
+    found: dict[int, list[str]] = defaultdict(list)
+    if team_ids:
+        rows = await session.execute(
+            select(User.team_id, User.email).where(User.team_id.in_(team_ids)).order_by(User.id)
+        )
+        for team_id, email in rows:
+            found[team_id].append(email)
+    return found
+
+
 async def dispatch(session: AsyncSession, *, now: datetime, limit: int, first_delay: float) -> int:
     """Dispatch up to `limit` undispatched events, oldest first; how many deliveries were
     made. Call inside a write transaction."""
@@ -46,6 +60,7 @@ async def dispatch(session: AsyncSession, *, now: datetime, limit: int, first_de
                 DeliveryEvent.team_id,
                 DeliveryEvent.trigger_type,
                 DeliveryEvent.event,
+                DeliveryEvent.channels,
             )
             .where(DeliveryEvent.dispatched_at.is_(None))
             .order_by(DeliveryEvent.id)
@@ -71,21 +86,32 @@ async def dispatch(session: AsyncSession, *, now: datetime, limit: int, first_de
     by_team: dict[int, list[Any]] = defaultdict(list)
     for hook in hooks:
         by_team[hook.team_id].append(hook)
+    members = await _members(session, {e.team_id for e in events if "email" in e.channels})
     due = now + timedelta(seconds=first_delay)
-    rows = [
-        {
+
+    def row(event: Any, **receiver: Any) -> dict[str, Any]:
+        return {
             "team_id": event.team_id,
             "event_id": event.id,
-            "webhook_id": hook.id,
             "state": "pending",
             "attempts": 0,
             "next_attempt_at": due,
             "created_at": now,
             "updated_at": now,
+            **receiver,
         }
+
+    rows = [
+        row(event, channel="webhook", webhook_id=hook.id, recipient=None)
         for event in events
         for hook in by_team[event.team_id]
         if wants(hook, event.trigger_type, event.event)
+    ]
+    rows += [
+        row(event, channel="email", webhook_id=None, recipient=address)
+        for event in events
+        if "email" in event.channels
+        for address in members[event.team_id]
     ]
     if rows:
         await session.execute(insert(Delivery), rows)

@@ -36,12 +36,15 @@ class DeliveryEvent(IdMixin, TeamOwnedMixin, Base):
     subject_type: Mapped[str] = mapped_column(String(32))
     subject_id: Mapped[int] = mapped_column(IdType)
     payload: Mapped[dict[str, Any]] = mapped_column(JSON)
+    channels: Mapped[list[str]] = mapped_column(JSON, default=list)
+    """Who else is told besides the webhooks: "email" (the team's members)."""
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     dispatched_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
 
 
 class Delivery(IdMixin, TeamOwnedMixin, Base):
-    """One event to one outgoing webhook: its state, its next attempt and its last outcome."""
+    """One event to one receiver (an outgoing webhook, or a team member's e-mail address):
+    its state, its next attempt and its last outcome."""
 
     __tablename__ = "deliveries"
     __table_args__ = (
@@ -53,9 +56,13 @@ class Delivery(IdMixin, TeamOwnedMixin, Base):
     event_id: Mapped[int] = mapped_column(
         IdType, ForeignKey("delivery_events.id", ondelete="CASCADE"), index=True
     )
-    webhook_id: Mapped[int] = mapped_column(
-        IdType, ForeignKey("outgoing_webhooks.id", ondelete="CASCADE")
+    channel: Mapped[str] = mapped_column(String(16), default="webhook")
+    """webhook or email."""
+    webhook_id: Mapped[int | None] = mapped_column(
+        IdType, ForeignKey("outgoing_webhooks.id", ondelete="CASCADE"), default=None
     )
+    recipient: Mapped[str | None] = mapped_column(String(320), default=None)
+    """The address of an e-mail delivery."""
     state: Mapped[str] = mapped_column(String(16))
     """pending (an attempt is due at next_attempt_at), succeeded, failed (gave up) or
     cancelled (the webhook was disabled)."""

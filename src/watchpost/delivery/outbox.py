@@ -8,6 +8,7 @@ transaction stays short. Delivery workers turn events into deliveries (dispatch.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, Final, Literal
 
@@ -43,9 +44,11 @@ async def record(
     event: str,
     data: dict[str, Any],
     at: datetime,
+    channels: Sequence[str] = (),
 ) -> DeliveryEvent:
     """Add the event `{"event": event, "data": data}` (data: the object as the API shows
-    it, with its `type` and `id`) to the outbox of the caller's transaction."""
+    it, with its `type` and `id`) to the outbox of the caller's transaction; `channels`
+    names who else is told besides webhooks ("email": the team's members)."""
     assert event in EVENTS[trigger_type], (trigger_type, event)
     row = DeliveryEvent(
         team_id=team_id,
@@ -54,6 +57,7 @@ async def record(
         subject_type=str(data["type"]),
         subject_id=int(data["id"]),
         payload={"event": event, "data": data},
+        channels=list(channels),
         created_at=at,
     )
     session.add(row)

@@ -62,9 +62,18 @@ def _disable(webhook_id: int, reason: str, at: datetime) -> Any:
     )
 
 
+def receiver(job: Job) -> str:
+    """Who the delivery is for, for log lines (a webhook URL's path may hold credentials)."""
+    if job.webhook_id is None or job.url is None:
+        return f"e-mail to {job.recipient}"
+    return f"webhook {job.webhook_id} ({host_of(job.url)})"
+
+
 async def _failed(session: AsyncSession, attempt: Attempt, settings: Settings) -> None:
     """The webhook's side of a failure: its streak, and whether it is disabled now."""
     job, outcome, at = attempt.job, attempt.outcome, attempt.at
+    if job.webhook_id is None:
+        return
     if outcome.status_code == 410:
         await session.execute(
             _disable(
@@ -131,7 +140,7 @@ async def record(session: AsyncSession, attempts: Sequence[Attempt], *, settings
         if not result.rowcount:
             continue
         counted += 1
-        if outcome.ok:
+        if outcome.ok and job.webhook_id is not None:
             await session.execute(
                 update(OutgoingWebhook)
                 .where(OutgoingWebhook.id == job.webhook_id)
@@ -139,15 +148,19 @@ async def record(session: AsyncSession, attempts: Sequence[Attempt], *, settings
                 .execution_options(synchronize_session=False)
             )
             continue
+        if outcome.ok:
+            continue
         await _failed(session, attempt, settings)
+        error = outcome.error or ""
+        if job.url is not None:
+            error = error.replace(job.url, host_of(job.url))
         log.info(
-            "delivery %s of event %s to webhook %s (%s) failed, attempt %s: %s; %s",
+            "delivery %s of event %s to %s failed, attempt %s: %s; %s",
             job.delivery_id,
             job.event_id,
-            job.webhook_id,
-            host_of(job.url),
+            receiver(job),
             made,
-            (outcome.error or "").replace(job.url, host_of(job.url))[:300],
+            error[:300],
             "given up" if delay is None else f"next attempt in {delay:.0f} s",
         )
     return counted

@@ -78,6 +78,7 @@ def _signing_keys(job: Job, box: SecretBox, now: datetime) -> list[str]:
 
 def build(job: Job, *, box: SecretBox, now: datetime) -> Request:
     """The request of one attempt at `now`; TemplateFailed when a template does not render."""
+    assert job.url is not None, "a webhook delivery"
     timestamp = int(now.timestamp())
     method = job.http_method or "post"
     variables = {

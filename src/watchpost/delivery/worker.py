@@ -23,11 +23,12 @@ from typing import Final
 from sqlalchemy import delete
 
 from watchpost.context import AppContext
-from watchpost.delivery import claims, dispatch, results, sending
+from watchpost.delivery import claims, dispatch, mail, results, sending
 from watchpost.delivery.claims import Job
 from watchpost.delivery.models import DeliveryEvent
 from watchpost.delivery.results import Attempt
 from watchpost.delivery.sending import Outcome
+from watchpost.links import acknowledge_url
 
 log = logging.getLogger("watchpost.delivery")
 
@@ -65,6 +66,17 @@ class Deliverer:
         self._pruned_at: float | None = None
 
     async def send(self, job: Job, *, now: datetime) -> Outcome:
+        if job.channel == "email":
+            assert job.recipient is not None
+            message = mail.message(
+                job.payload,
+                recipient=job.recipient,
+                sender=self.settings.mail_from,
+                acknowledge_url=acknowledge_url(
+                    self.settings, self.ctx.box, job.subject_id, job.recipient
+                ),
+            )
+            return await mail.send(message, settings=self.settings)
         return await sending.send(
             job, box=self.ctx.box, now=now, timeout=self.settings.delivery_timeout
         )

@@ -14,9 +14,9 @@ import enum
 import logging
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any, Final
+from typing import Any, Final, cast
 
-from sqlalchemy import select
+from sqlalchemy import Table, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.delivery import outbox
@@ -91,6 +91,23 @@ def _about(incident: Incident) -> str:
     return ""
 
 
+_EMAILED: Final = frozenset({"started", "resolved"})
+"""The events the team is e-mailed about (when the incident's object says so)."""
+
+
+async def _wants_email(session: AsyncSession, incident: Incident) -> bool:
+    """A reported incident e-mails the team; one about an object, when its `email` says so."""
+    if incident.manual:
+        return True
+    for column, _ in SUBJECTS:
+        subject_id = getattr(incident, column)
+        (key,) = cast(Table, Incident.__table__).c[column].foreign_keys
+        table = key.column.table
+        if subject_id is not None and "email" in table.c:
+            return bool(await session.scalar(select(table.c.email).where(table.c.id == subject_id)))
+    return False
+
+
 async def _announce(session: AsyncSession, incident: Incident, event: str, at: datetime) -> None:
     log.info("incident %s %s%s: %s", incident.id, event, _about(incident), incident.name[:200])
     team_name = await outbox.team_name(session, incident.team_id)
@@ -101,6 +118,7 @@ async def _announce(session: AsyncSession, incident: Incident, event: str, at: d
         event=event,
         data=incident_payload(incident, team_name),
         at=at,
+        channels=["email"] if event in _EMAILED and await _wants_email(session, incident) else [],
     )
 
 

@@ -37,6 +37,7 @@ def upgrade() -> None:
         shapes.string("subject_type", 32),
         shapes.reference("subject_id"),
         shapes.json("payload"),
+        shapes.json("channels"),
         shapes.moment("created_at"),
         shapes.moment("dispatched_at", nullable=True),
         shapes.id_column(),
@@ -46,7 +47,9 @@ def upgrade() -> None:
     shapes.create_owned_table(
         "deliveries",
         shapes.reference("event_id"),
-        shapes.reference("webhook_id"),
+        shapes.string("channel", 16),
+        shapes.reference("webhook_id", nullable=True),
+        shapes.string("recipient", 320, nullable=True),
         shapes.string("state", 16),
         shapes.integer("attempts"),
         shapes.moment("next_attempt_at", nullable=True),

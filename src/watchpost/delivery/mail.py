@@ -1,0 +1,113 @@
+"""Alert e-mail: a message about an incident event, sent over the configured SMTP server.
+
+The subject names the object and the state ("Down: Shop (monitor)", "Resolved: …"); the
+message has a text and an HTML part (the HTML made by Jinja2 with autoescaping: incident
+names and causes come from checked servers and people).
+"""
+
+from __future__ import annotations
+
+import time
+from email.message import EmailMessage
+from email.utils import formatdate, make_msgid
+from typing import Any, Final
+
+import aiosmtplib
+from jinja2 import Environment
+
+from watchpost.delivery.sending import Outcome
+from watchpost.settings import Settings, parse_smtp_url
+
+NOT_CONFIGURED: Final = "not sent: no SMTP server is configured (WATCHPOST_SMTP_URL)"
+
+_STATES: Final = {"started": "Down", "acknowledged": "Acknowledged", "resolved": "Resolved"}
+
+_HTML = Environment(autoescape=True).from_string(
+    """<!doctype html>
+<html><body style="font-family: sans-serif">
+<h2>{{ state }}: {{ name }}</h2>
+<p>{{ cause }}</p>
+<table>
+{% for label, value in facts %}<tr><th align="left">{{ label }}</th><td>{{ value }}</td></tr>
+{% endfor %}</table>
+{% if acknowledge_url %}<p><a href="{{ acknowledge_url }}">Acknowledge this incident</a></p>{% endif %}
+<p style="color: #777">Sent by Watchpost to the members of team {{ team }}.</p>
+</body></html>
+"""
+)
+
+
+def _subject_of(data: dict[str, Any]) -> str:
+    for kind, link in (data.get("relationships") or {}).items():
+        return f"{kind.replace('_', ' ')} {link['data']['id']}"
+    return "reported by hand"
+
+
+def message(
+    payload: dict[str, Any],
+    *,
+    recipient: str,
+    sender: str,
+    acknowledge_url: str | None,
+) -> EmailMessage:
+    """The e-mail of one incident event (`{"event", "data"}` as webhooks get it)."""
+    data = payload["data"]
+    attributes = data["attributes"]
+    state = _STATES.get(payload["event"], payload["event"].capitalize())
+    about = _subject_of(data)
+    facts = [
+        ("Incident", f"#{data['id']}"),
+        ("About", about),
+        ("Started", attributes.get("started_at") or ""),
+    ]
+    if attributes.get("resolved_at"):
+        facts.append(("Resolved", attributes["resolved_at"]))
+    mail = EmailMessage()
+    mail["Subject"] = f"{state}: {attributes['name']} ({about})"
+    mail["From"] = sender
+    mail["To"] = recipient
+    mail["Date"] = formatdate(localtime=False)
+    mail["Message-ID"] = make_msgid(domain="watchpost")
+    lines = [f"{state}: {attributes['name']}", "", attributes.get("cause") or "", ""]
+    lines += [f"{label}: {value}" for label, value in facts]
+    if acknowledge_url and payload["event"] == "started":
+        lines += ["", f"Acknowledge: {acknowledge_url}"]
+    mail.set_content("\n".join(lines) + "\n")
+    html = _HTML.render(
+        state=state,
+        name=attributes["name"],
+        cause=attributes.get("cause") or "",
+        facts=facts,
+        acknowledge_url=acknowledge_url if payload["event"] == "started" else None,
+        team=attributes.get("team_name", ""),
+    )
+    mail.add_alternative(html, subtype="html")
+    return mail
+
+
+async def send(mail: EmailMessage, *, settings: Settings) -> Outcome:
+    """One attempt to hand the message to the SMTP server."""
+    if not settings.smtp_url:
+        return Outcome(error=NOT_CONFIGURED, final=True)
+    server = parse_smtp_url(settings.smtp_url)
+    started = time.perf_counter()
+    try:
+        _, reply = await aiosmtplib.send(
+            mail,
+            hostname=server.host,
+            port=server.port,
+            username=server.username,
+            password=server.password,
+            use_tls=server.use_tls,
+            start_tls=server.start_tls,
+            timeout=settings.delivery_timeout,
+        )
+    except aiosmtplib.SMTPRecipientsRefused as exc:
+        return Outcome(duration_ms=_ms(started), error=f"refused: {exc}"[:500], final=True)
+    except (aiosmtplib.SMTPException, OSError) as exc:
+        return Outcome(duration_ms=_ms(started), error=f"{type(exc).__name__}: {exc}"[:500])
+    return Outcome(status_code=250, duration_ms=_ms(started), excerpt=reply[:1024] or None)
+
+
+def _ms(started: float) -> int:
+    return round((time.perf_counter() - started) * 1000)
