@@ -8,6 +8,7 @@ WATCHPOST_REQUIRE_POSTGRES=1 (set by CI), which turns the skip into a failure.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import secrets
@@ -23,21 +24,24 @@ import httpx
 import psycopg
 import pytest
 from fastapi import FastAPI
-from psycopg import sql
-from psycopg.rows import TupleRow
+from sqlalchemy import Table, insert, select
 
 from tests.factories.api import SECRET_MARKERS, Api
+from tests.factories.databases import PostgresReset, SharedEngines, cancel_leftovers
 from watchpost.app import create_app
 from watchpost.clock import FrozenClock
-from watchpost.context import AppContext
-from watchpost.db.counts import RowCount
+from watchpost.crypto import hash_token, random_token
 from watchpost.db.migrate import upgrade
-from watchpost.db.registry import all_metadata
 from watchpost.settings import Settings
-from watchpost.teams.service import create_token
+from watchpost.teams.models import ApiToken, Team
+from watchpost.teams.service import SHOWN_PREFIX_LENGTH, TOKEN_PREFIX, authenticate
 
 DEFAULT_POSTGRES_URL = "postgresql://root@127.0.0.1:5432/test"
 TEST_SECRET_KEY = "watchpost-test-encryption-key"
+
+
+_TEAMS: Table = Team.__table__  # type: ignore[assignment]
+_TOKENS: Table = ApiToken.__table__  # type: ignore[assignment]
 
 
 def postgres_url() -> str:
@@ -194,6 +198,26 @@ def postgres_backend() -> Iterator[Backend]:
             reset.close()
 
 
+@pytest.fixture(scope="session")
+async def engines(request: pytest.FixtureRequest) -> AsyncIterator[SharedEngines]:
+    """The worker's engines, one per backend, shared by every test's app."""
+    postgres = None
+    if postgres_unreachable_reason() is None:
+        postgres = request.getfixturevalue("postgres_backend").url
+    shared = SharedEngines(postgres)
+    yield shared
+    await shared.close()
+
+
+@pytest.fixture(autouse=True)
+async def no_task_outlives_its_test() -> AsyncIterator[None]:
+    """Tests and fixtures run on one event loop per worker (pyproject.toml): what a test
+    leaves running is cancelled at its end, as closing a loop of its own used to."""
+    before = asyncio.all_tasks()
+    yield
+    await cancel_leftovers(before)
+
+
 @pytest.fixture(params=["sqlite", "postgres"])
 def backend(request: pytest.FixtureRequest) -> Backend:
     """The database of the test, parametrized: each test runs on both backends."""
@@ -201,55 +225,20 @@ def backend(request: pytest.FixtureRequest) -> Backend:
     return chosen
 
 
-class PostgresReset:
-    """Empties the test schema between tests in one round trip: DELETE from every table,
-    dependents first, then every sequence back to 1 (ids start at 1, as on SQLite's fresh
-    copy). TRUNCATE … RESTART IDENTITY cost 93-148 ms a test (it rewrites every table's
-    files); this costs a few ms. row_counts goes first, so the counting triggers that the
-    DELETEs fire find nothing to update, and it ends empty, consistent with the empty tables.
-    One connection per worker, reopened if a test broke it."""
-
-    def __init__(self, url: str) -> None:
-        self.url = url.replace("postgresql+psycopg://", "postgresql://")
-        self._conn: psycopg.Connection[TupleRow] | None = None
-        self._statement = sql.Composed([])
-
-    def __call__(self) -> None:
-        if self._conn is None or self._conn.closed or self._conn.broken:
-            self._conn = psycopg.connect(self.url, autocommit=True)
-            # A transaction some test left open fails the next test instead of hanging it.
-            self._conn.execute("SET lock_timeout = '30s'")
-            self._statement = self._build(self._conn)
-        self._conn.execute(self._statement)
-
-    @staticmethod
-    def _build(conn: psycopg.Connection[TupleRow]) -> sql.Composed:
-        tables = [table.name for table in reversed(all_metadata().sorted_tables)]
-        tables.sort(key=lambda name: name != RowCount.__tablename__)  # stable: row_counts first
-        sequences = conn.execute(
-            "SELECT sequence_name FROM information_schema.sequences"
-            " WHERE sequence_schema = current_schema() ORDER BY 1"
-        ).fetchall()
-        statements = [sql.SQL("DELETE FROM {}").format(sql.Identifier(name)) for name in tables]
-        if sequences:
-            restarts = sql.SQL("SELECT {}").format(
-                sql.SQL(", ").join(
-                    sql.SQL("setval({}, 1, false)").format(
-                        sql.Literal(sql.Identifier(name).as_string(conn))
-                    )
-                    for (name,) in sequences
-                )
-            )
-            statements.append(restarts)
-        return sql.SQL("; ").join([sql.SQL("BEGIN"), *statements, sql.SQL("COMMIT")])
-
-    def close(self) -> None:
-        if self._conn is not None:
-            self._conn.close()
+@pytest.fixture(scope="session")
+def base_settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    """The environment read once a worker: each test's settings are a copy with its own
+    database and data folder (reading the environment again costs ≈ 1.5 ms a test)."""
+    folder = tmp_path_factory.mktemp("base")
+    return Settings(
+        database_url=f"sqlite:///{folder / 'unused.db'}",
+        secret_key=TEST_SECRET_KEY,
+        data_dir=folder,
+    )
 
 
 @pytest.fixture
-def settings(backend: Backend, tmp_path: Path) -> Iterator[Settings]:
+def settings(backend: Backend, base_settings: Settings, tmp_path: Path) -> Iterator[Settings]:
     """Settings for a fresh, migrated, empty database of the test's backend."""
     database: Path | None = None
     if backend.template is not None:
@@ -260,7 +249,7 @@ def settings(backend: Backend, tmp_path: Path) -> Iterator[Settings]:
         assert backend.reset is not None
         backend.reset()
         url = backend.url
-    yield Settings(database_url=url, secret_key=TEST_SECRET_KEY, data_dir=tmp_path / "data")
+    yield base_settings.model_copy(update={"database_url": url, "data_dir": tmp_path / "data"})
     if database is not None:  # in memory: give it back
         for suffix in ("", "-wal", "-shm"):
             database.with_name(database.name + suffix).unlink(missing_ok=True)
@@ -289,12 +278,14 @@ def shared_app(tmp_path_factory: pytest.TempPathFactory) -> FastAPI:
 
 @pytest.fixture
 async def app(
-    shared_app: FastAPI, settings: Settings, clock: FrozenClock
+    shared_app: FastAPI, settings: Settings, clock: FrozenClock, engines: SharedEngines
 ) -> AsyncIterator[FastAPI]:
-    """The app with a context of the test's own: fresh database, settings and clock."""
-    shared_app.state.ctx = AppContext.build(settings, clock)
+    """The app with a context of the test's own: fresh database, settings and clock, on the
+    worker's engine for the backend (tests/factories/databases.py)."""
+    ctx = engines.context(settings, clock)
+    shared_app.state.ctx = ctx
     yield shared_app
-    await shared_app.state.ctx.db.dispose()
+    await engines.release(ctx)
 
 
 @pytest.fixture
@@ -309,15 +300,27 @@ async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
 
 
 async def make_api(app: FastAPI, client: httpx.AsyncClient, team: str) -> Api:
-    """A client with a fresh token of team (created if needed)."""
+    """A client with a fresh token of team (created if needed): what create_token stores,
+    in two Core INSERTs (the ORM's unit of work cost more than many whole tests), checked
+    by authenticate() in the same transaction."""
     ctx = app.state.ctx
+    now = ctx.clock.now()
+    token = random_token(TOKEN_PREFIX)
     async with ctx.db.write_sessions() as session, session.begin():
-        token = await create_token(session, team_name=team, now=ctx.clock.now())
-    from watchpost.teams.service import authenticate
-
-    async with ctx.db.read_sessions() as session:
+        team_id = await session.scalar(select(_TEAMS.c.id).where(_TEAMS.c.name == team))
+        if team_id is None:
+            new_team = insert(_TEAMS).values(name=team, created_at=now).returning(_TEAMS.c.id)
+            team_id = (await session.execute(new_team)).scalar_one()
+        await session.execute(
+            insert(_TOKENS).values(
+                team_id=team_id,
+                prefix=token[:SHOWN_PREFIX_LENGTH],
+                token_hash=hash_token(token),
+                created_at=now,
+            )
+        )
         principal = await authenticate(session, token)
-    assert principal is not None
+    assert principal is not None and principal.team_id == team_id
     return Api(client=client, token=token, team_id=principal.team_id, team_name=team)
 
 

@@ -1,4 +1,7 @@
-"""The `watchpost` command, run for real in subprocesses against temporary SQLite files."""
+"""The `watchpost` command against temporary SQLite files: what each command does, through
+watchpost.cli.main in the test's process (run_cli_in_process: the output, exit status and
+stderr a subprocess would give), and the real entry point in subprocesses (`--help`, a usage
+error, migrations, and tokens made and revoked while a server uses them)."""
 
 from __future__ import annotations
 
@@ -8,7 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.factories.processes import cli_env, run_cli
+from tests.factories.processes import cli_env, run_cli, run_cli_in_process
 from watchpost.app import create_app
 from watchpost.cli import build_parser, main
 from watchpost.crypto import hash_token
@@ -33,7 +36,7 @@ def one_line_error(result: object) -> str:
 
 
 def test_token_create_list_revoke(env: dict[str, str], tmp_path: Path) -> None:
-    created = run_cli(env, "token", "create", "--team", "acme")
+    created = run_cli_in_process(env, "token", "create", "--team", "acme")
     assert created.returncode == 0, created.stderr
     lines = created.stdout.splitlines()
     assert len(lines) == 1
@@ -50,20 +53,22 @@ def test_token_create_list_revoke(env: dict[str, str], tmp_path: Path) -> None:
     assert rows == [(hash_token(token), token[:12])]
     assert token not in dump
 
-    second = run_cli(env, "token", "create", "--team", "acme").stdout.strip()
+    second = run_cli_in_process(env, "token", "create", "--team", "acme").stdout.strip()
     assert second != token
     assert key_file.read_text() == key, "the key is reused, not regenerated"
 
-    listed = run_cli(env, "token", "list")
+    listed = run_cli_in_process(env, "token", "list")
     assert listed.returncode == 0
     assert token[:12] in listed.stdout and token not in listed.stdout
     assert "acme" in listed.stdout and "active" in listed.stdout
 
-    assert run_cli(env, "token", "revoke", token[:12]).returncode == 0
-    assert "revoked" in run_cli(env, "token", "list").stdout
-    one_line_error(run_cli(env, "token", "revoke", token[:12]))  # no active token left
-    assert "no active token" in one_line_error(run_cli(env, "token", "revoke", "wp_zzzzzzzz"))
-    assert one_line_error(run_cli(env, "token", "revoke", "wp_"))
+    assert run_cli_in_process(env, "token", "revoke", token[:12]).returncode == 0
+    assert "revoked" in run_cli_in_process(env, "token", "list").stdout
+    one_line_error(run_cli_in_process(env, "token", "revoke", token[:12]))  # no active token left
+    assert "no active token" in one_line_error(
+        run_cli_in_process(env, "token", "revoke", "wp_zzzzzzzz")
+    )
+    assert one_line_error(run_cli_in_process(env, "token", "revoke", "wp_"))
 
 
 async def test_revoked_cli_token_gets_401(env: dict[str, str], tmp_path: Path) -> None:
@@ -81,25 +86,27 @@ async def test_revoked_cli_token_gets_401(env: dict[str, str], tmp_path: Path) -
 
 def test_ambiguous_prefix(env: dict[str, str], tmp_path: Path) -> None:
     for _ in range(2):
-        run_cli(env, "token", "create", "--team", "acme")
+        run_cli_in_process(env, "token", "create", "--team", "acme")
     with sqlite3.connect(tmp_path / "db" / "watchpost.db") as conn:
         conn.execute("UPDATE api_tokens SET prefix = 'wp_sameSAME1'")
-    message = one_line_error(run_cli(env, "token", "revoke", "wp_sameSAME1"))
+    message = one_line_error(run_cli_in_process(env, "token", "revoke", "wp_sameSAME1"))
     assert "2 active tokens" in message
 
 
 def test_users(env: dict[str, str]) -> None:
-    made = run_cli(
+    made = run_cli_in_process(
         env, "user", "create", "--team", "acme", "--email", "Ann@Example.com", "--name", "Ann"
     )
     assert made.returncode == 0 and made.stdout.strip().isdigit()
-    run_cli(env, "user", "create", "--team", "globex", "--email", "bo@example.com", "--name", "Bo")
-    listed = run_cli(env, "user", "list").stdout
+    run_cli_in_process(
+        env, "user", "create", "--team", "globex", "--email", "bo@example.com", "--name", "Bo"
+    )
+    listed = run_cli_in_process(env, "user", "list").stdout
     assert "ann@example.com" in listed and "bo@example.com" in listed
-    only = run_cli(env, "user", "list", "--team", "acme").stdout
+    only = run_cli_in_process(env, "user", "list", "--team", "acme").stdout
     assert "ann@example.com" in only and "bo@example.com" not in only
     assert "already has a user" in one_line_error(
-        run_cli(
+        run_cli_in_process(
             env, "user", "create", "--team", "acme", "--email", "ann@example.com", "--name", "A"
         )
     )
@@ -171,12 +178,12 @@ def test_bad_option_in_a_subprocess(env: dict[str, str]) -> None:
 )
 def test_unreachable_database(command: list[str]) -> None:
     env = cli_env("postgresql://x@127.0.0.1:1/x", WATCHPOST_SECRET_KEY="k")
-    result = run_cli(env, *command)
+    result = run_cli_in_process(env, *command)
     assert result.returncode == 1
     assert "cannot reach the database" in one_line_error(result)
 
 
 def test_unsupported_database_url() -> None:
-    result = run_cli(cli_env("mysql://x@127.0.0.1/x"), "migrate")
+    result = run_cli_in_process(cli_env("mysql://x@127.0.0.1/x"), "migrate")
     assert result.returncode == 1
     assert "unsupported database URL" in one_line_error(result)

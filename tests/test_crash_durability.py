@@ -22,7 +22,7 @@ import httpx
 import pytest
 
 from tests.conftest import postgres_schema
-from tests.factories.processes import cli_env, run_cli, serve, stop
+from tests.factories.processes import cli_env, run_cli_in_process, serve, stop
 
 CLIENTS = 6
 MAX_PER_CLIENT = 150
@@ -110,7 +110,7 @@ def every(http: httpx.Client, url: str) -> list[dict[str, Any]]:
 
 def test_every_acknowledged_write_survives_kill_9(database_url: str, tmp_path: Path) -> None:
     env = cli_env(database_url, WATCHPOST_DATA_DIR=str(tmp_path / "data"))
-    created = run_cli(env, "token", "create", "--team", "acme")
+    created = run_cli_in_process(env, "token", "create", "--team", "acme")
     assert created.returncode == 0, created.stderr
     headers = {"Authorization": f"Bearer {created.stdout.strip()}"}
 

@@ -21,6 +21,7 @@ from tests.factories.processes import (
     TcpProxy,
     cli_env,
     run_cli,
+    run_cli_in_process,
     serve,
     stop,
     target_of,
@@ -74,7 +75,7 @@ def recording() -> Iterator[Records]:
 
 
 def token_for(env: dict[str, str]) -> dict[str, str]:
-    created = run_cli(env, "token", "create", "--team", "acme")
+    created = run_cli_in_process(env, "token", "create", "--team", "acme")
     assert created.returncode == 0, created.stderr
     return {"Authorization": f"Bearer {created.stdout.strip()}"}
 

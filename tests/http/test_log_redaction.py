@@ -7,7 +7,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.factories.processes import cli_env, run_cli
+from tests.factories.processes import cli_env, run_cli_in_process
 from tests.test_restart import free_port, start, stop
 from watchpost.http.logs import MASK, PATH_LOGGERS, RedactSecretPaths
 from watchpost.routes import secret_path_prefixes
@@ -59,7 +59,7 @@ def test_the_app_puts_the_filter_on_every_path_logger(shared_app: object) -> Non
 
 def test_the_real_servers_access_log_never_shows_a_ping_token(tmp_path: Path) -> None:
     env = cli_env(f"sqlite:///{tmp_path / 'watchpost.db'}", WATCHPOST_DATA_DIR=str(tmp_path))
-    created = run_cli(env, "token", "create", "--team", "acme")
+    created = run_cli_in_process(env, "token", "create", "--team", "acme")
     assert created.returncode == 0, created.stderr
     headers = {"Authorization": f"Bearer {created.stdout.strip()}"}
     port = free_port()
