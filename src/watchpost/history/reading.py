@@ -77,7 +77,7 @@ def _buckets(rows: Iterable[Row[Any]], granularity: str, now: datetime) -> list[
     return found
 
 
-def _standing(last: LastObservation | None, now: datetime) -> Bucket | None:
+def _standing(last: Any | None, now: datetime) -> Bucket | None:
     if last is None:
         return None
     end = min(now, last.at + timedelta(seconds=last.valid_for_s))
@@ -110,6 +110,17 @@ async def _rollups_within(
     return _buckets(rows, granularity, now)
 
 
+_LASTS_OF: Final = select(
+    LastObservation.subject_id,
+    LastObservation.at,
+    LastObservation.state,
+    LastObservation.valid_for_s,
+).where(
+    LastObservation.subject_type == bindparam("subject_type"),
+    LastObservation.subject_id.in_(bindparam("ids", expanding=True)),
+)
+
+
 async def histories(
     session: AsyncSession,
     *,
@@ -119,15 +130,26 @@ async def histories(
     now: datetime,
     granularity: Granularity = "hour",
 ) -> dict[int, History]:
-    """Each subject's buckets overlapping [since, now), its state now and last time seen."""
+    """Each subject's buckets overlapping [since, now), its state now and last time seen.
+
+    A subject without a last observation was never observed (`record` writes it with the
+    rollups; `forget` deletes both): its rollups are not read.
+    """
     ids = sorted(set(subject_ids))
     buckets: dict[int, list[Bucket]] = defaultdict(list)
-    lasts: dict[int, LastObservation] = {}
+    lasts: dict[int, Any] = {}
     window = [(bucket_start(since, granularity), now)]
+    connection = await session.connection()
     for chunk in chunks(ids):
+        params = {"subject_type": subject_type, "ids": chunk}
+        for last_row in await connection.execute(_LASTS_OF, params):
+            lasts[last_row.subject_id] = last_row
+        observed = [subject_id for subject_id in chunk if subject_id in lasts]
+        if not observed:
+            continue
         partial: dict[datetime, set[int]] = defaultdict(set)
         for subject_id, bucket in await _rollups_within(
-            session, subject_type, chunk, granularity, now=now, periods=window
+            session, subject_type, observed, granularity, now=now, periods=window
         ):
             if granularity == "day" and bucket.partly_observed:
                 partial[bucket.start].add(subject_id)
@@ -137,23 +159,17 @@ async def histories(
         for offset in range(0, len(days), 50):
             periods = [(day, day + SIZES["day"]) for day in days[offset : offset + 50]]
             for subject_id, bucket in await _rollups_within(
-                session, subject_type, chunk, "hour", now=now, periods=periods
+                session, subject_type, observed, "hour", now=now, periods=periods
             ):
                 if subject_id in partial[bucket_start(bucket.start, "day")]:
                     buckets[subject_id].append(bucket)
-        for last_row in await session.scalars(
-            select(LastObservation).where(
-                LastObservation.subject_type == subject_type,
-                LastObservation.subject_id.in_(chunk),
-            )
-        ):
-            lasts[last_row.subject_id] = last_row
     return {
         subject_id: _history(buckets[subject_id], lasts.get(subject_id), now) for subject_id in ids
     }
 
 
-def _history(buckets: list[Bucket], last: LastObservation | None, now: datetime) -> History:
+def _history(buckets: list[Bucket], last: Any | None, now: datetime) -> History:
+    """last: the subject's LastObservation row (subject_id, at, state, valid_for_s)."""
     standing = _standing(last, now)
     state = None
     if last is not None and last.at <= now < last.at + timedelta(seconds=last.valid_for_s):

@@ -17,6 +17,7 @@ from watchpost.status_pages.metadata_rules import rule_out
 from watchpost.status_pages.models import StatusPage, StatusPageResource, StatusPageSection
 from watchpost.status_pages.pages import PAGE
 from watchpost.status_pages.records import summaries
+from watchpost.status_pages.resource_rows import ResourceRow, resource_row
 from watchpost.status_pages.resource_types import (
     HISTORY_WIDGETS,
     MANUAL,
@@ -62,7 +63,7 @@ def section_attributes(section: StatusPageSection) -> dict[str, Any]:
     }
 
 
-def public_name(resource: StatusPageResource, target: Any | None) -> str:
+def public_name(resource: ResourceRow, target: Any | None) -> str:
     if resource.public_name:
         return resource.public_name
     for attr in RESOURCE_KINDS[resource.resource_type].name_attrs:
@@ -75,7 +76,7 @@ def public_name(resource: StatusPageResource, target: Any | None) -> str:
 
 
 def resource_attributes(
-    resource: StatusPageResource,
+    resource: ResourceRow,
     *,
     target: Any | None,
     summary: Summary,
@@ -97,8 +98,8 @@ def resource_attributes(
         "availability": summary.availability,
         "status": summary.status,
         "status_history": summary.status_history,
-        "created_at": isoformat_ms(resource.created_at),
-        "updated_at": isoformat_ms(resource.updated_at),
+        "created_at": resource.created_at,
+        "updated_at": resource.updated_at,
     }
 
 
@@ -120,11 +121,12 @@ def section_document(section: StatusPageSection) -> Resource:
 async def resource_documents(
     db: AsyncSession,
     page: StatusPage,
-    rows: Sequence[StatusPageResource],
+    resources_or_rows: Sequence[StatusPageResource | ResourceRow],
     now: datetime,
     *,
     history_days: int | None = None,
 ) -> list[Resource]:
+    rows = [row if isinstance(row, ResourceRow) else resource_row(row) for row in resources_or_rows]
     targets = await resources.load_targets(db, rows)
     found = await summaries(db, rows, targets, page=page, now=now, shown=history_days)
     return [

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from functools import cached_property
+from typing import Any
 from zoneinfo import ZoneInfo
 
 Interval = tuple[datetime, datetime]
@@ -105,6 +106,20 @@ class Window:
     def shown_day_texts(self) -> list[str]:
         """The shown days as the API writes them (YYYY-MM-DD), made once per window."""
         return [day.isoformat() for day in self.days[self.first_shown :]]
+
+    @cached_property
+    def unobserved_days(self) -> list[dict[str, Any]]:
+        """status_history entries of the shown days when nothing was observed, made once per
+        window and shared by every item without observations (read, never changed)."""
+        return [
+            {
+                "day": day,
+                "status": "not_monitored",
+                "downtime_duration": 0,
+                "maintenance_duration": 0,
+            }
+            for day in self.shown_day_texts
+        ]
 
 
 def make_window(*, now: datetime, days: int, tz: ZoneInfo, shown: int | None = None) -> Window:
