@@ -19,6 +19,7 @@ from typing import Any, Final, cast
 from sqlalchemy import Row, Select, Table, and_, bindparam, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from watchpost.db.id_lists import in_ids
 from watchpost.history.models import CheckResult, CheckRollup, LastObservation
 from watchpost.history.periods import SIZES, Granularity, bucket_ceil, bucket_start, chunks
 
@@ -86,6 +87,20 @@ def _standing(last: Any | None, now: datetime) -> Bucket | None:
     return Bucket(last.at, end, **{f"{last.state}_s": (end - last.at).total_seconds()})
 
 
+_ROLLUPS_IN: Final = (
+    select(*_BUCKET_COLUMNS)
+    .where(
+        _rollups.c.subject_type == bindparam("subject_type"),
+        in_ids(_rollups.c.subject_id, "ids"),
+        _rollups.c.granularity == bindparam("granularity"),
+        _rollups.c.period_start >= bindparam("low"),
+        _rollups.c.period_start < bindparam("high"),
+    )
+    .order_by(_rollups.c.subject_id, _rollups.c.period_start)
+)
+"""Rollups of subjects (bound: ids) starting within [low, high)."""
+
+
 async def _rollups_within(
     session: AsyncSession,
     subject_type: str,
@@ -97,6 +112,12 @@ async def _rollups_within(
 ) -> list[tuple[int, Bucket]]:
     """(subject id, bucket) for the rollups starting within any of the periods."""
     c = _rollups.c
+    if len(periods) == 1:
+        ((low, high),) = periods
+        params = {"subject_type": subject_type, "ids": ids, "granularity": granularity}
+        connection = await session.connection()
+        found = await connection.execute(_ROLLUPS_IN, {**params, "low": low, "high": high})
+        return _buckets(found, granularity, now)
     rows = await session.execute(
         select(*_BUCKET_COLUMNS)
         .where(
@@ -117,7 +138,7 @@ _LASTS_OF: Final = select(
     LastObservation.valid_for_s,
 ).where(
     LastObservation.subject_type == bindparam("subject_type"),
-    LastObservation.subject_id.in_(bindparam("ids", expanding=True)),
+    in_ids(LastObservation.subject_id, "ids"),
 )
 
 
