@@ -90,15 +90,19 @@ def _standing(last: Any | None, now: datetime) -> Bucket | None:
 _ROLLUPS_IN: Final = (
     select(*_BUCKET_COLUMNS)
     .where(
-        _rollups.c.subject_type == bindparam("subject_type"),
-        in_ids(_rollups.c.subject_id, "ids"),
-        _rollups.c.granularity == bindparam("granularity"),
-        _rollups.c.period_start >= bindparam("low"),
-        _rollups.c.period_start < bindparam("high"),
+        _rollups.c.subject_type == bindparam("subject_type"), in_ids(_rollups.c.subject_id, "ids")
     )
+    .where(_rollups.c.granularity == bindparam("granularity"))
+    .where(_rollups.c.period_start >= bindparam("low"), _rollups.c.period_start < bindparam("high"))
     .order_by(_rollups.c.subject_id, _rollups.c.period_start)
 )
 """Rollups of subjects (bound: ids) starting within [low, high)."""
+_LASTS_OF: Final = select(
+    *(getattr(LastObservation, name) for name in ("subject_id", "at", "state", "valid_for_s"))
+).where(
+    LastObservation.subject_type == bindparam("subject_type"),
+    in_ids(LastObservation.subject_id, "ids"),
+)
 
 
 async def _rollups_within(
@@ -112,12 +116,6 @@ async def _rollups_within(
 ) -> list[tuple[int, Bucket]]:
     """(subject id, bucket) for the rollups starting within any of the periods."""
     c = _rollups.c
-    if len(periods) == 1:
-        ((low, high),) = periods
-        params = {"subject_type": subject_type, "ids": ids, "granularity": granularity}
-        connection = await session.connection()
-        found = await connection.execute(_ROLLUPS_IN, {**params, "low": low, "high": high})
-        return _buckets(found, granularity, now)
     rows = await session.execute(
         select(*_BUCKET_COLUMNS)
         .where(
@@ -131,17 +129,6 @@ async def _rollups_within(
     return _buckets(rows, granularity, now)
 
 
-_LASTS_OF: Final = select(
-    LastObservation.subject_id,
-    LastObservation.at,
-    LastObservation.state,
-    LastObservation.valid_for_s,
-).where(
-    LastObservation.subject_type == bindparam("subject_type"),
-    in_ids(LastObservation.subject_id, "ids"),
-)
-
-
 async def histories(
     session: AsyncSession,
     *,
@@ -152,26 +139,23 @@ async def histories(
     granularity: Granularity = "hour",
 ) -> dict[int, History]:
     """Each subject's buckets overlapping [since, now), its state now and last time seen.
-
     A subject without a last observation was never observed (`record` writes it with the
-    rollups; `forget` deletes both): its rollups are not read.
-    """
+    rollups; `forget` deletes both): its rollups are not read."""
     ids = sorted(set(subject_ids))
     buckets: dict[int, list[Bucket]] = defaultdict(list)
     lasts: dict[int, Any] = {}
-    window = [(bucket_start(since, granularity), now)]
+    window = {"granularity": granularity, "low": bucket_start(since, granularity), "high": now}
     connection = await session.connection()
     for chunk in chunks(ids):
-        params = {"subject_type": subject_type, "ids": chunk}
+        params: dict[str, Any] = {"subject_type": subject_type, "ids": chunk}
         for last_row in await connection.execute(_LASTS_OF, params):
             lasts[last_row.subject_id] = last_row
-        observed = [subject_id for subject_id in chunk if subject_id in lasts]
+        params["ids"] = observed = [subject_id for subject_id in chunk if subject_id in lasts]
         if not observed:
             continue
         partial: dict[datetime, set[int]] = defaultdict(set)
-        for subject_id, bucket in await _rollups_within(
-            session, subject_type, observed, granularity, now=now, periods=window
-        ):
+        rows = await connection.execute(_ROLLUPS_IN, params | window)
+        for subject_id, bucket in _buckets(rows, granularity, now):
             if granularity == "day" and bucket.partly_observed:
                 partial[bucket.start].add(subject_id)
             else:
@@ -190,7 +174,6 @@ async def histories(
 
 
 def _history(buckets: list[Bucket], last: Any | None, now: datetime) -> History:
-    """last: the subject's LastObservation row (subject_id, at, state, valid_for_s)."""
     standing = _standing(last, now)
     state = None
     if last is not None and last.at <= now < last.at + timedelta(seconds=last.valid_for_s):

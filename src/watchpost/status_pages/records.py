@@ -35,6 +35,7 @@ from watchpost.status_pages.availability import (
     earlier_from_cells,
     observed_span,
     summarize_in,
+    unobserved,
 )
 from watchpost.status_pages.models import StatusPage
 from watchpost.status_pages.resource_rows import ResourceRow
@@ -131,6 +132,9 @@ def _rule_tokens(rule: dict[str, Any] | None) -> tuple[str, frozenset[str]] | No
 
 
 def marking(resource: ResourceRow) -> Marking:
+    rules = (resource.mark_as_down_metadata_rule, resource.mark_as_degraded_metadata_rule)
+    if rules == (None, None):
+        return _plain_marking(resource.mark_as_down_for, resource.mark_as_degraded_for)
     return Marking(
         down_for=resource.mark_as_down_for,
         down_rule=_rule_tokens(resource.mark_as_down_metadata_rule),
@@ -153,6 +157,11 @@ def _incidents_of(subject_type: str) -> Select[Any]:
         )
         .order_by(IncidentRow.id)
     )
+
+
+@functools.cache
+def _plain_marking(down_for: str, degraded_for: str) -> Marking:
+    return Marking(down_for=down_for, degraded_for=degraded_for)
 
 
 async def _incidents(
@@ -185,6 +194,13 @@ class _Seen:
     history: History
     incidents: list[Incident]
     earlier: Earlier | None
+
+    def summary(self, rules: Marking, window: Window, *, paused: bool, live: str | None) -> Summary:
+        """summarize_in of its record. Never observed, without incidents and not live, a
+        subject has nothing to compute (nor does its marking matter)."""
+        if self.history.last_at is None and not self.incidents and live is None:
+            return unobserved(window)
+        return summarize_in(_record(self, paused=paused, live=live), rules, window)
 
 
 def _record(seen: _Seen, *, paused: bool, live: str | None) -> Record:
@@ -357,9 +373,7 @@ async def summaries(
             found[res.id] = summarize_in(record, rules, window)
         elif res.id in members and res.resource_type in SHOWN_GROUPS:
             parts = [
-                summarize_in(
-                    _record(records[(kind, ident)], paused=paused, live=live), rules, window
-                )
+                records[(kind, ident)].summary(rules, window, paused=paused, live=live)
                 for kind, ident, paused, live in members[res.id]
             ]
             if not parts:
@@ -368,8 +382,7 @@ async def summaries(
             found[res.id] = combine(parts, days=window.shown, paused=paused_group)
         elif res.id in members:
             ((kind, ident, paused, live),) = members[res.id]
-            record = _record(records[(kind, ident)], paused=paused, live=live)
-            found[res.id] = summarize_in(record, rules, window)
+            found[res.id] = records[(kind, ident)].summary(rules, window, paused=paused, live=live)
         else:
             record = Record(paused=bool(getattr(target, "paused", False)))
             found[res.id] = summarize_in(record, rules, window)
