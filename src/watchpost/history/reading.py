@@ -19,7 +19,6 @@ from typing import Any, Final, cast
 from sqlalchemy import Row, Select, Table, and_, bindparam, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.db.id_lists import in_ids
 from watchpost.history.models import CheckResult, CheckRollup, LastObservation
 from watchpost.history.periods import SIZES, Granularity, bucket_ceil, bucket_start, chunks
 
@@ -90,7 +89,8 @@ def _standing(last: Any | None, now: datetime) -> Bucket | None:
 _ROLLUPS_IN: Final = (
     select(*_BUCKET_COLUMNS)
     .where(
-        _rollups.c.subject_type == bindparam("subject_type"), in_ids(_rollups.c.subject_id, "ids")
+        _rollups.c.subject_type == bindparam("subject_type"),
+        _rollups.c.subject_id.in_(bindparam("ids", expanding=True)),
     )
     .where(_rollups.c.granularity == bindparam("granularity"))
     .where(_rollups.c.period_start >= bindparam("low"), _rollups.c.period_start < bindparam("high"))
@@ -101,7 +101,7 @@ _LASTS_OF: Final = select(
     *(getattr(LastObservation, name) for name in ("subject_id", "at", "state", "valid_for_s"))
 ).where(
     LastObservation.subject_type == bindparam("subject_type"),
-    in_ids(LastObservation.subject_id, "ids"),
+    LastObservation.subject_id.in_(bindparam("ids", expanding=True)),
 )
 
 
@@ -174,6 +174,8 @@ async def histories(
 
 
 def _history(buckets: list[Bucket], last: Any | None, now: datetime) -> History:
+    if last is None and not buckets:
+        return History()
     standing = _standing(last, now)
     state = None
     if last is not None and last.at <= now < last.at + timedelta(seconds=last.valid_for_s):

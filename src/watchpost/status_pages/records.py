@@ -18,7 +18,6 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import Select, bindparam, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.db.id_lists import in_ids
 from watchpost.groups.group_kinds import SHOWN_GROUPS
 from watchpost.history.periods import Granularity, bucket_start
 from watchpost.history.reading import Bucket, History, buckets_during, histories, observed_totals
@@ -151,7 +150,7 @@ def _incidents_of(subject_type: str) -> Select[Any]:
     return (
         select(column, IncidentRow.started_at, IncidentRow.resolved_at, IncidentRow.metadata_)
         .where(
-            in_ids(column, "ids"),
+            column.in_(bindparam("ids", expanding=True)),
             IncidentRow.started_at < bindparam("now"),
             or_(IncidentRow.resolved_at.is_(None), IncidentRow.resolved_at > bindparam("since")),
         )
@@ -270,7 +269,7 @@ def _members_of(group_type: str) -> Select[Any]:
     """The members of groups of a shown type (bound: ids, the groups)."""
     kind = SHOWN_GROUPS[group_type]
     columns = item_columns(kind.member_model, (kind.member_key.key,), kind.member_type)
-    return select(*columns).where(in_ids(kind.member_key, "ids"))
+    return select(*columns).where(kind.member_key.in_(bindparam("ids", expanding=True)))
 
 
 async def _members(

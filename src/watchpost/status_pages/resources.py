@@ -12,10 +12,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Select, select
+from sqlalchemy import Select, bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.db.id_lists import in_ids
 from watchpost.db.queries import one_or_404
 from watchpost.errors import InvalidRequest
 from watchpost.http.pagination import Page, PageRequest
@@ -51,7 +50,7 @@ def _targets_of(resource_type: str) -> Select[Any]:
     assert model is not None  # load_targets asks only for types that have one
     names = RESOURCE_KINDS[resource_type].name_attrs
     columns = item_columns(model, names, ITEMS.get(resource_type))
-    return select(*columns).where(in_ids(model.id, "ids"))
+    return select(*columns).where(model.id.in_(bindparam("ids", expanding=True)))
 
 
 async def load_targets(
