@@ -310,7 +310,7 @@ def _unobserved(
 def unobserved(window: Window) -> Summary:
     """The summary of an item never observed and without incidents: summarize_in of its
     record, whatever its marking (not_monitored now and every day, availability 1)."""
-    return Summary(NOT_MONITORED, 1.0, list(window.unobserved_days))
+    return Summary(NOT_MONITORED, 1.0, window.unobserved_days)
 
 
 def _availability(counted: float, down: float) -> float:

@@ -25,6 +25,7 @@ from watchpost.status_pages.resource_types import (
     RESOURCE_KINDS,
 )
 from watchpost.status_pages.sections import SECTION
+from watchpost.status_pages.windows import SharedDays
 
 
 def page_attributes(page: StatusPage, *, team_name: str, state: str) -> dict[str, Any]:
@@ -75,6 +76,11 @@ def public_name(resource: ResourceRow, target: Any | None) -> str:
     return f"{resource.resource_type} {resource.resource_id}"
 
 
+def _encodable(history: list[dict[str, Any]]) -> Any:
+    """The entries, or their encoding when many items share them (windows.SharedDays)."""
+    return history.json if isinstance(history, SharedDays) else history
+
+
 def resource_attributes(
     resource: ResourceRow,
     *,
@@ -97,7 +103,7 @@ def resource_attributes(
         "mark_as_degraded_metadata_rule": rule_out(resource.mark_as_degraded_metadata_rule),
         "availability": summary.availability,
         "status": summary.status,
-        "status_history": summary.status_history,
+        "status_history": _encodable(summary.status_history),
         "created_at": resource.created_at,
         "updated_at": resource.updated_at,
     }

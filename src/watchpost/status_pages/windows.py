@@ -10,6 +10,8 @@ from functools import cached_property
 from typing import Any
 from zoneinfo import ZoneInfo
 
+import orjson
+
 Interval = tuple[datetime, datetime]
 
 
@@ -72,6 +74,15 @@ def window_days(*, now: datetime, days: int, tz: ZoneInfo) -> list[tuple[date, d
     ]
 
 
+class SharedDays(list[dict[str, Any]]):
+    """status_history entries that many items share: read, never changed. `json` is their
+    encoding, made once: a response embeds it instead of encoding the entries per item."""
+
+    @cached_property
+    def json(self) -> orjson.Fragment:
+        return orjson.Fragment(orjson.dumps(self))
+
+
 @dataclass(frozen=True)
 class Window:
     """A page's history window, built once per request and shared by every resource.
@@ -108,10 +119,10 @@ class Window:
         return [day.isoformat() for day in self.days[self.first_shown :]]
 
     @cached_property
-    def unobserved_days(self) -> list[dict[str, Any]]:
+    def unobserved_days(self) -> SharedDays:
         """status_history entries of the shown days when nothing was observed, made once per
-        window and shared by every item without observations (read, never changed)."""
-        return [
+        window and shared by every item without observations."""
+        return SharedDays(
             {
                 "day": day,
                 "status": "not_monitored",
@@ -119,7 +130,7 @@ class Window:
                 "maintenance_duration": 0,
             }
             for day in self.shown_day_texts
-        ]
+        )
 
 
 def make_window(*, now: datetime, days: int, tz: ZoneInfo, shown: int | None = None) -> Window:
