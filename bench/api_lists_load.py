@@ -10,7 +10,7 @@ the database and renders nothing. Prints p50/p90/p99/max, requests per second, t
 (`--timeout`, 5 s) and the server's CPU per request, per list.
 
     .venv/bin/python bench/api_lists_load.py [--port 18731] [--connections 50] [--duration 10]
-        [--items 1000] [--postgres postgresql://root@127.0.0.1:5432/bench]
+        [--items 1000] [--clients 1] [--postgres postgresql://root@127.0.0.1:5432/bench]
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -182,12 +183,36 @@ async def drive(
     return latencies, counts[0], counts[1], elapsed
 
 
+def _drive_in_process(
+    base: str, token: str, case: Case, connections: int, seconds: float, timeout: float
+) -> tuple[list[float], int, int, float]:
+    return uvloop.run(drive(base, token, case, connections, seconds, timeout))
+
+
+def _drive_all(
+    base: str, token: str, case: Case, args: argparse.Namespace, seconds: float
+) -> tuple[list[float], int, int, float]:
+    """drive, the connections spread over --clients processes (1: this one)."""
+    if args.clients <= 1:
+        return _drive_in_process(base, token, case, args.connections, seconds, args.timeout)
+    shares = [args.connections // args.clients] * args.clients
+    shares[0] += args.connections - sum(shares)
+    with ProcessPoolExecutor(args.clients) as pool:
+        runs = list(
+            pool.map(
+                _drive_in_process,
+                *zip(*((base, token, case, n, seconds, args.timeout) for n in shares), strict=True),
+            )
+        )
+    latencies = sorted(latency for run in runs for latency in run[0])
+    timeouts, errors = sum(run[1] for run in runs), sum(run[2] for run in runs)
+    return latencies, timeouts, errors, max(run[3] for run in runs)
+
+
 def measure(base: str, token: str, case: Case, pid: int, args: argparse.Namespace) -> Outcome:
-    uvloop.run(drive(base, token, case, args.connections, args.warmup, args.timeout))
+    _drive_all(base, token, case, args, args.warmup)
     cpu_before = process_cpu_seconds(pid)
-    latencies, timeouts, errors, elapsed = uvloop.run(
-        drive(base, token, case, args.connections, args.duration, args.timeout)
-    )
+    latencies, timeouts, errors, elapsed = _drive_all(base, token, case, args, args.duration)
     cpu_after = process_cpu_seconds(pid)
     cpu = None if cpu_before is None or cpu_after is None else cpu_after - cpu_before
     return Outcome(case, latencies, timeouts, errors, elapsed, cpu)
@@ -220,6 +245,13 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=1000)
     parser.add_argument("--sources", type=int, default=1000)
     parser.add_argument("--only", default="", help="comma-separated list names to run")
+    parser.add_argument(
+        "--clients",
+        type=int,
+        default=1,
+        help="client processes the connections are spread over (a client that cannot read "
+        "the bodies as fast as they come shows as the server's tail)",
+    )
     parser.add_argument(
         "--postgres", default="", help="a PostgreSQL URL (migrated; the run adds a team of its own)"
     )

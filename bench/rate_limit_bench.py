@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from api_bench import workspace
 from api_inprocess import bench_app, expect_status
 from watchpost.clock import SystemClock
-from watchpost.history.models import CheckRollup
+from watchpost.history.models import CheckRollup, LastObservation
 from watchpost.incidents.models import Incident
 from watchpost.monitors.models import Monitor
 from watchpost.status_pages.models import StatusPage, StatusPageResource, StatusPageSection
@@ -195,7 +195,8 @@ async def _monitor_page(
 
 async def _seed_history(app: App, monitor_ids: list[int], now: datetime) -> None:
     """400 days of rollups per monitor, up to `now`'s UTC day: a 2-hour outage (with its
-    incident) every 5 days, an hour of maintenance every week."""
+    incident) every 5 days, an hour of maintenance every week; its last observation at the
+    end."""
     ctx = app.state.ctx
     today = now.replace(hour=0, minute=0, second=0, microsecond=0)
     async with ctx.db.write_sessions() as db, db.begin():
@@ -247,6 +248,12 @@ async def _seed_history(app: App, monitor_ids: list[int], now: datetime) -> None
                 )
             await db.execute(insert(CheckRollup), rows)
             await db.execute(insert(Incident), incidents)
+            # The recorder keeps each subject's last observation beside its rollups: here
+            # at their end, standing no longer (the monitors are paused).
+            last = {"team_id": team_id, "subject_type": "monitor", "subject_id": monitor_id}
+            await db.execute(
+                insert(LastObservation), [last | {"at": today, "state": "up", "valid_for_s": 0.0}]
+            )
 
 
 def _rollup(

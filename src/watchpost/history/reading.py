@@ -77,13 +77,32 @@ def _buckets(rows: Iterable[Row[Any]], granularity: str, now: datetime) -> list[
     return found
 
 
-def _standing(last: LastObservation | None, now: datetime) -> Bucket | None:
+def _standing(last: Any | None, now: datetime) -> Bucket | None:
     if last is None:
         return None
     end = min(now, last.at + timedelta(seconds=last.valid_for_s))
     if end <= last.at:
         return None
     return Bucket(last.at, end, **{f"{last.state}_s": (end - last.at).total_seconds()})
+
+
+_ROLLUPS_IN: Final = (
+    select(*_BUCKET_COLUMNS)
+    .where(
+        _rollups.c.subject_type == bindparam("subject_type"),
+        _rollups.c.subject_id.in_(bindparam("ids", expanding=True)),
+    )
+    .where(_rollups.c.granularity == bindparam("granularity"))
+    .where(_rollups.c.period_start >= bindparam("low"), _rollups.c.period_start < bindparam("high"))
+    .order_by(_rollups.c.subject_id, _rollups.c.period_start)
+)
+"""Rollups of subjects (bound: ids) starting within [low, high)."""
+_LASTS_OF: Final = select(
+    *(getattr(LastObservation, name) for name in ("subject_id", "at", "state", "valid_for_s"))
+).where(
+    LastObservation.subject_type == bindparam("subject_type"),
+    LastObservation.subject_id.in_(bindparam("ids", expanding=True)),
+)
 
 
 async def _rollups_within(
@@ -119,16 +138,24 @@ async def histories(
     now: datetime,
     granularity: Granularity = "hour",
 ) -> dict[int, History]:
-    """Each subject's buckets overlapping [since, now), its state now and last time seen."""
+    """Each subject's buckets overlapping [since, now), its state now and last time seen.
+    A subject without a last observation was never observed (`record` writes it with the
+    rollups; `forget` deletes both): its rollups are not read."""
     ids = sorted(set(subject_ids))
     buckets: dict[int, list[Bucket]] = defaultdict(list)
-    lasts: dict[int, LastObservation] = {}
-    window = [(bucket_start(since, granularity), now)]
+    lasts: dict[int, Any] = {}
+    window = {"granularity": granularity, "low": bucket_start(since, granularity), "high": now}
+    connection = await session.connection()
     for chunk in chunks(ids):
+        params: dict[str, Any] = {"subject_type": subject_type, "ids": chunk}
+        for last_row in await connection.execute(_LASTS_OF, params):
+            lasts[last_row.subject_id] = last_row
+        params["ids"] = observed = [subject_id for subject_id in chunk if subject_id in lasts]
+        if not observed:
+            continue
         partial: dict[datetime, set[int]] = defaultdict(set)
-        for subject_id, bucket in await _rollups_within(
-            session, subject_type, chunk, granularity, now=now, periods=window
-        ):
+        rows = await connection.execute(_ROLLUPS_IN, params | window)
+        for subject_id, bucket in _buckets(rows, granularity, now):
             if granularity == "day" and bucket.partly_observed:
                 partial[bucket.start].add(subject_id)
             else:
@@ -137,23 +164,18 @@ async def histories(
         for offset in range(0, len(days), 50):
             periods = [(day, day + SIZES["day"]) for day in days[offset : offset + 50]]
             for subject_id, bucket in await _rollups_within(
-                session, subject_type, chunk, "hour", now=now, periods=periods
+                session, subject_type, observed, "hour", now=now, periods=periods
             ):
                 if subject_id in partial[bucket_start(bucket.start, "day")]:
                     buckets[subject_id].append(bucket)
-        for last_row in await session.scalars(
-            select(LastObservation).where(
-                LastObservation.subject_type == subject_type,
-                LastObservation.subject_id.in_(chunk),
-            )
-        ):
-            lasts[last_row.subject_id] = last_row
     return {
         subject_id: _history(buckets[subject_id], lasts.get(subject_id), now) for subject_id in ids
     }
 
 
-def _history(buckets: list[Bucket], last: LastObservation | None, now: datetime) -> History:
+def _history(buckets: list[Bucket], last: Any | None, now: datetime) -> History:
+    if last is None and not buckets:
+        return History()
     standing = _standing(last, now)
     state = None
     if last is not None and last.at <= now < last.at + timedelta(seconds=last.valid_for_s):

@@ -205,14 +205,6 @@ def summarize(
     return summarize_in(record, marking, make_window(now=now, days=days, tz=tz))
 
 
-_NOT_MONITORED_DAY: Final[dict[str, Any]] = {
-    "status": NOT_MONITORED,
-    "downtime_duration": 0,
-    "maintenance_duration": 0,
-}
-"""A shown day with nothing observed, but for its "day" (which comes first)."""
-
-
 def summarize_in(record: Record, marking: Marking, window: Window) -> Summary:
     """Status, availability over the whole window, and entries for its shown days.
 
@@ -222,6 +214,8 @@ def summarize_in(record: Record, marking: Marking, window: Window) -> Summary:
     """
     now = window.now
     down_incidents, degraded_incidents = _split(record, marking)
+    if not record.cells:
+        return _unobserved(record, down_incidents, degraded_incidents, window)
     down = _closed(down_incidents, now)
     degraded = subtract_intervals(_closed(degraded_incidents, now), down)
 
@@ -248,9 +242,7 @@ def summarize_in(record: Record, marking: Marking, window: Window) -> Summary:
 
     day_texts = window.shown_day_texts
     history: list[dict[str, Any]] = []
-    if not record.cells:  # nothing observed: every shown day alike, built without arithmetic
-        history = [{"day": day, **_NOT_MONITORED_DAY} for day in day_texts]
-    for at in range(shown if record.cells else 0):
+    for at in range(shown):
         downtime, maintenance = round(in_downtime[at]), round(in_maintenance[at])
         if seen[at] <= 0:
             status = NOT_MONITORED
@@ -290,6 +282,35 @@ def summarize_in(record: Record, marking: Marking, window: Window) -> Summary:
         counted_s=counted,
         down_s=total_down,
     )
+
+
+def _unobserved(
+    record: Record, down_incidents: list[Incident], degraded: list[Incident], window: Window
+) -> Summary:
+    """summarize_in for a record without cells: its shown days are all not_monitored (the
+    window's shared entries, built once), its totals those of the earlier days alone."""
+    observed = maintenance = down = 0.0
+    earlier = record.earlier
+    if window.first_shown > 0 and earlier is not None:
+        observed, maintenance = earlier.observed, earlier.maintenance
+        if down_incidents and earlier.cells:
+            down = _earlier_down(earlier.cells, window, _closed(down_incidents, window.now))
+    counted = max(observed - maintenance, 0.0)
+    down = min(down, counted)
+    return Summary(
+        _current(record, down_incidents, degraded, window.now),
+        _availability(counted, down),
+        list(window.unobserved_days),
+        observed_s=observed,
+        counted_s=counted,
+        down_s=down,
+    )
+
+
+def unobserved(window: Window) -> Summary:
+    """The summary of an item never observed and without incidents: summarize_in of its
+    record, whatever its marking (not_monitored now and every day, availability 1)."""
+    return Summary(NOT_MONITORED, 1.0, window.unobserved_days)
 
 
 def _availability(counted: float, down: float) -> float:

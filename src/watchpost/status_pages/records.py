@@ -7,14 +7,15 @@ read hourly rollups and build their local days from them.
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import or_, select
+from sqlalchemy import Select, bindparam, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.groups.group_kinds import SHOWN_GROUPS
@@ -33,8 +34,10 @@ from watchpost.status_pages.availability import (
     earlier_from_cells,
     observed_span,
     summarize_in,
+    unobserved,
 )
-from watchpost.status_pages.models import StatusPage, StatusPageResource
+from watchpost.status_pages.models import StatusPage
+from watchpost.status_pages.resource_rows import ResourceRow
 from watchpost.status_pages.resource_types import MANUAL
 from watchpost.status_pages.windows import Window, make_window, merge_intervals
 
@@ -68,6 +71,35 @@ recorded in the same transaction as the check that changes them and need no such
 days' history still counts only recorded time."""
 
 
+LIVE_COLUMNS: Final[dict[str, tuple[str, ...]]] = {
+    "heartbeat": (
+        "status",
+        "maintenance_from",
+        "maintenance_to",
+        "maintenance_timezone",
+        "maintenance_days",
+    ),
+}
+"""subject_type → the columns its LIVE_STATES function reads."""
+
+
+def item_columns(model: Any, names: Iterable[str], subject_type: str | None) -> list[Any]:
+    """The columns of an item that summaries and rendering read, selected as plain rows
+    (attributes by name, as the ORM object had them): its id, `names`, paused (if it has
+    it) and what its live state needs."""
+    wanted = ["id", *names, *(["paused"] if hasattr(model, "paused") else [])]
+    wanted += LIVE_COLUMNS.get(subject_type or "", ())
+    return [getattr(model, name) for name in dict.fromkeys(wanted)]
+
+
+async def plain_rows(session: AsyncSession, stmt: Select[Any], params: dict[str, Any]) -> Any:
+    """stmt's rows, on the session's connection: the session's own execute wraps every row
+    of a plain select in ORM result handling (the callers read what no pending change of
+    theirs touches)."""
+    connection = await session.connection()
+    return await connection.execute(stmt, params)
+
+
 def _tokens(values: Any) -> tuple[str, ...]:
     """An incident's metadata values as the strings a rule's tokens are matched against."""
     if not isinstance(values, list):
@@ -98,7 +130,10 @@ def _rule_tokens(rule: dict[str, Any] | None) -> tuple[str, frozenset[str]] | No
     return rule["key"], frozenset(tokens)
 
 
-def marking(resource: StatusPageResource) -> Marking:
+def marking(resource: ResourceRow) -> Marking:
+    rules = (resource.mark_as_down_metadata_rule, resource.mark_as_degraded_metadata_rule)
+    if rules == (None, None):
+        return _plain_marking(resource.mark_as_down_for, resource.mark_as_degraded_for)
     return Marking(
         down_for=resource.mark_as_down_for,
         down_rule=_rule_tokens(resource.mark_as_down_metadata_rule),
@@ -107,23 +142,35 @@ def marking(resource: StatusPageResource) -> Marking:
     )
 
 
-async def _incidents(
-    session: AsyncSession, subject_type: str, ids: Sequence[int], *, since: datetime, now: datetime
-) -> dict[int, list[Incident]]:
+@functools.cache
+def _incidents_of(subject_type: str) -> Select[Any]:
+    """The incidents of subjects (bound: ids) within [since, now), as columns: a page of
+    items may read tens of thousands of incidents."""
     column = getattr(IncidentRow, INCIDENT_COLUMNS[subject_type])
-    found: dict[int, list[Incident]] = defaultdict(list)
-    if not ids:
-        return found
-    # Columns, not ORM objects: a page of items may read tens of thousands of incidents.
-    rows = await session.execute(
+    return (
         select(column, IncidentRow.started_at, IncidentRow.resolved_at, IncidentRow.metadata_)
         .where(
-            column.in_(ids),
-            IncidentRow.started_at < now,
-            or_(IncidentRow.resolved_at.is_(None), IncidentRow.resolved_at > since),
+            column.in_(bindparam("ids", expanding=True)),
+            IncidentRow.started_at < bindparam("now"),
+            or_(IncidentRow.resolved_at.is_(None), IncidentRow.resolved_at > bindparam("since")),
         )
         .order_by(IncidentRow.id)
     )
+
+
+@functools.cache
+def _plain_marking(down_for: str, degraded_for: str) -> Marking:
+    return Marking(down_for=down_for, degraded_for=degraded_for)
+
+
+async def _incidents(
+    session: AsyncSession, subject_type: str, ids: Sequence[int], *, since: datetime, now: datetime
+) -> dict[int, list[Incident]]:
+    found: dict[int, list[Incident]] = defaultdict(list)
+    if not ids:
+        return found
+    params = {"ids": ids, "since": since, "now": now}
+    rows = await plain_rows(session, _incidents_of(subject_type), params)
     for subject_id, started_at, resolved_at, metadata in rows:
         found[subject_id].append(_incident(started_at, resolved_at, metadata))
     return found
@@ -146,6 +193,13 @@ class _Seen:
     history: History
     incidents: list[Incident]
     earlier: Earlier | None
+
+    def summary(self, rules: Marking, window: Window, *, paused: bool, live: str | None) -> Summary:
+        """summarize_in of its record. Never observed, without incidents and not live, a
+        subject has nothing to compute (nor does its marking matter)."""
+        if self.history.last_at is None and not self.incidents and live is None:
+            return unobserved(window)
+        return summarize_in(_record(self, paused=paused, live=live), rules, window)
 
 
 def _record(seen: _Seen, *, paused: bool, live: str | None) -> Record:
@@ -172,9 +226,10 @@ async def _earlier(
 ) -> dict[int, Earlier]:
     """Each subject's totals over the window's days before those shown (see Earlier):
     observed and maintenance summed by the database, plus the standing span's part; and
-    the rollups that its incidents overlap there, for downtime."""
+    the rollups that its incidents overlap there, for downtime. A subject never observed
+    has no rollups (history/reading.histories): nothing is read for it."""
     start, end = window.start, window.shown_start
-    ids = sorted(seen)
+    ids = sorted(subject_id for subject_id, history in seen.items() if history.last_at is not None)
     sums = await observed_totals(
         session, subject_type=subject_type, subject_ids=ids, start=start, end=end
     )
@@ -198,7 +253,10 @@ async def _earlier(
             observed, maintenance = observed + extra.observed, maintenance + extra.maintenance
         kept = [_cell(b) for b in cells.get(subject_id, [])]
         found[subject_id] = Earlier(observed, maintenance, kept)
-    return found
+    return {subject_id: found.get(subject_id, _NOTHING_EARLIER) for subject_id in seen}
+
+
+_NOTHING_EARLIER: Final = Earlier()
 
 
 def _member(subject_type: str, item: Any, now: datetime) -> Member:
@@ -206,9 +264,17 @@ def _member(subject_type: str, item: Any, now: datetime) -> Member:
     return (subject_type, item.id, bool(item.paused), live(item, now) if live else None)
 
 
+@functools.cache
+def _members_of(group_type: str) -> Select[Any]:
+    """The members of groups of a shown type (bound: ids, the groups)."""
+    kind = SHOWN_GROUPS[group_type]
+    columns = item_columns(kind.member_model, (kind.member_key.key,), kind.member_type)
+    return select(*columns).where(kind.member_key.in_(bindparam("ids", expanding=True)))
+
+
 async def _members(
     session: AsyncSession,
-    resources: Sequence[StatusPageResource],
+    resources: Sequence[ResourceRow],
     targets: dict[Any, Any],
     now: datetime,
 ) -> dict[int, list[Member]]:
@@ -227,7 +293,7 @@ async def _members(
         kind = SHOWN_GROUPS[group_type]
         key = kind.member_key
         by_group: dict[int, list[Member]] = defaultdict(list)
-        for item in await session.scalars(select(kind.member_model).where(key.in_(group_ids))):
+        for item in await plain_rows(session, _members_of(group_type), {"ids": sorted(group_ids)}):
             by_group[getattr(item, key.key)].append(_member(kind.member_type, item, now))
         for res in resources:
             if res.resource_type == group_type and res.resource_id is not None:
@@ -237,7 +303,7 @@ async def _members(
 
 async def summaries(
     session: AsyncSession,
-    resources: Sequence[StatusPageResource],
+    resources: Sequence[ResourceRow],
     targets: dict[Any, Any],
     *,
     page: StatusPage,
@@ -302,13 +368,11 @@ async def summaries(
         rules = marking(res)
         target = targets.get((res.resource_type, res.resource_id))
         if res.resource_type == MANUAL:
-            record = Record(cells=[observed_span(res.created_at, now)], observed_now=True)
+            record = Record(cells=[observed_span(res.created, now)], observed_now=True)
             found[res.id] = summarize_in(record, rules, window)
         elif res.id in members and res.resource_type in SHOWN_GROUPS:
             parts = [
-                summarize_in(
-                    _record(records[(kind, ident)], paused=paused, live=live), rules, window
-                )
+                records[(kind, ident)].summary(rules, window, paused=paused, live=live)
                 for kind, ident, paused, live in members[res.id]
             ]
             if not parts:
@@ -317,8 +381,7 @@ async def summaries(
             found[res.id] = combine(parts, days=window.shown, paused=paused_group)
         elif res.id in members:
             ((kind, ident, paused, live),) = members[res.id]
-            record = _record(records[(kind, ident)], paused=paused, live=live)
-            found[res.id] = summarize_in(record, rules, window)
+            found[res.id] = records[(kind, ident)].summary(rules, window, paused=paused, live=live)
         else:
             record = Record(paused=bool(getattr(target, "paused", False)))
             found[res.id] = summarize_in(record, rules, window)

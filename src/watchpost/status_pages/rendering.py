@@ -17,6 +17,7 @@ from watchpost.status_pages.metadata_rules import rule_out
 from watchpost.status_pages.models import StatusPage, StatusPageResource, StatusPageSection
 from watchpost.status_pages.pages import PAGE
 from watchpost.status_pages.records import summaries
+from watchpost.status_pages.resource_rows import ResourceRow, resource_row
 from watchpost.status_pages.resource_types import (
     HISTORY_WIDGETS,
     MANUAL,
@@ -24,6 +25,7 @@ from watchpost.status_pages.resource_types import (
     RESOURCE_KINDS,
 )
 from watchpost.status_pages.sections import SECTION
+from watchpost.status_pages.windows import SharedDays
 
 
 def page_attributes(page: StatusPage, *, team_name: str, state: str) -> dict[str, Any]:
@@ -62,7 +64,7 @@ def section_attributes(section: StatusPageSection) -> dict[str, Any]:
     }
 
 
-def public_name(resource: StatusPageResource, target: Any | None) -> str:
+def public_name(resource: ResourceRow, target: Any | None) -> str:
     if resource.public_name:
         return resource.public_name
     for attr in RESOURCE_KINDS[resource.resource_type].name_attrs:
@@ -74,8 +76,13 @@ def public_name(resource: StatusPageResource, target: Any | None) -> str:
     return f"{resource.resource_type} {resource.resource_id}"
 
 
+def _encodable(history: list[dict[str, Any]]) -> Any:
+    """The entries, or their encoding when many items share them (windows.SharedDays)."""
+    return history.json if isinstance(history, SharedDays) else history
+
+
 def resource_attributes(
-    resource: StatusPageResource,
+    resource: ResourceRow,
     *,
     target: Any | None,
     summary: Summary,
@@ -96,9 +103,9 @@ def resource_attributes(
         "mark_as_degraded_metadata_rule": rule_out(resource.mark_as_degraded_metadata_rule),
         "availability": summary.availability,
         "status": summary.status,
-        "status_history": summary.status_history,
-        "created_at": isoformat_ms(resource.created_at),
-        "updated_at": isoformat_ms(resource.updated_at),
+        "status_history": _encodable(summary.status_history),
+        "created_at": resource.created_at,
+        "updated_at": resource.updated_at,
     }
 
 
@@ -120,11 +127,12 @@ def section_document(section: StatusPageSection) -> Resource:
 async def resource_documents(
     db: AsyncSession,
     page: StatusPage,
-    rows: Sequence[StatusPageResource],
+    resources_or_rows: Sequence[StatusPageResource | ResourceRow],
     now: datetime,
     *,
     history_days: int | None = None,
 ) -> list[Resource]:
+    rows = [row if isinstance(row, ResourceRow) else resource_row(row) for row in resources_or_rows]
     targets = await resources.load_targets(db, rows)
     found = await summaries(db, rows, targets, page=page, now=now, shown=history_days)
     return [

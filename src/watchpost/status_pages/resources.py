@@ -6,17 +6,18 @@ by hand) and shows its status in one of the widgets its kind takes (resource_typ
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Select, select
+from sqlalchemy import Select, bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.db.queries import one_or_404
 from watchpost.errors import InvalidRequest
-from watchpost.http.pagination import Page, PageRequest, paginate
+from watchpost.http.pagination import Page, PageRequest
 from watchpost.problems import null_problems, sent_values
 from watchpost.status_pages.availability import aggregate_state
 from watchpost.status_pages.limits import MAX_RESOURCES, check_room
@@ -24,7 +25,8 @@ from watchpost.status_pages.metadata_rules import incident_rules
 from watchpost.status_pages.models import StatusPage, StatusPageResource, StatusPageSection
 from watchpost.status_pages.ordering import arrange
 from watchpost.status_pages.pages import Problems
-from watchpost.status_pages.records import summaries
+from watchpost.status_pages.records import ITEMS, item_columns, plain_rows, summaries
+from watchpost.status_pages.resource_rows import ResourceRow, all_rows, page_of_rows
 from watchpost.status_pages.resource_types import (
     DEFAULT_WIDGET,
     MANUAL,
@@ -40,8 +42,19 @@ from watchpost.validation import parse_id
 RESOURCE = "status_page_resource"
 
 
+@functools.cache
+def _targets_of(resource_type: str) -> Select[Any]:
+    """The items of a type (bound: ids) as plain rows of what rendering and the summaries
+    read of them."""
+    model = model_of(resource_type)
+    assert model is not None  # load_targets asks only for types that have one
+    names = RESOURCE_KINDS[resource_type].name_attrs
+    columns = item_columns(model, names, ITEMS.get(resource_type))
+    return select(*columns).where(model.id.in_(bindparam("ids", expanding=True)))
+
+
 async def load_targets(
-    session: AsyncSession, resources: Sequence[StatusPageResource]
+    session: AsyncSession, resources: Sequence[ResourceRow]
 ) -> dict[tuple[str, int | None], Any]:
     """The items the resources point at, one query per resource type."""
     wanted: dict[str, set[int]] = {}
@@ -50,21 +63,16 @@ async def load_targets(
             wanted.setdefault(res.resource_type, set()).add(res.resource_id)
     found: dict[tuple[str, int | None], Any] = {}
     for resource_type, ids in wanted.items():
-        model = model_of(resource_type)
-        if model is None:
+        if model_of(resource_type) is None:
             continue
-        for item in (await session.scalars(select(model).where(model.id.in_(ids)))).all():
+        for item in await plain_rows(session, _targets_of(resource_type), {"ids": sorted(ids)}):
             found[(resource_type, item.id)] = item
     return found
 
 
 async def page_state(session: AsyncSession, *, page: StatusPage, now: datetime) -> str:
     """aggregate_state: the worst current status among the page's resources."""
-    resources = (
-        await session.scalars(
-            select(StatusPageResource).where(StatusPageResource.status_page_id == page.id)
-        )
-    ).all()
+    resources = await all_rows(session, page_id=page.id)
     targets = await load_targets(session, resources)
     found = await summaries(session, resources, targets, page=page, now=now, days=1)
     return aggregate_state(summary.status for summary in found.values())
@@ -78,9 +86,8 @@ def resources_of(*, team_id: int, page_id: int) -> Select[tuple[StatusPageResour
 
 async def list_resources(
     session: AsyncSession, *, team_id: int, page_id: int, paging: PageRequest
-) -> Page[StatusPageResource]:
-    stmt = resources_of(team_id=team_id, page_id=page_id)
-    return await paginate(session, stmt, paging, order_by=StatusPageResource.id)
+) -> Page[ResourceRow]:
+    return await page_of_rows(session, team_id=team_id, page_id=page_id, paging=paging)
 
 
 async def get_resource(

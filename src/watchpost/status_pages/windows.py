@@ -7,7 +7,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from functools import cached_property
+from typing import Any
 from zoneinfo import ZoneInfo
+
+import orjson
 
 Interval = tuple[datetime, datetime]
 
@@ -71,6 +74,15 @@ def window_days(*, now: datetime, days: int, tz: ZoneInfo) -> list[tuple[date, d
     ]
 
 
+class SharedDays(list[dict[str, Any]]):
+    """status_history entries that many items share: read, never changed. `json` is their
+    encoding, made once: a response embeds it instead of encoding the entries per item."""
+
+    @cached_property
+    def json(self) -> orjson.Fragment:
+        return orjson.Fragment(orjson.dumps(self))
+
+
 @dataclass(frozen=True)
 class Window:
     """A page's history window, built once per request and shared by every resource.
@@ -105,6 +117,20 @@ class Window:
     def shown_day_texts(self) -> list[str]:
         """The shown days as the API writes them (YYYY-MM-DD), made once per window."""
         return [day.isoformat() for day in self.days[self.first_shown :]]
+
+    @cached_property
+    def unobserved_days(self) -> SharedDays:
+        """status_history entries of the shown days when nothing was observed, made once per
+        window and shared by every item without observations."""
+        return SharedDays(
+            {
+                "day": day,
+                "status": "not_monitored",
+                "downtime_duration": 0,
+                "maintenance_duration": 0,
+            }
+            for day in self.shown_day_texts
+        )
 
 
 def make_window(*, now: datetime, days: int, tz: ZoneInfo, shown: int | None = None) -> Window:
