@@ -11,9 +11,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import or_, select, update
+from sqlalchemy import bindparam, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from watchpost.db.base import UTCDateTime
 from watchpost.delivery.models import Delivery, DeliveryEvent
 from watchpost.webhooks.models import CustomWebhookTemplate, OutgoingWebhook
 
@@ -126,12 +127,23 @@ async def claim(
     return jobs_from(rows)
 
 
-async def next_due_at(session: AsyncSession) -> datetime | None:
-    """When the earliest pending delivery falls due (leases aside)."""
-    found: datetime | None = await session.scalar(
-        select(Delivery.next_attempt_at)
-        .where(Delivery.state == "pending")
-        .order_by(Delivery.next_attempt_at)
-        .limit(1)
+_UNDISPATCHED = select(DeliveryEvent.id).where(DeliveryEvent.dispatched_at.is_(None)).limit(1)
+_DUE = (
+    select(Delivery.id)
+    .where(
+        Delivery.state == "pending",
+        Delivery.next_attempt_at <= bindparam("due_now", type_=UTCDateTime()),
+        or_(
+            Delivery.lease_expires_at.is_(None),
+            Delivery.lease_expires_at < bindparam("due_now", type_=UTCDateTime()),
+        ),
     )
-    return found
+    .limit(1)
+)
+
+
+async def work_waiting(session: AsyncSession, *, now: datetime) -> tuple[bool, bool]:
+    """(an event waits to be dispatched, a delivery is due at `now`): two indexed reads."""
+    undispatched = await session.scalar(_UNDISPATCHED)
+    due = await session.scalar(_DUE, {"due_now": now})
+    return undispatched is not None, due is not None

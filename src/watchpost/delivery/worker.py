@@ -164,9 +164,14 @@ class Deliverer:
         if self._pruned_at is None or time.monotonic() - self._pruned_at >= PRUNE_EVERY_S:
             self._pruned_at = time.monotonic()
             await self.prune(now)
-        dispatched = await self.dispatch(now)
+        # One read decides whether to open write transactions at all: an idle pass costs a
+        # read, not two write locks (on SQLite, every writer queues behind one).
+        async with self.ctx.db.read_sessions() as session:
+            undispatched, due = await claims.work_waiting(session, now=now)
+        dispatched = await self.dispatch(now) if undispatched else 0
         room = self.settings.delivery_concurrency - len(self._running)
-        jobs = await self.claim(now, min(room, self.settings.delivery_claim_batch)) if room else []
+        wanted = min(room, self.settings.delivery_claim_batch)
+        jobs = await self.claim(now, wanted) if room and (due or dispatched) else []
         for job in jobs:
             task = asyncio.create_task(self._attempt_and_buffer(job))
             self._running.add(task)
