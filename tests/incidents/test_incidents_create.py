@@ -37,6 +37,11 @@ async def test_minimal_report(api: Api, clock: FrozenClock) -> None:
         "collector_target_id": None,
         "manual": True,
         "metadata": {},
+        "call": False,
+        "sms": False,
+        "email": True,
+        "push": False,
+        "escalation_policy_id": None,
         "team_name": "acme",
         "created_at": now,
         "updated_at": now,
@@ -173,3 +178,45 @@ async def test_null_optionals_mean_absent(api: Api) -> None:
         )
     )["attributes"]
     assert (attributes["monitor_id"], attributes["metadata"]) == (None, {})
+
+
+async def test_the_hosted_apis_alert_fields_are_stored_and_shown(api: Api) -> None:
+    created = data(
+        await api.post(
+            URL,
+            {
+                "name": "Checkout slow",
+                "summary": "Timeouts",
+                "description": "Since the 10:00 deploy",
+                "call": True,
+                "sms": True,
+                "email": False,
+                "push": True,
+                "critical_alert": True,
+                "team_wait": 300,
+                "policy_id": 42,
+            },
+        ),
+        201,
+    )
+    attributes = created["attributes"]
+    assert (attributes["call"], attributes["sms"], attributes["email"], attributes["push"]) == (
+        True,
+        True,
+        False,
+        True,
+    )
+    assert attributes["escalation_policy_id"] == 42
+    assert data(await api.get(f"{URL}/{created['id']}"))["attributes"] == attributes
+
+
+async def test_an_incident_about_a_monitor_takes_its_alert_settings(app: FastAPI, api: Api) -> None:
+    monitor = data(
+        await api.post(
+            "/api/v2/monitors", {"url": "https://example.com", "email": False, "call": True}
+        ),
+        201,
+    )
+    incident_id = await create_engine_incident(app, api, monitor_id=int(monitor["id"]))
+    attributes = data(await api.get(f"{URL}/{incident_id}"))["attributes"]
+    assert (attributes["email"], attributes["call"]) == (False, True)

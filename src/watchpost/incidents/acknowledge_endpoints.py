@@ -7,7 +7,7 @@ link previews fetch links by GET, and must not acknowledge an incident nobody ha
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
 from fastapi import APIRouter, Depends
 from fastapi.responses import HTMLResponse
@@ -17,6 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.context import AppContext
 from watchpost.errors import Conflict
 from watchpost.http.deps import Context, ReadDb, WriteDb
+from watchpost.http.openapi import ERROR_RESPONSES, MessageErrorBody
 from watchpost.http.ratelimit import limit_by_address
 from watchpost.incidents.models import Incident
 from watchpost.incidents.transitions import Change, apply
@@ -46,6 +47,21 @@ _PAGE: Final = Environment(autoescape=True).from_string(
 NOT_VALID: Final = "This link is not valid, or its incident no longer exists."
 
 
+def _html(description: str) -> dict[str, Any]:
+    return {"description": description, "content": {"text/html": {"schema": {"type": "string"}}}}
+
+
+PAGE_RESPONSES: Final[dict[int | str, dict[str, Any]]] = {
+    200: _html("The page"),
+    404: _html("The token is not one of this instance's, or its incident is gone"),
+    429: {
+        "description": ERROR_RESPONSES[429]["description"],
+        "headers": ERROR_RESPONSES[429]["headers"],
+        "content": {"application/json": {"schema": MessageErrorBody.model_json_schema()}},
+    },
+}
+
+
 def _page(
     title: str,
     *,
@@ -70,6 +86,7 @@ async def _incident(db: AsyncSession, ctx: AppContext, token: str) -> tuple[Inci
     "/{token}",
     summary="The page of an alert e-mail's acknowledge link",
     response_class=HTMLResponse,
+    responses=PAGE_RESPONSES,
 )
 async def acknowledge_page(token: str, ctx: Context, db: ReadDb) -> HTMLResponse:
     found = await _incident(db, ctx, token)
@@ -82,7 +99,10 @@ async def acknowledge_page(token: str, ctx: Context, db: ReadDb) -> HTMLResponse
 
 
 @router.post(
-    "/{token}", summary="Acknowledge an incident from an alert e-mail", response_class=HTMLResponse
+    "/{token}",
+    summary="Acknowledge an incident from an alert e-mail",
+    response_class=HTMLResponse,
+    responses={**PAGE_RESPONSES, 409: _html("Already acknowledged or resolved")},
 )
 async def acknowledge(token: str, ctx: Context, db: WriteDb) -> HTMLResponse:
     async with db.begin():

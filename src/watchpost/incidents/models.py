@@ -3,7 +3,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, ForeignKey, Index, String, Text
+from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from watchpost.db.base import Base, IdMixin, IdType, TeamOwnedMixin, TimestampMixin, UTCDateTime
@@ -37,6 +37,17 @@ class Incident(IdMixin, TeamOwnedMixin, TimestampMixin, Base):
         IdType, ForeignKey("collector_targets.id", ondelete="SET NULL"), default=None
     )
     manual: Mapped[bool] = mapped_column(Boolean, default=False)
+    # Whom to alert and how: sent with a report (the hosted API's fields), else copied from
+    # the object at the start (its NotificationColumns).
+    call: Mapped[bool] = mapped_column(Boolean, default=False)
+    sms: Mapped[bool] = mapped_column(Boolean, default=False)
+    email: Mapped[bool] = mapped_column(Boolean, default=True)
+    push: Mapped[bool] = mapped_column(Boolean, default=False)
+    critical_alert: Mapped[bool] = mapped_column(Boolean, default=False)
+    team_wait: Mapped[int | None] = mapped_column(Integer, default=None)
+    policy_id: Mapped[int | None] = mapped_column(IdType, default=None)
+    """The escalation policy named by the report (stored; policies are not executed yet)."""
+    description: Mapped[str | None] = mapped_column(Text, default=None)
     metadata_: Mapped[dict[str, Any]] = mapped_column("metadata", JSON, default=dict)
     """Key → list of values, matched by status page metadata rules."""
     started_at: Mapped[datetime] = mapped_column(UTCDateTime())

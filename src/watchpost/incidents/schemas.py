@@ -48,6 +48,22 @@ class IncidentCreate(BaseModel):
     metadata: Metadata | None = Field(
         default=None, description="Key → list of string values, matched by status page rules."
     )
+    description: Annotated[str, Field(max_length=MAX_SUMMARY)] | None = Field(
+        default=None, description="The full story, beside the `summary`. Stored."
+    )
+    email: bool | None = Field(
+        default=None, description="E-mail the team's members (default true)."
+    )
+    call: bool | None = Field(default=None, description="Stored (default false).")
+    sms: bool | None = Field(default=None, description="Stored (default false).")
+    push: bool | None = Field(default=None, description="Stored (default false).")
+    critical_alert: bool | None = Field(default=None, description="Stored (default false).")
+    team_wait: int | None = Field(
+        default=None, ge=0, le=86_400, description="Seconds before the whole team is alerted."
+    )
+    policy_id: Id | None = Field(
+        default=None, description="An escalation policy (stored; shown as escalation_policy_id)."
+    )
 
 
 class AcknowledgeBody(BaseModel):
@@ -82,6 +98,11 @@ class IncidentAttributes(BaseModel):
     collector_target_id: int | None
     manual: bool
     metadata: dict[str, list[str]]
+    call: bool
+    sms: bool
+    email: bool
+    push: bool
+    escalation_policy_id: int | None
     team_name: str
     created_at: str
     updated_at: str

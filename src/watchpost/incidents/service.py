@@ -20,7 +20,14 @@ from watchpost.history import service as history
 from watchpost.incidents.models import Incident, IncidentEvent
 from watchpost.incidents.rendering import INCIDENT
 from watchpost.incidents.schemas import IncidentCreate
-from watchpost.incidents.transitions import AUTOMATIC, Change, apply, open_incident_for, start
+from watchpost.incidents.transitions import (
+    ALERT_FIELDS,
+    AUTOMATIC,
+    Change,
+    apply,
+    open_incident_for,
+    start,
+)
 
 TIMELINE_ITEM = "incident_timeline_item"
 
@@ -135,6 +142,11 @@ async def report_incident(
         metadata=data.metadata,
         monitor_id=data.monitor_id,
         heartbeat_id=data.heartbeat_id,
+        alerts={
+            name: value
+            for name, value in data.model_dump(include=set(ALERT_FIELDS)).items()
+            if value is not None
+        },
     )
 
 

@@ -95,17 +95,28 @@ _EMAILED: Final = frozenset({"started", "resolved"})
 """The events the team is e-mailed about (when the incident's object says so)."""
 
 
-async def _wants_email(session: AsyncSession, incident: Incident) -> bool:
-    """A reported incident e-mails the team; one about an object, when its `email` says so."""
-    if incident.manual:
-        return True
+ALERT_FIELDS: Final = frozenset(
+    {"call", "sms", "email", "push", "critical_alert", "team_wait", "policy_id", "description"}
+)
+"""An incident's own alert settings (the hosted API's incident fields)."""
+_COPIED: Final = ("call", "sms", "email", "push", "team_wait")
+"""What an incident about an object takes from the object's NotificationColumns."""
+
+
+async def _object_alerts(session: AsyncSession, incident: Incident) -> dict[str, Any]:
+    """The notification settings of the object the incident is about, if it has them."""
     for column, _ in SUBJECTS:
         subject_id = getattr(incident, column)
         (key,) = cast(Table, Incident.__table__).c[column].foreign_keys
         table = key.column.table
-        if subject_id is not None and "email" in table.c:
-            return bool(await session.scalar(select(table.c.email).where(table.c.id == subject_id)))
-    return False
+        if subject_id is not None and all(name in table.c for name in _COPIED):
+            row = (
+                await session.execute(
+                    select(*(table.c[name] for name in _COPIED)).where(table.c.id == subject_id)
+                )
+            ).first()
+            return {} if row is None else dict(zip(_COPIED, row, strict=True))
+    return {}
 
 
 async def _announce(session: AsyncSession, incident: Incident, event: str, at: datetime) -> None:
@@ -118,7 +129,7 @@ async def _announce(session: AsyncSession, incident: Incident, event: str, at: d
         event=event,
         data=incident_payload(incident, team_name),
         at=at,
-        channels=["email"] if event in _EMAILED and await _wants_email(session, incident) else [],
+        channels=["email"] if event in _EMAILED and incident.email else [],
     )
 
 
@@ -162,8 +173,10 @@ async def start(
     monitor_id: int | None = None,
     heartbeat_id: int | None = None,
     collector_target_id: int | None = None,
+    alerts: dict[str, Any] | None = None,
 ) -> Incident:
-    """A new open incident, about the object named (if any), with its `started` entry."""
+    """A new open incident, about the object named (if any), with its `started` entry.
+    Its alert settings (ALERT_FIELDS) are `alerts` where given, else the object's."""
     incident = Incident(
         team_id=team_id,
         name=name,
@@ -174,6 +187,11 @@ async def start(
         heartbeat_id=heartbeat_id,
         collector_target_id=collector_target_id,
     )
+    given = alerts or {}
+    unknown = set(given) - ALERT_FIELDS
+    assert not unknown, unknown
+    for name, value in {**await _object_alerts(session, incident), **given}.items():
+        setattr(incident, name, value)
     await apply(session, incident, Change.STARTED, at=at, text=cause, by=by)
     return incident
 

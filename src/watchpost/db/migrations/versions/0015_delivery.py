@@ -1,7 +1,9 @@
-"""alert delivery: the outbox (delivery_events, deliveries) and webhook signing keys"""
+"""alert delivery: the outbox (delivery_events, deliveries), webhook signing keys, and whom an
+incident alerts (its notification fields)"""
 
 from __future__ import annotations
 
+import sqlalchemy as sa
 from alembic import op
 
 from watchpost.db.migrations import shapes
@@ -17,6 +19,25 @@ WEBHOOK_COLUMNS = (
     shapes.moment("disabled_at", nullable=True),
     shapes.text("disabled_reason", nullable=True),
 )
+
+
+def _flag(name: str, default: bool) -> sa.Column[bool]:
+    """A boolean that existing rows get as `default`."""
+    return sa.Column(
+        name, sa.Boolean(), nullable=False, server_default=sa.true() if default else sa.false()
+    )
+
+
+INCIDENT_COLUMNS = (
+    _flag("call", False),
+    _flag("sms", False),
+    _flag("email", True),
+    _flag("push", False),
+    _flag("critical_alert", False),
+    shapes.integer("team_wait", nullable=True),
+    shapes.reference("policy_id", nullable=True),
+    shapes.text("description", nullable=True),
+)
 EVENT_INDEXES: tuple[shapes.IndexKey, ...] = ("created_at", "dispatched_at", "team_id")
 DELIVERY_INDEXES: tuple[shapes.IndexKey, ...] = (
     "event_id",
@@ -29,6 +50,10 @@ DELIVERY_INDEXES: tuple[shapes.IndexKey, ...] = (
 def upgrade() -> None:
     with op.batch_alter_table("outgoing_webhooks") as batch_op:
         for column in WEBHOOK_COLUMNS:
+            batch_op.add_column(column)
+    # SQLite may rebuild the table for these columns: it must keep AUTOINCREMENT (0014).
+    with op.batch_alter_table("incidents", table_kwargs={"sqlite_autoincrement": True}) as batch_op:
+        for column in INCIDENT_COLUMNS:
             batch_op.add_column(column)
     shapes.create_owned_table(
         "delivery_events",
@@ -74,6 +99,9 @@ def upgrade() -> None:
 def downgrade() -> None:
     shapes.drop_table("deliveries", *DELIVERY_INDEXES)
     shapes.drop_table("delivery_events", *EVENT_INDEXES)
+    with op.batch_alter_table("incidents", table_kwargs={"sqlite_autoincrement": True}) as batch_op:
+        for column in reversed(INCIDENT_COLUMNS):
+            batch_op.drop_column(column.name)
     with op.batch_alter_table("outgoing_webhooks") as batch_op:
         for column in reversed(WEBHOOK_COLUMNS):
             batch_op.drop_column(column.name)
