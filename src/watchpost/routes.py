@@ -23,6 +23,7 @@ from watchpost.http.errors import error_responses
 
 # Domains whose `endpoints.routers` serve the token-protected API, one per line.
 API_DOMAINS = (
+    "channels",
     "collectors",
     "delivery",
     "groups",

@@ -229,6 +229,14 @@ async def webhook_delivery(api: Api) -> str:
     return f"{hook}/deliveries/{tested.json()['data']['id']}"
 
 
+@register("/api/v2/notification-channels/{channel_id}", change={"name": "renamed"})
+async def notification_channel(api: Api) -> str:
+    """A channel to a port nothing listens on (its test route fails at once)."""
+    return await _created_url(
+        api, "/api/v2/notification-channels", {"url": "json://127.0.0.1:9/hook", "name": "ops"}
+    )
+
+
 async def _status_page(api: Api) -> str:
     return await _created_url(
         api, "/api/v2/status-pages", {"subdomain": unique_name("page").replace("_", "-").lower()}

@@ -8,6 +8,7 @@ from sqlalchemy import MetaData
 
 # Domains with a models module, one per line.
 MODEL_DOMAINS = (
+    "channels",
     "collectors",
     "delivery",
     "heartbeats",

@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import bindparam, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from watchpost.channels.models import NotificationChannel
 from watchpost.db.base import UTCDateTime
 from watchpost.delivery.models import Delivery, DeliveryEvent
 from watchpost.webhooks.models import CustomWebhookTemplate, OutgoingWebhook
@@ -29,6 +30,8 @@ class Job:
     """Attempts made before this one."""
     channel: str
     recipient: str | None
+    channel_id: int | None
+    channel_url_encrypted: str | None
     event_id: int
     trigger_type: str
     event: str
@@ -58,6 +61,8 @@ _JOB_COLUMNS = (
     Delivery.attempts,
     Delivery.channel,
     Delivery.recipient,
+    Delivery.channel_id,
+    NotificationChannel.url_encrypted,
     DeliveryEvent.id,
     DeliveryEvent.trigger_type,
     DeliveryEvent.event,
@@ -82,6 +87,7 @@ def job_query() -> Any:
         select(*_JOB_COLUMNS)
         .join(DeliveryEvent, DeliveryEvent.id == Delivery.event_id)
         .outerjoin(OutgoingWebhook, OutgoingWebhook.id == Delivery.webhook_id)
+        .outerjoin(NotificationChannel, NotificationChannel.id == Delivery.channel_id)
         .outerjoin(
             CustomWebhookTemplate,
             CustomWebhookTemplate.id == OutgoingWebhook.custom_webhook_template_id,

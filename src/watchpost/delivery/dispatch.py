@@ -1,5 +1,6 @@
-"""From events to deliveries: one per webhook of the event's team that wants it, and one per
-member of the team for an event to be e-mailed.
+"""From events to deliveries: one per webhook of the event's team that wants it, one per
+member of the team for an event to be e-mailed, one per notification channel of the team
+for an incident's start and resolution.
 
 Dispatching runs in the delivery workers, not in the transaction of the change: the change
 only writes its event (outbox.py). Events are claimed with `FOR UPDATE SKIP LOCKED` on
@@ -16,6 +17,7 @@ from typing import Any, Final
 from sqlalchemy import insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from watchpost.channels.models import NotificationChannel
 from watchpost.delivery.models import Delivery, DeliveryEvent
 from watchpost.teams.models import User
 from watchpost.webhooks.models import OutgoingWebhook
@@ -36,6 +38,24 @@ def wants(webhook: Any, trigger_type: str, event: str) -> bool:
     if trigger_type == "incident_change":
         return bool(getattr(webhook, f"on_incident_{event}", False))
     return True
+
+
+CHAT_EVENTS: Final[dict[str, tuple[str, ...]]] = {"incident_change": ("started", "resolved")}
+"""What every notification channel of the team is told (until escalation policies say whom)."""
+
+
+async def _channels(session: AsyncSession, team_ids: set[int]) -> dict[int, list[int]]:
+    """The notification channels of the teams."""
+    found: dict[int, list[int]] = defaultdict(list)
+    if team_ids:
+        rows = await session.execute(
+            select(NotificationChannel.team_id, NotificationChannel.id)
+            .where(NotificationChannel.team_id.in_(team_ids))
+            .order_by(NotificationChannel.id)
+        )
+        for team_id, channel_id in rows:
+            found[team_id].append(channel_id)
+    return found
 
 
 async def _members(session: AsyncSession, team_ids: set[int]) -> dict[int, list[str]]:
@@ -87,6 +107,9 @@ async def dispatch(session: AsyncSession, *, now: datetime, limit: int, first_de
     for hook in hooks:
         by_team[hook.team_id].append(hook)
     members = await _members(session, {e.team_id for e in events if "email" in e.channels})
+    chats = await _channels(
+        session, {e.team_id for e in events if e.event in CHAT_EVENTS.get(e.trigger_type, ())}
+    )
     due = now + timedelta(seconds=first_delay)
 
     def row(event: Any, **receiver: Any) -> dict[str, Any]:
@@ -102,16 +125,22 @@ async def dispatch(session: AsyncSession, *, now: datetime, limit: int, first_de
         }
 
     rows = [
-        row(event, channel="webhook", webhook_id=hook.id, recipient=None)
+        row(event, channel="webhook", webhook_id=hook.id, recipient=None, channel_id=None)
         for event in events
         for hook in by_team[event.team_id]
         if wants(hook, event.trigger_type, event.event)
     ]
     rows += [
-        row(event, channel="email", webhook_id=None, recipient=address)
+        row(event, channel="email", webhook_id=None, recipient=address, channel_id=None)
         for event in events
         if "email" in event.channels
         for address in members[event.team_id]
+    ]
+    rows += [
+        row(event, channel="apprise", webhook_id=None, recipient=None, channel_id=channel_id)
+        for event in events
+        if event.event in CHAT_EVENTS.get(event.trigger_type, ())
+        for channel_id in chats[event.team_id]
     ]
     if rows:
         await session.execute(insert(Delivery), rows)

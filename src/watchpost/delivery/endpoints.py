@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 from fastapi.responses import Response
+from pydantic import BaseModel, ConfigDict, Field
 
+from watchpost.channels import service as channels
 from watchpost.delivery import service
 from watchpost.delivery.models import Delivery, DeliveryEvent
 from watchpost.http.body import JsonObject
@@ -12,7 +14,7 @@ from watchpost.http.crud import Finder
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import Resource, listing, resource, single
 from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses, object_id
-from watchpost.http.openapi import NoAttributes, request_body
+from watchpost.http.openapi import NoAttributes, SingleDoc, request_body
 from watchpost.http.pagination import Paging
 from watchpost.problems import parse
 from watchpost.webhooks import service as webhooks
@@ -118,4 +120,36 @@ async def test_webhook(
     return single(_delivery(delivery, event))
 
 
-routers = (router,)
+channel_router = APIRouter(prefix="/api/v2/notification-channels", tags=["notification channels"])
+_channel = Finder(channels.get_channel, channels.CHANNEL, "channel_id")
+
+
+class ChannelTestAttributes(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    sent: bool
+    duration_ms: int
+    error: str | None = Field(description="Why it was not sent (Apprise's words).")
+
+
+@channel_router.post(
+    "/{channel_id}/test",
+    summary="Send a test message to a notification channel now",
+    description="Sends a made-up incident start at once and answers whether the service "
+    "took it (one attempt).",
+    responses={200: {"model": SingleDoc[ChannelTestAttributes]}, **WRITE_ERRORS},
+    openapi_extra=request_body(NoAttributes),
+)
+async def test_channel(
+    channel_id: str, body: JsonObject, caller: Caller, ctx: Context, db: ReadDb
+) -> Response:
+    parse(NoAttributes, body)
+    channel = await _channel(db, caller, channel_id)
+    outcome = await service.test_channel(
+        channel=channel, team_name=caller.team_name, box=ctx.box, now=ctx.clock.now()
+    )
+    attributes = {"sent": outcome.ok, "duration_ms": outcome.duration_ms, "error": outcome.error}
+    return single(resource("notification_channel_test", channel.id, attributes))
+
+
+routers = (router, channel_router)

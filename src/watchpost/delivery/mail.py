@@ -43,6 +43,18 @@ def _subject_of(data: dict[str, Any]) -> str:
     return "reported by hand"
 
 
+def summary(payload: dict[str, Any], *, acknowledge_url: str | None) -> tuple[str, str]:
+    """A title and a plain text of an incident event (chat messages, e-mail text)."""
+    data = payload["data"]
+    attributes = data["attributes"]
+    state = _STATES.get(payload["event"], payload["event"].capitalize())
+    about = _subject_of(data)
+    lines = [attributes.get("cause") or "", "", f"Incident #{data['id']}, {about}."]
+    if acknowledge_url and payload["event"] == "started":
+        lines += ["", f"Acknowledge: {acknowledge_url}"]
+    return f"{state}: {attributes['name']} ({about})", "\n".join(lines)
+
+
 def message(
     payload: dict[str, Any],
     *,

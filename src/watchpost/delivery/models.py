@@ -57,12 +57,16 @@ class Delivery(IdMixin, TeamOwnedMixin, Base):
         IdType, ForeignKey("delivery_events.id", ondelete="CASCADE"), index=True
     )
     channel: Mapped[str] = mapped_column(String(16), default="webhook")
-    """webhook or email."""
+    """webhook, email or apprise (a notification channel)."""
     webhook_id: Mapped[int | None] = mapped_column(
         IdType, ForeignKey("outgoing_webhooks.id", ondelete="CASCADE"), default=None
     )
     recipient: Mapped[str | None] = mapped_column(String(320), default=None)
     """The address of an e-mail delivery."""
+    channel_id: Mapped[int | None] = mapped_column(
+        IdType, ForeignKey("notification_channels.id", ondelete="CASCADE"), default=None
+    )
+    """The notification channel of an Apprise delivery."""
     state: Mapped[str] = mapped_column(String(16))
     """pending (an attempt is due at next_attempt_at), succeeded, failed (gave up) or
     cancelled (the webhook was disabled)."""

@@ -10,11 +10,13 @@ from typing import Any, Final
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from watchpost.channels.models import NotificationChannel
 from watchpost.clock import isoformat_ms
 from watchpost.crypto import SecretBox
-from watchpost.delivery import claims, results, sending
+from watchpost.delivery import chat, claims, results, sending
 from watchpost.delivery.models import Delivery, DeliveryEvent
 from watchpost.delivery.results import Attempt
+from watchpost.delivery.sending import Outcome
 from watchpost.errors import Conflict, NotFound
 from watchpost.http.pagination import Page, PageRequest, paginate
 from watchpost.settings import Settings
@@ -188,3 +190,15 @@ async def send_test(
         await results.record(session, [attempt], settings=settings)
         await session.refresh(delivery)
     return delivery, event
+
+
+async def test_channel(
+    *, channel: NotificationChannel, team_name: str, box: SecretBox, now: datetime
+) -> Outcome:
+    """Send a made-up incident start to the channel now, once."""
+    return await chat.send(
+        channel.url_encrypted,
+        _sample("incident_change", team_name, now),
+        box=box,
+        acknowledge_url=None,
+    )

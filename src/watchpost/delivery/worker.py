@@ -23,7 +23,7 @@ from typing import Final
 from sqlalchemy import delete
 
 from watchpost.context import AppContext
-from watchpost.delivery import claims, dispatch, mail, results, sending
+from watchpost.delivery import chat, claims, dispatch, mail, results, sending
 from watchpost.delivery.claims import Job
 from watchpost.delivery.models import DeliveryEvent
 from watchpost.delivery.results import Attempt
@@ -66,6 +66,16 @@ class Deliverer:
         self._pruned_at: float | None = None
 
     async def send(self, job: Job, *, now: datetime) -> Outcome:
+        if job.channel == "apprise":
+            assert job.channel_url_encrypted is not None
+            return await chat.send(
+                job.channel_url_encrypted,
+                job.payload,
+                box=self.ctx.box,
+                acknowledge_url=acknowledge_url(
+                    self.settings, self.ctx.box, job.subject_id, f"channel {job.channel_id}"
+                ),
+            )
         if job.channel == "email":
             assert job.recipient is not None
             message = mail.message(

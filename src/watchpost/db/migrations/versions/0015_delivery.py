@@ -1,5 +1,5 @@
-"""alert delivery: the outbox (delivery_events, deliveries), webhook signing keys, and whom an
-incident alerts (its notification fields)"""
+"""alert delivery: the outbox (delivery_events, deliveries), webhook signing keys, whom an
+incident alerts (its notification fields), notification channels (Apprise URLs)"""
 
 from __future__ import annotations
 
@@ -56,6 +56,13 @@ def upgrade() -> None:
         for column in INCIDENT_COLUMNS:
             batch_op.add_column(column)
     shapes.create_owned_table(
+        "notification_channels",
+        shapes.string("name", 255),
+        shapes.string("service", 64),
+        shapes.text("url_encrypted"),
+        *shapes.object_columns(),
+    )
+    shapes.create_owned_table(
         "delivery_events",
         shapes.string("trigger_type", 32),
         shapes.string("event", 32),
@@ -75,6 +82,7 @@ def upgrade() -> None:
         shapes.string("channel", 16),
         shapes.reference("webhook_id", nullable=True),
         shapes.string("recipient", 320, nullable=True),
+        shapes.reference("channel_id", nullable=True),
         shapes.string("state", 16),
         shapes.integer("attempts"),
         shapes.moment("next_attempt_at", nullable=True),
@@ -92,6 +100,7 @@ def upgrade() -> None:
         shapes.reference("team_id"),
         shapes.foreign_key("deliveries", "event_id", "delivery_events", ondelete="CASCADE"),
         shapes.foreign_key("deliveries", "webhook_id", "outgoing_webhooks", ondelete="CASCADE"),
+        shapes.foreign_key("deliveries", "channel_id", "notification_channels", ondelete="CASCADE"),
         indexes=DELIVERY_INDEXES,
     )
 
@@ -99,6 +108,7 @@ def upgrade() -> None:
 def downgrade() -> None:
     shapes.drop_table("deliveries", *DELIVERY_INDEXES)
     shapes.drop_table("delivery_events", *EVENT_INDEXES)
+    shapes.drop_table("notification_channels", "team_id")
     with op.batch_alter_table("incidents", table_kwargs={"sqlite_autoincrement": True}) as batch_op:
         for column in reversed(INCIDENT_COLUMNS):
             batch_op.drop_column(column.name)

@@ -1,0 +1,1 @@
+"""Notification channels: chat and push services reached through Apprise."""

@@ -1,0 +1,59 @@
+"""Request and response shapes of notification channels."""
+
+from __future__ import annotations
+
+from typing import Annotated
+from urllib.parse import urlsplit
+
+import apprise
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from watchpost import destinations
+from watchpost.validation import Name
+
+
+def check_apprise_url(value: str) -> str:
+    """A URL Apprise can send to, not aimed at a denied network."""
+    text = value.strip()
+    if apprise.Apprise.instantiate(text, suppress_exceptions=True) is None:
+        raise ValueError(
+            "must be an Apprise URL of a supported service (e.g. slack://…, discord://…, "
+            "ntfy://…, json://host/path; see the Apprise documentation)"
+        )
+    host = urlsplit(text).hostname
+    if host:
+        destinations.current().check_host(host)
+    return text
+
+
+AppriseUrl = Annotated[str, Field(max_length=2048), AfterValidator(check_apprise_url)]
+
+
+class ChannelCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: Name | None = Field(default=None, description="Default: the service's name.")
+    url: AppriseUrl = Field(
+        description="An Apprise URL (credentials included). Write-only: stored encrypted, "
+        "never returned."
+    )
+
+
+class ChannelUpdate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: Name | None = None
+    url: AppriseUrl | None = None
+
+
+CHANNEL_NOT_NULL = ("name", "url")
+
+
+class ChannelAttributes(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    service: str = Field(description="The Apprise URL's scheme: slack, discord, ntfy, json…")
+    team_name: str
+    created_at: str
+    updated_at: str
