@@ -4,22 +4,25 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 from fastapi.responses import Response
-from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.channels import service as channels
 from watchpost.delivery import service
 from watchpost.delivery.models import Delivery, DeliveryEvent
+from watchpost.delivery.schemas import ChannelTestAttributes, DeliveryAttributes
 from watchpost.http.body import JsonObject
-from watchpost.http.crud import Finder
+from watchpost.http.crud import CHILD_LIST_ERRORS, Finder, Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import Resource, listing, resource, single
-from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses, object_id
-from watchpost.http.openapi import NoAttributes, SingleDoc, request_body
+from watchpost.http.errors import WRITE_ERRORS, error_responses, object_id
+from watchpost.http.openapi import NoAttributes
 from watchpost.http.pagination import Paging
 from watchpost.problems import parse
+from watchpost.teams.service import Principal
 from watchpost.webhooks import service as webhooks
 
 router = APIRouter(prefix="/api/v2/outgoing-webhooks", tags=["outgoing webhooks"])
+delivery_routes = Routes(router, DeliveryAttributes)
 
 SHAPE = (
     "A delivery is one event sent to this webhook: `state` is pending (an attempt is due at "
@@ -32,15 +35,24 @@ SHAPE = (
 _webhook = Finder(webhooks.get_webhook, webhooks.WEBHOOK, "webhook_id")
 
 
+async def _found(
+    db: AsyncSession, caller: Principal, webhook_id: str, delivery_id: str
+) -> tuple[Delivery, DeliveryEvent]:
+    """The delivery the path names, of the caller's webhook the path names (else 404)."""
+    did = object_id(delivery_id, service.DELIVERY)
+    webhook = await _webhook(db, caller, webhook_id)
+    return await service.get_delivery(db, webhook=webhook, delivery_id=did)
+
+
 def _delivery(delivery: Delivery, event: DeliveryEvent) -> Resource:
     return resource(service.DELIVERY, delivery.id, service.delivery_attributes(delivery, event))
 
 
-@router.get(
+@delivery_routes.list(
     "/{outgoing_webhook_id}/deliveries",
     summary="List an outgoing webhook's deliveries",
     description=SHAPE + " Newest first.",
-    responses=READ_ERRORS,
+    errors=CHILD_LIST_ERRORS,
 )
 async def list_deliveries(
     outgoing_webhook_id: str, caller: Caller, db: ReadDb, paging: Paging
@@ -50,30 +62,26 @@ async def list_deliveries(
     return listing((_delivery(delivery, event) for delivery, event in page.data), page.links)
 
 
-@router.get(
+@delivery_routes.get(
     "/{outgoing_webhook_id}/deliveries/{delivery_id}",
     summary="Get one delivery of an outgoing webhook",
     description=SHAPE,
-    responses=READ_ERRORS,
 )
 async def get_delivery(
     outgoing_webhook_id: str, delivery_id: str, caller: Caller, db: ReadDb
 ) -> Response:
-    did = object_id(delivery_id, service.DELIVERY)
-    webhook = await _webhook(db, caller, outgoing_webhook_id)
-    delivery, event = await service.get_delivery(db, webhook=webhook, delivery_id=did)
+    delivery, event = await _found(db, caller, outgoing_webhook_id, delivery_id)
     return single(_delivery(delivery, event))
 
 
-@router.post(
+@delivery_routes.action(
     "/{outgoing_webhook_id}/deliveries/{delivery_id}/retry",
     summary="Send a delivery again",
     description=(
         "Makes the delivery due now, whatever its state (a replay of a delivered event "
         "carries the same `webhook-id`). 409 while an attempt is under way. " + SHAPE
     ),
-    responses={**WRITE_ERRORS, **error_responses(409)},
-    openapi_extra=request_body(NoAttributes),
+    errors={**WRITE_ERRORS, **error_responses(409)},
 )
 async def retry_delivery(
     outgoing_webhook_id: str,
@@ -84,15 +92,13 @@ async def retry_delivery(
     db: WriteDb,
 ) -> Response:
     parse(NoAttributes, body)
-    did = object_id(delivery_id, service.DELIVERY)
     async with db.begin():
-        webhook = await _webhook(db, caller, outgoing_webhook_id)
-        delivery, event = await service.get_delivery(db, webhook=webhook, delivery_id=did)
+        delivery, event = await _found(db, caller, outgoing_webhook_id, delivery_id)
         await service.retry(db, delivery=delivery, now=ctx.clock.now())
     return single(_delivery(delivery, event))
 
 
-@router.post(
+@delivery_routes.action(
     "/{outgoing_webhook_id}/test",
     summary="Send a test event to an outgoing webhook now",
     description=(
@@ -100,8 +106,6 @@ async def retry_delivery(
         "built as real ones, and answers with the outcome: one attempt, no retries, kept in "
         "the webhook's deliveries. " + SHAPE
     ),
-    responses=WRITE_ERRORS,
-    openapi_extra=request_body(NoAttributes),
 )
 async def test_webhook(
     outgoing_webhook_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
@@ -124,21 +128,11 @@ channel_router = APIRouter(prefix="/api/v2/notification-channels", tags=["notifi
 _channel = Finder(channels.get_channel, channels.CHANNEL, "channel_id")
 
 
-class ChannelTestAttributes(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    sent: bool
-    duration_ms: int
-    error: str | None = Field(description="Why it was not sent (Apprise's words).")
-
-
-@channel_router.post(
+@Routes(channel_router, ChannelTestAttributes).action(
     "/{channel_id}/test",
     summary="Send a test message to a notification channel now",
     description="Sends a made-up incident start at once and answers whether the service "
     "took it (one attempt).",
-    responses={200: {"model": SingleDoc[ChannelTestAttributes]}, **WRITE_ERRORS},
-    openapi_extra=request_body(NoAttributes),
 )
 async def test_channel(
     channel_id: str, body: JsonObject, caller: Caller, ctx: Context, db: ReadDb

@@ -12,9 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
-import secrets
-import socket
 import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -28,6 +25,7 @@ from watchpost.delivery.claims import Job
 from watchpost.delivery.models import DeliveryEvent
 from watchpost.delivery.results import Attempt
 from watchpost.delivery.sending import Outcome
+from watchpost.leases import new_owner
 from watchpost.links import acknowledge_url
 
 log = logging.getLogger("watchpost.delivery")
@@ -38,17 +36,13 @@ PRUNE_EVERY_S: Final = 3600.0
 SHUTDOWN_GRACE_S: Final = 5.0
 
 
-def new_owner() -> str:
-    """A lease owner id unique to this process: host:pid:random."""
-    return f"{socket.gethostname()[:80]}:{os.getpid()}:{secrets.token_hex(4)}"
-
-
-@dataclass
+@dataclass(frozen=True)
 class TickReport:
-    dispatched: int = 0
-    sent: int = 0
-    recorded: int = 0
-    cancelled: int = 0
+    """What one tick did: deliveries made from new events, attempts sent, outcomes kept."""
+
+    dispatched: int
+    sent: int
+    recorded: int
 
 
 class Deliverer:
@@ -138,12 +132,11 @@ class Deliverer:
     async def tick(self, now: datetime | None = None) -> TickReport:
         """One whole pass at `now` (default: the clock): dispatch, claim, send all, record."""
         now = now or self.ctx.clock.now()
-        report = TickReport(dispatched=await self.dispatch(now))
+        dispatched = await self.dispatch(now)
         jobs = await self.claim(now, self.settings.delivery_claim_batch)
         attempts = await asyncio.gather(*(self.attempt(job) for job in jobs))
-        report.sent = len(attempts)
-        report.recorded = await self.record(list(attempts))
-        return report
+        recorded = await self.record(list(attempts))
+        return TickReport(dispatched=dispatched, sent=len(attempts), recorded=recorded)
 
     # ------------------------------------------------------------------ production
 

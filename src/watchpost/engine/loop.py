@@ -13,9 +13,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
-import secrets
-import socket
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -30,6 +27,7 @@ from watchpost.engine.claims import Claim, claim, next_due_at, release, renew
 from watchpost.engine.schedule import OFF_SCHEDULE_PER_CLAIM
 from watchpost.engine.sweeps import Sweep, default_sweeps, due
 from watchpost.engine.writer import WriteReport, write_outcomes
+from watchpost.leases import new_owner
 from watchpost.probes.http import CLIENT
 
 log = logging.getLogger(__name__)
@@ -39,11 +37,6 @@ SHUTDOWN_GRACE_S = 5.0
 
 OUTAGE_BACKOFF_MAX_S = 30.0
 """Longest wait between two passes while the database is unreachable."""
-
-
-def new_owner() -> str:
-    """A lease owner id unique to this process: host:pid:random."""
-    return f"{socket.gethostname()[:80]}:{os.getpid()}:{secrets.token_hex(4)}"
 
 
 @dataclass

@@ -16,7 +16,7 @@ from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses, object_id
-from watchpost.http.openapi import ListDoc, SingleDoc, request_body
+from watchpost.http.openapi import ListDoc, NoAttributes, SingleDoc, request_body
 from watchpost.teams.service import Principal
 
 Errors = dict[int | str, dict[str, Any]]
@@ -86,6 +86,18 @@ class Routes:
     ) -> Callable[[DecoratedCallable], DecoratedCallable]:
         """PATCH: the sent fields change; 200 with the object's document."""
         return self._route("PATCH", path, None, WRITE_ERRORS, body, not_null, **words)
+
+    def action(
+        self,
+        path: str,
+        *,
+        body: Model = NoAttributes,
+        errors: Errors = WRITE_ERRORS,
+        **words: Unpack[Words],
+    ) -> Callable[[DecoratedCallable], DecoratedCallable]:
+        """POST to an object (acknowledge, retry, test…): 200 with the object's document;
+        `body` is what it takes (by default nothing but an optional `{}`)."""
+        return self._route("POST", path, None, errors, body, (), **words)
 
     def delete(
         self, path: str, *, errors: Errors = READ_ERRORS, **words: Unpack[Words]

@@ -12,7 +12,6 @@ from watchpost.http.crud import CHILD_LIST_ERRORS, Finder, Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, single
 from watchpost.http.errors import error_responses, object_id
-from watchpost.http.openapi import SingleDoc, request_body
 from watchpost.http.pagination import Paging
 from watchpost.incidents import lists, rendering, service
 from watchpost.incidents.schemas import (
@@ -143,15 +142,15 @@ async def _change(
     return single(rendering.incident_resource(incident, caller.team_name))
 
 
-@router.post(
+@incident_routes.action(
     "/{incident_id}/acknowledge",
     summary="Acknowledge an incident",
     description=(
         "Someone is on it. The body is optional; `acknowledged_by` defaults to the team's "
         "name. 409 when the incident is already acknowledged or resolved."
     ),
-    responses={200: {"model": SingleDoc[IncidentAttributes]}, **STATE_ERRORS},
-    openapi_extra=request_body(AcknowledgeBody),
+    body=AcknowledgeBody,
+    errors=STATE_ERRORS,
 )
 async def acknowledge_incident(
     incident_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
@@ -161,7 +160,7 @@ async def acknowledge_incident(
     return await _change(iid, Change.ACKNOWLEDGED, data.acknowledged_by, caller, ctx, db)
 
 
-@router.post(
+@incident_routes.action(
     "/{incident_id}/resolve",
     summary="Resolve an incident",
     description=(
@@ -169,8 +168,8 @@ async def acknowledge_incident(
         "`acknowledged_at`). The body is optional; `resolved_by` defaults to the team's name. "
         "409 when the incident is already resolved."
     ),
-    responses={200: {"model": SingleDoc[IncidentAttributes]}, **STATE_ERRORS},
-    openapi_extra=request_body(ResolveBody),
+    body=ResolveBody,
+    errors=STATE_ERRORS,
 )
 async def resolve_incident(
     incident_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb

@@ -11,8 +11,7 @@ from watchpost.http.body import JsonObject
 from watchpost.http.crud import Finder, Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import Resource, listing, no_content, resource, single
-from watchpost.http.errors import WRITE_ERRORS
-from watchpost.http.openapi import NoAttributes, request_body
+from watchpost.http.openapi import NoAttributes
 from watchpost.http.pagination import Paging
 from watchpost.problems import parse
 from watchpost.webhooks import service, signing
@@ -165,7 +164,7 @@ async def delete_webhook(outgoing_webhook_id: str, caller: Caller, db: WriteDb) 
     return no_content()
 
 
-@router.post(
+@webhook_routes.action(
     "/{outgoing_webhook_id}/rotate-secret",
     summary="Rotate an outgoing webhook's signing key",
     description=(
@@ -173,8 +172,6 @@ async def delete_webhook(outgoing_webhook_id: str, caller: Caller, db: WriteDb) 
         "for 24 hours requests carry the previous key's signature too (`webhook-signature` "
         "holds both), so receivers can switch keys without missing a request."
     ),
-    responses={200: {"model": WebhookDoc}, **WRITE_ERRORS},
-    openapi_extra=request_body(NoAttributes),
 )
 async def rotate_secret(
     outgoing_webhook_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb

@@ -1,0 +1,37 @@
+"""Response shapes of deliveries (for the OpenAPI description; the routes take no body)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class DeliveryAttributes(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    outgoing_webhook_id: int | None
+    event_id: int
+    webhook_message_id: str = Field(description="The `webhook-id` header of every attempt.")
+    trigger_type: str
+    event: str
+    subject_type: str
+    subject_id: int
+    state: Literal["pending", "succeeded", "failed", "cancelled"]
+    attempts: int
+    status_code: int | None = Field(description="Of the last attempt.")
+    duration_ms: int | None
+    response_excerpt: str | None = Field(description="The first KB of the last answer.")
+    error: str | None
+    created_at: str
+    last_attempt_at: str | None
+    next_attempt_at: str | None
+    delivered_at: str | None
+
+
+class ChannelTestAttributes(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    sent: bool
+    duration_ms: int
+    error: str | None = Field(description="Why it was not sent (Apprise's words).")
