@@ -44,8 +44,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from api_bench import HOST, child_env, free_port, machine, process_cpu_seconds, run_cli, wait_ready
-from engine_bench import percentile, postgres_database, processes, read_status_kb, settings_for
+from api_bench import HOST, child_env, free_port, machine, process_cpu_seconds, run_cli
+from engine_bench import (
+    Profile,
+    percentile,
+    postgres_database,
+    processes,
+    profiled,
+    read_status_kb,
+    settings_for,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs" / "benchmarks.md"
@@ -286,18 +294,19 @@ def collect(
 class Phase:
     backend: str
     processes: int
+    backlog: Received
     burst: Received
     steady: Received
     rate: float
     cpu_burst_s: float
     peak_rss_mb: float
     states: dict[str, int]
+    profile: Profile | None
 
 
 def run_phase(backend: str, args: argparse.Namespace, workdir: Path, rport: int) -> Phase:
     data_dir = workdir / f"data-{backend}"
     env = child_env(data_dir, secrets.token_urlsafe(32), args.log_level)
-    env["WATCHPOST_DELIVERY_RETRY_DELAYS"] = "0,5,30"
     with database_for(backend, args.pg_admin_url) as url:
         if url:
             env["WATCHPOST_DATABASE_URL"] = url
@@ -310,14 +319,20 @@ def run_phase(backend: str, args: argparse.Namespace, workdir: Path, rport: int)
             specs = [("serve", [*cli, "serve", "--port", str(port)])]
         else:
             specs = [(f"worker{i}", [*cli, "worker"]) for i in range(args.workers)]
+        say(f"[{backend}] backlog of {args.burst:,} incidents, delivery stopped …")
+        backlog_at, backlog_s = start_incidents(
+            env, args.burst, batch=args.burst_batch, rate=None, label="backlog"
+        )
         with processes(specs, env, workdir) as procs:
-            if backend == "sqlite":
-                wait_ready(procs[0].popen, f"http://{HOST}:{port}/healthz", workdir / "serve.log")
-            else:
-                time.sleep(3)
             pids = [p.pid for p in procs]
+            deadline = time.monotonic() + 60
+            while receiver_call(rport, "/count") == 0 and time.monotonic() < deadline:
+                time.sleep(0.05)  # the profile starts with the first delivery, not at startup
+            out = workdir / f"{backend}.collapsed"
+            with profiled(pids[0], args.profile_seconds, out, args.profile) as profile:
+                backlog = collect(rport, backlog_at, backlog_s, args.wait, 2.0)
             cpu0 = sum(process_cpu_seconds(pid) or 0.0 for pid in pids)
-            say(f"[{backend}] burst of {args.burst:,} incidents …")
+            say(f"[{backend}] backlog: {backlog.per_s:,.0f}/s; burst of {args.burst:,} …")
             committed, insert_s = start_incidents(
                 env, args.burst, batch=args.burst_batch, rate=None, label="burst"
             )
@@ -334,7 +349,18 @@ def run_phase(backend: str, args: argparse.Namespace, workdir: Path, rport: int)
                 if proc.popen.poll() is not None:
                     raise SystemExit(f"{proc.name} exited: see {workdir / (proc.name + '.log')}")
         states = delivery_states(env)
-    return Phase(backend, len(specs), burst, steady, args.rate, cpu_burst, peak, states)
+    return Phase(
+        backend,
+        len(specs),
+        backlog,
+        burst,
+        steady,
+        args.rate,
+        cpu_burst,
+        peak,
+        states,
+        profile[0] if profile else None,
+    )
 
 
 @contextmanager
@@ -374,18 +400,29 @@ def report(phases: list[Phase], ceiling: float, args: argparse.Namespace) -> str
         "**Burst** — incidents started in transactions of "
         f"{args.burst_batch}, as fast as the bench process can:",
         "",
-        "| backend | delivering processes | incidents | inserted in | deliveries/s "
-        "(first → last received) | share of ceiling | first commit → last received | "
-        "delivering CPU | peak RSS | duplicates | missing | target ≥ 1,000/s |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| backend | delivering processes | incidents | when inserted | inserted in | "
+        "deliveries/s (first → last received) | share of ceiling | first commit → last "
+        "received | duplicates | missing | target ≥ 1,000/s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for p in phases:
-        b = p.burst
+        for b, when in ((p.backlog, "before delivery started"), (p.burst, "while delivering")):
+            lines.append(
+                f"| {p.backend} | {p.processes} | {b.expected:,} | {when} | {b.insert_s:.1f} s | "
+                f"**{b.per_s:,.0f}** | {b.per_s / ceiling:.0%} | {b.end_to_end_s:.1f} s | "
+                f"{b.duplicates} | {b.missing} | "
+                f"{'met' if b.per_s >= RATE_TARGET else 'missed'} |"
+            )
+    lines += [
+        "",
+        "| backend | CPU of the delivering process(es) during the live burst | per delivery "
+        "| peak RSS (largest process, VmHWM) |",
+        "|---|---|---|---|",
+    ]
+    for p in phases:
         lines.append(
-            f"| {p.backend} | {p.processes} | {b.expected:,} | {b.insert_s:.1f} s | "
-            f"**{b.per_s:,.0f}** | {b.per_s / ceiling:.0%} | {b.end_to_end_s:.1f} s | "
-            f"{p.cpu_burst_s:.1f} s | {p.peak_rss_mb:.0f} MB | {b.duplicates} | {b.missing} | "
-            f"{'met' if b.per_s >= RATE_TARGET else 'missed'} |"
+            f"| {p.backend} | {p.cpu_burst_s:.1f} s | "
+            f"{p.cpu_burst_s / p.burst.expected * 1000:.2f} ms | {p.peak_rss_mb:.0f} MB |"
         )
     lines += [
         "",
@@ -410,6 +447,22 @@ def report(phases: list[Phase], ceiling: float, args: argparse.Namespace) -> str
         + "; ".join(f"{p.backend} {dict(sorted(p.states.items()))}" for p in phases)
         + ".",
     ]
+    for p in phases:
+        if p.profile is None:
+            continue
+        lines += [
+            "",
+            f"Profile of the {p.backend} delivering process while it drained the backlog "
+            f"(py-spy, {p.profile.samples} samples, idle included), innermost layer:",
+            "",
+            "| layer | share |",
+            "|---|---|",
+            *(f"| {name} | {share:.0%} |" for name, share in p.profile.layers[:8]),
+            "",
+            "| watchpost function (inclusive) | share |",
+            "|---|---|",
+            *(f"| `{name}` | {share:.0%} |" for name, share in p.profile.functions[:10]),
+        ]
     return "\n".join(lines)
 
 
@@ -434,6 +487,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--wait", type=float, default=180.0, help="max seconds to wait for all")
     parser.add_argument("--pg-admin-url", default=PG_ADMIN_URL)
     parser.add_argument("--log-level", default="warning")
+    parser.add_argument("--profile", action="store_true", help="py-spy the backlog's drain")
+    parser.add_argument("--profile-seconds", type=int, default=10)
+    parser.add_argument("--keep", action="store_true", help="keep the temp folder (logs)")
     parser.add_argument("--write-docs", action="store_true")
     return parser
 
@@ -468,7 +524,10 @@ def main(argv: list[str] | None = None) -> int:
     print(section)
     if args.write_docs:
         write_docs(section)
-    subprocess.run(["rm", "-rf", str(workdir)], check=False)
+    if args.keep:
+        say(f"kept {workdir}")
+    else:
+        subprocess.run(["rm", "-rf", str(workdir)], check=False)
     return 0
 
 
