@@ -171,11 +171,58 @@ def add_webhook(env: dict[str, str], url: str) -> None:
     asyncio.run(run())
 
 
+async def bulk_start(session: Any, team_id: int, names: list[str], at: datetime) -> list[int]:
+    """The rows `transitions.start` writes (incident, `started` entry, outbox event), for
+    many incidents in one flush each: what one incident after another, each with its own
+    flushes and a team lookup, costs the bench process makes a burst slower than delivery."""
+    from watchpost.delivery.models import DeliveryEvent
+    from watchpost.incidents.models import Incident, IncidentEvent
+    from watchpost.incidents.rendering import incident_payload
+
+    incidents = [
+        Incident(
+            team_id=team_id,
+            name=name,
+            cause="bench",
+            manual=True,
+            metadata_={},
+            started_at=at,
+            created_at=at,
+            updated_at=at,
+        )
+        for name in names
+    ]
+    session.add_all(incidents)
+    await session.flush()
+    for incident in incidents:
+        session.add(IncidentEvent(incident_id=incident.id, at=at, kind="started", text="bench"))
+        session.add(
+            DeliveryEvent(
+                team_id=team_id,
+                trigger_type="incident_change",
+                event="started",
+                subject_type="incident",
+                subject_id=incident.id,
+                payload={"event": "started", "data": incident_payload(incident, TEAM)},
+                created_at=at,
+            )
+        )
+    await session.flush()
+    return [incident.id for incident in incidents]
+
+
 def start_incidents(
-    env: dict[str, str], count: int, *, batch: int, rate: float | None, label: str
+    env: dict[str, str],
+    count: int,
+    *,
+    batch: int,
+    rate: float | None,
+    label: str,
+    bulk: bool = False,
 ) -> tuple[dict[int, float], float]:
     """Start `count` incidents (`batch` per transaction; `rate` per second on an absolute
-    schedule, or as fast as they go); each incident's commit time, and the seconds taken."""
+    schedule, or as fast as they go); each incident's commit time, and the seconds taken.
+    Through `transitions.start` (what POST /api/v2/incidents calls), or `bulk_start`."""
     from sqlalchemy import select
 
     from watchpost.context import AppContext
@@ -198,11 +245,14 @@ def start_incidents(
                         await asyncio.sleep(delay)
                 async with ctx.db.write_sessions() as session, session.begin():
                     ids = []
-                    for n in range(first, min(count, first + batch)):
+                    names = [f"{label} {n}" for n in range(first, min(count, first + batch))]
+                    if bulk:
+                        ids = await bulk_start(session, team_id, names, ctx.clock.now())
+                    for name in [] if bulk else names:
                         incident = await start(
                             session,
                             team_id=team_id,
-                            name=f"{label} {n}",
+                            name=name,
                             cause="bench",
                             at=ctx.clock.now(),
                             manual=True,
@@ -321,7 +371,12 @@ def run_phase(backend: str, args: argparse.Namespace, workdir: Path, rport: int)
             specs = [(f"worker{i}", [*cli, "worker"]) for i in range(args.workers)]
         say(f"[{backend}] backlog of {args.burst:,} incidents, delivery stopped …")
         backlog_at, backlog_s = start_incidents(
-            env, args.burst, batch=args.burst_batch, rate=None, label="backlog"
+            env,
+            args.burst,
+            batch=args.burst_batch,
+            rate=None,
+            label="backlog",
+            bulk=args.insert == "bulk",
         )
         with processes(specs, env, workdir) as procs:
             pids = [p.pid for p in procs]
@@ -334,7 +389,12 @@ def run_phase(backend: str, args: argparse.Namespace, workdir: Path, rport: int)
             cpu0 = sum(process_cpu_seconds(pid) or 0.0 for pid in pids)
             say(f"[{backend}] backlog: {backlog.per_s:,.0f}/s; burst of {args.burst:,} …")
             committed, insert_s = start_incidents(
-                env, args.burst, batch=args.burst_batch, rate=None, label="burst"
+                env,
+                args.burst,
+                batch=args.burst_batch,
+                rate=None,
+                label="burst",
+                bulk=args.insert == "bulk",
             )
             burst = collect(rport, committed, insert_s, args.wait, 2.0)
             cpu_burst = sum(process_cpu_seconds(pid) or 0.0 for pid in pids) - cpu0
@@ -453,7 +513,8 @@ def report(phases: list[Phase], ceiling: float, args: argparse.Namespace) -> str
         lines += [
             "",
             f"Profile of the {p.backend} delivering process while it drained the backlog "
-            f"(py-spy, {p.profile.samples} samples, idle included), innermost layer:",
+            f"(py-spy at 100 Hz for {args.profile_seconds} s: {p.profile.samples} samples of "
+            "busy time; aiohttp is the delivery client here), innermost layer:",
             "",
             "| layer | share |",
             "|---|---|",
@@ -480,6 +541,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--backends", default="sqlite,postgres")
     parser.add_argument("--burst", type=int, default=10_000)
     parser.add_argument("--burst-batch", type=int, default=100)
+    parser.add_argument(
+        "--insert",
+        choices=("bulk", "service"),
+        default="bulk",
+        help="how the burst's incidents are written: bulk_start, or transitions.start each",
+    )
     parser.add_argument("--rate", type=float, default=100.0)
     parser.add_argument("--latency-seconds", type=float, default=30.0)
     parser.add_argument("--workers", type=int, default=2, help="worker processes on PostgreSQL")
