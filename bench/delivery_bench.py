@@ -31,8 +31,7 @@ import asyncio
 import json
 import os
 import secrets
-import signal
-import subprocess
+import shutil
 import sys
 import tempfile
 import time
@@ -561,18 +560,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    if args.command == "receive":
-        receive(args.port)
-        return 0
-    args.load = os.getloadavg()[0]
-    workdir = Path(tempfile.mkdtemp(prefix="watchpost-delivery-bench-"))
+def run_all(args: argparse.Namespace, workdir: Path) -> str:
+    """The receiver, its ceiling, then each backend's phases; the report."""
     rport = free_port()
     rcmd = [sys.executable, str(Path(__file__).resolve()), "receive", "--port", str(rport)]
     phases = []
-    with processes([("receiver", rcmd)], child_env(workdir, "x", "warning"), workdir) as recv:
-        recv[0].stop_signal = signal.SIGINT
+    with processes([("receiver", rcmd)], child_env(workdir, "x", "warning"), workdir):
         deadline = time.monotonic() + 30
         while True:
             try:
@@ -582,19 +575,32 @@ def main(argv: list[str] | None = None) -> int:
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.1)
-        body = b'{"event":"started","data":{"id":"1","type":"incident"}}'.ljust(900)
+        # An incident's `started` body is ≈ 470 bytes: the ceiling posts as much.
+        body = b'{"event":"started","data":{"id":"1","type":"incident"}}'.ljust(470)
         ceiling = receiver_ceiling(rport, 20_000, args.concurrency, body)
         say(f"receiver ceiling: {ceiling:,.0f} req/s")
         for backend in args.backends.split(","):
             phases.append(run_phase(backend, args, workdir, rport))
-    section = report(phases, ceiling, args)
+    return report(phases, ceiling, args)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "receive":
+        receive(args.port)
+        return 0
+    args.load = os.getloadavg()[0]
+    workdir = Path(tempfile.mkdtemp(prefix="watchpost-delivery-bench-"))
+    try:
+        section = run_all(args, workdir)
+    finally:
+        if args.keep:
+            say(f"kept {workdir}")
+        else:
+            shutil.rmtree(workdir, ignore_errors=True)
     print(section)
     if args.write_docs:
         write_docs(section)
-    if args.keep:
-        say(f"kept {workdir}")
-    else:
-        subprocess.run(["rm", "-rf", str(workdir)], check=False)
     return 0
 
 
