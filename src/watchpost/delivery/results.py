@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Final
 
-from sqlalchemy import update
+from sqlalchemy import Table, bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.delivery.claims import Job
@@ -101,71 +101,142 @@ async def _failed(session: AsyncSession, attempt: Attempt, settings: Settings) -
     )
 
 
+_DELIVERIES = Delivery.__table__
+assert isinstance(_DELIVERIES, Table)
+_SUCCEEDED = (
+    update(_DELIVERIES)
+    .where(_DELIVERIES.c.id == bindparam("b_id"))
+    .values(
+        state="succeeded",
+        attempts=bindparam("b_attempts"),
+        last_attempt_at=bindparam("b_at"),
+        delivered_at=bindparam("b_at"),
+        updated_at=bindparam("b_at"),
+        status_code=bindparam("b_status"),
+        duration_ms=bindparam("b_ms"),
+        response_excerpt=bindparam("b_excerpt"),
+        error=None,
+        next_attempt_at=None,
+        lease_owner=None,
+        lease_expires_at=None,
+    )
+)
+"""One statement for a run of successes (executemany): a statement per attempt, built anew,
+cost most of a busy worker's time."""
+
+
+async def _succeeded(session: AsyncSession, attempts: Sequence[Attempt]) -> int:
+    """Store a run of successes; those whose worker still held the lease count and clear
+    their webhook's failing streak."""
+    held = set(
+        (
+            await session.execute(
+                select(Delivery.id, Delivery.lease_owner)
+                .where(
+                    Delivery.id.in_([attempt.job.delivery_id for attempt in attempts]),
+                    Delivery.state == "pending",
+                )
+                .with_for_update()
+            )
+        ).tuples()
+    )
+    counted = [a for a in attempts if (a.job.delivery_id, a.owner) in held]
+    if not counted:
+        return 0
+    await session.execute(
+        _SUCCEEDED,
+        [
+            {
+                "b_id": a.job.delivery_id,
+                "b_attempts": a.job.attempts + 1,
+                "b_at": a.at,
+                "b_status": a.outcome.status_code,
+                "b_ms": a.outcome.duration_ms,
+                "b_excerpt": a.outcome.excerpt,
+            }
+            for a in counted
+        ],
+    )
+    await session.execute(
+        update(OutgoingWebhook)
+        .where(
+            OutgoingWebhook.id.in_({a.job.webhook_id for a in counted if a.job.webhook_id}),
+            OutgoingWebhook.failing_since.is_not(None),
+        )
+        .values(failing_since=None)
+        .execution_options(synchronize_session=False)
+    )
+    return len(counted)
+
+
 async def record(session: AsyncSession, attempts: Sequence[Attempt], *, settings: Settings) -> int:
-    """Store each attempt's outcome; how many counted (their worker still held the lease)."""
+    """Store each attempt's outcome, in order; how many counted (their worker still held the
+    lease). Consecutive successes are stored together."""
     counted = 0
+    run: list[Attempt] = []
     for attempt in attempts:
-        job, outcome, at = attempt.job, attempt.outcome, attempt.at
-        made = job.attempts + 1
-        values: dict[str, Any] = {
-            "attempts": made,
-            "last_attempt_at": at,
-            "status_code": outcome.status_code,
-            "duration_ms": outcome.duration_ms,
-            "response_excerpt": outcome.excerpt,
-            "error": outcome.error,
-            "lease_owner": None,
-            "lease_expires_at": None,
-            "updated_at": at,
-        }
-        delay = None
-        if outcome.ok:
-            values.update(state="succeeded", delivered_at=at, next_attempt_at=None)
-        elif outcome.final or outcome.status_code == 410:
+        if attempt.outcome.ok:
+            run.append(attempt)
+            continue
+        if run:
+            counted += await _succeeded(session, run)
+            run = []
+        counted += await _record_one(session, attempt, settings)
+    if run:
+        counted += await _succeeded(session, run)
+    return counted
+
+
+async def _record_one(session: AsyncSession, attempt: Attempt, settings: Settings) -> int:
+    """Store a failed attempt's outcome: its next attempt or its end, and the webhook's side."""
+    job, outcome, at = attempt.job, attempt.outcome, attempt.at
+    made = job.attempts + 1
+    values: dict[str, Any] = {
+        "attempts": made,
+        "last_attempt_at": at,
+        "status_code": outcome.status_code,
+        "duration_ms": outcome.duration_ms,
+        "response_excerpt": outcome.excerpt,
+        "error": outcome.error,
+        "lease_owner": None,
+        "lease_expires_at": None,
+        "updated_at": at,
+    }
+    delay = None
+    if outcome.final or outcome.status_code == 410:
+        values.update(state="failed", next_attempt_at=None)
+    else:
+        delay = next_delay(made, settings.retry_delays, outcome)
+        if delay is None:
             values.update(state="failed", next_attempt_at=None)
         else:
-            delay = next_delay(made, settings.retry_delays, outcome)
-            if delay is None:
-                values.update(state="failed", next_attempt_at=None)
-            else:
-                values.update(next_attempt_at=at + timedelta(seconds=delay))
-        result: Any = await session.execute(
-            update(Delivery)
-            .where(
-                Delivery.id == job.delivery_id,
-                Delivery.lease_owner == attempt.owner,
-                Delivery.state == "pending",
-            )
-            .values(**values)
-            .execution_options(synchronize_session=False)
+            values.update(next_attempt_at=at + timedelta(seconds=delay))
+    result: Any = await session.execute(
+        update(Delivery)
+        .where(
+            Delivery.id == job.delivery_id,
+            Delivery.lease_owner == attempt.owner,
+            Delivery.state == "pending",
         )
-        if not result.rowcount:
-            continue
-        counted += 1
-        if outcome.ok and job.webhook_id is not None:
-            await session.execute(
-                update(OutgoingWebhook)
-                .where(OutgoingWebhook.id == job.webhook_id)
-                .values(failing_since=None)
-                .execution_options(synchronize_session=False)
-            )
-            continue
-        if outcome.ok:
-            continue
-        await _failed(session, attempt, settings)
-        error = outcome.error or ""
-        if job.url is not None:
-            error = error.replace(job.url, host_of(job.url))
-        log.info(
-            "delivery %s of event %s to %s failed, attempt %s: %s; %s",
-            job.delivery_id,
-            job.event_id,
-            receiver(job),
-            made,
-            error[:300],
-            "given up" if delay is None else f"next attempt in {delay:.0f} s",
-        )
-    return counted
+        .values(**values)
+        .execution_options(synchronize_session=False)
+    )
+    if not result.rowcount:
+        return 0
+    await _failed(session, attempt, settings)
+    error = outcome.error or ""
+    if job.url is not None:
+        error = error.replace(job.url, host_of(job.url))
+    log.info(
+        "delivery %s of event %s to %s failed, attempt %s: %s; %s",
+        job.delivery_id,
+        job.event_id,
+        receiver(job),
+        made,
+        error[:300],
+        "given up" if delay is None else f"next attempt in {delay:.0f} s",
+    )
+    return 1
 
 
 async def cancel(session: AsyncSession, jobs: Sequence[Job], *, owner: str, at: datetime) -> None:

@@ -58,6 +58,8 @@ class Deliverer:
         self._buffer: list[Attempt] = []
         self._running: set[asyncio.Task[None]] = set()
         self._pruned_at: float | None = None
+        self._backlog = False
+        """Whether the last pass left due deliveries behind (its claim came back full)."""
 
     async def send(self, job: Job, *, now: datetime) -> Outcome:
         if job.channel == "apprise":
@@ -150,6 +152,10 @@ class Deliverer:
         except Exception:
             # Its lease expires and the delivery is attempted again.
             log.exception("delivery %s: sending crashed", job.delivery_id)
+        # Half the slots free while more is due: record and claim now, not at the next poll
+        # (a backlog would otherwise go at most one claim batch per poll interval).
+        if self._backlog and len(self._running) - 1 <= self.settings.delivery_concurrency // 2:
+            self._wake.set()
 
     async def _flush(self) -> None:
         while self._buffer:
@@ -173,8 +179,9 @@ class Deliverer:
             undispatched, due = await claims.work_waiting(session, now=now)
         dispatched = await self.dispatch(now) if undispatched else 0
         room = self.settings.delivery_concurrency - len(self._running)
-        wanted = min(room, self.settings.delivery_claim_batch)
-        jobs = await self.claim(now, wanted) if room and (due or dispatched) else []
+        limit = min(room, self.settings.delivery_claim_batch)
+        jobs = await self.claim(now, limit) if room and (due or dispatched) else []
+        self._backlog = not room or len(jobs) >= limit
         for job in jobs:
             task = asyncio.create_task(self._attempt_and_buffer(job))
             self._running.add(task)
@@ -185,6 +192,7 @@ class Deliverer:
     async def run_forever(self) -> None:
         interval = self.settings.delivery_poll_interval
         while not self._stopping.is_set():
+            self._wake.clear()
             busy = False
             try:
                 busy = await self._pass()
@@ -195,7 +203,6 @@ class Deliverer:
             await self._flush()
             if busy:
                 continue
-            self._wake.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), interval)
         if self._running:
