@@ -5,23 +5,17 @@ from __future__ import annotations
 from fastapi import APIRouter
 from fastapi.responses import Response
 
-from watchpost.channels import service
+from watchpost.channels import schemas, service
 from watchpost.channels.models import NotificationChannel
-from watchpost.channels.schemas import (
-    CHANNEL_NOT_NULL,
-    ChannelAttributes,
-    ChannelCreate,
-    ChannelUpdate,
-)
 from watchpost.http.body import JsonObject
 from watchpost.http.crud import Finder, Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
-from watchpost.http.envelope import Resource, listing, no_content, resource, single
+from watchpost.http.envelope import Resource, listing, resource, single
 from watchpost.http.pagination import Paging
 from watchpost.problems import accepted, checked, parse
 
 router = APIRouter(prefix="/api/v2/notification-channels", tags=["notification channels"])
-channel_routes = Routes(router, ChannelAttributes)
+channel_routes = Routes(router, schemas.ChannelAttributes)
 _find = Finder(service.get_channel, service.CHANNEL, "channel_id")
 
 ABOUT = (
@@ -38,10 +32,10 @@ def _channel(channel: NotificationChannel, team_name: str) -> Resource:
 
 
 @channel_routes.create(
-    "", summary="Create a notification channel", description=ABOUT, body=ChannelCreate
+    "", summary="Create a notification channel", description=ABOUT, body=schemas.ChannelCreate
 )
 async def create_channel(body: JsonObject, caller: Caller, ctx: Context, db: WriteDb) -> Response:
-    data = parse(ChannelCreate, body)
+    data = parse(schemas.ChannelCreate, body)
     async with db.begin():
         channel = await service.create_channel(
             db, team_id=caller.team_id, data=data, box=ctx.box, now=ctx.clock.now()
@@ -63,15 +57,15 @@ async def get_channel(channel_id: str, caller: Caller, db: ReadDb) -> Response:
 @channel_routes.update(
     "/{channel_id}",
     summary="Update a notification channel",
-    body=ChannelUpdate,
-    not_null=CHANNEL_NOT_NULL,
+    body=schemas.ChannelUpdate,
+    not_null=schemas.CHANNEL_NOT_NULL,
 )
 async def update_channel(
     channel_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
 ) -> Response:
     async with db.begin():
         channel = await _find(db, caller, channel_id)
-        data = accepted(*checked(ChannelUpdate, body, not_null=CHANNEL_NOT_NULL))
+        data = accepted(*checked(schemas.ChannelUpdate, body, not_null=schemas.CHANNEL_NOT_NULL))
         await service.update_channel(
             db, channel=channel, data=data, box=ctx.box, now=ctx.clock.now()
         )
@@ -80,10 +74,9 @@ async def update_channel(
 
 @channel_routes.delete("/{channel_id}", summary="Delete a notification channel")
 async def delete_channel(channel_id: str, caller: Caller, db: WriteDb) -> Response:
-    async with db.begin():
-        channel = await _find(db, caller, channel_id)
-        await service.delete_channel(db, channel=channel)
-    return no_content()
+    return await _find.delete(
+        db, caller, channel_id, lambda channel: service.delete_channel(db, channel=channel)
+    )
 
 
 routers = (router,)

@@ -96,10 +96,12 @@ async def update_collector(
 async def delete_collector(
     collector_id: str, caller: Caller, db: WriteDb, ctx: Context
 ) -> Response:
-    async with db.begin():
-        collector = await _find(db, caller, collector_id)
-        await service.delete_collector(db, collector=collector, now=ctx.clock.now())
-    return no_content()
+    return await _find.delete(
+        db,
+        caller,
+        collector_id,
+        lambda collector: service.delete_collector(db, collector=collector, now=ctx.clock.now()),
+    )
 
 
 # ---------------------------------------------------------------------- collector targets

@@ -26,7 +26,7 @@ from watchpost.heartbeats.schemas import (
 from watchpost.http.body import JsonObject
 from watchpost.http.crud import Finder, Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
-from watchpost.http.envelope import listing, no_content, single
+from watchpost.http.envelope import listing, single
 from watchpost.http.pagination import Paging
 from watchpost.teams.service import Principal
 
@@ -146,10 +146,12 @@ async def update_heartbeat(
 async def delete_heartbeat(
     heartbeat_id: str, caller: Caller, ctx: Context, db: WriteDb
 ) -> Response:
-    async with db.begin():
-        heartbeat = await _find(db, caller, heartbeat_id)
-        await service.delete_heartbeat(db, heartbeat=heartbeat, now=ctx.clock.now())
-    return no_content()
+    return await _find.delete(
+        db,
+        caller,
+        heartbeat_id,
+        lambda heartbeat: service.delete_heartbeat(db, heartbeat=heartbeat, now=ctx.clock.now()),
+    )
 
 
 # What routes.py serves: this module's routers, each listed flat in the app.

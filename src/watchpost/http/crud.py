@@ -11,10 +11,12 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, Generic, NotRequired, TypedDict, TypeVar, Unpack
 
 from fastapi import APIRouter
+from fastapi.responses import Response
 from fastapi.types import DecoratedCallable
 from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from watchpost.http.envelope import no_content
 from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses, object_id
 from watchpost.http.openapi import ListDoc, NoAttributes, SingleDoc, request_body
 from watchpost.teams.service import Principal
@@ -138,3 +140,15 @@ class Finder(Generic[T]):
     async def __call__(self, db: AsyncSession, caller: Principal, raw_id: str) -> T:
         found = object_id(raw_id, self.resource_type)
         return await self.get(db, team_id=caller.team_id, **{self.key: found})
+
+    async def delete(
+        self,
+        db: AsyncSession,
+        caller: Principal,
+        raw_id: str,
+        delete: Callable[[T], Awaitable[object]],
+    ) -> Response:
+        """A DELETE route's answer: the object found, `delete(found)`, one transaction, 204."""
+        async with db.begin():
+            await delete(await self(db, caller, raw_id))
+        return no_content()

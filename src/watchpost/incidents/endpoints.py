@@ -10,7 +10,7 @@ from watchpost.context import AppContext
 from watchpost.http.body import JsonObject
 from watchpost.http.crud import CHILD_LIST_ERRORS, Finder, Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
-from watchpost.http.envelope import listing, no_content, single
+from watchpost.http.envelope import listing, single
 from watchpost.http.errors import error_responses, object_id
 from watchpost.http.pagination import Paging
 from watchpost.incidents import lists, rendering, service
@@ -121,10 +121,9 @@ async def get_incident(incident_id: str, caller: Caller, db: ReadDb) -> Response
 
 @incident_routes.delete("/{incident_id}", summary="Delete an incident and its timeline")
 async def delete_incident(incident_id: str, caller: Caller, db: WriteDb) -> Response:
-    async with db.begin():
-        incident = await _find(db, caller, incident_id)
-        await service.delete_incident(db, incident=incident)
-    return no_content()
+    return await _find.delete(
+        db, caller, incident_id, lambda incident: service.delete_incident(db, incident=incident)
+    )
 
 
 async def _change(

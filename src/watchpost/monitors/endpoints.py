@@ -10,7 +10,7 @@ from fastapi.responses import Response
 from watchpost.http.body import JsonObject
 from watchpost.http.crud import Finder, Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
-from watchpost.http.envelope import listing, no_content, single
+from watchpost.http.envelope import listing, single
 from watchpost.http.pagination import Paging
 from watchpost.monitors import lists, service
 from watchpost.monitors.fields import (
@@ -143,10 +143,12 @@ async def update_monitor(
 
 @monitor_routes.delete("/{monitor_id}", summary="Delete a monitor")
 async def delete_monitor(monitor_id: str, caller: Caller, ctx: Context, db: WriteDb) -> Response:
-    async with db.begin():
-        monitor = await _find(db, caller, monitor_id)
-        await service.delete_monitor(db, monitor=monitor, now=ctx.clock.now())
-    return no_content()
+    return await _find.delete(
+        db,
+        caller,
+        monitor_id,
+        lambda monitor: service.delete_monitor(db, monitor=monitor, now=ctx.clock.now()),
+    )
 
 
 # What routes.py serves: this module's routers, each listed flat in the app.

@@ -11,7 +11,7 @@ from watchpost.context import AppContext
 from watchpost.http.body import JsonObject
 from watchpost.http.crud import Finder, Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
-from watchpost.http.envelope import listing, no_content, single
+from watchpost.http.envelope import listing, single
 from watchpost.http.pagination import Paging
 from watchpost.sources import lists, service
 from watchpost.sources.models import Source
@@ -113,10 +113,9 @@ async def update_source(
 
 @source_routes.delete("/{source_id}", summary="Delete a source")
 async def delete_source(source_id: str, caller: Caller, db: WriteDb) -> Response:
-    async with db.begin():
-        source = await _find(db, caller, source_id)
-        await service.delete_source(db, source=source)
-    return no_content()
+    return await _find.delete(
+        db, caller, source_id, lambda source: service.delete_source(db, source=source)
+    )
 
 
 # What routes.py serves: this module's routers, each listed flat in the app.

@@ -3,6 +3,8 @@ incident alerts (its notification fields), notification channels (Apprise URLs)"
 
 from __future__ import annotations
 
+from typing import Any
+
 import sqlalchemy as sa
 from alembic import op
 
@@ -11,13 +13,21 @@ from watchpost.db.migrations import shapes
 revision = "0015"
 down_revision = "0014"
 
-WEBHOOK_COLUMNS = (
-    shapes.text("signing_secret_encrypted", nullable=True),
-    shapes.text("previous_secret_encrypted", nullable=True),
-    shapes.moment("previous_secret_expires_at", nullable=True),
-    shapes.moment("failing_since", nullable=True),
-    shapes.moment("disabled_at", nullable=True),
-    shapes.text("disabled_reason", nullable=True),
+
+def _optional(spec: str) -> list[sa.Column[Any]]:
+    """Nullable columns from "type name, type name, …" (types: text, moment, integer)."""
+    makers = {"text": shapes.text, "moment": shapes.moment, "integer": shapes.integer}
+    columns: list[sa.Column[Any]] = []
+    for item in spec.split(","):
+        kind, name = item.split()
+        columns.append(makers[kind](name, nullable=True))
+    return columns
+
+
+WEBHOOK_COLUMNS = _optional(
+    "text signing_secret_encrypted, text previous_secret_encrypted, "
+    "moment previous_secret_expires_at, moment failing_since, moment disabled_at, "
+    "text disabled_reason"
 )
 
 
@@ -85,15 +95,12 @@ def upgrade() -> None:
         shapes.reference("channel_id", nullable=True),
         shapes.string("state", 16),
         shapes.integer("attempts"),
-        shapes.moment("next_attempt_at", nullable=True),
         shapes.string("lease_owner", 128, nullable=True),
-        shapes.moment("lease_expires_at", nullable=True),
-        shapes.moment("last_attempt_at", nullable=True),
-        shapes.integer("status_code", nullable=True),
-        shapes.integer("duration_ms", nullable=True),
-        shapes.text("response_excerpt", nullable=True),
-        shapes.text("error", nullable=True),
-        shapes.moment("delivered_at", nullable=True),
+        *_optional(
+            "moment next_attempt_at, moment lease_expires_at, moment last_attempt_at, "
+            "integer status_code, integer duration_ms, text response_excerpt, text error, "
+            "moment delivered_at"
+        ),
         shapes.moment("created_at"),
         shapes.moment("updated_at"),
         shapes.id_column(),
