@@ -118,6 +118,17 @@ class Settings(BaseSettings):
         "smtps://… (TLS from the start). Unset: no e-mail is sent, and the delivery log says "
         "why.",
     )
+    sms_url: str | None = Field(
+        default=None,
+        description="Apprise URL of the SMS service that tells people of incidents whose `sms` "
+        "is true (e.g. twilio://SID:token@+15550001111/+15550002222, recipients included). "
+        "Unset: nothing is sent, and the delivery log says why.",
+    )
+    call_url: str | None = Field(
+        default=None,
+        description="Apprise URL of the phone call service for incidents whose `call` is true. "
+        "Unset: nothing is sent, and the delivery log says why.",
+    )
     mail_from: str = Field(
         default="Watchpost <watchpost@localhost>", description="Sender of alert e-mail."
     )

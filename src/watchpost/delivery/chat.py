@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any
+from typing import Any, Final
 
 import apprise
 
 from watchpost.crypto import SecretBox
 from watchpost.delivery.mail import summary
 from watchpost.delivery.sending import Outcome
+from watchpost.settings import Settings
 
 
 async def send(
@@ -23,10 +24,32 @@ async def send(
 ) -> Outcome:
     """One attempt: the event's title and text to the channel; Apprise's warnings as the
     error (they name the service, never the URL's credentials)."""
+    return await notify(box.decrypt(url_encrypted), payload, acknowledge_url=acknowledge_url)
+
+
+SERVICES: Final = {
+    "sms": ("sms_url", "not sent: no SMS service is configured (WATCHPOST_SMS_URL)"),
+    "call": ("call_url", "not sent: no phone call service is configured (WATCHPOST_CALL_URL)"),
+}
+"""The services of the instance's settings: the setting, and why nothing goes without it."""
+
+
+async def send_to_service(
+    way: str, payload: dict[str, Any], *, settings: Settings, acknowledge_url: str | None
+) -> Outcome:
+    """The event to the configured SMS or call service (an Apprise URL in the settings)."""
+    setting, missing = SERVICES[way]
+    url = getattr(settings, setting)
+    if not url:
+        return Outcome(error=missing, final=True)
+    return await notify(url, payload, acknowledge_url=acknowledge_url)
+
+
+async def notify(url: str, payload: dict[str, Any], *, acknowledge_url: str | None) -> Outcome:
     title, text = summary(payload, acknowledge_url=acknowledge_url)
     sender = apprise.Apprise()
-    if not sender.add(box.decrypt(url_encrypted)):
-        return Outcome(error="the channel's URL is no longer a valid Apprise URL", final=True)
+    if not sender.add(url):
+        return Outcome(error="the URL is not a valid Apprise URL", final=True)
     started = time.perf_counter()
     capture = apprise.LogCapture(level=logging.WARNING, fmt="%(message)s")  # type: ignore[no-untyped-call]
     with capture as captured:

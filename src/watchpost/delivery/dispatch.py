@@ -1,6 +1,7 @@
 """From events to deliveries: one per webhook of the event's team that wants it, one per
-member of the team for an event to be e-mailed, one per notification channel of the team
-for an incident's start and resolution.
+member of the team for an event to be e-mailed, one to the SMS and to the call service for an
+event whose incident says so, one per notification channel of the team for an incident's
+start and resolution.
 
 Dispatching runs in the delivery workers, not in the transaction of the change: the change
 only writes its event (outbox.py). Events are claimed with `FOR UPDATE SKIP LOCKED` on
@@ -135,6 +136,12 @@ async def dispatch(session: AsyncSession, *, now: datetime, limit: int, first_de
         for event in events
         if "email" in event.channels
         for address in members[event.team_id]
+    ]
+    rows += [
+        row(event, channel=way, webhook_id=None, recipient=None, channel_id=None)
+        for event in events
+        for way in ("sms", "call")
+        if way in event.channels
     ]
     rows += [
         row(event, channel="apprise", webhook_id=None, recipient=None, channel_id=channel_id)

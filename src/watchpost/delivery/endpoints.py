@@ -13,7 +13,7 @@ from watchpost.delivery.schemas import ChannelTestAttributes, DeliveryAttributes
 from watchpost.http.body import JsonObject
 from watchpost.http.crud import CHILD_LIST_ERRORS, Finder, Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
-from watchpost.http.envelope import Resource, listing, resource, single
+from watchpost.http.envelope import listing, resource, single
 from watchpost.http.errors import WRITE_ERRORS, error_responses, object_id
 from watchpost.http.openapi import NoAttributes
 from watchpost.http.pagination import Paging
@@ -44,8 +44,7 @@ async def _found(
     return await service.get_delivery(db, webhook=webhook, delivery_id=did)
 
 
-def _delivery(delivery: Delivery, event: DeliveryEvent) -> Resource:
-    return resource(service.DELIVERY, delivery.id, service.delivery_attributes(delivery, event))
+_delivery = service.delivery_resource
 
 
 @delivery_routes.list(

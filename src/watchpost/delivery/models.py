@@ -29,6 +29,7 @@ class DeliveryEvent(IdMixin, TeamOwnedMixin, Base):
     __table_args__ = (
         Index("ix_delivery_events_created_at", "created_at"),
         Index("ix_delivery_events_dispatched_at", "dispatched_at"),
+        Index("ix_delivery_events_subject_type_subject_id", "subject_type", "subject_id"),
     )
 
     trigger_type: Mapped[str] = mapped_column(String(32))

@@ -66,6 +66,8 @@ def receiver(job: Job) -> str:
     """Who the delivery is for, for log lines (a webhook URL's path may hold credentials)."""
     if job.channel_id is not None:
         return f"notification channel {job.channel_id}"
+    if job.channel in ("sms", "call"):
+        return f"the {job.channel.upper()} service"
     if job.webhook_id is None or job.url is None:
         return f"e-mail to {job.recipient}"
     return f"webhook {job.webhook_id} ({host_of(job.url)})"

@@ -10,7 +10,13 @@ from pydantic import BaseModel, ConfigDict, Field
 class DeliveryAttributes(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
+    channel: Literal["webhook", "email", "sms", "call", "apprise"] = Field(
+        description="How: an outgoing webhook, an e-mail to a team member, the SMS or call "
+        "service, or a notification channel (apprise)."
+    )
     outgoing_webhook_id: int | None
+    notification_channel_id: int | None
+    recipient: str | None = Field(description="The address of an e-mail.")
     event_id: int
     webhook_message_id: str = Field(description="The `webhook-id` header of every attempt.")
     trigger_type: str

@@ -18,6 +18,7 @@ from watchpost.delivery.models import Delivery, DeliveryEvent
 from watchpost.delivery.results import Attempt
 from watchpost.delivery.sending import Outcome
 from watchpost.errors import Conflict, NotFound
+from watchpost.http.envelope import resource
 from watchpost.http.pagination import Page, PageRequest, paginate
 from watchpost.settings import Settings
 from watchpost.webhooks.models import OutgoingWebhook
@@ -30,7 +31,10 @@ def delivery_attributes(delivery: Delivery, event: DeliveryEvent) -> dict[str, A
         return isoformat_ms(value) if value is not None else None
 
     return {
+        "channel": delivery.channel,
         "outgoing_webhook_id": delivery.webhook_id,
+        "notification_channel_id": delivery.channel_id,
+        "recipient": delivery.recipient,
         "event_id": event.id,
         "webhook_message_id": f"msg_{event.id}",
         "trigger_type": event.trigger_type,
@@ -50,6 +54,10 @@ def delivery_attributes(delivery: Delivery, event: DeliveryEvent) -> dict[str, A
     }
 
 
+def delivery_resource(delivery: Delivery, event: DeliveryEvent) -> dict[str, Any]:
+    return resource(DELIVERY, delivery.id, delivery_attributes(delivery, event))
+
+
 def _deliveries(webhook: OutgoingWebhook) -> Any:
     return (
         select(Delivery, DeliveryEvent)
@@ -63,7 +71,27 @@ async def list_deliveries(
 ) -> Page[tuple[Delivery, DeliveryEvent]]:
     """A page of the webhook's deliveries, newest first, each with its event."""
     stmt = select(Delivery).where(Delivery.webhook_id == webhook.id)
-    page = await paginate(session, stmt, paging, order_by=Delivery.id.desc())
+    return await _page(session, stmt, paging, order_by=Delivery.id.desc())
+
+
+async def list_told(
+    session: AsyncSession, *, subject_type: str, subject_id: int, team_id: int, paging: PageRequest
+) -> Page[tuple[Delivery, DeliveryEvent]]:
+    """A page of the deliveries of one object's events (whom an incident was told to), in
+    the order they were made."""
+    events = select(DeliveryEvent.id).where(
+        DeliveryEvent.team_id == team_id,
+        DeliveryEvent.subject_type == subject_type,
+        DeliveryEvent.subject_id == subject_id,
+    )
+    stmt = select(Delivery).where(Delivery.event_id.in_(events.scalar_subquery()))
+    return await _page(session, stmt, paging, order_by=Delivery.id)
+
+
+async def _page(
+    session: AsyncSession, stmt: Any, paging: PageRequest, *, order_by: Any
+) -> Page[tuple[Delivery, DeliveryEvent]]:
+    page = await paginate(session, stmt, paging, order_by=order_by)
     events = {
         event.id: event
         for event in await session.scalars(

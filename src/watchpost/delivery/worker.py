@@ -72,6 +72,15 @@ class Deliverer:
                     self.settings, self.ctx.box, job.subject_id, f"channel {job.channel_id}"
                 ),
             )
+        if job.channel in chat.SERVICES:
+            return await chat.send_to_service(
+                job.channel,
+                job.payload,
+                settings=self.settings,
+                acknowledge_url=acknowledge_url(
+                    self.settings, self.ctx.box, job.subject_id, job.channel.upper()
+                ),
+            )
         if job.channel == "email":
             assert job.recipient is not None
             message = mail.message(

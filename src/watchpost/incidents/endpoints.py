@@ -7,6 +7,8 @@ from fastapi.responses import Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.context import AppContext
+from watchpost.delivery import service as deliveries
+from watchpost.delivery.schemas import DeliveryAttributes
 from watchpost.http.body import JsonObject
 from watchpost.http.crud import CHILD_LIST_ERRORS, Finder, Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
@@ -14,6 +16,7 @@ from watchpost.http.envelope import listing, single
 from watchpost.http.errors import error_responses, object_id
 from watchpost.http.pagination import Paging
 from watchpost.incidents import lists, rendering, service
+from watchpost.incidents.rendering import INCIDENT
 from watchpost.incidents.schemas import (
     AcknowledgeBody,
     IncidentAttributes,
@@ -176,6 +179,29 @@ async def resolve_incident(
     iid = object_id(incident_id, rendering.INCIDENT)
     data = parse(ResolveBody, body)
     return await _change(iid, Change.RESOLVED, data.resolved_by, caller, ctx, db)
+
+
+told_routes = Routes(router, DeliveryAttributes)
+
+
+@told_routes.list(
+    "/{incident_id}/deliveries",
+    summary="Whom an incident was told to",
+    description=(
+        "The deliveries of the incident's events (`outgoing_webhook_delivery`), in the order "
+        "they were made: each webhook, e-mail, SMS, call and notification channel it went "
+        "to, with its state and last outcome (why nothing was sent, where nothing was)."
+    ),
+    errors=CHILD_LIST_ERRORS,
+)
+async def incident_deliveries(
+    incident_id: str, caller: Caller, db: ReadDb, paging: Paging
+) -> Response:
+    incident = await _find(db, caller, incident_id)
+    page = await deliveries.list_told(
+        db, subject_type=INCIDENT, subject_id=incident.id, team_id=caller.team_id, paging=paging
+    )
+    return listing((deliveries.delivery_resource(*row) for row in page.data), page.links)
 
 
 timeline_routes = Routes(router, TimelineItemAttributes)

@@ -91,8 +91,10 @@ def _about(incident: Incident) -> str:
     return ""
 
 
-_EMAILED: Final = frozenset({"started", "resolved"})
-"""The events the team is e-mailed about (when the incident's object says so)."""
+_TOLD: Final = frozenset({"started", "resolved"})
+"""The events people are told of by e-mail, SMS and call, when the incident says so."""
+_PERSONAL: Final = ("email", "sms", "call")
+"""The incident's flags that name a way to tell people, in the order they are tried."""
 
 
 ALERT_FIELDS: Final = frozenset(
@@ -129,7 +131,7 @@ async def _announce(session: AsyncSession, incident: Incident, event: str, at: d
         event=event,
         data=incident_payload(incident, team_name),
         at=at,
-        channels=["email"] if event in _EMAILED and incident.email else [],
+        channels=[way for way in _PERSONAL if getattr(incident, way)] if event in _TOLD else [],
     )
 
 

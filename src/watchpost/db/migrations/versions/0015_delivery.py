@@ -48,7 +48,12 @@ INCIDENT_COLUMNS = (
     shapes.reference("policy_id", nullable=True),
     shapes.text("description", nullable=True),
 )
-EVENT_INDEXES: tuple[shapes.IndexKey, ...] = ("created_at", "dispatched_at", "team_id")
+EVENT_INDEXES: tuple[shapes.IndexKey, ...] = (
+    "created_at",
+    "dispatched_at",
+    ("subject_type", "subject_id"),
+    "team_id",
+)
 DELIVERY_INDEXES: tuple[shapes.IndexKey, ...] = (
     "event_id",
     ("state", "next_attempt_at"),
