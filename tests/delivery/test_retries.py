@@ -20,6 +20,7 @@ from tests.factories.delivery import (
     receiver,
 )
 from tests.factories.incidents import create_reported_incident
+from watchpost import destinations
 from watchpost.delivery.results import next_delay
 from watchpost.delivery.sending import Outcome
 
@@ -198,3 +199,22 @@ async def test_a_success_ends_the_failing_streak(app: FastAPI, api: Api) -> None
             advance(app, 3 * 86400)
         shown = data(await api.get(f"{WEBHOOKS}/{webhook['id']}"))["attributes"]
     assert "disabled_at" not in shown
+
+
+async def test_a_destination_denied_after_creation_is_refused_at_connect(
+    app: FastAPI, api: Api
+) -> None:
+    """The destination policy holds at send time too (an address stored before the list
+    changed, or a name whose DNS answer changed): nothing reaches the receiver."""
+    async with receiver() as hook:
+        await create_webhook(api, hook.url())
+        await create_reported_incident(api)
+        destinations.configure("127.0.0.1/32")
+        try:
+            await deliverer_of(app).tick()
+        finally:
+            destinations.configure(None)
+        assert hook.received == []
+    [delivery] = await deliveries(app)
+    assert delivery.state == "pending" and delivery.error is not None
+    assert "127.0.0.1 is in a denied network (127.0.0.1/32)" in delivery.error
