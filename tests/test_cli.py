@@ -187,3 +187,19 @@ def test_unsupported_database_url() -> None:
     result = run_cli_in_process(cli_env("mysql://x@127.0.0.1/x"), "migrate")
     assert result.returncode == 1
     assert "unsupported database URL" in one_line_error(result)
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("WATCHPOST_SMTP_URL", "ftp://alerts:s3cret-pass@mail.example.com"),
+        ("WATCHPOST_DELIVERY_RETRY_DELAYS", "1,s3cret-pass"),
+    ],
+)
+def test_a_bad_setting_is_named_without_its_value(name: str, value: str) -> None:
+    """A URL setting may carry a password: the error names the setting, never echoes it."""
+    result = run_cli_in_process(cli_env("sqlite:///unused.db", **{name: value}), "migrate")
+    assert result.returncode == 1
+    message = one_line_error(result)
+    assert f"invalid configuration: {name}:" in message
+    assert "s3cret" not in result.stderr + result.stdout

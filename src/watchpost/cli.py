@@ -30,11 +30,20 @@ class CliError(Exception):
 
 
 def _settings() -> Settings:
+    from pydantic import ValidationError
+
     from watchpost.settings import Settings
 
     try:
         settings = Settings()
         settings.async_database_url  # noqa: B018  (validates the URL scheme early)
+    except ValidationError as exc:
+        # Without the values: a URL setting may carry a password (WATCHPOST_SMTP_URL ...).
+        problems = "; ".join(
+            f"WATCHPOST_{'.'.join(map(str, error['loc'])).upper()}: {error['msg']}"
+            for error in exc.errors(include_input=False, include_url=False)
+        )
+        raise CliError(f"invalid configuration: {problems}") from None
     except ValueError as exc:
         raise CliError(f"invalid configuration: {exc}") from None
     return settings

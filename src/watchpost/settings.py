@@ -236,9 +236,9 @@ def parse_delays(text: str) -> tuple[float, ...]:
     try:
         delays = tuple(float(part) for part in text.split(","))
     except ValueError:
-        raise ValueError(f"not comma-separated seconds: {text!r}") from None
+        raise ValueError("must be comma-separated seconds, e.g. 0,5,300") from None
     if any(not math.isfinite(delay) or delay < 0 for delay in delays):
-        raise ValueError(f"delays must be 0 or more seconds: {text!r}")
+        raise ValueError("every delay must be 0 or more seconds")
     return delays
 
 
