@@ -8,7 +8,7 @@ transaction stays short. Delivery workers turn events into deliveries (dispatch.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, Final, Literal
 
@@ -42,14 +42,17 @@ async def record(
     team_id: int,
     trigger_type: TriggerType,
     event: str,
-    data: dict[str, Any],
+    data: dict[str, Any] | Callable[[str], dict[str, Any]],
     at: datetime,
     channels: Sequence[str] = (),
 ) -> DeliveryEvent:
     """Add the event `{"event": event, "data": data}` (data: the object as the API shows
-    it, with its `type` and `id`) to the outbox of the caller's transaction; `channels`
-    names who else is told besides webhooks ("email": the team's members)."""
+    it, with its `type` and `id`; or what makes it from the team's name) to the outbox of the
+    caller's transaction; `channels` names who else is told besides webhooks ("email": the
+    team's members, "sms", "call")."""
     assert event in EVENTS[trigger_type], (trigger_type, event)
+    if callable(data):
+        data = data(await team_name(session, team_id))
     row = DeliveryEvent(
         team_id=team_id,
         trigger_type=trigger_type,

@@ -14,6 +14,7 @@ import enum
 import logging
 from collections.abc import Callable
 from datetime import datetime
+from functools import partial
 from typing import Any, Final, cast
 
 from sqlalchemy import Table, select
@@ -123,13 +124,12 @@ async def _object_alerts(session: AsyncSession, incident: Incident) -> dict[str,
 
 async def _announce(session: AsyncSession, incident: Incident, event: str, at: datetime) -> None:
     log.info("incident %s %s%s: %s", incident.id, event, _about(incident), incident.name[:200])
-    team_name = await outbox.team_name(session, incident.team_id)
     await outbox.record(
         session,
         team_id=incident.team_id,
         trigger_type="incident_change",
         event=event,
-        data=incident_payload(incident, team_name),
+        data=partial(incident_payload, incident),
         at=at,
         channels=[way for way in _PERSONAL if getattr(incident, way)] if event in _TOLD else [],
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from functools import partial
 from typing import Any, Final
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -89,13 +90,13 @@ def set_paused(monitor: Monitor, paused: bool, now: datetime) -> None:
 async def announce(session: AsyncSession, monitor: Monitor, event: str, at: datetime) -> None:
     """Put the monitor's `event` (created, updated, paused, unpaused, deleted) in the delivery
     outbox, with the monitor as the API shows it now."""
-    team_name = await outbox.team_name(session, monitor.team_id)
+    data = partial(monitor_resource, monitor)
     await outbox.record(
         session,
         team_id=monitor.team_id,
         trigger_type="monitor_change",
         event=event,
-        data=monitor_resource(monitor, team_name),
+        data=data,
         at=at,
     )
 
