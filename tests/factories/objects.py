@@ -237,6 +237,18 @@ async def notification_channel(api: Api) -> str:
     )
 
 
+@register("/api/v3/policies/{policy_id}", change={"name": "renamed"})
+async def policy(api: Api) -> str:
+    return await _created_url(
+        api,
+        "/api/v3/policies",
+        {
+            "name": "On call",
+            "steps": [{"type": "escalation", "step_members": [{"type": "entire_team"}]}],
+        },
+    )
+
+
 async def _status_page(api: Api) -> str:
     return await _created_url(
         api, "/api/v2/status-pages", {"subdomain": unique_name("page").replace("_", "-").lower()}

@@ -181,6 +181,7 @@ async def test_null_optionals_mean_absent(api: Api) -> None:
 
 
 async def test_the_hosted_apis_alert_fields_are_stored_and_shown(api: Api) -> None:
+    policy = data(await api.post("/api/v3/policies", {"name": "Ops"}), 201)
     created = data(
         await api.post(
             URL,
@@ -194,7 +195,7 @@ async def test_the_hosted_apis_alert_fields_are_stored_and_shown(api: Api) -> No
                 "push": True,
                 "critical_alert": True,
                 "team_wait": 300,
-                "policy_id": 42,
+                "policy_id": int(policy["id"]),
             },
         ),
         201,
@@ -206,7 +207,9 @@ async def test_the_hosted_apis_alert_fields_are_stored_and_shown(api: Api) -> No
         False,
         True,
     )
-    assert attributes["escalation_policy_id"] == 42
+    assert attributes["escalation_policy_id"] == int(policy["id"])
+    _, fields = errors(await api.post(URL, {"name": "x", "summary": "y", "policy_id": 999}))
+    assert fields == ["policy_id"]
     assert data(await api.get(f"{URL}/{created['id']}"))["attributes"] == attributes
 
 

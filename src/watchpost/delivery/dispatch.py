@@ -19,6 +19,7 @@ from sqlalchemy import insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.channels.models import NotificationChannel
+from watchpost.delivery import escalation
 from watchpost.delivery.models import Delivery, DeliveryEvent
 from watchpost.teams.models import User
 from watchpost.webhooks.models import OutgoingWebhook
@@ -82,6 +83,8 @@ async def dispatch(session: AsyncSession, *, now: datetime, limit: int, first_de
                 DeliveryEvent.trigger_type,
                 DeliveryEvent.event,
                 DeliveryEvent.channels,
+                DeliveryEvent.subject_id,
+                DeliveryEvent.payload,
             )
             .where(DeliveryEvent.dispatched_at.is_(None))
             .order_by(DeliveryEvent.id)
@@ -149,6 +152,13 @@ async def dispatch(session: AsyncSession, *, now: datetime, limit: int, first_de
         if event.event in CHAT_EVENTS.get(event.trigger_type, ())
         for channel_id in chats[event.team_id]
     ]
+    # Escalation policies: a run for each incident started with one; whoever a run told is
+    # told of the resolution too.
+    await escalation.start_runs(session, events, now=now)
+    for event in events:
+        if event.trigger_type == "incident_change" and event.event == "resolved":
+            told = await escalation.told_of(session, incident_id=event.subject_id, now=now)
+            rows += escalation.deliveries_for(event.team_id, event.id, told, due=due, now=now)
     if rows:
         await session.execute(insert(Delivery), rows)
     await session.execute(

@@ -20,7 +20,7 @@ from typing import Final
 from sqlalchemy import delete
 
 from watchpost.context import AppContext
-from watchpost.delivery import chat, claims, dispatch, mail, results, sending
+from watchpost.delivery import chat, claims, dispatch, escalation, mail, results, sending
 from watchpost.delivery.claims import Job
 from watchpost.delivery.models import DeliveryEvent
 from watchpost.delivery.results import Attempt
@@ -99,13 +99,16 @@ class Deliverer:
     # ------------------------------------------------------------------ the steps
 
     async def dispatch(self, now: datetime) -> int:
+        """New events into deliveries, then the due steps of escalation policies."""
         async with self.ctx.db.write_sessions() as session, session.begin():
-            return await dispatch.dispatch(
+            made = await dispatch.dispatch(
                 session,
                 now=now,
                 limit=self.settings.delivery_claim_batch,
                 first_delay=self.settings.retry_delays[0],
             )
+            await escalation.escalate(session, now=now, limit=self.settings.delivery_claim_batch)
+        return made
 
     async def claim(self, now: datetime, limit: int) -> list[Job]:
         """Lease up to `limit` due deliveries; those of disabled webhooks end unsent."""
@@ -186,10 +189,11 @@ class Deliverer:
         # read, not two write locks (on SQLite, every writer queues behind one).
         async with self.ctx.db.read_sessions() as session:
             undispatched, due = await claims.work_waiting(session, now=now)
-        dispatched = await self.dispatch(now) if undispatched else 0
+            steps_due = await escalation.due(session, now=now)
+        dispatched = await self.dispatch(now) if undispatched or steps_due else 0
         room = self.settings.delivery_concurrency - len(self._running)
         limit = min(room, self.settings.delivery_claim_batch)
-        jobs = await self.claim(now, limit) if room and (due or dispatched) else []
+        jobs = await self.claim(now, limit) if room and (due or undispatched or steps_due) else []
         self._backlog = not room or len(jobs) >= limit
         for job in jobs:
             task = asyncio.create_task(self._attempt_and_buffer(job))

@@ -28,6 +28,7 @@ from watchpost.incidents.transitions import (
     open_incident_for,
     start,
 )
+from watchpost.policies.models import Policy
 
 TIMELINE_ITEM = "incident_timeline_item"
 
@@ -119,6 +120,12 @@ async def report_incident(
 ) -> Incident:
     """A manually reported incident; 409 when its monitor or heartbeat already has one open."""
     problems = await _subject_problems(session, team_id=team_id, data=data)
+    if data.policy_id is not None and not await session.scalar(
+        select(Policy.id).where(Policy.team_id == team_id, Policy.id == data.policy_id)
+    ):
+        problems.append(
+            ("policy_id", f"policy_id {data.policy_id} is not an escalation policy of this team")
+        )
     if problems:
         raise InvalidRequest(problems)
     if data.monitor_id is not None or data.heartbeat_id is not None:

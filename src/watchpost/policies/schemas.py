@@ -1,0 +1,127 @@
+"""Request and response shapes of escalation policies (the hosted API's /api/v3/policies)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from watchpost.validation import Id, Name
+
+StepType = Literal[
+    "escalation", "time_branching", "metadata_branching", "instructions", "resolve_remove"
+]
+MemberType = Literal[
+    "current_on_call",
+    "entire_team",
+    "all_slack_integrations",
+    "all_microsoft_teams_integrations",
+    "all_zapier_integrations",
+    "all_webhook_integrations",
+    "all_splunk_on_call_integrations",
+    "all_notification_channels",
+    "incident_metadata",
+    "user",
+    "webhook",
+    "notification_channel",
+    "slack_integration",
+    "microsoft_teams_integration",
+    "zapier_webhook",
+    "pagerduty_integration",
+    "policy",
+]
+Day = Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+Clock = Annotated[str, Field(pattern=r"^(2[0-3]|[01][0-9]):[0-5][0-9]$")]
+Seconds = Annotated[int, Field(ge=0, le=30 * 86_400)]
+Short = Annotated[str, Field(max_length=255)]
+
+
+class StepMember(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    type: MemberType
+    id: Id | None = Field(
+        default=None,
+        description="The user, webhook, notification channel, on-call calendar or policy.",
+    )
+    email: Annotated[str, Field(max_length=320)] | None = Field(
+        default=None, description="A user of the team, instead of `id`."
+    )
+    metadata_key: Short | None = None
+    team_id: Id | None = None
+
+
+class MetadataValue(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    type: Short = "String"
+    value: Annotated[str, Field(max_length=1024)] | None = None
+    item_id: Id | None = None
+    name: Short | None = None
+    email: Short | None = None
+
+
+class PolicyStep(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    type: StepType
+    wait_before: Seconds | None = Field(default=None, description="Seconds after the step before.")
+    wait_until_time: Clock | None = None
+    wait_until_timezone: Short | None = None
+    urgency_id: Id | None = None
+    step_members: Annotated[list[StepMember], Field(max_length=50)] | None = None
+    timezone: Short | None = None
+    days: Annotated[list[Day], Field(max_length=7)] | None = None
+    time_from: Clock | None = None
+    time_to: Clock | None = None
+    metadata_key: Short | None = None
+    metadata_values: Annotated[list[MetadataValue], Field(max_length=100)] | None = None
+    action_type: (
+        Literal["escalate_to_policy", "resolve_incident", "remove_incident", "do_not_escalate"]
+        | None
+    ) = None
+    policy_id: Id | None = None
+    policy_metadata_key: Short | None = None
+    instructions_comment: Annotated[str, Field(max_length=10_000)] | None = None
+    instructions_reminder_enabled: bool | None = None
+    instructions_reminder_interval_hours: Annotated[int, Field(ge=1, le=8760)] | None = None
+
+
+class PolicyFields(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    team_name: Short | None = Field(default=None, description="Must name the token's team.")
+    repeat_count: Annotated[int, Field(ge=0, le=100)] | None = None
+    repeat_delay: Seconds | None = None
+    policy_group_id: Id | None = Field(default=None, description="Stored.")
+    fallback_policy_id: Id | None = Field(default=None, description="Stored.")
+    steps: Annotated[list[PolicyStep], Field(max_length=50)] | None = None
+
+
+class PolicyCreate(PolicyFields):
+    name: Name
+
+
+class PolicyUpdate(PolicyFields):
+    name: Name | None = None
+
+
+POLICY_NOT_NULL = ("name", "steps", "repeat_count", "repeat_delay")
+
+
+class PolicyAttributes(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    repeat_count: int
+    repeat_delay: int
+    incident_token: str
+    policy_group_id: int | None
+    fallback_policy_id: int | None
+    team_name: str
+    steps: list[dict[str, Any]]
+
+
+def stored_steps(steps: list[PolicyStep]) -> list[dict[str, Any]]:
+    """Steps as kept and shown: the fields sent, nothing null."""
+    return [step.model_dump(exclude_none=True) for step in steps]

@@ -1,0 +1,142 @@
+"""What escalation policies do as objects: create, read, change, delete. No HTTP here.
+
+A step member that names a user, a webhook or a notification channel must name one of the
+team's (a 422 naming the member otherwise): a policy that would tell nobody is found at
+once, not during an outage.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import datetime
+from typing import Any, Final
+
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from watchpost.channels.models import NotificationChannel
+from watchpost.db.queries import team_object, team_rows
+from watchpost.errors import InvalidRequest, Problem
+from watchpost.http.pagination import Page, PageRequest, paginate
+from watchpost.policies.models import Policy
+from watchpost.policies.schemas import PolicyCreate, PolicyStep, PolicyUpdate, stored_steps
+from watchpost.teams.models import User
+from watchpost.webhooks.models import OutgoingWebhook
+
+POLICY: Final = "policy"
+_NAMED: Final[dict[str, Any]] = {
+    "webhook": OutgoingWebhook,
+    "notification_channel": NotificationChannel,
+    "policy": Policy,
+}
+
+
+def policy_attributes(policy: Policy, team_name: str) -> dict[str, Any]:
+    return {
+        "name": policy.name,
+        "repeat_count": policy.repeat_count,
+        "repeat_delay": policy.repeat_delay,
+        "incident_token": policy.incident_token,
+        "policy_group_id": policy.policy_group_id,
+        "fallback_policy_id": policy.fallback_policy_id,
+        "team_name": team_name,
+        "steps": policy.steps,
+    }
+
+
+async def _member_problems(
+    session: AsyncSession, team_id: int, steps: list[PolicyStep]
+) -> list[Problem]:
+    problems: list[Problem] = []
+    for s, step in enumerate(steps):
+        for m, member in enumerate(step.step_members or []):
+            where = f"steps[{s}].step_members[{m}]"
+            if member.type == "user":
+                if member.id is None and member.email is None:
+                    problems.append((where, f"{where}: a user member needs an id or an email"))
+                    continue
+                found = await session.scalar(
+                    select(User.id).where(
+                        User.team_id == team_id,
+                        User.id == member.id
+                        if member.id is not None
+                        else func.lower(User.email) == (member.email or "").lower(),
+                    )
+                )
+                if found is None:
+                    problems.append((where, f"{where}: no user of this team is named so"))
+            elif member.type in _NAMED:
+                model = _NAMED[member.type]
+                found = None
+                if member.id is not None:
+                    found = await session.scalar(
+                        select(model.id).where(model.team_id == team_id, model.id == member.id)
+                    )
+                if found is None:
+                    problems.append(
+                        (
+                            where,
+                            f"{where}: id must name a {member.type.replace('_', ' ')} of this team",
+                        )
+                    )
+    return problems
+
+
+async def _checked_steps(
+    session: AsyncSession, team_id: int, steps: list[PolicyStep]
+) -> list[dict[str, Any]]:
+    problems = await _member_problems(session, team_id, steps)
+    if problems:
+        raise InvalidRequest(problems)
+    return stored_steps(steps)
+
+
+async def create_policy(
+    session: AsyncSession, *, team_id: int, data: PolicyCreate, now: datetime
+) -> Policy:
+    policy = Policy(
+        team_id=team_id,
+        name=data.name,
+        repeat_count=data.repeat_count or 0,
+        repeat_delay=data.repeat_delay or 0,
+        incident_token=secrets.token_urlsafe(18),
+        policy_group_id=data.policy_group_id,
+        fallback_policy_id=data.fallback_policy_id,
+        steps=await _checked_steps(session, team_id, data.steps or []),
+        created_at=now,
+        updated_at=now,
+    )
+    session.add(policy)
+    await session.flush()
+    return policy
+
+
+async def list_policies(
+    session: AsyncSession, *, team_id: int, paging: PageRequest
+) -> Page[Policy]:
+    return await paginate(session, team_rows(Policy, team_id=team_id), paging, order_by=Policy.id)
+
+
+async def get_policy(session: AsyncSession, *, team_id: int, policy_id: int) -> Policy:
+    return await team_object(session, Policy, POLICY, team_id=team_id, object_id=policy_id)
+
+
+async def update_policy(
+    session: AsyncSession, *, policy: Policy, data: PolicyUpdate, now: datetime
+) -> Policy:
+    """The sent fields change; `steps` replaces them all."""
+    sent = data.model_fields_set
+    for name in ("name", "repeat_count", "repeat_delay", "policy_group_id", "fallback_policy_id"):
+        if name in sent:
+            setattr(policy, name, getattr(data, name))
+    if "steps" in sent and data.steps is not None:
+        policy.steps = await _checked_steps(session, policy.team_id, data.steps)
+    policy.updated_at = now
+    await session.flush()
+    return policy
+
+
+async def delete_policy(session: AsyncSession, *, policy: Policy) -> None:
+    """Delete the policy; its runs stop with it."""
+    await session.delete(policy)
+    await session.flush()
