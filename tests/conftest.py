@@ -32,6 +32,8 @@ from watchpost.app import create_app
 from watchpost.clock import FrozenClock
 from watchpost.crypto import hash_token, random_token
 from watchpost.db.migrate import upgrade
+from watchpost.delivery import sending as delivery_sending
+from watchpost.probes import http as probe_http
 from watchpost.settings import Settings
 from watchpost.teams.models import ApiToken, Team
 from watchpost.teams.service import SHOWN_PREFIX_LENGTH, TOKEN_PREFIX, authenticate
@@ -216,6 +218,10 @@ async def no_task_outlives_its_test() -> AsyncIterator[None]:
     before = asyncio.all_tasks()
     yield
     await cancel_leftovers(before)
+    # The pooled HTTP sessions of the probes and of webhook delivery belong to the loop,
+    # which outlives the test: close them with it, as a per-test loop used to.
+    await probe_http.CLIENT.aclose()
+    await delivery_sending.CLIENT.aclose()
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

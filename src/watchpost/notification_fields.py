@@ -11,6 +11,9 @@ from pydantic import BaseModel, Field
 from sqlalchemy import Boolean, Integer
 from sqlalchemy.orm import Mapped, mapped_column
 
+from watchpost.db.base import IdType
+from watchpost.validation import Id
+
 
 class NotificationColumns:
     """How the team is alerted when the object goes down."""
@@ -20,6 +23,9 @@ class NotificationColumns:
     email: Mapped[bool] = mapped_column(Boolean, default=True)
     push: Mapped[bool] = mapped_column(Boolean, default=False)
     team_wait: Mapped[int | None] = mapped_column(Integer, default=None)
+    policy_id: Mapped[int | None] = mapped_column(IdType, default=None)
+    """The escalation policy its incidents run (no foreign key: deleting a policy clears it
+    here, policies/service.py)."""
 
 
 class NotificationFields(BaseModel):
@@ -30,6 +36,9 @@ class NotificationFields(BaseModel):
     team_wait: int | None = Field(
         default=None, ge=0, le=86_400, description="Seconds before the whole team is alerted."
     )
+    policy_id: Id | None = Field(
+        default=None, description="An escalation policy of the team; its incidents run it."
+    )
 
 
 NOTIFICATION_DEFAULTS: Final[dict[str, Any]] = {
@@ -38,6 +47,7 @@ NOTIFICATION_DEFAULTS: Final[dict[str, Any]] = {
     "email": True,
     "push": False,
     "team_wait": None,
+    "policy_id": None,
 }
 
 

@@ -64,6 +64,7 @@ async def test_minimal_create_has_full_shape_and_defaults(api: Api, clock: Froze
         "email": True,
         "push": False,
         "team_wait": None,
+        "policy_id": None,
         "team_name": "acme",
         "created_at": now,
         "updated_at": now,

@@ -167,3 +167,49 @@ async def test_an_incident_without_a_policy_runs_none(app: FastAPI, api: Api) ->
         await create_reported_incident(api)
         await deliverer_of(app).tick()
         assert hook.received == []
+
+
+async def test_a_monitor_going_down_runs_its_policy(app: FastAPI, api: Api) -> None:
+    from tests.factories.engine import engine_of, recording_server
+    from tests.factories.monitors import create_monitor
+
+    async with recording_server() as site, receiver() as hook:
+        site.status["/down"] = 500
+        webhook = await create_webhook(api, hook.url(), on_incident_started=False)
+        policy = data(
+            await api.post(
+                POLICIES,
+                {
+                    "name": "Shop",
+                    "steps": [escalation(0, {"type": "webhook", "id": int(webhook["id"])})],
+                },
+            ),
+            201,
+        )
+        monitor = await create_monitor(
+            api,
+            url=site.url("/down"),
+            confirmation_period=0,
+            email=False,
+            policy_id=int(policy["id"]),
+        )
+        assert monitor["attributes"]["policy_id"] == int(policy["id"])
+        await engine_of(app).tick()
+        worker = deliverer_of(app)
+        await worker.tick()
+        await worker.tick()
+        [request] = hook.at("/hook")
+    assert request.json()["data"]["attributes"]["escalation_policy_id"] == int(policy["id"])
+    path = f"/api/v2/monitors/{monitor['id']}"
+    assert (await api.delete(f"{POLICIES}/{policy['id']}")).status_code == 204
+    assert data(await api.get(path))["attributes"]["policy_id"] is None
+
+
+async def test_a_monitor_or_heartbeat_names_only_its_teams_policy(api: Api, other_api: Api) -> None:
+    theirs = data(await other_api.post(POLICIES, {"name": "Theirs"}), 201)
+    for path, body in (
+        ("/api/v2/monitors", {"url": "https://example.com"}),
+        ("/api/v2/heartbeats", {"name": "backup"}),
+    ):
+        _, fields = errors(await api.post(path, {**body, "policy_id": int(theirs["id"])}))
+        assert fields == ["policy_id"], path

@@ -74,6 +74,7 @@ def heartbeat_resources(
                 "email": email,
                 "push": push,
                 "team_wait": team_wait,
+                "policy_id": policy_id,
                 "team_name": team_name,
                 "created_at": created_at,
                 "updated_at": updated_at,
@@ -100,6 +101,7 @@ def heartbeat_resources(
             email,
             push,
             team_wait,
+            policy_id,
             created_at,
             updated_at,
         ) in rows

@@ -47,7 +47,7 @@ HEARTBEAT_DEFAULTS: Final[dict[str, Any]] = {
 }
 # null clears these; for the rest null is a 422 (create and update alike) ...
 HEARTBEAT_NULLABLE: Final = frozenset(
-    {"heartbeat_group_id", "maintenance_from", "maintenance_to", "team_wait"}
+    {"heartbeat_group_id", "maintenance_from", "maintenance_to", "team_wait", "policy_id"}
 )
 # ... except these, where null restores the default.
 HEARTBEAT_NULL_RESETS: Final = frozenset({"maintenance_timezone", "maintenance_days"})
@@ -123,6 +123,7 @@ class HeartbeatAttributes(BaseModel):
     email: bool
     push: bool
     team_wait: int | None
+    policy_id: int | None
     team_name: str
     created_at: str
     updated_at: str

@@ -23,6 +23,7 @@ from watchpost.heartbeats.schemas import (
     default_grace,
 )
 from watchpost.incidents import service as incidents
+from watchpost.policies.models import Policy
 from watchpost.validation import reference_id
 
 HEARTBEAT = "heartbeat"
@@ -41,11 +42,14 @@ def heartbeat_values(heartbeat: Heartbeat) -> dict[str, Any]:
 async def group_problems(
     session: AsyncSession, *, team_id: int, data: dict[str, Any]
 ) -> list[tuple[str | None, str]]:
-    """A 422 problem when data names a heartbeat_group_id that is not a group of the team."""
+    """A 422 problem when data names a heartbeat_group_id that is not a group of the team, or
+    a policy_id that is not one of its escalation policies."""
     # None: absent, null, or a type/range error the schema reports
     group_id = reference_id(data.get("heartbeat_group_id"))
     return await queries.group_problems(
         session, HeartbeatGroup, "heartbeat_group_id", team_id=team_id, group_id=group_id
+    ) + await queries.group_problems(
+        session, Policy, "policy_id", team_id=team_id, group_id=reference_id(data.get("policy_id"))
     )
 
 

@@ -125,6 +125,7 @@ class MonitorAttributes(BaseModel):
     email: bool
     push: bool
     team_wait: int | None
+    policy_id: int | None
     paused: bool
     status: str
     paused_at: str | None

@@ -19,6 +19,7 @@ from watchpost.monitors.models import Monitor, MonitorGroup
 from watchpost.monitors.schemas import VALUE_FIELDS, MonitorCreate, MonitorUpdate
 from watchpost.monitors.status_machine import apply, resume, state_of
 from watchpost.monitors.types import TYPE_FIELDS
+from watchpost.policies.models import Policy
 from watchpost.validation import reference_id
 
 # A change to any of these means the monitor must be checked anew, right away.
@@ -54,11 +55,14 @@ def monitor_values(monitor: Monitor) -> dict[str, Any]:
 async def group_problems(
     session: AsyncSession, *, team_id: int, body: dict[str, Any]
 ) -> list[tuple[str | None, str]]:
-    """A monitor_group_id in body must name a monitor group of the team."""
+    """A monitor_group_id in body must name a monitor group of the team, a policy_id one of
+    its escalation policies."""
     # None: null, absent, or a type or range error pydantic reports
     group_id = reference_id(body.get("monitor_group_id"))
     return await queries.group_problems(
         session, MonitorGroup, "monitor_group_id", team_id=team_id, group_id=group_id
+    ) + await queries.group_problems(
+        session, Policy, "policy_id", team_id=team_id, group_id=reference_id(body.get("policy_id"))
     )
 
 

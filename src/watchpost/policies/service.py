@@ -11,10 +11,11 @@ import secrets
 from datetime import datetime
 from typing import Any, Final
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.channels.models import NotificationChannel
+from watchpost.db.base import Base
 from watchpost.db.queries import team_object, team_rows
 from watchpost.errors import InvalidRequest, Problem
 from watchpost.http.pagination import Page, PageRequest, paginate
@@ -137,6 +138,14 @@ async def update_policy(
 
 
 async def delete_policy(session: AsyncSession, *, policy: Policy) -> None:
-    """Delete the policy; its runs stop with it."""
+    """Delete the policy; its runs stop with it, and what named it (monitors, heartbeats,
+    incidents) names none."""
+    for table in Base.metadata.sorted_tables:
+        if "policy_id" in table.c and table.name != "policy_runs":
+            await session.execute(
+                update(table)
+                .where(table.c.team_id == policy.team_id, table.c.policy_id == policy.id)
+                .values(policy_id=None)
+            )
     await session.delete(policy)
     await session.flush()

@@ -1,6 +1,8 @@
-"""escalation policies and their runs"""
+"""escalation policies and their runs; the policy of monitors and heartbeats"""
 
 from __future__ import annotations
+
+from alembic import op
 
 from watchpost.db.migrations import shapes
 
@@ -10,7 +12,14 @@ down_revision = "0015"
 RUN_INDEXES: tuple[shapes.IndexKey, ...] = ("incident_id", "next_at", "team_id")
 
 
+CHECKED = ("monitors", "heartbeats")
+"""Tables whose rows name the policy their incidents run (no foreign key: rebuilding these
+SQLite tables to add one would cost their triggers; deleting a policy clears it)."""
+
+
 def upgrade() -> None:
+    for table in CHECKED:
+        op.add_column(table, shapes.reference("policy_id", nullable=True))
     shapes.create_owned_table(
         "policies",
         shapes.string("name", 255),
@@ -46,3 +55,7 @@ def upgrade() -> None:
 def downgrade() -> None:
     shapes.drop_table("policy_runs", *RUN_INDEXES)
     shapes.drop_table("policies", "team_id")
+    for table in CHECKED:
+        # Plain ALTER TABLE … DROP COLUMN (SQLite ≥ 3.35): a batch rebuild would lose the
+        # tables' row_counts triggers.
+        op.drop_column(table, "policy_id")
