@@ -229,7 +229,7 @@ async def webhook_delivery(api: Api) -> str:
     return f"{hook}/deliveries/{tested.json()['data']['id']}"
 
 
-@register("/api/v2/notification-channels/{channel_id}", change={"name": "renamed"})
+@register("/api/v2/notification-channels/{id}", change={"name": "renamed"})
 async def notification_channel(api: Api) -> str:
     """A channel to a port nothing listens on (its test route fails at once)."""
     return await _created_url(
@@ -237,7 +237,7 @@ async def notification_channel(api: Api) -> str:
     )
 
 
-@register("/api/v3/policies/{policy_id}", change={"name": "renamed"})
+@register("/api/v3/policies/{id}", change={"name": "renamed"})
 async def policy(api: Api) -> str:
     return await _created_url(
         api,

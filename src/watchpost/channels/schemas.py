@@ -57,3 +57,20 @@ class ChannelAttributes(BaseModel):
     team_name: str
     created_at: str
     updated_at: str
+
+
+# The collection's convention (http/collection.py).
+PREFIX = "/api/v2/notification-channels"
+ABOUT = (
+    "A chat or push service reached through Apprise (Slack, Discord, Microsoft Teams, "
+    "Telegram, ntfy, Pushover, PagerDuty, Opsgenie, Mattermost, Matrix, and about 150 more), "
+    "given as an Apprise URL. The URL carries the service's credentials: it is stored "
+    "encrypted and never returned; `service` shows its scheme. Every channel of the team is "
+    "told when an incident starts and when it is resolved."
+)
+NOUN = "notification channel"
+PLURAL = "notification channels"
+ATTRIBUTES = ChannelAttributes
+CREATE = ChannelCreate
+UPDATE = ChannelUpdate
+NOT_NULL = CHANNEL_NOT_NULL

@@ -1,86 +1,83 @@
-"""What notification channels do: create, read, change, delete. No HTTP here."""
+"""What notification channels do: create, read, change, delete. No HTTP here.
+
+The functions follow the plain collection's convention (http/collection.py).
+"""
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Any, Final
+from typing import Final
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.channels.models import NotificationChannel
 from watchpost.channels.schemas import ChannelCreate, ChannelUpdate
 from watchpost.clock import isoformat_ms
-from watchpost.crypto import SecretBox
+from watchpost.context import AppContext
 from watchpost.db.queries import team_object, team_rows
+from watchpost.http.envelope import Resource, resource
 from watchpost.http.pagination import Page, PageRequest, paginate
+from watchpost.teams.service import Principal
 
-CHANNEL: Final = "notification_channel"
+TYPE: Final = "notification_channel"
 
 
 def service_of(url: str) -> str:
     return url.split("://", 1)[0].lower()
 
 
-def channel_attributes(channel: NotificationChannel, team_name: str) -> dict[str, Any]:
-    return {
+def render(channel: NotificationChannel, team_name: str) -> Resource:
+    attributes = {
         "name": channel.name,
         "service": channel.service,
         "team_name": team_name,
         "created_at": isoformat_ms(channel.created_at),
         "updated_at": isoformat_ms(channel.updated_at),
     }
+    return resource(TYPE, channel.id, attributes)
 
 
-async def create_channel(
-    session: AsyncSession, *, team_id: int, data: ChannelCreate, box: SecretBox, now: datetime
+async def make(
+    db: AsyncSession, caller: Principal, ctx: AppContext, data: ChannelCreate
 ) -> NotificationChannel:
-    service = service_of(data.url)
+    now, kind = ctx.clock.now(), service_of(data.url)
     channel = NotificationChannel(
-        team_id=team_id,
-        name=data.name if data.name is not None else service,
-        service=service,
-        url_encrypted=box.encrypt(data.url),
+        team_id=caller.team_id,
+        name=data.name if data.name is not None else kind,
+        service=kind,
+        url_encrypted=ctx.box.encrypt(data.url),
         created_at=now,
         updated_at=now,
     )
-    session.add(channel)
-    await session.flush()
+    db.add(channel)
+    await db.flush()
     return channel
 
 
-async def list_channels(
-    session: AsyncSession, *, team_id: int, paging: PageRequest
+async def page(
+    db: AsyncSession, caller: Principal, paging: PageRequest
 ) -> Page[NotificationChannel]:
-    stmt = team_rows(NotificationChannel, team_id=team_id)
-    return await paginate(session, stmt, paging, order_by=NotificationChannel.id)
+    rows = team_rows(NotificationChannel, team_id=caller.team_id)
+    return await paginate(db, rows, paging, order_by=NotificationChannel.id)
 
 
-async def get_channel(
-    session: AsyncSession, *, team_id: int, channel_id: int
+async def get(db: AsyncSession, *, team_id: int, object_id: int) -> NotificationChannel:
+    return await team_object(db, NotificationChannel, TYPE, team_id=team_id, object_id=object_id)
+
+
+async def change(
+    db: AsyncSession, _: Principal, row: NotificationChannel, ctx: AppContext, data: ChannelUpdate
 ) -> NotificationChannel:
-    return await team_object(
-        session, NotificationChannel, CHANNEL, team_id=team_id, object_id=channel_id
-    )
-
-
-async def update_channel(
-    session: AsyncSession,
-    *,
-    channel: NotificationChannel,
-    data: ChannelUpdate,
-    box: SecretBox,
-    now: datetime,
-) -> NotificationChannel:
+    """The sent fields change; a new URL is encrypted, and names the service anew."""
     if data.name is not None:
-        channel.name = data.name
+        row.name = data.name
     if data.url is not None:
-        channel.url_encrypted = box.encrypt(data.url)
-        channel.service = service_of(data.url)
-    channel.updated_at = now
-    await session.flush()
-    return channel
+        row.url_encrypted = ctx.box.encrypt(data.url)
+        row.service = service_of(data.url)
+    row.updated_at = ctx.clock.now()
+    await db.flush()
+    return row
 
 
-async def delete_channel(session: AsyncSession, *, channel: NotificationChannel) -> None:
-    await session.delete(channel)
-    await session.flush()
+async def remove(db: AsyncSession, channel: NotificationChannel) -> None:
+    await db.delete(channel)
+    await db.flush()

@@ -11,6 +11,7 @@ from watchpost.delivery import service
 from watchpost.delivery.models import Delivery, DeliveryEvent
 from watchpost.delivery.schemas import ChannelTestAttributes, DeliveryAttributes
 from watchpost.http.body import JsonObject
+from watchpost.http.collection import ObjectId
 from watchpost.http.crud import CHILD_LIST_ERRORS, Finder, Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, resource, single
@@ -124,17 +125,17 @@ async def test_webhook(
 
 
 channel_router = APIRouter(prefix="/api/v2/notification-channels", tags=["notification channels"])
-_channel = Finder(channels.get_channel, channels.CHANNEL, "channel_id")
+_channel = Finder(channels.get, channels.TYPE, "object_id")
 
 
 @Routes(channel_router, ChannelTestAttributes).action(
-    "/{channel_id}/test",
+    "/{id}/test",
     summary="Send a test message to a notification channel now",
     description="Sends a made-up incident start at once and answers whether the service "
     "took it (one attempt).",
 )
 async def test_channel(
-    channel_id: str, body: JsonObject, caller: Caller, ctx: Context, db: ReadDb
+    channel_id: ObjectId, body: JsonObject, caller: Caller, ctx: Context, db: ReadDb
 ) -> Response:
     parse(NoAttributes, body)
     channel = await _channel(db, caller, channel_id)

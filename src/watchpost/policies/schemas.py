@@ -125,3 +125,23 @@ class PolicyAttributes(BaseModel):
 def stored_steps(steps: list[PolicyStep]) -> list[dict[str, Any]]:
     """Steps as kept and shown: the fields sent, nothing null."""
     return [step.model_dump(exclude_none=True) for step in steps]
+
+
+# The collection's convention (http/collection.py).
+PREFIX = "/api/v3/policies"
+ABOUT = (
+    "Steps run in order for an incident that names the policy (its monitor's or heartbeat's "
+    "`policy_id`, or a report's) until it is acknowledged or resolved: an `escalation` step "
+    "tells its `step_members` (`entire_team`, a `user` by id or email, a `webhook`, "
+    "`all_webhook_integrations`, a `notification_channel`, `all_notification_channels`) "
+    "`wait_before` seconds after the step before; then the whole policy repeats "
+    "`repeat_count` times after `repeat_delay`. Whoever was told hears of the resolution. "
+    "Other step and member types are stored and shown but not run yet. A PATCH with `steps` "
+    "replaces them all."
+)
+NOUN = "escalation policy"
+PLURAL = "escalation policies"
+ATTRIBUTES = PolicyAttributes
+CREATE = PolicyCreate
+UPDATE = PolicyUpdate
+NOT_NULL = POLICY_NOT_NULL

@@ -1,4 +1,5 @@
-"""What escalation policies do as objects: create, read, change, delete. No HTTP here.
+"""What escalation policies do as objects: create, read, change, delete. No HTTP here; the
+functions follow the plain collection's convention (http/collection.py).
 
 A step member that names a user, a webhook or a notification channel must name one of the
 team's (a 422 naming the member otherwise): a policy that would tell nobody is found at
@@ -8,23 +9,25 @@ once, not during an outage.
 from __future__ import annotations
 
 import secrets
-from datetime import datetime
 from typing import Any, Final
 
 from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.channels.models import NotificationChannel
+from watchpost.context import AppContext
 from watchpost.db.base import Base
 from watchpost.db.queries import team_object, team_rows
 from watchpost.errors import InvalidRequest, Problem
+from watchpost.http.envelope import Resource, resource
 from watchpost.http.pagination import Page, PageRequest, paginate
 from watchpost.policies.models import Policy
 from watchpost.policies.schemas import PolicyCreate, PolicyStep, PolicyUpdate, stored_steps
 from watchpost.teams.models import User
+from watchpost.teams.service import Principal
 from watchpost.webhooks.models import OutgoingWebhook
 
-POLICY: Final = "policy"
+TYPE: Final = "policy"
 _NAMED: Final[dict[str, Any]] = {
     "webhook": OutgoingWebhook,
     "notification_channel": NotificationChannel,
@@ -32,7 +35,11 @@ _NAMED: Final[dict[str, Any]] = {
 }
 
 
-def policy_attributes(policy: Policy, team_name: str) -> dict[str, Any]:
+def render(policy: Policy, team_name: str) -> Resource:
+    return resource(TYPE, policy.id, _attributes(policy, team_name))
+
+
+def _attributes(policy: Policy, team_name: str) -> dict[str, Any]:
     return {
         "name": policy.name,
         "repeat_count": policy.repeat_count,
@@ -92,60 +99,66 @@ async def _checked_steps(
     return stored_steps(steps)
 
 
-async def create_policy(
-    session: AsyncSession, *, team_id: int, data: PolicyCreate, now: datetime
-) -> Policy:
+def _own_team(data: Any, caller: Principal) -> None:
+    """A team_name sent must be the token's (as the hosted API's global tokens need it)."""
+    if data.team_name is not None and data.team_name.strip() != caller.team_name:
+        message = f"team_name must be the API token's team ({caller.team_name!r})"
+        raise InvalidRequest([("team_name", message)])
+
+
+async def make(db: AsyncSession, caller: Principal, ctx: AppContext, data: PolicyCreate) -> Policy:
+    _own_team(data, caller)
+    now = ctx.clock.now()
     policy = Policy(
-        team_id=team_id,
+        team_id=caller.team_id,
         name=data.name,
         repeat_count=data.repeat_count or 0,
         repeat_delay=data.repeat_delay or 0,
         incident_token=secrets.token_urlsafe(18),
         policy_group_id=data.policy_group_id,
         fallback_policy_id=data.fallback_policy_id,
-        steps=await _checked_steps(session, team_id, data.steps or []),
+        steps=await _checked_steps(db, caller.team_id, data.steps or []),
         created_at=now,
         updated_at=now,
     )
-    session.add(policy)
-    await session.flush()
+    db.add(policy)
+    await db.flush()
     return policy
 
 
-async def list_policies(
-    session: AsyncSession, *, team_id: int, paging: PageRequest
-) -> Page[Policy]:
-    return await paginate(session, team_rows(Policy, team_id=team_id), paging, order_by=Policy.id)
+async def page(db: AsyncSession, caller: Principal, paging: PageRequest) -> Page[Policy]:
+    return await paginate(db, team_rows(Policy, team_id=caller.team_id), paging, order_by=Policy.id)
 
 
-async def get_policy(session: AsyncSession, *, team_id: int, policy_id: int) -> Policy:
-    return await team_object(session, Policy, POLICY, team_id=team_id, object_id=policy_id)
+async def get(db: AsyncSession, *, team_id: int, object_id: int) -> Policy:
+    return await team_object(db, Policy, TYPE, team_id=team_id, object_id=object_id)
 
 
-async def update_policy(
-    session: AsyncSession, *, policy: Policy, data: PolicyUpdate, now: datetime
+async def change(
+    db: AsyncSession, caller: Principal, policy: Policy, ctx: AppContext, data: PolicyUpdate
 ) -> Policy:
     """The sent fields change; `steps` replaces them all."""
+    _own_team(data, caller)
     sent = data.model_fields_set
     for name in ("name", "repeat_count", "repeat_delay", "policy_group_id", "fallback_policy_id"):
         if name in sent:
             setattr(policy, name, getattr(data, name))
     if "steps" in sent and data.steps is not None:
-        policy.steps = await _checked_steps(session, policy.team_id, data.steps)
-    policy.updated_at = now
-    await session.flush()
+        policy.steps = await _checked_steps(db, policy.team_id, data.steps)
+    policy.updated_at = ctx.clock.now()
+    await db.flush()
     return policy
 
 
-async def delete_policy(session: AsyncSession, *, policy: Policy) -> None:
+async def remove(db: AsyncSession, policy: Policy) -> None:
     """Delete the policy; its runs stop with it, and what named it (monitors, heartbeats,
     incidents) names none."""
     for table in Base.metadata.sorted_tables:
         if "policy_id" in table.c and table.name != "policy_runs":
-            await session.execute(
+            await db.execute(
                 update(table)
                 .where(table.c.team_id == policy.team_id, table.c.policy_id == policy.id)
                 .values(policy_id=None)
             )
-    await session.delete(policy)
-    await session.flush()
+    await db.delete(policy)
+    await db.flush()

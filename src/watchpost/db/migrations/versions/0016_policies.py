@@ -10,6 +10,12 @@ revision = "0016"
 down_revision = "0015"
 
 RUN_INDEXES: tuple[shapes.IndexKey, ...] = ("incident_id", "next_at", "team_id")
+RUN_PARENTS = (
+    ("incident_id", "incidents"),
+    ("policy_id", "policies"),
+    ("event_id", "delivery_events"),
+)
+"""A run goes with its incident, its policy and the event its steps send."""
 
 
 CHECKED = ("monitors", "heartbeats")
@@ -45,9 +51,10 @@ def upgrade() -> None:
         shapes.moment("updated_at"),
         shapes.id_column(),
         shapes.reference("team_id"),
-        shapes.foreign_key("policy_runs", "incident_id", "incidents", ondelete="CASCADE"),
-        shapes.foreign_key("policy_runs", "policy_id", "policies", ondelete="CASCADE"),
-        shapes.foreign_key("policy_runs", "event_id", "delivery_events", ondelete="CASCADE"),
+        *(
+            shapes.foreign_key("policy_runs", column, referred, ondelete="CASCADE")
+            for column, referred in RUN_PARENTS
+        ),
         indexes=RUN_INDEXES,
     )
 
