@@ -96,3 +96,11 @@ def accepted(parsed: M | None, problems: list[Problem]) -> M:
 def parse(model: type[M], data: Mapping[str, Any]) -> M:
     """Validate data with model (strict types), or raise a 422 naming every bad field."""
     return accepted(*validated(model, data))
+
+
+def team_name_problems(sent: object, team_name: str) -> list[Problem]:
+    """A `team_name` in a body (the hosted API's global tokens need it) must be the token's
+    team."""
+    if isinstance(sent, str) and sent.strip() != team_name:
+        return [("team_name", f"team_name must be the API token's team ({team_name!r})")]
+    return []

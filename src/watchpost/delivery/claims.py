@@ -11,12 +11,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, or_, select, update
+from sqlalchemy import bindparam, exists, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.channels.models import NotificationChannel
 from watchpost.db.base import UTCDateTime
 from watchpost.delivery.models import Delivery, DeliveryEvent
+from watchpost.policies.models import PolicyRun
 from watchpost.webhooks.models import CustomWebhookTemplate, OutgoingWebhook
 
 
@@ -133,23 +134,30 @@ async def claim(
     return jobs_from(rows)
 
 
-_UNDISPATCHED = select(DeliveryEvent.id).where(DeliveryEvent.dispatched_at.is_(None)).limit(1)
-_DUE = (
-    select(Delivery.id)
-    .where(
+_NOW = bindparam("due_now", type_=UTCDateTime())
+_WAITING = select(
+    exists().where(DeliveryEvent.dispatched_at.is_(None)),
+    exists().where(
         Delivery.state == "pending",
-        Delivery.next_attempt_at <= bindparam("due_now", type_=UTCDateTime()),
-        or_(
-            Delivery.lease_expires_at.is_(None),
-            Delivery.lease_expires_at < bindparam("due_now", type_=UTCDateTime()),
-        ),
-    )
-    .limit(1)
+        Delivery.next_attempt_at <= _NOW,
+        or_(Delivery.lease_expires_at.is_(None), Delivery.lease_expires_at < _NOW),
+    ),
+    exists().where(PolicyRun.next_at <= _NOW),
 )
+"""Built once: what an idle pass asks, in one round trip."""
 
 
-async def work_waiting(session: AsyncSession, *, now: datetime) -> tuple[bool, bool]:
-    """(an event waits to be dispatched, a delivery is due at `now`): two indexed reads."""
-    undispatched = await session.scalar(_UNDISPATCHED)
-    due = await session.scalar(_DUE, {"due_now": now})
-    return undispatched is not None, due is not None
+@dataclass(frozen=True)
+class Waiting:
+    undispatched: bool
+    """An event waits to be dispatched."""
+    due: bool
+    """A delivery is due."""
+    steps_due: bool
+    """An escalation policy's step is due."""
+
+
+async def work_waiting(session: AsyncSession, *, now: datetime) -> Waiting:
+    """What waits at `now`: one statement of three indexed EXISTS."""
+    row = (await session.execute(_WAITING, {"due_now": now})).one()
+    return Waiting(*(bool(value) for value in row))

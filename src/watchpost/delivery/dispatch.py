@@ -18,10 +18,8 @@ from typing import Any, Final
 from sqlalchemy import insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.channels.models import NotificationChannel
-from watchpost.delivery import escalation
+from watchpost.delivery import escalation, targets
 from watchpost.delivery.models import Delivery, DeliveryEvent
-from watchpost.teams.models import User
 from watchpost.webhooks.models import OutgoingWebhook
 
 _HOOK_FLAGS: Final = (
@@ -44,32 +42,6 @@ def wants(webhook: Any, trigger_type: str, event: str) -> bool:
 
 CHAT_EVENTS: Final[dict[str, tuple[str, ...]]] = {"incident_change": ("started", "resolved")}
 """What every notification channel of the team is told (until escalation policies say whom)."""
-
-
-async def _channels(session: AsyncSession, team_ids: set[int]) -> dict[int, list[int]]:
-    """The notification channels of the teams."""
-    found: dict[int, list[int]] = defaultdict(list)
-    if team_ids:
-        rows = await session.execute(
-            select(NotificationChannel.team_id, NotificationChannel.id)
-            .where(NotificationChannel.team_id.in_(team_ids))
-            .order_by(NotificationChannel.id)
-        )
-        for team_id, channel_id in rows:
-            found[team_id].append(channel_id)
-    return found
-
-
-async def _members(session: AsyncSession, team_ids: set[int]) -> dict[int, list[str]]:
-    """The e-mail addresses of the teams' members."""
-    found: dict[int, list[str]] = defaultdict(list)
-    if team_ids:
-        rows = await session.execute(
-            select(User.team_id, User.email).where(User.team_id.in_(team_ids)).order_by(User.id)
-        )
-        for team_id, email in rows:
-            found[team_id].append(email)
-    return found
 
 
 async def dispatch(session: AsyncSession, *, now: datetime, limit: int, first_delay: float) -> int:
@@ -110,55 +82,31 @@ async def dispatch(session: AsyncSession, *, now: datetime, limit: int, first_de
     by_team: dict[int, list[Any]] = defaultdict(list)
     for hook in hooks:
         by_team[hook.team_id].append(hook)
-    members = await _members(session, {e.team_id for e in events if "email" in e.channels})
-    chats = await _channels(
+    emailed = await targets.members(session, {e.team_id for e in events if "email" in e.channels})
+    chats = await targets.channels(
         session, {e.team_id for e in events if e.event in CHAT_EVENTS.get(e.trigger_type, ())}
     )
-    due = now + timedelta(seconds=first_delay)
-
-    def row(event: Any, **receiver: Any) -> dict[str, Any]:
-        return {
-            "team_id": event.team_id,
-            "event_id": event.id,
-            "state": "pending",
-            "attempts": 0,
-            "next_attempt_at": due,
-            "created_at": now,
-            "updated_at": now,
-            **receiver,
-        }
-
-    rows = [
-        row(event, channel="webhook", webhook_id=hook.id, recipient=None, channel_id=None)
-        for event in events
-        for hook in by_team[event.team_id]
-        if wants(hook, event.trigger_type, event.event)
-    ]
-    rows += [
-        row(event, channel="email", webhook_id=None, recipient=address, channel_id=None)
-        for event in events
-        if "email" in event.channels
-        for address in members[event.team_id]
-    ]
-    rows += [
-        row(event, channel=way, webhook_id=None, recipient=None, channel_id=None)
-        for event in events
-        for way in ("sms", "call")
-        if way in event.channels
-    ]
-    rows += [
-        row(event, channel="apprise", webhook_id=None, recipient=None, channel_id=channel_id)
-        for event in events
-        if event.event in CHAT_EVENTS.get(event.trigger_type, ())
-        for channel_id in chats[event.team_id]
-    ]
-    # Escalation policies: a run for each incident started with one; whoever a run told is
-    # told of the resolution too.
+    # Escalation policies: a run for each incident started with one.
     await escalation.start_runs(session, events, now=now)
+    due = now + timedelta(seconds=first_delay)
+    rows: list[dict[str, Any]] = []
     for event in events:
+        told = [
+            {"channel": "webhook", "webhook_id": hook.id}
+            for hook in by_team[event.team_id]
+            if wants(hook, event.trigger_type, event.event)
+        ]
+        if "email" in event.channels:
+            told += emailed[event.team_id]
+        told += [{"channel": way} for way in ("sms", "call") if way in event.channels]
+        if event.event in CHAT_EVENTS.get(event.trigger_type, ()):
+            told += chats[event.team_id]
         if event.trigger_type == "incident_change" and event.event == "resolved":
-            told = await escalation.told_of(session, incident_id=event.subject_id, now=now)
-            rows += escalation.deliveries_for(event.team_id, event.id, told, due=due, now=now)
+            # whoever a policy told hears of the resolution too
+            told += await escalation.told_of(session, incident_id=event.subject_id, now=now)
+        rows += targets.deliveries_for(
+            event.team_id, event.id, targets.unique(told), due=due, now=now
+        )
     if rows:
         await session.execute(insert(Delivery), rows)
     await session.execute(

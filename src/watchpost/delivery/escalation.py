@@ -13,13 +13,14 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import Any, Final, cast
+from typing import Any, cast
 
 from sqlalchemy import Table, insert, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.channels.models import NotificationChannel
+from watchpost.delivery import targets
 from watchpost.delivery.models import Delivery
+from watchpost.delivery.targets import Target
 from watchpost.policies.models import Policy, PolicyRun
 from watchpost.teams.models import User
 from watchpost.webhooks.models import OutgoingWebhook
@@ -31,11 +32,6 @@ def _incidents() -> Table:
     read when first needed, once every table is mapped)."""
     (key,) = cast(Table, PolicyRun.__table__).c.incident_id.foreign_keys
     return key.column.table
-
-
-Target = dict[str, Any]
-"""Who a delivery goes to: {"channel": "email", "recipient": …}, {"channel": "webhook",
-"webhook_id": …} or {"channel": "apprise", "channel_id": …}."""
 
 
 def _wait(step: dict[str, Any] | None) -> float:
@@ -77,31 +73,28 @@ async def told_of(session: AsyncSession, *, incident_id: int, now: datetime) -> 
     runs = list(
         await session.scalars(select(PolicyRun).where(PolicyRun.incident_id == incident_id))
     )
-    targets: list[Target] = []
     for run in runs:
-        targets += [target for target in run.told if target not in targets]
         run.next_at, run.updated_at = None, now
-    return targets
+    return targets.unique(target for run in runs for target in run.told)
 
 
 async def _members(
     session: AsyncSession, team_id: int, members: list[dict[str, Any]]
 ) -> list[Target]:
-    targets: list[Target] = []
+    found: list[Target] = []
     for member in members:
         kind, ident = member.get("type"), member.get("id")
         if kind == "entire_team":
-            emails = await session.scalars(select(User.email).where(User.team_id == team_id))
-            targets += [{"channel": "email", "recipient": email} for email in emails]
+            found += (await targets.members(session, {team_id}))[team_id]
         elif kind == "user":
-            found = select(User.email).where(User.team_id == team_id)
-            found = (
-                found.where(User.id == ident)
+            user = select(User.email).where(User.team_id == team_id)
+            user = (
+                user.where(User.id == ident)
                 if ident
-                else found.where(User.email == (member.get("email") or "").lower())
+                else user.where(User.email == (member.get("email") or "").lower())
             )
-            targets += [
-                {"channel": "email", "recipient": email} for email in await session.scalars(found)
+            found += [
+                {"channel": "email", "recipient": email} for email in await session.scalars(user)
             ]
         elif kind in ("webhook", "all_webhook_integrations"):
             hooks = select(OutgoingWebhook.id).where(
@@ -109,42 +102,13 @@ async def _members(
             )
             if kind == "webhook":
                 hooks = hooks.where(OutgoingWebhook.id == ident)
-            targets += [
-                {"channel": "webhook", "webhook_id": i} for i in await session.scalars(hooks)
-            ]
+            found += [{"channel": "webhook", "webhook_id": i} for i in await session.scalars(hooks)]
         elif kind in ("notification_channel", "all_notification_channels"):
-            chats = select(NotificationChannel.id).where(NotificationChannel.team_id == team_id)
-            if kind == "notification_channel":
-                chats = chats.where(NotificationChannel.id == ident)
-            targets += [
-                {"channel": "apprise", "channel_id": i} for i in await session.scalars(chats)
+            chats = (await targets.channels(session, {team_id}))[team_id]
+            found += [
+                c for c in chats if kind != "notification_channel" or c["channel_id"] == ident
             ]
-    unique: list[Target] = []
-    for target in targets:
-        if target not in unique:
-            unique.append(target)
-    return unique
-
-
-def deliveries_for(
-    team_id: int, event_id: int, targets: Sequence[Target], *, due: datetime, now: datetime
-) -> list[dict[str, Any]]:
-    return [
-        {
-            "team_id": team_id,
-            "event_id": event_id,
-            "channel": target["channel"],
-            "webhook_id": target.get("webhook_id"),
-            "recipient": target.get("recipient"),
-            "channel_id": target.get("channel_id"),
-            "state": "pending",
-            "attempts": 0,
-            "next_attempt_at": due,
-            "created_at": now,
-            "updated_at": now,
-        }
-        for target in targets
-    ]
+    return targets.unique(found)
 
 
 async def escalate(session: AsyncSession, *, now: datetime, limit: int) -> int:
@@ -176,13 +140,13 @@ async def escalate(session: AsyncSession, *, now: datetime, limit: int) -> int:
         steps = policy.steps
         step = steps[run.step] if run.step < len(steps) else None
         if step is not None and step.get("type") == "escalation":
-            targets = await _members(session, run.team_id, step.get("step_members") or [])
-            if targets:
+            told = await _members(session, run.team_id, step.get("step_members") or [])
+            if told:
                 await session.execute(
                     insert(Delivery),
-                    deliveries_for(run.team_id, run.event_id, targets, due=now, now=now),
+                    targets.deliveries_for(run.team_id, run.event_id, told, due=now, now=now),
                 )
-            run.told = [*run.told, *(t for t in targets if t not in run.told)]
+            run.told = targets.unique([*run.told, *told])
         ran += 1
         if run.step + 1 < len(steps):
             run.step += 1
@@ -194,10 +158,3 @@ async def escalate(session: AsyncSession, *, now: datetime, limit: int) -> int:
             run.next_at = None
     await session.flush()
     return ran
-
-
-_DUE: Final = select(PolicyRun.id).limit(1)
-
-
-async def due(session: AsyncSession, *, now: datetime) -> bool:
-    return await session.scalar(_DUE.where(PolicyRun.next_at <= now)) is not None

@@ -8,6 +8,7 @@ names and causes come from checked servers and people).
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
 from typing import Any, Final
@@ -25,12 +26,12 @@ _STATES: Final = {"started": "Down", "acknowledged": "Acknowledged", "resolved":
 _HTML = Environment(autoescape=True).from_string(
     """<!doctype html>
 <html><body style="font-family: sans-serif">
-<h2>{{ state }}: {{ name }}</h2>
-<p>{{ cause }}</p>
+<h2>{{ event.state }}: {{ event.name }}</h2>
+<p>{{ event.cause }}</p>
 <table>
-{% for label, value in facts %}<tr><th align="left">{{ label }}</th><td>{{ value }}</td></tr>
+{% for label, value in event.facts %}<tr><th align="left">{{ label }}</th><td>{{ value }}</td></tr>
 {% endfor %}</table>
-{% if acknowledge_url %}<p><a href="{{ acknowledge_url }}">Acknowledge this incident</a></p>{% endif %}
+{% if event.acknowledge_url %}<p><a href="{{ event.acknowledge_url }}">Acknowledge this incident</a></p>{% endif %}
 <p style="color: #777">Sent by Watchpost to the members of team {{ team }}.</p>
 </body></html>
 """
@@ -43,16 +44,52 @@ def _subject_of(data: dict[str, Any]) -> str:
     return "reported by hand"
 
 
-def summary(payload: dict[str, Any], *, acknowledge_url: str | None) -> tuple[str, str]:
-    """A title and a plain text of an incident event (chat messages, e-mail text)."""
+@dataclass(frozen=True)
+class Told:
+    """What an incident event tells people, whatever carries it (e-mail, chat, SMS)."""
+
+    state: str
+    name: str
+    about: str
+    cause: str
+    facts: list[tuple[str, str]]
+    acknowledge_url: str | None
+    """Only on a start: acknowledging a resolved incident means nothing."""
+
+    @property
+    def title(self) -> str:
+        return f"{self.state}: {self.name} ({self.about})"
+
+
+def told(payload: dict[str, Any], *, acknowledge_url: str | None) -> Told:
     data = payload["data"]
     attributes = data["attributes"]
-    state = _STATES.get(payload["event"], payload["event"].capitalize())
     about = _subject_of(data)
-    lines = [attributes.get("cause") or "", "", f"Incident #{data['id']}, {about}."]
-    if acknowledge_url and payload["event"] == "started":
-        lines += ["", f"Acknowledge: {acknowledge_url}"]
-    return f"{state}: {attributes['name']} ({about})", "\n".join(lines)
+    facts = [
+        ("Incident", f"#{data['id']}"),
+        ("About", about),
+        ("Started", attributes.get("started_at") or ""),
+    ]
+    if attributes.get("resolved_at"):
+        facts.append(("Resolved", attributes["resolved_at"]))
+    return Told(
+        state=_STATES.get(payload["event"], payload["event"].capitalize()),
+        name=attributes["name"],
+        about=about,
+        cause=attributes.get("cause") or "",
+        facts=facts,
+        acknowledge_url=acknowledge_url if payload["event"] == "started" else None,
+    )
+
+
+def summary(payload: dict[str, Any], *, acknowledge_url: str | None) -> tuple[str, str]:
+    """A title and a plain text of an incident event (chat messages, SMS)."""
+    event = told(payload, acknowledge_url=acknowledge_url)
+    incident = event.facts[0][1]
+    lines = [event.cause, "", f"Incident {incident}, {event.about}."]
+    if event.acknowledge_url:
+        lines += ["", f"Acknowledge: {event.acknowledge_url}"]
+    return event.title, "\n".join(lines)
 
 
 def message(
@@ -63,37 +100,20 @@ def message(
     acknowledge_url: str | None,
 ) -> EmailMessage:
     """The e-mail of one incident event (`{"event", "data"}` as webhooks get it)."""
-    data = payload["data"]
-    attributes = data["attributes"]
-    state = _STATES.get(payload["event"], payload["event"].capitalize())
-    about = _subject_of(data)
-    facts = [
-        ("Incident", f"#{data['id']}"),
-        ("About", about),
-        ("Started", attributes.get("started_at") or ""),
-    ]
-    if attributes.get("resolved_at"):
-        facts.append(("Resolved", attributes["resolved_at"]))
+    event = told(payload, acknowledge_url=acknowledge_url)
     mail = EmailMessage()
-    mail["Subject"] = f"{state}: {attributes['name']} ({about})"
+    mail["Subject"] = event.title
     mail["From"] = sender
     mail["To"] = recipient
     mail["Date"] = formatdate(localtime=False)
     mail["Message-ID"] = make_msgid(domain="watchpost")
-    lines = [f"{state}: {attributes['name']}", "", attributes.get("cause") or "", ""]
-    lines += [f"{label}: {value}" for label, value in facts]
-    if acknowledge_url and payload["event"] == "started":
-        lines += ["", f"Acknowledge: {acknowledge_url}"]
+    lines = [f"{event.state}: {event.name}", "", event.cause, ""]
+    lines += [f"{label}: {value}" for label, value in event.facts]
+    if event.acknowledge_url:
+        lines += ["", f"Acknowledge: {event.acknowledge_url}"]
     mail.set_content("\n".join(lines) + "\n")
-    html = _HTML.render(
-        state=state,
-        name=attributes["name"],
-        cause=attributes.get("cause") or "",
-        facts=facts,
-        acknowledge_url=acknowledge_url if payload["event"] == "started" else None,
-        team=attributes.get("team_name", ""),
-    )
-    mail.add_alternative(html, subtype="html")
+    team = payload["data"]["attributes"].get("team_name", "")
+    mail.add_alternative(_HTML.render(event=event, team=team), subtype="html")
     return mail
 
 

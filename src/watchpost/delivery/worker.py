@@ -186,14 +186,14 @@ class Deliverer:
             self._pruned_at = time.monotonic()
             await self.prune(now)
         # One read decides whether to open write transactions at all: an idle pass costs a
-        # read, not two write locks (on SQLite, every writer queues behind one).
+        # statement, not two write locks (on SQLite, every writer queues behind one).
         async with self.ctx.db.read_sessions() as session:
-            undispatched, due = await claims.work_waiting(session, now=now)
-            steps_due = await escalation.due(session, now=now)
-        dispatched = await self.dispatch(now) if undispatched or steps_due else 0
+            waiting = await claims.work_waiting(session, now=now)
+        dispatched = await self.dispatch(now) if waiting.undispatched or waiting.steps_due else 0
         room = self.settings.delivery_concurrency - len(self._running)
         limit = min(room, self.settings.delivery_claim_batch)
-        jobs = await self.claim(now, limit) if room and (due or undispatched or steps_due) else []
+        more = waiting.due or waiting.steps_due or dispatched
+        jobs = await self.claim(now, limit) if room and more else []
         self._backlog = not room or len(jobs) >= limit
         for job in jobs:
             task = asyncio.create_task(self._attempt_and_buffer(job))

@@ -1,9 +1,9 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, Text
+from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, Table, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from watchpost.db.base import Base, IdMixin, IdType, TeamOwnedMixin, TimestampMixin, UTCDateTime
@@ -78,3 +78,10 @@ class IncidentEvent(IdMixin, Base):
     """started, acknowledged, resolved, reopened, comment, check_failed, check_recovered."""
     text: Mapped[str] = mapped_column(Text)
     by: Mapped[str | None] = mapped_column(String(320), default=None)
+
+
+def referenced(field: str) -> Table:
+    """The table an incident's reference column (monitor_id …) points at, read through its
+    foreign key (so incidents need none of the referenced domains)."""
+    (key,) = cast(Table, Incident.__table__).c[field].foreign_keys
+    return key.column.table

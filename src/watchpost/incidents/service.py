@@ -8,15 +8,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any, cast
+from typing import Any
 
-from sqlalchemy import Table, delete, select
+from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.clock import isoformat_ms
 from watchpost.db.queries import team_object
 from watchpost.errors import Conflict, InvalidRequest
 from watchpost.history import service as history
+from watchpost.incidents import models
 from watchpost.incidents.models import Incident, IncidentEvent
 from watchpost.incidents.rendering import INCIDENT
 from watchpost.incidents.schemas import IncidentCreate
@@ -87,13 +88,6 @@ def timeline_item_attributes(event: IncidentEvent) -> dict[str, Any]:
     return {"at": isoformat_ms(event.at), "kind": event.kind, "text": event.text, "by": event.by}
 
 
-def _referenced(field: str) -> Table:
-    """The table an incident's reference column points at, read through its foreign key
-    (so this module needs none of the referenced domains)."""
-    (key,) = cast(Table, Incident.__table__).c[field].foreign_keys
-    return key.column.table
-
-
 async def _subject_problems(
     session: AsyncSession, *, team_id: int, data: IncidentCreate
 ) -> list[tuple[str | None, str]]:
@@ -102,7 +96,7 @@ async def _subject_problems(
         wanted = getattr(data, field)
         if wanted is None:
             continue
-        table = _referenced(field)
+        table = models.referenced(field)
         found = await session.scalar(
             select(table.c.id).where(table.c.team_id == team_id, table.c.id == wanted)
         )

@@ -15,14 +15,14 @@ import logging
 from collections.abc import Callable
 from datetime import datetime
 from functools import partial
-from typing import Any, Final, cast
+from typing import Any, Final
 
-from sqlalchemy import Table, select
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.delivery import outbox
 from watchpost.errors import Conflict
-from watchpost.incidents.models import Incident, IncidentEvent
+from watchpost.incidents.models import Incident, IncidentEvent, referenced
 from watchpost.incidents.rendering import SUBJECTS, incident_payload
 
 log = logging.getLogger("watchpost.incidents")
@@ -110,8 +110,7 @@ async def _object_alerts(session: AsyncSession, incident: Incident) -> dict[str,
     """The notification settings of the object the incident is about, if it has them."""
     for column, _ in SUBJECTS:
         subject_id = getattr(incident, column)
-        (key,) = cast(Table, Incident.__table__).c[column].foreign_keys
-        table = key.column.table
+        table = referenced(column)
         if subject_id is not None and all(name in table.c for name in _COPIED):
             row = (
                 await session.execute(

@@ -23,6 +23,7 @@ from watchpost.http.envelope import Resource, resource
 from watchpost.http.pagination import Page, PageRequest, paginate
 from watchpost.policies.models import Policy
 from watchpost.policies.schemas import PolicyCreate, PolicyStep, PolicyUpdate, stored_steps
+from watchpost.problems import team_name_problems
 from watchpost.teams.models import User
 from watchpost.teams.service import Principal
 from watchpost.webhooks.models import OutgoingWebhook
@@ -101,9 +102,9 @@ async def _checked_steps(
 
 def _own_team(data: Any, caller: Principal) -> None:
     """A team_name sent must be the token's (as the hosted API's global tokens need it)."""
-    if data.team_name is not None and data.team_name.strip() != caller.team_name:
-        message = f"team_name must be the API token's team ({caller.team_name!r})"
-        raise InvalidRequest([("team_name", message)])
+    problems = team_name_problems(data.team_name, caller.team_name)
+    if problems:
+        raise InvalidRequest(problems)
 
 
 async def make(db: AsyncSession, caller: Principal, ctx: AppContext, data: PolicyCreate) -> Policy:

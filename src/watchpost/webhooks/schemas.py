@@ -9,7 +9,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from watchpost.destinations import resend_problems
 from watchpost.http.openapi import PaginationDoc
-from watchpost.problems import accepted, null_problems, validated
+from watchpost.problems import accepted, null_problems, team_name_problems, validated
 from watchpost.validation import DestinationUrl, Name, Secret
 from watchpost.webhooks import templates
 from watchpost.webhooks.triggers import (
@@ -214,13 +214,6 @@ def _given(data: dict[str, Any]) -> set[str]:
     return {name for name, value in data.items() if value is not None}
 
 
-def _team_problems(data: dict[str, Any], team_name: str) -> list[tuple[str | None, str]]:
-    value = data.get("team_name")
-    if isinstance(value, str) and value.strip() != team_name:
-        return [("team_name", f"team_name must be the API token's team ({team_name!r})")]
-    return []
-
-
 def _template_problems(raw: Any, current: dict[str, Any] | None) -> list[tuple[str | None, str]]:
     """Rules on the template as it will be: http_method never null, no body on get/head."""
     if not isinstance(raw, dict):
@@ -256,7 +249,7 @@ def parse_webhook_create(data: dict[str, Any], *, team_name: str) -> WebhookCrea
     trigger_type = data.get("trigger_type")
     if isinstance(trigger_type, str) and trigger_type in TRIGGER_RULES:
         problems += trigger_problems(trigger_type, _given(data))
-    problems += _team_problems(data, team_name)
+    problems += team_name_problems(data.get("team_name"), team_name)
     problems += _template_problems(data.get(TEMPLATE_FIELD), None)
     return accepted(parsed, problems)
 
@@ -302,7 +295,7 @@ def parse_webhook_update(
         )
     problems += null_problems(data, ("name", "url", *TRIGGER_RULES[trigger_type].accepted))
     problems += trigger_problems(trigger_type, _given(data))
-    problems += _team_problems(data, team_name)
+    problems += team_name_problems(data.get("team_name"), team_name)
     problems += _template_problems(data.get(TEMPLATE_FIELD), template)
     if parsed is not None:
         problems += _resend_problems(parsed, url, template)

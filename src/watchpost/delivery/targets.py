@@ -1,0 +1,79 @@
+"""Who a delivery goes to, and the delivery rows made for them.
+
+A target is {"channel": "webhook", "webhook_id": …}, {"channel": "email", "recipient": …},
+{"channel": "sms"}, {"channel": "call"} or {"channel": "apprise", "channel_id": …}; dispatch
+(the event's receivers) and escalation (a step's members) both name targets, and both make
+their rows here.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from watchpost.channels.models import NotificationChannel
+from watchpost.teams.models import User
+
+Target = dict[str, Any]
+
+
+def deliveries_for(
+    team_id: int, event_id: int, targets: Sequence[Target], *, due: datetime, now: datetime
+) -> list[dict[str, Any]]:
+    """Pending delivery rows of one event to each target, due at `due`."""
+    return [
+        {
+            "team_id": team_id,
+            "event_id": event_id,
+            "channel": target["channel"],
+            "webhook_id": target.get("webhook_id"),
+            "recipient": target.get("recipient"),
+            "channel_id": target.get("channel_id"),
+            "state": "pending",
+            "attempts": 0,
+            "next_attempt_at": due,
+            "created_at": now,
+            "updated_at": now,
+        }
+        for target in targets
+    ]
+
+
+def unique(targets: Iterable[Target]) -> list[Target]:
+    """The targets in order, each once."""
+    kept: list[Target] = []
+    for target in targets:
+        if target not in kept:
+            kept.append(target)
+    return kept
+
+
+async def members(session: AsyncSession, team_ids: set[int]) -> dict[int, list[Target]]:
+    """Each team's members, as e-mail targets."""
+    found: dict[int, list[Target]] = defaultdict(list)
+    if team_ids:
+        rows = await session.execute(
+            select(User.team_id, User.email).where(User.team_id.in_(team_ids)).order_by(User.id)
+        )
+        for team_id, email in rows:
+            found[team_id].append({"channel": "email", "recipient": email})
+    return found
+
+
+async def channels(session: AsyncSession, team_ids: set[int]) -> dict[int, list[Target]]:
+    """Each team's notification channels, as Apprise targets."""
+    found: dict[int, list[Target]] = defaultdict(list)
+    if team_ids:
+        rows = await session.execute(
+            select(NotificationChannel.team_id, NotificationChannel.id)
+            .where(NotificationChannel.team_id.in_(team_ids))
+            .order_by(NotificationChannel.id)
+        )
+        for team_id, channel_id in rows:
+            found[team_id].append({"channel": "apprise", "channel_id": channel_id})
+    return found
