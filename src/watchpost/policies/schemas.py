@@ -106,7 +106,8 @@ class PolicyUpdate(PolicyFields):
     name: Name | None = None
 
 
-POLICY_NOT_NULL = ("name", "steps", "repeat_count", "repeat_delay")
+POLICY_NOT_NULL = ("name", "repeat_count", "repeat_delay")
+# `steps: null` is no steps (the Terraform provider sends null for an empty list).
 
 
 class PolicyAttributes(BaseModel):

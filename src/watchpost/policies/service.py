@@ -144,8 +144,8 @@ async def change(
     for name in ("name", "repeat_count", "repeat_delay", "policy_group_id", "fallback_policy_id"):
         if name in sent:
             setattr(policy, name, getattr(data, name))
-    if "steps" in sent and data.steps is not None:
-        policy.steps = await _checked_steps(db, policy.team_id, data.steps)
+    if "steps" in sent:
+        policy.steps = await _checked_steps(db, policy.team_id, data.steps or [])
     policy.updated_at = ctx.clock.now()
     await db.flush()
     return policy
