@@ -68,9 +68,10 @@ def build_app(ctx: AppContext, *, engine: bool = False) -> FastAPI:
         if engine:
             from watchpost.delivery.worker import Deliverer
             from watchpost.engine.loop import Engine
+            from watchpost.incidents.policy_actions import PolicyActions
 
             checker = Engine(app.state.ctx)
-            deliverer = Deliverer(app.state.ctx)
+            deliverer = Deliverer(app.state.ctx, incidents=PolicyActions(app.state.ctx.clock))
             running = asyncio.gather(checker.run_forever(), deliverer.run_forever())
         # Everything built so far (routes, models, schemas: ≈ 140,000 objects) lives as long
         # as the process. Out of the collector's reach, a full collection no longer walks

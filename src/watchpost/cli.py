@@ -155,6 +155,7 @@ def cmd_worker(_args: argparse.Namespace) -> None:
     from watchpost.context import AppContext
     from watchpost.delivery.worker import Deliverer
     from watchpost.engine.loop import Engine
+    from watchpost.incidents.policy_actions import PolicyActions
 
     settings = _settings()
     _logging(settings)
@@ -163,7 +164,7 @@ def cmd_worker(_args: argparse.Namespace) -> None:
     async def run() -> None:
         ctx = AppContext.build(settings)
         engine = Engine(ctx)
-        deliverer = Deliverer(ctx)
+        deliverer = Deliverer(ctx, incidents=PolicyActions(ctx.clock))
 
         def stop() -> None:
             engine.stop()

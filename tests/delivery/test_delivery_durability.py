@@ -23,12 +23,14 @@ from watchpost.delivery import results
 from watchpost.delivery.results import Attempt
 from watchpost.delivery.sending import Outcome
 from watchpost.delivery.worker import LEASE_MARGIN_S, Deliverer
+from watchpost.incidents.policy_actions import PolicyActions
 
 
 def _process(app: FastAPI, owner: str) -> Deliverer:
     """A delivery worker with a database engine of its own, as another process has."""
     ctx: AppContext = app.state.ctx
-    return Deliverer(AppContext.build(ctx.settings, ctx.clock), owner=owner)
+    built = AppContext.build(ctx.settings, ctx.clock)
+    return Deliverer(built, incidents=PolicyActions(built.clock), owner=owner)
 
 
 async def test_a_restart_in_the_middle_of_the_retries_still_delivers(

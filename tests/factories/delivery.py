@@ -27,6 +27,7 @@ from watchpost.clock import FrozenClock
 from watchpost.delivery import sending
 from watchpost.delivery.models import Delivery, DeliveryEvent
 from watchpost.delivery.worker import Deliverer
+from watchpost.incidents.policy_actions import PolicyActions
 from watchpost.settings import Settings
 from watchpost.teams.service import create_user
 
@@ -111,7 +112,7 @@ def configure(app: FastAPI, **overrides: Any) -> Settings:
 
 
 def deliverer_of(app: FastAPI, owner: str = "deliverer-a") -> Deliverer:
-    return Deliverer(app.state.ctx, owner=owner)
+    return Deliverer(app.state.ctx, incidents=PolicyActions(app.state.ctx.clock), owner=owner)
 
 
 def advance(app: FastAPI, seconds: float) -> None:

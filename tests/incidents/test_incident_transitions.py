@@ -31,12 +31,14 @@ MODELS = "watchpost.incidents.models"
 
 
 def _row_names(tree: ast.AST) -> set[str]:
-    """The names a module gives the incident models it imports."""
+    """The names a module gives the incident models it imports (an incident and its timeline;
+    comments are rows of their own)."""
     return {
         alias.asname or alias.name
         for node in ast.walk(tree)
         if isinstance(node, ast.ImportFrom) and node.module == MODELS
         for alias in node.names
+        if alias.name in ("Incident", "IncidentEvent")
     }
 
 

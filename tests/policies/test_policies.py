@@ -29,6 +29,7 @@ def escalation(wait: int, *members: dict[str, Any]) -> dict[str, Any]:
 
 async def test_policies_are_stored_and_shown_as_the_hosted_api_does(app: FastAPI, api: Api) -> None:
     await create_member(app, "acme", "ann@example.com")
+    daytime = data(await api.post(POLICIES, {"name": "Daytime"}), 201)
     steps = [
         escalation(0, {"type": "entire_team"}),
         escalation(600, {"type": "user", "email": "ANN@example.com"}),
@@ -38,7 +39,7 @@ async def test_policies_are_stored_and_shown_as_the_hosted_api_does(app: FastAPI
             "days": ["mon", "tue"],
             "time_from": "09:00",
             "time_to": "17:00",
-            "policy_id": 1,
+            "policy_id": int(daytime["id"]),
         },
     ]
     created = data(

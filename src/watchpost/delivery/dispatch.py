@@ -40,7 +40,9 @@ def wants(webhook: Any, trigger_type: str, event: str) -> bool:
     return True
 
 
-CHAT_EVENTS: Final[dict[str, tuple[str, ...]]] = {"incident_change": ("started", "resolved")}
+CHAT_EVENTS: Final[dict[str, tuple[str, ...]]] = {
+    "incident_change": ("started", "reopened", "resolved")
+}
 """What every notification channel of the team is told (until escalation policies say whom)."""
 
 

@@ -21,7 +21,14 @@ from watchpost.settings import Settings, parse_smtp_url
 
 NOT_CONFIGURED: Final = "not sent: no SMTP server is configured (WATCHPOST_SMTP_URL)"
 
-_STATES: Final = {"started": "Down", "acknowledged": "Acknowledged", "resolved": "Resolved"}
+_STATES: Final = {
+    "started": "Down",
+    "reopened": "Down again",
+    "acknowledged": "Acknowledged",
+    "resolved": "Resolved",
+}
+_OPENING: Final = frozenset({"started", "reopened"})
+"""Events of an incident someone should now acknowledge."""
 
 _HTML = Environment(autoescape=True).from_string(
     """<!doctype html>
@@ -78,7 +85,7 @@ def told(payload: dict[str, Any], *, acknowledge_url: str | None) -> Told:
         about=about,
         cause=attributes.get("cause") or "",
         facts=facts,
-        acknowledge_url=acknowledge_url if payload["event"] == "started" else None,
+        acknowledge_url=acknowledge_url if payload["event"] in _OPENING else None,
     )
 
 

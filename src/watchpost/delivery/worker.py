@@ -48,8 +48,12 @@ class TickReport:
 class Deliverer:
     """One process's delivery worker: owner of its leases."""
 
-    def __init__(self, ctx: AppContext, *, owner: str | None = None) -> None:
+    def __init__(
+        self, ctx: AppContext, *, incidents: escalation.Incidents, owner: str | None = None
+    ) -> None:
         self.ctx = ctx
+        self.incidents = incidents
+        """What escalation steps do to incidents (incidents.policy_actions)."""
         self.settings = ctx.settings
         self.owner = owner or new_owner()
         self._slots = asyncio.Semaphore(self.settings.delivery_concurrency)
@@ -107,7 +111,12 @@ class Deliverer:
                 limit=self.settings.delivery_claim_batch,
                 first_delay=self.settings.retry_delays[0],
             )
-            await escalation.escalate(session, now=now, limit=self.settings.delivery_claim_batch)
+            await escalation.escalate(
+                session,
+                now=now,
+                limit=self.settings.delivery_claim_batch,
+                incidents=self.incidents,
+            )
         return made
 
     async def claim(self, now: datetime, limit: int) -> list[Job]:

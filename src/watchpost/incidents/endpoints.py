@@ -1,4 +1,5 @@
-"""Routes of /api/v2/incidents: list, read, report, acknowledge, resolve, timeline, delete."""
+"""Routes of /api/v2/incidents: list, read, report, acknowledge, resolve, reopen, comments,
+timeline, delete."""
 
 from __future__ import annotations
 
@@ -12,15 +13,20 @@ from watchpost.delivery.schemas import DeliveryAttributes
 from watchpost.http.body import JsonObject
 from watchpost.http.crud import CHILD_LIST_ERRORS, Finder, Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
-from watchpost.http.envelope import listing, single
+from watchpost.http.envelope import listing, no_content, single
 from watchpost.http.errors import error_responses, object_id
 from watchpost.http.pagination import Paging
-from watchpost.incidents import lists, rendering, service
+from watchpost.incidents import comments, lists, rendering, service
+from watchpost.incidents.models import IncidentComment
 from watchpost.incidents.rendering import INCIDENT
 from watchpost.incidents.schemas import (
     AcknowledgeBody,
+    CommentAttributes,
+    CommentCreate,
+    CommentUpdate,
     IncidentAttributes,
     IncidentCreate,
+    ReopenBody,
     ResolveBody,
     TimelineItemAttributes,
     parse_filters,
@@ -179,6 +185,121 @@ async def resolve_incident(
     iid = object_id(incident_id, rendering.INCIDENT)
     data = parse(ResolveBody, body)
     return await _change(iid, Change.RESOLVED, data.resolved_by, caller, ctx, db)
+
+
+@incident_routes.action(
+    "/{incident_id}/reopen",
+    summary="Reopen a resolved incident",
+    description=(
+        "The problem is back: the incident is open again, unacknowledged (`status` `started`), "
+        "and its people, webhooks (`on_incident_reopened`) and escalation policy hear of it "
+        "as of a start. The body is optional; `reopened_by` defaults to the team's name. 409 "
+        "when the incident is open, or when its monitor or heartbeat has another open incident."
+    ),
+    body=ReopenBody,
+    errors=STATE_ERRORS,
+)
+async def reopen_incident(
+    incident_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
+) -> Response:
+    data = parse(ReopenBody, body)
+    async with db.begin():
+        incident = await _find(db, caller, incident_id)
+        await comments.reopen(
+            db, incident, by=data.reopened_by or caller.team_name, now=ctx.clock.now()
+        )
+    return single(rendering.incident_resource(incident, caller.team_name))
+
+
+comment_routes = Routes(router, CommentAttributes)
+
+
+@comment_routes.list(
+    "/{incident_id}/comments",
+    summary="An incident's comments",
+    description=(
+        f"All of them (at most {comments.MAX_COMMENTS} an incident), oldest first, type "
+        "`incident_comment`: `content`, `user_id` and `user_email` (null for comments made "
+        "with an API token or by an escalation policy), `created_at`, `updated_at`. Not "
+        "paginated, as the hosted API."
+    ),
+    errors=CHILD_LIST_ERRORS,
+)
+async def list_comments(incident_id: str, caller: Caller, db: ReadDb) -> Response:
+    incident = await _find(db, caller, incident_id)
+    found = await comments.comments_of(db, incident)
+    none: dict[str, str | None] = {"first": None, "last": None, "prev": None, "next": None}
+    return listing((comments.comment_resource(c) for c in found), none)
+
+
+@comment_routes.create(
+    "/{incident_id}/comments",
+    body=CommentCreate,
+    summary="Comment on an incident",
+    description=(
+        "Adds the comment (Markdown `content`) and a `comment` entry to the incident's "
+        "timeline, and tells webhooks with `on_incident_comment` (the payload carries "
+        "`comment` beside `data`). Open or resolved incidents alike."
+    ),
+)
+async def create_comment(
+    incident_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
+) -> Response:
+    data = parse(CommentCreate, body)
+    async with db.begin():
+        incident = await _find(db, caller, incident_id)
+        comment = await comments.add_comment(
+            db, incident, content=data.content, by=caller.team_name, now=ctx.clock.now()
+        )
+    return single(comments.comment_resource(comment), status=201)
+
+
+async def _comment(
+    db: AsyncSession, caller: Principal, incident_id: str, comment_id: str
+) -> IncidentComment:
+    incident = await _find(db, caller, incident_id)
+    return await comments.get_comment(
+        db,
+        team_id=caller.team_id,
+        incident_id=incident.id,
+        comment_id=object_id(comment_id, comments.COMMENT),
+    )
+
+
+@comment_routes.get("/{incident_id}/comments/{comment_id}", summary="Get a comment")
+async def get_comment(incident_id: str, comment_id: str, caller: Caller, db: ReadDb) -> Response:
+    return single(comments.comment_resource(await _comment(db, caller, incident_id, comment_id)))
+
+
+@comment_routes.update(
+    "/{incident_id}/comments/{comment_id}",
+    body=CommentUpdate,
+    not_null=("content",),
+    summary="Edit a comment",
+    description="The comment's `content` changes; the timeline keeps what was first said.",
+)
+async def update_comment(
+    incident_id: str,
+    comment_id: str,
+    body: JsonObject,
+    caller: Caller,
+    ctx: Context,
+    db: WriteDb,
+) -> Response:
+    data = parse(CommentUpdate, body)
+    async with db.begin():
+        comment = await _comment(db, caller, incident_id, comment_id)
+        comment.content, comment.updated_at = data.content, ctx.clock.now()
+    return single(comments.comment_resource(comment))
+
+
+@comment_routes.delete("/{incident_id}/comments/{comment_id}", summary="Delete a comment")
+async def delete_comment(
+    incident_id: str, comment_id: str, caller: Caller, db: WriteDb
+) -> Response:
+    async with db.begin():
+        await db.delete(await _comment(db, caller, incident_id, comment_id))
+    return no_content()
 
 
 told_routes = Routes(router, DeliveryAttributes)

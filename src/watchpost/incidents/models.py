@@ -80,6 +80,21 @@ class IncidentEvent(IdMixin, Base):
     by: Mapped[str | None] = mapped_column(String(320), default=None)
 
 
+class IncidentComment(IdMixin, TeamOwnedMixin, TimestampMixin, Base):
+    """A comment on an incident (the hosted API's `incident_comment`); its timeline entry
+    and its `comment` event are made with it."""
+
+    __tablename__ = "incident_comments"
+
+    incident_id: Mapped[int] = mapped_column(
+        IdType, ForeignKey("incidents.id", ondelete="CASCADE"), index=True
+    )
+    content: Mapped[str] = mapped_column(Text)
+    user_id: Mapped[int | None] = mapped_column(IdType, default=None)
+    """The team member who wrote it, when known (an escalation policy's instructions: none)."""
+    user_email: Mapped[str | None] = mapped_column(String(320), default=None)
+
+
 def referenced(field: str) -> Table:
     """The table an incident's reference column (monitor_id …) points at, read through its
     foreign key (so incidents need none of the referenced domains)."""

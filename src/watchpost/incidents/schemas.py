@@ -82,6 +82,44 @@ class ResolveBody(BaseModel):
     )
 
 
+class ReopenBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    reopened_by: Person | None = Field(
+        default=None, description="Who reopens. Default (absent or null): the team's name."
+    )
+
+
+Content = Annotated[
+    str,
+    Field(min_length=1, max_length=MAX_SUMMARY, description="Markdown."),
+    AfterValidator(check_not_blank),
+]
+
+
+class CommentCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    content: Content
+
+
+class CommentUpdate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    content: Content
+
+
+class CommentAttributes(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: int
+    content: str
+    user_id: int | None
+    user_email: str | None
+    created_at: str
+    updated_at: str
+
+
 class IncidentAttributes(BaseModel):
     model_config = ConfigDict(extra="forbid")
 

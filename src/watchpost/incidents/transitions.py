@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import enum
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from functools import partial
 from typing import Any, Final
@@ -37,6 +37,10 @@ class Change(enum.StrEnum):
     STARTED = "started"
     ACKNOWLEDGED = "acknowledged"
     RESOLVED = "resolved"
+    REOPENED = "reopened"
+    """A resolved incident is open again (by hand): nobody is on it yet."""
+    COMMENT = "comment"
+    """Someone (or a policy's instructions step) wrote on the incident."""
     CHECK_FAILED = "check_failed"
     """A note on an open incident: a check failed again while recovery was being validated."""
     CHECK_RECOVERED = "check_recovered"
@@ -61,6 +65,14 @@ def _resolve(incident: Incident, at: datetime, by: str | None) -> None:
     incident.resolved_at, incident.resolved_by, incident.updated_at = at, by, at
 
 
+def _reopen(incident: Incident, at: datetime, _by: str | None) -> None:
+    if incident.resolved_at is None:
+        raise Conflict(f"Incident {incident.id} is not resolved")
+    incident.resolved_at = incident.resolved_by = None
+    incident.acknowledged_at = incident.acknowledged_by = None
+    incident.updated_at = at
+
+
 def _note(_incident: Incident, _at: datetime, _by: str | None) -> None:
     """A timeline entry only: the incident's own columns stay as they are."""
 
@@ -69,18 +81,23 @@ _EFFECTS: Final[dict[Change, Callable[[Incident, datetime, str | None], None]]] 
     Change.STARTED: _start,
     Change.ACKNOWLEDGED: _acknowledge,
     Change.RESOLVED: _resolve,
+    Change.REOPENED: _reopen,
+    Change.COMMENT: _note,
     Change.CHECK_FAILED: _note,
     Change.CHECK_RECOVERED: _note,
 }
 _DEFAULT_TEXTS: Final = {
     Change.ACKNOWLEDGED: "Acknowledged by {by}",
     Change.RESOLVED: "Resolved by {by}",
+    Change.REOPENED: "Reopened by {by}",
 }
 """The timeline text of a change made without one."""
 _ANNOUNCED: Final = {
     Change.STARTED: "started",
     Change.ACKNOWLEDGED: "acknowledged",
     Change.RESOLVED: "resolved",
+    Change.REOPENED: "reopened",
+    Change.COMMENT: "comment",
 }
 """The changes receivers are told of, and the event each is (webhooks' `event`)."""
 
@@ -92,7 +109,7 @@ def _about(incident: Incident) -> str:
     return ""
 
 
-_TOLD: Final = frozenset({"started", "resolved"})
+_TOLD: Final = frozenset({"started", "resolved", "reopened"})
 """The events people are told of by e-mail, SMS and call, when the incident says so."""
 _PERSONAL: Final = ("email", "sms", "call")
 """The incident's flags that name a way to tell people, in the order they are tried."""
@@ -121,7 +138,13 @@ async def _object_alerts(session: AsyncSession, incident: Incident) -> dict[str,
     return {}
 
 
-async def _announce(session: AsyncSession, incident: Incident, event: str, at: datetime) -> None:
+async def _announce(
+    session: AsyncSession,
+    incident: Incident,
+    event: str,
+    at: datetime,
+    extra: Mapping[str, Any] | None,
+) -> None:
     log.info("incident %s %s%s: %s", incident.id, event, _about(incident), incident.name[:200])
     await outbox.record(
         session,
@@ -131,6 +154,7 @@ async def _announce(session: AsyncSession, incident: Incident, event: str, at: d
         data=partial(incident_payload, incident),
         at=at,
         channels=[way for way in _PERSONAL if getattr(incident, way)] if event in _TOLD else [],
+        extra=extra,
     )
 
 
@@ -142,10 +166,12 @@ async def apply(
     at: datetime,
     by: str | None = None,
     text: str | None = None,
+    extra: Mapping[str, Any] | None = None,
 ) -> IncidentEvent:
     """Apply `change` to `incident` at `at` and add its timeline entry (`text`, else the
     change's default wording); 409 (Conflict) when the incident's state does not allow it.
-    STARTED takes a new, unsaved incident."""
+    STARTED takes a new, unsaved incident. `extra` goes beside `data` in the event's
+    payload (a comment event's `comment`)."""
     if text is None:
         text = _DEFAULT_TEXTS[change].format(by=by)
     _EFFECTS[change](incident, at, by)
@@ -157,7 +183,7 @@ async def apply(
     await session.flush()
     announced = _ANNOUNCED.get(change)
     if announced is not None:
-        await _announce(session, incident, announced, at)
+        await _announce(session, incident, announced, at, extra)
     return event
 
 

@@ -40,6 +40,9 @@ class PolicyRun(IdMixin, TeamOwnedMixin, Base):
     round: Mapped[int] = mapped_column(Integer, default=0)
     next_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None, index=True)
     """When the next step is due; null once the run is over (acknowledged, resolved, done)."""
+    hops: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    """How many times the run moved to another policy (a branch, a fallback): bounded, so
+    policies that name each other cannot run forever."""
     told: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
     """Whom the steps told: told again when the incident is resolved."""
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())

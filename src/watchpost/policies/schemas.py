@@ -6,6 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from watchpost.timezones import ZoneName
 from watchpost.validation import Id, Name
 
 StepType = Literal[
@@ -67,10 +68,10 @@ class PolicyStep(BaseModel):
     type: StepType
     wait_before: Seconds | None = Field(default=None, description="Seconds after the step before.")
     wait_until_time: Clock | None = None
-    wait_until_timezone: Short | None = None
+    wait_until_timezone: ZoneName | None = None
     urgency_id: Id | None = None
     step_members: Annotated[list[StepMember], Field(max_length=50)] | None = None
-    timezone: Short | None = None
+    timezone: ZoneName | None = None
     days: Annotated[list[Day], Field(max_length=7)] | None = None
     time_from: Clock | None = None
     time_to: Clock | None = None

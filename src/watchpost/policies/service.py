@@ -91,10 +91,40 @@ async def _member_problems(
     return problems
 
 
+async def _is_policy(session: AsyncSession, team_id: int, policy_id: int) -> bool:
+    found = await session.scalar(
+        select(Policy.id).where(Policy.team_id == team_id, Policy.id == policy_id)
+    )
+    return found is not None
+
+
+async def _branch_problems(
+    session: AsyncSession, team_id: int, steps: list[PolicyStep]
+) -> list[Problem]:
+    """A branching step's `policy_id` must name a policy of the team."""
+    problems: list[Problem] = []
+    for s, step in enumerate(steps):
+        if step.policy_id is not None and not await _is_policy(session, team_id, step.policy_id):
+            where = f"steps[{s}].policy_id"
+            problems.append((where, f"{where} must name an escalation policy of this team"))
+    return problems
+
+
+async def _fallback_problems(
+    session: AsyncSession, team_id: int, fallback: int | None
+) -> list[Problem]:
+    if fallback is None or await _is_policy(session, team_id, fallback):
+        return []
+    return [
+        ("fallback_policy_id", "fallback_policy_id must name an escalation policy of this team")
+    ]
+
+
 async def _checked_steps(
     session: AsyncSession, team_id: int, steps: list[PolicyStep]
 ) -> list[dict[str, Any]]:
     problems = await _member_problems(session, team_id, steps)
+    problems += await _branch_problems(session, team_id, steps)
     if problems:
         raise InvalidRequest(problems)
     return stored_steps(steps)
@@ -109,6 +139,9 @@ def _own_team(data: Any, caller: Principal) -> None:
 
 async def make(db: AsyncSession, caller: Principal, ctx: AppContext, data: PolicyCreate) -> Policy:
     _own_team(data, caller)
+    problems = await _fallback_problems(db, caller.team_id, data.fallback_policy_id)
+    if problems:
+        raise InvalidRequest(problems)
     now = ctx.clock.now()
     policy = Policy(
         team_id=caller.team_id,
@@ -141,6 +174,10 @@ async def change(
     """The sent fields change; `steps` replaces them all."""
     _own_team(data, caller)
     sent = data.model_fields_set
+    if "fallback_policy_id" in sent:
+        problems = await _fallback_problems(db, policy.team_id, data.fallback_policy_id)
+        if problems:
+            raise InvalidRequest(problems)
     for name in ("name", "repeat_count", "repeat_delay", "policy_group_id", "fallback_policy_id"):
         if name in sent:
             setattr(policy, name, getattr(data, name))
@@ -153,7 +190,8 @@ async def change(
 
 async def remove(db: AsyncSession, policy: Policy) -> None:
     """Delete the policy; its runs stop with it, and what named it (monitors, heartbeats,
-    incidents) names none."""
+    incidents, other policies' fallback) names none. A branching step that names it stays:
+    at run time a branch to no policy goes on with the next step."""
     for table in Base.metadata.sorted_tables:
         if "policy_id" in table.c and table.name != "policy_runs":
             await db.execute(
@@ -161,5 +199,10 @@ async def remove(db: AsyncSession, policy: Policy) -> None:
                 .where(table.c.team_id == policy.team_id, table.c.policy_id == policy.id)
                 .values(policy_id=None)
             )
+    await db.execute(
+        update(Policy)
+        .where(Policy.team_id == policy.team_id, Policy.fallback_policy_id == policy.id)
+        .values(fallback_policy_id=None)
+    )
     await db.delete(policy)
     await db.flush()
