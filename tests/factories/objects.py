@@ -281,6 +281,8 @@ async def status_page_resource(api: Api) -> str:
     bodies={
         "POST /acknowledge": {"acknowledged_by": "intruder@example.com"},
         "POST /resolve": {"resolved_by": "intruder@example.com"},
+        "POST /reopen": {"reopened_by": "intruder@example.com"},
+        "POST /comments": {"content": "Intruder was here"},
     },
 )
 async def incident(api: Api) -> str:
@@ -295,3 +297,9 @@ async def incident(api: Api) -> str:
             "metadata": {"region": ["eu"]},
         },
     )
+
+
+@register("/api/v2/incidents/{incident_id}/comments/{comment_id}", change={"content": "Edited"})
+async def incident_comment(api: Api) -> str:
+    found = await incident(api)
+    return await _created_url(api, f"{found}/comments", {"content": "Looking into it"})

@@ -3,7 +3,7 @@ timeline, delete."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -225,11 +225,16 @@ comment_routes = Routes(router, CommentAttributes)
     ),
     errors=CHILD_LIST_ERRORS,
 )
-async def list_comments(incident_id: str, caller: Caller, db: ReadDb) -> Response:
+async def list_comments(incident_id: str, request: Request, caller: Caller, db: ReadDb) -> Response:
     incident = await _find(db, caller, incident_id)
     found = await comments.comments_of(db, incident)
-    none: dict[str, str | None] = {"first": None, "last": None, "prev": None, "next": None}
-    return listing((comments.comment_resource(c) for c in found), none)
+    whole: dict[str, str | None] = {
+        "first": str(request.url),
+        "last": str(request.url),
+        "prev": None,
+        "next": None,
+    }
+    return listing((comments.comment_resource(c) for c in found), whole)
 
 
 @comment_routes.create(
@@ -245,9 +250,9 @@ async def list_comments(incident_id: str, caller: Caller, db: ReadDb) -> Respons
 async def create_comment(
     incident_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
 ) -> Response:
-    data = parse(CommentCreate, body)
     async with db.begin():
         incident = await _find(db, caller, incident_id)
+        data = parse(CommentCreate, body)
         comment = await comments.add_comment(
             db, incident, content=data.content, by=caller.team_name, now=ctx.clock.now()
         )
@@ -286,9 +291,9 @@ async def update_comment(
     ctx: Context,
     db: WriteDb,
 ) -> Response:
-    data = parse(CommentUpdate, body)
     async with db.begin():
         comment = await _comment(db, caller, incident_id, comment_id)
+        data = parse(CommentUpdate, body)
         comment.content, comment.updated_at = data.content, ctx.clock.now()
     return single(comments.comment_resource(comment))
 
