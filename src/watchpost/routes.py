@@ -45,6 +45,20 @@ PUBLIC_ENDPOINTS = (
 )
 
 
+# Route prefixes served under a second prefix too, with the same handlers, as the hosted API
+# serves them (its clients use both: the Python client reads incidents from /api/v3).
+PREFIX_ALIASES: tuple[tuple[str, str], ...] = (("/api/v2/incidents", "/api/v3/incidents"),)
+
+
+def _paths(path: str) -> list[str]:
+    """A route's path and its aliases."""
+    return [path] + [
+        alias + path.removeprefix(prefix)
+        for prefix, alias in PREFIX_ALIASES
+        if path == prefix or path.startswith(prefix + "/")
+    ]
+
+
 def _routers(module: str) -> tuple[APIRouter, ...]:
     routers: tuple[APIRouter, ...] = import_module(f"watchpost.{module}").routers
     return routers
@@ -62,34 +76,45 @@ def flat_routes(
         for route in router.routes:
             if not isinstance(route, APIRoute):
                 raise TypeError(f"{route!r}: only path operations can be listed flat")
-            target.add_api_route(
-                route.path,
-                route.endpoint,
-                response_model=route.response_model,
-                status_code=route.status_code,
-                tags=route.tags,
-                dependencies=route.dependencies,
-                summary=route.summary,
-                description=route.description,
-                response_description=route.response_description,
-                responses={**route.responses, **(responses or {})},
-                deprecated=route.deprecated,
-                methods=route.methods,
-                operation_id=route.operation_id,
-                response_model_include=route.response_model_include,
-                response_model_exclude=route.response_model_exclude,
-                response_model_by_alias=route.response_model_by_alias,
-                response_model_exclude_unset=route.response_model_exclude_unset,
-                response_model_exclude_defaults=route.response_model_exclude_defaults,
-                response_model_exclude_none=route.response_model_exclude_none,
-                include_in_schema=route.include_in_schema,
-                response_class=route.response_class,
-                name=route.name,
-                callbacks=route.callbacks,
-                openapi_extra=route.openapi_extra,
-                generate_unique_id_function=route.generate_unique_id_function,
-            )
+            for path in _paths(route.path):
+                _add(target, route, path, responses)
     return [route for route in target.routes if isinstance(route, APIRoute)]
+
+
+def _add(
+    target: APIRouter,
+    route: APIRoute,
+    path: str,
+    responses: Mapping[int | str, dict[str, Any]] | None,
+) -> None:
+    """`route` again on `target`, at `path`, as FastAPI's add_api_route would build it."""
+    target.add_api_route(
+        path,
+        route.endpoint,
+        response_model=route.response_model,
+        status_code=route.status_code,
+        tags=route.tags,
+        dependencies=route.dependencies,
+        summary=route.summary,
+        description=route.description,
+        response_description=route.response_description,
+        responses={**route.responses, **(responses or {})},
+        deprecated=route.deprecated,
+        methods=route.methods,
+        operation_id=route.operation_id,
+        response_model_include=route.response_model_include,
+        response_model_exclude=route.response_model_exclude,
+        response_model_by_alias=route.response_model_by_alias,
+        response_model_exclude_unset=route.response_model_exclude_unset,
+        response_model_exclude_defaults=route.response_model_exclude_defaults,
+        response_model_exclude_none=route.response_model_exclude_none,
+        include_in_schema=route.include_in_schema,
+        response_class=route.response_class,
+        name=route.name,
+        callbacks=route.callbacks,
+        openapi_extra=route.openapi_extra,
+        generate_unique_id_function=route.generate_unique_id_function,
+    )
 
 
 def api_routes() -> list[APIRoute]:

@@ -303,3 +303,18 @@ async def incident(api: Api) -> str:
 async def incident_comment(api: Api) -> str:
     found = await incident(api)
     return await _created_url(api, f"{found}/comments", {"content": "Looking into it"})
+
+
+@register(
+    "/api/v3/incidents/{incident_id}",
+    change={},
+    bodies=OBJECTS["/api/v2/incidents/{incident_id}"].bodies,
+)
+async def incident_v3(api: Api) -> str:
+    """The same incident through the hosted API's v3 prefix (same handlers)."""
+    return (await incident(api)).replace("/api/v2/", "/api/v3/", 1)
+
+
+@register("/api/v3/incidents/{incident_id}/comments/{comment_id}", change={"content": "Edited"})
+async def incident_comment_v3(api: Api) -> str:
+    return (await incident_comment(api)).replace("/api/v2/", "/api/v3/", 1)
