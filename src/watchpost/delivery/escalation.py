@@ -1,7 +1,8 @@
 """Running escalation policies: a run per incident that names a policy, its steps due in turn.
 
 Started when the incident's `started` event is dispatched; each due step (an `escalation`)
-makes deliveries of that event to its members; the run advances by the next step's
+makes deliveries of that event to its members (people in the ways of the step's urgency:
+e-mail, SMS, call; by e-mail without one); the run advances by the next step's
 `wait_before`, repeats `repeat_count` times after `repeat_delay`, and stops for good once the
 incident is acknowledged or resolved. Whoever a run told is told of the resolution. Runs are
 claimed with `FOR UPDATE SKIP LOCKED` in the transaction that does the step, so a step runs
@@ -13,7 +14,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import Any, cast
+from typing import Any, Final, cast
 
 from sqlalchemy import Table, insert, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -23,6 +24,7 @@ from watchpost.delivery.models import Delivery
 from watchpost.delivery.targets import Target
 from watchpost.policies.models import Policy, PolicyRun
 from watchpost.teams.models import User
+from watchpost.urgencies.models import Urgency
 from watchpost.webhooks.models import OutgoingWebhook
 
 
@@ -78,14 +80,41 @@ async def told_of(session: AsyncSession, *, incident_id: int, now: datetime) -> 
     return targets.unique(target for run in runs for target in run.told)
 
 
+PERSON_WAYS: Final = ("email", "sms", "call")
+"""The ways an urgency can tell people here (`push` and `critical_alert` have no service)."""
+
+
+async def _ways(session: AsyncSession, team_id: int, urgency_id: int | None) -> tuple[str, ...]:
+    """How a step tells people: its urgency's ways, or e-mail when it names none."""
+    if urgency_id is None:
+        return ("email",)
+    urgency = await session.scalar(
+        select(Urgency).where(Urgency.id == urgency_id, Urgency.team_id == team_id)
+    )
+    if urgency is None:
+        return ("email",)
+    return tuple(way for way in PERSON_WAYS if getattr(urgency, way))
+
+
+def people(emails: Sequence[str], ways: Sequence[str]) -> list[Target]:
+    """The targets telling these people (their addresses) in these ways: an e-mail each, and
+    the SMS and call services once (their recipients are in the service's URL)."""
+    if not emails:
+        return []
+    mails = [{"channel": "email", "recipient": email} for email in emails if "email" in ways]
+    return [*mails, *({"channel": way} for way in ("sms", "call") if way in ways)]
+
+
 async def _members(
-    session: AsyncSession, team_id: int, members: list[dict[str, Any]]
+    session: AsyncSession, team_id: int, members: list[dict[str, Any]], ways: Sequence[str]
 ) -> list[Target]:
+    """Whom a step's members name: people in the step's ways, the rest as they are."""
     found: list[Target] = []
     for member in members:
         kind, ident = member.get("type"), member.get("id")
         if kind == "entire_team":
-            found += (await targets.members(session, {team_id}))[team_id]
+            team = (await targets.members(session, {team_id}))[team_id]
+            found += people([target["recipient"] for target in team], ways)
         elif kind == "user":
             user = select(User.email).where(User.team_id == team_id)
             user = (
@@ -93,9 +122,7 @@ async def _members(
                 if ident
                 else user.where(User.email == (member.get("email") or "").lower())
             )
-            found += [
-                {"channel": "email", "recipient": email} for email in await session.scalars(user)
-            ]
+            found += people(list(await session.scalars(user)), ways)
         elif kind in ("webhook", "all_webhook_integrations"):
             hooks = select(OutgoingWebhook.id).where(
                 OutgoingWebhook.team_id == team_id, OutgoingWebhook.disabled_at.is_(None)
@@ -140,7 +167,8 @@ async def escalate(session: AsyncSession, *, now: datetime, limit: int) -> int:
         steps = policy.steps
         step = steps[run.step] if run.step < len(steps) else None
         if step is not None and step.get("type") == "escalation":
-            told = await _members(session, run.team_id, step.get("step_members") or [])
+            ways = await _ways(session, run.team_id, step.get("urgency_id"))
+            told = await _members(session, run.team_id, step.get("step_members") or [], ways)
             if told:
                 await session.execute(
                     insert(Delivery),

@@ -3,7 +3,8 @@ functions follow the plain collection's convention (http/collection.py).
 
 A step member that names a user, a webhook or a notification channel must name one of the
 team's (a 422 naming the member otherwise): a policy that would tell nobody is found at
-once, not during an outage.
+once, not during an outage. So must a step's `urgency_id` (an urgency) and the policy's
+`policy_group_id` (a policy group).
 """
 
 from __future__ import annotations
@@ -17,15 +18,16 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.channels.models import NotificationChannel
 from watchpost.context import AppContext
 from watchpost.db.base import Base
-from watchpost.db.queries import team_object, team_rows
+from watchpost.db.queries import group_problems, team_object, team_rows
 from watchpost.errors import InvalidRequest, Problem
 from watchpost.http.envelope import Resource, resource
 from watchpost.http.pagination import Page, PageRequest, paginate
-from watchpost.policies.models import Policy
+from watchpost.policies.models import Policy, PolicyGroup
 from watchpost.policies.schemas import PolicyCreate, PolicyStep, PolicyUpdate, stored_steps
 from watchpost.problems import team_name_problems
 from watchpost.teams.models import User
 from watchpost.teams.service import Principal
+from watchpost.urgencies.models import Urgency
 from watchpost.webhooks.models import OutgoingWebhook
 
 TYPE: Final = "policy"
@@ -58,6 +60,13 @@ async def _member_problems(
 ) -> list[Problem]:
     problems: list[Problem] = []
     for s, step in enumerate(steps):
+        if step.urgency_id is not None:
+            found = await session.scalar(
+                select(Urgency.id).where(Urgency.team_id == team_id, Urgency.id == step.urgency_id)
+            )
+            if found is None:
+                where = f"steps[{s}].urgency_id"
+                problems.append((where, f"{where}: must name an urgency of this team"))
         for m, member in enumerate(step.step_members or []):
             where = f"steps[{s}].step_members[{m}]"
             if member.type == "user":
@@ -100,15 +109,24 @@ async def _checked_steps(
     return stored_steps(steps)
 
 
-def _own_team(data: Any, caller: Principal) -> None:
-    """A team_name sent must be the token's (as the hosted API's global tokens need it)."""
+async def _check(session: AsyncSession, data: Any, caller: Principal) -> None:
+    """A team_name sent must be the token's (as the hosted API's global tokens need it); a
+    policy_group_id sent must name a policy group of the team."""
     problems = team_name_problems(data.team_name, caller.team_name)
+    if "policy_group_id" in data.model_fields_set:
+        problems += await group_problems(
+            session,
+            PolicyGroup,
+            "policy_group_id",
+            team_id=caller.team_id,
+            group_id=data.policy_group_id,
+        )
     if problems:
         raise InvalidRequest(problems)
 
 
 async def make(db: AsyncSession, caller: Principal, ctx: AppContext, data: PolicyCreate) -> Policy:
-    _own_team(data, caller)
+    await _check(db, data, caller)
     now = ctx.clock.now()
     policy = Policy(
         team_id=caller.team_id,
@@ -139,7 +157,7 @@ async def change(
     db: AsyncSession, caller: Principal, policy: Policy, ctx: AppContext, data: PolicyUpdate
 ) -> Policy:
     """The sent fields change; `steps` replaces them all."""
-    _own_team(data, caller)
+    await _check(db, data, caller)
     sent = data.model_fields_set
     for name in ("name", "repeat_count", "repeat_delay", "policy_group_id", "fallback_policy_id"):
         if name in sent:
