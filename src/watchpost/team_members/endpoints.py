@@ -10,12 +10,14 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 from fastapi.responses import Response
+from pydantic import RootModel
 
 from watchpost.errors import InvalidRequest
 from watchpost.http.collection import ObjectId
 from watchpost.http.crud import CHILD_LIST_ERRORS, Finder, Routes
 from watchpost.http.deps import Caller, ReadDb
 from watchpost.http.envelope import listing, single
+from watchpost.http.openapi import ListDoc, SingleDoc
 from watchpost.http.pagination import Paging
 from watchpost.problems import team_name_problems
 from watchpost.team_members import service
@@ -23,7 +25,13 @@ from watchpost.team_members.schemas import ABOUT, TeamMemberAttributes
 from watchpost.validation import FilterText
 
 router = APIRouter(prefix="/api/v2/team-members", tags=["team members"])
-routes = Routes(router, TeamMemberAttributes)
+
+
+class MembersDoc(RootModel[ListDoc[TeamMemberAttributes] | SingleDoc[TeamMemberAttributes]]):
+    """A page of members, or the one member an `email` names."""
+
+
+routes = Routes(router, TeamMemberAttributes, many=MembersDoc)
 find = Finder(service.get, service.TYPE, "object_id")
 
 
