@@ -135,3 +135,22 @@ async def test_the_urgency_leaves_webhooks_as_they_are(app: FastAPI, api: Api) -
         assert [r.json()["event"] for r in hook.at("/hook")] == ["started"]
         assert hook.at("/call") == []  # no person named: nobody to call
     assert await told(api, incident) == [("webhook", "succeeded", None)]
+
+
+async def test_an_urgency_with_no_way_here_tells_the_people_nothing(app: FastAPI, api: Api) -> None:
+    """`push` and `critical_alert` have no service: stored, not sent."""
+    await create_member(app, "acme", "ann@example.com")
+    silent = await urgency(api, email=False, push=True, critical_alert=True)
+    async with receiver() as hook:
+        webhook = await create_webhook(api, hook.url(), on_incident_started=False)
+        policy = await policy_with(
+            api,
+            escalation(
+                silent, {"type": "entire_team"}, {"type": "webhook", "id": int(webhook["id"])}
+            ),
+        )
+        incident = await create_reported_incident(api, email=False, policy_id=policy)
+        worker = deliverer_of(app)
+        await worker.tick()
+        await worker.tick()
+    assert await told(api, incident) == [("webhook", "succeeded", None)]
