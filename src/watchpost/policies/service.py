@@ -55,7 +55,7 @@ def _attributes(policy: Policy, team_name: str) -> dict[str, Any]:
     }
 
 
-async def _member_problems(
+async def _step_problems(
     session: AsyncSession, team_id: int, steps: list[PolicyStep]
 ) -> list[Problem]:
     problems: list[Problem] = []
@@ -103,7 +103,7 @@ async def _member_problems(
 async def _checked_steps(
     session: AsyncSession, team_id: int, steps: list[PolicyStep]
 ) -> list[dict[str, Any]]:
-    problems = await _member_problems(session, team_id, steps)
+    problems = await _step_problems(session, team_id, steps)
     if problems:
         raise InvalidRequest(problems)
     return stored_steps(steps)
