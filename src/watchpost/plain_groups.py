@@ -3,8 +3,13 @@
 Each kind is a plain collection (http/collection.py): its domain has a schemas module made of
 the models here (renamed for the OpenAPI document) and a service module whose functions are a
 `PlainGroups`'. An object names its group by a nullable column (`urgency_group_id`,
-`policy_group_id`), checked with `group_problems` (db/queries.py); deleting a group clears
+`policy_group_id`, no foreign key), checked with `reference_problems`; deleting a group clears
 that column on the objects that named it.
+
+No object is left naming a deleted group, whatever runs at the same time: the check locks the
+group's row (`FOR KEY SHARE`, until the naming transaction ends: a DELETE of the group waits
+for it), and the delete clears the column again after its DELETE, which on PostgreSQL sees
+what such a transaction committed meanwhile. (SQLite runs one writer at a time.)
 """
 
 from __future__ import annotations
@@ -13,14 +18,14 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy import Integer, String, update
+from sqlalchemy import Integer, String, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Mapped, mapped_column
 
 from watchpost.clock import isoformat_ms
 from watchpost.context import AppContext
-from watchpost.db.queries import team_object
-from watchpost.errors import InvalidRequest
+from watchpost.db.queries import not_a_group, team_object
+from watchpost.errors import InvalidRequest, Problem
 from watchpost.http.envelope import Resource, resource
 from watchpost.http.pagination import Page, PageRequest, team_page
 from watchpost.problems import team_name_problems
@@ -67,6 +72,22 @@ class GroupAttributes(BaseModel):
 
 
 G = TypeVar("G", bound=PlainGroupColumns)
+
+
+async def reference_problems(
+    db: AsyncSession, model: type[Any], field: str, *, team_id: int, ref: int | None
+) -> list[Problem]:
+    """not_a_group() unless ref is None or names one of the team's rows of model, which then
+    stays until this transaction ends (its row is locked against deletion)."""
+    if ref is None:
+        return []
+    columns = model.__table__.c
+    found = await db.scalar(
+        select(columns.id)
+        .where(columns.team_id == team_id, columns.id == ref)
+        .with_for_update(key_share=True)
+    )
+    return not_a_group(field, ref) if found is None else []
 
 
 def own_team(sent: str | None, caller: Principal) -> None:
@@ -135,10 +156,12 @@ class PlainGroups(Generic[G]):
         """Delete the group; the objects it held name none."""
         row: Any = group
         table = self.members.__table__
-        await db.execute(
+        clear = (
             update(table)
             .where(table.c.team_id == row.team_id, table.c[self.member_key] == row.id)
             .values({self.member_key: None})
         )
+        await db.execute(clear)
         await db.delete(group)
         await db.flush()
+        await db.execute(clear)  # what was committed while the DELETE waited

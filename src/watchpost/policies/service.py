@@ -18,10 +18,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.channels.models import NotificationChannel
 from watchpost.context import AppContext
 from watchpost.db.base import Base
-from watchpost.db.queries import group_problems, team_object, team_rows
+from watchpost.db.queries import team_object, team_rows
 from watchpost.errors import InvalidRequest, Problem
 from watchpost.http.envelope import Resource, resource
 from watchpost.http.pagination import Page, PageRequest, paginate
+from watchpost.plain_groups import reference_problems
 from watchpost.policies.models import Policy, PolicyGroup
 from watchpost.policies.schemas import PolicyCreate, PolicyStep, PolicyUpdate, stored_steps
 from watchpost.problems import team_name_problems
@@ -61,11 +62,10 @@ async def _step_problems(
     problems: list[Problem] = []
     for s, step in enumerate(steps):
         if step.urgency_id is not None:
-            found = await session.scalar(
-                select(Urgency.id).where(Urgency.team_id == team_id, Urgency.id == step.urgency_id)
-            )
-            if found is None:
-                where = f"steps[{s}].urgency_id"
+            where = f"steps[{s}].urgency_id"
+            if await reference_problems(
+                session, Urgency, where, team_id=team_id, ref=step.urgency_id
+            ):
                 problems.append((where, f"{where}: must name an urgency of this team"))
         for m, member in enumerate(step.step_members or []):
             where = f"steps[{s}].step_members[{m}]"
@@ -114,12 +114,12 @@ async def _check(session: AsyncSession, data: Any, caller: Principal) -> None:
     policy_group_id sent must name a policy group of the team."""
     problems = team_name_problems(data.team_name, caller.team_name)
     if "policy_group_id" in data.model_fields_set:
-        problems += await group_problems(
+        problems += await reference_problems(
             session,
             PolicyGroup,
             "policy_group_id",
             team_id=caller.team_id,
-            group_id=data.policy_group_id,
+            ref=data.policy_group_id,
         )
     if problems:
         raise InvalidRequest(problems)

@@ -13,12 +13,12 @@ from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.context import AppContext
-from watchpost.db.queries import group_problems, team_object
+from watchpost.db.queries import team_object
 from watchpost.db.registry import all_metadata
 from watchpost.errors import InvalidRequest
 from watchpost.http.envelope import Resource, resource
 from watchpost.http.pagination import Page, PageRequest, team_page
-from watchpost.plain_groups import own_team
+from watchpost.plain_groups import own_team, reference_problems
 from watchpost.teams.service import Principal
 from watchpost.urgencies.models import Urgency, UrgencyGroup
 from watchpost.urgencies.schemas import DEFAULTS, WAYS, UrgencyCreate, UrgencyFields, UrgencyUpdate
@@ -35,12 +35,8 @@ def render(urgency: Urgency, team_name: str) -> Resource:
 
 async def _check(db: AsyncSession, caller: Principal, data: UrgencyFields) -> None:
     own_team(data.team_name, caller)
-    problems = await group_problems(
-        db,
-        UrgencyGroup,
-        "urgency_group_id",
-        team_id=caller.team_id,
-        group_id=data.urgency_group_id,
+    problems = await reference_problems(
+        db, UrgencyGroup, "urgency_group_id", team_id=caller.team_id, ref=data.urgency_group_id
     )
     if problems:
         raise InvalidRequest(problems)
@@ -86,22 +82,31 @@ async def change(
     return urgency
 
 
-async def remove(db: AsyncSession, urgency: Urgency) -> None:
-    """Delete the urgency; the escalation steps that named it name none (they e-mail)."""
+async def _forget(db: AsyncSession, *, team_id: int, urgency_id: int) -> None:
+    """Remove `urgency_id` from the team's escalation steps that name the urgency."""
     # The policies table by name: policies/service.py checks urgencies, so importing
     # policies here would make a cycle between the packages.
     policies = all_metadata().tables["policies"]
     rows = await db.execute(
-        select(policies.c.id, policies.c.steps).where(policies.c.team_id == urgency.team_id)
+        select(policies.c.id, policies.c.steps).where(policies.c.team_id == team_id)
     )
     for policy_id, steps in rows.all():
-        if any(step.get("urgency_id") == urgency.id for step in steps):
+        if any(step.get("urgency_id") == urgency_id for step in steps):
             kept = [
                 {key: value for key, value in step.items() if key != "urgency_id"}
-                if step.get("urgency_id") == urgency.id
+                if step.get("urgency_id") == urgency_id
                 else step
                 for step in steps
             ]
             await db.execute(update(policies).where(policies.c.id == policy_id).values(steps=kept))
+
+
+async def remove(db: AsyncSession, urgency: Urgency) -> None:
+    """Delete the urgency; the escalation steps that named it name none (they e-mail). A step
+    naming it locks its row (policies/service.py): the steps are read again after the DELETE,
+    for what was committed while it waited (plain_groups.py says how)."""
+    named = {"team_id": urgency.team_id, "urgency_id": urgency.id}
+    await _forget(db, **named)
     await db.delete(urgency)
     await db.flush()
+    await _forget(db, **named)
