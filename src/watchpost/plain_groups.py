@@ -8,8 +8,9 @@ that column on the objects that named it.
 
 No object is left naming a deleted group, whatever runs at the same time: the check locks the
 group's row (`FOR KEY SHARE`, until the naming transaction ends: a DELETE of the group waits
-for it), and the delete clears the column again after its DELETE, which on PostgreSQL sees
-what such a transaction committed meanwhile. (SQLite runs one writer at a time.)
+for it), and the delete clears the column after its DELETE, which on PostgreSQL sees what
+such a transaction committed meanwhile. Both lock the group's row before the members' rows:
+no deadlock. (SQLite runs one writer at a time.)
 """
 
 from __future__ import annotations
@@ -161,7 +162,6 @@ class PlainGroups(Generic[G]):
             .where(table.c.team_id == row.team_id, table.c[self.member_key] == row.id)
             .values({self.member_key: None})
         )
-        await db.execute(clear)
         await db.delete(group)
         await db.flush()
-        await db.execute(clear)  # what was committed while the DELETE waited
+        await db.execute(clear)  # after the DELETE: it sees what was committed while it waited

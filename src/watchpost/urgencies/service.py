@@ -103,10 +103,9 @@ async def _forget(db: AsyncSession, *, team_id: int, urgency_id: int) -> None:
 
 async def remove(db: AsyncSession, urgency: Urgency) -> None:
     """Delete the urgency; the escalation steps that named it name none (they e-mail). A step
-    naming it locks its row (policies/service.py): the steps are read again after the DELETE,
-    for what was committed while it waited (plain_groups.py says how)."""
+    naming it locks its row (policies/service.py): the steps are read after the DELETE, which
+    sees what was committed while it waited (plain_groups.py says how)."""
     named = {"team_id": urgency.team_id, "urgency_id": urgency.id}
-    await _forget(db, **named)
     await db.delete(urgency)
     await db.flush()
     await _forget(db, **named)
