@@ -84,6 +84,9 @@ SEED: list[tuple[str, dict[str, Any]]] = [
         {"url": "http://127.0.0.1:9/hook", "trigger_type": "incident_change"},
     ),
     ("/api/v2/incidents", {"name": "seed", "summary": "seeded", "heartbeat_id": 1}),
+    ("/api/v2/urgency-groups", {"name": "seed"}),
+    ("/api/v2/urgencies", {"name": "seed", "urgency_group_id": 1}),
+    ("/api/v2/policy-groups", {"name": "seed"}),
 ]
 
 

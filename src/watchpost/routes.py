@@ -33,6 +33,8 @@ API_DOMAINS = (
     "policies",
     "sources",
     "status_pages",
+    "team_members",
+    "urgencies",
     "webhooks",
 )
 

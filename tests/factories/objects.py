@@ -10,13 +10,15 @@ import re
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from itertools import count
-from typing import Any
+from typing import Any, cast
 
+import httpx
 from fastapi import FastAPI
 from fastapi.routing import APIRoute, iter_route_contexts
 
 from tests.factories.api import TEST_API_KEY, TEST_PASSWORD, Api, data
 from watchpost.collectors.target_kinds import KIND_RULES
+from watchpost.teams.service import create_user
 
 # Routes that answer without a token. Add a route here only when the spec or the domain's
 # documentation says it is public (e.g. a heartbeat's ping URL); everything else must 401.
@@ -247,6 +249,40 @@ async def policy(api: Api) -> str:
             "steps": [{"type": "escalation", "step_members": [{"type": "entire_team"}]}],
         },
     )
+
+
+@register("/api/v2/urgencies/{id}", change={"name": "renamed", "sms": True})
+async def urgency(api: Api) -> str:
+    group = await _created_url(api, "/api/v2/urgency-groups", {"name": "Levels"})
+    body = {"name": "High", "urgency_group_id": int(group.rsplit("/", 1)[1])}
+    return await _created_url(api, "/api/v2/urgencies", body)
+
+
+@register("/api/v2/urgency-groups/{id}", change={"name": "renamed", "sort_index": 3})
+async def urgency_group(api: Api) -> str:
+    return await _created_url(api, "/api/v2/urgency-groups", {"name": "Levels", "sort_index": 1})
+
+
+@register("/api/v2/policy-groups/{id}", change={"name": "renamed", "sort_index": 3})
+async def policy_group(api: Api) -> str:
+    return await _created_url(api, "/api/v2/policy-groups", {"name": "Ops", "sort_index": 1})
+
+
+@register("/api/v2/team-members/{id}", change={}, deletable=False)
+async def team_member(api: Api) -> str:
+    """A person of the team (people are added with `watchpost user create`, not the API)."""
+    transport = api.client._transport
+    assert isinstance(transport, httpx.ASGITransport)
+    ctx = cast(FastAPI, transport.app).state.ctx
+    async with ctx.db.write_sessions() as session, session.begin():
+        user = await create_user(
+            session,
+            team_name=api.team_name,
+            email=f"{unique_name('member')}@example.com",
+            name="Ann Lee",
+            now=ctx.clock.now(),
+        )
+    return f"/api/v2/team-members/{user.id}"
 
 
 async def _status_page(api: Api) -> str:

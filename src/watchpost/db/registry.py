@@ -19,6 +19,7 @@ MODEL_DOMAINS = (
     "sources",
     "status_pages",
     "teams",
+    "urgencies",
     "webhooks",
 )
 

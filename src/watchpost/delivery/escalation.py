@@ -2,8 +2,9 @@
 
 Started when the incident's `started` (or `reopened`) event is dispatched. Each due step does
 what its type says:
-- `escalation` makes deliveries of that event to its members (people, webhooks, channels; a
-  `policy` member starts that policy for the incident beside this one);
+- `escalation` makes deliveries of that event to its members (step_members.py: people in the
+  ways of the step's urgency, webhooks, channels; a `policy` member starts that policy for the
+  incident beside this one);
 - `time_branching` and `metadata_branching` act when their rule matches the moment or the
   incident's metadata (by default: the run moves to the step's policy), else the run goes on;
 - `instructions` writes its text on the incident as a comment;
@@ -39,10 +40,9 @@ from watchpost.delivery.policy_rules import (
     instructions_text,
     metadata_matches,
 )
+from watchpost.delivery.step_members import members_of, ways_of
 from watchpost.delivery.targets import Target
 from watchpost.policies.models import Policy, PolicyRun
-from watchpost.teams.models import User
-from watchpost.webhooks.models import OutgoingWebhook
 
 log = logging.getLogger("watchpost.delivery")
 
@@ -134,48 +134,6 @@ async def told_of(session: AsyncSession, *, incident_id: int, now: datetime) -> 
     return targets.unique(target for run in runs for target in run.told)
 
 
-async def _members(
-    session: AsyncSession,
-    team_id: int,
-    members: list[dict[str, Any]],
-    metadata: dict[str, Any],
-) -> list[Target]:
-    found: list[Target] = []
-    for member in members:
-        kind, ident = member.get("type"), member.get("id")
-        if kind == "entire_team":
-            found += (await targets.members(session, {team_id}))[team_id]
-        elif kind in ("user", "incident_metadata"):
-            user = select(User.email).where(User.team_id == team_id)
-            if kind == "incident_metadata":
-                # The people the incident's metadata names under the key (their e-mails).
-                named = [
-                    str(v).strip().lower()
-                    for v in metadata.get(member.get("metadata_key") or "", [])
-                ]
-                user = user.where(User.email.in_(named))
-            elif ident:
-                user = user.where(User.id == ident)
-            else:
-                user = user.where(User.email == (member.get("email") or "").lower())
-            found += [
-                {"channel": "email", "recipient": email} for email in await session.scalars(user)
-            ]
-        elif kind in ("webhook", "all_webhook_integrations"):
-            hooks = select(OutgoingWebhook.id).where(
-                OutgoingWebhook.team_id == team_id, OutgoingWebhook.disabled_at.is_(None)
-            )
-            if kind == "webhook":
-                hooks = hooks.where(OutgoingWebhook.id == ident)
-            found += [{"channel": "webhook", "webhook_id": i} for i in await session.scalars(hooks)]
-        elif kind in ("notification_channel", "all_notification_channels"):
-            chats = (await targets.channels(session, {team_id}))[team_id]
-            found += [
-                c for c in chats if kind != "notification_channel" or c["channel_id"] == ident
-            ]
-    return targets.unique(found)
-
-
 class _Step:
     """One due step of one run, in the claiming transaction."""
 
@@ -217,7 +175,8 @@ class _Step:
     async def escalate(self, step: dict[str, Any]) -> None:
         run = self.run
         members = step.get("step_members") or []
-        told = await _members(self.session, run.team_id, members, self.metadata)
+        ways = await ways_of(self.session, run.team_id, step.get("urgency_id"))
+        told = await members_of(self.session, run.team_id, members, ways, self.metadata)
         if told:
             await self.session.execute(
                 insert(Delivery),

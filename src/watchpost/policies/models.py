@@ -7,6 +7,7 @@ from sqlalchemy import JSON, ForeignKey, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from watchpost.db.base import Base, IdMixin, IdType, TeamOwnedMixin, TimestampMixin, UTCDateTime
+from watchpost.plain_groups import PlainGroupColumns
 
 
 class Policy(IdMixin, TeamOwnedMixin, TimestampMixin, Base):
@@ -21,6 +22,12 @@ class Policy(IdMixin, TeamOwnedMixin, TimestampMixin, Base):
     policy_group_id: Mapped[int | None] = mapped_column(IdType, default=None)
     fallback_policy_id: Mapped[int | None] = mapped_column(IdType, default=None)
     steps: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
+
+
+class PolicyGroup(IdMixin, TeamOwnedMixin, TimestampMixin, PlainGroupColumns, Base):
+    """Escalation policies shown together; nothing else."""
+
+    __tablename__ = "policy_groups"
 
 
 class PolicyRun(IdMixin, TeamOwnedMixin, Base):

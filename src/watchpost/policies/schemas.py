@@ -69,7 +69,10 @@ class PolicyStep(BaseModel):
     wait_before: Seconds | None = Field(default=None, description="Seconds after the step before.")
     wait_until_time: Clock | None = None
     wait_until_timezone: ZoneName | None = None
-    urgency_id: Id | None = None
+    urgency_id: Id | None = Field(
+        default=None,
+        description="An urgency of the team: the ways an `escalation` step tells people.",
+    )
     step_members: Annotated[list[StepMember], Field(max_length=50)] | None = None
     timezone: ZoneName | None = None
     days: Annotated[list[Day], Field(max_length=7)] | None = None
@@ -94,7 +97,9 @@ class PolicyFields(BaseModel):
     team_name: Short | None = Field(default=None, description="Must name the token's team.")
     repeat_count: Annotated[int, Field(ge=0, le=100)] | None = None
     repeat_delay: Seconds | None = None
-    policy_group_id: Id | None = Field(default=None, description="Stored.")
+    policy_group_id: Id | None = Field(
+        default=None, description="A policy group of the team (/api/v2/policy-groups), or null."
+    )
     fallback_policy_id: Id | None = Field(default=None, description="Stored.")
     steps: Annotated[list[PolicyStep], Field(max_length=50)] | None = None
 
@@ -136,7 +141,8 @@ ABOUT = (
     "`policy_id`, or a report's) until it is acknowledged or resolved: an `escalation` step "
     "tells its `step_members` (`entire_team`, a `user` by id or email, a `webhook`, "
     "`all_webhook_integrations`, a `notification_channel`, `all_notification_channels`) "
-    "`wait_before` seconds after the step before; then the whole policy repeats "
+    "`wait_before` seconds after the step before (people by e-mail, or by the ways of the step's "
+    "`urgency_id`: e-mail, SMS, call); then the whole policy repeats "
     "`repeat_count` times after `repeat_delay`. Whoever was told hears of the resolution. "
     "Other step and member types are stored and shown but not run yet. A PATCH with `steps` "
     "replaces them all."

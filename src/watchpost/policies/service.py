@@ -3,7 +3,8 @@ functions follow the plain collection's convention (http/collection.py).
 
 A step member that names a user, a webhook or a notification channel must name one of the
 team's (a 422 naming the member otherwise): a policy that would tell nobody is found at
-once, not during an outage.
+once, not during an outage. So must a step's `urgency_id` (an urgency) and the policy's
+`policy_group_id` (a policy group).
 """
 
 from __future__ import annotations
@@ -21,11 +22,13 @@ from watchpost.db.queries import team_object, team_rows
 from watchpost.errors import InvalidRequest, Problem
 from watchpost.http.envelope import Resource, resource
 from watchpost.http.pagination import Page, PageRequest, paginate
-from watchpost.policies.models import Policy
+from watchpost.plain_groups import reference_problems
+from watchpost.policies.models import Policy, PolicyGroup
 from watchpost.policies.schemas import PolicyCreate, PolicyStep, PolicyUpdate, stored_steps
 from watchpost.problems import team_name_problems
 from watchpost.teams.models import User
 from watchpost.teams.service import Principal
+from watchpost.urgencies.models import Urgency
 from watchpost.webhooks.models import OutgoingWebhook
 
 TYPE: Final = "policy"
@@ -53,11 +56,17 @@ def _attributes(policy: Policy, team_name: str) -> dict[str, Any]:
     }
 
 
-async def _member_problems(
+async def _step_problems(
     session: AsyncSession, team_id: int, steps: list[PolicyStep]
 ) -> list[Problem]:
     problems: list[Problem] = []
     for s, step in enumerate(steps):
+        if step.urgency_id is not None:
+            where = f"steps[{s}].urgency_id"
+            if await reference_problems(
+                session, Urgency, where, team_id=team_id, ref=step.urgency_id
+            ):
+                problems.append((where, f"{where}: must name an urgency of this team"))
         for m, member in enumerate(step.step_members or []):
             where = f"steps[{s}].step_members[{m}]"
             if member.type == "user":
@@ -123,25 +132,33 @@ async def _fallback_problems(
 async def _checked_steps(
     session: AsyncSession, team_id: int, steps: list[PolicyStep]
 ) -> list[dict[str, Any]]:
-    problems = await _member_problems(session, team_id, steps)
+    problems = await _step_problems(session, team_id, steps)
     problems += await _branch_problems(session, team_id, steps)
     if problems:
         raise InvalidRequest(problems)
     return stored_steps(steps)
 
 
-def _own_team(data: Any, caller: Principal) -> None:
-    """A team_name sent must be the token's (as the hosted API's global tokens need it)."""
+async def _check(session: AsyncSession, data: Any, caller: Principal) -> None:
+    """A team_name sent must be the token's (as the hosted API's global tokens need it); a
+    policy_group_id sent must name a policy group of the team, a fallback_policy_id a policy."""
     problems = team_name_problems(data.team_name, caller.team_name)
+    if "fallback_policy_id" in data.model_fields_set:
+        problems += await _fallback_problems(session, caller.team_id, data.fallback_policy_id)
+    if "policy_group_id" in data.model_fields_set:
+        problems += await reference_problems(
+            session,
+            PolicyGroup,
+            "policy_group_id",
+            team_id=caller.team_id,
+            ref=data.policy_group_id,
+        )
     if problems:
         raise InvalidRequest(problems)
 
 
 async def make(db: AsyncSession, caller: Principal, ctx: AppContext, data: PolicyCreate) -> Policy:
-    _own_team(data, caller)
-    problems = await _fallback_problems(db, caller.team_id, data.fallback_policy_id)
-    if problems:
-        raise InvalidRequest(problems)
+    await _check(db, data, caller)
     now = ctx.clock.now()
     policy = Policy(
         team_id=caller.team_id,
@@ -172,12 +189,8 @@ async def change(
     db: AsyncSession, caller: Principal, policy: Policy, ctx: AppContext, data: PolicyUpdate
 ) -> Policy:
     """The sent fields change; `steps` replaces them all."""
-    _own_team(data, caller)
+    await _check(db, data, caller)
     sent = data.model_fields_set
-    if "fallback_policy_id" in sent:
-        problems = await _fallback_problems(db, policy.team_id, data.fallback_policy_id)
-        if problems:
-            raise InvalidRequest(problems)
     for name in ("name", "repeat_count", "repeat_delay", "policy_group_id", "fallback_policy_id"):
         if name in sent:
             setattr(policy, name, getattr(data, name))

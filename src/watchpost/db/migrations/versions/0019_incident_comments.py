@@ -8,7 +8,7 @@ from alembic import op
 from watchpost.db.migrations import shapes
 
 revision = "0019"
-down_revision = "0016"
+down_revision = "0018"
 
 COMMENT_INDEXES: tuple[shapes.IndexKey, ...] = ("incident_id", "team_id")
 

@@ -1,0 +1,1 @@
+"""The team's people as the hosted API's team members (read-only: `watchpost user create`)."""

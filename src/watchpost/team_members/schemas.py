@@ -1,0 +1,30 @@
+"""Response shapes of team members (the hosted API's /api/v2/team-members)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+
+class TeamMemberAttributes(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    email: str
+    first_name: str
+    last_name: str
+    role: str
+    role_id: int | None
+    created_at: str
+    invited_at: str | None
+    mobile_app_platforms: list[str]
+    team_name: str
+
+
+ROLE = "member"
+"""Every person's role: there are no roles here."""
+ABOUT = (
+    "The team's people (added with `watchpost user create`): `first_name` is the first word "
+    "of the person's name, `last_name` the rest. There are no roles, invitations or mobile "
+    "apps: `role` is always `member`, `role_id` and `invited_at` null, `mobile_app_platforms` "
+    'empty. With `email`, the answer is the one member with that address (`{"data": {…}}`, '
+    "not a list; case-insensitive), or a 404. Inviting and removing members are not offered."
+)

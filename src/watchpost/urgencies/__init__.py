@@ -1,0 +1,1 @@
+"""Urgencies (severities): which ways an escalation step tells people; and their groups."""

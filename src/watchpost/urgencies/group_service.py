@@ -1,0 +1,19 @@
+"""What urgency groups do as objects (plain_groups.py): the plain collection's functions."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from watchpost.plain_groups import PlainGroups
+from watchpost.urgencies.models import Urgency, UrgencyGroup
+
+GROUPS: Final = PlainGroups("urgency_group", UrgencyGroup, Urgency, "urgency_group_id")
+TYPE: Final = GROUPS.TYPE
+render, make, page, get, change, remove = (
+    GROUPS.render,
+    GROUPS.make,
+    GROUPS.page,
+    GROUPS.get,
+    GROUPS.change,
+    GROUPS.remove,
+)
