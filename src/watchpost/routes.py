@@ -31,6 +31,7 @@ API_DOMAINS = (
     "incidents",
     "monitors",
     "policies",
+    "reports",
     "sources",
     "status_pages",
     "team_members",

@@ -1,0 +1,137 @@
+"""Routes: a monitor's availability (`/sla`) and response times, a heartbeat's availability."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+from fastapi.responses import Response
+from pydantic import BaseModel, ConfigDict
+
+from watchpost.heartbeats import service as heartbeats
+from watchpost.http.crud import Routes
+from watchpost.http.deps import Caller, Context, ReadDb
+from watchpost.http.envelope import resource, single
+from watchpost.http.errors import error_responses, object_id
+from watchpost.monitors import service as monitors
+from watchpost.reports import service
+
+router = APIRouter(tags=["availability"])
+
+RANGE = (
+    "`from` and `to` are dates (`2026-01-26`: a whole UTC day) or ISO datetimes; by default "
+    "since the object was created, up to now. A bound that cannot be read, a start in the "
+    "future or an end before the start is a 400. Counted from the object's incidents: "
+    "downtime is the time they were open within the period (an open one up to now); "
+    "`availability` is a percentage of the period the object existed in; durations are "
+    "seconds."
+)
+
+
+class Summary(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    availability: float
+    total_downtime: int
+    number_of_incidents: int
+    longest_incident: int
+    average_incident: int
+
+
+class ResponseTime(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    at: str
+    response_time: float
+
+
+class Region(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    region: str
+    response_times: list[ResponseTime]
+
+
+class ResponseTimes(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    regions: list[Region]
+
+
+From = Annotated[str | None, Query(alias="from", max_length=40)]
+To = Annotated[str | None, Query(max_length=40)]
+READ_RANGE_ERRORS = error_responses(400, 401, 404)
+
+summary_routes = Routes(router, Summary)
+
+
+@router.get(
+    "/api/v2/monitors/{monitor_id}/sla",
+    responses={200: {"model": summary_routes.one}, **READ_RANGE_ERRORS},
+    summary="A monitor's availability over a period",
+    description=f"Type `monitor_sla`. {RANGE}",
+)
+async def monitor_sla(
+    monitor_id: str, caller: Caller, ctx: Context, db: ReadDb, from_: From = None, to: To = None
+) -> Response:
+    monitor = await monitors.get_monitor(
+        db, team_id=caller.team_id, monitor_id=object_id(monitor_id, "monitor")
+    )
+    now = ctx.clock.now()
+    within = service.period(from_, to, since=monitor.created_at, now=now)
+    found = await service.summary(
+        db, column="monitor_id", subject_id=monitor.id, within=within, now=now
+    )
+    return single(resource("monitor_sla", monitor.id, found))
+
+
+@router.get(
+    "/api/v2/heartbeats/{heartbeat_id}/availability",
+    responses={200: {"model": summary_routes.one}, **READ_RANGE_ERRORS},
+    summary="A heartbeat's availability over a period",
+    description=f"Type `heartbeat_availability`. {RANGE}",
+)
+async def heartbeat_availability(
+    heartbeat_id: str,
+    caller: Caller,
+    ctx: Context,
+    db: ReadDb,
+    from_: From = None,
+    to: To = None,
+) -> Response:
+    heartbeat = await heartbeats.get_heartbeat(
+        db, team_id=caller.team_id, heartbeat_id=object_id(heartbeat_id, "heartbeat")
+    )
+    now = ctx.clock.now()
+    within = service.period(from_, to, since=heartbeat.created_at, now=now)
+    found = await service.summary(
+        db, column="heartbeat_id", subject_id=heartbeat.id, within=within, now=now
+    )
+    return single(resource("heartbeat_availability", heartbeat.id, found))
+
+
+times_routes = Routes(router, ResponseTimes)
+
+
+@times_routes.get(
+    "/api/v2/monitors/{monitor_id}/response-times",
+    summary="A monitor's response times of the last 24 hours",
+    description=(
+        "Type `monitor_response_times`: `regions`, each with `response_times` oldest first "
+        "(`at`, `response_time` in seconds). Every check runs from this server, so there is "
+        f"one region, `{service.REGION}` (none before the first check); at most "
+        f"{service.MAX_RESPONSE_TIMES:,} results, the newest."
+    ),
+)
+async def monitor_response_times(
+    monitor_id: str, caller: Caller, ctx: Context, db: ReadDb
+) -> Response:
+    monitor = await monitors.get_monitor(
+        db, team_id=caller.team_id, monitor_id=object_id(monitor_id, "monitor")
+    )
+    regions = await service.response_times(db, monitor_id=monitor.id, now=ctx.clock.now())
+    return single(resource("monitor_response_times", monitor.id, {"regions": regions}))
+
+
+# What routes.py serves: this module's routers, each listed flat in the app.
+routers = (router,)

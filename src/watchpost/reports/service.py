@@ -1,0 +1,114 @@
+"""What the availability and response-time routes answer, from incidents and raw results.
+
+Availability is counted from incidents, as the hosted API counts it: a monitor's downtime in
+a period is the time its incidents were open within the period (an open one up to now), over
+the part of the period the object existed. Raw results (kept for a bounded recent window)
+give the response times.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Any, Final
+
+from sqlalchemy import or_, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from watchpost.clock import isoformat_ms
+from watchpost.errors import ApiError
+from watchpost.history.models import CheckResult
+from watchpost.incidents.models import Incident
+
+RESPONSE_WINDOW: Final = timedelta(hours=24)
+"""How far back a monitor's response times go (the hosted API's: the last 24 hours)."""
+MAX_RESPONSE_TIMES: Final = 20_000
+"""The most results one answer carries (a check every second for 5.5 hours; a monitor
+checked every 30 s has 2,880 a day)."""
+REGION: Final = "local"
+"""The region response times are grouped under: every check runs from this server."""
+INVALID_RANGE: Final = (
+    "The data range is invalid. The date format could not be parsed, the start time is in "
+    "the future, or the end time is before the start time."
+)
+
+
+@dataclass(frozen=True)
+class Period:
+    start: datetime
+    end: datetime
+    """Exclusive."""
+
+
+def _instant(raw: str, *, end: bool) -> datetime:
+    """`2026-01-26` (a whole UTC day: from its start, or to its end) or an ISO datetime."""
+    text = raw.strip()
+    if len(text) == 10:
+        day = datetime.combine(date.fromisoformat(text), time(), tzinfo=UTC)
+        return day + timedelta(days=1) if end else day
+    moment = datetime.fromisoformat(text.replace("z", "Z"))
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def period(from_: str | None, to: str | None, *, since: datetime, now: datetime) -> Period:
+    """The period asked for, within [since, now]; 400 when a bound cannot be read, the start
+    is in the future or the end is before the start."""
+    try:
+        start = _instant(from_, end=False) if from_ else since
+        end = _instant(to, end=True) if to else now
+    except ValueError:
+        raise ApiError(400, INVALID_RANGE) from None
+    if start > now or end < start or (from_ and to and end <= start):
+        raise ApiError(400, INVALID_RANGE)
+    return Period(max(start, since), min(end, now))
+
+
+async def summary(
+    session: AsyncSession, *, column: str, subject_id: int, within: Period, now: datetime
+) -> dict[str, Any]:
+    """`availability` (percent), `total_downtime`, `number_of_incidents`, `longest_incident`,
+    `average_incident` (seconds) of the object's incidents within the period."""
+    reference = getattr(Incident, column)
+    rows = await session.execute(
+        select(Incident.started_at, Incident.resolved_at).where(
+            reference == subject_id,
+            Incident.started_at < within.end,
+            or_(Incident.resolved_at.is_(None), Incident.resolved_at > within.start),
+        )
+    )
+    spans = [
+        (min(resolved or now, within.end) - max(started, within.start)).total_seconds()
+        for started, resolved in rows
+    ]
+    spans = [max(span, 0.0) for span in spans]
+    length = (within.end - within.start).total_seconds()
+    downtime = min(sum(spans), length)
+    return {
+        "availability": round(100.0 * (1 - downtime / length), 4) if length > 0 else 100.0,
+        "total_downtime": round(downtime),
+        "number_of_incidents": len(spans),
+        "longest_incident": round(max(spans, default=0.0)),
+        "average_incident": round(sum(spans) / len(spans)) if spans else 0,
+    }
+
+
+async def response_times(
+    session: AsyncSession, *, monitor_id: int, now: datetime
+) -> list[dict[str, Any]]:
+    """The monitor's response times of the last 24 hours, oldest first, grouped by region."""
+    rows = await session.execute(
+        select(CheckResult.at, CheckResult.latency_ms)
+        .where(
+            CheckResult.subject_type == "monitor",
+            CheckResult.subject_id == monitor_id,
+            CheckResult.at >= now - RESPONSE_WINDOW,
+            CheckResult.latency_ms.is_not(None),
+        )
+        .order_by(CheckResult.at.desc(), CheckResult.id.desc())
+        .limit(MAX_RESPONSE_TIMES)
+    )
+    times = [
+        {"at": isoformat_ms(at), "response_time": round(latency / 1000, 6)}
+        for at, latency in reversed(rows.all())
+    ]
+    return [{"region": REGION, "response_times": times}] if times else []
