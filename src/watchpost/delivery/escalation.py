@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.delivery import targets
 from watchpost.delivery.models import Delivery
 from watchpost.delivery.targets import Target
+from watchpost.oncall.now import on_call_now
 from watchpost.policies.models import Policy, PolicyRun
 from watchpost.teams.models import User
 from watchpost.webhooks.models import OutgoingWebhook
@@ -79,7 +80,7 @@ async def told_of(session: AsyncSession, *, incident_id: int, now: datetime) -> 
 
 
 async def _members(
-    session: AsyncSession, team_id: int, members: list[dict[str, Any]]
+    session: AsyncSession, team_id: int, members: list[dict[str, Any]], now: datetime
 ) -> list[Target]:
     found: list[Target] = []
     for member in members:
@@ -103,6 +104,9 @@ async def _members(
             if kind == "webhook":
                 hooks = hooks.where(OutgoingWebhook.id == ident)
             found += [{"channel": "webhook", "webhook_id": i} for i in await session.scalars(hooks)]
+        elif kind == "current_on_call":  # the calendar's (null: the default's) people now
+            people = await on_call_now(session, team_id, ident, now)
+            found += [{"channel": "email", "recipient": user.email} for user in people]
         elif kind in ("notification_channel", "all_notification_channels"):
             chats = (await targets.channels(session, {team_id}))[team_id]
             found += [
@@ -140,7 +144,7 @@ async def escalate(session: AsyncSession, *, now: datetime, limit: int) -> int:
         steps = policy.steps
         step = steps[run.step] if run.step < len(steps) else None
         if step is not None and step.get("type") == "escalation":
-            told = await _members(session, run.team_id, step.get("step_members") or [])
+            told = await _members(session, run.team_id, step.get("step_members") or [], now)
             if told:
                 await session.execute(
                     insert(Delivery),

@@ -45,11 +45,13 @@ async def record(
     data: dict[str, Any] | Callable[[str], dict[str, Any]],
     at: datetime,
     channels: Sequence[str] = (),
+    included: list[dict[str, Any]] | None = None,
 ) -> DeliveryEvent:
     """Add the event `{"event": event, "data": data}` (data: the object as the API shows
     it, with its `type` and `id`; or what makes it from the team's name) to the outbox of the
     caller's transaction; `channels` names who else is told besides webhooks ("email": the
-    team's members, "sms", "call")."""
+    team's members, "sms", "call"); `included`, the resources `data` refers to, joins the
+    payload when given."""
     assert event in EVENTS[trigger_type], (trigger_type, event)
     if callable(data):
         data = data(await team_name(session, team_id))
@@ -59,7 +61,8 @@ async def record(
         event=event,
         subject_type=str(data["type"]),
         subject_id=int(data["id"]),
-        payload={"event": event, "data": data},
+        payload={"event": event, "data": data}
+        | ({} if included is None else {"included": included}),
         channels=list(channels),
         created_at=at,
     )

@@ -21,6 +21,7 @@ from watchpost.db.queries import team_object, team_rows
 from watchpost.errors import InvalidRequest, Problem
 from watchpost.http.envelope import Resource, resource
 from watchpost.http.pagination import Page, PageRequest, paginate
+from watchpost.oncall.models import OnCallCalendar
 from watchpost.policies.models import Policy
 from watchpost.policies.schemas import PolicyCreate, PolicyStep, PolicyUpdate, stored_steps
 from watchpost.problems import team_name_problems
@@ -74,6 +75,16 @@ async def _member_problems(
                 )
                 if found is None:
                     problems.append((where, f"{where}: no user of this team is named so"))
+            elif member.type == "current_on_call" and member.id is not None:
+                found = await session.scalar(
+                    select(OnCallCalendar.id).where(
+                        OnCallCalendar.team_id == team_id, OnCallCalendar.id == member.id
+                    )
+                )
+                if found is None:
+                    problems.append(
+                        (where, f"{where}: id must name an on-call calendar of this team")
+                    )
             elif member.type in _NAMED:
                 model = _NAMED[member.type]
                 found = None

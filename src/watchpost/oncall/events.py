@@ -1,0 +1,302 @@
+"""A calendar's events and rotation: made, changed, replaced and deleted under the hosted
+API's rules. No HTTP here.
+
+Events name people by the e-mail of a member of the team (any other address is a 422); they
+start today 00:00 UTC or later, and end after they start. An event that ended before today
+00:00 UTC is history: it cannot be changed or deleted. Any edit sets the calendar's
+`next_check_at` to now, so the delivery worker looks at once at who is on call (the
+`on_call_change` webhooks).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, time, timedelta
+from typing import Any, Final
+
+from sqlalchemy import delete, insert, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from watchpost.db.queries import team_object
+from watchpost.errors import InvalidRequest, Problem
+from watchpost.oncall import now as on_call
+from watchpost.oncall.models import OnCallCalendar, OnCallEvent
+from watchpost.oncall.schemas import (
+    EventCreate,
+    EventsReplace,
+    EventUpdate,
+    RotationCreate,
+    parse_time,
+    rfc3339,
+)
+from watchpost.problems import accepted, team_name_problems
+
+TYPE: Final = "on_call_event"
+SHOWN_PAST_DAYS: Final = 30
+"""A calendar's event list shows the events that ended in the last 30 days, and all later."""
+MAX_SHOWN: Final = 5000
+"""…at most this many, earliest first."""
+MAX_ROTATION_EVENTS: Final = 20_000
+"""Most events one rotation may make."""
+STEP: Final = {"hour": timedelta(hours=1), "day": timedelta(days=1), "week": timedelta(weeks=1)}
+
+
+def today(now: datetime) -> datetime:
+    """Today 00:00 UTC: events may start from then, and those ending before are history."""
+    return datetime.combine(now.astimezone(UTC).date(), time(), tzinfo=UTC)
+
+
+def attributes(event: OnCallEvent) -> dict[str, Any]:
+    return {
+        "users": list(event.users),
+        "starts_at": rfc3339(event.starts_at),
+        "ends_at": rfc3339(event.ends_at),
+        "override": event.override,
+    }
+
+
+def flat(event: OnCallEvent) -> dict[str, Any]:
+    """The event as the hosted API lists it."""
+    return {"id": event.id, **attributes(event)}
+
+
+def item(event: OnCallEvent) -> dict[str, Any]:
+    """The event as a JSON:API resource (what the python client reads)."""
+    return {"id": str(event.id), "type": TYPE, "attributes": attributes(event)}
+
+
+def document(event: OnCallEvent) -> dict[str, Any]:
+    """One event: its flat fields and `data`, so both shapes read it."""
+    return {**flat(event), "data": item(event)}
+
+
+def documents(events: list[OnCallEvent]) -> dict[str, Any]:
+    return {"data": [item(e) for e in events], "events": [flat(e) for e in events]}
+
+
+def touched(calendar: OnCallCalendar, now: datetime) -> None:
+    """Who is on call may have changed: the worker looks at the calendar now."""
+    calendar.next_check_at = now
+    calendar.updated_at = now
+
+
+async def _emails(
+    db: AsyncSession, team_id: int, sent: list[str], where: str
+) -> tuple[list[str], list[Problem]]:
+    """The members' stored addresses for those sent, or a problem naming the others."""
+    found = {u.email.lower(): u.email for u in await on_call.members(db, team_id, sent)}
+    unknown = [email for email in sent if email.lower() not in found]
+    if unknown:
+        return [], [(where, f"{where} must name members of the team: {', '.join(unknown)}")]
+    return [found[email.lower()] for email in sent], []
+
+
+async def _checked(
+    db: AsyncSession,
+    calendar: OnCallCalendar,
+    data: EventCreate,
+    now: datetime,
+    where: str = "",
+    *,
+    check_start: bool = True,
+) -> dict[str, Any]:
+    """The row values of an event, or a 422 naming every problem (`check_start`: the start
+    must be today or later; a change that keeps a running event's start does not check it)."""
+    starts, problems = parse_time(f"{where}starts_at", data.starts_at)
+    ends, more = parse_time(f"{where}ends_at", data.ends_at)
+    problems += more
+    if check_start and starts is not None and starts < today(now):
+        problems.append((f"{where}starts_at", f"{where}starts_at must be today 00:00 UTC or later"))
+    if starts is not None and ends is not None and ends <= starts:
+        problems.append((f"{where}ends_at", f"{where}ends_at must be after starts_at"))
+    users, more = await _emails(db, calendar.team_id, data.users, f"{where}users")
+    accepted(data, problems + more)
+    assert starts is not None and ends is not None
+    return {"users": users, "starts_at": starts, "ends_at": ends, "override": data.override}
+
+
+def _row(calendar: OnCallCalendar, values: dict[str, Any], now: datetime) -> OnCallEvent:
+    return OnCallEvent(
+        team_id=calendar.team_id,
+        calendar_id=calendar.id,
+        created_at=now,
+        updated_at=now,
+        **values,
+    )
+
+
+async def listed(db: AsyncSession, calendar: OnCallCalendar, now: datetime) -> list[OnCallEvent]:
+    stmt = (
+        select(OnCallEvent)
+        .where(
+            OnCallEvent.calendar_id == calendar.id,
+            OnCallEvent.ends_at >= now - timedelta(days=SHOWN_PAST_DAYS),
+        )
+        .order_by(OnCallEvent.starts_at, OnCallEvent.id)
+        .limit(MAX_SHOWN)
+    )
+    return list(await db.scalars(stmt))
+
+
+async def get(db: AsyncSession, calendar: OnCallCalendar, raw_id: int) -> OnCallEvent:
+    return await team_object(
+        db, OnCallEvent, TYPE, team_id=calendar.team_id, object_id=raw_id, calendar_id=calendar.id
+    )
+
+
+async def make(
+    db: AsyncSession, calendar: OnCallCalendar, data: EventCreate, now: datetime
+) -> OnCallEvent:
+    event = _row(calendar, await _checked(db, calendar, data, now), now)
+    db.add(event)
+    touched(calendar, now)
+    await db.flush()
+    return event
+
+
+def _not_history(event: OnCallEvent, now: datetime) -> None:
+    if event.ends_at < today(now):
+        raise InvalidRequest(
+            [(None, "An event that ended before today 00:00 UTC cannot be changed or deleted")]
+        )
+
+
+async def change(
+    db: AsyncSession,
+    calendar: OnCallCalendar,
+    event: OnCallEvent,
+    data: EventUpdate,
+    now: datetime,
+) -> None:
+    """The sent fields change; the event must still follow the rules."""
+    _not_history(event, now)
+    sent = data.model_fields_set
+    merged = EventCreate(
+        starts_at=data.starts_at or rfc3339(event.starts_at),
+        ends_at=data.ends_at or rfc3339(event.ends_at),
+        users=data.users if data.users is not None else list(event.users),
+        override=event.override if data.override is None else data.override,
+    )
+    values = await _checked(db, calendar, merged, now, check_start="starts_at" in sent)
+    for name, value in values.items():
+        setattr(event, name, value)
+    event.updated_at = now
+    touched(calendar, now)
+    await db.flush()
+
+
+async def remove(
+    db: AsyncSession, calendar: OnCallCalendar, event: OnCallEvent, now: datetime
+) -> None:
+    _not_history(event, now)
+    await db.delete(event)
+    touched(calendar, now)
+    await db.flush()
+
+
+async def replace(
+    db: AsyncSession, calendar: OnCallCalendar, data: EventsReplace, now: datetime
+) -> list[OnCallEvent]:
+    """Every event starting today 00:00 UTC or later gives way to those sent."""
+    rows = [
+        await _checked(
+            db, calendar, EventCreate(**e.model_dump(exclude={"id"})), now, f"events[{i}]."
+        )
+        for i, e in enumerate(data.events)
+    ]
+    await db.execute(
+        delete(OnCallEvent)
+        .where(OnCallEvent.calendar_id == calendar.id, OnCallEvent.starts_at >= today(now))
+        .execution_options(synchronize_session=False)
+    )
+    made = [_row(calendar, values, now) for values in rows]
+    db.add_all(made)
+    touched(calendar, now)
+    await db.flush()
+    return sorted(made, key=lambda e: (e.starts_at, e.id))
+
+
+# ------------------------------------------------------------------------------ rotation
+
+
+def rotation_document(rotation: dict[str, Any]) -> dict[str, Any]:
+    """A stored rotation as the API shows it (`rotation_period` too: the docs' name)."""
+    return {**rotation, "rotation_period": rotation["rotation_interval"]}
+
+
+async def set_rotation(
+    db: AsyncSession, calendar: OnCallCalendar, data: RotationCreate, team_name: str, now: datetime
+) -> dict[str, Any]:
+    """Store the rotation and make its events: the users in turn, `rotation_length`
+    intervals each, from start to end (the last one cut at the end); only those ending after
+    today 00:00 UTC are made, and the regular events overlapping the rotation's span that
+    end after then are removed first. Overrides stay."""
+    problems = team_name_problems(data.team_name, team_name)
+    interval = data.rotation_interval or data.rotation_period
+    if interval is None:
+        problems.append(("rotation_interval", "rotation_interval (or rotation_period) is required"))
+    elif data.rotation_period is not None and data.rotation_period != interval:
+        problems.append(("rotation_period", "rotation_period must equal rotation_interval"))
+    start, more = parse_time("start_rotations_at", data.start_rotations_at)
+    end, further = parse_time("end_rotations_at", data.end_rotations_at)
+    problems += more + further
+    if start is not None and end is not None and end <= start:
+        problems.append(("end_rotations_at", "end_rotations_at must be after start_rotations_at"))
+    users, more = await _emails(db, calendar.team_id, data.users, "users")
+    problems += more
+    count = skipped = 0
+    if not problems:
+        assert start is not None and end is not None and interval is not None
+        step = STEP[interval] * data.rotation_length
+        count = -(-(end - start) // step)  # slots, the last one perhaps cut
+        skipped = min(count, max(0, (today(now) - start) // step))  # slots ended by today
+        if count - skipped > MAX_ROTATION_EVENTS:
+            problems.append(
+                (
+                    "end_rotations_at",
+                    f"the rotation would make {count - skipped} events; "
+                    f"at most {MAX_ROTATION_EVENTS} are allowed",
+                )
+            )
+    accepted(data, problems)
+    assert start is not None and end is not None and interval is not None
+    step = STEP[interval] * data.rotation_length
+    await db.execute(
+        delete(OnCallEvent)
+        .where(
+            OnCallEvent.calendar_id == calendar.id,
+            OnCallEvent.override.is_(False),
+            OnCallEvent.starts_at < end,
+            OnCallEvent.ends_at > start,
+            OnCallEvent.ends_at > today(now),
+        )
+        .execution_options(synchronize_session=False)
+    )
+    rows = []
+    for k in range(skipped, count):
+        starts, ends = start + k * step, min(end, start + (k + 1) * step)
+        if ends <= today(now):
+            continue
+        rows.append(
+            {
+                "team_id": calendar.team_id,
+                "calendar_id": calendar.id,
+                "users": [users[k % len(users)]],
+                "starts_at": starts,
+                "ends_at": ends,
+                "override": False,
+                "created_at": now,
+                "updated_at": now,
+            }
+        )
+    for first in range(0, len(rows), 1000):
+        await db.execute(insert(OnCallEvent), rows[first : first + 1000])
+    calendar.rotation = {
+        "users": users,
+        "rotation_length": data.rotation_length,
+        "rotation_interval": interval,
+        "start_rotations_at": rfc3339(start),
+        "end_rotations_at": rfc3339(end),
+    }
+    touched(calendar, now)
+    await db.flush()
+    return rotation_document(calendar.rotation)
