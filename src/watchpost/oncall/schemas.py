@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from watchpost.clock import isoformat_ms
 from watchpost.errors import Problem
-from watchpost.validation import Name
+from watchpost.validation import Id, IdText, Name
 
 Short = Annotated[str, Field(max_length=255)]
 Time = Annotated[str, Field(max_length=64, description="RFC 3339, e.g. 2026-01-31T09:00:00Z.")]
@@ -62,7 +62,7 @@ EVENT_NOT_NULL = ("starts_at", "ends_at", "users", "override")
 
 
 class ReplacedEvent(EventCreate):
-    id: Annotated[int | str, Field(description="Ignored: the events are made anew.")] | None = None
+    id: Id | IdText | None = Field(default=None, description="Ignored: the events are made anew.")
 
 
 class EventsReplace(BaseModel):
