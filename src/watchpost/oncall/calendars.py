@@ -124,7 +124,7 @@ async def change(
     _own_team(data.team_name, caller)
     if data.name is not None:
         calendar.name = data.name
-    calendar.updated_at = now
+    calendar.updated_at = calendar.next_check_at = now  # a look now, as after every edit
     await db.flush()
 
 
