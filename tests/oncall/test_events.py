@@ -238,6 +238,9 @@ async def test_bad_rotations_are_refused_and_capped(app: FastAPI, api: Api) -> N
         ({**good, "end_rotations_at": "2026-01-01T00:00:00Z"}, ["end_rotations_at"]),
         ({**good, "start_rotations_at": "soon"}, ["start_rotations_at"]),
         ({**good, "team_name": "globex"}, ["team_name"]),
+        ({**good, "timezone": "Mars/Olympus"}, ["timezone"]),
+        ({**good, "working_hours": [{"day": "mon", "start_time": "09:00"}]}, ["working_hours"]),
+        ({**good, "working_hours": [{"day": "monday", "start_time": "9:00"}]}, ["working_hours"]),
         # 20,001 hours: one event too many
         ({**good, "end_rotations_at": "2028-04-13T09:00:00Z"}, ["end_rotations_at"]),
     ]
@@ -245,10 +248,75 @@ async def test_bad_rotations_are_refused_and_capped(app: FastAPI, api: Api) -> N
         messages, invalid = errors(await api.post(path, sent))
         assert invalid == fields, (sent, messages)
     messages, _ = errors(await api.post(path, cases[-1][0]))
-    assert messages == ["the rotation would make 20001 events; at most 20000 are allowed"]
+    assert messages == ["end_rotations_at makes more than 20000 events, the most allowed"]
     assert (await api.get(path)).status_code == 404
     assert (await api.get(EVENTS)).json()["events"] == []
     # exactly the cap is fine
     capped = {**good, "end_rotations_at": "2028-04-13T08:00:00Z"}
     assert (await api.post(path, capped)).status_code == 201
     assert len((await api.get(EVENTS)).json()["events"]) == 5000  # the list's own bound
+
+
+async def test_a_rotation_follows_its_time_zone_and_working_hours(app: FastAPI, api: Api) -> None:
+    """Prague: UTC+1 in winter, +2 from 2026-03-29 02:00 local. Daily handovers at 09:00
+    local; Ann and Bob on call 09:00-17:00 on weekdays only, and overnight on Friday."""
+    await members(app)
+    path = f"{ON_CALLS}/default/rotation"
+    sent = {
+        "users": ["ann@example.com", "bob@example.com"],
+        "rotation_length": 1,
+        "rotation_interval": "day",
+        "start_rotations_at": "2026-03-26T09:00:00+01:00",  # a Thursday
+        "end_rotations_at": "2026-03-31T09:00:00+02:00",
+        "timezone": "Europe/Prague",
+        "working_hours": [
+            {"day": "friday", "start_time": "22:00", "end_time": "06:00:00"},
+            {"day": "monday", "start_time": "09:00", "end_time": "17:00"},
+            {"day": "thursday", "start_time": "09:00", "end_time": "17:00"},
+        ],
+    }
+    response = await api.post(path, sent)
+    assert response.status_code == 201, response.text
+    shown = response.json()
+    assert shown["timezone"] == "Europe/Prague"
+    assert shown["start_rotations_at"] == "2026-03-26T08:00:00Z"
+    assert shown["working_hours"] == [  # Sunday first, HH:MM
+        {"day": "monday", "start_time": "09:00", "end_time": "17:00"},
+        {"day": "thursday", "start_time": "09:00", "end_time": "17:00"},
+        {"day": "friday", "start_time": "22:00", "end_time": "06:00"},
+    ]
+    assert (await api.get(path)).json() == shown
+    listed = [
+        (e["starts_at"], e["ends_at"], e["users"]) for e in (await api.get(EVENTS)).json()["events"]
+    ]
+    assert listed == [
+        # Thursday's shift (Ann): its working hours
+        ("2026-03-26T08:00:00Z", "2026-03-26T16:00:00Z", ["ann@example.com"]),
+        # Friday's shift (Bob) from 09:00: Friday night until the shift ends at Saturday 09:00
+        ("2026-03-27T21:00:00Z", "2026-03-28T05:00:00Z", ["bob@example.com"]),
+        # Saturday's and Sunday's shifts: no working hours; Monday's shift (Ann again): 09:00
+        # local is 07:00 UTC now
+        ("2026-03-30T07:00:00Z", "2026-03-30T15:00:00Z", ["ann@example.com"]),
+    ]
+    # without a time zone, the rotation keeps its own; without working hours, always on call
+    again = {k: v for k, v in sent.items() if k not in ("timezone", "working_hours")}
+    kept = (await api.post(path, again)).json()
+    assert kept["timezone"] == "Europe/Prague" and kept["working_hours"] == []
+    starts = [e["starts_at"] for e in (await api.get(EVENTS)).json()["events"]]
+    assert starts == [  # 09:00 local every day, across the clock change
+        "2026-03-26T08:00:00Z",
+        "2026-03-27T08:00:00Z",
+        "2026-03-28T08:00:00Z",
+        "2026-03-29T07:00:00Z",
+        "2026-03-30T07:00:00Z",
+    ]
+
+
+async def test_default_calendar_is_accepted_when_it_is_true(api: Api) -> None:
+    made = await api.post(ON_CALLS, {"name": "Mine", "default_calendar": False})
+    assert made.status_code == 201, made.text
+    assert errors(await api.patch(f"{ON_CALLS}/default", {"default_calendar": False}))[1] == [
+        "default_calendar"
+    ]
+    renamed = await api.patch(f"{ON_CALLS}/default", {"name": "Main", "default_calendar": True})
+    assert renamed.status_code == 200, renamed.text

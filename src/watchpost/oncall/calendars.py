@@ -42,8 +42,12 @@ async def find(db: AsyncSession, team_id: int, raw_id: str, *, now: datetime) ->
     return await team_object(db, OnCallCalendar, TYPE, team_id=team_id, object_id=found)
 
 
-def _own_team(sent: object, caller: Principal) -> None:
-    problems = team_name_problems(sent, caller.team_name)
+def _checked(data: CalendarCreate | CalendarUpdate, caller: Principal, *, default: bool) -> None:
+    """team_name must be the token's team; default_calendar (read-only) must say what the
+    calendar is."""
+    problems = team_name_problems(data.team_name, caller.team_name)
+    if data.default_calendar is not None and data.default_calendar != default:
+        problems.append(("default_calendar", "default_calendar is read-only"))
     if problems:
         raise InvalidRequest(problems)
 
@@ -100,7 +104,7 @@ async def page(
 async def make(
     db: AsyncSession, caller: Principal, data: CalendarCreate, *, now: datetime
 ) -> OnCallCalendar:
-    _own_team(data.team_name, caller)
+    _checked(data, caller, default=False)
     calendar = OnCallCalendar(
         team_id=caller.team_id,
         name=data.name,
@@ -121,7 +125,7 @@ async def change(
     *,
     now: datetime,
 ) -> None:
-    _own_team(data.team_name, caller)
+    _checked(data, caller, default=calendar.default_of_team_id is not None)
     if data.name is not None:
         calendar.name = data.name
     calendar.updated_at = calendar.next_check_at = now  # a look now, as after every edit

@@ -17,7 +17,7 @@ from watchpost.http.envelope import JsonResponse, listing, no_content, single
 from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses, object_id
 from watchpost.http.openapi import request_body
 from watchpost.http.pagination import Paging
-from watchpost.oncall import calendars, events
+from watchpost.oncall import calendars, events, rotation
 from watchpost.oncall import now as on_call
 from watchpost.oncall.schemas import (
     CALENDAR_NOT_NULL,
@@ -230,7 +230,7 @@ async def get_rotation(calendar_id: CalendarId, caller: Caller, ctx: Context, db
         found = await calendars.find(db, caller.team_id, calendar_id, now=ctx.clock.now())
     if found.rotation is None:
         raise NotFound("on_call_rotation", calendar_id)
-    return JsonResponse(events.rotation_document(found.rotation))
+    return JsonResponse(rotation.document(found.rotation))
 
 
 @router.post(
@@ -241,7 +241,9 @@ async def get_rotation(calendar_id: CalendarId, caller: Caller, ctx: Context, db
         "The users in turn, `rotation_length` times `rotation_interval` (hour, day or week; "
         "`rotation_period` is its alias) each, from `start_rotations_at` to "
         "`end_rotations_at`: regular events replacing the regular events in that span "
-        f"(those ending after today 00:00 UTC); at most {events.MAX_ROTATION_EVENTS} events."
+        f"(those ending after today 00:00 UTC); at most {rotation.MAX_ROTATION_EVENTS} events. "
+        "`timezone` (IANA) sets the wall clock of the handovers and of `working_hours` "
+        "(windows by `day`, `start_time`, `end_time`: when the shift's user is on call)."
     ),
     responses={201: {"model": RotationDoc}, **WRITE_ERRORS},
     openapi_extra=request_body(RotationCreate),
@@ -253,7 +255,7 @@ async def set_rotation(
     async with db.begin():
         found = await calendars.find(db, caller.team_id, calendar_id, now=now)
         data = accepted(*checked(RotationCreate, body))
-        shown = await events.set_rotation(db, found, data, caller.team_name, now)
+        shown = await rotation.set_rotation(db, found, data, caller.team_name, now)
     return JsonResponse(shown, status_code=201)
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, time, timedelta
 from typing import Any, Final
 
-from sqlalchemy import delete, insert, select
+from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.db.queries import team_object
@@ -24,20 +24,16 @@ from watchpost.oncall.schemas import (
     EventCreate,
     EventsReplace,
     EventUpdate,
-    RotationCreate,
     parse_time,
     rfc3339,
 )
-from watchpost.problems import accepted, team_name_problems
+from watchpost.problems import accepted
 
 TYPE: Final = "on_call_event"
 SHOWN_PAST_DAYS: Final = 30
 """A calendar's event list shows the events that ended in the last 30 days, and all later."""
 MAX_SHOWN: Final = 5000
 """…at most this many, earliest first."""
-MAX_ROTATION_EVENTS: Final = 20_000
-"""Most events one rotation may make."""
-STEP: Final = {"hour": timedelta(hours=1), "day": timedelta(days=1), "week": timedelta(weeks=1)}
 
 
 def today(now: datetime) -> datetime:
@@ -79,7 +75,7 @@ def touched(calendar: OnCallCalendar, now: datetime) -> None:
     calendar.updated_at = now
 
 
-async def _emails(
+async def emails(
     db: AsyncSession, team_id: int, sent: list[str], where: str
 ) -> tuple[list[str], list[Problem]]:
     """The members' stored addresses for those sent, or a problem naming the others."""
@@ -108,7 +104,7 @@ async def _checked(
         problems.append((f"{where}starts_at", f"{where}starts_at must be today 00:00 UTC or later"))
     if starts is not None and ends is not None and ends <= starts:
         problems.append((f"{where}ends_at", f"{where}ends_at must be after starts_at"))
-    users, more = await _emails(db, calendar.team_id, data.users, f"{where}users")
+    users, more = await emails(db, calendar.team_id, data.users, f"{where}users")
     accepted(data, problems + more)
     assert starts is not None and ends is not None
     return {"users": users, "starts_at": starts, "ends_at": ends, "override": data.override}
@@ -213,90 +209,3 @@ async def replace(
     touched(calendar, now)
     await db.flush()
     return sorted(made, key=lambda e: (e.starts_at, e.id))
-
-
-# ------------------------------------------------------------------------------ rotation
-
-
-def rotation_document(rotation: dict[str, Any]) -> dict[str, Any]:
-    """A stored rotation as the API shows it (`rotation_period` too: the docs' name)."""
-    return {**rotation, "rotation_period": rotation["rotation_interval"]}
-
-
-async def set_rotation(
-    db: AsyncSession, calendar: OnCallCalendar, data: RotationCreate, team_name: str, now: datetime
-) -> dict[str, Any]:
-    """Store the rotation and make its events: the users in turn, `rotation_length`
-    intervals each, from start to end (the last one cut at the end); only those ending after
-    today 00:00 UTC are made, and the regular events overlapping the rotation's span that
-    end after then are removed first. Overrides stay."""
-    problems = team_name_problems(data.team_name, team_name)
-    interval = data.rotation_interval or data.rotation_period
-    if interval is None:
-        problems.append(("rotation_interval", "rotation_interval (or rotation_period) is required"))
-    elif data.rotation_period is not None and data.rotation_period != interval:
-        problems.append(("rotation_period", "rotation_period must equal rotation_interval"))
-    start, more = parse_time("start_rotations_at", data.start_rotations_at)
-    end, further = parse_time("end_rotations_at", data.end_rotations_at)
-    problems += more + further
-    if start is not None and end is not None and end <= start:
-        problems.append(("end_rotations_at", "end_rotations_at must be after start_rotations_at"))
-    users, more = await _emails(db, calendar.team_id, data.users, "users")
-    problems += more
-    count = skipped = 0
-    if not problems:
-        assert start is not None and end is not None and interval is not None
-        step = STEP[interval] * data.rotation_length
-        count = -(-(end - start) // step)  # slots, the last one perhaps cut
-        skipped = min(count, max(0, (today(now) - start) // step))  # slots ended by today
-        if count - skipped > MAX_ROTATION_EVENTS:
-            problems.append(
-                (
-                    "end_rotations_at",
-                    f"the rotation would make {count - skipped} events; "
-                    f"at most {MAX_ROTATION_EVENTS} are allowed",
-                )
-            )
-    accepted(data, problems)
-    assert start is not None and end is not None and interval is not None
-    step = STEP[interval] * data.rotation_length
-    await db.execute(
-        delete(OnCallEvent)
-        .where(
-            OnCallEvent.calendar_id == calendar.id,
-            OnCallEvent.override.is_(False),
-            OnCallEvent.starts_at < end,
-            OnCallEvent.ends_at > start,
-            OnCallEvent.ends_at > today(now),
-        )
-        .execution_options(synchronize_session=False)
-    )
-    rows = []
-    for k in range(skipped, count):
-        starts, ends = start + k * step, min(end, start + (k + 1) * step)
-        if ends <= today(now):
-            continue
-        rows.append(
-            {
-                "team_id": calendar.team_id,
-                "calendar_id": calendar.id,
-                "users": [users[k % len(users)]],
-                "starts_at": starts,
-                "ends_at": ends,
-                "override": False,
-                "created_at": now,
-                "updated_at": now,
-            }
-        )
-    for first in range(0, len(rows), 1000):
-        await db.execute(insert(OnCallEvent), rows[first : first + 1000])
-    calendar.rotation = {
-        "users": users,
-        "rotation_length": data.rotation_length,
-        "rotation_interval": interval,
-        "start_rotations_at": rfc3339(start),
-        "end_rotations_at": rfc3339(end),
-    }
-    touched(calendar, now)
-    await db.flush()
-    return rotation_document(calendar.rotation)

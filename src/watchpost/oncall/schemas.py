@@ -26,6 +26,9 @@ class CalendarCreate(BaseModel):
 
     name: Name
     team_name: Short | None = Field(default=None, description="Must name the token's team.")
+    default_calendar: bool | None = Field(
+        default=None, description="Read-only: accepted when it says what the calendar is."
+    )
 
 
 class CalendarUpdate(BaseModel):
@@ -33,6 +36,9 @@ class CalendarUpdate(BaseModel):
 
     name: Name | None = None
     team_name: Short | None = Field(default=None, description="Must name the token's team.")
+    default_calendar: bool | None = Field(
+        default=None, description="Read-only: accepted when it says what the calendar is."
+    )
 
 
 CALENDAR_NOT_NULL = ("name",)
@@ -71,6 +77,29 @@ class EventsReplace(BaseModel):
     events: Annotated[list[ReplacedEvent], Field(max_length=MAX_BULK_EVENTS)]
 
 
+Day = Literal["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"]
+DAYS: tuple[Day, ...] = (
+    "sunday",
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+)
+TimeOfDay = Annotated[str, Field(pattern=r"^([01][0-9]|2[0-3]):[0-5][0-9](:00)?$")]
+
+
+class WorkingHour(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    day: Day
+    start_time: TimeOfDay = Field(default="00:00", description="HH:MM, local time.")
+    end_time: TimeOfDay = Field(
+        default="00:00", description="HH:MM; not after start_time: the window runs overnight."
+    )
+
+
 class RotationCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -81,6 +110,14 @@ class RotationCreate(BaseModel):
     start_rotations_at: Time
     end_rotations_at: Time
     team_name: Short | None = Field(default=None, description="Must name the token's team.")
+    timezone: Short | None = Field(
+        default=None,
+        description="IANA time zone of the handovers and working hours (default: the "
+        "rotation's before, else UTC).",
+    )
+    working_hours: Annotated[list[WorkingHour], Field(max_length=50)] | None = Field(
+        default=None, description="When the rotation's people are on call (default: always)."
+    )
 
 
 class CalendarAttributes(BaseModel):
@@ -113,6 +150,8 @@ class EventsDoc(BaseModel):
 
 
 class RotationDoc(BaseModel):
+    timezone: str
+    working_hours: list[dict[str, str]]
     users: list[str]
     rotation_length: int
     rotation_interval: str
