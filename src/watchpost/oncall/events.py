@@ -173,6 +173,9 @@ async def change(
         override=event.override if data.override is None else data.override,
     )
     values = await _checked(db, calendar, merged, now, check_start="starts_at" in sent)
+    for name in ("starts_at", "ends_at"):
+        if name not in sent:  # kept exactly, not as shown
+            values[name] = getattr(event, name)
     for name, value in values.items():
         setattr(event, name, value)
     event.updated_at = now
