@@ -154,3 +154,31 @@ async def test_on_call_change_webhooks_follow_the_people_on_call(app: FastAPI, a
         )
         assert len(hook.at("/hook")) == 3 and hook.at("/incidents") == []
         assert await _events(app) == 3
+
+
+async def test_a_rotation_tells_its_team_and_only_its_team(
+    app: FastAPI, api: Api, other_api: Api
+) -> None:
+    await create_member(app, "acme", "ann@example.com", "Ann")
+    await create_member(app, "acme", "bob@example.com", "Bob")
+    async with receiver() as hook:
+        await create_webhook(api, hook.url(), trigger_type="on_call_change")
+        await create_webhook(other_api, hook.url("/globex"), trigger_type="on_call_change")
+        rotation = {
+            "users": ["ann@example.com", "bob@example.com"],
+            "rotation_length": 8,
+            "rotation_interval": "hour",
+            "start_rotations_at": "2026-01-01T00:00:00Z",
+            "end_rotations_at": "2026-01-02T00:00:00Z",
+        }
+        made = await api.post(f"{ON_CALLS}/default/rotation", rotation)
+        assert made.status_code == 201, made.text
+        worker = deliverer_of(app)
+        seen: list[list[str]] = []
+        for _ in range(4):  # the rotation itself, then each handover, then its end
+            await worker.tick()
+            await worker.tick()
+            seen = [[u["attributes"]["email"] for u in r.json()["included"]] for r in hook.at()]
+            advance(app, 8 * 3600)
+        assert seen == [["ann@example.com"], ["bob@example.com"], ["ann@example.com"], []]
+        assert hook.at("/globex") == []
