@@ -159,9 +159,13 @@ async def test_put_replaces_the_events_from_today(app: FastAPI, api: Api) -> Non
     assert [e["id"] for e in listed] == [past["id"], *(e["id"] for e in replaced["events"])]
     # all or nothing: one bad event changes nothing
     bad = {
-        "events": [sent[1], body("2026-01-01T00:00:00Z", "2026-01-09T00:00:00Z", "bob@example.com")]
+        "events": [
+            sent[1],
+            body("2026-01-01T00:00:00Z", "2026-01-09T00:00:00Z", "bob@example.com"),
+            body("2026-01-03T00:00:00Z", "2026-01-04T00:00:00Z", "gus@example.com"),
+        ]
     }
-    assert errors(await put(api, EVENTS, bad))[1] == ["events[1].starts_at"]
+    assert errors(await put(api, EVENTS, bad))[1] == ["events[1].starts_at", "events[2].users"]
     assert (await api.get(EVENTS)).json()["events"] == listed
     too_many = {"events": [sent[0]] * 1001}
     assert errors(await put(api, EVENTS, too_many))[1] == ["events"]
@@ -320,3 +324,17 @@ async def test_default_calendar_is_accepted_when_it_is_true(api: Api) -> None:
     ]
     renamed = await api.patch(f"{ON_CALLS}/default", {"name": "Main", "default_calendar": True})
     assert renamed.status_code == 200, renamed.text
+
+
+async def test_a_bulk_put_naming_many_strangers_is_a_422(app: FastAPI, api: Api) -> None:
+    """40,000 distinct addresses: more than one statement may bind (SQLite's limit is 32,766)."""
+    events = [
+        body(
+            "2026-01-02T00:00:00Z",
+            "2026-01-03T00:00:00Z",
+            *(f"u{i * 40 + j}@x.io" for j in range(40)),
+        )
+        for i in range(1000)
+    ]
+    _, invalid = errors(await put(api, EVENTS, {"events": events}))
+    assert invalid == [f"events[{i}].users" for i in range(1000)]

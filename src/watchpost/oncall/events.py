@@ -75,28 +75,31 @@ def touched(calendar: OnCallCalendar, now: datetime) -> None:
     calendar.updated_at = now
 
 
-async def emails(
-    db: AsyncSession, team_id: int, sent: list[str], where: str
+async def known(db: AsyncSession, team_id: int, sent: list[str]) -> dict[str, str]:
+    """The team's members among the addresses sent: lower-cased → as stored."""
+    return {u.email.lower(): u.email for u in await on_call.members(db, team_id, sent)}
+
+
+def members_named(
+    sent: list[str], found: dict[str, str], where: str
 ) -> tuple[list[str], list[Problem]]:
     """The members' stored addresses for those sent, or a problem naming the others."""
-    found = {u.email.lower(): u.email for u in await on_call.members(db, team_id, sent)}
     unknown = [email for email in sent if email.lower() not in found]
     if unknown:
         return [], [(where, f"{where} must name members of the team: {', '.join(unknown)}")]
     return [found[email.lower()] for email in sent], []
 
 
-async def _checked(
-    db: AsyncSession,
-    calendar: OnCallCalendar,
+def _values(
     data: EventCreate,
+    found: dict[str, str],
     now: datetime,
     where: str = "",
     *,
     check_start: bool = True,
-) -> dict[str, Any]:
-    """The row values of an event, or a 422 naming every problem (`check_start`: the start
-    must be today or later; a change that keeps a running event's start does not check it)."""
+) -> tuple[dict[str, Any], list[Problem]]:
+    """The row values of an event and its problems (`check_start`: the start must be today
+    or later; a change that keeps a running event's start does not check it)."""
     starts, problems = parse_time(f"{where}starts_at", data.starts_at)
     ends, more = parse_time(f"{where}ends_at", data.ends_at)
     problems += more
@@ -104,10 +107,24 @@ async def _checked(
         problems.append((f"{where}starts_at", f"{where}starts_at must be today 00:00 UTC or later"))
     if starts is not None and ends is not None and ends <= starts:
         problems.append((f"{where}ends_at", f"{where}ends_at must be after starts_at"))
-    users, more = await emails(db, calendar.team_id, data.users, f"{where}users")
-    accepted(data, problems + more)
-    assert starts is not None and ends is not None
-    return {"users": users, "starts_at": starts, "ends_at": ends, "override": data.override}
+    users, more = members_named(data.users, found, f"{where}users")
+    values = {"users": users, "starts_at": starts, "ends_at": ends, "override": data.override}
+    return values, problems + more
+
+
+async def _checked(
+    db: AsyncSession,
+    calendar: OnCallCalendar,
+    data: EventCreate,
+    now: datetime,
+    *,
+    check_start: bool = True,
+) -> dict[str, Any]:
+    """The row values of an event, or a 422 naming every problem."""
+    found = await known(db, calendar.team_id, data.users)
+    values, problems = _values(data, found, now, check_start=check_start)
+    accepted(data, problems)
+    return values
 
 
 def _row(calendar: OnCallCalendar, values: dict[str, Any], now: datetime) -> OnCallEvent:
@@ -195,13 +212,17 @@ async def remove(
 async def replace(
     db: AsyncSession, calendar: OnCallCalendar, data: EventsReplace, now: datetime
 ) -> list[OnCallEvent]:
-    """Every event starting today 00:00 UTC or later gives way to those sent."""
-    rows = [
-        await _checked(
-            db, calendar, EventCreate(**e.model_dump(exclude={"id"})), now, f"events[{i}]."
-        )
-        for i, e in enumerate(data.events)
-    ]
+    """Every event starting today 00:00 UTC or later gives way to those sent (all or none:
+    one 422 names every problem)."""
+    sent = [EventCreate(**e.model_dump(exclude={"id"})) for e in data.events]
+    found = await known(db, calendar.team_id, [u for e in sent for u in e.users])
+    rows: list[dict[str, Any]] = []
+    problems: list[Problem] = []
+    for i, event in enumerate(sent):
+        values, wrong = _values(event, found, now, f"events[{i}].")
+        rows.append(values)
+        problems += wrong
+    accepted(data, problems)
     await db.execute(
         delete(OnCallEvent)
         .where(OnCallEvent.calendar_id == calendar.id, OnCallEvent.starts_at >= today(now))

@@ -79,16 +79,17 @@ async def emails_on_call(
 
 async def members(session: AsyncSession, team_id: int, emails: Iterable[str]) -> list[User]:
     """The team's members with these addresses (case aside), in the order given."""
-    wanted = [email.lower() for email in emails]
-    if not wanted:
-        return []
-    found = {
-        user.email.lower(): user
-        for user in await session.scalars(
-            select(User).where(User.team_id == team_id, func.lower(User.email).in_(set(wanted)))
-        )
-    }
-    return [found[email] for email in dict.fromkeys(wanted) if email in found]
+    wanted = list(dict.fromkeys(email.lower() for email in emails))
+    found: dict[str, User] = {}
+    for first in range(0, len(wanted), 500):  # bounded statements, whatever was sent
+        chunk = wanted[first : first + 500]
+        found |= {
+            user.email.lower(): user
+            for user in await session.scalars(
+                select(User).where(User.team_id == team_id, func.lower(User.email).in_(chunk))
+            )
+        }
+    return [found[email] for email in wanted if email in found]
 
 
 async def on_call_now(

@@ -22,7 +22,7 @@ from sqlalchemy import delete, insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.errors import InvalidRequest, Problem
-from watchpost.oncall.events import emails, today, touched
+from watchpost.oncall.events import known, members_named, today, touched
 from watchpost.oncall.models import OnCallCalendar, OnCallEvent
 from watchpost.oncall.schemas import DAYS, RotationCreate, WorkingHour, parse_time, rfc3339
 from watchpost.problems import accepted, team_name_problems
@@ -124,7 +124,7 @@ async def set_rotation(
     problems += more + further + wrong_zone
     if start is not None and end is not None and end <= start:
         problems.append(("end_rotations_at", "end_rotations_at must be after start_rotations_at"))
-    users, more = await emails(db, calendar.team_id, data.users, "users")
+    users, more = members_named(data.users, await known(db, calendar.team_id, data.users), "users")
     problems += more
     accepted(data, problems)
     assert start is not None and end is not None and interval is not None
