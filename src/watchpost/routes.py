@@ -30,6 +30,7 @@ API_DOMAINS = (
     "heartbeats",
     "incidents",
     "monitors",
+    "oncall",
     "policies",
     "reports",
     "sources",

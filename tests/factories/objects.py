@@ -354,3 +354,25 @@ async def incident_v3(api: Api) -> str:
 @register("/api/v3/incidents/{incident_id}/comments/{comment_id}", change={"content": "Edited"})
 async def incident_comment_v3(api: Api) -> str:
     return (await incident_comment(api)).replace("/api/v2/", "/api/v3/", 1)
+
+
+async def _calendar(api: Api) -> str:
+    return await _created_url(api, "/api/v2/on-calls", {"name": unique_name("rota")})
+
+
+@register("/api/v2/on-calls/{id}", change={"name": "renamed"})
+async def on_call_calendar(api: Api) -> str:
+    return await _calendar(api)
+
+
+@register(
+    "/api/v2/on-calls/{id}/events/{event_id}",
+    change={"ends_at": "2026-01-03T00:00:00Z"},
+)
+async def on_call_event(api: Api) -> str:
+    """An event with nobody in it (the team has no members here)."""
+    calendar = await _calendar(api)
+    body = {"starts_at": "2026-01-01T00:00:00Z", "ends_at": "2026-01-02T00:00:00Z", "users": []}
+    response = await api.post(f"{calendar}/events", body)
+    assert response.status_code == 201, response.text
+    return f"{calendar}/events/{response.json()['id']}"

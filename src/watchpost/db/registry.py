@@ -15,6 +15,7 @@ MODEL_DOMAINS = (
     "history",
     "incidents",
     "monitors",
+    "oncall",
     "policies",
     "sources",
     "status_pages",

@@ -17,6 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.channels.models import NotificationChannel
 from watchpost.db.base import UTCDateTime
 from watchpost.delivery.models import Delivery, DeliveryEvent
+from watchpost.oncall.models import OnCallCalendar
 from watchpost.policies.models import PolicyRun
 from watchpost.webhooks.models import CustomWebhookTemplate, OutgoingWebhook
 
@@ -143,6 +144,7 @@ _WAITING = select(
         or_(Delivery.lease_expires_at.is_(None), Delivery.lease_expires_at < _NOW),
     ),
     exists().where(PolicyRun.next_at <= _NOW),
+    exists().where(OnCallCalendar.next_check_at <= _NOW),
 )
 """Built once: what an idle pass asks, in one round trip."""
 
@@ -155,9 +157,11 @@ class Waiting:
     """A delivery is due."""
     steps_due: bool
     """An escalation policy's step is due."""
+    calendars_due: bool
+    """An on-call calendar is due a look at who is on call."""
 
 
 async def work_waiting(session: AsyncSession, *, now: datetime) -> Waiting:
-    """What waits at `now`: one statement of three indexed EXISTS."""
+    """What waits at `now`: one statement of four indexed EXISTS."""
     row = (await session.execute(_WAITING, {"due_now": now})).one()
     return Waiting(*(bool(value) for value in row))

@@ -176,7 +176,9 @@ class _Step:
         run = self.run
         members = step.get("step_members") or []
         ways = await ways_of(self.session, run.team_id, step.get("urgency_id"))
-        told = await members_of(self.session, run.team_id, members, ways, self.metadata)
+        told = await members_of(
+            self.session, run.team_id, members, ways, metadata=self.metadata, now=self.now
+        )
         if told:
             await self.session.execute(
                 insert(Delivery),

@@ -147,11 +147,14 @@ def _sample(trigger_type: str, team_name: str, now: datetime) -> dict[str, Any]:
             "data": {"id": "0", "type": "monitor", "attributes": attributes},
         }
     if trigger_type == "on_call_change":
-        attributes = {"name": "Test on-call calendar", "team_name": team_name}
-        return {
-            "event": "changed",
-            "data": {"id": "0", "type": "on_call_calendar", "attributes": attributes},
+        attributes = {
+            "name": "Test on-call calendar",
+            "default_calendar": False,
+            "team_name": team_name,
         }
+        calendar = {"id": "0", "type": "on_call_calendar", "attributes": attributes}
+        calendar["relationships"] = {"on_call_users": {"data": []}}
+        return {"event": "changed", "data": calendar, "included": []}
     attributes = {
         "name": "Test incident",
         "cause": "Sent by Watchpost to test this webhook",

@@ -4,6 +4,7 @@ urgency: e-mail, SMS, call; e-mail when it names none)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any, Final
 
 from sqlalchemy import select
@@ -11,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.delivery import targets
 from watchpost.delivery.targets import Target
+from watchpost.oncall.now import on_call_now
 from watchpost.teams.models import User
 from watchpost.urgencies.models import Urgency
 from watchpost.webhooks.models import OutgoingWebhook
@@ -45,11 +47,14 @@ async def members_of(
     team_id: int,
     members: list[dict[str, Any]],
     ways: Sequence[str],
+    *,
     metadata: dict[str, Any],
+    now: datetime,
 ) -> list[Target]:
     """Whom a step's members name: people in the step's ways, the rest as they are
     (`incident_metadata`: the team members whose e-mails the incident's metadata holds under
-    the member's key)."""
+    the member's key; `current_on_call`: whoever is on call `now` in the member's calendar, the
+    default one when it names none)."""
     found: list[Target] = []
     for member in members:
         kind, ident = member.get("type"), member.get("id")
@@ -67,6 +72,9 @@ async def members_of(
             else:
                 user = user.where(User.email == (member.get("email") or "").lower())
             found += people(list(await session.scalars(user)), ways)
+        elif kind == "current_on_call":
+            on_call = await on_call_now(session, team_id, ident, now)
+            found += people([user.email for user in on_call], ways)
         elif kind in ("webhook", "all_webhook_integrations"):
             hooks = select(OutgoingWebhook.id).where(
                 OutgoingWebhook.team_id == team_id, OutgoingWebhook.disabled_at.is_(None)

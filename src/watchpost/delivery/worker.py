@@ -20,13 +20,14 @@ from typing import Final
 from sqlalchemy import delete
 
 from watchpost.context import AppContext
-from watchpost.delivery import chat, claims, dispatch, escalation, mail, results, sending
+from watchpost.delivery import chat, claims, dispatch, escalation, mail, outbox, results, sending
 from watchpost.delivery.claims import Job
 from watchpost.delivery.models import DeliveryEvent
 from watchpost.delivery.results import Attempt
 from watchpost.delivery.sending import Outcome
 from watchpost.leases import new_owner
 from watchpost.links import acknowledge_url
+from watchpost.oncall import changes
 
 log = logging.getLogger("watchpost.delivery")
 
@@ -103,8 +104,20 @@ class Deliverer:
     # ------------------------------------------------------------------ the steps
 
     async def dispatch(self, now: datetime) -> int:
-        """New events into deliveries, then the due steps of escalation policies."""
+        """Changes of who is on call into events, new events into deliveries, then the due
+        steps of escalation policies."""
         async with self.ctx.db.write_sessions() as session, session.begin():
+            limit = self.settings.delivery_claim_batch
+            for change in await changes.due_changes(session, now=now, limit=limit):
+                await outbox.record(
+                    session,
+                    team_id=change.team_id,
+                    trigger_type="on_call_change",
+                    event="changed",
+                    data=change.data,
+                    extra={"included": change.included},
+                    at=now,
+                )
             made = await dispatch.dispatch(
                 session,
                 now=now,
@@ -198,7 +211,8 @@ class Deliverer:
         # statement, not two write locks (on SQLite, every writer queues behind one).
         async with self.ctx.db.read_sessions() as session:
             waiting = await claims.work_waiting(session, now=now)
-        dispatched = await self.dispatch(now) if waiting.undispatched or waiting.steps_due else 0
+        busy = waiting.undispatched or waiting.steps_due or waiting.calendars_due
+        dispatched = await self.dispatch(now) if busy else 0
         room = self.settings.delivery_concurrency - len(self._running)
         limit = min(room, self.settings.delivery_claim_batch)
         more = waiting.due or waiting.steps_due or dispatched

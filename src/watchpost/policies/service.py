@@ -22,6 +22,7 @@ from watchpost.db.queries import team_object, team_rows
 from watchpost.errors import InvalidRequest, Problem
 from watchpost.http.envelope import Resource, resource
 from watchpost.http.pagination import Page, PageRequest, paginate
+from watchpost.oncall.models import OnCallCalendar
 from watchpost.plain_groups import reference_problems
 from watchpost.policies.models import Policy, PolicyGroup
 from watchpost.policies.schemas import PolicyCreate, PolicyStep, PolicyUpdate, stored_steps
@@ -83,6 +84,16 @@ async def _step_problems(
                 )
                 if found is None:
                     problems.append((where, f"{where}: no user of this team is named so"))
+            elif member.type == "current_on_call" and member.id is not None:
+                found = await session.scalar(
+                    select(OnCallCalendar.id).where(
+                        OnCallCalendar.team_id == team_id, OnCallCalendar.id == member.id
+                    )
+                )
+                if found is None:
+                    problems.append(
+                        (where, f"{where}: id must name an on-call calendar of this team")
+                    )
             elif member.type in _NAMED:
                 model = _NAMED[member.type]
                 found = None

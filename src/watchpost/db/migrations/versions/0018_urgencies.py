@@ -5,7 +5,7 @@ from __future__ import annotations
 from watchpost.db.migrations import shapes
 
 revision = "0018"
-down_revision = "0016"
+down_revision = "0017"
 
 WAYS = ("sms", "call", "email", "push", "critical_alert")
 GROUPS = ("urgency_groups", "policy_groups")
