@@ -16,7 +16,7 @@ from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.clock import isoformat_ms
-from watchpost.errors import ApiError
+from watchpost.errors import InvalidRequest
 from watchpost.history.models import CheckResult
 from watchpost.incidents.models import Incident
 
@@ -55,11 +55,16 @@ def period(from_: str | None, to: str | None, *, since: datetime, now: datetime)
     is in the future or the end is before the start."""
     try:
         start = _instant(from_, end=False) if from_ else since
+    except ValueError:
+        raise InvalidRequest([("from", INVALID_RANGE)], status=400) from None
+    try:
         end = _instant(to, end=True) if to else now
     except ValueError:
-        raise ApiError(400, INVALID_RANGE) from None
-    if start > now or end < start or (from_ and to and end <= start):
-        raise ApiError(400, INVALID_RANGE)
+        raise InvalidRequest([("to", INVALID_RANGE)], status=400) from None
+    if start > now:
+        raise InvalidRequest([("from", INVALID_RANGE)], status=400)
+    if end < start or (from_ and to and end <= start):
+        raise InvalidRequest([("from", INVALID_RANGE), ("to", INVALID_RANGE)], status=400)
     return Period(max(start, since), min(end, now))
 
 
