@@ -30,6 +30,7 @@ API_DOMAINS = (
     "heartbeats",
     "incidents",
     "monitors",
+    "pagerduty",
     "oncall",
     "policies",
     "reports",

@@ -132,6 +132,11 @@ class Settings(BaseSettings):
     mail_from: str = Field(
         default="Watchpost <watchpost@localhost>", description="Sender of alert e-mail."
     )
+    pagerduty_events_url: str = Field(
+        default="https://events.pagerduty.com/v2/enqueue",
+        description="PagerDuty's Events API v2 endpoint that PagerDuty integrations send to "
+        "(EU accounts: https://events.eu.pagerduty.com/v2/enqueue).",
+    )
 
     @field_validator("delivery_retry_delays")
     @classmethod

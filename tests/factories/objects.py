@@ -239,6 +239,13 @@ async def notification_channel(api: Api) -> str:
     )
 
 
+@register("/api/v2/pager-duty-webhooks/{id}", change={"severity": "warning"})
+async def pagerduty_integration(api: Api) -> str:
+    return await _created_url(
+        api, "/api/v2/pager-duty-webhooks", {"key": "R0UT1NGKEY", "severity": "critical"}
+    )
+
+
 @register("/api/v3/policies/{id}", change={"name": "renamed"})
 async def policy(api: Api) -> str:
     return await _created_url(

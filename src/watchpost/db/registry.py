@@ -16,6 +16,7 @@ MODEL_DOMAINS = (
     "incidents",
     "monitors",
     "oncall",
+    "pagerduty",
     "policies",
     "sources",
     "status_pages",

@@ -18,6 +18,7 @@ from watchpost.channels.models import NotificationChannel
 from watchpost.db.base import UTCDateTime
 from watchpost.delivery.models import Delivery, DeliveryEvent
 from watchpost.oncall.models import OnCallCalendar
+from watchpost.pagerduty.models import PagerDutyIntegration
 from watchpost.policies.models import PolicyRun
 from watchpost.webhooks.models import CustomWebhookTemplate, OutgoingWebhook
 
@@ -50,6 +51,8 @@ class Job:
     auth_password_encrypted: str | None
     headers_template: list[dict[str, str]] | None
     body_template: str | None
+    pagerduty_key: str | None
+    pagerduty_severity: str | None
 
     @property
     def message_id(self) -> str:
@@ -81,6 +84,8 @@ _JOB_COLUMNS = (
     CustomWebhookTemplate.auth_password_encrypted,
     CustomWebhookTemplate.headers_template,
     CustomWebhookTemplate.body_template,
+    PagerDutyIntegration.key,
+    PagerDutyIntegration.severity,
 )
 
 
@@ -90,6 +95,7 @@ def job_query() -> Any:
         .join(DeliveryEvent, DeliveryEvent.id == Delivery.event_id)
         .outerjoin(OutgoingWebhook, OutgoingWebhook.id == Delivery.webhook_id)
         .outerjoin(NotificationChannel, NotificationChannel.id == Delivery.channel_id)
+        .outerjoin(PagerDutyIntegration, PagerDutyIntegration.id == Delivery.pagerduty_id)
         .outerjoin(
             CustomWebhookTemplate,
             CustomWebhookTemplate.id == OutgoingWebhook.custom_webhook_template_id,

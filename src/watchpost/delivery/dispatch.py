@@ -44,6 +44,18 @@ CHAT_EVENTS: Final[dict[str, tuple[str, ...]]] = {
     "incident_change": ("started", "reopened", "resolved")
 }
 """What every notification channel of the team is told (until escalation policies say whom)."""
+PAGED_EVENTS: Final = ("started", "acknowledged", "resolved", "reopened")
+"""The incident events PagerDuty hears of (trigger, acknowledge, resolve, trigger again)."""
+
+
+def _paged(event: Any) -> bool:
+    """Whether the team's PagerDuty integrations told alongside its people hear of the event:
+    an incident event of an incident without an escalation policy (a policy names its own)."""
+    return (
+        event.trigger_type == "incident_change"
+        and event.event in PAGED_EVENTS
+        and event.payload["data"]["attributes"].get("escalation_policy_id") is None
+    )
 
 
 async def dispatch(session: AsyncSession, *, now: datetime, limit: int, first_delay: float) -> int:
@@ -88,6 +100,7 @@ async def dispatch(session: AsyncSession, *, now: datetime, limit: int, first_de
     chats = await targets.channels(
         session, {e.team_id for e in events if e.event in CHAT_EVENTS.get(e.trigger_type, ())}
     )
+    paged = await targets.pagerduty(session, {e.team_id for e in events if _paged(e)})
     # Escalation policies: a run for each incident started with one.
     await escalation.start_runs(session, events, now=now)
     due = now + timedelta(seconds=first_delay)
@@ -103,6 +116,8 @@ async def dispatch(session: AsyncSession, *, now: datetime, limit: int, first_de
         told += [{"channel": way} for way in ("sms", "call") if way in event.channels]
         if event.event in CHAT_EVENTS.get(event.trigger_type, ()):
             told += chats[event.team_id]
+        if _paged(event):
+            told += paged[event.team_id]
         if event.trigger_type == "incident_change" and event.event == "resolved":
             # whoever a policy told hears of the resolution too
             told += await escalation.told_of(session, incident_id=event.subject_id, now=now)

@@ -58,7 +58,7 @@ class Delivery(IdMixin, TeamOwnedMixin, Base):
         IdType, ForeignKey("delivery_events.id", ondelete="CASCADE"), index=True
     )
     channel: Mapped[str] = mapped_column(String(16), default="webhook")
-    """webhook, email or apprise (a notification channel)."""
+    """webhook, email, sms, call, apprise (a notification channel) or pagerduty."""
     webhook_id: Mapped[int | None] = mapped_column(
         IdType, ForeignKey("outgoing_webhooks.id", ondelete="CASCADE"), default=None
     )
@@ -68,6 +68,9 @@ class Delivery(IdMixin, TeamOwnedMixin, Base):
         IdType, ForeignKey("notification_channels.id", ondelete="CASCADE"), default=None
     )
     """The notification channel of an Apprise delivery."""
+    pagerduty_id: Mapped[int | None] = mapped_column(IdType, default=None)
+    """The PagerDuty integration of a pagerduty delivery (no foreign key: deleting one
+    deletes its deliveries)."""
     state: Mapped[str] = mapped_column(String(16))
     """pending (an attempt is due at next_attempt_at), succeeded, failed (gave up) or
     cancelled (the webhook was disabled)."""

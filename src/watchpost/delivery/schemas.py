@@ -10,12 +10,13 @@ from pydantic import BaseModel, ConfigDict, Field
 class DeliveryAttributes(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    channel: Literal["webhook", "email", "sms", "call", "apprise"] = Field(
+    channel: Literal["webhook", "email", "sms", "call", "apprise", "pagerduty"] = Field(
         description="How: an outgoing webhook, an e-mail to a team member, the SMS or call "
-        "service, or a notification channel (apprise)."
+        "service, a notification channel (apprise) or a PagerDuty integration."
     )
     outgoing_webhook_id: int | None
     notification_channel_id: int | None
+    pagerduty_integration_id: int | None
     recipient: str | None = Field(description="The address of an e-mail.")
     event_id: int
     webhook_message_id: str = Field(description="The `webhook-id` header of every attempt.")

@@ -131,6 +131,11 @@ async def send(job: Job, *, box: SecretBox, now: datetime, timeout: float) -> Ou
         request = build(job, box=box, now=now)
     except templates.TemplateFailed as exc:
         return Outcome(error=str(exc), final=True)
+    return await post(request, now=now, timeout=timeout)
+
+
+async def post(request: Request, *, now: datetime, timeout: float) -> Outcome:
+    """Send one request over the deliveries' client; its outcome, never an exception."""
     started = time.perf_counter()
 
     def elapsed() -> int:

@@ -34,6 +34,7 @@ def delivery_attributes(delivery: Delivery, event: DeliveryEvent) -> dict[str, A
         "channel": delivery.channel,
         "outgoing_webhook_id": delivery.webhook_id,
         "notification_channel_id": delivery.channel_id,
+        "pagerduty_integration_id": delivery.pagerduty_id,
         "recipient": delivery.recipient,
         "event_id": event.id,
         "webhook_message_id": f"msg_{event.id}",

@@ -82,6 +82,9 @@ async def members_of(
             if kind == "webhook":
                 hooks = hooks.where(OutgoingWebhook.id == ident)
             found += [{"channel": "webhook", "webhook_id": i} for i in await session.scalars(hooks)]
+        elif kind == "pagerduty_integration":
+            paged = (await targets.pagerduty(session, {team_id}, alongside=False))[team_id]
+            found += [target for target in paged if target["pagerduty_id"] == ident]
         elif kind in ("notification_channel", "all_notification_channels"):
             chats = (await targets.channels(session, {team_id}))[team_id]
             found += [

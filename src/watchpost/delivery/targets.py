@@ -1,7 +1,7 @@
 """Who a delivery goes to, and the delivery rows made for them.
 
 A target is {"channel": "webhook", "webhook_id": …}, {"channel": "email", "recipient": …},
-{"channel": "sms"}, {"channel": "call"} or {"channel": "apprise", "channel_id": …}; dispatch
+{"channel": "sms"}, {"channel": "call"} or {"channel": "apprise", "channel_id": …} or {"channel": "pagerduty", "pagerduty_id": …}; dispatch
 (the event's receivers) and escalation (a step's members) both name targets, and both make
 their rows here.
 """
@@ -17,6 +17,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.channels.models import NotificationChannel
+from watchpost.pagerduty.models import PagerDutyIntegration
 from watchpost.teams.models import User
 
 Target = dict[str, Any]
@@ -34,6 +35,7 @@ def deliveries_for(
             "webhook_id": target.get("webhook_id"),
             "recipient": target.get("recipient"),
             "channel_id": target.get("channel_id"),
+            "pagerduty_id": target.get("pagerduty_id"),
             "state": "pending",
             "attempts": 0,
             "next_attempt_at": due,
@@ -76,4 +78,23 @@ async def channels(session: AsyncSession, team_ids: set[int]) -> dict[int, list[
         )
         for team_id, channel_id in rows:
             found[team_id].append({"channel": "apprise", "channel_id": channel_id})
+    return found
+
+
+async def pagerduty(
+    session: AsyncSession, team_ids: set[int], *, alongside: bool = True
+) -> dict[int, list[Target]]:
+    """Each team's PagerDuty integrations (those told alongside the team's people, unless
+    `alongside` is False: all of them)."""
+    found: dict[int, list[Target]] = defaultdict(list)
+    if team_ids:
+        query = select(PagerDutyIntegration.team_id, PagerDutyIntegration.id).where(
+            PagerDutyIntegration.team_id.in_(team_ids)
+        )
+        if alongside:
+            query = query.where(PagerDutyIntegration.notify_alongside_primary_responder.is_(True))
+        for team_id, integration_id in await session.execute(
+            query.order_by(PagerDutyIntegration.id)
+        ):
+            found[team_id].append({"channel": "pagerduty", "pagerduty_id": integration_id})
     return found

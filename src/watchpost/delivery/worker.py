@@ -20,7 +20,17 @@ from typing import Final
 from sqlalchemy import delete
 
 from watchpost.context import AppContext
-from watchpost.delivery import chat, claims, dispatch, escalation, mail, outbox, results, sending
+from watchpost.delivery import (
+    chat,
+    claims,
+    dispatch,
+    escalation,
+    mail,
+    outbox,
+    pagerduty,
+    results,
+    sending,
+)
 from watchpost.delivery.claims import Job
 from watchpost.delivery.models import DeliveryEvent
 from watchpost.delivery.results import Attempt
@@ -85,6 +95,13 @@ class Deliverer:
                 acknowledge_url=acknowledge_url(
                     self.settings, self.ctx.box, job.subject_id, job.channel.upper()
                 ),
+            )
+        if job.channel == "pagerduty":
+            return await pagerduty.send(
+                job,
+                events_url=self.settings.pagerduty_events_url,
+                now=now,
+                timeout=self.settings.delivery_timeout,
             )
         if job.channel == "email":
             assert job.recipient is not None

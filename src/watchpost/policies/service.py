@@ -23,6 +23,7 @@ from watchpost.errors import InvalidRequest, Problem
 from watchpost.http.envelope import Resource, resource
 from watchpost.http.pagination import Page, PageRequest, paginate
 from watchpost.oncall.models import OnCallCalendar
+from watchpost.pagerduty.models import PagerDutyIntegration
 from watchpost.plain_groups import reference_problems
 from watchpost.policies.models import Policy, PolicyGroup
 from watchpost.policies.schemas import PolicyCreate, PolicyStep, PolicyUpdate, stored_steps
@@ -37,6 +38,7 @@ _NAMED: Final[dict[str, Any]] = {
     "webhook": OutgoingWebhook,
     "notification_channel": NotificationChannel,
     "policy": Policy,
+    "pagerduty_integration": PagerDutyIntegration,
 }
 
 

@@ -1,0 +1,102 @@
+"""What PagerDuty integrations do as objects: create, read, change, delete. No HTTP here;
+the functions follow the plain collection's convention (http/collection.py)."""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from sqlalchemy import delete
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from watchpost.clock import isoformat_ms
+from watchpost.context import AppContext
+from watchpost.db.base import Base
+from watchpost.db.queries import team_object, team_rows
+from watchpost.errors import InvalidRequest
+from watchpost.http.envelope import Resource, resource
+from watchpost.http.pagination import Page, PageRequest, paginate
+from watchpost.pagerduty.models import PagerDutyIntegration
+from watchpost.pagerduty.schemas import IntegrationCreate, IntegrationUpdate
+from watchpost.problems import team_name_problems
+from watchpost.teams.service import Principal
+
+TYPE: Final = "pagerduty_integration"
+DEFAULT_NAME: Final = "PagerDuty"
+
+
+def _own_team(data: Any, caller: Principal) -> None:
+    problems = team_name_problems(data.team_name, caller.team_name)
+    if problems:
+        raise InvalidRequest(problems)
+
+
+def render(row: PagerDutyIntegration, team_name: str) -> Resource:
+    attributes = {
+        "name": row.name,
+        "key": row.key,
+        "severity": row.severity,
+        "notify_alongside_primary_responder": row.notify_alongside_primary_responder,
+        "team_name": team_name,
+        "created_at": isoformat_ms(row.created_at),
+        "updated_at": isoformat_ms(row.updated_at),
+    }
+    return resource(TYPE, row.id, attributes)
+
+
+async def make(
+    db: AsyncSession, caller: Principal, ctx: AppContext, data: IntegrationCreate
+) -> PagerDutyIntegration:
+    _own_team(data, caller)
+    now = ctx.clock.now()
+    row = PagerDutyIntegration(
+        team_id=caller.team_id,
+        name=data.name or DEFAULT_NAME,
+        key=data.key,
+        severity=data.severity,
+        notify_alongside_primary_responder=data.notify_alongside_primary_responder
+        if data.notify_alongside_primary_responder is not None
+        else True,
+        created_at=now,
+        updated_at=now,
+    )
+    db.add(row)
+    await db.flush()
+    return row
+
+
+async def page(
+    db: AsyncSession, caller: Principal, paging: PageRequest
+) -> Page[PagerDutyIntegration]:
+    rows = team_rows(PagerDutyIntegration, team_id=caller.team_id)
+    return await paginate(db, rows, paging, order_by=PagerDutyIntegration.id)
+
+
+async def get(db: AsyncSession, *, team_id: int, object_id: int) -> PagerDutyIntegration:
+    return await team_object(db, PagerDutyIntegration, TYPE, team_id=team_id, object_id=object_id)
+
+
+async def change(
+    db: AsyncSession,
+    caller: Principal,
+    row: PagerDutyIntegration,
+    ctx: AppContext,
+    data: IntegrationUpdate,
+) -> PagerDutyIntegration:
+    """The sent fields change."""
+    _own_team(data, caller)
+    for name in ("name", "key", "severity", "notify_alongside_primary_responder"):
+        value = getattr(data, name)
+        if value is not None:
+            setattr(row, name, value)
+    row.updated_at = ctx.clock.now()
+    await db.flush()
+    return row
+
+
+async def remove(db: AsyncSession, row: PagerDutyIntegration) -> None:
+    """Delete the integration and its deliveries (read through the metadata: the delivery
+    package is above this one)."""
+    deliveries = Base.metadata.tables["deliveries"]
+    await db.execute(delete(deliveries).where(deliveries.c.pagerduty_id == row.id))
+    await db.delete(row)
+    await db.flush()
