@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 from watchpost.http.collection import Collection
-from watchpost.policies import group_schemas, group_service, schemas, service
+from watchpost.plain_groups import PlainGroups
+from watchpost.policies import group_schemas, schemas, service
+from watchpost.policies.models import Policy, PolicyGroup
+
+GROUPS = PlainGroups("policy_group", PolicyGroup, Policy, "policy_group_id")
+"""Policy groups as a plain collection's service (plain_groups.py)."""
 
 routers = (
     *Collection.of(service, schemas).routers(),
-    *Collection.of(group_service, group_schemas).routers(),
+    *Collection.of(GROUPS, group_schemas).routers(),
 )

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Depends, Query
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict
+from sqlalchemy.ext.asyncio import AsyncSession
 
+from watchpost.context import AppContext
 from watchpost.heartbeats import service as heartbeats
 from watchpost.http.crud import Routes
 from watchpost.http.deps import Caller, Context, ReadDb
@@ -15,6 +18,7 @@ from watchpost.http.envelope import resource, single
 from watchpost.http.errors import error_responses, object_id
 from watchpost.monitors import service as monitors
 from watchpost.reports import service
+from watchpost.teams.service import Principal
 
 router = APIRouter(tags=["availability"])
 
@@ -58,11 +62,34 @@ class ResponseTimes(BaseModel):
     regions: list[Region]
 
 
-From = Annotated[str | None, Query(alias="from", max_length=40)]
-To = Annotated[str | None, Query(max_length=40)]
+SUMMARY_TYPES = {"monitor": "monitor_sla", "heartbeat": "heartbeat_availability"}
+
+
+@dataclass
+class Span:
+    """The `from` and `to` of a request."""
+
+    from_: Annotated[str | None, Query(alias="from", max_length=40)] = None
+    to: Annotated[str | None, Query(max_length=40)] = None
+
+
 READ_RANGE_ERRORS = error_responses(400, 401, 404)
 
 summary_routes = Routes(router, Summary)
+
+
+async def _summary(
+    db: AsyncSession, caller: Principal, ctx: AppContext, kind: str, raw_id: str, span: Span
+) -> Response:
+    """The availability of the caller's monitor or heartbeat (`kind`) over the span asked."""
+    get = monitors.get_monitor if kind == "monitor" else heartbeats.get_heartbeat
+    found = await get(db, team_id=caller.team_id, **{f"{kind}_id": object_id(raw_id, kind)})
+    now = ctx.clock.now()
+    within = service.period(span.from_, span.to, since=found.created_at, now=now)
+    summary = await service.summary(
+        db, column=f"{kind}_id", subject_id=found.id, within=within, now=now
+    )
+    return single(resource(SUMMARY_TYPES[kind], found.id, summary))
 
 
 @router.get(
@@ -72,17 +99,9 @@ summary_routes = Routes(router, Summary)
     description=f"Type `monitor_sla`. {RANGE}",
 )
 async def monitor_sla(
-    monitor_id: str, caller: Caller, ctx: Context, db: ReadDb, from_: From = None, to: To = None
+    monitor_id: str, caller: Caller, ctx: Context, db: ReadDb, span: Annotated[Span, Depends()]
 ) -> Response:
-    monitor = await monitors.get_monitor(
-        db, team_id=caller.team_id, monitor_id=object_id(monitor_id, "monitor")
-    )
-    now = ctx.clock.now()
-    within = service.period(from_, to, since=monitor.created_at, now=now)
-    found = await service.summary(
-        db, column="monitor_id", subject_id=monitor.id, within=within, now=now
-    )
-    return single(resource("monitor_sla", monitor.id, found))
+    return await _summary(db, caller, ctx, "monitor", monitor_id, span)
 
 
 @router.get(
@@ -92,22 +111,9 @@ async def monitor_sla(
     description=f"Type `heartbeat_availability`. {RANGE}",
 )
 async def heartbeat_availability(
-    heartbeat_id: str,
-    caller: Caller,
-    ctx: Context,
-    db: ReadDb,
-    from_: From = None,
-    to: To = None,
+    heartbeat_id: str, caller: Caller, ctx: Context, db: ReadDb, span: Annotated[Span, Depends()]
 ) -> Response:
-    heartbeat = await heartbeats.get_heartbeat(
-        db, team_id=caller.team_id, heartbeat_id=object_id(heartbeat_id, "heartbeat")
-    )
-    now = ctx.clock.now()
-    within = service.period(from_, to, since=heartbeat.created_at, now=now)
-    found = await service.summary(
-        db, column="heartbeat_id", subject_id=heartbeat.id, within=within, now=now
-    )
-    return single(resource("heartbeat_availability", heartbeat.id, found))
+    return await _summary(db, caller, ctx, "heartbeat", heartbeat_id, span)
 
 
 times_routes = Routes(router, ResponseTimes)
