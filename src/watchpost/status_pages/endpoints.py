@@ -6,13 +6,21 @@ from fastapi import APIRouter
 from fastapi.responses import Response
 
 from watchpost.http.body import JsonObject
+from watchpost.http.collection import Collection
 from watchpost.http.crud import CHILD_LIST_ERRORS, Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, single
 from watchpost.http.errors import error_responses, object_id
 from watchpost.http.pagination import Paging
 from watchpost.problems import parse
-from watchpost.status_pages import pages, rendering, resources, sections
+from watchpost.status_pages import (
+    group_schemas,
+    group_service,
+    pages,
+    rendering,
+    resources,
+    sections,
+)
 from watchpost.status_pages.limits import LIST_HISTORY_DAYS, MAX_RESOURCES, MAX_SECTIONS
 from watchpost.status_pages.resource_types import rules_markdown
 from watchpost.status_pages.schemas import (
@@ -54,7 +62,6 @@ async def create_page(body: JsonObject, caller: Caller, ctx: Context, db: WriteD
             team_id=caller.team_id,
             team_name=caller.team_name,
             data=data,
-            box=ctx.box,
             now=now,
         )
         item = await rendering.page_document(db, page, caller, now)
@@ -89,9 +96,7 @@ async def update_page(
     now = ctx.clock.now()
     async with db.begin():
         page = await pages.get_page(db, team_id=caller.team_id, page_id=pid, lock=True)
-        await pages.update_page(
-            db, page=page, data=data, sent=set(data.model_fields_set), box=ctx.box, now=now
-        )
+        await pages.update_page(db, page=page, data=data, sent=set(data.model_fields_set), now=now)
         item = await rendering.page_document(db, page, caller, now)
     return single(item)
 
@@ -334,4 +339,4 @@ async def delete_resource(
 
 
 # What routes.py serves: this module's routers, each listed flat in the app.
-routers = (router,)
+routers = (router, *Collection.of(group_service, group_schemas).routers())

@@ -298,6 +298,8 @@ async def update_resource(
     prepared = await _prepare(
         session, page=page, team_name=team_name, data=data, sent=sent, current=resource
     )
+    pinned = prepared.values.get("fixed_position", resource.fixed_position)
+    pinned_changed = pinned != resource.fixed_position
     for name, value in prepared.values.items():
         setattr(resource, name, value)
     old_section = resource.status_page_section_id
@@ -309,6 +311,8 @@ async def update_resource(
     elif data.position is not None:
         others = await _in_section(session, old_section, exclude=resource.id)
         place(others, resource, data.position, "resource")
+    elif pinned_changed:  # it joins or leaves the flowing resources where it stands
+        arrange(await _in_section(session, old_section))
     resource.updated_at = now
     await session.flush()
     return resource
