@@ -104,13 +104,26 @@ def test_arrange_keeps_fixed_items_where_they_were_put(
         ]
 
 
-def test_terraform_swaps_two_fixed_sections_in_either_order() -> None:
-    for first in (0, 1):
-        a, b = Item(1, 0, True), Item(2, 1, True)
-        moves = [(a, 1), (b, 0)] if first == 0 else [(b, 0), (a, 1)]
-        for mover, target in moves:
-            arrange([i for i in (a, b) if i is not mover], mover, target)
-        assert (a.position, b.position) == (1, 0)
+@hsettings(max_examples=200, deadline=None)
+@given(st.permutations(range(5)), st.permutations(range(5)), st.integers(0, 3))
+def test_terraform_reorders_fixed_items_in_one_apply(
+    final: list[int], order: list[int], flowing: int
+) -> None:
+    """Fixed items 0..4 at positions 0..4 (and some flowing ones after them) get new
+    distinct positions, one PATCH per changed item in any order: each ends where it was
+    sent, the unchanged ones stay, and nothing else moves."""
+    items = [Item(i, i, True) for i in range(5)]
+    items += [Item(10 + i, 5 + i, False) for i in range(flowing)]
+    for index in order:
+        mover = items[index]
+        if mover.position == final[index] and final[index] == index:
+            continue  # unchanged in the configuration: not sent
+        if final[index] == index:
+            continue
+        others = [i for i in items if i is not mover]
+        arrange(others, mover, final[index], mover.position)
+    assert [items[i].position for i in range(5)] == final
+    assert [i.position for i in items[5:]] == [5 + i for i in range(flowing)]
 
 
 _pages = itertools.count()

@@ -2,8 +2,10 @@
 
 A fixed-position item (`fixed_position: true`, what the hosted API's Terraform provider always
 sends) keeps the number it was given, gaps and all: other items' inserts, moves and deletes
-never renumber it, except that an item placed explicitly on its number pushes it (and any
-fixed item right after it) one further. The other items fill the numbers no fixed item holds,
+never renumber it, except that an item placed explicitly on its number displaces it: a fixed
+item moving within the container swaps numbers with it (so the PATCHes Terraform sends to
+reorder items, one per item in any order, end with each where its configuration says), any
+other arrival pushes it (and any fixed item right after it) one further. The other items fill the numbers no fixed item holds,
 from 0, keeping their relative order; an item placed among them at position p takes p and
 the ones from p on shift down. Positions are therefore unique within their container, and
 what a client sends for a fixed item is what it reads back.
@@ -53,11 +55,17 @@ def _make_room(fixed: dict[int, P], slot: int) -> None:
         fixed[number] = fixed.pop(number - 1)
 
 
-def arrange(siblings: Sequence[P], moving: P | None = None, target: int | None = None) -> None:
+def arrange(
+    siblings: Sequence[P],
+    moving: P | None = None,
+    target: int | None = None,
+    previous: int | None = None,
+) -> None:
     """Give siblings (and moving, placed at target or appended) their positions.
 
-    siblings must not include moving. A target past the end appends, except for a
-    fixed-position item, which takes the number it was given.
+    siblings must not include moving; previous is moving's number when it moves within this
+    container. A target past the end appends, except for a fixed-position item, which takes
+    the number it was given.
     """
     fixed: dict[int, P] = {}
     for item in sorted(
@@ -76,7 +84,10 @@ def arrange(siblings: Sequence[P], moving: P | None = None, target: int | None =
             numbers = _free_numbers(fixed)
             last = max([*fixed, *(next(numbers) for _ in flowing)], default=-1)
             target = last + 1
-        _make_room(fixed, target)
+        if target in fixed and previous is not None and previous not in fixed:
+            fixed[previous] = fixed.pop(target)  # a swap
+        else:
+            _make_room(fixed, target)
         fixed[target] = moving
     elif moving is not None:
         # Index among the flowing items of the first free number at or after target.

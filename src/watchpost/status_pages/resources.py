@@ -310,7 +310,7 @@ async def update_resource(
         arrange(await _in_section(session, old_section, exclude=resource.id))
     elif data.position is not None:
         others = await _in_section(session, old_section, exclude=resource.id)
-        place(others, resource, data.position, "resource")
+        place(others, resource, data.position, "resource", previous=resource.position)
     elif pinned_changed:  # it joins or leaves the flowing resources where it stands
         arrange(await _in_section(session, old_section))
     resource.updated_at = now

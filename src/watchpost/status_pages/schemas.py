@@ -360,7 +360,7 @@ RESOURCE_NOT_NULL = (
 
 class RuleValueOut(BaseModel):
     type: str
-    item_id: str | None
+    item_id: str | int | None = Field(description="A string; a number where one was sent.")
     name: str | None
     value: str | None = None
     email: str | None = None

@@ -58,9 +58,15 @@ async def _sections(
     return list((await session.scalars(stmt)).all())
 
 
-def place(siblings: Sequence[Any], item: Any, target: int | None, what: str) -> None:
+def place(
+    siblings: Sequence[Any],
+    item: Any,
+    target: int | None,
+    what: str,
+    previous: int | None = None,
+) -> None:
     try:
-        arrange(siblings, item, target)
+        arrange(siblings, item, target, previous)
     except PositionHeld as exc:
         raise InvalidRequest.field(
             "position",
@@ -107,7 +113,8 @@ async def update_section(
     if data.fixed_position is not None:
         section.fixed_position = data.fixed_position
     if data.position is not None:
-        place(await _sections(session, page, exclude=section.id), section, data.position, "section")
+        others = await _sections(session, page, exclude=section.id)
+        place(others, section, data.position, "section", previous=section.position)
     elif pinned:  # it joins or leaves the flowing sections where it stands
         arrange(await _sections(session, page))
     section.updated_at = now
