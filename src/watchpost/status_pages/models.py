@@ -30,6 +30,8 @@ class StatusPage(IdMixin, TeamOwnedMixin, TimestampMixin, Base):
     min_incident_length: Mapped[int] = mapped_column(Integer)
     announcement: Mapped[str | None] = mapped_column(Text, default=None)
     password_enabled: Mapped[bool] = mapped_column(Boolean, default=False)
+    password_encrypted: Mapped[str | None] = mapped_column(Text, default=None)
+    """A password set before migration 0022 (encrypted, not hashed); never written now."""
     password_hash: Mapped[str | None] = mapped_column(Text, default=None)
     """crypto.hash_password's text; the password itself is never stored."""
     hide_from_search_engines: Mapped[bool] = mapped_column(Boolean, default=False)

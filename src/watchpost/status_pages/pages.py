@@ -48,7 +48,7 @@ async def _domain_problems(
 
 
 def _password_problems(page: StatusPage) -> Problems:
-    if page.password_enabled and page.password_hash is None:
+    if page.password_enabled and page.password_hash is None and page.password_encrypted is None:
         return [("password", "password is required when password_enabled is true")]
     if page.password_enabled and page.require_sso:
         return [("require_sso", "require_sso and password_enabled cannot both be true")]
@@ -75,6 +75,7 @@ async def _column_values(data: PageFields, sent: set[str]) -> dict[str, Any]:
         if name in ALIASES:
             values[ALIASES[name]] = value
         elif name == "password":
+            values["password_encrypted"] = None  # one from before hashing goes for good
             if value:
                 values["password_hash"] = await asyncio.to_thread(hash_password, value)
             else:

@@ -1,8 +1,8 @@
 """status page groups; every status page attribute of the hosted API; page passwords hashed
 
 Passwords stored before this revision were encrypted, not hashed: they cannot be turned into
-hashes here (the key is not at hand), so a page that had one keeps `password_enabled` and
-needs its password set again before a renderer can check it.
+hashes here (the key is not at hand). `password_encrypted` keeps them (never written again);
+a page that had one keeps `password_enabled` until its password is set again.
 """
 
 from __future__ import annotations
@@ -57,11 +57,9 @@ def upgrade() -> None:
         "status_pages", sa.Column("ip_allowlist", sa.JSON(), nullable=False, server_default="[]")
     )
     op.add_column("status_pages", shapes.reference("status_page_group_id", nullable=True))
-    op.drop_column("status_pages", "password_encrypted")
 
 
 def downgrade() -> None:
-    op.add_column("status_pages", shapes.text("password_encrypted", nullable=True))
     for name in ("status_page_group_id", "ip_allowlist", "google_analytics_id", *TEXTS):
         op.drop_column("status_pages", name)
     for name, _ in reversed(FLAGS):
