@@ -120,8 +120,8 @@ section_routes = Routes(router, SectionAttributes)
     "/{status_page_id}/sections",
     summary="Create a status page section",
     description="`position` is zero-based; omitted appends; an occupied position shifts the "
-    "sections at and after it down, except fixed-position ones. A page holds at most "
-    f"{MAX_SECTIONS:,} sections (422).",
+    "sections at and after it down. A `fixed_position` section keeps the number it is given "
+    f"(docs/api.md, Positions). A page holds at most {MAX_SECTIONS:,} sections (422).",
     body=SectionCreate,
 )
 async def create_section(
@@ -193,8 +193,8 @@ async def update_section(
 
 @section_routes.delete(
     "/{status_page_id}/sections/{section_id}",
-    summary="Delete an empty status page section",
-    description="A section that still holds resources is a 422: move or delete them first.",
+    summary="Delete a status page section and its resources",
+    description="The resources the section holds are deleted with it.",
     errors=error_responses(401, 404, 422),
 )
 async def delete_section(
@@ -223,8 +223,9 @@ resource_routes = Routes(router, ResourceAttributes)
     description=(
         "Every attribute is optional. Without `status_page_section_id` the resource goes to "
         "the page's first section (created when the page has none); without `position` it "
-        "is appended; an occupied position shifts the resources at and below it down, "
-        "except fixed-position ones. `widget_type` takes preference over `history`. A page "
+        "is appended; an occupied position shifts the resources at and below it down; a "
+        "`fixed_position` one keeps the number it is given (docs/api.md, Positions). "
+        "`widget_type` takes preference over `history`. A page "
         f"holds at most {MAX_RESOURCES:,} resources (422).\n\n" + rules_markdown()
     ),
     body=ResourceFields,
@@ -290,8 +291,9 @@ async def get_resource(
 @resource_routes.update(
     "/{status_page_id}/resources/{resource_id}",
     summary="Update or move a status page resource",
-    description="A new `status_page_section_id` and/or `position` moves the resource; both "
-    "sections stay contiguous. The same rules as on create apply to the result.",
+    description="A new `status_page_section_id` and/or `position` moves the resource; a "
+    "fixed-position one moving within its section swaps places with a fixed one at its "
+    "target. The same rules as on create apply to the result.",
     body=ResourceFields,
     not_null=RESOURCE_NOT_NULL,
 )

@@ -63,7 +63,7 @@ class StatusPageGroup(IdMixin, TeamOwnedMixin, TimestampMixin, PlainGroupColumns
 
 
 class StatusPageSection(IdMixin, TeamOwnedMixin, TimestampMixin, Base):
-    """A group of resources on a page; positions are contiguous from 0 within the page."""
+    """A group of resources on a page; positions are unique within the page (ordering.py)."""
 
     __tablename__ = "status_page_sections"
 

@@ -294,7 +294,7 @@ async def update_resource(
     sent: set[str],
     now: datetime,
 ) -> StatusPageResource:
-    """Apply a PATCH; a new section or position moves the resource, keeping both contiguous."""
+    """Apply a PATCH; a new section or position moves the resource (ordering.py)."""
     prepared = await _prepare(
         session, page=page, team_name=team_name, data=data, sent=sent, current=resource
     )
