@@ -18,7 +18,7 @@ from watchpost.errors import InvalidRequest
 from watchpost.settings import Settings
 from watchpost.status_pages import pages, resources, sections
 from watchpost.status_pages.models import StatusPageResource
-from watchpost.status_pages.ordering import arrange
+from watchpost.status_pages.ordering import PositionHeld, arrange
 from watchpost.status_pages.schemas import PageCreate, ResourceFields, SectionCreate
 from watchpost.teams.service import get_or_create_team
 
@@ -102,6 +102,18 @@ def test_arrange_keeps_fixed_items_where_they_were_put(
         assert [i for i in still_flowing if i != moved] == [
             i for i in flow_order if i != moved and i in by_id
         ]
+
+
+def test_no_position_past_the_largest() -> None:
+    last = Item(1, 2**31 - 1, True)
+    for target in (None, 2**31 - 1):
+        try:
+            arrange([last], Item(2, 0, True), target)
+        except PositionHeld as exc:
+            assert exc.holder is last
+        else:
+            raise AssertionError("placed past the largest position")
+    assert last.position == 2**31 - 1
 
 
 @hsettings(max_examples=200, deadline=None)

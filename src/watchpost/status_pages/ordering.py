@@ -50,7 +50,7 @@ def _make_room(fixed: dict[int, P], slot: int) -> None:
     while end in fixed:
         end += 1
     if end > INT32_MAX:
-        raise PositionHeld(fixed[slot])
+        raise PositionHeld(fixed[slot] if slot in fixed else fixed[max(fixed)])
     for number in range(end, slot, -1):
         fixed[number] = fixed.pop(number - 1)
 
