@@ -9,6 +9,7 @@ from fastapi import FastAPI
 from sqlalchemy import select
 
 from tests.factories.api import TEST_PASSWORD, Api, data, errors
+from watchpost.context import AppContext
 from watchpost.crypto import check_password
 from watchpost.status_pages.models import StatusPage
 
@@ -21,7 +22,8 @@ async def make_page(api: Api, subdomain: str = "attrs", **extra: Any) -> dict[st
 
 
 async def stored(app: FastAPI, page_id: str) -> StatusPage:
-    async with app.state.ctx.db.write_sessions() as session, session.begin():
+    ctx: AppContext = app.state.ctx
+    async with ctx.db.write_sessions() as session, session.begin():
         page = await session.scalar(select(StatusPage).where(StatusPage.id == int(page_id)))
         assert page is not None
         session.expunge(page)

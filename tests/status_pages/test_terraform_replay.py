@@ -108,6 +108,31 @@ def assert_as_sent(config: dict[str, Any], state: dict[str, Any], what: str) -> 
         assert state[key] == sent, (what, key, sent, state[key])
 
 
+# The provider decodes every PATCH response into its policy struct (policyHTTPResponse):
+# an attribute of one of these names with another JSON type would fail the update.
+POLICY_TYPES: dict[str, type | tuple[type, ...]] = {
+    "id": int,
+    "name": str,
+    "repeat_count": int,
+    "repeat_delay": int,
+    "fallback_policy_id": int,
+    "incident_token": str,
+    "steps": list,
+    "team_name": str,
+    "policy_group_id": int,
+}
+
+
+def patched(response: Any) -> dict[str, Any]:
+    """The PATCH response, checked to decode as the provider decodes it."""
+    out = data(response)
+    assert isinstance(out["id"], str)
+    for name, kind in POLICY_TYPES.items():
+        value = out["attributes"].get(name)
+        assert value is None or isinstance(value, kind), (name, value)
+    return out
+
+
 def rule_body(rule: dict[str, Any]) -> dict[str, Any]:
     """loadStatusPageResourceMetadataRule: `type` defaults to String and is always sent;
     item_id goes as a JSON number (json.Number)."""
@@ -171,7 +196,7 @@ class Provider:
 
     async def update_group(self, gid: str, state: dict[str, Any], config: dict[str, Any]) -> None:
         changed = {k for k in config if state.get(k) != config[k]}
-        data(await self.api.patch(f"{GROUPS}/{gid}", body_of(GROUP_REF, config, changed)))
+        patched(await self.api.patch(f"{GROUPS}/{gid}", body_of(GROUP_REF, config, changed)))
 
     # ----------------------------------------------------------------- pages
 
@@ -204,7 +229,7 @@ class Provider:
         body = body_of(PAGE_REF, config, changed)
         if config.get("custom_domain") == "":
             body["custom_domain"] = ""
-        data(await self.api.patch(f"{PAGES}/{pid}", body))
+        patched(await self.api.patch(f"{PAGES}/{pid}", body))
 
     # -------------------------------------------------------------- sections
 
@@ -229,7 +254,7 @@ class Provider:
     ) -> None:
         changed = {k for k in config if state.get(k) != config[k]}
         body = {**body_of(SECTION_REF, config, changed), "fixed_position": True}
-        data(await self.api.patch(f"{self._sections(pid)}/{sid}", body))
+        patched(await self.api.patch(f"{self._sections(pid)}/{sid}", body))
 
     async def delete_section(self, pid: str, sid: str) -> None:
         assert (await self.api.delete(f"{self._sections(pid)}/{sid}")).status_code in (204, 404)
@@ -286,7 +311,7 @@ class Provider:
         for key in RULES:  # a removed rule: the provider sends nothing for it (nil)
             if key in changed and key not in config:
                 body.pop(key, None)
-        data(await self.api.patch(f"{self._resources(pid)}/{rid}", body))
+        patched(await self.api.patch(f"{self._resources(pid)}/{rid}", body))
         return body
 
     async def delete_resource(self, pid: str, rid: str) -> None:
