@@ -95,6 +95,9 @@ async def update_page(
     data = parse(PageUpdate, body)
     now = ctx.clock.now()
     async with db.begin():
+        # A group named is locked before the page (plain_groups.py: a DELETE of the group
+        # locks it, then the pages naming it; the same order here cannot deadlock with it).
+        await pages.group_problems(db, caller.team_id, data.status_page_group_id)
         page = await pages.get_page(db, team_id=caller.team_id, page_id=pid, lock=True)
         await pages.update_page(db, page=page, data=data, sent=set(data.model_fields_set), now=now)
         item = await rendering.page_document(db, page, caller, now)

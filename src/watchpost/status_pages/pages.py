@@ -89,13 +89,11 @@ async def _column_values(data: PageFields, sent: set[str]) -> dict[str, Any]:
     return values
 
 
-async def _group_problems(session: AsyncSession, team_id: int, values: dict[str, Any]) -> Problems:
+async def group_problems(session: AsyncSession, team_id: int, group_id: int | None) -> Problems:
+    """Why group_id names no status page group of the team (nothing for None); a group it
+    names stays until the transaction ends (its row is locked against deletion)."""
     return await reference_problems(
-        session,
-        StatusPageGroup,
-        "status_page_group_id",
-        team_id=team_id,
-        ref=values.get("status_page_group_id"),
+        session, StatusPageGroup, "status_page_group_id", team_id=team_id, ref=group_id
     )
 
 
@@ -131,7 +129,7 @@ async def create_page(
     problems = await _domain_problems(
         session, subdomain=page.subdomain, custom_domain=page.custom_domain, exclude=None
     )
-    problems += await _group_problems(session, team_id, values)
+    problems += await group_problems(session, team_id, data.status_page_group_id)
     problems += _password_problems(page)
     if problems:
         raise InvalidRequest(problems)
@@ -177,7 +175,7 @@ async def update_page(
     if problems:
         raise InvalidRequest(problems)
     values = await _column_values(data, sent)
-    if problems := await _group_problems(session, page.team_id, values):
+    if problems := await group_problems(session, page.team_id, values.get("status_page_group_id")):
         raise InvalidRequest(problems)
     for name, value in values.items():
         setattr(page, name, value)
