@@ -3,6 +3,7 @@ password hashed; status page groups referenced and cleared."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from fastapi import FastAPI
@@ -168,3 +169,21 @@ async def test_unknown_names_and_nulls_stay_422(api: Api) -> None:
     }
     attrs = data(await api.patch(f"{PAGES}/{page['id']}", everything))["attributes"]
     assert attrs == {**attrs, **everything}
+
+
+async def test_a_group_deleted_while_pages_join_it_leaves_none_naming_it(api: Api) -> None:
+    """PATCHes naming a group race its DELETE: each lands before it (then cleared) or is a
+    422 after it; no page is left naming the deleted group, and nothing is a 500."""
+    made = [await make_page(api, f"race-{n}") for n in range(6)]
+    for _ in range(3):
+        group = data(await api.post(GROUPS, {"name": "Racing"}), 201)
+        joins = [
+            api.patch(f"{PAGES}/{page['id']}", {"status_page_group_id": int(group["id"])})
+            for page in made
+        ]
+        answers = await asyncio.gather(api.delete(f"{GROUPS}/{group['id']}"), *joins)
+        assert answers[0].status_code == 204
+        assert {answer.status_code for answer in answers[1:]} <= {200, 422}
+        for page in made:
+            fetched = data(await api.get(f"{PAGES}/{page['id']}"))
+            assert fetched["attributes"]["status_page_group_id"] is None
