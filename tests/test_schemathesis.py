@@ -87,6 +87,7 @@ SEED: list[tuple[str, dict[str, Any]]] = [
     ("/api/v2/urgency-groups", {"name": "seed"}),
     ("/api/v2/urgencies", {"name": "seed", "urgency_group_id": 1}),
     ("/api/v2/policy-groups", {"name": "seed"}),
+    ("/api/v2/status-page-groups", {"name": "seed"}),
 ]
 
 

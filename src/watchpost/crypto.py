@@ -1,4 +1,4 @@
-"""Secrets: encryption of stored probe credentials, hashing of API tokens."""
+"""Secrets: encryption of stored probe credentials, hashing of API tokens and passwords."""
 
 from __future__ import annotations
 
@@ -78,3 +78,32 @@ def random_token(prefix: str, nbytes: int = 32) -> str:
 def hash_token(token: str) -> str:
     """SHA-256 of a high-entropy token: enough, since tokens cannot be guessed."""
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+_SCRYPT_N, _SCRYPT_R, _SCRYPT_P = 2**14, 8, 1
+
+
+def hash_password(password: str) -> str:
+    """A salted scrypt hash of a password people choose (so slow to guess), as text:
+    `scrypt$n$r$p$salt$hash`, salt and hash in hex. About 50 ms: run it off the event loop."""
+    salt = os.urandom(16)
+    digest = hashlib.scrypt(password.encode(), salt=salt, n=_SCRYPT_N, r=_SCRYPT_R, p=_SCRYPT_P)
+    return f"scrypt${_SCRYPT_N}${_SCRYPT_R}${_SCRYPT_P}${salt.hex()}${digest.hex()}"
+
+
+def check_password(password: str, stored: str) -> bool:
+    """Whether password is the one hash_password turned into stored."""
+    try:
+        _, n, r, p, salt, digest = stored.split("$")
+        expected = bytes.fromhex(digest)
+        got = hashlib.scrypt(
+            password.encode(),
+            salt=bytes.fromhex(salt),
+            n=int(n),
+            r=int(r),
+            p=int(p),
+            dklen=len(expected),
+        )
+    except ValueError:
+        return False
+    return secrets.compare_digest(got, expected)

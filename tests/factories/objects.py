@@ -298,6 +298,13 @@ async def _status_page(api: Api) -> str:
     )
 
 
+@register("/api/v2/status-page-groups/{id}", change={"name": "renamed", "sort_index": 3})
+async def status_page_group(api: Api) -> str:
+    return await _created_url(
+        api, "/api/v2/status-page-groups", {"name": "Public", "sort_index": 1}
+    )
+
+
 @register("/api/v2/status-pages/{status_page_id}", change={"company_name": "Renamed Ltd"})
 async def status_page(api: Api) -> str:
     return await _status_page(api)

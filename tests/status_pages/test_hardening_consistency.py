@@ -245,9 +245,8 @@ async def test_deleting_an_item_deletes_its_status_page_resources(api: Api, kind
         assert (await api.get(gone)).status_code == 404, gone
     remaining = await _listed(api, page)
     by_url = {f"{page}/resources/{r['id']}": r["attributes"]["position"] for r in remaining}
-    # positions re-packed: contiguous from 0, order kept; the fixed item moved up only as
-    # far as the shrunken section requires
-    assert by_url == {first: 0, middle: 1, last: 2}
+    # positions re-packed: the others from 0, order kept; the fixed item keeps its number
+    assert by_url == {first: 0, middle: 1, last: 4}
     assert await _listed(api, second_page) == []
     assert (await _attributes(api, page))["aggregate_state"] == "operational"
 

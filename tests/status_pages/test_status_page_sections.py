@@ -44,10 +44,14 @@ async def test_append_insert_and_fixed_positions(api: Api) -> None:
     assert await names(api, page_id) == ["a", "f", "b"]
     await add(api, page_id, name="x", position=0)
     assert await names(api, page_id) == ["x", "f", "a", "b"]
-    _, fields = errors(await api.post(f"{PAGES}/{page_id}/sections", {"position": 1}))
-    assert fields == ["position"]
+    # an insert at the fixed section's number pushes it one further (the hosted API's rule)
+    await add(api, page_id, name="y", position=1)
+    assert await names(api, page_id) == ["x", "y", "f", "a", "b"]
     await add(api, page_id, name="end", position=50)
-    assert await names(api, page_id) == ["x", "f", "a", "b", "end"]
+    assert await names(api, page_id) == ["x", "y", "f", "a", "b", "end"]
+    # a fixed section keeps the number it was given, past the end too
+    far = await add(api, page_id, name="far", position=70, fixed_position=True)
+    assert far["attributes"]["position"] == 70
 
 
 async def test_patch_moves_and_renames(api: Api) -> None:
@@ -61,20 +65,26 @@ async def test_patch_moves_and_renames(api: Api) -> None:
     assert set(fields) == {"name", "position"}
 
 
-async def test_delete_needs_an_empty_section_and_keeps_positions(api: Api) -> None:
+async def test_delete_takes_the_sections_resources_and_keeps_positions(api: Api) -> None:
     page_id = await new_page(api)
     ids = [(await add(api, page_id, name=n))["id"] for n in "abc"]
     resource = data(
         await api.post(f"{PAGES}/{page_id}/resources", {"status_page_section_id": int(ids[0])}),
         201,
     )
-    messages, _ = errors(await api.delete(f"{PAGES}/{page_id}/sections/{ids[0]}"))
-    assert "holds 1 resources" in messages[0]
+    kept = data(
+        await api.post(f"{PAGES}/{page_id}/resources", {"status_page_section_id": int(ids[2])}),
+        201,
+    )
     assert (await api.delete(f"{PAGES}/{page_id}/sections/{ids[1]}")).status_code == 204
     assert await names(api, page_id) == ["a", "c"]
-    await api.delete(f"{PAGES}/{page_id}/resources/{resource['id']}")
     assert (await api.delete(f"{PAGES}/{page_id}/sections/{ids[0]}")).status_code == 204
     assert await names(api, page_id) == ["c"]
+    # its resource went with it; `terraform destroy` then gets a 404 for it, which it takes
+    # as done
+    assert (await api.get(f"{PAGES}/{page_id}/resources/{resource['id']}")).status_code == 404
+    assert (await api.delete(f"{PAGES}/{page_id}/resources/{resource['id']}")).status_code == 404
+    assert (await api.get(f"{PAGES}/{page_id}/resources/{kept['id']}")).status_code == 200
 
 
 async def test_sections_isolated_and_404s(api: Api, other_api: Api) -> None:

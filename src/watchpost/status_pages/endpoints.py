@@ -6,13 +6,21 @@ from fastapi import APIRouter
 from fastapi.responses import Response
 
 from watchpost.http.body import JsonObject
+from watchpost.http.collection import Collection
 from watchpost.http.crud import CHILD_LIST_ERRORS, Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, single
 from watchpost.http.errors import error_responses, object_id
 from watchpost.http.pagination import Paging
 from watchpost.problems import parse
-from watchpost.status_pages import pages, rendering, resources, sections
+from watchpost.status_pages import (
+    group_schemas,
+    group_service,
+    pages,
+    rendering,
+    resources,
+    sections,
+)
 from watchpost.status_pages.limits import LIST_HISTORY_DAYS, MAX_RESOURCES, MAX_SECTIONS
 from watchpost.status_pages.resource_types import rules_markdown
 from watchpost.status_pages.schemas import (
@@ -54,7 +62,6 @@ async def create_page(body: JsonObject, caller: Caller, ctx: Context, db: WriteD
             team_id=caller.team_id,
             team_name=caller.team_name,
             data=data,
-            box=ctx.box,
             now=now,
         )
         item = await rendering.page_document(db, page, caller, now)
@@ -88,10 +95,11 @@ async def update_page(
     data = parse(PageUpdate, body)
     now = ctx.clock.now()
     async with db.begin():
+        # A group named is locked before the page (plain_groups.py: a DELETE of the group
+        # locks it, then the pages naming it; the same order here cannot deadlock with it).
+        await pages.group_problems(db, caller.team_id, data.status_page_group_id)
         page = await pages.get_page(db, team_id=caller.team_id, page_id=pid, lock=True)
-        await pages.update_page(
-            db, page=page, data=data, sent=set(data.model_fields_set), box=ctx.box, now=now
-        )
+        await pages.update_page(db, page=page, data=data, sent=set(data.model_fields_set), now=now)
         item = await rendering.page_document(db, page, caller, now)
     return single(item)
 
@@ -115,8 +123,8 @@ section_routes = Routes(router, SectionAttributes)
     "/{status_page_id}/sections",
     summary="Create a status page section",
     description="`position` is zero-based; omitted appends; an occupied position shifts the "
-    "sections at and after it down, except fixed-position ones. A page holds at most "
-    f"{MAX_SECTIONS:,} sections (422).",
+    "sections at and after it down. A `fixed_position` section keeps the number it is given "
+    f"(docs/api.md, Positions). A page holds at most {MAX_SECTIONS:,} sections (422).",
     body=SectionCreate,
 )
 async def create_section(
@@ -188,8 +196,8 @@ async def update_section(
 
 @section_routes.delete(
     "/{status_page_id}/sections/{section_id}",
-    summary="Delete an empty status page section",
-    description="A section that still holds resources is a 422: move or delete them first.",
+    summary="Delete a status page section and its resources",
+    description="The resources the section holds are deleted with it.",
     errors=error_responses(401, 404, 422),
 )
 async def delete_section(
@@ -218,8 +226,9 @@ resource_routes = Routes(router, ResourceAttributes)
     description=(
         "Every attribute is optional. Without `status_page_section_id` the resource goes to "
         "the page's first section (created when the page has none); without `position` it "
-        "is appended; an occupied position shifts the resources at and below it down, "
-        "except fixed-position ones. `widget_type` takes preference over `history`. A page "
+        "is appended; an occupied position shifts the resources at and below it down; a "
+        "`fixed_position` one keeps the number it is given (docs/api.md, Positions). "
+        "`widget_type` takes preference over `history`. A page "
         f"holds at most {MAX_RESOURCES:,} resources (422).\n\n" + rules_markdown()
     ),
     body=ResourceFields,
@@ -285,8 +294,9 @@ async def get_resource(
 @resource_routes.update(
     "/{status_page_id}/resources/{resource_id}",
     summary="Update or move a status page resource",
-    description="A new `status_page_section_id` and/or `position` moves the resource; both "
-    "sections stay contiguous. The same rules as on create apply to the result.",
+    description="A new `status_page_section_id` and/or `position` moves the resource; a "
+    "fixed-position one moving within its section swaps places with a fixed one at its "
+    "target. The same rules as on create apply to the result.",
     body=ResourceFields,
     not_null=RESOURCE_NOT_NULL,
 )
@@ -334,4 +344,4 @@ async def delete_resource(
 
 
 # What routes.py serves: this module's routers, each listed flat in the app.
-routers = (router,)
+routers = (router, *Collection.of(group_service, group_schemas).routers())

@@ -1,7 +1,9 @@
 """Metadata rules of a status page resource: which incidents mark it down or degraded.
 
-A rule names values (a string, a user of the team, the team itself); a request's values are
-resolved to what is stored, and stored rules are shown back with string ids.
+A rule names values (a string, a user of the team, the team itself, an escalation policy of
+the team); a request's values are resolved to what is stored, and stored rules are shown back
+with string ids, or with a number where the request sent the id as a number (as the hosted
+API's Terraform provider does, and reads back: it ignores an id that comes back a string).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from watchpost.policies.models import Policy
 from watchpost.status_pages.models import StatusPageResource
 from watchpost.status_pages.pages import Problems
 from watchpost.status_pages.resource_types import (
@@ -29,10 +32,12 @@ def rule_out(rule: dict[str, Any] | None) -> dict[str, Any] | None:
     values = []
     for value in rule["values"]:
         item_id = value.get("item_id")
+        if item_id is not None and not value.get("numeric_id"):
+            item_id = str(item_id)
         values.append(
             {
                 "type": value["type"],
-                "item_id": str(item_id) if item_id is not None else None,
+                "item_id": item_id,
                 "name": value.get("name", value.get("value")),
                 "value": value.get("value"),
                 "email": value.get("email"),
@@ -52,22 +57,54 @@ async def _resolve_value(
     kind = item.type or ("String" if item.value is not None else None)
     if kind is None:
         return None, f"{where} needs a value, or a type and what identifies the item"
-    kind = {"string": "String", "user": "User", "team": "Team"}.get(kind.lower(), kind)
+    kind = {"string": "String", "user": "User", "team": "Team", "policy": "Policy"}.get(
+        kind.lower(), kind
+    )
     if kind == "String":
         if item.value is None or not item.value.strip():
             return None, f"{where} needs a non-blank value"
         return {"type": "String", "value": item.value}, None
     item_id = str(item.item_id) if item.item_id is not None else None
     if kind == "User":
-        return await _user_value(session, team_id=team_id, where=where, item=item, item_id=item_id)
-    if kind == "Team":
-        return _team_value(
+        found = await _user_value(session, team_id=team_id, where=where, item=item, item_id=item_id)
+    elif kind == "Team":
+        found = _team_value(
             team_id=team_id, team_name=team_name, where=where, item=item, item_id=item_id
         )
-    return None, (
-        f"{where}: metadata values of type {kind!r} are not supported by this server yet "
-        "(use String, User or Team)"
-    )
+    elif kind == "Policy":
+        found = await _policy_value(
+            session, team_id=team_id, where=where, item=item, item_id=item_id
+        )
+    else:
+        return None, (
+            f"{where}: metadata values of type {kind!r} are not supported by this server yet "
+            "(use String, User, Team or Policy)"
+        )
+    stored, problem = found
+    if stored is not None and isinstance(item.item_id, int):
+        stored["numeric_id"] = True  # shown back as the number it was sent as
+    return stored, problem
+
+
+async def _policy_value(
+    session: AsyncSession, *, team_id: int, where: str, item: Any, item_id: str | None
+) -> Resolved:
+    """The one escalation policy of the team the value names, by id or name."""
+    stmt = select(Policy).where(Policy.team_id == team_id)
+    if item_id is not None:
+        wanted = f"id {item_id}"
+        stmt = stmt.where(Policy.id == (parse_id(item_id.strip()) or -1))
+    elif item.name is not None:
+        wanted = f"name {item.name!r}"
+        stmt = stmt.where(Policy.name == item.name.strip())
+    else:
+        return None, f"{where} must identify the policy by name or item_id"
+    found = (await session.scalars(stmt.limit(2))).all()
+    if not found:
+        return None, f"{where} names no escalation policy of your team with {wanted}"
+    if len(found) > 1:
+        return None, f"{where}: several escalation policies of your team have {wanted}; use item_id"
+    return {"type": "Policy", "item_id": found[0].id, "name": found[0].name}, None
 
 
 async def _user_value(

@@ -2,10 +2,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, ForeignKey, Integer, String, Text
+from sqlalchemy import JSON, Boolean, ForeignKey, Integer, String, Text, false, true
 from sqlalchemy.orm import Mapped, mapped_column
 
 from watchpost.db.base import Base, IdMixin, IdType, TeamOwnedMixin, TimestampMixin
+from watchpost.plain_groups import PlainGroupColumns
+
+
+def _flag(default: bool) -> Mapped[bool]:
+    return mapped_column(Boolean, default=default, server_default=true() if default else false())
 
 
 class StatusPage(IdMixin, TeamOwnedMixin, TimestampMixin, Base):
@@ -17,6 +22,7 @@ class StatusPage(IdMixin, TeamOwnedMixin, TimestampMixin, Base):
     company_url: Mapped[str | None] = mapped_column(Text, default=None)
     contact_url: Mapped[str | None] = mapped_column(Text, default=None)
     logo_url: Mapped[str | None] = mapped_column(Text, default=None)
+    dark_logo_url: Mapped[str | None] = mapped_column(Text, default=None)
     timezone: Mapped[str] = mapped_column(String(64))
     subdomain: Mapped[str] = mapped_column(String(63), unique=True)
     custom_domain: Mapped[str | None] = mapped_column(String(255), unique=True, default=None)
@@ -25,15 +31,39 @@ class StatusPage(IdMixin, TeamOwnedMixin, TimestampMixin, Base):
     announcement: Mapped[str | None] = mapped_column(Text, default=None)
     password_enabled: Mapped[bool] = mapped_column(Boolean, default=False)
     password_encrypted: Mapped[str | None] = mapped_column(Text, default=None)
+    """A password set before migration 0022 (encrypted, not hashed); never written now."""
+    password_hash: Mapped[str | None] = mapped_column(Text, default=None)
+    """crypto.hash_password's text; the password itself is never stored."""
     hide_from_search_engines: Mapped[bool] = mapped_column(Boolean, default=False)
     theme: Mapped[str] = mapped_column(String(16))
     layout: Mapped[str] = mapped_column(String(16))
     design: Mapped[str] = mapped_column(String(16))
     navigation_links: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
+    # Stored and returned for the public page's renderer (docs/api.md says which act here).
+    whitelabeled: Mapped[bool] = _flag(False)
+    subscribable: Mapped[bool] = _flag(False)
+    published: Mapped[bool] = _flag(True)
+    require_sso: Mapped[bool] = _flag(False)
+    automatic_reports: Mapped[bool] = _flag(False)
+    announcement_embed_visible: Mapped[bool] = _flag(False)
+    announcement_embed_link: Mapped[str | None] = mapped_column(Text, default=None)
+    announcement_embed_css: Mapped[str | None] = mapped_column(Text, default=None)
+    custom_css: Mapped[str | None] = mapped_column(Text, default=None)
+    custom_javascript: Mapped[str | None] = mapped_column(Text, default=None)
+    google_analytics_id: Mapped[str | None] = mapped_column(String(64), default=None)
+    ip_allowlist: Mapped[list[str]] = mapped_column(JSON, default=list, server_default="[]")
+    status_page_group_id: Mapped[int | None] = mapped_column(IdType, default=None)
+    """A status_page_groups row of the team (no foreign key: deleting the group clears it)."""
+
+
+class StatusPageGroup(IdMixin, TeamOwnedMixin, TimestampMixin, PlainGroupColumns, Base):
+    """A named, ordered group of status pages (the hosted API's status page groups)."""
+
+    __tablename__ = "status_page_groups"
 
 
 class StatusPageSection(IdMixin, TeamOwnedMixin, TimestampMixin, Base):
-    """A group of resources on a page; positions are contiguous from 0 within the page."""
+    """A group of resources on a page; positions are unique within the page (ordering.py)."""
 
     __tablename__ = "status_page_sections"
 

@@ -2,19 +2,28 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.crypto import SecretBox
+from watchpost.crypto import hash_password
 from watchpost.db.queries import one_or_404, team_rows
 from watchpost.errors import InvalidRequest
 from watchpost.http.pagination import Page, PageRequest, team_page
+from watchpost.plain_groups import reference_problems
 from watchpost.problems import null_problems, sent_values
-from watchpost.status_pages.models import StatusPage
-from watchpost.status_pages.schemas import PAGE_DEFAULTS, PAGE_NOT_NULL, PageCreate, PageUpdate
+from watchpost.status_pages.models import StatusPage, StatusPageGroup
+from watchpost.status_pages.schemas import (
+    PAGE_DEFAULTS,
+    PAGE_NOT_NULL,
+    PageCreate,
+    PageFields,
+    PageUpdate,
+)
 
 PAGE = "status_page"
 
@@ -39,9 +48,53 @@ async def _domain_problems(
 
 
 def _password_problems(page: StatusPage) -> Problems:
-    if page.password_enabled and page.password_encrypted is None:
+    if page.password_enabled and page.password_hash is None and page.password_encrypted is None:
         return [("password", "password is required when password_enabled is true")]
+    if page.password_enabled and page.require_sso:
+        return [("require_sso", "require_sso and password_enabled cannot both be true")]
     return []
+
+
+# Names a request may use for one column: (column, the other name).
+ALIASES = {"logo_remote_url": "logo_url", "dark_logo_remote_url": "dark_logo_url"}
+
+
+def _alias_problems(data: PageFields, sent: set[str]) -> Problems:
+    problems: Problems = []
+    for alias, name in ALIASES.items():
+        if alias in sent and name in sent and getattr(data, alias) != getattr(data, name):
+            problems.append((alias, f"{alias} and {name} name the same logo: send one"))
+    return problems
+
+
+async def _column_values(data: PageFields, sent: set[str]) -> dict[str, Any]:
+    """The columns the sent fields set (aliases folded, the password hashed, lists as JSON)."""
+    values: dict[str, Any] = {}
+    for name in sent:
+        value = getattr(data, name)
+        if name in ALIASES:
+            values[ALIASES[name]] = value
+        elif name == "password":
+            values["password_encrypted"] = None  # one from before hashing goes for good
+            if value:
+                values["password_hash"] = await asyncio.to_thread(hash_password, value)
+            else:
+                values["password_hash"] = None
+                if value == "":  # the hosted API: an empty password disables protection
+                    values["password_enabled"] = False
+        elif name == "navigation_links":
+            values[name] = [link.model_dump() for link in value]
+        else:
+            values[name] = value
+    return values
+
+
+async def group_problems(session: AsyncSession, team_id: int, group_id: int | None) -> Problems:
+    """Why group_id names no status page group of the team (nothing for None); a group it
+    names stays until the transaction ends (its row is locked against deletion)."""
+    return await reference_problems(
+        session, StatusPageGroup, "status_page_group_id", team_id=team_id, ref=group_id
+    )
 
 
 async def _flush_page(session: AsyncSession, page: StatusPage) -> None:
@@ -59,27 +112,24 @@ async def create_page(
     team_id: int,
     team_name: str,
     data: PageCreate,
-    box: SecretBox,
     now: datetime,
 ) -> StatusPage:
     """A new page; no sections until one is created or the first resource is added."""
-    values = {name: getattr(data, name) for name in type(data).model_fields}
-    for name, default in PAGE_DEFAULTS.items():
-        if values[name] is None:
-            values[name] = default
-    password = values.pop("password")
-    links = values.pop("navigation_links") or []
-    page = StatusPage(
-        team_id=team_id,
-        **{**values, "company_name": values["company_name"] or team_name},
-        navigation_links=[link.model_dump() for link in links],
-        password_encrypted=box.encrypt(password) if password is not None else None,
-        created_at=now,
-        updated_at=now,
-    )
+    sent = {name for name in data.model_fields_set if getattr(data, name) is not None}
+    problems = _alias_problems(data, sent)
+    if problems:
+        raise InvalidRequest(problems)
+    values = {
+        name: list(default) if isinstance(default, list) else default
+        for name, default in PAGE_DEFAULTS.items()
+    }
+    values.update(await _column_values(data, sent))
+    values.setdefault("company_name", team_name)
+    page = StatusPage(team_id=team_id, **values, created_at=now, updated_at=now)
     problems = await _domain_problems(
         session, subdomain=page.subdomain, custom_domain=page.custom_domain, exclude=None
     )
+    problems += await group_problems(session, team_id, data.status_page_group_id)
     problems += _password_problems(page)
     if problems:
         raise InvalidRequest(problems)
@@ -110,11 +160,12 @@ async def update_page(
     page: StatusPage,
     data: PageUpdate,
     sent: set[str],
-    box: SecretBox,
     now: datetime,
 ) -> StatusPage:
-    """Apply the sent fields; a null password clears it."""
+    """Apply the sent fields. A null password removes it (a 422 while protection is on);
+    "" removes it and turns protection off."""
     problems: Problems = null_problems(sent_values(data, sent), PAGE_NOT_NULL)
+    problems += _alias_problems(data, sent)
     problems += await _domain_problems(
         session,
         subdomain=data.subdomain if "subdomain" in sent else None,
@@ -123,15 +174,15 @@ async def update_page(
     )
     if problems:
         raise InvalidRequest(problems)
-    for name in sent:
-        value = getattr(data, name)
-        if name == "password":
-            page.password_encrypted = box.encrypt(value) if value is not None else None
-        elif name == "navigation_links":
-            page.navigation_links = [link.model_dump() for link in value]
-        else:
-            setattr(page, name, value)
-    if problems := _password_problems(page):
+    values = await _column_values(data, sent)
+    if problems := await group_problems(session, page.team_id, values.get("status_page_group_id")):
+        raise InvalidRequest(problems)
+    for name, value in values.items():
+        setattr(page, name, value)
+    # Checked only when the request touches them: a page kept from before passwords were
+    # hashed (migration 0022) can still change its other attributes.
+    touched = sent & {"password", "password_enabled", "require_sso"}
+    if touched and (problems := _password_problems(page)):
         raise InvalidRequest(problems)
     page.updated_at = now
     await _flush_page(session, page)

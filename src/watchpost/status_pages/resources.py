@@ -294,10 +294,12 @@ async def update_resource(
     sent: set[str],
     now: datetime,
 ) -> StatusPageResource:
-    """Apply a PATCH; a new section or position moves the resource, keeping both contiguous."""
+    """Apply a PATCH; a new section or position moves the resource (ordering.py)."""
     prepared = await _prepare(
         session, page=page, team_name=team_name, data=data, sent=sent, current=resource
     )
+    pinned = prepared.values.get("fixed_position", resource.fixed_position)
+    pinned_changed = pinned != resource.fixed_position
     for name, value in prepared.values.items():
         setattr(resource, name, value)
     old_section = resource.status_page_section_id
@@ -308,7 +310,9 @@ async def update_resource(
         arrange(await _in_section(session, old_section, exclude=resource.id))
     elif data.position is not None:
         others = await _in_section(session, old_section, exclude=resource.id)
-        place(others, resource, data.position, "resource")
+        place(others, resource, data.position, "resource", previous=resource.position)
+    elif pinned_changed:  # it joins or leaves the flowing resources where it stands
+        arrange(await _in_section(session, old_section))
     resource.updated_at = now
     await session.flush()
     return resource

@@ -2,14 +2,28 @@
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field
 
-from watchpost.maintenance_windows import TimeZone
+from watchpost.status_pages.page_fields import (
+    MAX_ALLOWLIST,
+    MAX_NAVIGATION_LINKS,
+    AllowlistEntry,
+    Code,
+    HistoryDays,
+    IncidentSeconds,
+    LinkHref,
+    OptionalContactUrl,
+    OptionalDomain,
+    OptionalUrl,
+    Password,
+    Subdomain,
+    Text,
+)
 from watchpost.status_pages.resource_types import MarkFor, ResourceType, WidgetType
-from watchpost.validation import INT32_MAX, Host, HttpUrl, Id, IdText, Name, Secret, check_http_url
+from watchpost.timezones import ZoneName
+from watchpost.validation import INT32_MAX, Id, IdText, Name
 
 Theme = Literal["light", "dark", "system"]
 Layout = Literal["vertical", "horizontal"]
@@ -21,46 +35,17 @@ PAGE_DEFAULTS: dict[str, Any] = {
     "min_incident_length": 0,
     "password_enabled": False,
     "hide_from_search_engines": False,
+    "whitelabeled": False,
+    "subscribable": False,
+    "published": True,
+    "require_sso": False,
+    "automatic_reports": False,
+    "announcement_embed_visible": False,
+    "ip_allowlist": [],
     "theme": "light",
     "layout": "vertical",
     "design": "v2",
 }
-
-_DNS_LABEL = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$")
-
-
-def check_subdomain(value: str) -> str:
-    """A DNS label (letters, digits, inner hyphens; at most 63), stored lowercase."""
-    text = value.strip().lower()
-    if not _DNS_LABEL.match(text):
-        raise ValueError(
-            "must be a DNS label: 1-63 letters, digits or hyphens, not starting or ending "
-            "with a hyphen"
-        )
-    return text
-
-
-def check_contact_url(value: str) -> str:
-    """An http(s) URL or a mailto: address."""
-    text = value.strip()
-    if text.startswith("mailto:") and "@" in text:
-        return text
-    try:
-        return check_http_url(text)
-    except ValueError:
-        raise ValueError("must be an absolute http or https URL or a mailto: address") from None
-
-
-def _lower(value: str) -> str:
-    return value.lower()
-
-
-Subdomain = Annotated[str, Field(max_length=63), AfterValidator(check_subdomain)]
-ContactUrl = Annotated[str, Field(max_length=2048), AfterValidator(check_contact_url)]
-Domain = Annotated[Host, AfterValidator(_lower)]
-HistoryDays = Annotated[int, Field(ge=7, le=365)]
-IncidentSeconds = Annotated[int, Field(ge=0, le=86_400)]
-Text = Annotated[str, Field(max_length=10_000)]
 
 # ---------------------------------------------------------------------------- pages
 
@@ -69,35 +54,63 @@ class NavigationLink(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     text: Name
-    href: ContactUrl
+    href: LinkHref
 
 
 class PageFields(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     company_name: Name | None = Field(default=None, description="Default: the team's name.")
-    company_url: HttpUrl | None = None
-    contact_url: ContactUrl | None = None
-    logo_url: HttpUrl | None = None
-    timezone: TimeZone | None = Field(default=None, description="IANA zone name; default UTC.")
+    company_url: OptionalUrl = None
+    contact_url: OptionalContactUrl = None
+    logo_url: OptionalUrl = Field(default=None, description="Same as logo_remote_url.")
+    logo_remote_url: OptionalUrl = Field(default=None, description="Same as logo_url.")
+    dark_logo_url: OptionalUrl = Field(default=None, description="Same as dark_logo_remote_url.")
+    dark_logo_remote_url: OptionalUrl = Field(default=None, description="Same as dark_logo_url.")
+    whitelabeled: bool | None = None
+    timezone: ZoneName | None = Field(
+        default=None, description="IANA or Rails zone name, kept as sent; default UTC."
+    )
     subdomain: Subdomain | None = Field(
         default=None, description="DNS label, unique across the installation."
     )
-    custom_domain: Domain | None = Field(
-        default=None, description="Host name, unique across the installation."
+    custom_domain: OptionalDomain = Field(
+        default=None, description='Host name, unique across the installation; "" removes it.'
     )
     history: HistoryDays | None = Field(default=None, description="Days shown; default 90.")
     min_incident_length: IncidentSeconds | None = Field(
         default=None, description="Seconds; shorter incidents are not shown. Default 0."
     )
-    announcement: Text | None = None
-    password_enabled: bool | None = None
-    password: Secret | None = Field(default=None, description="Write-only.")
+    subscribable: bool | None = None
+    published: bool | None = Field(default=None, description="Default true.")
     hide_from_search_engines: bool | None = None
+    custom_css: Code | None = None
+    custom_javascript: Code | None = None
+    google_analytics_id: str | None = Field(default=None, max_length=64)
+    announcement: Text | None = None
+    announcement_embed_visible: bool | None = None
+    announcement_embed_link: OptionalUrl = None
+    announcement_embed_css: Code | None = None
+    password_enabled: bool | None = None
+    password: Password | None = Field(
+        default=None, description='Write-only, stored hashed; "" removes it (and disables it).'
+    )
+    require_sso: bool | None = None
     theme: Theme | None = Field(default=None, description="Default light.")
     layout: Layout | None = Field(default=None, description="Default vertical.")
     design: Design | None = Field(default=None, description="Default v2.")
-    navigation_links: list[NavigationLink] | None = Field(default=None, max_length=20)
+    automatic_reports: bool | None = None
+    status_page_group_id: Id | None = Field(
+        default=None, description="A status page group of the team; null for none."
+    )
+    navigation_links: list[NavigationLink] | None = Field(
+        default=None, max_length=MAX_NAVIGATION_LINKS
+    )
+    ip_allowlist: list[AllowlistEntry] | None = Field(
+        default=None,
+        max_length=MAX_ALLOWLIST,
+        description="IP addresses, CIDR ranges and `#` comments, kept as sent; [] for none.",
+    )
 
 
 class PageCreate(PageFields):
@@ -121,6 +134,13 @@ PAGE_NOT_NULL = (
     "layout",
     "design",
     "navigation_links",
+    "whitelabeled",
+    "subscribable",
+    "published",
+    "require_sso",
+    "automatic_reports",
+    "announcement_embed_visible",
+    "ip_allowlist",
 )
 
 
@@ -131,18 +151,34 @@ class PageAttributes(BaseModel):
     company_url: str | None
     contact_url: str | None
     logo_url: str | None
+    logo_remote_url: str | None = Field(description="The same as logo_url.")
+    dark_logo_url: str | None
+    dark_logo_remote_url: str | None = Field(description="The same as dark_logo_url.")
+    whitelabeled: bool
     timezone: str
     subdomain: str
     custom_domain: str | None
     history: int
     min_incident_length: int
-    announcement: str | None
-    password_enabled: bool
+    subscribable: bool
+    published: bool
     hide_from_search_engines: bool
+    custom_css: str | None
+    custom_javascript: str | None
+    google_analytics_id: str | None
+    announcement: str | None
+    announcement_embed_visible: bool
+    announcement_embed_link: str | None
+    announcement_embed_css: str | None
+    password_enabled: bool
+    require_sso: bool
     theme: Theme
     layout: Layout
     design: Design
+    automatic_reports: bool
+    status_page_group_id: int | None
     navigation_links: list[NavigationLink]
+    ip_allowlist: list[str]
     aggregate_state: str
     team_name: str
     created_at: str
@@ -253,7 +289,7 @@ RESOURCE_NOT_NULL = (
 
 class RuleValueOut(BaseModel):
     type: str
-    item_id: str | None
+    item_id: str | int | None = Field(description="A string; a number where one was sent.")
     name: str | None
     value: str | None = None
     email: str | None = None

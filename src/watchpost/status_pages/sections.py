@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Select, func, select
+from sqlalchemy import Select, delete
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.db.queries import team_object, team_rows
@@ -58,14 +58,20 @@ async def _sections(
     return list((await session.scalars(stmt)).all())
 
 
-def place(siblings: Sequence[Any], item: Any, target: int | None, what: str) -> None:
+def place(
+    siblings: Sequence[Any],
+    item: Any,
+    target: int | None,
+    what: str,
+    previous: int | None = None,
+) -> None:
     try:
-        arrange(siblings, item, target)
+        arrange(siblings, item, target, previous)
     except PositionHeld as exc:
         raise InvalidRequest.field(
             "position",
-            f"{target} is held by a fixed-position {what} (id {exc.holder.id}); "
-            "choose another position",
+            f"no room at {target}: fixed-position {what}s (from id {exc.holder.id}) fill every "
+            "position after it; choose another position",
         ) from None
 
 
@@ -103,10 +109,14 @@ async def update_section(
         raise InvalidRequest(problems)
     if data.name is not None:
         section.name = data.name.strip()
+    pinned = data.fixed_position is not None and data.fixed_position != section.fixed_position
     if data.fixed_position is not None:
         section.fixed_position = data.fixed_position
     if data.position is not None:
-        place(await _sections(session, page, exclude=section.id), section, data.position, "section")
+        others = await _sections(session, page, exclude=section.id)
+        place(others, section, data.position, "section", previous=section.position)
+    elif pinned:  # it joins or leaves the flowing sections where it stands
+        arrange(await _sections(session, page))
     section.updated_at = now
     await session.flush()
     return section
@@ -115,16 +125,13 @@ async def update_section(
 async def delete_section(
     session: AsyncSession, *, page: StatusPage, section: StatusPageSection
 ) -> None:
-    """Only an empty section can go: its resources are moved or deleted first."""
-    held = await session.scalar(
-        select(func.count())
-        .select_from(StatusPageResource)
-        .where(StatusPageResource.status_page_section_id == section.id)
+    """Delete the section and the resources it holds (as the hosted API does: `terraform
+    destroy` deletes a section and the resources in it in any order, and takes a 404 for a
+    resource already gone as done)."""
+    await session.execute(
+        delete(StatusPageResource).where(StatusPageResource.status_page_section_id == section.id),
+        execution_options={"synchronize_session": "fetch"},
     )
-    if held:
-        raise InvalidRequest(
-            [(None, f"the section still holds {held} resources; move or delete them first")]
-        )
     await session.delete(section)
     await session.flush()
     arrange(await _sections(session, page))
