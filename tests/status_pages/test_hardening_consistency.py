@@ -56,9 +56,15 @@ async def _listed(api: Api, page: str) -> list[dict[str, Any]]:
 
 
 def _availability_schemas(node: Any) -> Iterator[dict[str, Any]]:
+    """The `availability` of every status page resource schema (those with a history; a
+    monitor's SLA is a percentage, documented as one)."""
     if isinstance(node, dict):
         properties = node.get("properties")
-        if isinstance(properties, dict) and "availability" in properties:
+        if (
+            isinstance(properties, dict)
+            and "availability" in properties
+            and "status_history" in properties
+        ):
             yield properties["availability"]
         for value in node.values():
             yield from _availability_schemas(value)

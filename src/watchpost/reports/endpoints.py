@@ -7,7 +7,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query
 from fastapi.responses import Response
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.context import AppContext
@@ -35,7 +35,7 @@ RANGE = (
 class Summary(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    availability: float
+    availability: float = Field(ge=0, le=100, description="A percentage, to 4 decimals.")
     total_downtime: int
     number_of_incidents: int
     longest_incident: int

@@ -12,16 +12,17 @@ from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, single
 from watchpost.http.errors import error_responses, object_id
 from watchpost.http.pagination import Paging
+from watchpost.plain_groups import PlainGroups
 from watchpost.problems import parse
 from watchpost.status_pages import (
     group_schemas,
-    group_service,
     pages,
     rendering,
     resources,
     sections,
 )
 from watchpost.status_pages.limits import LIST_HISTORY_DAYS, MAX_RESOURCES, MAX_SECTIONS
+from watchpost.status_pages.models import StatusPage, StatusPageGroup
 from watchpost.status_pages.resource_types import rules_markdown
 from watchpost.status_pages.schemas import (
     PAGE_NOT_NULL,
@@ -344,4 +345,7 @@ async def delete_resource(
 
 
 # What routes.py serves: this module's routers, each listed flat in the app.
-routers = (router, *Collection.of(group_service, group_schemas).routers())
+GROUPS = PlainGroups("status_page_group", StatusPageGroup, StatusPage, "status_page_group_id")
+"""Status page groups as a plain collection's service (plain_groups.py)."""
+
+routers = (router, *Collection.of(GROUPS, group_schemas).routers())

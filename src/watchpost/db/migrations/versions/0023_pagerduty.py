@@ -7,7 +7,7 @@ from alembic import op
 from watchpost.db.migrations import shapes
 
 revision = "0023"
-down_revision = "0019"
+down_revision = "0022"
 
 
 def upgrade() -> None:
