@@ -79,7 +79,9 @@ _find = Finder(service.get_monitor, lists.MONITOR, "monitor_id")
 )
 async def create_monitor(body: JsonObject, caller: Caller, ctx: Context, db: WriteDb) -> Response:
     async with db.begin():
-        extra = await service.group_problems(db, team_id=caller.team_id, body=body)
+        extra = await service.group_problems(
+            db, team_id=caller.team_id, team_name=caller.team_name, body=body
+        )
         data, values = parse_monitor_create(body, extra)
         monitor = await service.create_monitor(
             db, team_id=caller.team_id, data=data, values=values, box=ctx.box, now=ctx.clock.now()
@@ -103,10 +105,14 @@ async def list_monitors(
         FilterText | None,
         Query(description="Only monitors with exactly this pronounceable_name."),
     ] = None,
+    team_name: Annotated[
+        FilterText | None,
+        Query(description="Only monitors of this team: the token's team lists all, another none."),
+    ] = None,
 ) -> Response:
     page = await lists.list_monitors(
         db,
-        team_id=caller.team_id,
+        team_id=caller.team_id if team_name in (None, "", caller.team_name) else 0,
         team_name=caller.team_name,
         paging=paging,
         url=url,
@@ -133,7 +139,9 @@ async def update_monitor(
 ) -> Response:
     async with db.begin():
         monitor = await _find(db, caller, monitor_id)
-        extra = await service.group_problems(db, team_id=caller.team_id, body=body)
+        extra = await service.group_problems(
+            db, team_id=caller.team_id, team_name=caller.team_name, body=body
+        )
         data, values = parse_monitor_update(body, service.monitor_values(monitor), extra)
         await service.update_monitor(
             db, monitor=monitor, data=data, values=values, box=ctx.box, now=ctx.clock.now()

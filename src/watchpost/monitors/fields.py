@@ -7,7 +7,7 @@ from typing import Annotated, Any, Final
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
-from watchpost.monitors.types import port_number
+from watchpost.monitors.types import port_numbers
 from watchpost.validation import Id, Int32, Port, parse_id
 
 DEFAULT_CHECK_FREQUENCY: Final = 180
@@ -23,10 +23,15 @@ _HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 
 
 def check_port(value: str | int) -> str:
-    number = port_number(value)
-    if number is None or not 1 <= number <= 65535:
-        raise ValueError("must be a port number between 1 and 65535, written as a string")
-    return str(number)
+    """A port (1 to 65535) as a string; several separated by commas ("25,465,587") are kept
+    as sent."""
+    numbers = port_numbers(value)
+    if numbers is None:
+        raise ValueError(
+            "must be a port number between 1 and 65535, written as a string (mail monitors "
+            'also take several separated by commas, "25,465,587")'
+        )
+    return str(numbers[0]) if len(numbers) == 1 else str(value).strip()
 
 
 def check_header_name(value: str) -> str:
@@ -49,7 +54,7 @@ def check_unique(values: list[Any]) -> list[Any]:
     return values
 
 
-PortText = Annotated[str | Port, AfterValidator(check_port)]
+PortText = Annotated[Annotated[str, Field(max_length=64)] | Port, AfterValidator(check_port)]
 HeaderName = Annotated[str, Field(min_length=1, max_length=255), AfterValidator(check_header_name)]
 
 
@@ -65,14 +70,37 @@ CheckFrequency = Annotated[int, Field(ge=MIN_CHECK_FREQUENCY, le=MAX_CHECK_FREQU
 RequestTimeout = Int32
 
 
+def check_flag(value: bool | str) -> bool:
+    """A Rails-style flag: true/false, or "true", "false", "1", "0" as the Terraform provider
+    sends `_destroy`."""
+    if isinstance(value, bool):
+        return value
+    text = value.strip().lower()
+    if text in ("true", "1"):
+        return True
+    if text in ("false", "0", ""):
+        return False
+    raise ValueError('must be true or false ("true", "false", "1", "0")')
+
+
+Flag = Annotated[bool | Annotated[str, Field(max_length=8)], AfterValidator(check_flag)]
+
+
 class RequestHeaderIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     id: Annotated[HeaderId | None, BeforeValidator(_empty_id)] = Field(
         default=None, description="An existing header's id keeps it; omit for a new header."
     )
-    name: HeaderName
-    value: str = Field(max_length=8192)
+    name: HeaderName | None = Field(default=None, description="Required unless `_destroy`.")
+    value: str | None = Field(
+        default=None, max_length=8192, description="Required unless `_destroy`."
+    )
+    destroy: Flag | None = Field(
+        default=None,
+        alias="_destroy",
+        description='true (or "true") with an `id` removes that header (Rails style).',
+    )
 
 
 class RequestHeader(BaseModel):

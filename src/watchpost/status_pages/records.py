@@ -40,6 +40,7 @@ from watchpost.status_pages.models import StatusPage
 from watchpost.status_pages.resource_rows import ResourceRow
 from watchpost.status_pages.resource_types import MANUAL
 from watchpost.status_pages.windows import Window, make_window, merge_intervals
+from watchpost.timezones import zone_of
 
 ITEMS: Final[dict[str, str]] = {"Monitor": "monitor", "Heartbeat": "heartbeat"}
 """resource_type → history subject_type, for single items (groups: SHOWN_GROUPS)."""
@@ -318,7 +319,9 @@ async def summaries(
     availability as totals only, summed by the database.
     """
     days = days or page.history
-    window = make_window(now=now, days=days, tz=ZoneInfo(page.timezone), shown=shown)
+    window = make_window(
+        now=now, days=days, tz=zone_of(page.timezone) or ZoneInfo("UTC"), shown=shown
+    )
     since = window.start
     granularity: Granularity = "hour"
     if window.utc_midnights:
