@@ -192,6 +192,12 @@ def _instant(day: date, clock: time, zone: ZoneInfo, *, first: bool) -> datetime
     return (early if first else late).astimezone(UTC)
 
 
+def local_instant(wall: datetime, zone: ZoneInfo) -> datetime:
+    """The UTC instant of a naive wall-clock reading in zone: a skipped reading is the
+    instant the clocks jump, a repeated one its first occurrence."""
+    return _instant(wall.date(), wall.time(), zone, first=True)
+
+
 def _jump(before: datetime, after: datetime, zone: ZoneInfo) -> datetime:
     """The first instant in (before, after] with the later offset: when the clocks jump."""
     offset = after.astimezone(zone).utcoffset()

@@ -90,7 +90,7 @@ async def test_playwright_takes_a_scenario_name_as_its_url(api: Api) -> None:
     body = {"monitor_type": "playwright", "url": "", "scenario_name": "Checkout"}
     attributes = data(await api.post(MONITORS, body), 201)["attributes"]
     assert attributes["url"] == attributes["scenario_name"] == "Checkout"
-    messages, fields = errors(
+    _, fields = errors(
         await api.post(MONITORS, {**body, "url": "Other", "scenario_name": "Checkout"})
     )
     assert fields == ["scenario_name"]

@@ -5,7 +5,7 @@ The check engine calls `sweep_overdue` periodically inside a write transaction.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any, Final
 
 from sqlalchemy import ColumnElement, FunctionElement, literal, select, update
@@ -18,7 +18,7 @@ from watchpost.db.base import UTCDateTime
 from watchpost.heartbeats.models import Heartbeat
 from watchpost.history import service as history
 from watchpost.incidents.transitions import open_incident_for, start
-from watchpost.maintenance_windows import in_maintenance, maintenance_end
+from watchpost.maintenance_windows import in_maintenance, local_instant, maintenance_end
 from watchpost.timezones import zone_of
 
 UP: Final = "up"
@@ -69,10 +69,7 @@ def deadline_after(heartbeat: Heartbeat, start: datetime) -> datetime:
     if zone is None:
         return start + timedelta(seconds=heartbeat.period + heartbeat.grace)
     wall = start.astimezone(zone).replace(tzinfo=None) + timedelta(seconds=heartbeat.period)
-    due = wall.replace(tzinfo=zone, fold=0).astimezone(UTC)
-    if due.astimezone(zone).replace(tzinfo=None) != wall:  # skipped: the jump
-        due = wall.replace(tzinfo=zone, fold=1).astimezone(UTC)
-    return due + timedelta(seconds=heartbeat.grace)
+    return local_instant(wall, zone) + timedelta(seconds=heartbeat.grace)
 
 
 def _iso(value: datetime | None) -> str:

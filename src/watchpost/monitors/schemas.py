@@ -235,8 +235,7 @@ def _blank(key: str, value: Any) -> bool:
     if key in ZERO_IS_NONE:
         return value == ZERO_IS_NONE[key] and type(value) is type(ZERO_IS_NONE[key])
     return key in TYPE_FIELDS and (
-        (isinstance(value, str) and not value.strip())
-        or (key in LIST_FIELDS and value in ([], {}))
+        (isinstance(value, str) and not value.strip()) or (key in LIST_FIELDS and value in ([], {}))
     )
 
 
