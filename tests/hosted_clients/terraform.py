@@ -345,7 +345,7 @@ HEARTBEAT_TYPES: Final[dict[str, tuple[type, ...]]] = {
 
 def heartbeat_create(config: dict[str, Any]) -> dict[str, Any]:
     """heartbeatCreate(): every attribute the configuration sets (and team_name)."""
-    body = {key: config[key] for key in HEARTBEAT_KEYS if key in config}
+    body: dict[str, Any] = {key: config[key] for key in HEARTBEAT_KEYS if key in config}
     if "team_name" in config:
         body["team_name"] = config["team_name"]
     return body

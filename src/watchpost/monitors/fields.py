@@ -107,3 +107,63 @@ class RequestHeader(BaseModel):
     id: str
     name: str
     value: str
+
+
+def assign_header_ids(
+    headers: list[RequestHeaderIn], existing: list[dict[str, Any]], last_id: int
+) -> tuple[list[dict[str, Any]], int, list[tuple[str | None, str]]]:
+    """The new header list: entries with an existing id keep it, new ones get fresh ids, and
+    entries marked `_destroy` (Rails style, as the Terraform provider removes a header) are
+    left out, as are existing headers the list does not name."""
+    known = {int(header["id"]) for header in existing}
+    problems: list[tuple[str | None, str]] = []
+    seen: set[int] = set()
+    result: list[dict[str, Any]] = []
+    for index, header in enumerate(headers):
+        where = f"request_headers.{index}"
+        header_id = int(header.id) if header.id is not None else None
+        if header_id is not None and (header_id not in known or header_id in seen):
+            problems.append(
+                (
+                    "request_headers",
+                    f"{where}.id {header_id} is not a header of this monitor "
+                    "(omit id for a new header)"
+                    if header_id not in known
+                    else f"{where}.id {header_id} is given twice",
+                )
+            )
+            continue
+        if header.destroy is True:
+            if header_id is None:
+                problems.append(("request_headers", f"{where}._destroy needs the header's id"))
+            else:
+                seen.add(header_id)
+            continue
+        if header.name is None or header.value is None:
+            missing = "name" if header.name is None else "value"
+            problems.append(("request_headers", f"{where}.{missing} is required"))
+            continue
+        if header_id is None:
+            last_id += 1
+            header_id = last_id
+        seen.add(header_id)
+        result.append({"id": header_id, "name": header.name, "value": header.value})
+    return result, last_id, problems
+
+
+def scenario_problems(data: dict[str, Any], monitor_type: Any) -> list[tuple[str | None, str]]:
+    """A playwright monitor's `scenario_name` is its url (as in the hosted API): sent alone
+    it becomes the url (data changes in place); sent with a url the two must be equal."""
+    scenario = data.pop("scenario_name", None)
+    if scenario is None or (isinstance(scenario, str) and not scenario.strip()):
+        return []
+    if not isinstance(scenario, str):
+        return [("scenario_name", "scenario_name must be a string")]
+    if monitor_type != "playwright":
+        return [("scenario_name", "scenario_name applies to playwright monitors only")]
+    url = data.get("url")
+    if url is None or (isinstance(url, str) and not url.strip()):
+        data["url"] = scenario
+    elif url != scenario:
+        return [("scenario_name", "scenario_name and url must be equal when both are sent")]
+    return []
