@@ -79,7 +79,9 @@ class PageFields(BaseModel):
     company_url: HttpUrl | None = None
     contact_url: ContactUrl | None = None
     logo_url: HttpUrl | None = None
-    timezone: TimeZone | None = Field(default=None, description="IANA zone name; default UTC.")
+    timezone: TimeZone | None = Field(
+        default=None, description="An IANA or Rails zone name, kept as sent; default UTC."
+    )
     subdomain: Subdomain | None = Field(
         default=None, description="DNS label, unique across the installation."
     )
