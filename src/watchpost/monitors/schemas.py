@@ -40,7 +40,7 @@ from watchpost.monitors.types import (
 )
 from watchpost.notification_fields import NOTIFICATION_DEFAULTS, NotificationFields
 from watchpost.problems import accepted, null_problems, validated
-from watchpost.validation import Id, Port, Secret
+from watchpost.validation import Id, Secret
 
 MAX_VARIABLES: Final = 50
 EnvironmentVariables = Annotated[
@@ -96,7 +96,10 @@ class MonitorFields(MaintenanceFields, NotificationFields):
         default=None, description="An escalation policy of the team; stored (see the docs)."
     )
     proxy_host: str | None = Field(default=None, max_length=255, description="Stored.")
-    proxy_port: Port | None = Field(default=None, description="Stored.")
+    proxy_port: Annotated[int, Field(ge=0, le=65535)] | None = Field(
+        default=None,
+        description="Stored; 0 (what the Terraform provider sends to clear it) is none.",
+    )
     ip_version: IpVersion | None = Field(default=None, description="Stored.")
     playwright_script: str | None = Field(
         default=None, max_length=100_000, description="playwright monitors; stored."
@@ -190,6 +193,7 @@ NOT_NULL: Final[tuple[str, ...]] = (
     "sms",
     "email",
     "push",
+    "critical_alert",
 )
 # Fields a request may send that are not stored as sent: scenario_name is kept as the url,
 # team_name must name the token's team.
