@@ -426,3 +426,16 @@ async def test_what_the_hosted_api_refuses_stays_a_422(
     assert response.status_code == 422, response.text
     (name,) = {key for key in body if key not in ("url", "name", "monitor_type", "period")}
     assert name in response.json()["invalid_attributes"]
+
+
+@pytest.mark.parametrize("path", [GROUPS, HEARTBEAT_GROUPS])
+async def test_groups_take_the_tokens_team_name(api: Api, path: str) -> None:
+    """betteruptime_monitor_group and betteruptime_heartbeat_group send team_name when set."""
+    created = data(await api.post(path, {"name": "Production", "team_name": "acme"}), 201)
+    assert created["attributes"]["team_name"] == "acme"
+    group = f"{path}/{created['id']}"
+    patched = data(await api.patch(group, {"paused": True, "team_name": "acme"}))
+    assert patched["attributes"]["paused"] is True
+    response = await api.post(path, {"name": "Theirs", "team_name": "another-team"})
+    assert response.status_code == 422
+    assert response.json()["invalid_attributes"] == ["team_name"]
