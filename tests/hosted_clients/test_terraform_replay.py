@@ -439,3 +439,35 @@ async def test_groups_take_the_tokens_team_name(api: Api, path: str) -> None:
     response = await api.post(path, {"name": "Theirs", "team_name": "another-team"})
     assert response.status_code == 422
     assert response.json()["invalid_attributes"] == ["team_name"]
+
+
+async def test_rails_style_header_edits(api: Api) -> None:
+    body = {
+        "url": URL,
+        "request_headers": [{"name": "A", "value": "1"}, {"name": "B", "value": "2"}],
+    }
+    created = data(await api.post(MONITORS, body), 201)
+    path = f"{MONITORS}/{created['id']}"
+    first, second = created["attributes"]["request_headers"]
+    edit = [
+        {"id": first["id"], "_destroy": "true"},
+        {"id": second["id"], "name": "B", "value": "changed", "_destroy": "false"},
+        {"name": "C", "value": "3"},
+    ]
+    headers = data(await api.patch(path, {"request_headers": edit}))["attributes"]
+    assert [(h["id"], h["name"], h["value"]) for h in headers["request_headers"]] == [
+        (second["id"], "B", "changed"),
+        ("3", "C", "3"),
+    ]
+    for wrong in (
+        [{"id": "99", "_destroy": "true"}],  # not a header of this monitor
+        [{"_destroy": "true"}],  # which one?
+        [{"id": second["id"], "_destroy": "true"}, {"id": second["id"], "name": "B", "value": "x"}],
+        [{"name": "D"}],  # no value
+        [{"id": second["id"], "_destroy": "maybe"}],
+    ):
+        response = await api.patch(path, {"request_headers": wrong})
+        assert response.status_code == 422, (wrong, response.text)
+        assert response.json()["invalid_attributes"] == ["request_headers"]
+    unchanged = data(await api.get(path))["attributes"]["request_headers"]
+    assert [h["name"] for h in unchanged] == ["B", "C"]
