@@ -7,11 +7,13 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Annotated, Any, Final, Literal, Protocol
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
+from zoneinfo import ZoneInfo
 
 from pydantic import AfterValidator, BaseModel, Field
 from sqlalchemy import JSON, String
 from sqlalchemy.orm import Mapped, mapped_column
+
+from watchpost.timezones import ZoneName, zone_of
 
 Weekday = Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
 WEEKDAYS: Final[tuple[str, ...]] = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
@@ -29,29 +31,9 @@ def check_clock_time(value: str) -> str:
     return parsed.strftime("%H:%M:%S")
 
 
-def check_timezone(value: str) -> str:
-    name = value.strip()
-    if name not in _timezones():
-        raise ValueError("must be an IANA time zone name such as Europe/Prague or UTC")
-    try:
-        ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise ValueError("must be an IANA time zone name such as Europe/Prague or UTC") from None
-    return name
-
-
-_ZONES: set[str] | None = None
-
-
-def _timezones() -> set[str]:
-    global _ZONES
-    if _ZONES is None:
-        _ZONES = available_timezones() | {"UTC"}
-    return _ZONES
-
-
 ClockTime = Annotated[str, AfterValidator(check_clock_time)]
-TimeZone = Annotated[str, Field(max_length=64), AfterValidator(check_timezone)]
+TimeZone = ZoneName
+"""An IANA or a Rails zone name, kept as sent (timezones.py reads it)."""
 
 
 class MaintenanceColumns:
@@ -79,7 +61,10 @@ MaintenanceDays = Annotated[
 class MaintenanceFields(BaseModel):
     maintenance_from: ClockTime | None = Field(default=None, description='Start, "HH:MM:SS".')
     maintenance_to: ClockTime | None = Field(default=None, description='End, "HH:MM:SS".')
-    maintenance_timezone: TimeZone | None = Field(default=None, description="IANA zone name.")
+    maintenance_timezone: TimeZone | None = Field(
+        default=None,
+        description="An IANA zone name (Europe/Berlin) or a Rails one (Berlin); kept as sent.",
+    )
     maintenance_days: MaintenanceDays | None = Field(
         default=None, description="mon … sun, each at most once."
     )
@@ -175,7 +160,7 @@ def _around(
     """Merged occurrences of every local day that can touch [start, end]."""
     if window.maintenance_from is None or window.maintenance_to is None:
         return []
-    zone = ZoneInfo(window.maintenance_timezone or DEFAULT_TIMEZONE)
+    zone = zone_of(window.maintenance_timezone or DEFAULT_TIMEZONE) or ZoneInfo(DEFAULT_TIMEZONE)
     opens = time.fromisoformat(window.maintenance_from)
     closes = time.fromisoformat(window.maintenance_to)
     days = set(window.maintenance_days or WEEKDAYS)
@@ -205,6 +190,12 @@ def _instant(day: date, clock: time, zone: ZoneInfo, *, first: bool) -> datetime
         # Skipped: fold=1 reads it with the offset after the jump, an instant before it.
         return _jump(late.astimezone(UTC), early.astimezone(UTC), zone)
     return (early if first else late).astimezone(UTC)
+
+
+def local_instant(wall: datetime, zone: ZoneInfo) -> datetime:
+    """The UTC instant of a naive wall-clock reading in zone: a skipped reading is the
+    instant the clocks jump, a repeated one its first occurrence."""
+    return _instant(wall.date(), wall.time(), zone, first=True)
 
 
 def _jump(before: datetime, after: datetime, zone: ZoneInfo) -> datetime:

@@ -5,14 +5,14 @@ stay in step.
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Annotated, Any, Final
 
-from pydantic import BaseModel, Field
-from sqlalchemy import Boolean, Integer
+from pydantic import AfterValidator, BaseModel, Field
+from sqlalchemy import Boolean, Integer, false
 from sqlalchemy.orm import Mapped, mapped_column
 
 from watchpost.db.base import IdType
-from watchpost.validation import Id
+from watchpost.validation import Id, IdText, parse_id, reference_id
 
 
 class NotificationColumns:
@@ -26,6 +26,38 @@ class NotificationColumns:
     policy_id: Mapped[int | None] = mapped_column(IdType, default=None)
     """The escalation policy its incidents run (no foreign key: deleting a policy clears it
     here, policies/service.py)."""
+    critical_alert: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    """Stored: a critical push notification; Watchpost sends no push notifications."""
+
+
+def _policy_ref(value: int | str) -> int | None:
+    """An escalation policy id as the hosted API's clients send it: a number, a string of
+    digits (the Terraform provider), or "" for none."""
+    if isinstance(value, int):
+        return value
+    if not value.strip():
+        return None
+    number = parse_id(value.strip())
+    if number is None:
+        raise ValueError("must be the id of an escalation policy: a number or a string of digits")
+    return number
+
+
+PolicyRef = Annotated[Id | IdText, AfterValidator(_policy_ref)]
+"""A policy id sent as a number or as a string ("" clears it); shown as a string."""
+
+
+def policy_ref_id(value: object) -> int | None:
+    """A raw body value of a PolicyRef that may be looked up (see `reference_id`)."""
+    if isinstance(value, str):
+        return reference_id(parse_id(value.strip()))
+    return reference_id(value)
+
+
+def policy_ref_out(value: int | None) -> str | None:
+    """A policy id as the API shows it in monitors and heartbeats: a string, as the hosted
+    API's Terraform provider reads it."""
+    return None if value is None else str(value)
 
 
 class NotificationFields(BaseModel):
@@ -36,9 +68,12 @@ class NotificationFields(BaseModel):
     team_wait: int | None = Field(
         default=None, ge=0, le=86_400, description="Seconds before the whole team is alerted."
     )
-    policy_id: Id | None = Field(
-        default=None, description="An escalation policy of the team; its incidents run it."
+    policy_id: PolicyRef | None = Field(
+        default=None,
+        description="An escalation policy of the team (its incidents run it): a number or a "
+        'string of digits; "" or null for none. Shown as a string.',
     )
+    critical_alert: bool | None = Field(default=None, description="Stored (default false).")
 
 
 NOTIFICATION_DEFAULTS: Final[dict[str, Any]] = {
@@ -48,6 +83,7 @@ NOTIFICATION_DEFAULTS: Final[dict[str, Any]] = {
     "push": False,
     "team_wait": None,
     "policy_id": None,
+    "critical_alert": False,
 }
 
 

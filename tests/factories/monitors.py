@@ -33,6 +33,7 @@ MINIMAL: Final[dict[str, dict[str, Any]]] = {
     "pop": {"monitor_type": "pop", "url": "mail.example.com", "port": "995"},
     "imap": {"monitor_type": "imap", "url": "mail.example.com", "port": "993"},
     "dns": {"monitor_type": "dns", "url": "1.1.1.1", "request_body": "example.com"},
+    "playwright": {"monitor_type": "playwright", "url": "Homepage scenario"},
 }
 
 # A valid value of every type-dependent field.
@@ -49,6 +50,8 @@ SAMPLE: Final[dict[str, Any]] = {
     "auth_username": "user",
     "auth_password": TEST_PASSWORD,
     "ssl_expiration": 14,
+    "playwright_script": "test('home', async ({ page }) => {});",
+    "environment_variables": {"EMAIL": "ops@example.com"},
 }
 
 

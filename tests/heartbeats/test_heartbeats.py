@@ -65,6 +65,8 @@ async def test_minimal_create_has_full_shape_and_defaults(api: Api, clock: Froze
         "push": False,
         "team_wait": None,
         "policy_id": None,
+        "critical_alert": False,
+        "server_timezone": None,
         "team_name": "acme",
         "created_at": now,
         "updated_at": now,

@@ -52,6 +52,14 @@ ATTRIBUTES = {
     "team_name",
     "created_at",
     "updated_at",
+    "scenario_name",
+    "critical_alert",
+    "expiration_policy_id",
+    "proxy_host",
+    "proxy_port",
+    "ip_version",
+    "playwright_script",
+    "environment_variables",
 }
 
 COMMON_DEFAULTS: dict[str, Any] = {

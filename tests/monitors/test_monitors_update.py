@@ -91,10 +91,10 @@ async def test_type_change_with_only_defaults_takes_the_new_defaults(api: Api) -
 
 
 async def test_type_change_must_leave_a_valid_monitor(api: Api) -> None:
-    created = await create_monitor(api, "keyword", request_timeout=10, http_method="post")
+    created = await create_monitor(api, "keyword", request_timeout=10, verify_ssl=False)
     path = f"{MONITORS}/{created['id']}"
     _, fields = errors(await api.patch(path, {"monitor_type": "ping"}))
-    assert set(fields) == {"url", "required_keyword", "http_method", "request_timeout"}
+    assert set(fields) == {"url", "required_keyword", "verify_ssl", "request_timeout"}
     attributes = await _patch(
         api,
         created["id"],
@@ -102,7 +102,7 @@ async def test_type_change_must_leave_a_valid_monitor(api: Api) -> None:
             "monitor_type": "ping",
             "url": "example.com",
             "required_keyword": None,
-            "http_method": None,
+            "verify_ssl": None,
             "request_timeout": 1000,
         },
     )
@@ -110,13 +110,13 @@ async def test_type_change_must_leave_a_valid_monitor(api: Api) -> None:
     assert attributes["required_keyword"] is None
 
 
-async def test_type_change_to_playwright_is_refused(api: Api) -> None:
+async def test_type_change_to_playwright_keeps_the_url_as_scenario(api: Api) -> None:
     created = await create_monitor(api)
-    messages, fields = errors(
-        await api.patch(f"{MONITORS}/{created['id']}", {"monitor_type": "playwright"})
-    )
-    assert fields == ["monitor_type"]
-    assert messages == ["playwright monitors are not supported yet"]
+    attributes = await _patch(api, created["id"], {"monitor_type": "playwright"})
+    # the fields held at the status type's defaults take playwright's (none, and 60 s)
+    assert attributes["scenario_name"] == attributes["url"] == "https://example.com"
+    assert attributes["http_method"] is None
+    assert attributes["request_timeout"] == 60
 
 
 async def test_request_headers_keep_their_ids(api: Api) -> None:

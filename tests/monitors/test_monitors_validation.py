@@ -86,12 +86,18 @@ async def test_null_for_a_field_that_does_not_apply_is_fine(api: Api) -> None:
     data(await api.post(MONITORS, body), 201)
 
 
-async def test_playwright_is_not_supported_yet(api: Api) -> None:
-    messages, fields = errors(
-        await api.post(MONITORS, {"monitor_type": "playwright", "url": "https://example.com"})
+async def test_playwright_takes_a_scenario_name_as_its_url(api: Api) -> None:
+    body = {"monitor_type": "playwright", "url": "", "scenario_name": "Checkout"}
+    attributes = data(await api.post(MONITORS, body), 201)["attributes"]
+    assert attributes["url"] == attributes["scenario_name"] == "Checkout"
+    _, fields = errors(
+        await api.post(MONITORS, {**body, "url": "Other", "scenario_name": "Checkout"})
     )
-    assert fields == ["monitor_type"]
-    assert messages == ["playwright monitors are not supported yet"]
+    assert fields == ["scenario_name"]
+    _, fields = errors(await api.post(MONITORS, {**MINIMAL["status"], "scenario_name": "x"}))
+    assert fields == ["scenario_name"]
+    _, fields = errors(await api.post(MONITORS, {"monitor_type": "playwright", "url": " "}))
+    assert fields == ["url"]
 
 
 async def test_unknown_monitor_type(api: Api) -> None:
@@ -133,7 +139,7 @@ async def test_every_problem_is_reported_at_once(api: Api) -> None:
     body = {
         "monitor_type": "tcp",
         "url": "https://example.com",
-        "http_method": "get",
+        "http_method": "fetch",
         "check_frequency": 5,
         "regions": ["mars"],
         "maintenance_from": "01:00:00",
@@ -209,7 +215,10 @@ async def test_other_mail_ports_are_refused(api: Api, monitor_type: str, port: s
     messages, fields = errors(await api.post(MONITORS, {**MINIMAL[monitor_type], "port": port}))
     assert fields == ["port"]
     allowed = ", ".join(str(p) for p in TYPE_RULES[monitor_type].ports)
-    assert messages == [f"port must be one of {allowed} for {monitor_type} monitors"]
+    assert messages == [
+        f"port must be one of {allowed}, or several of them separated by commas, "
+        f"for {monitor_type} monitors"
+    ]
 
 
 @pytest.mark.parametrize("port", ["0", "65536", "http", "-1", True, 22.5])
@@ -270,7 +279,7 @@ async def test_domain_expiration_needs_a_domain(api: Api) -> None:
         ("regions", ["eu", "eu"]),
         ("regions", ["mars"]),
         ("http_method", "delete"),
-        ("http_method", "GET"),
+        ("http_method", "FETCH"),
         ("expected_status_codes", [99]),
         ("expected_status_codes", [600]),
         ("expected_status_codes", ["200"]),

@@ -55,6 +55,7 @@ KINDS: Final[dict[str, Kind]] = {
             "url",
             "request_timeout",
             *REQUEST_FIELDS,
+            "port_list",
             "auth_password_encrypted",
             "ssl_expiration",
             "domain_expiration",

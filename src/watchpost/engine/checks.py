@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from watchpost.collectors.models import CollectorTarget
@@ -14,6 +14,7 @@ from watchpost.crypto import SecretBox
 from watchpost.engine.checked_rows import MONITOR, TARGET, monitor_timeout_s
 from watchpost.engine.claims import Claim
 from watchpost.maintenance_windows import maintenance_end
+from watchpost.monitors.lists import port_text
 from watchpost.monitors.models import Monitor
 from watchpost.probes.base import ProbeResult, Stopwatch, failure
 from watchpost.probes.monitors.check import Header, MonitorCheck
@@ -60,7 +61,7 @@ def monitor_check(monitor: Monitor, box: SecretBox) -> MonitorCheck:
         url=monitor.url,
         timeout=monitor_timeout_s(monitor),
         required_keyword=monitor.required_keyword,
-        port=str(monitor.port) if monitor.port is not None else None,
+        port=port_text(monitor.port, monitor.port_list),
         http_method=monitor.http_method or "get",
         request_body=monitor.request_body,
         request_headers=tuple(
@@ -96,6 +97,16 @@ def prepare(claim: Claim, *, box: SecretBox, timeout: float, now: datetime) -> J
 async def run_monitor_check(check: CheckInput, timeout: float) -> ProbeResult:
     """The monitor type's probe plus the expiration probes it asked for; all must pass."""
     assert isinstance(check, MonitorCheck)
+    if check.port is not None and "," in check.port:
+        # A mail monitor on several ports ("25,465,587"): each is checked at once, all must
+        # answer.
+        results = await asyncio.gather(
+            *(
+                run_monitor_check(replace(check, port=port.strip()), timeout)
+                for port in check.port.split(",")
+            )
+        )
+        return next((result for result in results if not result.ok), results[0])
     probes = [PROBES[check.monitor_type], *extra_probes(check).values()]
     main, *extras = await asyncio.gather(*(probe(check, timeout=timeout) for probe in probes))
     if UNSUPPORTED in main.details or not main.ok:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from watchpost.errors import InvalidRequest
 from watchpost.groups.group_kinds import GroupKind
-from watchpost.problems import accepted, checked
+from watchpost.problems import accepted, checked, team_name_problems
 from watchpost.validation import Name
 
 _STRICT = ConfigDict(extra="forbid")
@@ -24,13 +25,22 @@ class GroupSchemas:
     read_only: frozenset[str]
     """Attributes a request may not send (a 422 saying so)."""
 
-    def parse_create(self, data: dict[str, Any]) -> dict[str, Any]:
+    def parse_create(self, data: dict[str, Any], team_name: str) -> dict[str, Any]:
         """Every field's value, defaults filled in."""
-        return _parse(self.create, data, self.read_only).model_dump()
+        return _own_team(_parse(self.create, data, self.read_only).model_dump(), team_name)
 
-    def parse_update(self, data: dict[str, Any]) -> dict[str, Any]:
+    def parse_update(self, data: dict[str, Any], team_name: str) -> dict[str, Any]:
         """The sent fields' values."""
-        return _parse(self.update, data, self.read_only).model_dump(exclude_unset=True)
+        parsed = _parse(self.update, data, self.read_only).model_dump(exclude_unset=True)
+        return _own_team(parsed, team_name)
+
+
+def _own_team(values: dict[str, Any], team_name: str) -> dict[str, Any]:
+    """values without team_name, which must name the token's team when sent."""
+    problems = team_name_problems(values.pop("team_name", None), team_name)
+    if problems:
+        raise InvalidRequest(problems)
+    return values
 
 
 def _parse(model: type[BaseModel], data: dict[str, Any], read_only: frozenset[str]) -> BaseModel:
@@ -51,6 +61,10 @@ def schemas_of(kind: GroupKind) -> GroupSchemas:
         writable["paused"] = (bool, False, pauses)
         shown["paused"] = bool
     shown[kind.team_attribute] = str if kind.team_attribute == "team_name" else int
+    if kind.team_attribute == "team_name":
+        # The hosted API's global tokens pick the team with it; here it must be the token's.
+        team = "Must name the API token's team; not stored."
+        writable["team_name"] = (Annotated[str, Field(max_length=255)], None, team)
     shown |= {"created_at": str, "updated_at": str}
     title = kind.model.__name__
     return GroupSchemas(

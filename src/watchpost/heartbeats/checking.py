@@ -18,7 +18,8 @@ from watchpost.db.base import UTCDateTime
 from watchpost.heartbeats.models import Heartbeat
 from watchpost.history import service as history
 from watchpost.incidents.transitions import open_incident_for, start
-from watchpost.maintenance_windows import in_maintenance, maintenance_end
+from watchpost.maintenance_windows import in_maintenance, local_instant, maintenance_end
+from watchpost.timezones import zone_of
 
 UP: Final = "up"
 DOWN: Final = "down"
@@ -57,6 +58,18 @@ def due_after(now: datetime | ColumnElement[datetime]) -> ColumnElement[datetime
     of the row being updated."""
     moment = now if isinstance(now, ColumnElement) else literal(now, UTCDateTime())
     return _PlusSeconds(moment, Heartbeat.period + Heartbeat.grace)
+
+
+def deadline_after(heartbeat: Heartbeat, start: datetime) -> datetime:
+    """When the heartbeat is due after a ping (or an unpause) at `start`: period + grace
+    later; with a server_timezone the period is wall-clock time there, so a daily job stays
+    due at the same local time across DST (a local time the clocks skip counts as the
+    instant they jump, one they repeat as its first occurrence)."""
+    zone = zone_of(heartbeat.server_timezone) if heartbeat.server_timezone else None
+    if zone is None:
+        return start + timedelta(seconds=heartbeat.period + heartbeat.grace)
+    wall = start.astimezone(zone).replace(tzinfo=None) + timedelta(seconds=heartbeat.period)
+    return local_instant(wall, zone) + timedelta(seconds=heartbeat.grace)
 
 
 def _iso(value: datetime | None) -> str:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
 from watchpost.context import AppContext
@@ -29,6 +31,7 @@ from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, single
 from watchpost.http.pagination import Paging
 from watchpost.teams.service import Principal
+from watchpost.validation import FilterText
 
 heartbeats_router = APIRouter(prefix="/api/v2/heartbeats", tags=["heartbeats"])
 
@@ -77,7 +80,9 @@ async def create_heartbeat(
     request: Request, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
 ) -> Response:
     async with db.begin():
-        group_problems = await service.group_problems(db, team_id=caller.team_id, data=body)
+        group_problems = await service.group_problems(
+            db, team_id=caller.team_id, team_name=caller.team_name, data=body
+        )
         data = parse_heartbeat_create(body, group_problems=group_problems)
         heartbeat = await service.create_heartbeat(
             db, team_id=caller.team_id, data=data, now=ctx.clock.now()
@@ -87,11 +92,19 @@ async def create_heartbeat(
 
 @heartbeat_routes.list("", summary="List heartbeats")
 async def list_heartbeats(
-    request: Request, caller: Caller, ctx: Context, db: ReadDb, paging: Paging
+    request: Request,
+    caller: Caller,
+    ctx: Context,
+    db: ReadDb,
+    paging: Paging,
+    team_name: Annotated[
+        FilterText | None,
+        Query(description="Only this team's: the token's team lists all, another none."),
+    ] = None,
 ) -> Response:
     page = await lists.list_heartbeats(
         db,
-        team_id=caller.team_id,
+        team_id=caller.team_id if team_name in (None, "", caller.team_name) else 0,
         team_name=caller.team_name,
         public_base=public_base(request, ctx),
         paging=paging,
@@ -128,7 +141,9 @@ async def update_heartbeat(
 ) -> Response:
     async with db.begin():
         heartbeat = await _find(db, caller, heartbeat_id)
-        group_problems = await service.group_problems(db, team_id=caller.team_id, data=body)
+        group_problems = await service.group_problems(
+            db, team_id=caller.team_id, team_name=caller.team_name, data=body
+        )
         data = parse_heartbeat_update(
             body, service.heartbeat_values(heartbeat), group_problems=group_problems
         )

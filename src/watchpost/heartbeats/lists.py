@@ -14,7 +14,7 @@ from watchpost.heartbeats.models import Heartbeat
 from watchpost.heartbeats.service import HEARTBEAT, PING_PATH
 from watchpost.http.pagination import PageRequest, ResourcePage, TeamList
 from watchpost.maintenance_windows import weekdays_in_order
-from watchpost.notification_fields import NOTIFICATION_DEFAULTS
+from watchpost.notification_fields import NOTIFICATION_DEFAULTS, policy_ref_out
 
 HEARTBEAT_COLUMNS = ListColumns(
     Heartbeat,
@@ -35,6 +35,7 @@ HEARTBEAT_COLUMNS = ListColumns(
         "maintenance_timezone",
         "maintenance_days",
         *NOTIFICATION_DEFAULTS,
+        "server_timezone",
         "created_at",
         "updated_at",
     ),
@@ -74,7 +75,9 @@ def heartbeat_resources(
                 "email": email,
                 "push": push,
                 "team_wait": team_wait,
-                "policy_id": policy_id,
+                "policy_id": policy_ref_out(policy_id),
+                "critical_alert": critical_alert,
+                "server_timezone": server_timezone,
                 "team_name": team_name,
                 "created_at": created_at,
                 "updated_at": updated_at,
@@ -102,6 +105,8 @@ def heartbeat_resources(
             push,
             team_wait,
             policy_id,
+            critical_alert,
+            server_timezone,
             created_at,
             updated_at,
         ) in rows

@@ -51,3 +51,5 @@ class Heartbeat(
     status: Mapped[str] = mapped_column(String(16), default="pending")
     last_ping_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
     next_due_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None, index=True)
+    server_timezone: Mapped[str | None] = mapped_column(String(64), default=None)
+    """The zone whose wall-clock time the period follows (checking.deadline_after)."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import codecs
 import enum
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import cast
 
 from sqlalchemy import Table, bindparam, select, update
@@ -19,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.clock import isoformat_ms
 from watchpost.db.base import UTCDateTime
-from watchpost.heartbeats.checking import DOWN, UP, due_after
+from watchpost.heartbeats.checking import DOWN, UP, deadline_after, due_after
 from watchpost.heartbeats.models import Heartbeat
 from watchpost.incidents.transitions import AUTOMATIC, Change, apply, open_incident_for, start
 from watchpost.maintenance_windows import in_maintenance
@@ -76,6 +76,8 @@ _SUCCESS_OF_UP = (
         _heartbeats.c.token == bindparam("ping_token"),
         _heartbeats.c.status == UP,
         _heartbeats.c.paused.is_(False),
+        # a period in a zone's wall-clock time is reckoned below, in Python
+        _heartbeats.c.server_timezone.is_(None),
     )
     .values(last_ping_at=_now, next_due_at=due_after(_now))
     .returning(_heartbeats.c.id)
@@ -98,7 +100,7 @@ async def record_ping(
     if heartbeat.paused:
         return Ping.IGNORED
     heartbeat.last_ping_at = now
-    heartbeat.next_due_at = now + timedelta(seconds=heartbeat.period + heartbeat.grace)
+    heartbeat.next_due_at = deadline_after(heartbeat, now)
     was = heartbeat.status
     if failure is None:
         heartbeat.status = UP

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Final, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from watchpost.maintenance_windows import (
     DEFAULT_TIMEZONE,
@@ -14,6 +14,7 @@ from watchpost.maintenance_windows import (
 )
 from watchpost.notification_fields import NOTIFICATION_DEFAULTS, NotificationFields
 from watchpost.problems import accepted, checked
+from watchpost.timezones import ZoneName
 from watchpost.validation import Id, Int32, Name
 
 M = TypeVar("M", bound=BaseModel)
@@ -27,6 +28,11 @@ DEFAULT_PERIOD: Final = 86_400
 GRACE_MAX: Final = PERIOD_MAX
 
 HeartbeatStatus = Literal["pending", "paused", "up", "down"]
+
+
+SERVER_TIMEZONE_MIN_PERIOD: Final = 3600
+"""server_timezone applies to periods of an hour or more; shorter ones clear it (as the hosted
+API does)."""
 
 
 def default_grace(period: int) -> int:
@@ -43,16 +49,25 @@ HEARTBEAT_DEFAULTS: Final[dict[str, Any]] = {
     "maintenance_to": None,
     "maintenance_timezone": DEFAULT_TIMEZONE,
     "maintenance_days": [],
+    "server_timezone": None,
     **NOTIFICATION_DEFAULTS,
 }
 # null clears these; for the rest null is a 422 (create and update alike) ...
 HEARTBEAT_NULLABLE: Final = frozenset(
-    {"heartbeat_group_id", "maintenance_from", "maintenance_to", "team_wait", "policy_id"}
+    {
+        "heartbeat_group_id",
+        "maintenance_from",
+        "maintenance_to",
+        "team_wait",
+        "policy_id",
+        "server_timezone",
+        "team_name",
+    }
 )
 # ... except these, where null restores the default.
 HEARTBEAT_NULL_RESETS: Final = frozenset({"maintenance_timezone", "maintenance_days"})
 HEARTBEAT_READ_ONLY: Final = frozenset(
-    {"url", "status", "last_ping_at", "paused_at", "team_name", "created_at", "updated_at"}
+    {"url", "status", "last_ping_at", "paused_at", "created_at", "updated_at"}
 )
 
 
@@ -60,6 +75,13 @@ Period = Annotated[int, Field(ge=PERIOD_MIN, le=PERIOD_MAX)]
 Grace = Annotated[int, Field(ge=0, le=GRACE_MAX)]
 SortIndex = Int32
 GroupId = Id
+
+
+def _blank_is_none(value: object) -> object:
+    return None if isinstance(value, str) and not value.strip() else value
+
+
+ServerTimezone = Annotated[ZoneName | None, BeforeValidator(_blank_is_none)]
 
 # -------------------------------------------------------------------------- heartbeats
 
@@ -89,6 +111,17 @@ class HeartbeatFields(MaintenanceFields, NotificationFields):
     )
     sort_index: SortIndex | None = Field(default=None, description="Position; default 0.")
     paused: bool | None = None
+    server_timezone: ServerTimezone = Field(
+        default=None,
+        description=(
+            "The zone (IANA or Rails name) whose wall-clock time the period follows, so a daily "
+            'job stays due at the same local time across DST; "" or null for none. Periods '
+            f"under {SERVER_TIMEZONE_MIN_PERIOD} s clear it."
+        ),
+    )
+    team_name: str | None = Field(
+        default=None, max_length=255, description="Must name the API token's team."
+    )
 
 
 class HeartbeatCreate(HeartbeatFields):
@@ -123,7 +156,9 @@ class HeartbeatAttributes(BaseModel):
     email: bool
     push: bool
     team_wait: int | None
-    policy_id: int | None
+    policy_id: str | None
+    critical_alert: bool
+    server_timezone: str | None
     team_name: str
     created_at: str
     updated_at: str

@@ -14,16 +14,20 @@ from watchpost.db import queries
 from watchpost.db.deletions import delete_named
 from watchpost.db.queries import team_object
 from watchpost.errors import InvalidRequest
+from watchpost.heartbeats.checking import deadline_after
 from watchpost.heartbeats.models import Heartbeat, HeartbeatGroup
 from watchpost.heartbeats.schemas import (
     HEARTBEAT_DEFAULTS,
     HEARTBEAT_NULL_RESETS,
+    SERVER_TIMEZONE_MIN_PERIOD,
     HeartbeatCreate,
     HeartbeatUpdate,
     default_grace,
 )
 from watchpost.incidents import service as incidents
+from watchpost.notification_fields import policy_ref_id
 from watchpost.policies.models import Policy
+from watchpost.problems import team_name_problems
 from watchpost.validation import reference_id
 
 HEARTBEAT = "heartbeat"
@@ -40,17 +44,25 @@ def heartbeat_values(heartbeat: Heartbeat) -> dict[str, Any]:
 
 
 async def group_problems(
-    session: AsyncSession, *, team_id: int, data: dict[str, Any]
+    session: AsyncSession, *, team_id: int, team_name: str, data: dict[str, Any]
 ) -> list[tuple[str | None, str]]:
-    """A 422 problem when data names a heartbeat_group_id that is not a group of the team, or
-    a policy_id that is not one of its escalation policies."""
+    """A 422 problem when data names a heartbeat_group_id that is not a group of the team, a
+    policy_id that is not one of its escalation policies, or a team_name not the token's."""
     # None: absent, null, or a type/range error the schema reports
     group_id = reference_id(data.get("heartbeat_group_id"))
-    return await queries.group_problems(
+    problems = await queries.group_problems(
         session, HeartbeatGroup, "heartbeat_group_id", team_id=team_id, group_id=group_id
-    ) + await queries.group_problems(
-        session, Policy, "policy_id", team_id=team_id, group_id=reference_id(data.get("policy_id"))
     )
+    problems += await queries.group_problems(
+        session, Policy, "policy_id", team_id=team_id, group_id=policy_ref_id(data.get("policy_id"))
+    )
+    return problems + team_name_problems(data.get("team_name"), team_name)
+
+
+def _keep_server_timezone(heartbeat: Heartbeat) -> None:
+    """Periods under an hour have no server_timezone (the hosted API clears it too)."""
+    if heartbeat.period < SERVER_TIMEZONE_MIN_PERIOD:
+        heartbeat.server_timezone = None
 
 
 async def _flush(session: AsyncSession, *, group_id: int | None) -> None:
@@ -79,7 +91,7 @@ def _resume(heartbeat: Heartbeat, now: datetime) -> None:
         heartbeat.next_due_at = None
     else:
         heartbeat.status = "up"
-        heartbeat.next_due_at = now + timedelta(seconds=heartbeat.period + heartbeat.grace)
+        heartbeat.next_due_at = deadline_after(heartbeat, now)
 
 
 def set_paused(heartbeat: Heartbeat, paused: bool, now: datetime) -> bool:
@@ -115,6 +127,7 @@ async def create_heartbeat(
         updated_at=now,
         **{**values, "paused": False},
     )
+    _keep_server_timezone(heartbeat)
     if values["paused"]:
         _pause(heartbeat, now)
     session.add(heartbeat)
@@ -138,11 +151,12 @@ async def update_heartbeat(
     old_window = heartbeat.period + heartbeat.grace
     for name in sent:
         value = getattr(data, name)
-        if name == "paused":
+        if name in ("paused", "team_name"):
             continue
         if value is None and name in HEARTBEAT_NULL_RESETS:
             value = HEARTBEAT_DEFAULTS[name]
         setattr(heartbeat, name, value)
+    _keep_server_timezone(heartbeat)
     if heartbeat.next_due_at is not None:
         heartbeat.next_due_at += timedelta(seconds=heartbeat.period + heartbeat.grace - old_window)
     if "paused" in sent and data.paused is not None:

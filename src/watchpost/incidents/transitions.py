@@ -119,7 +119,7 @@ ALERT_FIELDS: Final = frozenset(
     {"call", "sms", "email", "push", "critical_alert", "team_wait", "policy_id", "description"}
 )
 """An incident's own alert settings (the hosted API's incident fields)."""
-_COPIED: Final = ("call", "sms", "email", "push", "team_wait", "policy_id")
+_COPIED: Final = ("call", "sms", "email", "push", "critical_alert", "team_wait", "policy_id")
 """What an incident about an object takes from the object's NotificationColumns."""
 
 

@@ -51,7 +51,14 @@ subset of {", ".join(REGIONS)} (default all). HTTP types default to `http_method
 `auth_password` is write-only. `request_headers` entries get server-given ids. udp:
 `request_body` is the payload sent, `required_keyword` must appear in the reply. dns: `url` is
 the DNS server, `request_body` the domain name to resolve, `required_keyword` (optional) an
-expected answer. `monitor_group_id` must name a monitor group of the team. `status` starts
+expected answer. smtp, pop and imap take several of their ports as a comma list
+(`"25,465,587"`), each checked. `http_method` is any case, kept as sent, accepted for every
+type (only HTTP types use it). playwright: `url` is the scenario name (`scenario_name` sent
+alone becomes it); the script and `environment_variables` are stored, not run.
+`policy_id` is a number or a string of digits (`""` clears it), shown as a string;
+`expiration_policy_id`, `critical_alert`, `proxy_host`, `proxy_port`, `ip_version` are
+stored (see docs/api.md); `team_name` must be the token's team.
+`monitor_group_id` must name a monitor group of the team. `status` starts
 `pending` (`paused` when created paused). Read-only `last_error` is the error of the latest
 check, null after a success.
 """
@@ -59,7 +66,8 @@ check, null after a success.
 UPDATE_RULES = """Only the sent fields change; the type's rules apply to the monitor as it will
 be after the change. `request_headers`, when sent, replaces the list: an entry carrying the id
 of an existing header keeps that id, an entry without id is a new header, absent headers are
-removed. `monitor_type` may change when the result is valid for the new type: fields the
+removed; an entry `{"id": …, "_destroy": "true"}` (Rails style) removes that header.
+`monitor_type` may change when the result is valid for the new type: fields the
 monitor held at the old type's default take the new type's default (request_timeout too); any
 other field the new type does not accept must be sent as null. `paused` true sets `status`
 `paused` and `paused_at`; false sets `pending` (until the next check) and clears `paused_at`;
@@ -79,7 +87,9 @@ _find = Finder(service.get_monitor, lists.MONITOR, "monitor_id")
 )
 async def create_monitor(body: JsonObject, caller: Caller, ctx: Context, db: WriteDb) -> Response:
     async with db.begin():
-        extra = await service.group_problems(db, team_id=caller.team_id, body=body)
+        extra = await service.group_problems(
+            db, team_id=caller.team_id, team_name=caller.team_name, body=body
+        )
         data, values = parse_monitor_create(body, extra)
         monitor = await service.create_monitor(
             db, team_id=caller.team_id, data=data, values=values, box=ctx.box, now=ctx.clock.now()
@@ -103,10 +113,14 @@ async def list_monitors(
         FilterText | None,
         Query(description="Only monitors with exactly this pronounceable_name."),
     ] = None,
+    team_name: Annotated[
+        FilterText | None,
+        Query(description="Only monitors of this team: the token's team lists all, another none."),
+    ] = None,
 ) -> Response:
     page = await lists.list_monitors(
         db,
-        team_id=caller.team_id,
+        team_id=caller.team_id if team_name in (None, "", caller.team_name) else 0,
         team_name=caller.team_name,
         paging=paging,
         url=url,
@@ -133,7 +147,9 @@ async def update_monitor(
 ) -> Response:
     async with db.begin():
         monitor = await _find(db, caller, monitor_id)
-        extra = await service.group_problems(db, team_id=caller.team_id, body=body)
+        extra = await service.group_problems(
+            db, team_id=caller.team_id, team_name=caller.team_name, body=body
+        )
         data, values = parse_monitor_update(body, service.monitor_values(monitor), extra)
         await service.update_monitor(
             db, monitor=monitor, data=data, values=values, box=ctx.box, now=ctx.clock.now()

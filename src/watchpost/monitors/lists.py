@@ -14,7 +14,7 @@ from watchpost.http.pagination import PageRequest, ResourcePage, TeamList
 from watchpost.maintenance_windows import weekdays_in_order
 from watchpost.monitors.models import Monitor
 from watchpost.monitors.types import REQUEST_FIELDS
-from watchpost.notification_fields import NOTIFICATION_DEFAULTS
+from watchpost.notification_fields import NOTIFICATION_DEFAULTS, policy_ref_out
 
 MONITOR: Final = "monitor"
 
@@ -44,10 +44,24 @@ MONITOR_COLUMNS = ListColumns(
         "paused_at",
         "last_checked_at",
         "last_error",
+        "port_list",
+        "expiration_policy_id",
+        "proxy_host",
+        "proxy_port",
+        "ip_version",
+        "playwright_script",
+        "environment_variables",
         "created_at",
         "updated_at",
     ),
 )
+
+
+def port_text(port: int | None, port_list: str | None) -> str | None:
+    """The port as the API writes it: the list as sent ("25,465,587"), else the number."""
+    if port_list is not None:
+        return port_list
+    return None if port is None else str(port)
 
 
 def monitor_resources(rows: Iterable[Sequence[Any]], *, team_name: str) -> list[dict[str, Any]]:
@@ -63,10 +77,11 @@ def monitor_resources(rows: Iterable[Sequence[Any]], *, team_name: str) -> list[
             "attributes": {
                 "monitor_type": monitor_type,
                 "url": url,
+                "scenario_name": url if monitor_type == "playwright" else None,
                 "pronounceable_name": pronounceable_name,
                 "monitor_group_id": monitor_group_id,
                 "required_keyword": required_keyword,
-                "port": None if port is None else str(port),
+                "port": port_text(port, port_list),
                 "http_method": http_method,
                 "request_body": request_body,
                 "request_headers": [
@@ -94,7 +109,14 @@ def monitor_resources(rows: Iterable[Sequence[Any]], *, team_name: str) -> list[
                 "email": email,
                 "push": push,
                 "team_wait": team_wait,
-                "policy_id": policy_id,
+                "policy_id": policy_ref_out(policy_id),
+                "critical_alert": critical_alert,
+                "expiration_policy_id": expiration_policy_id,
+                "proxy_host": proxy_host,
+                "proxy_port": proxy_port,
+                "ip_version": ip_version,
+                "playwright_script": playwright_script,
+                "environment_variables": dict(environment_variables or {}),
                 "paused": paused,
                 "status": status,
                 "paused_at": paused_at,
@@ -138,11 +160,19 @@ def monitor_resources(rows: Iterable[Sequence[Any]], *, team_name: str) -> list[
             push,
             team_wait,
             policy_id,
+            critical_alert,
             paused,
             status,
             paused_at,
             last_checked_at,
             last_error,
+            port_list,
+            expiration_policy_id,
+            proxy_host,
+            proxy_port,
+            ip_version,
+            playwright_script,
+            environment_variables,
             created_at,
             updated_at,
         ) in rows

@@ -46,7 +46,8 @@ class Monitor(
       maintenance over it.
     - `request_headers`: JSON list of {"id": int, "name", "value"}; `last_request_header_id`
       numbers new entries so an id is never reused within the monitor.
-    - `port` is stored as an integer; the API writes it as a string.
+    - `port` is stored as an integer; the API writes it as a string. A list of ports
+      ("25,465,587", mail types) keeps its first in `port` and the text in `port_list`.
     """
 
     __tablename__ = "monitors"
@@ -87,3 +88,11 @@ class Monitor(
     failing_since: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
     recovering_since: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
     last_error: Mapped[str | None] = mapped_column(Text, default=None)
+    port_list: Mapped[str | None] = mapped_column(String(64), default=None)
+    expiration_policy_id: Mapped[int | None] = mapped_column(IdType, default=None)
+    """Stored (no foreign key, as policy_id)."""
+    proxy_host: Mapped[str | None] = mapped_column(String(255), default=None)
+    proxy_port: Mapped[int | None] = mapped_column(Integer, default=None)
+    ip_version: Mapped[str | None] = mapped_column(String(8), default=None)
+    playwright_script: Mapped[str | None] = mapped_column(Text, default=None)
+    environment_variables: Mapped[dict[str, str] | None] = mapped_column(JSON, default=None)

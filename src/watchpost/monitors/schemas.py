@@ -19,7 +19,9 @@ from watchpost.monitors.fields import (
     RequestTimeout,
     Seconds,
     StatusCode,
+    assign_header_ids,
     check_unique,
+    scenario_problems,
 )
 from watchpost.monitors.types import (
     DEFAULT_MONITOR_TYPE,
@@ -30,6 +32,7 @@ from watchpost.monitors.types import (
     WRITE_ONLY_FIELDS,
     ExpirationDays,
     HttpMethod,
+    IpVersion,
     MonitorType,
     Region,
     defaults_of,
@@ -38,6 +41,14 @@ from watchpost.monitors.types import (
 from watchpost.notification_fields import NOTIFICATION_DEFAULTS, NotificationFields
 from watchpost.problems import accepted, null_problems, validated
 from watchpost.validation import Id, Secret
+
+MAX_VARIABLES: Final = 50
+EnvironmentVariables = Annotated[
+    dict[
+        Annotated[str, Field(min_length=1, max_length=255)], Annotated[str, Field(max_length=8192)]
+    ],
+    Field(max_length=MAX_VARIABLES),
+]
 
 
 class MonitorFields(MaintenanceFields, NotificationFields):
@@ -81,6 +92,29 @@ class MonitorFields(MaintenanceFields, NotificationFields):
         None
     )
     paused: bool | None = None
+    expiration_policy_id: Id | None = Field(
+        default=None, description="An escalation policy of the team; stored (see the docs)."
+    )
+    proxy_host: str | None = Field(default=None, max_length=255, description="Stored.")
+    proxy_port: Annotated[int, Field(ge=0, le=65535)] | None = Field(
+        default=None,
+        description="Stored; 0 (what the Terraform provider sends to clear it) is none.",
+    )
+    ip_version: IpVersion | None = Field(default=None, description="Stored.")
+    playwright_script: str | None = Field(
+        default=None, max_length=100_000, description="playwright monitors; stored."
+    )
+    environment_variables: EnvironmentVariables | None = Field(
+        default=None, description="playwright monitors; stored and shown."
+    )
+    scenario_name: str | None = Field(
+        default=None,
+        max_length=2048,
+        description="playwright monitors: the scenario's name, kept as the url.",
+    )
+    team_name: str | None = Field(
+        default=None, max_length=255, description="Must name the API token's team."
+    )
 
 
 class MonitorCreate(MonitorFields):
@@ -97,11 +131,12 @@ class MonitorAttributes(BaseModel):
 
     monitor_type: MonitorType
     url: str
+    scenario_name: str | None
     pronounceable_name: str | None
     monitor_group_id: int | None
     required_keyword: str | None
     port: str | None
-    http_method: HttpMethod | None
+    http_method: str | None
     request_body: str | None
     request_headers: list[RequestHeader]
     expected_status_codes: list[int]
@@ -125,7 +160,14 @@ class MonitorAttributes(BaseModel):
     email: bool
     push: bool
     team_wait: int | None
-    policy_id: int | None
+    policy_id: str | None
+    critical_alert: bool
+    expiration_policy_id: int | None
+    proxy_host: str | None
+    proxy_port: int | None
+    ip_version: str | None
+    playwright_script: str | None
+    environment_variables: dict[str, str]
     paused: bool
     status: str
     paused_at: str | None
@@ -151,10 +193,16 @@ NOT_NULL: Final[tuple[str, ...]] = (
     "sms",
     "email",
     "push",
+    "critical_alert",
 )
+# Fields a request may send that are not stored as sent: scenario_name is kept as the url,
+# team_name must name the token's team.
+NOT_STORED: Final[frozenset[str]] = frozenset({"scenario_name", "team_name"})
 # Every stored field a request can set, except the write-only auth_password.
 VALUE_FIELDS: Final[tuple[str, ...]] = tuple(
-    name for name in MonitorFields.model_fields if name not in WRITE_ONLY_FIELDS
+    name
+    for name in MonitorFields.model_fields
+    if name not in WRITE_ONLY_FIELDS and name not in NOT_STORED
 )
 COMMON_DEFAULTS: Final[dict[str, Any]] = {
     "pronounceable_name": None,
@@ -170,6 +218,10 @@ COMMON_DEFAULTS: Final[dict[str, Any]] = {
     "maintenance_timezone": DEFAULT_TIMEZONE,
     "maintenance_days": [],
     **NOTIFICATION_DEFAULTS,
+    "expiration_policy_id": None,
+    "proxy_host": None,
+    "proxy_port": None,
+    "ip_version": None,
 }
 assert set(VALUE_FIELDS) == {
     "monitor_type",
@@ -180,20 +232,23 @@ assert set(VALUE_FIELDS) == {
 }
 
 
+# Fields the Terraform provider clears by sending its zero value ("" or 0) when the
+# configuration drops them.
+ZERO_IS_NONE: Final[dict[str, object]] = {"proxy_host": "", "proxy_port": 0, "ip_version": ""}
+
+
+def _blank(key: str, value: Any) -> bool:
+    if key in ZERO_IS_NONE:
+        return value == ZERO_IS_NONE[key] and type(value) is type(ZERO_IS_NONE[key])
+    return key in TYPE_FIELDS and (
+        (isinstance(value, str) and not value.strip()) or (key in LIST_FIELDS and value in ([], {}))
+    )
+
+
 def _blank_to_none(data: dict[str, Any]) -> dict[str, Any]:
-    """A blank string in a type field means "not given"; so does an empty list."""
-    return {
-        key: (
-            None
-            if key in TYPE_FIELDS
-            and (
-                (isinstance(value, str) and not value.strip())
-                or (key in LIST_FIELDS and value == [])
-            )
-            else value
-        )
-        for key, value in data.items()
-    }
+    """A blank string in a type field means "not given"; so does an empty list, and the
+    zero of a ZERO_IS_NONE field."""
+    return {key: None if _blank(key, value) else value for key, value in data.items()}
 
 
 def _rule_problems(monitor_type: Any, values: dict[str, Any]) -> list[tuple[str | None, str]]:
@@ -201,35 +256,6 @@ def _rule_problems(monitor_type: Any, values: dict[str, Any]) -> list[tuple[str 
     if isinstance(monitor_type, str) and monitor_type in TYPE_RULES:
         problems += type_problems(monitor_type, values)
     return problems
-
-
-def assign_header_ids(
-    headers: list[RequestHeaderIn], existing: list[dict[str, Any]], last_id: int
-) -> tuple[list[dict[str, Any]], int, list[tuple[str | None, str]]]:
-    """The new header list: entries with an existing id keep it, new ones get fresh ids."""
-    known = {int(header["id"]) for header in existing}
-    problems: list[tuple[str | None, str]] = []
-    seen: set[int] = set()
-    result: list[dict[str, Any]] = []
-    for index, header in enumerate(headers):
-        header_id = int(header.id) if header.id is not None else None
-        if header_id is not None and (header_id not in known or header_id in seen):
-            problems.append(
-                (
-                    "request_headers",
-                    f"request_headers.{index}.id {header_id} is not a header of this monitor "
-                    "(omit id for a new header)"
-                    if header_id not in known
-                    else f"request_headers.{index}.id {header_id} is given twice",
-                )
-            )
-            continue
-        if header_id is None:
-            last_id += 1
-            header_id = last_id
-        seen.add(header_id)
-        result.append({"id": header_id, "name": header.name, "value": header.value})
-    return result, last_id, problems
 
 
 def _sent_values(parsed: MonitorFields) -> dict[str, Any]:
@@ -251,8 +277,9 @@ def parse_monitor_create(
     Returns the parsed request and every value to store, defaults filled in.
     """
     data = _blank_to_none(data)
-    parsed, problems = validated(MonitorCreate, data)
     monitor_type = data.get("monitor_type", DEFAULT_MONITOR_TYPE)
+    extra = scenario_problems(data, monitor_type) + extra
+    parsed, problems = validated(MonitorCreate, data)
     problems += _rule_problems(monitor_type, data)
     values: dict[str, Any] = {}
     if parsed is not None:
@@ -283,13 +310,14 @@ def parse_monitor_update(
     type does not accept must be sent as null.
     """
     data = _blank_to_none(data)
-    parsed, problems = validated(MonitorUpdate, data)
-    problems += null_problems(data, NOT_NULL)
     old_type = current["monitor_type"]
     # The raw value is looked up in tables below: only a known type name may reach them (a
     # list or an object is unhashable; the model has already reported it).
     sent_type = data.get("monitor_type")
     new_type = sent_type if isinstance(sent_type, str) and sent_type in TYPE_RULES else old_type
+    extra = scenario_problems(data, new_type) + extra
+    parsed, problems = validated(MonitorUpdate, data)
+    problems += null_problems(data, NOT_NULL)
     merged = dict(current)
     if new_type != old_type:
         new_defaults = defaults_of(new_type)

@@ -14,12 +14,14 @@ from watchpost.db.deletions import delete_named
 from watchpost.db.queries import team_object
 from watchpost.delivery import outbox
 from watchpost.incidents import service as incidents
-from watchpost.monitors.lists import MONITOR, monitor_resource
+from watchpost.monitors.lists import MONITOR, monitor_resource, port_text
 from watchpost.monitors.models import Monitor, MonitorGroup
 from watchpost.monitors.schemas import VALUE_FIELDS, MonitorCreate, MonitorUpdate
 from watchpost.monitors.status_machine import apply, resume, state_of
-from watchpost.monitors.types import TYPE_FIELDS
+from watchpost.monitors.types import TYPE_FIELDS, port_numbers
+from watchpost.notification_fields import policy_ref_id
 from watchpost.policies.models import Policy
+from watchpost.problems import team_name_problems
 from watchpost.validation import reference_id
 
 # A change to any of these means the monitor must be checked anew, right away.
@@ -45,7 +47,7 @@ def monitor_values(monitor: Monitor) -> dict[str, Any]:
     The write-only auth_password only says whether it is set.
     """
     values: dict[str, Any] = {name: getattr(monitor, name) for name in VALUE_FIELDS}
-    values["port"] = str(monitor.port) if monitor.port is not None else None
+    values["port"] = port_text(monitor.port, monitor.port_list)
     values["request_headers"] = list(monitor.request_headers or [])
     values["auth_password"] = "set" if monitor.auth_password_encrypted is not None else None
     values["last_request_header_id"] = monitor.last_request_header_id
@@ -53,23 +55,44 @@ def monitor_values(monitor: Monitor) -> dict[str, Any]:
 
 
 async def group_problems(
-    session: AsyncSession, *, team_id: int, body: dict[str, Any]
+    session: AsyncSession, *, team_id: int, team_name: str, body: dict[str, Any]
 ) -> list[tuple[str | None, str]]:
-    """A monitor_group_id in body must name a monitor group of the team, a policy_id one of
-    its escalation policies."""
+    """A monitor_group_id in body must name a monitor group of the team, a policy_id and an
+    expiration_policy_id one of its escalation policies, a team_name the token's team."""
     # None: null, absent, or a type or range error pydantic reports
     group_id = reference_id(body.get("monitor_group_id"))
-    return await queries.group_problems(
+    problems = await queries.group_problems(
         session, MonitorGroup, "monitor_group_id", team_id=team_id, group_id=group_id
-    ) + await queries.group_problems(
-        session, Policy, "policy_id", team_id=team_id, group_id=reference_id(body.get("policy_id"))
     )
+    problems += await queries.group_problems(
+        session, Policy, "policy_id", team_id=team_id, group_id=policy_ref_id(body.get("policy_id"))
+    )
+    problems += await queries.group_problems(
+        session,
+        Policy,
+        "expiration_policy_id",
+        team_id=team_id,
+        group_id=reference_id(body.get("expiration_policy_id")),
+    )
+    return problems + team_name_problems(body.get("team_name"), team_name)
+
+
+def port_columns(value: str | None) -> tuple[int | None, str | None]:
+    """A port value as its columns: the first port, and the text when it lists several."""
+    ports = port_numbers(value) if value is not None else None
+    if not ports:
+        return None, None
+    return ports[0], value if len(ports) > 1 else None
 
 
 def _store(monitor: Monitor, name: str, value: Any) -> bool:
     """Set one request value on the monitor; whether it changed."""
-    if name == "port" and value is not None:
-        value = int(value)
+    if name == "port":
+        port, port_list = port_columns(value)
+        if (monitor.port, monitor.port_list) == (port, port_list):
+            return False
+        monitor.port, monitor.port_list = port, port_list
+        return True
     if getattr(monitor, name) == value:
         return False
     setattr(monitor, name, value)
@@ -122,7 +145,7 @@ async def create_monitor(
     """A new monitor, `pending` and due for a check now (or `paused`)."""
     monitor = Monitor(team_id=team_id, created_at=now, updated_at=now, last_checked_at=None)
     for name, value in values.items():
-        setattr(monitor, name, int(value) if name == "port" and value is not None else value)
+        _store(monitor, name, value)
     monitor.auth_password_encrypted = (
         box.encrypt(data.auth_password) if data.auth_password is not None else None
     )

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import ipaddress
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal, get_args
+from typing import Annotated, Any, Final, Literal, get_args
 from urllib.parse import urlsplit
+
+from pydantic import AfterValidator, Field
 
 from watchpost.destinations import DeniedDestination
 from watchpost.validation import (
@@ -34,7 +36,18 @@ MonitorType = Literal[
     "dns",
     "playwright",
 ]
-HttpMethod = Literal["get", "head", "post", "put", "patch"]
+HTTP_METHODS: Final[tuple[str, ...]] = ("get", "head", "post", "put", "patch")
+IpVersion = Literal["ipv4", "ipv6"]
+
+
+def check_http_method(value: str) -> str:
+    """One of HTTP_METHODS in any case, kept as sent (the Terraform provider sends "GET")."""
+    if value.strip().lower() not in HTTP_METHODS:
+        raise ValueError("must be one of get, head, post, put, patch (any case)")
+    return value.strip()
+
+
+HttpMethod = Annotated[str, Field(max_length=8), AfterValidator(check_http_method)]
 Region = Literal["us", "eu", "as", "au"]
 ExpirationDays = Literal[1, 2, 3, 7, 14, 30, 60]
 
@@ -59,9 +72,18 @@ REQUEST_FIELDS: Final[tuple[str, ...]] = (
     "auth_username",
 )
 """The type-dependent fields a check's request reads (stored as columns of the same names)."""
-TYPE_FIELDS: Final[tuple[str, ...]] = (*REQUEST_FIELDS, "auth_password", "ssl_expiration")
+PLAYWRIGHT_FIELDS: Final[tuple[str, ...]] = ("playwright_script", "environment_variables")
+"""Stored for playwright monitors (no browser runs them here)."""
+TYPE_FIELDS: Final[tuple[str, ...]] = (
+    *REQUEST_FIELDS,
+    "auth_password",
+    "ssl_expiration",
+    *PLAYWRIGHT_FIELDS,
+)
 WRITE_ONLY_FIELDS: Final[frozenset[str]] = frozenset({"auth_password"})
-LIST_FIELDS: Final[frozenset[str]] = frozenset({"request_headers", "expected_status_codes"})
+LIST_FIELDS: Final[frozenset[str]] = frozenset(
+    {"request_headers", "expected_status_codes", "environment_variables"}
+)
 
 
 @dataclass(frozen=True)
@@ -75,13 +97,15 @@ class Timeout:
 
 
 HTTP_TIMEOUT: Final = Timeout("seconds", 1, 60, 30)
+PLAYWRIGHT_TIMEOUT: Final = Timeout("seconds", 15, 900, 60)
 NETWORK_TIMEOUT: Final = Timeout("milliseconds", 100, 60_000, 5_000)
 
 
 @dataclass(frozen=True)
 class TypeRule:
-    url: Literal["http", "host"]
-    """`http`: an absolute http(s) URL; `host`: a host name or IP address."""
+    url: Literal["http", "host", "name"]
+    """`http`: an absolute http(s) URL; `host`: a host name or IP address; `name`: any text
+    (a playwright monitor's scenario name, which the hosted API keeps in url)."""
     required: tuple[str, ...]
     optional: tuple[str, ...]
     timeout: Timeout
@@ -127,8 +151,14 @@ def _http(required: tuple[str, ...] = ()) -> TypeRule:
 def _network(
     required: tuple[str, ...] = (), optional: tuple[str, ...] = (), ports: tuple[int, ...] = ()
 ) -> TypeRule:
+    # http_method applies to every type: the Terraform provider sends its default ("GET")
+    # for each monitor; outside the HTTP types it has no effect.
     return TypeRule(
-        url="host", required=required, optional=optional, timeout=NETWORK_TIMEOUT, ports=ports
+        url="host",
+        required=required,
+        optional=(*optional, "http_method"),
+        timeout=NETWORK_TIMEOUT,
+        ports=ports,
     )
 
 
@@ -147,8 +177,12 @@ TYPE_RULES: Final[dict[str, TypeRule]] = {
     # url is the DNS server; request_body the name to resolve; required_keyword, when
     # given, must appear among the answers.
     "dns": _network(("request_body",), ("required_keyword",)),
+    # Stored and shown; checks report that no browser runtime is configured.
     "playwright": TypeRule(
-        url="http", required=(), optional=(), timeout=HTTP_TIMEOUT, supported=False
+        url="name",
+        required=(),
+        optional=("http_method", *PLAYWRIGHT_FIELDS),
+        timeout=PLAYWRIGHT_TIMEOUT,
     ),
 }
 assert set(TYPE_RULES) == set(MONITOR_TYPES)
@@ -165,6 +199,12 @@ def defaults_of(monitor_type: str) -> dict[str, Any]:
 
 
 def _url_problem(rule: TypeRule, monitor_type: str, url: str) -> str | None:
+    if rule.url == "name":
+        return (
+            None
+            if url.strip()
+            else f"url (or scenario_name) is required for {monitor_type} monitors"
+        )
     try:
         if rule.url == "http":
             check_http_url(url)
@@ -194,8 +234,11 @@ def _is_ip(host: str) -> bool:
 
 def url_host(monitor_type: str, url: str) -> str:
     """The host a valid url names."""
-    if TYPE_RULES[monitor_type].url == "http":
+    rule = TYPE_RULES[monitor_type]
+    if rule.url == "http":
         return urlsplit(url.strip()).hostname or ""
+    if rule.url == "name":
+        return ""
     return url.strip()
 
 
@@ -227,10 +270,19 @@ def type_problems(monitor_type: str, values: dict[str, Any]) -> list[tuple[str |
         url_ok = message is None
         if message is not None:
             problems.append(("url", message))
-    port = port_number(values.get("port"))
-    if rule.ports and "port" in present and port is not None and port not in rule.ports:
+    ports = port_numbers(values.get("port"))
+    if "port" in present and ports is not None:
         allowed = ", ".join(str(p) for p in rule.ports)
-        problems.append(("port", f"port must be one of {allowed} for {monitor_type} monitors"))
+        if rule.ports and any(port not in rule.ports for port in ports):
+            problems.append(
+                (
+                    "port",
+                    f"port must be one of {allowed}, or several of them separated by commas, "
+                    f"for {monitor_type} monitors",
+                )
+            )
+        elif len(ports) > 1 and not rule.ports:
+            problems.append(("port", f"port must be a single port for {monitor_type} monitors"))
     timeout = values.get("request_timeout")
     if type(timeout) is int and not rule.timeout.low <= timeout <= rule.timeout.high:
         problems.append(
@@ -276,13 +328,32 @@ def port_number(value: Any) -> int | None:
     return None
 
 
+MAX_PORTS: Final = 8
+
+
+def port_numbers(value: Any) -> list[int] | None:
+    """The ports of a port value: one port, or several separated by commas ("25,465,587");
+    None when malformed or out of range."""
+    if type(value) is int:
+        return [value] if 1 <= value <= 65535 else None
+    if not isinstance(value, str):
+        return None
+    parts = value.split(",")
+    if len(parts) > MAX_PORTS:
+        return None
+    numbers = [port_number(part) for part in parts]
+    if any(number is None or not 1 <= number <= 65535 for number in numbers):
+        return None
+    return [number for number in numbers if number is not None]
+
+
 def given(value: Any) -> bool:
     """Whether a field value counts as set: not None, not a blank string, not an empty list."""
     if value is None:
         return False
     if isinstance(value, str):
         return bool(value.strip())
-    if isinstance(value, list):
+    if isinstance(value, list | dict):
         return bool(value)
     return True
 
@@ -297,7 +368,7 @@ def rules_markdown() -> str:
         if not rule.supported:
             lines.append(f"| {name} | not supported yet | | | | |")
             continue
-        url = "http(s) URL" if rule.url == "http" else "host name or IP"
+        url = {"http": "http(s) URL", "host": "host name or IP", "name": "scenario name"}[rule.url]
         timeout = (
             f"{rule.timeout.low} to {rule.timeout.high} {rule.timeout.unit}, "
             f"default {rule.timeout.default}"

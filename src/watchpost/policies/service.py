@@ -215,16 +215,17 @@ async def change(
 
 
 async def remove(db: AsyncSession, policy: Policy) -> None:
-    """Delete the policy; its runs stop with it, and what named it (monitors, heartbeats,
-    incidents, other policies' fallback) names none. A branching step that names it stays:
+    """Delete the policy; its runs stop with it, and what named it (monitors' and heartbeats'
+    policy_id and expiration_policy_id, incidents, other policies' fallback) names none. A branching step that names it stays:
     at run time a branch to no policy goes on with the next step."""
     for table in Base.metadata.sorted_tables:
-        if "policy_id" in table.c and table.name != "policy_runs":
-            await db.execute(
-                update(table)
-                .where(table.c.team_id == policy.team_id, table.c.policy_id == policy.id)
-                .values(policy_id=None)
-            )
+        for column in ("policy_id", "expiration_policy_id"):
+            if column in table.c and table.name != "policy_runs":
+                await db.execute(
+                    update(table)
+                    .where(table.c.team_id == policy.team_id, table.c[column] == policy.id)
+                    .values({column: None})
+                )
     await db.execute(
         update(Policy)
         .where(Policy.team_id == policy.team_id, Policy.fallback_policy_id == policy.id)
