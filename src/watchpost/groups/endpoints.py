@@ -74,7 +74,7 @@ async def _heartbeats(m: Members) -> ResourcePage:
 
 
 async def _sources(m: Members) -> ResourcePage:
-    host = source_service.ingesting_host(m.ctx.settings, m.request.url.hostname)
+    host = source_service.ingesting_host(m.ctx.settings, m.request.url.netloc)
     return await source_lists.list_sources(m.db, host=host, box=m.ctx.box, **m.scope)
 
 
