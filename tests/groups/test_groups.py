@@ -109,7 +109,7 @@ async def test_create_with_sort_index(api: Api, case: Case) -> None:
 async def test_create_validation(api: Api, case: Case) -> None:
     _, fields = errors(await api.post(case.url, {}))
     assert fields == ["name"]
-    wrong = {"name": " ", "sort_index": "1", "paused": "no"}
+    wrong = {"name": " ", "sort_index": "1", "paused": "no", "team_name": 5}
     _, fields = errors(await api.post(case.url, {k: wrong[k] for k in case.writable}))
     assert set(fields) == set(case.writable)
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from watchpost.groups.group_kinds import GroupKind
-from watchpost.problems import accepted, checked
+from watchpost.problems import accepted, checked, team_name_problems
 from watchpost.validation import Name
 
 _STRICT = ConfigDict(extra="forbid")
@@ -24,18 +24,31 @@ class GroupSchemas:
     read_only: frozenset[str]
     """Attributes a request may not send (a 422 saying so)."""
 
-    def parse_create(self, data: dict[str, Any]) -> dict[str, Any]:
+    def parse_create(self, data: dict[str, Any], *, team_name: str) -> dict[str, Any]:
         """Every field's value, defaults filled in."""
-        return _parse(self.create, data, self.read_only).model_dump()
+        values = _parse(self.create, data, self.read_only, team_name).model_dump()
+        values.pop(TEAM_NAME)
+        return values
 
-    def parse_update(self, data: dict[str, Any]) -> dict[str, Any]:
+    def parse_update(self, data: dict[str, Any], *, team_name: str) -> dict[str, Any]:
         """The sent fields' values."""
-        return _parse(self.update, data, self.read_only).model_dump(exclude_unset=True)
+        values = _parse(self.update, data, self.read_only, team_name)
+        changes = values.model_dump(exclude_unset=True)
+        changes.pop(TEAM_NAME, None)
+        return changes
 
 
-def _parse(model: type[BaseModel], data: dict[str, Any], read_only: frozenset[str]) -> BaseModel:
+TEAM_NAME = "team_name"
+"""Sent by the hosted API's clients (global tokens pick a team by it): here it must name the
+token's team, and is not stored."""
+
+
+def _parse(
+    model: type[BaseModel], data: dict[str, Any], read_only: frozenset[str], team_name: str
+) -> BaseModel:
     """Read-only fields, nulls and the model's own checks, every problem at once."""
-    return accepted(*checked(model, data, read_only=read_only, not_null=model.model_fields))
+    parsed, problems = checked(model, data, read_only=read_only, not_null=model.model_fields)
+    return accepted(parsed, problems + team_name_problems(data.get(TEAM_NAME), team_name))
 
 
 @cache
@@ -44,6 +57,11 @@ def schemas_of(kind: GroupKind) -> GroupSchemas:
     writable: dict[str, tuple[Any, Any, str | None]] = {  # type, default, description
         "name": (Name, ..., None),
         "sort_index": (kind.sort_index, 0, "Position; default 0."),
+        TEAM_NAME: (
+            Annotated[str, Field(max_length=255)] | None,
+            None,
+            "Optional; must name the API token's team.",
+        ),
     }
     shown: dict[str, Any] = {"name": str, "sort_index": int}
     if kind.pause_member is not None:
