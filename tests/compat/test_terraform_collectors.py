@@ -23,11 +23,21 @@ from tests.factories.api import Api, data, errors
 BASE = "/api/v1/collectors"
 GROUPS = "/api/v1/source-groups"
 GROUP = "$group"
-COMPONENTS = (
-    "logs_host logs_docker logs_kubernetes logs_collector_internals metrics_databases "
-    "metrics_nginx metrics_apache metrics_traefik ebpf_metrics ebpf_tracing_basic "
-    "ebpf_tracing_full traces_opentelemetry ebpf_red_metrics"
-).split()
+COMPONENTS = [
+    "logs_host",
+    "logs_docker",
+    "logs_kubernetes",
+    "logs_collector_internals",
+    "metrics_databases",
+    "metrics_nginx",
+    "metrics_apache",
+    "metrics_traefik",
+    "ebpf_metrics",
+    "ebpf_tracing_basic",
+    "ebpf_tracing_full",
+    "traces_opentelemetry",
+    "ebpf_red_metrics",
+]
 WRITE_ONLY = ("custom_bucket.secret_access_key",)
 
 
