@@ -20,12 +20,11 @@ from watchpost.collectors.target_kinds import (
 )
 from watchpost.destinations import resend_problems
 from watchpost.problems import accepted, null_problems, team_name_problems, validated
-from watchpost.sources.schemas import CustomBucketView, TeamName
+from watchpost.sources.schemas import CustomBucketView, GroupId, TeamName
 from watchpost.validation import (
     DestinationHost,
     DestinationIp,
     DestinationUrl,
-    Id,
     Name,
     Port,
     RetentionDays,
@@ -43,7 +42,7 @@ class CollectorCreate(HostedSettings):
     model_config = ConfigDict(extra="forbid")
 
     team_name: TeamName | None = None
-    source_group_id: Id | None = Field(default=None, description="0 or null: no group.")
+    source_group_id: GroupId | None = Field(default=None, description="0 or null: no group.")
     name: Name
     platform: Platform = DEFAULT_PLATFORM
     note: str | None = Field(default=None, max_length=10_000)
@@ -55,7 +54,7 @@ class CollectorUpdate(HostedSettings):
     model_config = ConfigDict(extra="forbid")
 
     team_name: TeamName | None = None
-    source_group_id: Id | None = Field(
+    source_group_id: GroupId | None = Field(
         default=None, description="null (or 0) removes the collector from its group."
     )
     name: Name | None = None

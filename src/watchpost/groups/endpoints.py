@@ -143,7 +143,7 @@ def group_router(
         summary=f"Update a {kind.name}",
         description=_update_rules(kind),
         responses={200: one, **WRITE_ERRORS},
-        openapi_extra=request_body(shapes.update, not_null=shapes.update.model_fields),
+        openapi_extra=request_body(shapes.update, not_null=shapes.not_null),
     )
     async def update_group(
         group_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb

@@ -24,6 +24,11 @@ class GroupSchemas:
     read_only: frozenset[str]
     """Attributes a request may not send (a 422 saying so)."""
 
+    @property
+    def not_null(self) -> list[str]:
+        """Fields a PATCH may leave out but not send as null (all but team_name)."""
+        return [name for name in self.update.model_fields if name != TEAM_NAME]
+
     def parse_create(self, data: dict[str, Any], *, team_name: str) -> dict[str, Any]:
         """Every field's value, defaults filled in."""
         values = _parse(self.create, data, self.read_only, team_name).model_dump()
@@ -47,7 +52,8 @@ def _parse(
     model: type[BaseModel], data: dict[str, Any], read_only: frozenset[str], team_name: str
 ) -> BaseModel:
     """Read-only fields, nulls and the model's own checks, every problem at once."""
-    parsed, problems = checked(model, data, read_only=read_only, not_null=model.model_fields)
+    not_null = [name for name in model.model_fields if name != TEAM_NAME]
+    parsed, problems = checked(model, data, read_only=read_only, not_null=not_null)
     return accepted(parsed, problems + team_name_problems(data.get(TEAM_NAME), team_name))
 
 

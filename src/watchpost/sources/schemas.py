@@ -19,7 +19,7 @@ from watchpost.sources.platforms import (
     READ_ONLY_FIELDS,
     Platform,
 )
-from watchpost.validation import Id, Name, RetentionDays
+from watchpost.validation import INT64_MAX, Name, RetentionDays
 
 _PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 _PLACEHOLDER_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]*$")
@@ -38,7 +38,8 @@ def check_live_tail_pattern(value: str) -> str:
 
 
 LiveTailPattern = Annotated[str, Field(max_length=1000), AfterValidator(check_live_tail_pattern)]
-GroupId = Id
+# 0 is the hosted API's "no group" (read as null before the model sees it).
+GroupId = Annotated[int, Field(ge=0, le=INT64_MAX)]
 TeamName = Annotated[str, Field(max_length=255, description="Must name the API token's team.")]
 
 # ------------------------------------------------------------------------------- sources
