@@ -280,6 +280,20 @@ TARGETS: list[dict[str, Any]] = [
         "ssl_mode": "disable",
         "enabled": False,
     },
+    # process kinds: the provider sends collector_host as `host`
+    {
+        "kind": "nginx",
+        "host": "edge-1.internal",
+        "service": "edge-nginx",
+        "listen_ip": "127.0.0.1",
+        "port": 80,
+    },
+    {
+        "kind": "prometheus",
+        "host": "app-1.internal",
+        "service": "my-app",
+        "endpoint": "http://10.0.0.5:9090/metrics",
+    },
 ]
 
 
@@ -292,3 +306,17 @@ async def test_collector_target_examples(api: Api, target: dict[str, Any]) -> No
     assert_reads_back(target, created["attributes"], write_only=secrets)
     read = data(await api.get(f"{url}/{created['id']}"))["attributes"]
     assert_reads_back(target, read, write_only=secrets)
+    # an update sends every configured field but kind (collectorTargetBuildRequest)
+    changed = {key: value for key, value in target.items() if key != "kind"}
+    if "port" in changed:
+        changed["port"] += 1
+    data(await api.patch(f"{url}/{created['id']}", changed))
+    read = data(await api.get(f"{url}/{created['id']}"))["attributes"]
+    assert_reads_back(changed, read, write_only=secrets)
+
+
+@pytest.mark.parametrize("kind", ["pgbouncer", "traefik"])
+async def test_target_kinds_beyond_the_specifications_ten_stay_refused(api: Api, kind: str) -> None:
+    collector = data(await api.post(BASE, EXAMPLES["production"]), 201)["id"]
+    body = {"kind": kind, "host": "10.0.0.5", "port": 6432}
+    assert errors(await api.post(f"{BASE}/{collector}/targets", body))[1] == ["kind"]
