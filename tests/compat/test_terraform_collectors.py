@@ -320,3 +320,54 @@ async def test_target_kinds_beyond_the_specifications_ten_stay_refused(api: Api,
     collector = data(await api.post(BASE, EXAMPLES["production"]), 201)["id"]
     body = {"kind": kind, "host": "10.0.0.5", "port": 6432}
     assert errors(await api.post(f"{BASE}/{collector}/targets", body))[1] == ["kind"]
+
+
+async def test_deprecated_databases_block(api: Api) -> None:
+    """The provider's `databases` blocks: created with the collector, read back from
+    /databases (password never shown), changed by position with ids, removed with _destroy."""
+    first = {
+        "service_type": "postgres",
+        "host": "10.0.0.5",
+        "port": 5432,
+        "username": "monitor",
+        "password": "example-rotate-me",
+        "ssl_mode": "disable",
+    }
+    second = {"service_type": "redis", "host": "10.0.0.8", "port": 6379}
+    body = {"name": "With databases", "platform": "docker", "databases": [first, second]}
+    created = data(await api.post(BASE, body), 201)
+    url = f"{BASE}/{created['id']}/databases"
+    listed = (await api.get(url)).json()["data"]
+    assert [row["type"] for row in listed] == ["collector_database"] * 2
+    for sent, row in zip((first, second), listed, strict=True):
+        assert_reads_back(sent, row["attributes"], write_only=("password",))
+        assert "password" not in row["attributes"]
+    # the targets they are
+    targets = (await api.get(f"{BASE}/{created['id']}/targets")).json()["data"]
+    assert [row["attributes"]["kind"] for row in targets] == ["postgres", "redis"]
+
+    # computeDatabasesDelta: the first kept (its id, the password from the state), the
+    # second replaced by a mysql one, the old second destroyed.
+    first_id, second_id = (int(row["id"]) for row in listed)
+    third = {"service_type": "mysql", "host": "10.0.0.7", "port": 3306, "tls": "true"}
+    delta = [
+        {**first, "id": first_id, "port": 5433},
+        {**third, "id": second_id},
+        {"id": second_id, "_destroy": True},
+    ]
+    response = await api.patch(f"{BASE}/{created['id']}", {"databases": delta})
+    # a target's kind never changes: the provider's position match asks for it here
+    assert errors(response)[1] == ["databases"]
+    unchanged = (await api.get(url)).json()["data"]  # nothing of the refused PATCH stays
+    assert [row["attributes"]["port"] for row in unchanged] == [5432, 6379]
+    delta = [{**first, "id": first_id, "port": 5433}, {"id": second_id, "_destroy": True}, third]
+    data(await api.patch(f"{BASE}/{created['id']}", {"databases": delta}))
+    listed = (await api.get(url)).json()["data"]
+    assert [row["attributes"]["service_type"] for row in listed] == ["postgres", "mysql"]
+    assert listed[0]["id"] == str(first_id)
+    assert listed[0]["attributes"]["port"] == 5433
+    assert_reads_back(third, listed[1]["attributes"])
+
+    foreign = {"name": "x", "databases": [{"service_type": "postgres", "host": "h"}]}
+    assert errors(await api.post(BASE, foreign))[1] == ["databases"]  # port and more missing
+    assert (await api.get(BASE, params={"name": "x"})).json()["data"] == []

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query
 from fastapi.responses import Response
 from sqlalchemy import Row
 
-from watchpost.collectors import metrics, service
+from watchpost.collectors import databases, metrics, service
 from watchpost.collectors.models import Collector, CollectorTarget
 from watchpost.collectors.schemas import (
     COLLECTOR_NOT_NULL,
@@ -16,6 +16,7 @@ from watchpost.collectors.schemas import (
     CollectorAttributes,
     CollectorCreate,
     CollectorUpdate,
+    DatabaseAttributes,
     MetricSampleAttributes,
     TargetAttributes,
     TargetCreate,
@@ -60,6 +61,15 @@ async def create_collector(body: JsonObject, caller: Caller, ctx: Context, db: W
         collector = await service.create_collector(
             db, team_id=caller.team_id, data=data, box=ctx.box, now=ctx.clock.now()
         )
+        if data.databases:
+            await databases.apply(
+                db,
+                team_id=caller.team_id,
+                collector_id=collector.id,
+                entries=data.databases,
+                box=ctx.box,
+                now=ctx.clock.now(),
+            )
     return single(_collector(collector, ctx, caller.team_name), status=201)
 
 
@@ -106,6 +116,15 @@ async def update_collector(
             box=ctx.box,
             now=ctx.clock.now(),
         )
+        if data.databases:
+            await databases.apply(
+                db,
+                team_id=caller.team_id,
+                collector_id=collector.id,
+                entries=data.databases,
+                box=ctx.box,
+                now=ctx.clock.now(),
+            )
     return single(_collector(collector, ctx, caller.team_name))
 
 
@@ -220,6 +239,26 @@ async def delete_target(
         )
         await service.delete_target(db, target=target, now=ctx.clock.now())
     return no_content()
+
+
+database_routes = Routes(router, DatabaseAttributes)
+
+
+@database_routes.list(
+    "/{collector_id}/databases",
+    summary="List a collector's databases",
+    description="Its targets of a database kind (postgres, mysql, redis, mongodb, memcached), "
+    "as the hosted API's `databases` shows them.",
+    errors=CHILD_LIST_ERRORS,
+)
+async def list_databases(collector_id: str, caller: Caller, db: ReadDb, paging: Paging) -> Response:
+    cid = object_id(collector_id, service.COLLECTOR)
+    await service.check_collector(db, team_id=caller.team_id, collector_id=cid)
+    page = await databases.of_collector(db, team_id=caller.team_id, collector_id=cid, paging=paging)
+    return listing(
+        (resource(databases.DATABASE, row.id, databases.attributes(row)) for row in page.data),
+        page.links,
+    )
 
 
 sample_routes = Routes(router, MetricSampleAttributes)

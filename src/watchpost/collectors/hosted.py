@@ -11,11 +11,13 @@ from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from watchpost.collectors.target_kinds import SslMode, Tls
 from watchpost.crypto import SecretBox
 from watchpost.errors import Problem
 from watchpost.sources.hosted import CustomBucket, bucket_name
 from watchpost.sources.platforms import DEFAULT_LIVE_TAIL_PATTERN
 from watchpost.sources.schemas import LiveTailPattern
+from watchpost.validation import DestinationHost, Id, Port, Secret
 
 Percent = Annotated[int, Field(ge=0, le=100)]
 Program = Annotated[str, Field(max_length=65_536)]
@@ -91,6 +93,28 @@ class HostedSettings(BaseModel):
     custom_bucket: CustomBucket | None = Field(default=None, description="Create only.")
 
 
+ServiceType = Literal["postgres", "mysql", "redis", "mongodb", "memcached"]
+SERVICE_TYPES: Final[tuple[str, ...]] = ("postgres", "mysql", "redis", "mongodb", "memcached")
+MAX_DATABASES: Final = 50
+
+
+class DatabaseEntry(BaseModel):
+    """One entry of `databases`: with `id` it changes (or, with `_destroy`, deletes) that one."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: Id | None = None
+    service_type: ServiceType | None = None
+    host: DestinationHost | None = None
+    port: Port | None = None
+    username: Annotated[str, Field(max_length=255)] | None = None
+    password: Secret | None = Field(default=None, description="Write-only.")
+    ssl_mode: SslMode | None = None
+    tls: Tls | None = None
+    destroy: bool | None = Field(default=None, alias="_destroy")
+
+
+Databases = Annotated[list[DatabaseEntry], Field(max_length=MAX_DATABASES)]
 HOSTED_FIELDS: Final[tuple[str, ...]] = tuple(HostedSettings.model_fields)
 _PLAIN: Final = ("data_region", "user_vector_config", "source_vrl_transformation", "configuration")
 

@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from watchpost.collectors import hosted
-from watchpost.collectors.hosted import Configuration, HostedSettings
+from watchpost.collectors.hosted import Configuration, Databases, HostedSettings
 from watchpost.collectors.target_kinds import (
     KIND_FIELDS,
     KIND_RULES,
@@ -43,6 +43,12 @@ class CollectorCreate(HostedSettings):
 
     team_name: TeamName | None = None
     source_group_id: GroupId | None = Field(default=None, description="0 or null: no group.")
+    databases: Databases | None = Field(
+        default=None,
+        description="Deprecated by the hosted API for collector targets: each entry is a "
+        "database target (`service_type` its kind); with `id` it changes that one, with "
+        "`_destroy: true` deletes it. Listed at `/databases`.",
+    )
     name: Name
     platform: Platform = DEFAULT_PLATFORM
     note: str | None = Field(default=None, max_length=10_000)
@@ -56,6 +62,12 @@ class CollectorUpdate(HostedSettings):
     team_name: TeamName | None = None
     source_group_id: GroupId | None = Field(
         default=None, description="null (or 0) removes the collector from its group."
+    )
+    databases: Databases | None = Field(
+        default=None,
+        description="Deprecated by the hosted API for collector targets: each entry is a "
+        "database target (`service_type` its kind); with `id` it changes that one, with "
+        "`_destroy: true` deletes it. Listed at `/databases`.",
     )
     name: Name | None = None
     platform: Platform | None = Field(default=None, description="Fixed after creation.")
@@ -225,6 +237,17 @@ def parse_target_update(data: dict[str, Any], current: dict[str, Any]) -> Target
             defaults=KIND_RULES[kind].defaults,
         )
     return accepted(parsed, problems)
+
+
+class DatabaseAttributes(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    service_type: str
+    host: str
+    port: int | None
+    username: str | None
+    ssl_mode: SslMode | None
+    tls: Tls | None
 
 
 class MetricSampleAttributes(BaseModel):
