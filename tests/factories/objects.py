@@ -176,6 +176,16 @@ async def source(api: Api) -> str:
     )
 
 
+@register(
+    "/api/v2/sources/{source_id}",
+    change={"name": "renamed", "ingesting_paused": True, "blocked_metrics": ["m"]},
+)
+async def source_v2(api: Api) -> str:
+    return await _created_url(
+        api, "/api/v2/sources", {"name": unique_name("src"), "platform": "prometheus_scrape"}
+    )
+
+
 @register("/api/v1/source-groups/{group_id}", change={"name": "renamed-group"})
 async def source_group(api: Api) -> str:
     return await _created_url(api, "/api/v1/source-groups", {"name": unique_name("sg")})

@@ -43,7 +43,8 @@ class Case:
 
     @property
     def writable(self) -> list[str]:
-        return list(schemas_of(self.kind).update.model_fields)
+        """Stored fields (team_name is checked, not stored: tests/compat)."""
+        return [name for name in schemas_of(self.kind).update.model_fields if name != "team_name"]
 
     def expected(self, api: Api, name: str, now: str, **changed: Any) -> dict[str, Any]:
         """A new group's attributes, as created with defaults."""

@@ -59,6 +59,20 @@ async def test_create_minimal_returns_the_full_shape_with_defaults(api: Api) -> 
         "live_tail_pattern": DEFAULT_LIVE_TAIL_PATTERN,
         "created_at": "2026-01-01T00:00:00.000Z",
         "updated_at": "2026-01-01T00:00:00.000Z",
+        # the hosted API's stored settings, none sent (sources/hosted.py)
+        "data_region": None,
+        "vrl_transformation_logs": None,
+        "vrl_transformation_spans": None,
+        "blocked_metrics": None,
+        "scrape_urls": None,
+        "scrape_frequency_secs": None,
+        "scrape_request_headers": None,
+        "scrape_request_basic_auth_user": None,
+        "code_mapping_stack_root": None,
+        "code_mapping_source_root": None,
+        "skip_ssl_verify": False,
+        "aws_auto_sub_log_groups": False,
+        "custom_bucket": None,
     }
     assert isinstance(token, str) and token
 
@@ -212,12 +226,13 @@ async def test_table_name_does_not_change_on_rename(api: Api) -> None:
 # ------------------------------------------------------------------- ingesting_host
 
 
-async def test_ingesting_host_defaults_to_the_request_host_without_port(api: Api) -> None:
+async def test_ingesting_host_defaults_to_the_request_host_with_its_port(api: Api) -> None:
+    """An address a client can send to as it is: the port stays."""
     created = await create(api)
     response = await api.client.get(
         f"{SOURCES}/{created['id']}", headers={**api.headers, "Host": "logs.example.org:8443"}
     )
-    assert data(response)["attributes"]["ingesting_host"] == "logs.example.org"
+    assert data(response)["attributes"]["ingesting_host"] == "logs.example.org:8443"
 
 
 async def test_ingesting_host_from_public_url(api: Api, app: FastAPI) -> None:
@@ -226,7 +241,7 @@ async def test_ingesting_host_from_public_url(api: Api, app: FastAPI) -> None:
         update={"public_url": "https://mon.example.com:444/"}
     )
     created = await create(api)
-    assert created["attributes"]["ingesting_host"] == "mon.example.com"
+    assert created["attributes"]["ingesting_host"] == "mon.example.com:444"
 
 
 async def test_ingesting_host_setting_wins(api: Api, app: FastAPI) -> None:

@@ -71,7 +71,7 @@ async def test_retention_bounds(api: Api, field: str, value: int, ok: bool) -> N
         ("logs_retention", None),
         ("metrics_retention", "30"),
         ("source_group_id", "1"),
-        ("source_group_id", 0),
+        ("source_group_id", -1),
         ("source_group_id", True),
         ("live_tail_pattern", 5),
         ("live_tail_pattern", None),

@@ -36,6 +36,8 @@ async def test_create_each_trigger_type(api: Api, trigger_type: str) -> None:
         "team_name": "acme",
     }
     expected |= dict.fromkeys(TRIGGER_RULES[trigger_type].accepted, False)
+    if trigger_type == "incident_change":
+        expected["notify_alongside_primary_responder"] = True
     assert created["attributes"] == expected
     assert created["type"] == "outgoing_webhook"
     assert isinstance(created["id"], str) and created["id"].isdigit()

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query
 from fastapi.responses import Response
 from sqlalchemy import Row
 
-from watchpost.collectors import metrics, service
+from watchpost.collectors import databases, metrics, service
 from watchpost.collectors.models import Collector, CollectorTarget
 from watchpost.collectors.schemas import (
     COLLECTOR_NOT_NULL,
@@ -16,10 +16,12 @@ from watchpost.collectors.schemas import (
     CollectorAttributes,
     CollectorCreate,
     CollectorUpdate,
+    DatabaseAttributes,
     MetricSampleAttributes,
     TargetAttributes,
     TargetCreate,
     TargetUpdate,
+    parse_collector,
     parse_target_create,
     parse_target_update,
 )
@@ -30,14 +32,15 @@ from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, resource, single
 from watchpost.http.errors import object_id
 from watchpost.http.pagination import Paging
-from watchpost.problems import parse
 
 router = APIRouter(prefix="/api/v1/collectors", tags=["collectors"])
 
 
-def _collector(collector: Collector, ctx: Context) -> dict[str, object]:
+def _collector(collector: Collector, ctx: Context, team_name: str) -> dict[str, object]:
     return resource(
-        service.COLLECTOR, collector.id, service.collector_attributes(collector, ctx.box)
+        service.COLLECTOR,
+        collector.id,
+        service.collector_attributes(collector, ctx.box, team_name),
     )
 
 
@@ -53,24 +56,41 @@ _find = Finder(service.get_collector, service.COLLECTOR, "collector_id")
 
 @collector_routes.create("", summary="Create a collector", body=CollectorCreate)
 async def create_collector(body: JsonObject, caller: Caller, ctx: Context, db: WriteDb) -> Response:
-    data = parse(CollectorCreate, body)
+    data = parse_collector(CollectorCreate, body, team_name=caller.team_name)
     async with db.begin():
         collector = await service.create_collector(
             db, team_id=caller.team_id, data=data, box=ctx.box, now=ctx.clock.now()
         )
-    return single(_collector(collector, ctx), status=201)
+        if data.databases:
+            await databases.apply(
+                db,
+                team_id=caller.team_id,
+                collector_id=collector.id,
+                entries=data.databases,
+                box=ctx.box,
+                now=ctx.clock.now(),
+            )
+    return single(_collector(collector, ctx, caller.team_name), status=201)
 
 
-@collector_routes.list("", summary="List collectors")
-async def list_collectors(caller: Caller, ctx: Context, db: ReadDb, paging: Paging) -> Response:
-    page = await service.list_collectors(db, team_id=caller.team_id, paging=paging)
-    return listing((_collector(row, ctx) for row in page.data), page.links)
+@collector_routes.list(
+    "", summary="List collectors", description="`name` lists only the collector of that name."
+)
+async def list_collectors(
+    caller: Caller,
+    ctx: Context,
+    db: ReadDb,
+    paging: Paging,
+    name: Annotated[str | None, Query(max_length=255)] = None,
+) -> Response:
+    page = await service.list_collectors(db, team_id=caller.team_id, paging=paging, name=name)
+    return listing((_collector(row, ctx, caller.team_name) for row in page.data), page.links)
 
 
 @collector_routes.get("/{collector_id}", summary="Get a collector")
 async def get_collector(collector_id: str, caller: Caller, ctx: Context, db: ReadDb) -> Response:
     collector = await _find(db, caller, collector_id)
-    return single(_collector(collector, ctx))
+    return single(_collector(collector, ctx, caller.team_name))
 
 
 @collector_routes.update(
@@ -83,13 +103,29 @@ async def update_collector(
     collector_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
 ) -> Response:
     cid = object_id(collector_id, service.COLLECTOR)
-    data = parse(CollectorUpdate, body)
     async with db.begin():
         collector = await service.get_collector(db, team_id=caller.team_id, collector_id=cid)
-        await service.update_collector(
-            db, collector=collector, data=data, sent=set(data.model_fields_set), now=ctx.clock.now()
+        data = parse_collector(
+            CollectorUpdate, body, team_name=caller.team_name, settings=collector.settings or {}
         )
-    return single(_collector(collector, ctx))
+        await service.update_collector(
+            db,
+            collector=collector,
+            data=data,
+            sent=set(data.model_fields_set),
+            box=ctx.box,
+            now=ctx.clock.now(),
+        )
+        if data.databases:
+            await databases.apply(
+                db,
+                team_id=caller.team_id,
+                collector_id=collector.id,
+                entries=data.databases,
+                box=ctx.box,
+                now=ctx.clock.now(),
+            )
+    return single(_collector(collector, ctx, caller.team_name))
 
 
 @collector_routes.delete("/{collector_id}", summary="Delete a collector and its targets")
@@ -203,6 +239,26 @@ async def delete_target(
         )
         await service.delete_target(db, target=target, now=ctx.clock.now())
     return no_content()
+
+
+database_routes = Routes(router, DatabaseAttributes)
+
+
+@database_routes.list(
+    "/{collector_id}/databases",
+    summary="List a collector's databases",
+    description="Its targets of a database kind (postgres, mysql, redis, mongodb, memcached), "
+    "as the hosted API's `databases` shows them.",
+    errors=CHILD_LIST_ERRORS,
+)
+async def list_databases(collector_id: str, caller: Caller, db: ReadDb, paging: Paging) -> Response:
+    cid = object_id(collector_id, service.COLLECTOR)
+    await service.check_collector(db, team_id=caller.team_id, collector_id=cid)
+    page = await databases.of_collector(db, team_id=caller.team_id, collector_id=cid, paging=paging)
+    return listing(
+        (resource(databases.DATABASE, row.id, databases.attributes(row)) for row in page.data),
+        page.links,
+    )
 
 
 sample_routes = Routes(router, MetricSampleAttributes)

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
@@ -21,6 +22,10 @@ class Collector(IdMixin, TeamOwnedMixin, TimestampMixin, Base):
     logs_retention: Mapped[int] = mapped_column(Integer)
     metrics_retention: Mapped[int] = mapped_column(Integer)
     pinged_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+    # A source group of the team (no foreign key: deleting the group clears it).
+    source_group_id: Mapped[int | None] = mapped_column(IdType, default=None)
+    # The hosted API's attributes kept without effect (collectors/hosted.py).
+    settings: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True), default=None)
 
 
 class CollectorTarget(IdMixin, TeamOwnedMixin, TimestampMixin, ScheduleColumns, Base):

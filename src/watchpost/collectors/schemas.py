@@ -6,6 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from watchpost.collectors import hosted
+from watchpost.collectors.hosted import Configuration, Databases, HostedSettings
 from watchpost.collectors.target_kinds import (
     KIND_FIELDS,
     KIND_RULES,
@@ -17,7 +19,8 @@ from watchpost.collectors.target_kinds import (
     kind_problems,
 )
 from watchpost.destinations import resend_problems
-from watchpost.problems import accepted, null_problems, validated
+from watchpost.problems import accepted, null_problems, team_name_problems, validated
+from watchpost.sources.schemas import CustomBucketView, GroupId, TeamName
 from watchpost.validation import (
     DestinationHost,
     DestinationIp,
@@ -35,9 +38,17 @@ DEFAULT_RETENTION_DAYS = 30
 # ---------------------------------------------------------------------------- collectors
 
 
-class CollectorCreate(BaseModel):
+class CollectorCreate(HostedSettings):
     model_config = ConfigDict(extra="forbid")
 
+    team_name: TeamName | None = None
+    source_group_id: GroupId | None = Field(default=None, description="0 or null: no group.")
+    databases: Databases | None = Field(
+        default=None,
+        description="Deprecated by the hosted API for collector targets: each entry is a "
+        "database target (`service_type` its kind); with `id` it changes that one, with "
+        "`_destroy: true` deletes it. Listed at `/databases`.",
+    )
     name: Name
     platform: Platform = DEFAULT_PLATFORM
     note: str | None = Field(default=None, max_length=10_000)
@@ -45,9 +56,19 @@ class CollectorCreate(BaseModel):
     metrics_retention: RetentionDays = DEFAULT_RETENTION_DAYS
 
 
-class CollectorUpdate(BaseModel):
+class CollectorUpdate(HostedSettings):
     model_config = ConfigDict(extra="forbid")
 
+    team_name: TeamName | None = None
+    source_group_id: GroupId | None = Field(
+        default=None, description="null (or 0) removes the collector from its group."
+    )
+    databases: Databases | None = Field(
+        default=None,
+        description="Deprecated by the hosted API for collector targets: each entry is a "
+        "database target (`service_type` its kind); with `id` it changes that one, with "
+        "`_destroy: true` deletes it. Listed at `/databases`.",
+    )
     name: Name | None = None
     platform: Platform | None = Field(default=None, description="Fixed after creation.")
     note: str | None = Field(default=None, max_length=10_000)
@@ -74,6 +95,33 @@ class CollectorAttributes(BaseModel):
     pinged_at: str | None
     created_at: str
     updated_at: str
+    team_name: str
+    source_group_id: int | None
+    live_tail_pattern: str
+    ingesting_paused: bool
+    data_region: str | None
+    user_vector_config: str | None
+    source_vrl_transformation: str | None
+    configuration: Configuration | None
+    custom_bucket: CustomBucketView | None
+
+
+def parse_collector(
+    model: type[CollectorCreate] | type[CollectorUpdate],
+    data: dict[str, Any],
+    *,
+    team_name: str,
+    settings: dict[str, Any] | None = None,
+) -> Any:
+    """Validate a create (settings None) or PATCH: `source_group_id` 0 is no group, a
+    `team_name` must be the token's team; a PATCH keeps data_region and custom_bucket."""
+    if data.get("source_group_id") == 0 and data["source_group_id"] is not False:
+        data = {**data, "source_group_id": None}
+    parsed, problems = validated(model, data)
+    problems += team_name_problems(data.get("team_name"), team_name)
+    if settings is not None:
+        problems += hosted.update_problems(data, settings)
+    return accepted(parsed, problems)
 
 
 # ---------------------------------------------------------------------- collector targets
@@ -189,6 +237,17 @@ def parse_target_update(data: dict[str, Any], current: dict[str, Any]) -> Target
             defaults=KIND_RULES[kind].defaults,
         )
     return accepted(parsed, problems)
+
+
+class DatabaseAttributes(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    service_type: str
+    host: str
+    port: int | None
+    username: str | None
+    ssl_mode: SslMode | None
+    tls: Tls | None
 
 
 class MetricSampleAttributes(BaseModel):

@@ -17,6 +17,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.clock import isoformat_ms, optional_isoformat_ms
+from watchpost.collectors import hosted
 from watchpost.collectors.checking import refresh_collector
 from watchpost.collectors.models import Collector, CollectorTarget
 from watchpost.collectors.schemas import (
@@ -33,11 +34,13 @@ from watchpost.collectors.target_kinds import (
     WRITE_ONLY_FIELDS,
 )
 from watchpost.crypto import SecretBox, random_token
-from watchpost.db.queries import one_or_404, team_object
-from watchpost.errors import InvalidRequest, NotFound
-from watchpost.http.pagination import Page, PageRequest, team_page
+from watchpost.db import queries
+from watchpost.db.queries import one_or_404, team_object, team_rows
+from watchpost.errors import InvalidRequest, NotFound, Problem
+from watchpost.http.pagination import Page, PageRequest, paginate, team_page
 from watchpost.incidents import service as incidents
 from watchpost.problems import null_problems, sent_values
+from watchpost.sources.models import SourceGroup
 
 COLLECTOR = "collector"
 TARGET = "collector_target"
@@ -48,8 +51,11 @@ TARGET_SUBJECT = "collector_target"
 # ---------------------------------------------------------------------------- collectors
 
 
-def collector_attributes(collector: Collector, box: SecretBox) -> dict[str, Any]:
+def collector_attributes(collector: Collector, box: SecretBox, team_name: str) -> dict[str, Any]:
     return {
+        "team_name": team_name,
+        "source_group_id": collector.source_group_id,
+        **hosted.attributes(collector.settings),
         "name": collector.name,
         "platform": collector.platform,
         "note": collector.note,
@@ -84,8 +90,11 @@ async def create_collector(
     session: AsyncSession, *, team_id: int, data: CollectorCreate, box: SecretBox, now: datetime
 ) -> Collector:
     """A new collector with a fresh secret; names are unique within a team."""
+    problems = await _group_problems(session, team_id=team_id, group_id=data.source_group_id)
     if await _name_taken(session, team_id=team_id, name=data.name):
-        raise _name_in_use(data.name)
+        problems += _name_in_use(data.name).problems
+    if problems:
+        raise InvalidRequest(problems)
     collector = Collector(
         team_id=team_id,
         name=data.name,
@@ -95,6 +104,8 @@ async def create_collector(
         secret_encrypted=box.encrypt(random_token("wpc_")),
         logs_retention=data.logs_retention,
         metrics_retention=data.metrics_retention,
+        source_group_id=data.source_group_id,
+        settings=hosted.merged(None, data, data.model_fields_set, box) or None,
         created_at=now,
         updated_at=now,
     )
@@ -106,10 +117,22 @@ async def create_collector(
     return collector
 
 
+async def _group_problems(
+    session: AsyncSession, *, team_id: int, group_id: int | None
+) -> list[Problem]:
+    return await queries.group_problems(
+        session, SourceGroup, "source_group_id", team_id=team_id, group_id=group_id
+    )
+
+
 async def list_collectors(
-    session: AsyncSession, *, team_id: int, paging: PageRequest
+    session: AsyncSession, *, team_id: int, paging: PageRequest, name: str | None = None
 ) -> Page[Collector]:
-    return await team_page(session, Collector, paging, team_id=team_id)
+    """A page of the team's collectors, or of those named `name` (the hosted API's filter)."""
+    if name is None:
+        return await team_page(session, Collector, paging, team_id=team_id)
+    stmt = team_rows(Collector, team_id=team_id).where(Collector.name == name)
+    return await paginate(session, stmt, paging, order_by=_collectors.id)
 
 
 _collectors = Collector.__table__.c
@@ -147,6 +170,7 @@ async def update_collector(
     collector: Collector,
     data: CollectorUpdate,
     sent: set[str],
+    box: SecretBox,
     now: datetime,
 ) -> Collector:
     """Apply the sent fields; platform is fixed after creation."""
@@ -163,11 +187,17 @@ async def update_collector(
         session, team_id=collector.team_id, name=data.name, exclude_id=collector.id
     ):
         problems += _name_in_use(data.name).problems
+    if "source_group_id" in sent:
+        problems += await _group_problems(
+            session, team_id=collector.team_id, group_id=data.source_group_id
+        )
     if problems:
         raise InvalidRequest(problems)
-    for name in ("name", "note", "logs_retention", "metrics_retention"):
+    for name in ("name", "note", "logs_retention", "metrics_retention", "source_group_id"):
         if name in sent:
             setattr(collector, name, getattr(data, name))
+    if sent & set(hosted.HOSTED_FIELDS):
+        collector.settings = hosted.merged(collector.settings, data, sent, box) or None
     collector.updated_at = now
     await session.flush()
     return collector

@@ -74,7 +74,7 @@ async def _heartbeats(m: Members) -> ResourcePage:
 
 
 async def _sources(m: Members) -> ResourcePage:
-    host = source_service.ingesting_host(m.ctx.settings, m.request.url.hostname)
+    host = source_service.ingesting_host(m.ctx.settings, m.request.url.netloc)
     return await source_lists.list_sources(m.db, host=host, box=m.ctx.box, **m.scope)
 
 
@@ -103,7 +103,7 @@ def group_router(
         openapi_extra=request_body(shapes.create),
     )
     async def create_group(body: JsonObject, caller: Caller, ctx: Context, db: WriteDb) -> Response:
-        values = shapes.parse_create(body, caller.team_name)
+        values = shapes.parse_create(body, team_name=caller.team_name)
         async with db.begin():
             group = await service.create_group(
                 kind, db, team_id=caller.team_id, values=values, now=ctx.clock.now()
@@ -143,14 +143,14 @@ def group_router(
         summary=f"Update a {kind.name}",
         description=_update_rules(kind),
         responses={200: one, **WRITE_ERRORS},
-        openapi_extra=request_body(shapes.update, not_null=shapes.update.model_fields),
+        openapi_extra=request_body(shapes.update, not_null=shapes.not_null),
     )
     async def update_group(
         group_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
     ) -> Response:
         async with db.begin():
             group = await find(db, caller, group_id)
-            changes = shapes.parse_update(body, caller.team_name)
+            changes = shapes.parse_update(body, team_name=caller.team_name)
             await service.update_group(kind, db, group=group, changes=changes, now=ctx.clock.now())
         return single(view(group, caller))
 

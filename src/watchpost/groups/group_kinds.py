@@ -17,6 +17,7 @@ from pydantic import Field
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import InstrumentedAttribute
 
+from watchpost.collectors.models import Collector
 from watchpost.heartbeats import service as heartbeats
 from watchpost.heartbeats.models import Heartbeat, HeartbeatGroup
 from watchpost.monitors import service as monitors
@@ -58,6 +59,8 @@ class GroupKind:
     """Which of the team's name or id the attributes show."""
     sort_index: Any = Int32
     """The type of `sort_index` in requests."""
+    also_grouped: tuple[InstrumentedAttribute[int | None], ...] = ()
+    """Other tables' columns naming a group of this kind, cleared when it is deleted."""
 
 
 MONITOR_GROUPS: Final = GroupKind(
@@ -97,6 +100,7 @@ SOURCE_GROUPS: Final = GroupKind(
     members="sources",
     unique_names=True,
     team_attribute="team_id",
+    also_grouped=(Collector.source_group_id,),
 )
 GROUP_KINDS: Final = (MONITOR_GROUPS, HEARTBEAT_GROUPS, SOURCE_GROUPS)
 SHOWN_GROUPS: Final[dict[str, GroupKind]] = {

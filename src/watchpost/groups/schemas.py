@@ -8,7 +8,6 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from watchpost.errors import InvalidRequest
 from watchpost.groups.group_kinds import GroupKind
 from watchpost.problems import accepted, checked, team_name_problems
 from watchpost.validation import Name
@@ -25,27 +24,37 @@ class GroupSchemas:
     read_only: frozenset[str]
     """Attributes a request may not send (a 422 saying so)."""
 
-    def parse_create(self, data: dict[str, Any], team_name: str) -> dict[str, Any]:
+    @property
+    def not_null(self) -> list[str]:
+        """Fields a PATCH may leave out but not send as null (all but team_name)."""
+        return [name for name in self.update.model_fields if name != TEAM_NAME]
+
+    def parse_create(self, data: dict[str, Any], *, team_name: str) -> dict[str, Any]:
         """Every field's value, defaults filled in."""
-        return _own_team(_parse(self.create, data, self.read_only).model_dump(), team_name)
+        values = _parse(self.create, data, self.read_only, team_name).model_dump()
+        values.pop(TEAM_NAME)
+        return values
 
-    def parse_update(self, data: dict[str, Any], team_name: str) -> dict[str, Any]:
+    def parse_update(self, data: dict[str, Any], *, team_name: str) -> dict[str, Any]:
         """The sent fields' values."""
-        parsed = _parse(self.update, data, self.read_only).model_dump(exclude_unset=True)
-        return _own_team(parsed, team_name)
+        values = _parse(self.update, data, self.read_only, team_name)
+        changes = values.model_dump(exclude_unset=True)
+        changes.pop(TEAM_NAME, None)
+        return changes
 
 
-def _own_team(values: dict[str, Any], team_name: str) -> dict[str, Any]:
-    """values without team_name, which must name the token's team when sent."""
-    problems = team_name_problems(values.pop("team_name", None), team_name)
-    if problems:
-        raise InvalidRequest(problems)
-    return values
+TEAM_NAME = "team_name"
+"""Sent by the hosted API's clients (global tokens pick a team by it): here it must name the
+token's team, and is not stored."""
 
 
-def _parse(model: type[BaseModel], data: dict[str, Any], read_only: frozenset[str]) -> BaseModel:
+def _parse(
+    model: type[BaseModel], data: dict[str, Any], read_only: frozenset[str], team_name: str
+) -> BaseModel:
     """Read-only fields, nulls and the model's own checks, every problem at once."""
-    return accepted(*checked(model, data, read_only=read_only, not_null=model.model_fields))
+    not_null = [name for name in model.model_fields if name != TEAM_NAME]
+    parsed, problems = checked(model, data, read_only=read_only, not_null=not_null)
+    return accepted(parsed, problems + team_name_problems(data.get(TEAM_NAME), team_name))
 
 
 @cache
@@ -54,6 +63,11 @@ def schemas_of(kind: GroupKind) -> GroupSchemas:
     writable: dict[str, tuple[Any, Any, str | None]] = {  # type, default, description
         "name": (Name, ..., None),
         "sort_index": (kind.sort_index, 0, "Position; default 0."),
+        TEAM_NAME: (
+            Annotated[str, Field(max_length=255)] | None,
+            None,
+            "Optional; must name the API token's team.",
+        ),
     }
     shown: dict[str, Any] = {"name": str, "sort_index": int}
     if kind.pause_member is not None:
@@ -61,10 +75,6 @@ def schemas_of(kind: GroupKind) -> GroupSchemas:
         writable["paused"] = (bool, False, pauses)
         shown["paused"] = bool
     shown[kind.team_attribute] = str if kind.team_attribute == "team_name" else int
-    if kind.team_attribute == "team_name":
-        # The hosted API's global tokens pick the team with it; here it must be the token's.
-        team = "Must name the API token's team; not stored."
-        writable["team_name"] = (Annotated[str, Field(max_length=255)], None, team)
     shown |= {"created_at": str, "updated_at": str}
     title = kind.model.__name__
     return GroupSchemas(

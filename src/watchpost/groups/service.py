@@ -78,6 +78,13 @@ async def delete_group(
         .values({kind.member_key: None, member.updated_at: now})
         .execution_options(synchronize_session=False)
     )
+    for column in kind.also_grouped:
+        await session.execute(
+            update(column.class_)
+            .where(column == group.id)
+            .values({column: None})
+            .execution_options(synchronize_session=False)
+        )
     if kind.shown_as is None:
         await session.delete(group)
         await session.flush()

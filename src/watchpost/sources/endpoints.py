@@ -1,4 +1,5 @@
-"""Routes of /api/v1/sources (a source group's sources are listed by groups/)."""
+"""Routes of /api/v1/sources and /api/v2/sources (the same handlers and objects: the hosted
+API's Terraform provider uses v2); a source group's sources are listed by groups/."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from watchpost.sources.schemas import (
 from watchpost.teams.service import Principal
 
 sources = APIRouter(prefix="/api/v1/sources", tags=["sources"])
+sources_v2 = APIRouter(prefix="/api/v2/sources", tags=["sources"])
 
 
 class SourceView:
@@ -33,7 +35,7 @@ class SourceView:
 
     def __init__(self, request: Request, caller: Principal, ctx: AppContext) -> None:
         self.team_name = caller.team_name
-        self.host = service.ingesting_host(ctx.settings, request.url.hostname)
+        self.host = service.ingesting_host(ctx.settings, request.url.netloc)
         self.box = ctx.box
 
     def one(self, source: Source) -> dict[str, Any]:
@@ -47,6 +49,7 @@ class SourceView:
 
 
 source_routes = Routes(sources, SourceAttributes)
+v2 = Routes(sources_v2, SourceAttributes)
 
 
 _find = Finder(service.get_source, service.SOURCE, "source_id")
@@ -55,10 +58,11 @@ _find = Finder(service.get_source, service.SOURCE, "source_id")
 @source_routes.create(
     "", summary="Create a source", description=platforms_markdown(), body=SourceCreate
 )
+@v2.create("", summary="Create a source", description=platforms_markdown(), body=SourceCreate)
 async def create_source(
     request: Request, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
 ) -> Response:
-    data = parse_source_create(body)
+    data = parse_source_create(body, team_name=caller.team_name)
     async with db.begin():
         source = await service.create_source(
             db, team_id=caller.team_id, data=data, box=ctx.box, now=ctx.clock.now()
@@ -67,6 +71,7 @@ async def create_source(
 
 
 @source_routes.list("", summary="List sources")
+@v2.list("", summary="List sources")
 async def list_sources(
     request: Request, caller: Caller, ctx: Context, db: ReadDb, paging: Paging
 ) -> Response:
@@ -74,7 +79,7 @@ async def list_sources(
         db,
         team_id=caller.team_id,
         team_name=caller.team_name,
-        host=service.ingesting_host(ctx.settings, request.url.hostname),
+        host=service.ingesting_host(ctx.settings, request.url.netloc),
         box=ctx.box,
         paging=paging,
     )
@@ -82,6 +87,7 @@ async def list_sources(
 
 
 @source_routes.get("/{source_id}", summary="Get a source")
+@v2.get("/{source_id}", summary="Get a source")
 async def get_source(
     source_id: str, request: Request, caller: Caller, ctx: Context, db: ReadDb
 ) -> Response:
@@ -89,13 +95,25 @@ async def get_source(
     return single(SourceView(request, caller, ctx).one(source))
 
 
+_UPDATE_WORDS = (
+    "Changes name, ingesting_paused, retentions, live_tail_pattern, source_group_id "
+    "(null or 0 ungroups) and the hosted API's stored settings (null clears one). "
+    "`platform`, `data_region` and `custom_bucket` cannot change; the table name never "
+    "follows a rename."
+)
+
+
 @source_routes.update(
     "/{source_id}",
     summary="Update a source",
-    description=(
-        "Changes name, ingesting_paused, retentions, live_tail_pattern or source_group_id "
-        "(null ungroups). `platform` cannot change; the table name never follows a rename."
-    ),
+    description=_UPDATE_WORDS,
+    body=SourceUpdate,
+    not_null=(*NOT_NULL_FIELDS, "platform"),
+)
+@v2.update(
+    "/{source_id}",
+    summary="Update a source",
+    description=_UPDATE_WORDS,
     body=SourceUpdate,
     not_null=(*NOT_NULL_FIELDS, "platform"),
 )
@@ -104,14 +122,22 @@ async def update_source(
 ) -> Response:
     async with db.begin():
         source = await _find(db, caller, source_id)
-        data = parse_source_update(body, platform=source.platform)
+        data = parse_source_update(
+            body, platform=source.platform, team_name=caller.team_name, settings=source.settings
+        )
         await service.update_source(
-            db, source=source, data=data, sent=set(data.model_fields_set), now=ctx.clock.now()
+            db,
+            source=source,
+            data=data,
+            sent=set(data.model_fields_set),
+            box=ctx.box,
+            now=ctx.clock.now(),
         )
     return single(SourceView(request, caller, ctx).one(source))
 
 
 @source_routes.delete("/{source_id}", summary="Delete a source")
+@v2.delete("/{source_id}", summary="Delete a source")
 async def delete_source(source_id: str, caller: Caller, db: WriteDb) -> Response:
     return await _find.delete(
         db, caller, source_id, lambda source: service.delete_source(db, source=source)
@@ -119,4 +145,4 @@ async def delete_source(source_id: str, caller: Caller, db: WriteDb) -> Response
 
 
 # What routes.py serves: this module's routers, each listed flat in the app.
-routers = (sources,)
+routers = (sources, sources_v2)

@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.crypto import SecretBox
 from watchpost.db.rows import ListColumns
 from watchpost.http.pagination import PageRequest, ResourcePage, TeamList
+from watchpost.sources.hosted import attributes as hosted_attributes
 from watchpost.sources.models import Source
 from watchpost.sources.service import SOURCE
 
@@ -32,6 +33,7 @@ SOURCE_COLUMNS = ListColumns(
         "live_tail_pattern",
         "created_at",
         "updated_at",
+        "settings",
     ),
 )
 
@@ -64,6 +66,7 @@ def source_resources(
                 "live_tail_pattern": live_tail_pattern,
                 "created_at": created_at,
                 "updated_at": updated_at,
+                **hosted_attributes(settings),
             },
         }
         for (
@@ -80,6 +83,7 @@ def source_resources(
             live_tail_pattern,
             created_at,
             updated_at,
+            settings,
         ) in rows
     ]
 

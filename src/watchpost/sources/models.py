@@ -1,6 +1,8 @@
 from __future__ import annotations
 
-from sqlalchemy import Boolean, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from typing import Any
+
+from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from watchpost.db.base import Base, IdMixin, IdType, TeamOwnedMixin, TimestampMixin
@@ -41,3 +43,5 @@ class Source(IdMixin, TeamOwnedMixin, TimestampMixin, Base):
     logs_retention: Mapped[int] = mapped_column(Integer)
     metrics_retention: Mapped[int] = mapped_column(Integer)
     live_tail_pattern: Mapped[str] = mapped_column(Text)
+    # The hosted API's attributes kept without effect (sources/hosted.py); null: none sent.
+    settings: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True), default=None)

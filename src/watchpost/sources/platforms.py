@@ -69,6 +69,16 @@ Platform = Literal[
     "render",
     "digitalocean",
     "dokku",
+    # the rest of the hosted API's list (its Terraform provider's validation)
+    "aws",
+    "aws_fargate",
+    "azure_logs",
+    "cloudflare_prometheus_exporter",
+    "fastly",
+    "flights",
+    "gcp",
+    "minio",
+    "winlogbeat",
 ]
 PLATFORMS: Final[tuple[str, ...]] = get_args(Platform)
 
@@ -79,7 +89,6 @@ DEFAULT_LIVE_TAIL_PATTERN: Final = "{level} {message}"
 # Attributes a response shows but a client never writes: sending one is a 422 naming it.
 READ_ONLY_FIELDS: Final[tuple[str, ...]] = (
     "team_id",
-    "team_name",
     "table_name",
     "token",
     "ingesting_host",
@@ -118,5 +127,9 @@ def platforms_markdown() -> str:
         f"Defaults: `logs_retention` {DEFAULT_LOGS_RETENTION} days, `metrics_retention` "
         f"{DEFAULT_METRICS_RETENTION} days (both 1 to 3652), `ingesting_paused` false, "
         f"`live_tail_pattern` `{DEFAULT_LIVE_TAIL_PATTERN}`.\n\n"
-        "Read-only: " + ", ".join(f"`{name}`" for name in READ_ONLY_FIELDS) + "."
+        "Read-only: " + ", ".join(f"`{name}`" for name in READ_ONLY_FIELDS) + ". "
+        "`team_name` may be sent; it must name the API token's team. `source_group_id` 0 "
+        "means no group. The hosted API's other attributes (`data_region`, the `scrape_*` "
+        "settings, `vrl_transformation_*`, `blocked_metrics`, `custom_bucket` …) are stored "
+        "and returned without effect here (passwords and secret keys are write-only)."
     )

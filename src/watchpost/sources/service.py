@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from datetime import datetime
+from urllib.parse import urlsplit
 
 from sqlalchemy import Select, select
 from sqlalchemy.exc import IntegrityError
@@ -15,6 +16,7 @@ from watchpost.db import queries
 from watchpost.db.queries import team_object
 from watchpost.errors import InvalidRequest, Problem
 from watchpost.settings import Settings
+from watchpost.sources import hosted
 from watchpost.sources.models import Source, SourceGroup
 from watchpost.sources.platforms import (
     TABLE_NAME_FALLBACK,
@@ -32,8 +34,17 @@ _CANDIDATE_BATCH = 20
 
 
 def ingesting_host(settings: Settings, request_host: str | None) -> str:
-    """Where sources send data: the configured host, else the public URL's, else the request's."""
-    return settings.ingesting_host or settings.public_host() or request_host or "localhost"
+    """Where sources send data: the configured host, else the public URL's, else the request's
+    (`request_host` is the request's `host[:port]`). A port other than the scheme's default
+    is kept: a client can send to the address as it is."""
+    if settings.ingesting_host:
+        return settings.ingesting_host
+    if settings.public_base is not None:
+        public = urlsplit(settings.public_base)
+        if public.hostname:
+            host = f"[{public.hostname}]" if ":" in public.hostname else public.hostname
+            return host if public.port is None else f"{host}:{public.port}"
+    return request_host or "localhost"
 
 
 # ------------------------------------------------------------------------------- sources
@@ -99,6 +110,7 @@ async def create_source(
             logs_retention=data.logs_retention,
             metrics_retention=data.metrics_retention,
             live_tail_pattern=data.live_tail_pattern,
+            settings=hosted.merged(None, data, data.model_fields_set, box) or None,
             created_at=now,
             updated_at=now,
         )
@@ -125,7 +137,13 @@ async def get_source(session: AsyncSession, *, team_id: int, source_id: int) -> 
 
 
 async def update_source(
-    session: AsyncSession, *, source: Source, data: SourceUpdate, sent: set[str], now: datetime
+    session: AsyncSession,
+    *,
+    source: Source,
+    data: SourceUpdate,
+    sent: set[str],
+    box: SecretBox,
+    now: datetime,
 ) -> Source:
     """Apply the sent fields (validated by parse_source_update); the table name stays."""
     if "source_group_id" in sent:
@@ -137,6 +155,8 @@ async def update_source(
     for name in UPDATABLE_FIELDS:
         if name in sent:
             setattr(source, name, getattr(data, name))
+    if sent & set(hosted.HOSTED_FIELDS):
+        source.settings = hosted.merged(source.settings, data, sent, box) or None
     source.updated_at = now
     await session.flush()
     return source

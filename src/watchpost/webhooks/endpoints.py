@@ -34,8 +34,10 @@ SHAPE = (
     "`relationships.custom_webhook_template.data` is null or `{id, type: "
     '"custom_webhook_template"}`; the top-level `included` holds that template '
     "(`http_method`, `auth_username`, `headers_template`, `body_template`; never "
-    "`auth_password`), or is empty. The on_incident_* attributes appear only on "
-    "incident_change webhooks."
+    "`auth_password`), or is empty; `attributes.custom_webhook_template_attributes` shows "
+    "the same template with its `id` (absent without one), where the hosted API's clients "
+    "read it. The on_incident_* attributes and `notify_alongside_primary_responder` appear "
+    "only on incident_change webhooks."
 )
 
 

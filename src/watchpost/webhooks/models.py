@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import JSON, Boolean, ForeignKey, Index, String, Text
+from sqlalchemy import JSON, Boolean, ForeignKey, Index, String, Text, true
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from watchpost.db.base import Base, IdMixin, IdType, TeamOwnedMixin, TimestampMixin, UTCDateTime
@@ -35,6 +35,10 @@ class OutgoingWebhook(IdMixin, TeamOwnedMixin, TimestampMixin, Base):
     on_incident_resolved: Mapped[bool] = mapped_column(Boolean, default=False)
     on_incident_reopened: Mapped[bool] = mapped_column(Boolean, default=False)
     on_incident_comment: Mapped[bool] = mapped_column(Boolean, default=False)
+    # The hosted API's flag (incident_change only): stored and returned, no effect here.
+    notify_alongside_primary_responder: Mapped[bool] = mapped_column(
+        Boolean, default=True, server_default=true()
+    )
     custom_webhook_template_id: Mapped[int | None] = mapped_column(
         IdType,
         ForeignKey("custom_webhook_templates.id", ondelete="SET NULL"),

@@ -8,9 +8,10 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from watchpost.destinations import resend_problems
+from watchpost.errors import Problem
 from watchpost.http.openapi import PaginationDoc
 from watchpost.problems import accepted, null_problems, team_name_problems, validated
-from watchpost.validation import DestinationUrl, Name, Secret
+from watchpost.validation import DestinationUrl, Name
 from watchpost.webhooks import templates
 from watchpost.webhooks.triggers import (
     DEFAULT_HTTP_METHOD,
@@ -25,7 +26,13 @@ from watchpost.webhooks.triggers import (
     trigger_problems,
 )
 
+# The Terraform provider sends "" for an unset password: empty means none.
+OptionalSecret = Annotated[str, Field(max_length=1024)]
+
 TEMPLATE_FIELD = "custom_webhook_template_attributes"
+# A hosted-API attribute of incident_change webhooks (default true), kept apart from the
+# on_incident_* flags (default false) that choose which events are sent.
+INCIDENT_ONLY = "notify_alongside_primary_responder"
 MAX_HEADERS = 50
 MAX_BODY_TEMPLATE = 65_536
 
@@ -73,8 +80,12 @@ class WebhookTemplateInput(BaseModel):
     http_method: HttpMethod | None = Field(
         default=None, description=f"Default {DEFAULT_HTTP_METHOD}; never null."
     )
-    auth_username: str | None = Field(default=None, min_length=1, max_length=255)
-    auth_password: Secret | None = Field(default=None, description="Write-only.")
+    auth_username: str | None = Field(
+        default=None, max_length=255, description="Empty or null: no basic auth."
+    )
+    auth_password: OptionalSecret | None = Field(
+        default=None, description="Write-only; empty or null removes it."
+    )
     headers_template: list[HeaderTemplate] | None = Field(default=None, max_length=MAX_HEADERS)
     body_template: Annotated[str, AfterValidator(check_template)] | None = Field(
         default=None,
@@ -100,6 +111,11 @@ class WebhookFields(BaseModel):
     on_incident_resolved: bool | None = Field(default=None, description=_FLAG_DOC)
     on_incident_reopened: bool | None = Field(default=None, description=_FLAG_DOC)
     on_incident_comment: bool | None = Field(default=None, description=_FLAG_DOC)
+    notify_alongside_primary_responder: bool | None = Field(
+        default=None,
+        description="incident_change webhooks only; default true. Stored and returned; "
+        "a webhook here is told of every incident event it subscribes to.",
+    )
     custom_webhook_template_attributes: WebhookTemplateInput | None = Field(
         default=None, description="How the request is built; null removes the template (PATCH)."
     )
@@ -135,6 +151,14 @@ class WebhookAttributes(BaseModel):
     on_incident_resolved: bool = Field(default=False, description=_FLAG_DOC)
     on_incident_reopened: bool = Field(default=False, description=_FLAG_DOC)
     on_incident_comment: bool = Field(default=False, description=_FLAG_DOC)
+    notify_alongside_primary_responder: bool = Field(
+        default=True, description="incident_change webhooks only."
+    )
+    custom_webhook_template_attributes: WebhookTemplateView | None = Field(
+        default=None,
+        description="The template as the hosted API's clients read it back (absent without "
+        "one); auth_password is never shown.",
+    )
     disabled_at: str | None = Field(
         default=None,
         description="Read-only, only on a disabled webhook: when deliveries stopped (410 "
@@ -159,6 +183,10 @@ class WebhookTemplateAttributes(BaseModel):
     auth_username: str | None
     headers_template: list[HeaderTemplate]
     body_template: str | None
+
+
+class WebhookTemplateView(WebhookTemplateAttributes):
+    id: str
 
 
 class WebhookTemplateReference(BaseModel):
@@ -202,9 +230,11 @@ class WebhookListDoc(BaseModel):
     pagination: PaginationDoc
 
 
+WebhookAttributes.model_rebuild()
+
 # Optional on PATCH, but never null (a 422 names them; the flags also on other triggers,
 # which refuse them whatever their value).
-WEBHOOK_NOT_NULL = ("name", "url", "trigger_type", *TRIGGER_FIELDS)
+WEBHOOK_NOT_NULL = ("name", "url", "trigger_type", *TRIGGER_FIELDS, INCIDENT_ONLY)
 
 # -------------------------------------------------------------------------------- parsing
 
@@ -243,12 +273,19 @@ def _template_problems(raw: Any, current: dict[str, Any] | None) -> list[tuple[s
     return problems
 
 
+def _incident_only_problems(trigger_type: str, data: dict[str, Any]) -> list[Problem]:
+    if trigger_type == "incident_change" or data.get(INCIDENT_ONLY) is None:
+        return []
+    return [(INCIDENT_ONLY, f"{INCIDENT_ONLY} applies to incident_change webhooks only")]
+
+
 def parse_webhook_create(data: dict[str, Any], *, team_name: str) -> WebhookCreate:
     """Validate a create request: types, formats, the trigger table; all reported at once."""
     parsed, problems = validated(WebhookCreate, data)
     trigger_type = data.get("trigger_type")
     if isinstance(trigger_type, str) and trigger_type in TRIGGER_RULES:
         problems += trigger_problems(trigger_type, _given(data))
+        problems += _incident_only_problems(trigger_type, data)
     problems += team_name_problems(data.get("team_name"), team_name)
     problems += _template_problems(data.get(TEMPLATE_FIELD), None)
     return accepted(parsed, problems)
@@ -293,8 +330,11 @@ def parse_webhook_update(
         problems.append(
             ("trigger_type", f"trigger_type cannot be changed (this webhook is {trigger_type})")
         )
-    problems += null_problems(data, ("name", "url", *TRIGGER_RULES[trigger_type].accepted))
+    problems += null_problems(
+        data, ("name", "url", *TRIGGER_RULES[trigger_type].accepted, INCIDENT_ONLY)
+    )
     problems += trigger_problems(trigger_type, _given(data))
+    problems += _incident_only_problems(trigger_type, data)
     problems += team_name_problems(data.get("team_name"), team_name)
     problems += _template_problems(data.get(TEMPLATE_FIELD), template)
     if parsed is not None:

@@ -17,6 +17,7 @@ from watchpost.db.queries import team_object
 from watchpost.http.pagination import Page, PageRequest, paginate
 from watchpost.webhooks.models import CustomWebhookTemplate, OutgoingWebhook
 from watchpost.webhooks.schemas import (
+    INCIDENT_ONLY,
     TEMPLATE_FIELD,
     WebhookCreate,
     WebhookTemplateInput,
@@ -42,6 +43,11 @@ def webhook_attributes(webhook: OutgoingWebhook, team_name: str) -> dict[str, An
     }
     for name in TRIGGER_RULES[webhook.trigger_type].accepted:
         attributes[name] = getattr(webhook, name)
+    if webhook.trigger_type == "incident_change":
+        attributes[INCIDENT_ONLY] = webhook.notify_alongside_primary_responder
+    template = webhook.custom_webhook_template
+    if template is not None:  # where the hosted API's clients read it; absent without one
+        attributes[TEMPLATE_FIELD] = {"id": str(template.id), **template_attributes(template)}
     if webhook.disabled_at is not None:  # the spec's shape otherwise
         attributes["disabled_at"] = isoformat_ms(webhook.disabled_at)
         attributes["disabled_reason"] = webhook.disabled_reason
@@ -94,8 +100,10 @@ def _apply_template(
 ) -> None:
     for name in data.model_fields_set:
         value = getattr(data, name)
-        if name == "auth_password":
-            template.auth_password_encrypted = box.encrypt(value) if value is not None else None
+        if name == "auth_password":  # "" (the Terraform provider's unset) is no password
+            template.auth_password_encrypted = box.encrypt(value) if value else None
+        elif name in ("auth_username", "body_template"):  # "" is none, as for the password
+            setattr(template, name, value or None)
         elif name == "headers_template":
             template.headers_template = [header.model_dump() for header in value or []]
         elif name == "http_method":
@@ -142,6 +150,7 @@ async def create_webhook(
         created_at=now,
         updated_at=now,
         **{name: bool(getattr(data, name)) for name in TRIGGER_FIELDS},
+        notify_alongside_primary_responder=data.notify_alongside_primary_responder is not False,
     )
     if data.custom_webhook_template_attributes is not None:
         template = _new_template(team_id, now)
@@ -179,7 +188,7 @@ async def update_webhook(
 ) -> OutgoingWebhook:
     """Apply a validated PATCH; a null template removes it, an object creates or changes it.
     A disabled webhook is enabled again: an update is how its owner says it is fixed."""
-    for name in ("name", "url", *TRIGGER_RULES[webhook.trigger_type].accepted):
+    for name in ("name", "url", *TRIGGER_RULES[webhook.trigger_type].accepted, INCIDENT_ONLY):
         if name in sent:
             setattr(webhook, name, getattr(data, name))
     if TEMPLATE_FIELD in sent:

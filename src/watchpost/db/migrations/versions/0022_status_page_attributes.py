@@ -13,7 +13,7 @@ from alembic import op
 from watchpost.db.migrations import shapes
 
 revision = "0022"
-down_revision = "0020"
+down_revision = "0021"
 
 FLAGS = (
     ("whitelabeled", False),

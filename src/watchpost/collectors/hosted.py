@@ -1,0 +1,175 @@
+"""The hosted API's collector attributes that Watchpost stores and returns without acting on
+them: Watchpost ships no collector agent, so nothing reads them back but the API's clients.
+
+They live in the collector's `settings` column (the bucket's secret key encrypted); docs/api.md
+lists them. `source_group_id` is a column of its own (checked against the team's groups).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Final, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from watchpost.collectors.target_kinds import SslMode, Tls
+from watchpost.crypto import SecretBox
+from watchpost.errors import Problem
+from watchpost.sources.hosted import CustomBucket, bucket_name
+from watchpost.sources.platforms import DEFAULT_LIVE_TAIL_PATTERN
+from watchpost.sources.schemas import LiveTailPattern
+from watchpost.validation import DestinationHost, Id, Port, Secret
+
+Percent = Annotated[int, Field(ge=0, le=100)]
+Program = Annotated[str, Field(max_length=65_536)]
+MAX_OPTIONS: Final = 1000
+
+
+class Components(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    logs_host: bool | None = None
+    logs_docker: bool | None = None
+    logs_kubernetes: bool | None = None
+    logs_collector_internals: bool | None = None
+    metrics_databases: bool | None = None
+    metrics_nginx: bool | None = None
+    metrics_apache: bool | None = None
+    metrics_traefik: bool | None = None
+    ebpf_metrics: bool | None = None
+    ebpf_tracing_basic: bool | None = None
+    ebpf_tracing_full: bool | None = None
+    traces_opentelemetry: bool | None = None
+    ebpf_red_metrics: bool | None = None
+
+
+class EntityOption(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    log_sampling: Percent | None = None
+    ingest_traces: bool | None = None
+
+
+class Configuration(BaseModel):
+    """What the hosted API's agent is told to collect; stored and returned as sent."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    logs_sample_rate: Percent | None = None
+    traces_sample_rate: Percent | None = None
+    components: Components | None = None
+    vrl_transformation: Program | None = None
+    merge_logs: bool | None = None
+    merge_logs_config: Program | None = None
+    disk_batch_size_mb: Annotated[int, Field(ge=256, le=1_048_576)] | None = None
+    memory_batch_size_mb: Annotated[int, Field(ge=1, le=40)] | None = None
+    buffer_max_events: Annotated[int, Field(ge=1, le=100_000_000)] | None = None
+    when_full: Literal["drop_newest", "block"] | None = None
+    log_line_length_limit_kb: Annotated[int, Field(ge=4, le=128)] | None = None
+    services_options: (
+        Annotated[
+            dict[Annotated[str, Field(max_length=255)], EntityOption], Field(max_length=MAX_OPTIONS)
+        ]
+        | None
+    ) = None
+    namespaces_options: (
+        Annotated[
+            dict[Annotated[str, Field(max_length=255)], EntityOption], Field(max_length=MAX_OPTIONS)
+        ]
+        | None
+    ) = None
+
+
+class HostedSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    data_region: Annotated[str, Field(min_length=1, max_length=64)] | None = Field(
+        default=None, description="Fixed after creation; stored as sent."
+    )
+    live_tail_pattern: LiveTailPattern | None = None
+    ingesting_paused: bool | None = None
+    user_vector_config: Program | None = None
+    source_vrl_transformation: Program | None = None
+    configuration: Configuration | None = None
+    custom_bucket: CustomBucket | None = Field(default=None, description="Create only.")
+
+
+ServiceType = Literal["postgres", "mysql", "redis", "mongodb", "memcached"]
+SERVICE_TYPES: Final[tuple[str, ...]] = ("postgres", "mysql", "redis", "mongodb", "memcached")
+MAX_DATABASES: Final = 50
+
+
+class DatabaseEntry(BaseModel):
+    """One entry of `databases`: with `id` it changes (or, with `_destroy`, deletes) that one."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: Id | None = None
+    service_type: ServiceType | None = None
+    host: DestinationHost | None = None
+    port: Port | None = None
+    username: Annotated[str, Field(max_length=255)] | None = None
+    password: Secret | None = Field(default=None, description="Write-only.")
+    ssl_mode: SslMode | None = None
+    tls: Tls | None = None
+    destroy: bool | None = Field(default=None, alias="_destroy")
+
+
+Databases = Annotated[list[DatabaseEntry], Field(max_length=MAX_DATABASES)]
+HOSTED_FIELDS: Final[tuple[str, ...]] = tuple(HostedSettings.model_fields)
+_PLAIN: Final = ("data_region", "user_vector_config", "source_vrl_transformation", "configuration")
+
+
+def update_problems(sent: dict[str, Any], stored: dict[str, Any]) -> list[Problem]:
+    """What a PATCH may not change: the data region and the custom bucket."""
+    problems: list[Problem] = []
+    if "data_region" in sent and sent["data_region"] != stored.get("data_region"):
+        problems.append(("data_region", "data_region cannot be changed after creation"))
+    if sent.get("custom_bucket") is not None:
+        problems.append(
+            ("custom_bucket", "custom_bucket can only be set when creating a collector")
+        )
+    return problems
+
+
+def merged(
+    stored: dict[str, Any] | None, data: HostedSettings, sent: set[str], box: SecretBox
+) -> dict[str, Any]:
+    """The settings to store: the sent fields over the stored ones (null clears one)."""
+    result = dict(stored or {})
+    for name in sent & set(HOSTED_FIELDS):
+        value = getattr(data, name)
+        if value is None:
+            if name != "custom_bucket":
+                result.pop(name, None)
+        elif name == "custom_bucket":
+            result[name] = {
+                "endpoint": value.endpoint,
+                "access_key_id": value.access_key_id,
+                "secret_access_key_encrypted": box.encrypt(value.secret_access_key),
+                "keep_data_after_retention": value.keep_data_after_retention,
+            }
+        elif name == "configuration":
+            result[name] = value.model_dump(exclude_unset=True)
+        else:
+            result[name] = value
+    return result
+
+
+def attributes(stored: dict[str, Any] | None) -> dict[str, Any]:
+    """The hosted attributes as a response shows them (never the bucket's secret key)."""
+    values = stored or {}
+    shown: dict[str, Any] = {name: values.get(name) for name in _PLAIN}
+    shown["live_tail_pattern"] = values.get("live_tail_pattern", DEFAULT_LIVE_TAIL_PATTERN)
+    shown["ingesting_paused"] = bool(values.get("ingesting_paused", False))
+    bucket = values.get("custom_bucket")
+    shown["custom_bucket"] = (
+        None
+        if bucket is None
+        else {
+            "name": bucket_name(bucket["endpoint"]),
+            "endpoint": bucket["endpoint"],
+            "access_key_id": bucket["access_key_id"],
+            "keep_data_after_retention": bucket["keep_data_after_retention"],
+        }
+    )
+    return shown

@@ -1,0 +1,155 @@
+"""The hosted API's source attributes that Watchpost stores and returns without acting on them.
+
+Watchpost does not ingest, scrape, transform or archive telemetry itself, so these settings
+have no effect here; they are kept (in the source's `settings` column, secrets encrypted) so
+that clients written for the hosted API read back what they sent. docs/api.md lists them.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Final
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from watchpost.crypto import SecretBox
+from watchpost.errors import Problem
+
+MAX_LIST: Final = 1000
+MAX_PROGRAM: Final = 65_536
+
+Text255 = Annotated[str, Field(max_length=255)]
+UrlText = Annotated[str, Field(min_length=1, max_length=2048)]
+
+
+class ScrapeHeader(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: Annotated[str, Field(min_length=1, max_length=255)]
+    value: Annotated[str, Field(max_length=8192)]
+
+
+class CustomBucket(BaseModel):
+    """An S3-compatible bucket for the source's data: set on create only."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: Text255 | None = Field(
+        default=None, description="Ignored: the name is read from `endpoint`."
+    )
+    endpoint: UrlText
+    access_key_id: Annotated[str, Field(min_length=1, max_length=255)]
+    secret_access_key: Annotated[str, Field(min_length=1, max_length=1024)] = Field(
+        description="Write-only."
+    )
+    keep_data_after_retention: bool = False
+
+
+class HostedSettings(BaseModel):
+    """Fields a request may send; every one is optional (None: not sent or cleared)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    data_region: Annotated[str, Field(min_length=1, max_length=64)] | None = Field(
+        default=None, description="Fixed after creation; stored as sent."
+    )
+    vrl_transformation_logs: Annotated[str, Field(max_length=MAX_PROGRAM)] | None = None
+    vrl_transformation_spans: Annotated[str, Field(max_length=MAX_PROGRAM)] | None = None
+    blocked_metrics: Annotated[list[Text255], Field(max_length=MAX_LIST)] | None = None
+    scrape_urls: Annotated[list[UrlText], Field(max_length=100)] | None = None
+    scrape_frequency_secs: Annotated[int, Field(ge=1, le=86_400)] | None = None
+    scrape_request_headers: Annotated[list[ScrapeHeader], Field(max_length=50)] | None = None
+    scrape_request_basic_auth_user: Text255 | None = None
+    scrape_request_basic_auth_password: Annotated[str, Field(max_length=1024)] | None = Field(
+        default=None, description="Write-only."
+    )
+    skip_ssl_verify: bool | None = None
+    aws_auto_sub_log_groups: bool | None = None
+    code_mapping_stack_root: Annotated[str, Field(max_length=1024)] | None = None
+    code_mapping_source_root: Annotated[str, Field(max_length=1024)] | None = None
+    custom_bucket: CustomBucket | None = Field(default=None, description="Create only.")
+
+
+HOSTED_FIELDS: Final[tuple[str, ...]] = tuple(HostedSettings.model_fields)
+# Shown as sent (null until sent); the booleans read false until sent.
+PLAIN_FIELDS: Final[tuple[str, ...]] = (
+    "data_region",
+    "vrl_transformation_logs",
+    "vrl_transformation_spans",
+    "blocked_metrics",
+    "scrape_urls",
+    "scrape_frequency_secs",
+    "scrape_request_headers",
+    "scrape_request_basic_auth_user",
+    "code_mapping_stack_root",
+    "code_mapping_source_root",
+)
+FLAG_FIELDS: Final[tuple[str, ...]] = ("skip_ssl_verify", "aws_auto_sub_log_groups")
+_PASSWORD = "scrape_request_basic_auth_password"  # noqa: S105  (a field name)
+_CREATE_ONLY = "custom_bucket"
+
+
+def bucket_name(endpoint: str) -> str:
+    """The bucket an endpoint names: its first path segment, else its host's first label."""
+    parts = urlsplit(endpoint)
+    segment = parts.path.strip("/").split("/", 1)[0]
+    return segment or (parts.hostname or "").split(".", 1)[0]
+
+
+def update_problems(sent: dict[str, Any], stored: dict[str, Any]) -> list[Problem]:
+    """What a PATCH may not change: the data region and the custom bucket."""
+    problems: list[Problem] = []
+    region = sent.get("data_region")
+    if "data_region" in sent and region != stored.get("data_region"):
+        problems.append(("data_region", "data_region cannot be changed after creation"))
+    if sent.get(_CREATE_ONLY) is not None:
+        problems.append((_CREATE_ONLY, "custom_bucket can only be set when creating a source"))
+    return problems
+
+
+def merged(
+    stored: dict[str, Any] | None, data: HostedSettings, sent: set[str], box: SecretBox
+) -> dict[str, Any]:
+    """The settings to store: the sent fields over the stored ones (null clears one)."""
+    result = dict(stored or {})
+    for name in sent & set(HOSTED_FIELDS):
+        value = getattr(data, name)
+        if name == _PASSWORD:  # "" (the Terraform provider's unset) is no password
+            result.pop(f"{_PASSWORD}_encrypted", None)
+            if value:
+                result[f"{_PASSWORD}_encrypted"] = box.encrypt(value)
+        elif name == _CREATE_ONLY:
+            if value is not None:
+                result[name] = {
+                    "endpoint": value.endpoint,
+                    "access_key_id": value.access_key_id,
+                    "secret_access_key_encrypted": box.encrypt(value.secret_access_key),
+                    "keep_data_after_retention": value.keep_data_after_retention,
+                }
+        elif value is None:
+            result.pop(name, None)
+        elif name == "scrape_request_headers":
+            result[name] = [header.model_dump() for header in value]
+        else:
+            result[name] = value
+    return result
+
+
+def attributes(stored: dict[str, Any] | None) -> dict[str, Any]:
+    """The hosted attributes as a response shows them (never a password or secret key)."""
+    values = stored or {}
+    shown: dict[str, Any] = {name: values.get(name) for name in PLAIN_FIELDS}
+    for name in FLAG_FIELDS:
+        shown[name] = bool(values.get(name, False))
+    bucket = values.get(_CREATE_ONLY)
+    shown[_CREATE_ONLY] = (
+        None
+        if bucket is None
+        else {
+            "name": bucket_name(bucket["endpoint"]),
+            "endpoint": bucket["endpoint"],
+            "access_key_id": bucket["access_key_id"],
+            "keep_data_after_retention": bucket["keep_data_after_retention"],
+        }
+    )
+    return shown
