@@ -19,7 +19,7 @@ from watchpost.engine.schedule import next_slot
 from watchpost.incidents.models import Incident
 from watchpost.monitors.models import Monitor
 from watchpost.probes.base import ProbeResult
-from watchpost.probes.monitors.registry import UNSUPPORTED
+from watchpost.probes.monitors.check import UNSUPPORTED
 
 
 async def monitor_at(api: Api, url: str, **fields: Any) -> str:

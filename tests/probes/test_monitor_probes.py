@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from watchpost.probes.monitors.check import MonitorCheck
-from watchpost.probes.monitors.registry import PROBES, UNSUPPORTED, domain_expiration
+from watchpost.probes.monitors.check import UNSUPPORTED, MonitorCheck
+from watchpost.probes.monitors.registry import PROBES, domain_expiration
 
 MONITOR_TYPES = {
     "status", "expected_status_code", "keyword", "keyword_absence", "ping", "tcp", "udp",

@@ -59,6 +59,8 @@ KINDS: Final[dict[str, Kind]] = {
             "auth_password_encrypted",
             "ssl_expiration",
             "domain_expiration",
+            "playwright_script",
+            "environment_variables",
             "maintenance_from",
             "maintenance_to",
             "maintenance_timezone",

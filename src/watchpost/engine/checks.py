@@ -17,8 +17,8 @@ from watchpost.maintenance_windows import maintenance_end
 from watchpost.monitors.lists import port_text
 from watchpost.monitors.models import Monitor
 from watchpost.probes.base import ProbeResult, Stopwatch, failure
-from watchpost.probes.monitors.check import Header, MonitorCheck
-from watchpost.probes.monitors.registry import PROBES, UNSUPPORTED, extra_probes
+from watchpost.probes.monitors.check import UNSUPPORTED, Header, MonitorCheck
+from watchpost.probes.monitors.registry import PROBES, extra_probes
 from watchpost.probes.targets import registry as target_probes
 from watchpost.probes.targets.registry import probe_target, target_settings
 from watchpost.probes.targets.settings import TargetSettings
@@ -79,6 +79,10 @@ def monitor_check(monitor: Monitor, box: SecretBox) -> MonitorCheck:
         ),
         ssl_expiration=monitor.ssl_expiration,
         domain_expiration=monitor.domain_expiration,
+        playwright_script=monitor.playwright_script,
+        environment_variables=tuple(
+            (str(name), str(value)) for name, value in (monitor.environment_variables or {}).items()
+        ),
     )
 
 

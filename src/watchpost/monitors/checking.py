@@ -16,7 +16,7 @@ from watchpost.incidents.transitions import AUTOMATIC, Change, apply, open_incid
 from watchpost.monitors.status_machine import Stored, Transition, record_check, state_of
 from watchpost.monitors.status_machine import apply as store
 from watchpost.probes.base import ProbeResult
-from watchpost.probes.monitors.registry import UNSUPPORTED
+from watchpost.probes.monitors.check import UNSUPPORTED
 
 
 class Checked(Stored, Protocol):

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+UNSUPPORTED = "unsupported"
+"""details key of a result that is no verdict on the monitor (the check cannot run here)."""
+
 
 @dataclass(frozen=True)
 class Header:
@@ -38,7 +41,11 @@ class MonitorCheck:
     """Days; the certificate check fails when fewer remain. None disables it."""
     domain_expiration: int | None = None
     """Days; None disables it."""
+    playwright_script: str | None = field(default=None, repr=False)
+    environment_variables: tuple[tuple[str, str], ...] = field(default=(), repr=False)
+    """A playwright monitor's variables (name, value), its script's `process.env`."""
 
     @property
     def secrets(self) -> tuple[str, ...]:
-        return tuple(s for s in (self.auth_password,) if s)
+        values = (self.auth_password, *(value for _, value in self.environment_variables))
+        return tuple(s for s in values if s)

@@ -10,20 +10,8 @@ from collections.abc import Mapping
 
 from watchpost.probes.base import Probe as _Probe
 from watchpost.probes.base import ProbeResult, Stopwatch, failure
-from watchpost.probes.monitors import certificate, mail, network, ping, resolver, web
-from watchpost.probes.monitors.check import MonitorCheck
-
-UNSUPPORTED = "unsupported"
-"""details key of a result that is no verdict on the monitor (the check cannot run here)."""
-
-
-async def playwright(settings: MonitorCheck, *, timeout: float) -> ProbeResult:
-    """Browser checks need a browser runtime, which this server does not ship."""
-    return failure(
-        Stopwatch(),
-        "playwright checks are not supported: no browser runtime configured",
-        **{UNSUPPORTED: "playwright"},
-    )
+from watchpost.probes.monitors import browser, certificate, mail, network, ping, resolver, web
+from watchpost.probes.monitors.check import UNSUPPORTED, MonitorCheck
 
 
 async def domain_expiration(settings: MonitorCheck, *, timeout: float) -> ProbeResult:
@@ -49,7 +37,7 @@ PROBES: Mapping[str, Probe] = {
     "pop": mail.pop,
     "imap": mail.imap,
     "dns": resolver.dns_lookup,
-    "playwright": playwright,
+    "playwright": browser.playwright,
 }
 """The probe of each monitor_type."""
 
