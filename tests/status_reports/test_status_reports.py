@@ -2,10 +2,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from fastapi import FastAPI
 
 from tests.factories.api import Api, data, errors
 from tests.factories.delivery import advance
+from watchpost.status_pages import reports
 
 PAGES = "/api/v2/status-pages"
 START = "2026-01-01T00:00:00.000Z"
@@ -397,3 +399,19 @@ def test_report_state() -> None:
     assert report_state(made("manual", None), t0 + hour) == "in_progress"
     assert report_state(made("manual", None, resolved=True), t0 + hour) == "resolved"
     assert report_state(made("manual", t0 + hour), t0 + 2 * hour) == "resolved"
+
+
+async def test_bounds(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(reports, "MAX_REPORTS", 2)
+    monkeypatch.setattr(reports, "MAX_UPDATES", 3)
+    page = await new_page(api)
+    report = (await create(api, page))["data"]
+    await create(api, page)
+    problems, _ = errors(await api.post(f"{PAGES}/{page}/status-reports", {}))
+    assert "at most 2 status reports" in problems[0]
+    url = f"{PAGES}/{page}/status-reports/{report['id']}/status-updates"
+    for _ in range(2):
+        data(await api.post(url, {"affected_resources": []}), 201)
+    problems, _ = errors(await api.post(url, {"affected_resources": []}))
+    assert "at most 3 status updates" in problems[0]
+    assert len((await api.get(url)).json()["data"]) == 3
