@@ -415,3 +415,32 @@ async def test_bounds(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
     problems, _ = errors(await api.post(url, {"affected_resources": []}))
     assert "at most 3 status updates" in problems[0]
     assert len((await api.get(url)).json()["data"]) == 3
+
+
+async def test_newest_update_is_by_published_at(api: Api) -> None:
+    page = await new_page(api)
+    rid = await new_resource(api, page)
+    report = (
+        await create(
+            api,
+            page,
+            starts_at="2025-12-31T23:00:00",
+            published_at="2025-12-31T23:00:00",
+            affected_resources=[hit(rid, "downtime")],
+        )
+    )["data"]
+    assert report["attributes"]["starts_at"] == "2025-12-31T23:00:00.000Z"  # UTC without offset
+    url = f"{PAGES}/{page}/status-reports/{report['id']}"
+    first = (await api.get(url)).json()["included"][0]["id"]
+    # an update published before the first one is not the newest
+    body = {"affected_resources": [hit(rid, "resolved")], "published_at": "2025-12-31T22:00:00Z"}
+    older = data(await api.post(f"{url}/status-updates", body), 201)
+    full = (await api.get(url)).json()
+    assert [u["id"] for u in full["included"]] == [older["id"], first]
+    assert full["data"]["attributes"]["aggregate_state"] == "downtime"
+    assert await resource_status(api, page, rid) == "downtime"
+    # published later, it becomes the newest: the report is resolved
+    moved = {"published_at": "2026-01-01T00:00:00Z"}
+    data(await api.patch(f"{url}/status-updates/{older['id']}", moved))
+    assert data(await api.get(url))["attributes"]["aggregate_state"] == "operational"
+    assert await resource_status(api, page, rid) == "operational"
