@@ -79,6 +79,11 @@ SEED: list[tuple[str, dict[str, Any]]] = [
     ("/api/v2/status-pages", {"subdomain": "seed"}),
     ("/api/v2/status-pages/1/sections", {"name": "seed"}),
     ("/api/v2/status-pages/1/resources", {"resource_type": "Monitor", "resource_id": "1"}),
+    # a status report and its first status update (both id 1)
+    (
+        "/api/v2/status-pages/1/status-reports",
+        {"affected_resources": [{"status_page_resource_id": "1", "status": "downtime"}]},
+    ),
     (
         "/api/v2/outgoing-webhooks",
         {"url": "http://127.0.0.1:9/hook", "trigger_type": "incident_change"},

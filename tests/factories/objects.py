@@ -336,6 +336,28 @@ async def status_page_resource(api: Api) -> str:
 
 
 @register(
+    "/api/v2/status-pages/{status_page_id}/status-reports/{status_report_id}",
+    change={"title": "Renamed report"},
+    bodies={"POST /status-updates": {"message": "Intruder", "affected_resources": []}},
+)
+async def status_report(api: Api) -> str:
+    page = await _status_page(api)
+    return await _created_url(api, f"{page}/status-reports", {"title": "Outage"})
+
+
+@register(
+    "/api/v2/status-pages/{status_page_id}/status-reports/{status_report_id}/status-updates/"
+    "{status_update_id}",
+    change={"message": "Intruder"},
+)
+async def status_update(api: Api) -> str:
+    report = await status_report(api)
+    return await _created_url(
+        api, f"{report}/status-updates", {"message": "Fixed", "affected_resources": []}
+    )
+
+
+@register(
     "/api/v2/incidents/{incident_id}",
     change={},
     bodies={

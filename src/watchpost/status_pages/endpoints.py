@@ -18,6 +18,7 @@ from watchpost.status_pages import (
     group_schemas,
     pages,
     rendering,
+    report_endpoints,
     resources,
     sections,
 )
@@ -348,4 +349,4 @@ async def delete_resource(
 GROUPS = PlainGroups("status_page_group", StatusPageGroup, StatusPage, "status_page_group_id")
 """Status page groups as a plain collection's service (plain_groups.py)."""
 
-routers = (router, *Collection.of(GROUPS, group_schemas).routers())
+routers = (router, report_endpoints.router, *Collection.of(GROUPS, group_schemas).routers())

@@ -1,11 +1,19 @@
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import JSON, Boolean, ForeignKey, Integer, String, Text, false, true
 from sqlalchemy.orm import Mapped, mapped_column
 
-from watchpost.db.base import Base, IdMixin, IdType, TeamOwnedMixin, TimestampMixin
+from watchpost.db.base import (
+    Base,
+    IdMixin,
+    IdType,
+    TeamOwnedMixin,
+    TimestampMixin,
+    UTCDateTime,
+)
 from watchpost.plain_groups import PlainGroupColumns
 
 
@@ -101,3 +109,40 @@ class StatusPageResource(IdMixin, TeamOwnedMixin, TimestampMixin, Base):
     mark_as_degraded_metadata_rule: Mapped[dict[str, Any] | None] = mapped_column(
         JSON, default=None
     )
+
+
+class StatusReport(IdMixin, TeamOwnedMixin, TimestampMixin, Base):
+    """A report on a page (an incident told by hand, or a maintenance). Its current
+    `affected_resources` are its newest update's, copied here on every write (reports.py),
+    or the last ones set when it has no update left."""
+
+    __tablename__ = "status_reports"
+
+    status_page_id: Mapped[int] = mapped_column(
+        IdType, ForeignKey("status_pages.id", ondelete="CASCADE"), index=True
+    )
+    title: Mapped[str] = mapped_column(Text, default="")
+    report_type: Mapped[str] = mapped_column(String(16))
+    starts_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    ends_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+    affected_resources: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
+    """The current ones: [{"status_page_resource_id": int, "status": str}] as sent."""
+    resolved: Mapped[bool] = mapped_column(Boolean, default=False)
+    """No current affected resource has a status other than `resolved`."""
+
+
+class StatusUpdate(IdMixin, TeamOwnedMixin, TimestampMixin, Base):
+    """One update of a report: its message and each affected resource's status then."""
+
+    __tablename__ = "status_updates"
+
+    status_page_id: Mapped[int] = mapped_column(
+        IdType, ForeignKey("status_pages.id", ondelete="CASCADE"), index=True
+    )
+    status_report_id: Mapped[int] = mapped_column(
+        IdType, ForeignKey("status_reports.id", ondelete="CASCADE"), index=True
+    )
+    message: Mapped[str] = mapped_column(Text, default="")
+    published_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    notify_subscribers: Mapped[bool] = mapped_column(Boolean, default=False)
+    affected_resources: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)

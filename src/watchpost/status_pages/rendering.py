@@ -17,6 +17,7 @@ from watchpost.status_pages.metadata_rules import rule_out
 from watchpost.status_pages.models import StatusPage, StatusPageResource, StatusPageSection
 from watchpost.status_pages.pages import PAGE
 from watchpost.status_pages.records import summaries
+from watchpost.status_pages.report_states import with_reports
 from watchpost.status_pages.resource_rows import ResourceRow, resource_row
 from watchpost.status_pages.resource_types import (
     HISTORY_WIDGETS,
@@ -151,6 +152,7 @@ async def resource_documents(
     rows = [row if isinstance(row, ResourceRow) else resource_row(row) for row in resources_or_rows]
     targets = await resources.load_targets(db, rows)
     found = await summaries(db, rows, targets, page=page, now=now, shown=history_days)
+    found = await with_reports(db, found, page_id=page.id, now=now)
     return [
         resource(
             resources.RESOURCE,

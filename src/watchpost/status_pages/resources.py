@@ -26,6 +26,7 @@ from watchpost.status_pages.models import StatusPage, StatusPageResource, Status
 from watchpost.status_pages.ordering import arrange
 from watchpost.status_pages.pages import Problems
 from watchpost.status_pages.records import ITEMS, item_columns, plain_rows, summaries
+from watchpost.status_pages.report_states import with_reports
 from watchpost.status_pages.resource_rows import ResourceRow, all_rows, page_of_rows
 from watchpost.status_pages.resource_types import (
     DEFAULT_WIDGET,
@@ -75,6 +76,7 @@ async def page_state(session: AsyncSession, *, page: StatusPage, now: datetime) 
     resources = await all_rows(session, page_id=page.id)
     targets = await load_targets(session, resources)
     found = await summaries(session, resources, targets, page=page, now=now, days=1)
+    found = await with_reports(session, found, page_id=page.id, now=now)
     return aggregate_state(summary.status for summary in found.values())
 
 
