@@ -126,7 +126,7 @@ async def test_typed_values_name_items_of_the_team(app: FastAPI, api: Api) -> No
 async def test_bad_requests_are_422_naming_the_field(api: Api, other_api: Api) -> None:
     monitor = await create_monitor_id(api)
     theirs = await create_monitor_id(other_api)
-    good = {
+    good: dict[str, Any] = {
         "owner_type": "Monitor",
         "owner_id": str(monitor),
         "key": "k",
@@ -163,14 +163,15 @@ async def test_bad_requests_are_422_naming_the_field(api: Api, other_api: Api) -
     assert await listed(api) == []  # nothing half-written
     made = await put(api, **good)
     url = f"{URL}/{made['id']}"
-    for change, field in [
+    patches: list[tuple[dict[str, Any], str]] = [
         ({"values": []}, "values"),
         ({"values": None}, "values"),
         ({"key": None}, "key"),
         ({"owner_type": "Heartbeat"}, "owner_type"),
         ({"owner_id": "12345"}, "owner_id"),
         ({"unknown": 1}, "unknown"),
-    ]:
+    ]
+    for change, field in patches:
         _, fields = errors(await api.patch(url, change))
         assert fields == [field], (change, fields)
     await put(api, **{**good, "key": "taken"})

@@ -10,14 +10,21 @@ incident's `metadata` dict holds each record's values as strings (values.inciden
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.incidents.models import Incident
 from watchpost.metadata.models import MetadataRecord
 from watchpost.metadata.values import MAX_VALUES, incident_text
+
+
+class OpenedIncident(Protocol):
+    """An incident as the incidents package passes it (not imported: it imports this)."""
+
+    id: int
+    team_id: int
+
 
 Records = dict[str, list[dict[str, Any]]]
 """Key → stored values."""
@@ -58,7 +65,9 @@ async def opening(
     return metadata, {key: values for key, values in records.items() if values}
 
 
-async def opened(session: AsyncSession, incident: Incident, records: Records, at: datetime) -> None:
+async def opened(
+    session: AsyncSession, incident: OpenedIncident, records: Records, at: datetime
+) -> None:
     """The opened incident's records written (after its row has an id)."""
     if not records:
         return
