@@ -21,7 +21,13 @@ from watchpost.http.envelope import listing, no_content, single
 from watchpost.http.errors import WRITE_ERRORS
 from watchpost.http.pagination import Paging
 from watchpost.metadata import service
-from watchpost.metadata.schemas import NOT_NULL, MetadataAttributes, MetadataUpdate, MetadataWrite
+from watchpost.metadata.schemas import (
+    CREATE_NOT_NULL,
+    NOT_NULL,
+    MetadataAttributes,
+    MetadataUpdate,
+    MetadataWrite,
+)
 from watchpost.problems import accepted, checked, team_name_problems
 from watchpost.validation import INT64_MAX, documented_as, parse_id
 
@@ -46,10 +52,11 @@ ABOUT = (
     summary="Set a metadata key",
     description=ABOUT,
     body=MetadataWrite,
+    not_null=CREATE_NOT_NULL,
     errors={**WRITE_ERRORS, 204: {"description": "The key was removed (no values sent)."}},
 )
 async def put(body: JsonObject, caller: Caller, ctx: Context, db: WriteDb) -> Response:
-    data = accepted(*checked(MetadataWrite, body))
+    data = accepted(*checked(MetadataWrite, body, not_null=CREATE_NOT_NULL))
     for attempt in range(2):
         try:
             async with db.begin():

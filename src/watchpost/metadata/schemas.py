@@ -4,12 +4,22 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from watchpost.metadata.values import MAX_VALUES, MetadataValueIn
-from watchpost.validation import INT64_MAX, Name
+from watchpost.validation import Name
 
-OwnerId = Annotated[int, Field(ge=1, le=INT64_MAX)] | Annotated[str, Field(max_length=64)]
+
+def _id_text(value: object) -> object:
+    """An id sent as a number is read as its digits (a bool stays a bool: refused)."""
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+OwnerId = Annotated[
+    str,
+    BeforeValidator(_id_text),
+    Field(max_length=64),
+]
 Values = Annotated[list[MetadataValueIn], Field(max_length=MAX_VALUES)]
 Mode = Literal["replace", "merge"]
 
@@ -52,7 +62,8 @@ class MetadataUpdate(BaseModel):
     team_name: Annotated[str, Field(max_length=255)] | None = None
 
 
-NOT_NULL = ("key", "values")
+CREATE_NOT_NULL = ("owner_type", "owner_id", "key")
+NOT_NULL = ("owner_type", "owner_id", "key", "values")
 
 
 class MetadataAttributes(BaseModel):
