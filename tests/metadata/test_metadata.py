@@ -290,3 +290,14 @@ async def test_an_objects_metadata_is_copied_onto_the_incidents_it_opens(
     other = await create_engine_incident(app, api, monitor_id=bare)
     assert data(await api.get(f"/api/v2/incidents/{other}"))["attributes"]["metadata"] == {}
     assert await listed(api, f"owner_type=Incident&owner_id={other}") == []
+
+
+async def test_an_owner_holds_a_bounded_number_of_keys(api: Api) -> None:
+    monitor = await create_monitor_id(api)
+    for n in range(50):
+        await put(api, owner_type="Monitor", owner_id=monitor, key=f"k{n}", values=[{"value": "v"}])
+    body = {"owner_type": "Monitor", "owner_id": monitor, "values": [{"value": "v"}]}
+    assert errors(await api.post(URL, {**body, "key": "one too many"}))[1] == ["key"]
+    assert (await api.post(URL, {**body, "key": "k0"})).status_code == 201  # kept keys change
+    page = (await api.get(f"{URL}?owner_id={monitor}&per_page=100")).json()
+    assert len(page["data"]) == 50

@@ -13,7 +13,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Final
 
-from sqlalchemy import JSON, TableClause, column, select, table, update
+from sqlalchemy import JSON, TableClause, column, func, select, table, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.clock import isoformat_ms
@@ -40,6 +40,8 @@ OWNERS: Final[dict[str, TableClause]] = {
 """The owner types Watchpost has, and their tables (named, not imported: the incidents
 package imports this one, to copy records onto incidents as they open)."""
 _INCIDENTS: Final = table("incidents", column("id"), column("team_id"), column("metadata", JSON))
+MAX_KEYS: Final = 50
+"""Keys one owner may hold (as many as an incident's `metadata` takes)."""
 HOSTED_ONLY: Final = ("WebhookIntegration", "EmailIntegration", "IncomingWebhook", "CallRouting")
 """Owner types of the hosted API that name objects Watchpost does not have."""
 
@@ -101,6 +103,21 @@ async def _find(
     return found
 
 
+async def _check_room(db: AsyncSession, team_id: int, owner_type: str, owner_id: int) -> None:
+    """An owner holds at most MAX_KEYS keys."""
+    held = await db.scalar(
+        select(func.count())
+        .select_from(MetadataRecord)
+        .where(
+            MetadataRecord.team_id == team_id,
+            MetadataRecord.owner_type == owner_type,
+            MetadataRecord.owner_id == owner_id,
+        )
+    )
+    if (held or 0) >= MAX_KEYS:
+        raise InvalidRequest([("key", f"key: an owner holds at most {MAX_KEYS} keys")])
+
+
 def _merged(kept: list[dict[str, Any]], sent: list[dict[str, Any]], mode: str | None) -> Any:
     if mode != "merge":
         return sent
@@ -132,6 +149,7 @@ async def put(
             await remove(db, record)
         return None
     if record is None:
+        await _check_room(db, caller.team_id, data.owner_type, owner_id)
         record = MetadataRecord(
             team_id=caller.team_id,
             owner_type=data.owner_type,
