@@ -29,6 +29,7 @@ API_DOMAINS = (
     "groups",
     "heartbeats",
     "incidents",
+    "metadata",
     "monitors",
     "pagerduty",
     "oncall",

@@ -256,6 +256,18 @@ async def pagerduty_integration(api: Api) -> str:
     )
 
 
+@register("/api/v3/metadata/{id}", change={"values": [{"type": "String", "value": "changed"}]})
+async def metadata_record(api: Api) -> str:
+    monitor = await _created_url(api, "/api/v2/monitors", {"url": "https://example.com"})
+    body = {
+        "owner_type": "Monitor",
+        "owner_id": monitor.rsplit("/", 1)[1],
+        "key": unique_name("key"),
+        "values": [{"value": "original"}],
+    }
+    return await _created_url(api, "/api/v3/metadata", body)
+
+
 @register("/api/v3/policies/{id}", change={"name": "renamed"})
 async def policy(api: Api) -> str:
     return await _created_url(

@@ -24,6 +24,7 @@ from watchpost.delivery import outbox
 from watchpost.errors import Conflict
 from watchpost.incidents.models import Incident, IncidentEvent, referenced
 from watchpost.incidents.rendering import SUBJECTS, incident_payload
+from watchpost.metadata import incidents as incident_metadata
 
 log = logging.getLogger("watchpost.incidents")
 
@@ -203,13 +204,21 @@ async def start(
     alerts: dict[str, Any] | None = None,
 ) -> Incident:
     """A new open incident, about the object named (if any), with its `started` entry.
-    Its alert settings (ALERT_FIELDS) are `alerts` where given, else the object's."""
+    Its alert settings (ALERT_FIELDS) are `alerts` where given, else the object's; its
+    metadata is `metadata` and the object's metadata records (metadata/incidents.py)."""
+    metadata, records = await incident_metadata.opening(
+        session,
+        team_id=team_id,
+        monitor_id=monitor_id,
+        heartbeat_id=heartbeat_id,
+        given=metadata,
+    )
     incident = Incident(
         team_id=team_id,
         name=name,
         cause=cause,
         manual=manual,
-        metadata_=metadata or {},
+        metadata_=metadata,
         monitor_id=monitor_id,
         heartbeat_id=heartbeat_id,
         collector_target_id=collector_target_id,
@@ -220,6 +229,7 @@ async def start(
     for name, value in {**await _object_alerts(session, incident), **given}.items():
         setattr(incident, name, value)
     await apply(session, incident, Change.STARTED, at=at, text=cause, by=by)
+    await incident_metadata.opened(session, incident, records, at)
     return incident
 
 

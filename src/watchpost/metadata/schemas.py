@@ -1,0 +1,78 @@
+"""Request and response shapes of metadata records (the hosted API's /api/v3/metadata)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+
+from watchpost.metadata.values import MAX_VALUES, MetadataValueIn
+from watchpost.validation import Name
+
+
+def _id_text(value: object) -> object:
+    """An id sent as a number is read as its digits (a bool stays a bool: refused)."""
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+OwnerId = Annotated[
+    str,
+    BeforeValidator(_id_text),
+    Field(max_length=64),
+]
+Values = Annotated[list[MetadataValueIn], Field(max_length=MAX_VALUES)]
+Mode = Literal["replace", "merge"]
+
+
+class MetadataWrite(BaseModel):
+    """POST /api/v3/metadata: sets (or, with no values, removes) one key of one owner."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    owner_type: Annotated[str, Field(max_length=64)] = Field(
+        description="`Monitor`, `Heartbeat` or `Incident`."
+    )
+    owner_id: OwnerId = Field(description="The owner's id, a string or a number.")
+    key: Name
+    values: Values | None = Field(
+        default=None, description="Replace the key's values; empty or null removes the key."
+    )
+    mode: Mode | None = Field(
+        default=None, description="`replace` (default) or `merge`: add to the values kept."
+    )
+    team_name: Annotated[str, Field(max_length=255)] | None = Field(
+        default=None, description="Must name the token's team."
+    )
+
+
+class MetadataUpdate(BaseModel):
+    """PATCH /api/v3/metadata/{id}."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    owner_type: Annotated[str, Field(max_length=64)] | None = Field(
+        default=None, description="Must be the record's: an owner cannot change."
+    )
+    owner_id: OwnerId | None = Field(
+        default=None, description="Must be the record's: an owner cannot change."
+    )
+    key: Name | None = None
+    values: Values | None = Field(default=None, description="At least one value.")
+    mode: Mode | None = None
+    team_name: Annotated[str, Field(max_length=255)] | None = None
+
+
+CREATE_NOT_NULL = ("owner_type", "owner_id", "key")
+NOT_NULL = ("owner_type", "owner_id", "key", "values")
+
+
+class MetadataAttributes(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    key: str
+    values: list[dict[str, Any]]
+    team_name: str
+    owner_id: str
+    owner_type: str
+    created_at: str
+    updated_at: str
