@@ -29,6 +29,7 @@ API_DOMAINS = (
     "groups",
     "heartbeats",
     "incidents",
+    "incoming",
     "monitors",
     "pagerduty",
     "oncall",
@@ -47,6 +48,7 @@ API_DOMAINS = (
 PUBLIC_ENDPOINTS = (
     "heartbeats.ping_endpoints",
     "incidents.acknowledge_endpoints",
+    "incoming.receive_endpoints",
 )
 
 

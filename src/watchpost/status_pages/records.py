@@ -42,12 +42,17 @@ from watchpost.status_pages.resource_types import MANUAL
 from watchpost.status_pages.windows import Window, make_window, merge_intervals
 from watchpost.timezones import zone_of
 
-ITEMS: Final[dict[str, str]] = {"Monitor": "monitor", "Heartbeat": "heartbeat"}
+ITEMS: Final[dict[str, str]] = {
+    "Monitor": "monitor",
+    "Heartbeat": "heartbeat",
+    "IncomingWebhook": "incoming_webhook",
+}
 """resource_type → history subject_type, for single items (groups: SHOWN_GROUPS)."""
 INCIDENT_COLUMNS: Final[dict[str, str]] = {
     "monitor": "monitor_id",
     "heartbeat": "heartbeat_id",
     "collector_target": "collector_target_id",
+    "incoming_webhook": "incoming_webhook_id",
 }
 _TOKEN_ATTRS = ("value", "item_id", "name", "email")
 
@@ -61,8 +66,15 @@ def _heartbeat_now(heartbeat: Any, now: datetime) -> str | None:
     return "maintenance" if in_maintenance(heartbeat, now) else str(heartbeat.status)
 
 
+def _incoming_now(webhook: Any, _now: datetime) -> str | None:
+    """An incoming webhook has no check history: it is observed while not paused, and its
+    incidents alone say when it was down."""
+    return None if webhook.paused else "up"
+
+
 LIVE_STATES: Final[dict[str, Callable[[Any, datetime], str | None]]] = {
     "heartbeat": _heartbeat_now,
+    "incoming_webhook": _incoming_now,
 }
 """subject_type → the state an item of it is in now, from its own row. The engine records
 heartbeats in the check history only once a minute (pings stay one statement), so until it

@@ -1,0 +1,44 @@
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import JSON, Boolean, Integer, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from watchpost.db.base import Base, IdMixin, TeamOwnedMixin, TimestampMixin
+from watchpost.notification_fields import NotificationColumns
+
+
+class IncomingWebhook(IdMixin, TeamOwnedMixin, TimestampMixin, NotificationColumns, Base):
+    """A public URL (/api/v1/incoming-webhook/{token}) whose requests start, acknowledge and
+    resolve one incident at a time, by the rules below (incoming/matching.py).
+
+    - `token`: random, URL-safe, unique; part of the public URL, so stored in plain text.
+    - rules and fields: the hosted API's shapes, stored as sent (lists of objects, or one
+      object or null for the single fields).
+    - `sample_*`: the last request received (bounded; credentials left out), shown back.
+    """
+
+    __tablename__ = "incoming_webhooks"
+
+    name: Mapped[str] = mapped_column(String(255))
+    token: Mapped[str] = mapped_column(String(64), unique=True)
+    recovery_period: Mapped[int] = mapped_column(Integer, default=0)
+    paused: Mapped[bool] = mapped_column(Boolean, default=False)
+    started_rule_type: Mapped[str] = mapped_column(String(16))
+    acknowledged_rule_type: Mapped[str] = mapped_column(String(16))
+    resolved_rule_type: Mapped[str] = mapped_column(String(16))
+    started_rules: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
+    acknowledged_rules: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
+    resolved_rules: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
+    cause_field: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+    title_field: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+    started_alert_id_field: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+    acknowledged_alert_id_field: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+    resolved_alert_id_field: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+    other_started_fields: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
+    other_acknowledged_fields: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
+    other_resolved_fields: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
+    sample_query_string: Mapped[str | None] = mapped_column(Text, default=None)
+    sample_headers: Mapped[str | None] = mapped_column(Text, default=None)
+    sample_body: Mapped[str | None] = mapped_column(Text, default=None)
