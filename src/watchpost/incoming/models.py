@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import JSON, Boolean, Integer, String, Text
@@ -42,3 +43,9 @@ class IncomingWebhook(IdMixin, TeamOwnedMixin, TimestampMixin, NotificationColum
     sample_query_string: Mapped[str | None] = mapped_column(Text, default=None)
     sample_headers: Mapped[str | None] = mapped_column(Text, default=None)
     sample_body: Mapped[str | None] = mapped_column(Text, default=None)
+
+
+def live_state(webhook: Any, _now: datetime) -> str | None:
+    """What a status page shows an incoming webhook as now: it has no check history, so it
+    is observed while not paused, and its incidents alone say when it was down."""
+    return None if webhook.paused else "up"

@@ -22,6 +22,7 @@ from watchpost.groups.group_kinds import SHOWN_GROUPS
 from watchpost.history.periods import Granularity, bucket_start
 from watchpost.history.reading import Bucket, History, buckets_during, histories, observed_totals
 from watchpost.incidents.models import Incident as IncidentRow
+from watchpost.incoming.models import live_state
 from watchpost.maintenance_windows import in_maintenance
 from watchpost.status_pages.availability import (
     Cell,
@@ -66,15 +67,9 @@ def _heartbeat_now(heartbeat: Any, now: datetime) -> str | None:
     return "maintenance" if in_maintenance(heartbeat, now) else str(heartbeat.status)
 
 
-def _incoming_now(webhook: Any, _now: datetime) -> str | None:
-    """An incoming webhook has no check history: it is observed while not paused, and its
-    incidents alone say when it was down."""
-    return None if webhook.paused else "up"
-
-
 LIVE_STATES: Final[dict[str, Callable[[Any, datetime], str | None]]] = {
     "heartbeat": _heartbeat_now,
-    "incoming_webhook": _incoming_now,
+    "incoming_webhook": live_state,
 }
 """subject_type → the state an item of it is in now, from its own row. The engine records
 heartbeats in the check history only once a minute (pings stay one statement), so until it
