@@ -271,6 +271,16 @@ async def incoming_webhook(api: Api) -> str:
     return await _created_url(api, "/api/v2/incoming-webhooks", body)
 
 
+@register("/api/v2/email-integrations/{id}", change={"name": "renamed", "paused": True})
+async def email_integration(api: Api) -> str:
+    body = {
+        "started_rule_type": "unused",
+        "acknowledged_rule_type": "unused",
+        "resolved_rule_type": "unused",
+    }
+    return await _created_url(api, "/api/v2/email-integrations", body)
+
+
 @register("/api/v3/policies/{id}", change={"name": "renamed"})
 async def policy(api: Api) -> str:
     return await _created_url(

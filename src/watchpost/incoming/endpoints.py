@@ -1,4 +1,5 @@
-"""Routes of /api/v2/incoming-webhooks (the public URL they receive on: receive_endpoints.py)."""
+"""Routes of /api/v2/incoming-webhooks (the public URL they receive on: receive_endpoints.py)
+and of /api/v2/email-integrations (a plain collection)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,12 @@ from fastapi.responses import Response
 
 from watchpost.context import AppContext
 from watchpost.http.body import JsonObject
+from watchpost.http.collection import Collection
 from watchpost.http.crud import Finder, Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import Resource, listing, single
 from watchpost.http.pagination import Paging
-from watchpost.incoming import schemas, service
+from watchpost.incoming import email_schemas, email_service, schemas, service
 from watchpost.incoming.models import IncomingWebhook
 from watchpost.problems import accepted, checked
 
@@ -93,4 +95,4 @@ async def delete(object_id: ObjectId, caller: Caller, ctx: Context, db: WriteDb)
     return await find.delete(db, caller, object_id, lambda found: service.remove(db, found, now))
 
 
-routers = (router,)
+routers = (router, *Collection.of(email_service, email_schemas).routers())

@@ -10,20 +10,11 @@ from watchpost.db.base import Base, IdMixin, TeamOwnedMixin, TimestampMixin
 from watchpost.notification_fields import NotificationColumns
 
 
-class IncomingWebhook(IdMixin, TeamOwnedMixin, TimestampMixin, NotificationColumns, Base):
-    """A public URL (/api/v1/incoming-webhook/{token}) whose requests start, acknowledge and
-    resolve one incident at a time, by the rules below (incoming/matching.py).
-
-    - `token`: random, URL-safe, unique; part of the public URL, so stored in plain text.
-    - rules and fields: the hosted API's shapes, stored as sent (lists of objects, or one
-      object or null for the single fields).
-    - `sample_*`: the last request received (bounded; credentials left out), shown back.
-    """
-
-    __tablename__ = "incoming_webhooks"
+class IntegrationColumns(NotificationColumns):
+    """What incoming webhooks and e-mail integrations share: the hosted API's alert settings,
+    rules and fields, stored as sent (lists of objects, or one object or null)."""
 
     name: Mapped[str] = mapped_column(String(255))
-    token: Mapped[str] = mapped_column(String(64), unique=True)
     recovery_period: Mapped[int] = mapped_column(Integer, default=0)
     paused: Mapped[bool] = mapped_column(Boolean, default=False)
     started_rule_type: Mapped[str] = mapped_column(String(16))
@@ -40,9 +31,31 @@ class IncomingWebhook(IdMixin, TeamOwnedMixin, TimestampMixin, NotificationColum
     other_started_fields: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
     other_acknowledged_fields: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
     other_resolved_fields: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
+
+
+class IncomingWebhook(IdMixin, TeamOwnedMixin, TimestampMixin, IntegrationColumns, Base):
+    """A public URL (/api/v1/incoming-webhook/{token}) whose requests start, acknowledge and
+    resolve one incident at a time, by the rules below (incoming/matching.py).
+
+    - `token`: random, URL-safe, unique; part of the public URL, so stored in plain text.
+    - rules and fields: the hosted API's shapes, stored as sent (lists of objects, or one
+      object or null for the single fields).
+    - `sample_*`: the last request received (bounded; credentials left out), shown back.
+    """
+
+    __tablename__ = "incoming_webhooks"
+
+    token: Mapped[str] = mapped_column(String(64), unique=True)
     sample_query_string: Mapped[str | None] = mapped_column(Text, default=None)
     sample_headers: Mapped[str | None] = mapped_column(Text, default=None)
     sample_body: Mapped[str | None] = mapped_column(Text, default=None)
+
+
+class EmailIntegration(IdMixin, TeamOwnedMixin, TimestampMixin, IntegrationColumns, Base):
+    """The hosted API's e-mail integration: stored and shown back. Watchpost receives no
+    e-mail, so its rules never run and it has no address."""
+
+    __tablename__ = "email_integrations"
 
 
 def live_state(webhook: Any, _now: datetime) -> str | None:

@@ -21,8 +21,10 @@ FieldMatch = Literal[
 Text = Annotated[str, Field(max_length=1000)]
 Short = Annotated[str, Field(max_length=255)]
 
-EMAIL_ONLY: Final = frozenset({"from_email", "subject"})
-"""Targets of the hosted API's e-mail integrations: a 422 on an incoming webhook."""
+WEBHOOK_TARGETS: Final = frozenset({"body", "query_string", "header", "json", "xml"})
+"""What an incoming webhook's rules and fields may look at (the others: a 422)."""
+EMAIL_TARGETS: Final = frozenset({"from_email", "subject", "body"})
+"""What an e-mail integration's rules and fields may look at."""
 NAMED_TARGETS: Final = frozenset({"query_string", "header", "json", "xml"})
 """Targets that need a target_field (the parameter, header, JSON path or selector)."""
 RULES_MAX: Final = 50
@@ -37,8 +39,6 @@ def _regex_problem(pattern: str | None) -> None:
 
 
 def _target_problem(target: str, target_field: str | None, what: str) -> None:
-    if target in EMAIL_ONLY:
-        raise ValueError(f"{what} {target} is for e-mail integrations; use body, json, ...")
     if target in NAMED_TARGETS and not target_field:
         raise ValueError(f"target_field is required when {what} is {target}")
 
@@ -165,11 +165,12 @@ NOT_NULL_FIELDS: Final = (
 )
 
 
-class WebhookAttributes(BaseModel):
+class IntegrationAttributes(BaseModel):
+    """What incoming webhooks and e-mail integrations show alike."""
+
     model_config = ConfigDict(extra="forbid")
 
     name: str
-    url: str = Field(description="Where to send requests: the public URL with the token.")
     policy_id: str | None
     call: bool
     sms: bool
@@ -193,12 +194,16 @@ class WebhookAttributes(BaseModel):
     other_started_fields: list[ExtractedField]
     other_acknowledged_fields: list[ExtractedField]
     other_resolved_fields: list[ExtractedField]
-    sample_query_string: str | None
-    sample_headers: str | None
-    sample_body: str | None
     team_name: str
     created_at: str
     updated_at: str
+
+
+class WebhookAttributes(IntegrationAttributes):
+    url: str = Field(description="Where to send requests: the public URL with the token.")
+    sample_query_string: str | None
+    sample_headers: str | None
+    sample_body: str | None
 
 
 def stored(value: Any) -> Any:

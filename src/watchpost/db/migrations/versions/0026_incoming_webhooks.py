@@ -1,6 +1,9 @@
-"""incoming webhooks (the hosted API's /api/v2/incoming-webhooks) and the incidents they open"""
+"""incoming webhooks (the hosted API's /api/v2/incoming-webhooks) and the incidents they open;
+e-mail integrations (/api/v2/email-integrations), stored"""
 
 from __future__ import annotations
+
+from typing import Any
 
 import sqlalchemy as sa
 from alembic import op
@@ -22,11 +25,10 @@ FIELD_LISTS = ("other_started_fields", "other_acknowledged_fields", "other_resol
 INCIDENT_INDEX = ("incoming_webhook_id", "resolved_at")
 
 
-def upgrade() -> None:
-    shapes.create_owned_table(
-        "incoming_webhooks",
+def _integration_columns() -> list[sa.Column[Any]]:
+    """incoming/models.IntegrationColumns."""
+    return [
         shapes.string("name", 255),
-        shapes.string("token", 64),
         *shapes.notification_columns(),
         shapes.reference("policy_id", nullable=True),
         sa.Column("critical_alert", sa.Boolean(), nullable=False, server_default=sa.false()),
@@ -38,11 +40,22 @@ def upgrade() -> None:
         *(shapes.json(name) for name in RULES),
         *(shapes.json(name, nullable=True) for name in FIELDS),
         *(shapes.json(name) for name in FIELD_LISTS),
+    ]
+
+
+def upgrade() -> None:
+    shapes.create_owned_table(
+        "incoming_webhooks",
+        *_integration_columns(),
+        shapes.string("token", 64),
         shapes.text("sample_query_string", nullable=True),
         shapes.text("sample_headers", nullable=True),
         shapes.text("sample_body", nullable=True),
         *shapes.object_columns(),
         shapes.unique("incoming_webhooks", "token"),
+    )
+    shapes.create_owned_table(
+        "email_integrations", *_integration_columns(), *shapes.object_columns()
     )
     # SQLite may rebuild the table for the foreign key: it must keep AUTOINCREMENT (0014).
     with op.batch_alter_table("incidents", table_kwargs={"sqlite_autoincrement": True}) as batch_op:
@@ -64,4 +77,5 @@ def downgrade() -> None:
             batch_op.f("fk_incidents_incoming_webhook_id_incoming_webhooks"), type_="foreignkey"
         )
         batch_op.drop_column("incoming_webhook_id")
+    shapes.drop_table("email_integrations", "team_id")
     shapes.drop_table("incoming_webhooks", "team_id")
