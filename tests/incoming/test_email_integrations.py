@@ -71,6 +71,7 @@ async def test_the_terraform_providers_requests_read_back_as_sent(api: Api) -> N
     body = {"resource_type": "EmailIntegration", "resource_id": created["id"]}
     resource = data(await api.post(f"{PAGES}/{page['id']}/resources", body), 201)
     assert resource["attributes"]["public_name"] == "Renamed"
+    assert resource["attributes"]["status"] == "not_monitored"
     assert (await api.delete(path)).status_code == 204
     assert (await api.get(path)).status_code == 404
     resources = f"{PAGES}/{page['id']}/resources/{resource['id']}"
