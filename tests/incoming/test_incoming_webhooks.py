@@ -5,9 +5,11 @@ acknowledge and resolve incidents by the webhook's rules."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any
 
 import httpx
+import pytest
 from fastapi import FastAPI
 
 from tests.conftest import make_api
@@ -17,6 +19,7 @@ from tests.http.test_rate_limits import assert_limited, limit
 from watchpost.app import create_app
 from watchpost.clock import FrozenClock
 from watchpost.context import AppContext
+from watchpost.http.logs import MASK
 from watchpost.settings import Settings
 from watchpost.teams.service import create_token
 
@@ -445,7 +448,10 @@ async def _mint_token(settings: Settings) -> str:
         await ctx.db.dispose()
 
 
-def test_a_real_http_request_starts_an_incident(settings: Settings) -> None:
+def test_a_real_http_request_starts_an_incident(
+    settings: Settings, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO)
     token = asyncio.run(_mint_token(settings))
     headers = {"Authorization": f"Bearer {token}"}
     with uvicorn_thread(create_app(settings)) as base, httpx.Client(base_url=base) as http:
@@ -459,3 +465,8 @@ def test_a_real_http_request_starts_an_incident(settings: Settings) -> None:
         assert incident["attributes"]["name"] == "Queue stuck"
         resolved = {"incident": {"status": "resolved", "id": "q-9"}}
         assert http.post(url, json=resolved).json() == {"result": "resolved"}
+    # The server's access log showed the requests, the token masked (httpx: the test's client).
+    secret = url.rsplit("/", 1)[1]
+    logged = [r.getMessage() for r in caplog.records if not r.name.startswith("httpx")]
+    assert any(f"{RECEIVE}{MASK}" in line for line in logged), logged
+    assert not any(secret in line for line in logged)
