@@ -38,7 +38,9 @@ async def test_the_resource_shows_the_webhooks_incidents(
     path = f"{PAGES}/{page['id']}/resources/{resource['id']}"
     attributes = await _attributes(api, path)
     assert attributes["public_name"] == "Alerts"
-    assert attributes["status"] == "operational"
+    assert attributes["status"] == "not_monitored"  # no request yet
+    assert (await client.post(receive, content=b"hello")).json()["result"] == "ignored"
+    assert (await _attributes(api, path))["status"] == "operational"
 
     assert (await client.post(receive, content=b"service down")).json()["result"] == "started"
     clock.advance(timedelta(seconds=1))

@@ -64,9 +64,19 @@ def json_path(document: Any, path: str) -> Any:
     return value
 
 
+def clean(text: str) -> str:
+    """Text a database column can hold: NUL (which PostgreSQL refuses) replaced."""
+    return text.replace("\x00", "\ufffd")
+
+
 def value_of(received: Received, target: str, name: str | None) -> str | None:
-    """The text a rule or field looks at; None when the request has none (or for targets
-    Watchpost does not read: xml, and the e-mail ones)."""
+    """The text a rule or field looks at (NUL-free); None when the request has none (or for
+    targets Watchpost does not read: xml, and the e-mail ones)."""
+    value = _value_of(received, target, name)
+    return None if value is None else clean(value)
+
+
+def _value_of(received: Received, target: str, name: str | None) -> str | None:
     if target == "body":
         return received.text
     if target == "json":

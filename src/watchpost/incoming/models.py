@@ -60,5 +60,6 @@ class EmailIntegration(IdMixin, TeamOwnedMixin, TimestampMixin, IntegrationColum
 
 def live_state(webhook: Any, _now: datetime) -> str | None:
     """What a status page shows an incoming webhook as now: it has no check history, so it
-    is observed while not paused, and its incidents alone say when it was down."""
-    return None if webhook.paused else "up"
+    is observed once it has received a request (its samples are set), while not paused, and
+    its incidents alone say when it was down."""
+    return None if webhook.paused or webhook.sample_body is None else "up"

@@ -11,7 +11,7 @@ from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.incidents.transitions import Change, apply, open_incident_for, start
-from watchpost.incoming.matching import Received, extract, field_key, satisfied
+from watchpost.incoming.matching import Received, clean, extract, field_key, satisfied
 from watchpost.incoming.models import IncomingWebhook
 
 SAMPLE_LIMIT: Final = 4096
@@ -38,9 +38,9 @@ def _samples(received: Received) -> dict[str, str]:
     )
     query = "&".join(f"{name}={value}" for name, value in received.query.items())
     return {
-        "sample_body": received.text[:SAMPLE_LIMIT],
-        "sample_headers": headers[:SAMPLE_LIMIT],
-        "sample_query_string": query[:SAMPLE_LIMIT],
+        "sample_body": clean(received.text[:SAMPLE_LIMIT]),
+        "sample_headers": clean(headers[:SAMPLE_LIMIT]),
+        "sample_query_string": clean(query[:SAMPLE_LIMIT]),
     }
 
 

@@ -87,6 +87,7 @@ LIVE_COLUMNS: Final[dict[str, tuple[str, ...]]] = {
         "maintenance_timezone",
         "maintenance_days",
     ),
+    "incoming_webhook": ("sample_body",),
 }
 """subject_type → the columns its LIVE_STATES function reads."""
 
