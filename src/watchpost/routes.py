@@ -29,10 +29,11 @@ API_DOMAINS = (
     "groups",
     "heartbeats",
     "incidents",
+    "incoming",
     "metadata",
     "monitors",
-    "pagerduty",
     "oncall",
+    "pagerduty",
     "policies",
     "reports",
     "sources",
@@ -48,6 +49,7 @@ API_DOMAINS = (
 PUBLIC_ENDPOINTS = (
     "heartbeats.ping_endpoints",
     "incidents.acknowledge_endpoints",
+    "incoming.receive_endpoints",
 )
 
 

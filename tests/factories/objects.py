@@ -23,7 +23,12 @@ from watchpost.teams.service import create_user
 # Routes that answer without a token. Add a route here only when the spec or the domain's
 # documentation says it is public (e.g. a heartbeat's ping URL); everything else must 401.
 PUBLIC_PATHS: frozenset[str] = frozenset({"/healthz", "/openapi.json", "/docs", "/redoc"})
-PUBLIC_PREFIXES: tuple[str, ...] = ("/docs/", "/api/v1/heartbeat/", "/acknowledge/")
+PUBLIC_PREFIXES: tuple[str, ...] = (
+    "/docs/",
+    "/api/v1/heartbeat/",
+    "/acknowledge/",
+    "/api/v1/incoming-webhook/",
+)
 
 # A value for every target field, valid for the kinds that accept it.
 TARGET_VALUES: dict[str, Any] = {
@@ -266,6 +271,26 @@ async def metadata_record(api: Api) -> str:
         "values": [{"value": "original"}],
     }
     return await _created_url(api, "/api/v3/metadata", body)
+
+
+@register("/api/v2/incoming-webhooks/{id}", change={"name": "renamed", "paused": True})
+async def incoming_webhook(api: Api) -> str:
+    body = {
+        "started_rule_type": "unused",
+        "acknowledged_rule_type": "unused",
+        "resolved_rule_type": "unused",
+    }
+    return await _created_url(api, "/api/v2/incoming-webhooks", body)
+
+
+@register("/api/v2/email-integrations/{id}", change={"name": "renamed", "paused": True})
+async def email_integration(api: Api) -> str:
+    body = {
+        "started_rule_type": "unused",
+        "acknowledged_rule_type": "unused",
+        "resolved_rule_type": "unused",
+    }
+    return await _created_url(api, "/api/v2/email-integrations", body)
 
 
 @register("/api/v3/policies/{id}", change={"name": "renamed"})

@@ -6,6 +6,7 @@ import secrets
 from datetime import datetime
 from typing import Any
 
+_UNUSED = {f"{stage}_rule_type": "unused" for stage in ("started", "acknowledged", "resolved")}
 _FIELDS: dict[str, dict[str, Any]] = {
     "Monitor": {
         "monitor_type": "status",
@@ -24,11 +25,13 @@ _FIELDS: dict[str, dict[str, Any]] = {
         "url": "https://example.com/hook",
         "trigger_type": "incident_change",
     },
+    "IncomingWebhook": {"name": "Alerts", **_UNUSED},
+    "EmailIntegration": {"name": "Mail", **_UNUSED},
 }
 
 
 def build_item(resource_type: str, model: Any, *, team_id: int, now: datetime) -> Any:
     fields = dict(_FIELDS[resource_type])
-    if resource_type == "Heartbeat":
+    if resource_type in ("Heartbeat", "IncomingWebhook"):
         fields["token"] = secrets.token_hex(16)
     return model(team_id=team_id, created_at=now, updated_at=now, **fields)

@@ -540,8 +540,8 @@ async def test_examples_sections_and_resources(app: FastAPI, api: Api) -> None:
             "resource_type": "ManuallyTrackedItem",
             "public_name": "example.com manual item",
         },
-        # The example's EmailIntegration is not held here (a 422 says so): the same rules on
-        # a manually tracked item.
+        # The example's EmailIntegration resource: the same rules on a manually tracked item
+        # (e-mail integrations on pages: tests/incoming).
         "rules": {
             "status_page_section_id": sid("monitors"),
             "resource_type": "ManuallyTrackedItem",
@@ -579,7 +579,7 @@ async def test_examples_sections_and_resources(app: FastAPI, api: Api) -> None:
     messages, fields = errors(
         await api.post(
             f"{PAGES}/{pid}/resources",
-            {"resource_type": "EmailIntegration", "resource_id": 1, "fixed_position": True},
+            {"resource_type": "LogsChart", "resource_id": 1, "fixed_position": True},
         )
     )
     assert fields == ["resource_type"] and "not supported" in messages[0]

@@ -14,6 +14,7 @@ MODEL_DOMAINS = (
     "heartbeats",
     "history",
     "incidents",
+    "incoming",
     "metadata",
     "monitors",
     "oncall",

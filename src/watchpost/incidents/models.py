@@ -10,7 +10,8 @@ from watchpost.db.base import Base, IdMixin, IdType, TeamOwnedMixin, TimestampMi
 
 
 class Incident(IdMixin, TeamOwnedMixin, TimestampMixin, Base):
-    """Something is (or was) wrong with a monitor, heartbeat or collector target, or a
+    """Something is (or was) wrong with a monitor, heartbeat, collector target or incoming
+    webhook, or a
     person reported it (`manual`). Open while `resolved_at` is null.
 
     The object it belongs to may be deleted later; the incident stays, as history, with
@@ -23,6 +24,7 @@ class Incident(IdMixin, TeamOwnedMixin, TimestampMixin, Base):
         Index("ix_incidents_monitor_id_resolved_at", "monitor_id", "resolved_at"),
         Index("ix_incidents_heartbeat_id_resolved_at", "heartbeat_id", "resolved_at"),
         Index("ix_incidents_collector_target_id_resolved_at", "collector_target_id", "resolved_at"),
+        Index("ix_incidents_incoming_webhook_id_resolved_at", "incoming_webhook_id", "resolved_at"),
     )
 
     name: Mapped[str] = mapped_column(String(255))
@@ -35,6 +37,9 @@ class Incident(IdMixin, TeamOwnedMixin, TimestampMixin, Base):
     )
     collector_target_id: Mapped[int | None] = mapped_column(
         IdType, ForeignKey("collector_targets.id", ondelete="SET NULL"), default=None
+    )
+    incoming_webhook_id: Mapped[int | None] = mapped_column(
+        IdType, ForeignKey("incoming_webhooks.id", ondelete="SET NULL"), default=None
     )
     manual: Mapped[bool] = mapped_column(Boolean, default=False)
     # Whom to alert and how: sent with a report (the hosted API's fields), else copied from

@@ -109,6 +109,7 @@ SUBJECTS: Final = (
     ("monitor_id", "monitor"),
     ("heartbeat_id", "heartbeat"),
     ("collector_target_id", "collector_target"),
+    ("incoming_webhook_id", "incoming_webhook"),
 )
 """The column naming what an incident is about, and that object's API type."""
 

@@ -42,6 +42,7 @@ DELETED_TEXTS: dict[str, str] = {
     "monitor_id": "Resolved: the monitor was deleted.",
     "heartbeat_id": "Resolved: the heartbeat was deleted.",
     "collector_target_id": "Resolved: the collector target was deleted.",
+    "incoming_webhook_id": "Resolved: the incoming webhook was deleted.",
 }
 """The reference an incident has to a deleted object → its `resolved` timeline text."""
 
@@ -49,7 +50,8 @@ DELETED_TEXTS: dict[str, str] = {
 async def forget_checked(
     session: AsyncSession, *, subject_type: str, subject_id: int, now: datetime
 ) -> None:
-    """What deleting a checked object (subject_type monitor, heartbeat or collector_target)
+    """What deleting a checked object (subject_type monitor, heartbeat, collector_target or
+    incoming_webhook)
     leaves behind: every open incident of it resolved, by Watchpost, and its check history
     forgotten.
 

@@ -201,6 +201,7 @@ async def start(
     monitor_id: int | None = None,
     heartbeat_id: int | None = None,
     collector_target_id: int | None = None,
+    incoming_webhook_id: int | None = None,
     alerts: dict[str, Any] | None = None,
 ) -> Incident:
     """A new open incident, about the object named (if any), with its `started` entry.
@@ -222,6 +223,7 @@ async def start(
         monitor_id=monitor_id,
         heartbeat_id=heartbeat_id,
         collector_target_id=collector_target_id,
+        incoming_webhook_id=incoming_webhook_id,
     )
     given = alerts or {}
     unknown = set(given) - ALERT_FIELDS
@@ -239,6 +241,7 @@ async def open_incident_for(
     monitor_id: int | None = None,
     heartbeat_id: int | None = None,
     collector_target_id: int | None = None,
+    incoming_webhook_id: int | None = None,
 ) -> Incident | None:
     """The open incident of one object, if any (there is at most one)."""
     stmt = select(Incident).where(Incident.resolved_at.is_(None))
@@ -248,6 +251,8 @@ async def open_incident_for(
         stmt = stmt.where(Incident.heartbeat_id == heartbeat_id)
     elif collector_target_id is not None:
         stmt = stmt.where(Incident.collector_target_id == collector_target_id)
+    elif incoming_webhook_id is not None:
+        stmt = stmt.where(Incident.incoming_webhook_id == incoming_webhook_id)
     else:
         raise ValueError("name the object whose incident is wanted")
     found: Incident | None = await session.scalar(stmt.order_by(Incident.id.desc()).limit(1))

@@ -22,6 +22,7 @@ from watchpost.groups.group_kinds import SHOWN_GROUPS
 from watchpost.history.periods import Granularity, bucket_start
 from watchpost.history.reading import Bucket, History, buckets_during, histories, observed_totals
 from watchpost.incidents.models import Incident as IncidentRow
+from watchpost.incoming.models import live_state
 from watchpost.maintenance_windows import in_maintenance
 from watchpost.status_pages.availability import (
     Cell,
@@ -42,12 +43,17 @@ from watchpost.status_pages.resource_types import MANUAL
 from watchpost.status_pages.windows import Window, make_window, merge_intervals
 from watchpost.timezones import zone_of
 
-ITEMS: Final[dict[str, str]] = {"Monitor": "monitor", "Heartbeat": "heartbeat"}
+ITEMS: Final[dict[str, str]] = {
+    "Monitor": "monitor",
+    "Heartbeat": "heartbeat",
+    "IncomingWebhook": "incoming_webhook",
+}
 """resource_type → history subject_type, for single items (groups: SHOWN_GROUPS)."""
 INCIDENT_COLUMNS: Final[dict[str, str]] = {
     "monitor": "monitor_id",
     "heartbeat": "heartbeat_id",
     "collector_target": "collector_target_id",
+    "incoming_webhook": "incoming_webhook_id",
 }
 _TOKEN_ATTRS = ("value", "item_id", "name", "email")
 
@@ -63,6 +69,7 @@ def _heartbeat_now(heartbeat: Any, now: datetime) -> str | None:
 
 LIVE_STATES: Final[dict[str, Callable[[Any, datetime], str | None]]] = {
     "heartbeat": _heartbeat_now,
+    "incoming_webhook": live_state,
 }
 """subject_type → the state an item of it is in now, from its own row. The engine records
 heartbeats in the check history only once a minute (pings stay one statement), so until it
@@ -80,6 +87,7 @@ LIVE_COLUMNS: Final[dict[str, tuple[str, ...]]] = {
         "maintenance_timezone",
         "maintenance_days",
     ),
+    "incoming_webhook": ("sample_body",),
 }
 """subject_type → the columns its LIVE_STATES function reads."""
 

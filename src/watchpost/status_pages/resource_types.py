@@ -12,6 +12,7 @@ from typing import Any, Final, Literal, get_args
 
 from watchpost.groups.group_kinds import HEARTBEAT_GROUPS, MONITOR_GROUPS, SHOWN_GROUPS
 from watchpost.heartbeats.models import Heartbeat
+from watchpost.incoming.models import EmailIntegration, IncomingWebhook
 from watchpost.monitors.models import Monitor
 from watchpost.webhooks.models import OutgoingWebhook
 
@@ -72,8 +73,8 @@ RESOURCE_KINDS: Final[dict[str, ResourceKind]] = {
     "WebhookIntegration": ResourceKind(
         model=OutgoingWebhook, widgets=_STATUS, name_attrs=("name",)
     ),
-    "EmailIntegration": ResourceKind(model=None, widgets=_STATUS, supported=False),
-    "IncomingWebhook": ResourceKind(model=None, widgets=_STATUS, supported=False),
+    "EmailIntegration": ResourceKind(model=EmailIntegration, widgets=_STATUS, name_attrs=("name",)),
+    "IncomingWebhook": ResourceKind(model=IncomingWebhook, widgets=_STATUS, name_attrs=("name",)),
     "ResourceGroup": ResourceKind(model=None, widgets=_STATUS, supported=False),
     "LogsChart": ResourceKind(
         model=None, widgets=(*_STATUS, "response_times", "chart_only"), supported=False

@@ -7,7 +7,7 @@ from alembic import op
 from watchpost.db.migrations import shapes
 
 revision = "0025"
-down_revision = "0024"
+down_revision = "0026"
 
 TABLE = "metadata_records"
 OWNERS = (("monitors", "Monitor"), ("heartbeats", "Heartbeat"), ("incidents", "Incident"))

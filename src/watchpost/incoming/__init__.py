@@ -1,0 +1,1 @@
+"""Incoming webhooks: a public URL whose requests start, acknowledge and resolve incidents."""

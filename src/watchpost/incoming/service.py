@@ -1,0 +1,207 @@
+"""What incoming webhooks do as objects: create, read, change, delete (and what e-mail
+integrations share with them). No HTTP here."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Final
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from watchpost.clock import isoformat_ms
+from watchpost.crypto import random_token
+from watchpost.db import queries
+from watchpost.db.deletions import delete_named
+from watchpost.db.queries import team_object, team_rows
+from watchpost.errors import InvalidRequest, Problem
+from watchpost.http.envelope import Resource, resource
+from watchpost.http.pagination import Page, PageRequest, paginate
+from watchpost.incidents import service as incidents
+from watchpost.incoming.models import IncomingWebhook, IntegrationColumns
+from watchpost.incoming.schemas import (
+    FIELD_LISTS,
+    RULE_LISTS,
+    RULE_TYPES,
+    SETTINGS,
+    SINGLE_FIELDS,
+    TYPE,
+    WEBHOOK_TARGETS,
+    WebhookCreate,
+    WebhookFields,
+    WebhookUpdate,
+    stored,
+)
+from watchpost.notification_fields import NOTIFICATION_DEFAULTS, policy_ref_out
+from watchpost.policies.models import Policy
+from watchpost.problems import team_name_problems
+from watchpost.teams.service import Principal
+
+RECEIVE_PATH: Final = "/api/v1/incoming-webhook/"
+"""The public URL's path before the token."""
+TOKEN_BYTES: Final = 24
+"""192 bits: the URL must never be guessable."""
+DEFAULT_NAME: Final = "Incoming webhook"
+DEFAULTS: Final[dict[str, Any]] = {
+    **NOTIFICATION_DEFAULTS,
+    "recovery_period": 0,
+    "paused": False,
+    **dict.fromkeys(SINGLE_FIELDS),
+}
+"""What an attribute not sent on create is (the rule and field lists: empty)."""
+LISTS: Final = (*RULE_LISTS, *FIELD_LISTS)
+STRUCTURED: Final = frozenset((*RULE_LISTS, *SINGLE_FIELDS, *FIELD_LISTS))
+
+
+def shared_attributes(row: IntegrationColumns) -> dict[str, Any]:
+    """The attributes incoming webhooks and e-mail integrations share."""
+    return {
+        "name": row.name,
+        "policy_id": policy_ref_out(row.policy_id),
+        "call": row.call,
+        "sms": row.sms,
+        "email": row.email,
+        "push": row.push,
+        "critical_alert": row.critical_alert,
+        "team_wait": row.team_wait,
+        "recovery_period": row.recovery_period,
+        "paused": row.paused,
+        **{name: getattr(row, name) for name in RULE_TYPES},
+        **{name: getattr(row, name) for name in sorted(STRUCTURED)},
+    }
+
+
+def stamps(row: Any, team_name: str) -> dict[str, Any]:
+    return {
+        "team_name": team_name,
+        "created_at": isoformat_ms(row.created_at),
+        "updated_at": isoformat_ms(row.updated_at),
+    }
+
+
+def render(row: IncomingWebhook, team_name: str, public_base: str) -> Resource:
+    attributes: dict[str, Any] = {
+        **shared_attributes(row),
+        "url": f"{public_base}{RECEIVE_PATH}{row.token}",
+        "sample_query_string": row.sample_query_string,
+        "sample_headers": row.sample_headers,
+        "sample_body": row.sample_body,
+        **stamps(row, team_name),
+    }
+    return resource(TYPE, row.id, attributes)
+
+
+def _rule_problems(values: dict[str, Any], targets: frozenset[str]) -> list[Problem]:
+    """`all` and `any` need a rule to hold (the hosted API's 422); each rule and field looks
+    at a target of its kind of integration."""
+    problems: list[Problem] = [
+        (rules, f"{kind} {values[kind]} needs at least one of {rules}")
+        for kind, rules in zip(RULE_TYPES, RULE_LISTS, strict=True)
+        if values[kind] in ("all", "any") and not values[rules]
+    ]
+    allowed = ", ".join(sorted(targets))
+    for name in sorted(STRUCTURED):
+        value = values[name]
+        for item in value if isinstance(value, list) else [value] if value else []:
+            target = item.get("rule_target") or item.get("field_target")
+            if target not in targets:
+                problems.append((name, f"{name}: {target} is not one of {allowed} here"))
+    return problems
+
+
+async def problems(
+    db: AsyncSession,
+    caller: Principal,
+    data: WebhookFields,
+    values: dict[str, Any],
+    targets: frozenset[str],
+) -> None:
+    """A 422 naming every problem of the values about to be stored."""
+    found = team_name_problems(data.team_name, caller.team_name)
+    found += await queries.group_problems(
+        db, Policy, "policy_id", team_id=caller.team_id, group_id=values["policy_id"]
+    )
+    found += _rule_problems(values, targets)
+    if found:
+        raise InvalidRequest(found)
+
+
+def _sent(data: WebhookFields) -> dict[str, Any]:
+    """The sent attributes as stored (rules and fields as plain objects)."""
+    names = data.model_fields_set - {"team_name"}
+    return {
+        name: stored(getattr(data, name)) if name in STRUCTURED else getattr(data, name)
+        for name in names
+    }
+
+
+def created_values(data: WebhookCreate, default_name: str) -> dict[str, Any]:
+    """Every shared column's value for a create body."""
+    values = {**DEFAULTS, **{name: [] for name in LISTS}}
+    values |= {name: value for name, value in _sent(data).items() if value is not None}
+    for name in SINGLE_FIELDS:  # null: no such field
+        values[name] = stored(getattr(data, name))
+    values["name"] = data.name or default_name
+    if "policy_id" in data.model_fields_set:
+        values["policy_id"] = data.policy_id
+    return values
+
+
+async def apply_change(
+    db: AsyncSession,
+    caller: Principal,
+    row: IntegrationColumns,
+    now: datetime,
+    data: WebhookUpdate,
+    targets: frozenset[str],
+) -> None:
+    """The sent attributes change; a null list is an empty one, a null field none."""
+    sent = _sent(data)
+    for name in LISTS:
+        if name in sent and sent[name] is None:
+            sent[name] = []
+    current = {name: getattr(row, name) for name in (*DEFAULTS, *LISTS, *SETTINGS)}
+    await problems(db, caller, data, {**current, **sent}, targets)
+    for name, value in sent.items():
+        setattr(row, name, value)
+    setattr(row, "updated_at", now)  # noqa: B010 (a mixin: the row's own column)
+    await db.flush()
+
+
+async def make(
+    db: AsyncSession, caller: Principal, now: datetime, data: WebhookCreate
+) -> IncomingWebhook:
+    values = created_values(data, DEFAULT_NAME)
+    await problems(db, caller, data, values, WEBHOOK_TARGETS)
+    row = IncomingWebhook(
+        team_id=caller.team_id,
+        token=random_token("", TOKEN_BYTES),
+        created_at=now,
+        updated_at=now,
+        **values,
+    )
+    db.add(row)
+    await db.flush()
+    return row
+
+
+async def page(db: AsyncSession, caller: Principal, paging: PageRequest) -> Page[IncomingWebhook]:
+    rows = team_rows(IncomingWebhook, team_id=caller.team_id)
+    return await paginate(db, rows, paging, order_by=IncomingWebhook.id)
+
+
+async def get(db: AsyncSession, *, team_id: int, object_id: int) -> IncomingWebhook:
+    return await team_object(db, IncomingWebhook, TYPE, team_id=team_id, object_id=object_id)
+
+
+async def change(
+    db: AsyncSession, caller: Principal, row: IncomingWebhook, now: datetime, data: WebhookUpdate
+) -> IncomingWebhook:
+    await apply_change(db, caller, row, now, data, WEBHOOK_TARGETS)
+    return row
+
+
+async def remove(db: AsyncSession, row: IncomingWebhook, now: datetime) -> None:
+    """Delete the webhook and the status page resources showing it; its incidents stay, as
+    history, and an open one is resolved (no request can resolve it now)."""
+    await incidents.forget_checked(db, subject_type="incoming_webhook", subject_id=row.id, now=now)
+    await delete_named(db, row, item_type="IncomingWebhook")
