@@ -454,9 +454,19 @@ async def _mint_token(settings: Settings) -> str:
 
 
 def test_a_real_http_request_starts_an_incident(
-    settings: Settings, caplog: pytest.LogCaptureFixture
+    settings: Settings,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+    request: pytest.FixtureRequest,
 ) -> None:
     caplog.set_level(logging.INFO)
+    # The access log as a server has it, whatever an earlier test of this process made of it.
+    access = logging.getLogger("uvicorn.access")
+    monkeypatch.setattr(access, "disabled", False)
+    monkeypatch.setattr(access, "propagate", True)
+    previous = access.level
+    access.setLevel(logging.INFO)  # setLevel also clears the loggers' isEnabledFor cache
+    request.addfinalizer(lambda: access.setLevel(previous))
     token = asyncio.run(_mint_token(settings))
     headers = {"Authorization": f"Bearer {token}"}
     with (

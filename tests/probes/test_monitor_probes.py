@@ -24,14 +24,6 @@ async def test_domain_expiration_is_not_faked() -> None:
     assert result.details == {UNSUPPORTED: "domain_expiration"}
 
 
-async def test_playwright_is_reported_unsupported() -> None:
-    result = await PROBES["playwright"](
-        MonitorCheck("playwright", "https://example.com/"), timeout=1.0
-    )
-    assert not result.ok
-    assert result.details == {UNSUPPORTED: "playwright"}
-
-
 def test_password_not_in_repr() -> None:
     settings = MonitorCheck(monitor_type="status", url="https://x/", auth_password="s3cret-value")
     assert "s3cret-value" not in repr(settings)
