@@ -9,25 +9,16 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 from alembic import command
-from alembic.autogenerate import compare_metadata
-from alembic.migration import MigrationContext
 
-from tests.oncall.test_schema import fresh_database
+from tests.factories.migrations import differences, fresh_database
 from watchpost.db.migrate import alembic_config, sync_url, upgrade
-from watchpost.db.registry import all_metadata
 
 TABLES = {"incoming_webhooks", "email_integrations"}
 WATCHED = (*TABLES, "incidents", "incoming_webhook_id")
 
 
 def _differences(url: str) -> list[Any]:
-    engine = sa.create_engine(sync_url(url))
-    try:
-        with engine.connect() as conn:
-            diffs = compare_metadata(MigrationContext.configure(conn), all_metadata())
-    finally:
-        engine.dispose()
-    return [diff for diff in diffs if any(name in str(diff) for name in WATCHED)]
+    return differences(url, WATCHED)
 
 
 def _shape(url: str) -> tuple[set[str], set[str]]:

@@ -3,50 +3,30 @@ reused on SQLite), goes down and up again."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
 import pytest
 import sqlalchemy as sa
 from alembic import command
-from alembic.autogenerate import compare_metadata
-from alembic.migration import MigrationContext
 
-from tests.conftest import postgres_schema
+from tests.factories import migrations
 from watchpost.db.migrate import alembic_config, sync_url, upgrade
-from watchpost.db.registry import all_metadata
-from watchpost.settings import Settings
 
 TABLES = {"status_reports", "status_updates"}
 
 
-@contextmanager
-def fresh_database(kind: str, folder: Path) -> Iterator[str]:
-    if kind == "sqlite":
-        yield Settings(database_url=f"sqlite:///{folder / 'm.db'}").async_database_url
-    else:
-        with postgres_schema("wp_reports") as url:
-            yield Settings(database_url=url).async_database_url
+def fresh_database(kind: str, folder: Path) -> AbstractContextManager[str]:
+    return migrations.fresh_database(kind, folder, prefix="wp_reports")
 
 
 def _differences(url: str) -> list[Any]:
-    engine = sa.create_engine(sync_url(url))
-    try:
-        with engine.connect() as conn:
-            diffs = compare_metadata(MigrationContext.configure(conn), all_metadata())
-    finally:
-        engine.dispose()
-    return [diff for diff in diffs if any(table in str(diff) for table in TABLES)]
+    return migrations.differences(url, TABLES)
 
 
 def _tables(url: str) -> set[str]:
-    engine = sa.create_engine(sync_url(url))
-    try:
-        return set(sa.inspect(engine).get_table_names()) & TABLES
-    finally:
-        engine.dispose()
+    return migrations.tables(url, TABLES)
 
 
 def _autoincrement(url: str) -> bool:
