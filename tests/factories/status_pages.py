@@ -18,6 +18,7 @@ _FIELDS: dict[str, dict[str, Any]] = {
         "request_timeout": 30,
     },
     "MonitorGroup": {"name": "Group"},
+    "ResourceGroup": {"name": "Group"},
     "Heartbeat": {"name": "Nightly backup", "period": 86400, "grace": 3600},
     "HeartbeatGroup": {"name": "Jobs"},
     "WebhookIntegration": {

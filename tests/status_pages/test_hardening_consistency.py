@@ -161,6 +161,25 @@ async def test_a_heartbeat_group_resource_shows_its_members_at_once(
     assert (await _attributes(api, resource))["status"] == "operational"
 
 
+async def test_a_resource_group_resource_shows_its_monitor_group_as_monitor_group_does(
+    app: FastAPI, api: Api, clock: FrozenClock
+) -> None:
+    page = await _page(api)
+    group = data(await api.post("/api/v2/monitor-groups", {"name": "web"}), 201)["id"]
+    # a closed port: the first check fails and, with no confirmation period, opens an incident
+    body = {"url": "http://127.0.0.1:1/", "monitor_group_id": int(group), "confirmation_period": 0}
+    data(await api.post("/api/v2/monitors", body), 201)
+    await engine_of(app).tick(clock.now())
+    clock.advance(timedelta(seconds=60))
+    as_group = await _attributes(api, await _add(api, page, "MonitorGroup", group))
+    as_resource_group = await _attributes(api, await _add(api, page, "ResourceGroup", group))
+    assert as_resource_group["resource_type"] == "ResourceGroup"  # read back as sent
+    assert as_resource_group["public_name"] == "web"
+    for key in ("status", "availability", "status_history"):
+        assert as_resource_group[key] == as_group[key], key
+    assert as_group["status"] == "downtime"
+
+
 async def test_heartbeat_maintenance_shows_at_once(
     api: Api, client: httpx.AsyncClient, clock: FrozenClock
 ) -> None:
@@ -206,6 +225,12 @@ async def _monitor_group(api: Api) -> tuple[str, str]:
     return "MonitorGroup", f"/api/v2/monitor-groups/{created['id']}"
 
 
+async def _resource_group(api: Api) -> tuple[str, str]:
+    """A monitor group named by the hosted API's other name for it."""
+    _, path = await _monitor_group(api)
+    return "ResourceGroup", path
+
+
 async def _heartbeat(api: Api) -> tuple[str, str]:
     made = await create_heartbeat(api)
     return "Heartbeat", f"/api/v2/heartbeats/{made.id}"
@@ -225,6 +250,7 @@ async def _webhook(api: Api) -> tuple[str, str]:
 ITEMS: dict[str, Callable[[Api], Awaitable[tuple[str, str]]]] = {
     "monitor": _monitor,
     "monitor group": _monitor_group,
+    "monitor group as ResourceGroup": _resource_group,
     "heartbeat": _heartbeat,
     "heartbeat group": _heartbeat_group,
     "outgoing webhook": _webhook,

@@ -104,6 +104,9 @@ SOURCE_GROUPS: Final = GroupKind(
 )
 GROUP_KINDS: Final = (MONITOR_GROUPS, HEARTBEAT_GROUPS, SOURCE_GROUPS)
 SHOWN_GROUPS: Final[dict[str, GroupKind]] = {
-    kind.shown_as: kind for kind in GROUP_KINDS if kind.shown_as is not None
+    **{kind.shown_as: kind for kind in GROUP_KINDS if kind.shown_as is not None},
+    # The hosted API's own name for a monitor group (its errors about a monitor's
+    # monitor_group_id say "resource_group"); a status page resource may name it either way.
+    "ResourceGroup": MONITOR_GROUPS,
 }
 """Status page resource_type → the kind of group it shows."""

@@ -25,15 +25,18 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.db import deletions
 from watchpost.status_pages.models import StatusPage, StatusPageResource
 from watchpost.status_pages.ordering import arrange
-from watchpost.status_pages.resource_types import RESOURCE_KINDS
+from watchpost.status_pages.resource_types import RESOURCE_KINDS, same_items
 
 _Resource = StatusPageResource
 
 
 async def forget(session: AsyncSession, resource_type: str, item_id: int) -> None:
-    """Delete the resources showing the item (its pages locked first, in id order); the
-    remaining resources of each section are re-packed."""
-    shows_item = (_Resource.resource_type == resource_type, _Resource.resource_id == item_id)
+    """Delete the resources showing the item, under any type naming it (its pages locked
+    first, in id order); the remaining resources of each section are re-packed."""
+    shows_item = (
+        _Resource.resource_type.in_(same_items(resource_type)),
+        _Resource.resource_id == item_id,
+    )
     rows = (
         await session.execute(
             select(_Resource.id, _Resource.status_page_id, _Resource.status_page_section_id)

@@ -75,7 +75,9 @@ RESOURCE_KINDS: Final[dict[str, ResourceKind]] = {
     ),
     "EmailIntegration": ResourceKind(model=EmailIntegration, widgets=_STATUS, name_attrs=("name",)),
     "IncomingWebhook": ResourceKind(model=IncomingWebhook, widgets=_STATUS, name_attrs=("name",)),
-    "ResourceGroup": ResourceKind(model=None, widgets=_STATUS, supported=False),
+    "ResourceGroup": ResourceKind(
+        model=MONITOR_GROUPS.model, widgets=_STATUS, name_attrs=("name",)
+    ),
     "LogsChart": ResourceKind(
         model=None, widgets=(*_STATUS, "response_times", "chart_only"), supported=False
     ),
@@ -89,6 +91,14 @@ assert all(RESOURCE_KINDS[name].model is kind.model for name, kind in SHOWN_GROU
 def model_of(resource_type: str) -> Any | None:
     """The ORM class for the type, or None when the type has none."""
     return RESOURCE_KINDS[resource_type].model
+
+
+def same_items(resource_type: str) -> tuple[str, ...]:
+    """The resource types naming items of the same model as resource_type (itself first):
+    MonitorGroup and ResourceGroup both name a monitor group."""
+    model = model_of(resource_type)
+    others = (t for t, kind in RESOURCE_KINDS.items() if t != resource_type and kind.model is model)
+    return (resource_type, *others) if model is not None else (resource_type,)
 
 
 def is_supported(resource_type: str) -> bool:
