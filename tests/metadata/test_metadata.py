@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import httpx
 from fastapi import FastAPI
 
 from tests.factories.api import Api, data, errors
@@ -27,6 +28,15 @@ async def listed(api: Api, query: str = "") -> list[dict[str, Any]]:
     body = (await api.get(f"{URL}?{query}")).json()
     assert "pagination" in body, body
     return [item for item in body["data"]]
+
+
+INCOMING: dict[str, Any] = {
+    "name": "In",
+    "started_rule_type": "any",
+    "started_rules": [{"rule_target": "body", "match_type": "contains", "content": "down"}],
+    "acknowledged_rule_type": "unused",
+    "resolved_rule_type": "unused",
+}
 
 
 async def test_a_key_is_set_read_changed_and_removed_as_the_hosted_api_does(api: Api) -> None:
@@ -138,7 +148,8 @@ async def test_bad_requests_are_422_naming_the_field(api: Api, other_api: Api) -
         ({"owner_id": "abc"}, "owner_id"),
         ({"owner_type": "Heartbeat"}, "owner_id"),  # a monitor's id names no heartbeat
         ({"owner_type": "Server"}, "owner_type"),
-        ({"owner_type": "WebhookIntegration"}, "owner_type"),
+        ({"owner_type": "CallRouting"}, "owner_type"),  # the hosted API's; none here
+        ({"owner_type": "IncomingWebhook"}, "owner_id"),  # a monitor's id names no webhook
         ({"key": " "}, "key"),
         ({"color": "red"}, "color"),
         ({"values": [{"value": "v", "colour": 1}]}, "values"),
@@ -214,7 +225,18 @@ async def test_deleting_the_owner_deletes_its_metadata(app: FastAPI, api: Api) -
     monitor = await create_monitor_id(api)
     heartbeat = await create_heartbeat_id(api)
     reported = await create_reported_incident(api)
-    owners = [("Monitor", monitor), ("Heartbeat", heartbeat), ("Incident", reported["id"])]
+    hook = {"url": "https://hooks.example.com/a", "trigger_type": "incident_change"}
+    outgoing = data(await api.post("/api/v2/outgoing-webhooks", hook), 201)["id"]
+    mail = data(await api.post("/api/v2/email-integrations", INCOMING), 201)["id"]
+    incoming = data(await api.post("/api/v2/incoming-webhooks", INCOMING), 201)["id"]
+    owners = [
+        ("Monitor", monitor),
+        ("Heartbeat", heartbeat),
+        ("Incident", reported["id"]),
+        ("WebhookIntegration", outgoing),
+        ("EmailIntegration", mail),
+        ("IncomingWebhook", incoming),
+    ]
     for owner_type, owner_id in owners:
         await put(api, owner_type=owner_type, owner_id=owner_id, key="k", values=[{"value": "v"}])
     kept = await create_monitor_id(api, "https://kept.example.com")
@@ -222,6 +244,12 @@ async def test_deleting_the_owner_deletes_its_metadata(app: FastAPI, api: Api) -
     assert (await api.delete(f"/api/v2/monitors/{monitor}")).status_code == 204
     assert (await api.delete(f"/api/v2/heartbeats/{heartbeat}")).status_code == 204
     assert (await api.delete(f"/api/v2/incidents/{reported['id']}")).status_code == 204
+    for path in (
+        f"/api/v2/outgoing-webhooks/{outgoing}",
+        f"/api/v2/email-integrations/{mail}",
+        f"/api/v2/incoming-webhooks/{incoming}",
+    ):
+        assert (await api.delete(path)).status_code == 204, path
     left = await listed(api)
     assert [(i["attributes"]["owner_type"], i["attributes"]["owner_id"]) for i in left] == [
         ("Monitor", str(kept))
@@ -290,6 +318,23 @@ async def test_an_objects_metadata_is_copied_onto_the_incidents_it_opens(
     other = await create_engine_incident(app, api, monitor_id=bare)
     assert data(await api.get(f"/api/v2/incidents/{other}"))["attributes"]["metadata"] == {}
     assert await listed(api, f"owner_type=Incident&owner_id={other}") == []
+
+
+async def test_an_incoming_webhooks_metadata_is_copied_onto_the_incidents_it_opens(
+    api: Api, client: httpx.AsyncClient
+) -> None:
+    made = data(await api.post("/api/v2/incoming-webhooks", INCOMING), 201)
+    await put(
+        api,
+        owner_type="IncomingWebhook",
+        owner_id=made["id"],
+        key="service",
+        values=[{"value": "checkout"}],
+    )
+    receive = made["attributes"]["url"].removeprefix("http://testserver")
+    assert (await client.post(receive, content=b"down")).json()["result"] == "started"
+    incident = (await api.get("/api/v2/incidents")).json()["data"][0]
+    assert incident["attributes"]["metadata"]["service"] == ["checkout"]
 
 
 async def test_an_owner_holds_a_bounded_number_of_keys(api: Api) -> None:

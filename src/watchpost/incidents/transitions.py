@@ -212,6 +212,7 @@ async def start(
         team_id=team_id,
         monitor_id=monitor_id,
         heartbeat_id=heartbeat_id,
+        incoming_webhook_id=incoming_webhook_id,
         given=metadata,
     )
     incident = Incident(

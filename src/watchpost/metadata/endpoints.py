@@ -37,13 +37,14 @@ routes = Routes(router, MetadataAttributes)
 find = Finder(service.get, service.TYPE, "object_id")
 
 ABOUT = (
-    "Sets one key of one owner (`owner_type` `Monitor`, `Heartbeat` or `Incident`, "
+    "Sets one key of one owner (`owner_type` `Monitor`, `Heartbeat`, `Incident`, "
+    "`WebhookIntegration` (an outgoing webhook), `EmailIntegration` or `IncomingWebhook`, "
     "`owner_id` an object of the team): creates the record (201), replaces its values or, "
     "with `mode: merge`, adds to them; `values` empty or null removes the key (204). Values "
     "are `String` (`value`) or reference an item of the team (`User`, `Team`, `Policy`, "
     "`Schedule`, `PagerDutyWebhook`) by `item_id`, `email` or `name`; all values of a key "
-    "share one type. An incident's records are its `metadata`; a monitor's or heartbeat's "
-    "are copied onto the incidents it opens."
+    "share one type. An incident's records are its `metadata`; a monitor's, heartbeat's or "
+    "incoming webhook's are copied onto the incidents it opens."
 )
 
 

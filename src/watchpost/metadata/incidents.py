@@ -1,6 +1,6 @@
 """Metadata of an incident as it opens: its object's records are copied onto it.
 
-When an incident about a monitor or heartbeat opens, that object's records become the
+When an incident about a monitor, heartbeat or incoming webhook opens, that object's records become the
 incident's (records with owner_type `Incident`, same keys and typed values), like the other
 alert settings it takes from its object; the `metadata` the incident was opened with (an
 incident reported through the API) wins for its keys and becomes String records. The
@@ -36,12 +36,24 @@ async def opening(
     team_id: int,
     monitor_id: int | None,
     heartbeat_id: int | None,
+    incoming_webhook_id: int | None = None,
     given: dict[str, Any] | None,
 ) -> tuple[dict[str, Any], Records]:
     """The new incident's `metadata` dict and the records it gets."""
     records: Records = {}
-    owner = ("Monitor", monitor_id) if monitor_id is not None else ("Heartbeat", heartbeat_id)
-    if owner[1] is not None:
+    owner = next(
+        (
+            (owner_type, owner_id)
+            for owner_type, owner_id in (
+                ("Monitor", monitor_id),
+                ("Heartbeat", heartbeat_id),
+                ("IncomingWebhook", incoming_webhook_id),
+            )
+            if owner_id is not None
+        ),
+        None,
+    )
+    if owner is not None:
         rows = await session.execute(
             select(MetadataRecord.key, MetadataRecord.values)
             .where(

@@ -35,6 +35,9 @@ OWNERS: Final[dict[str, TableClause]] = {
         ("Monitor", "monitors"),
         ("Heartbeat", "heartbeats"),
         ("Incident", "incidents"),
+        ("WebhookIntegration", "outgoing_webhooks"),
+        ("EmailIntegration", "email_integrations"),
+        ("IncomingWebhook", "incoming_webhooks"),
     )
 }
 """The owner types Watchpost has, and their tables (named, not imported: the incidents
@@ -42,7 +45,7 @@ package imports this one, to copy records onto incidents as they open)."""
 _INCIDENTS: Final = table("incidents", column("id"), column("team_id"), column("metadata", JSON))
 MAX_KEYS: Final = 50
 """Keys one owner may hold (as many as an incident's `metadata` takes)."""
-HOSTED_ONLY: Final = ("WebhookIntegration", "EmailIntegration", "IncomingWebhook", "CallRouting")
+HOSTED_ONLY: Final = ("CallRouting",)
 """Owner types of the hosted API that name objects Watchpost does not have."""
 
 

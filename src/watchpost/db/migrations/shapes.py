@@ -281,3 +281,37 @@ def stop_counting(tables: Iterable[str]) -> None:
         for statement in drop_triggers(dialect, table):
             op.execute(statement)
         op.execute(f"DELETE FROM row_counts WHERE table_name = '{table}'")  # noqa: S608
+
+
+def owner_triggers(dialect: str, records: str, owners: Iterable[tuple[str, str]]) -> list[str]:
+    """Triggers deleting the rows of `records` (owner_type, owner_id) whose owner is deleted:
+    one per (table, owner_type) in owners, named forget_metadata_{table}."""
+    statements = []
+    for table, owner_type in owners:
+        forget = f"DELETE FROM {records} WHERE owner_type = '{owner_type}' AND owner_id = OLD.id"  # noqa: S608
+        name = f"forget_metadata_{table}"
+        if dialect == "sqlite":
+            statements.append(f"CREATE TRIGGER {name} AFTER DELETE ON {table} BEGIN {forget}; END")
+        else:
+            statements += [
+                f"CREATE FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+                f"{forget}; RETURN NULL; END $$",
+                f"CREATE TRIGGER {name} AFTER DELETE ON {table} "
+                f"FOR EACH ROW EXECUTE FUNCTION {name}()",
+            ]
+    return statements
+
+
+def drop_owner_triggers(dialect: str, owners: Iterable[tuple[str, str]]) -> list[str]:
+    """The statements undoing owner_triggers."""
+    statements = []
+    for table, _ in owners:
+        name = f"forget_metadata_{table}"
+        if dialect == "sqlite":
+            statements.append(f"DROP TRIGGER IF EXISTS {name}")
+        else:
+            statements += [
+                f"DROP TRIGGER IF EXISTS {name} ON {table}",
+                f"DROP FUNCTION IF EXISTS {name}()",
+            ]
+    return statements
