@@ -164,7 +164,7 @@ async def _write_monitors(
     locked: Sequence[Row[Any]] = (await session.execute(_LOCK_MONITORS, {"lock_ids": ids})).all()
     rows = {row.id: _Monitor(*row) for row in locked}
     finished: list[dict[str, Any]] = []
-    decided: list[tuple[_Monitor, Transition, datetime]] = []
+    decided: list[tuple[_Monitor, Transition, Outcome]] = []
     seen: list[Observation] = []
     for outcome in items:
         row = rows.get(outcome.claim.id)
@@ -187,14 +187,16 @@ async def _write_monitors(
             }
         )
         if transition is not None:
-            decided.append((row, transition, outcome.finished_at))
+            decided.append((row, transition, outcome))
         if observation is not None:
             seen.append(observation)
         report.applied += 1
     if finished:
         await session.execute(_FINISH_MONITOR, finished)
-    for row, transition, at in decided:
-        await monitors.follow_incident(session, monitor=row, transition=transition, at=at)
+    for row, transition, done in decided:
+        await monitors.follow_incident(
+            session, monitor=row, transition=transition, at=done.finished_at, result=done.result
+        )
     return seen
 
 

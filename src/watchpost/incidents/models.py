@@ -54,6 +54,8 @@ class Incident(IdMixin, TeamOwnedMixin, TimestampMixin, Base):
     """The escalation policy named by the report (stored; policies are not executed yet)."""
     description: Mapped[str | None] = mapped_column(Text, default=None)
     metadata_: Mapped[dict[str, Any]] = mapped_column("metadata", JSON, default=dict)
+    check_details: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+    """A monitor's incident: what it checked when the incident opened (incidents/check_details.py)."""
     """Key → list of values, matched by status page metadata rules."""
     started_at: Mapped[datetime] = mapped_column(UTCDateTime())
     acknowledged_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, Final
 
 from watchpost.db.rows import ListColumns
+from watchpost.incidents.check_details import shown
 from watchpost.incidents.models import Incident
 
 INCIDENT: Final = "incident"
@@ -31,7 +32,9 @@ INCIDENT_COLUMNS = ListColumns(
         "sms",
         "email",
         "push",
+        "critical_alert",
         "policy_id",
+        "check_details",
         "created_at",
         "updated_at",
     ),
@@ -70,7 +73,9 @@ def incident_resources(rows: Iterable[Sequence[Any]], *, team_name: str) -> list
                 "sms": sms,
                 "email": email,
                 "push": push,
+                "critical_alert": critical_alert,
                 "escalation_policy_id": policy_id,
+                **shown(check_details),
                 "team_name": team_name,
                 "created_at": created_at,
                 "updated_at": updated_at,
@@ -94,7 +99,9 @@ def incident_resources(rows: Iterable[Sequence[Any]], *, team_name: str) -> list
             sms,
             email,
             push,
+            critical_alert,
             policy_id,
+            check_details,
             created_at,
             updated_at,
         ) in rows

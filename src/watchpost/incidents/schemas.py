@@ -140,7 +140,19 @@ class IncidentAttributes(BaseModel):
     sms: bool
     email: bool
     push: bool
+    critical_alert: bool
     escalation_policy_id: int | None
+    url: str | None
+    http_method: str | None
+    origin_url: str | None
+    response_url: str | None
+    response_content: str | None
+    response_options: dict[str, str] | None
+    regions: list[str] | None
+    screenshot_url: str | None
+    ssl_certificate_expires_at: str | None
+    domain_expires_at: str | None
+    incident_group_id: int | None
     team_name: str
     created_at: str
     updated_at: str

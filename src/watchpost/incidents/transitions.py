@@ -203,6 +203,7 @@ async def start(
     collector_target_id: int | None = None,
     incoming_webhook_id: int | None = None,
     alerts: dict[str, Any] | None = None,
+    check_details: dict[str, Any] | None = None,
 ) -> Incident:
     """A new open incident, about the object named (if any), with its `started` entry.
     Its alert settings (ALERT_FIELDS) are `alerts` where given, else the object's; its
@@ -225,6 +226,7 @@ async def start(
         heartbeat_id=heartbeat_id,
         collector_target_id=collector_target_id,
         incoming_webhook_id=incoming_webhook_id,
+        check_details=check_details,
     )
     given = alerts or {}
     unknown = set(given) - ALERT_FIELDS

@@ -8,11 +8,14 @@ the monitor's incident through `incidents.transitions`.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol
 
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from watchpost.incidents import check_details
 from watchpost.incidents.transitions import AUTOMATIC, Change, apply, open_incident_for, start
+from watchpost.monitors.models import Monitor
 from watchpost.monitors.status_machine import Stored, Transition, record_check, state_of
 from watchpost.monitors.status_machine import apply as store
 from watchpost.probes.base import ProbeResult
@@ -49,10 +52,34 @@ def record_result(monitor: Checked, result: ProbeResult, *, at: datetime) -> Tra
     return record_check(monitor, ok=result.ok, error=result.error, at=at)
 
 
+async def _details(session: AsyncSession, monitor: Checked, result: ProbeResult | None) -> Any:
+    """What the opening incident keeps of the check (incidents/check_details.py)."""
+    row = (
+        await session.execute(
+            select(Monitor.monitor_type, Monitor.http_method, Monitor.regions).where(
+                Monitor.id == monitor.id
+            )
+        )
+    ).one()
+    return check_details.taken(
+        url=monitor.url,
+        monitor_type=row.monitor_type,
+        http_method=row.http_method,
+        regions=row.regions,
+        details=result.details if result is not None else {},
+    )
+
+
 async def follow_incident(
-    session: AsyncSession, *, monitor: Checked, transition: Transition, at: datetime
+    session: AsyncSession,
+    *,
+    monitor: Checked,
+    transition: Transition,
+    at: datetime,
+    result: ProbeResult | None = None,
 ) -> None:
-    """Open, resolve or add to the monitor's incident as the transition says."""
+    """Open, resolve or add to the monitor's incident as the transition says (`result`:
+    the check that decided it, whose facts an opening incident keeps)."""
     current = None
     if transition.open_incident or transition.resolve_incident or transition.timeline:
         current = await open_incident_for(session, monitor_id=monitor.id)
@@ -65,6 +92,7 @@ async def follow_incident(
             at=at,
             by=AUTOMATIC,
             monitor_id=monitor.id,
+            check_details=await _details(session, monitor, result),
         )
     elif transition.resolve_incident and current is not None:
         await apply(session, current, Change.RESOLVED, at=at, by=AUTOMATIC, text=transition.event)
