@@ -12,20 +12,9 @@ from tests.factories.engine import engine_of
 from tests.factories.incidents import create_reported_incident
 from tests.factories.servers import http_server
 from watchpost.clock import FrozenClock
+from watchpost.incidents import check_details
 
-NULL_FOR_OTHERS = (
-    "url",
-    "http_method",
-    "origin_url",
-    "response_url",
-    "response_content",
-    "response_options",
-    "regions",
-    "screenshot_url",
-    "ssl_certificate_expires_at",
-    "domain_expires_at",
-    "incident_group_id",
-)
+NULL_FOR_OTHERS = check_details.FIELDS
 
 
 async def _only_incident(api: Api, path: str = "/api/v2/incidents") -> dict[str, Any]:

@@ -17,6 +17,7 @@ from tests.factories.incidents import (
     ids,
 )
 from watchpost.clock import FrozenClock, isoformat_ms
+from watchpost.incidents import check_details
 
 
 async def test_minimal_report(api: Api, clock: FrozenClock) -> None:
@@ -43,17 +44,7 @@ async def test_minimal_report(api: Api, clock: FrozenClock) -> None:
         "push": False,
         "critical_alert": False,
         "escalation_policy_id": None,
-        "url": None,
-        "http_method": None,
-        "origin_url": None,
-        "response_url": None,
-        "response_content": None,
-        "response_options": None,
-        "regions": None,
-        "screenshot_url": None,
-        "ssl_certificate_expires_at": None,
-        "domain_expires_at": None,
-        "incident_group_id": None,
+        **dict.fromkeys(check_details.FIELDS),  # not opened by a checked monitor
         "team_name": "acme",
         "created_at": now,
         "updated_at": now,
