@@ -8,7 +8,7 @@ from datetime import timedelta
 
 from fastapi import FastAPI
 
-from tests.conftest import Api
+from tests.factories.api import Api
 from tests.factories.logs import log_event
 from watchpost.clock import FrozenClock
 from watchpost.logs.events import MetricPoint
@@ -45,7 +45,7 @@ async def test_each_source_keeps_its_own_days(app: FastAPI, api: Api, clock: Fro
 
     assert await enforce_retention(ctx.db, ctx.logs, clock) == (2, 2)
     left = await ctx.logs.search(Search([short, long], limit=100))
-    ages = sorted(((e.source_id, (start - e.dt).days) for e in left))
+    ages = sorted((e.source_id, (start - e.dt).days) for e in left)
     # A day partition goes once it ended `days` ago: start's own day is kept whole.
     assert ages == [*((short, n) for n in range(4)), *((long, n) for n in range(6))]
     metrics = await ctx.logs.search_metrics(MetricSearch([short]))

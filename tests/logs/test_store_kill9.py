@@ -8,6 +8,7 @@ appending; then a new store on the same folder must hold every acknowledged even
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import subprocess
@@ -51,8 +52,9 @@ asyncio.run(main())
 """
 
 
-async def test_acknowledged_appends_survive_sigkill(tmp_path: Path) -> None:
-    folder = tmp_path / "logs"
+def append_until_killed(folder: Path) -> list[int]:
+    """Run the appending process, SIGKILL it after ACKS_BEFORE_KILL acknowledgements; the
+    ids it acknowledged (what it printed before dying too)."""
     env = {**os.environ, "PYTHONPATH": SRC}
     child = subprocess.Popen(  # noqa: S603
         [sys.executable, "-c", CHILD, str(folder)],
@@ -71,9 +73,13 @@ async def test_acknowledged_appends_survive_sigkill(tmp_path: Path) -> None:
         child.send_signal(signal.SIGKILL)
         child.wait(timeout=30)
     assert child.returncode == -signal.SIGKILL
-    # What it printed before dying is acknowledged too.
     acked += [int(i) for line in child.stdout.read().splitlines() if line for i in line.split()]
+    return acked
 
+
+async def test_acknowledged_appends_survive_sigkill(tmp_path: Path) -> None:
+    folder = tmp_path / "logs"
+    acked = await asyncio.to_thread(append_until_killed, folder)
     store = EmbeddedStore(folder)
     found: list[int] = []
     try:
