@@ -4,12 +4,15 @@ the time from the injectable clock; and the periodic task that enforces it."""
 from __future__ import annotations
 
 import asyncio
+import gc
 from datetime import timedelta
 
+import pytest
 from fastapi import FastAPI
 
 from tests.factories.api import Api
 from tests.factories.logs import log_event
+from watchpost.app import build_app
 from watchpost.clock import FrozenClock
 from watchpost.logs.events import MetricPoint
 from watchpost.logs.retention import RetentionLoop, enforce_retention
@@ -71,3 +74,22 @@ async def test_the_periodic_task_runs_at_once_and_stops(
     loop.stop()
     await asyncio.wait_for(task, 30)
     assert loop.rounds == 1
+
+
+async def test_the_app_runs_retention_and_closes_its_store(
+    app: FastAPI, api: Api, clock: FrozenClock
+) -> None:
+    ctx = app.state.ctx
+    source = await make_source(api, "s", logs=2, metrics=2)
+    old = log_event(clock.now() - timedelta(days=4), "old", source_id=source)
+    kept = log_event(clock.now(), "kept", source_id=source)
+    await ctx.logs.append([old, kept])
+    served = build_app(ctx, retention=True)
+    try:
+        async with served.router.lifespan_context(served):
+            await asyncio.wait_for(served.state.retention.round_done.wait(), 30)
+            assert [e.id for e in await ctx.logs.search(Search([source]))] == [kept.id]
+    finally:
+        gc.unfreeze()  # the lifespan froze the heap, as a server does, not a test process
+    with pytest.raises(RuntimeError, match="closed"):
+        await ctx.logs.append([log_event(clock.now(), "after")])
