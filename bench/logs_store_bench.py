@@ -335,7 +335,7 @@ class DuckDBEngine(Engine):
             "SELECT id, source_id, epoch_us(dt), raw FROM logs WHERE source_id = 1 AND dt >= ? AND dt < ? "
             "AND contains(pairs, ?) AND lower(attributes[?]) = lower(?) "
             "ORDER BY dt DESC, id DESC LIMIT 100",
-            [NOW - timedelta(hours=24), NOW, f"\x1f{path}={value}".lower(), path, value],
+            [NOW - timedelta(hours=24), NOW, f"\x1f{path}={value}\x1f".lower(), path, value],
         ).fetchall()
 
     def close(self) -> None:
