@@ -1,0 +1,120 @@
+"""The logs store interface: what ingestion appends and what queries search.
+
+The query AST lives here too, so the store and the query language agree on it. `open_store`
+picks the engine from the settings: ClickHouse when WATCHPOST_LOGS_URL is a clickhouse:// URL,
+else the embedded store under the data folder.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Protocol
+
+from watchpost.logs.events import LogEvent, MetricPoint, StoredEvent
+
+if TYPE_CHECKING:
+    from watchpost.settings import Settings
+
+MAX_LIMIT = 1000
+"""The most events one search returns; a larger limit is cut to this."""
+
+
+@dataclass(frozen=True, slots=True)
+class Word:
+    """A word or a "quoted phrase": case-insensitive substring of message or any attribute value."""
+
+    text: str
+    negated: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """field:value on a dotted path; case-insensitive equality of the value's text.
+
+    The value may end in * for a prefix match.
+    """
+
+    path: str
+    value: str
+    negated: bool = False
+
+
+Term = Word | Field
+
+
+@dataclass(frozen=True, slots=True)
+class Search:
+    source_ids: Sequence[int]
+    terms: Sequence[Term] = ()
+    """All must hold."""
+    since: datetime | None = None
+    """dt >= since."""
+    until: datetime | None = None
+    """dt < until."""
+    newest_first: bool = True
+    limit: int = 100
+    before: tuple[datetime, int] | None = None
+    """Cursor: (dt, id); only events strictly after it in the order."""
+    after_id: int | None = None
+    """Tail: only events with id > after_id, ascending by id."""
+
+
+class LogStore(Protocol):
+    async def append(self, events: Sequence[LogEvent]) -> None:
+        """Store the events; durable when it returns (a kill -9 after it loses nothing)."""
+        ...
+
+    async def search(self, search: Search) -> list[StoredEvent]:
+        """The events of the search, in its order, at most min(limit, MAX_LIMIT)."""
+        ...
+
+    async def drop_expired(self, now: datetime, retention_days: Mapping[int, int]) -> int:
+        """Drop the day partitions (or a source's rows in them) past each source's retention
+        (source_id -> days; a source not in the mapping gets its longest); the events dropped."""
+        ...
+
+    async def append_metrics(self, points: Sequence[MetricPoint]) -> None:
+        """Store metric samples; durable when it returns."""
+        ...
+
+    async def search_metrics(self, search: MetricSearch) -> list[MetricPoint]:
+        """Samples of the sources, oldest first (at most MAX_LIMIT)."""
+        ...
+
+    async def drop_expired_metrics(self, now: datetime, retention_days: Mapping[int, int]) -> int:
+        """drop_expired for metrics (source_id -> metrics_retention days)."""
+        ...
+
+    async def close(self) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class MetricSearch:
+    source_ids: Sequence[int]
+    name: str | None = None
+    """Only samples of this metric; None: every metric."""
+    since: datetime | None = None
+    until: datetime | None = None
+    limit: int = 1000
+
+
+def capped(limit: int) -> int:
+    """A search's limit within 0..MAX_LIMIT."""
+    return max(0, min(limit, MAX_LIMIT))
+
+
+def open_store(settings: Settings) -> LogStore:
+    """WATCHPOST_LOGS_URL (clickhouse://…) or the embedded default under the data folder.
+
+    Nothing is opened yet: each engine connects on first use, so building a context costs no I/O.
+    """
+    url = settings.logs_url
+    if url:
+        from watchpost.logs.clickhouse import ClickHouseStore
+
+        return ClickHouseStore.from_url(url)
+    from watchpost.logs.embedded import EmbeddedStore
+
+    return EmbeddedStore(settings.data_dir / "logs")
