@@ -26,7 +26,7 @@ from watchpost.logs.ingest_body import (
     declared_too_large,
     read_decoded,
 )
-from watchpost.logs.parsing import MEDIA_TYPES, Unparseable, build_events, decode, media_format
+from watchpost.logs.parsing import Unparseable, build_events, decode, media_format
 
 router = APIRouter(tags=["logs ingestion"])
 
@@ -57,11 +57,11 @@ RESPONSES: dict[int | str, dict[str, Any]] = {
 BODY_DOC: Final = {
     "requestBody": {
         "required": True,
-        "description": "One event (an object), an array of events, or NDJSON; JSON or "
-        "MessagePack; optionally gzip-compressed (Content-Encoding).",
-        "content": {
-            media: {"schema": {"type": "string", "format": "binary"}} for media in MEDIA_TYPES
-        },
+        "description": "One event (an object), an array of events, or NDJSON "
+        "(`application/x-ndjson`); JSON or MessagePack (`application/msgpack`); optionally "
+        "compressed (`Content-Encoding: gzip` or `deflate`). Only the JSON form is described "
+        "here: OpenAPI has no schema language for the others.",
+        "content": {"application/json": {"schema": {}}},
     }
 }
 

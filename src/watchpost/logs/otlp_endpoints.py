@@ -54,11 +54,9 @@ RESPONSES: dict[int | str, dict[str, Any]] = {
 BODY_DOC: Final = {
     "requestBody": {
         "required": True,
-        "description": "An ExportLogsServiceRequest, protobuf or JSON, optionally gzip.",
-        "content": {
-            otlp.PROTOBUF: {"schema": {"type": "string", "format": "binary"}},
-            otlp.JSON: {"schema": {"type": "object"}},
-        },
+        "description": "An ExportLogsServiceRequest, protobuf (`application/x-protobuf`) or "
+        "JSON, optionally gzip. Only the JSON form is described here.",
+        "content": {otlp.JSON: {"schema": {"type": "object"}}},
     }
 }
 
