@@ -11,10 +11,13 @@ from typing import Any
 import httpx
 import msgpack
 import orjson
+from fastapi import FastAPI
+from sqlalchemy import select
 
 from tests.factories.api import Api, data
-from watchpost.logs.events import LogEvent, StoredEvent
-from watchpost.logs.store import Search
+from watchpost.logs.events import StoredEvent
+from watchpost.logs.store import Search, Term
+from watchpost.sources.models import Source
 
 SOURCES = "/api/v1/sources"
 
@@ -84,27 +87,22 @@ def logtail_frame(count: int, *, message: str = "request served", at: datetime) 
     ]
 
 
-class MemoryStore:
-    """A LogStore in a list: what the HTTP layer handed over, in order."""
+async def stored(app: FastAPI, *terms: Term) -> list[StoredEvent]:
+    """Every event of the test's sources in the store (its real store), oldest first."""
+    ctx = app.state.ctx
+    async with ctx.db.read_sessions() as session:
+        ids = list((await session.scalars(select(Source.id))).all())
+    search = Search(source_ids=ids, terms=terms, newest_first=False, limit=1000)
+    found: list[StoredEvent] = await ctx.logs.search(search)
+    return found
 
-    def __init__(self) -> None:
-        self.events: list[LogEvent] = []
-        self.appends = 0
 
-    async def append(self, events: Sequence[LogEvent]) -> None:
-        self.appends += 1
-        self.events.extend(events)
+def raw(event: StoredEvent) -> dict[str, Any]:
+    value = orjson.loads(event.raw)
+    assert isinstance(value, dict)
+    return value
 
-    async def search(self, search: Search) -> list[StoredEvent]:
-        found = [
-            StoredEvent(id=e.id, source_id=e.source_id, dt=e.dt, raw=e.raw)
-            for e in self.events
-            if e.source_id in search.source_ids
-        ]
-        return found[: search.limit]
 
-    async def drop_expired(self, now: datetime, retention_days: Mapping[int, int]) -> int:
-        return 0
-
-    async def close(self) -> None:
-        return None
+def texts(events: Sequence[StoredEvent], key: str = "message") -> list[Any]:
+    """The `key` of each event as sent."""
+    return [raw(event).get(key) for event in events]

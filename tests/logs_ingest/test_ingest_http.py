@@ -1,5 +1,6 @@
 """POST / as the hosted ingestion contract has it, on both backends (sources live in the
-database): formats, compression, answers, limits, paused sources, rate limits and quotas."""
+database) into the real logs store: formats, compression, answers, limits, paused sources,
+rate limits and quotas."""
 
 from __future__ import annotations
 
@@ -9,36 +10,30 @@ from collections.abc import AsyncIterator
 from datetime import timedelta
 
 import httpx
-import orjson
-import pytest
 from fastapi import FastAPI
 
 from tests.factories.api import Api
 from tests.factories.log_ingest import (
-    MemoryStore,
     create_source,
     json_body,
     logtail_frame,
     msgpack_body,
     ndjson_body,
+    raw,
     send,
+    stored,
+    texts,
 )
 from watchpost.clock import FrozenClock
 from watchpost.logs.ingest_body import MAX_BODY_BYTES
-
-
-@pytest.fixture
-def store(app: FastAPI) -> MemoryStore:
-    memory = MemoryStore()
-    app.state.ctx.logs = memory
-    return memory
+from watchpost.logs.store import Field, Word
 
 
 async def test_json_object_array_ndjson_and_msgpack_are_stored(
-    api: Api, client: httpx.AsyncClient, store: MemoryStore, clock: FrozenClock
+    app: FastAPI, api: Api, client: httpx.AsyncClient, clock: FrozenClock
 ) -> None:
     source_id, token = await create_source(api)
-    one = {"message": "logs is ready", "nested": {"values": 123}}
+    one = {"message": "logs is ready", "nested": {"values": 123}, "level": "WARN"}
     for body, content_type in (
         (json_body(one), "application/json"),
         (json_body([{"message": "A"}, {"message": "B"}]), "application/json"),
@@ -48,16 +43,41 @@ async def test_json_object_array_ndjson_and_msgpack_are_stored(
         response = await send(client, token, body, content_type)
         assert response.status_code == 202, response.text
         assert response.content == b""
-    assert [event.message for event in store.events] == ["logs is ready", *"ABCDEF"]
-    first = store.events[0]
-    assert first.source_id == source_id and first.team_id == api.team_id
+    events = await stored(app)
+    assert texts(events) == ["logs is ready", *"ABCDEF"]
+    first = events[0]
+    assert first.source_id == source_id
     assert first.dt == clock.now()  # no dt: the time of receipt
-    assert first.attributes["nested.values"] == "123"
-    assert orjson.loads(first.raw) == one
+    assert raw(first) == one
+    # level, message and the flattened attributes are what searches see
+    assert await stored(app, Field("level", "warn"), Field("nested.values", "123")) == [first]
+    assert await stored(app, Word("ready")) == [first]
+
+
+async def test_dt_sets_the_event_time_and_an_unreadable_one_is_kept(
+    app: FastAPI, api: Api, client: httpx.AsyncClient, clock: FrozenClock
+) -> None:
+    _, token = await create_source(api)
+    at = clock.now() - timedelta(hours=1)
+    body = json_body(
+        [
+            {"dt": int(at.timestamp() * 1000), "message": "ms"},
+            {"dt": at.isoformat(), "message": "text"},
+            {"dt": "soon", "message": "unreadable"},
+        ]
+    )
+    assert (await send(client, token, body)).status_code == 202
+    events = await stored(app)
+    assert [(e.dt, raw(e)["message"]) for e in events] == [
+        (at, "ms"),
+        (at, "text"),
+        (clock.now(), "unreadable"),
+    ]
+    assert raw(events[2])["dt"] == "soon"
 
 
 async def test_gzip_and_deflate_bodies(
-    api: Api, client: httpx.AsyncClient, store: MemoryStore, clock: FrozenClock
+    app: FastAPI, api: Api, client: httpx.AsyncClient, clock: FrozenClock
 ) -> None:
     _, token = await create_source(api)
     body = msgpack_body(logtail_frame(3, at=clock.now()))
@@ -68,12 +88,12 @@ async def test_gzip_and_deflate_bodies(
     two_members = gzip.compress(b'[{"message": "m1"},') + gzip.compress(b'{"message": "m2"}]')
     response = await send(client, token, two_members, extra={"Content-Encoding": "gzip"})
     assert response.status_code == 202
-    assert [event.message for event in store.events][-3:] == ["z", "m1", "m2"]
-    assert len(store.events) == 6
+    events = await stored(app)
+    assert len(events) == 6 and texts(events)[-3:] == ["z", "m1", "m2"]
 
 
 async def test_missing_and_unknown_tokens(
-    api: Api, client: httpx.AsyncClient, store: MemoryStore
+    app: FastAPI, api: Api, client: httpx.AsyncClient
 ) -> None:
     await create_source(api)
     missing = await client.post("/", content=b"{}", headers={"Content-Type": "application/json"})
@@ -87,11 +107,11 @@ async def test_missing_and_unknown_tokens(
     assert huge.status_code == 403
     api_token = await send(client, api.token, b"{}")  # a team API token is no source token
     assert api_token.status_code == 403
-    assert store.events == []
+    assert await stored(app) == []
 
 
 async def test_unreadable_bodies_answer_406_and_store_nothing(
-    api: Api, client: httpx.AsyncClient, store: MemoryStore
+    app: FastAPI, api: Api, client: httpx.AsyncClient
 ) -> None:
     _, token = await create_source(api)
     for body, content_type, extra in (
@@ -108,21 +128,21 @@ async def test_unreadable_bodies_answer_406_and_store_nothing(
         response = await send(client, token, body, content_type, extra=extra)
         assert response.status_code == 406, (body, response.text)
         assert isinstance(response.json()["errors"], str)
-    assert store.events == []
+    assert await stored(app) == []
 
 
 async def test_unsupported_content_type_and_encoding_answer_415(
-    api: Api, client: httpx.AsyncClient, store: MemoryStore
+    app: FastAPI, api: Api, client: httpx.AsyncClient
 ) -> None:
     _, token = await create_source(api)
     assert (await send(client, token, b"hello", "text/plain")).status_code == 415
     response = await send(client, token, b"{}", extra={"Content-Encoding": "br"})
     assert response.status_code == 415
-    assert store.events == []
+    assert await stored(app) == []
 
 
 async def test_bodies_over_20_mib_decoded_answer_413(
-    api: Api, client: httpx.AsyncClient, store: MemoryStore
+    app: FastAPI, api: Api, client: httpx.AsyncClient
 ) -> None:
     _, token = await create_source(api)
     # a gzip bomb: 21 MiB of spaces in a few kB on the wire
@@ -155,26 +175,27 @@ async def test_bodies_over_20_mib_decoded_answer_413(
         headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
     )
     assert streamed.status_code == 413
-    exactly = b"[" + b" " * (MAX_BODY_BYTES - 2) + b"]"
+    exactly = b'[{"message": "at the limit"}' + b" " * (MAX_BODY_BYTES - 29) + b"]"
+    assert len(exactly) == MAX_BODY_BYTES
     assert (await send(client, token, exactly)).status_code == 202
-    assert store.events == []
+    assert texts(await stored(app)) == ["at the limit"]
 
 
 async def test_a_paused_source_answers_202_and_keeps_nothing(
-    api: Api, client: httpx.AsyncClient, store: MemoryStore, clock: FrozenClock
+    app: FastAPI, api: Api, client: httpx.AsyncClient, clock: FrozenClock
 ) -> None:
     source_id, token = await create_source(api, ingesting_paused=True)
     assert (await send(client, token, b'{"message": "dropped"}')).status_code == 202
-    assert store.events == []
+    assert await stored(app) == []
     response = await api.patch(f"/api/v1/sources/{source_id}", {"ingesting_paused": False})
     assert response.status_code == 200
     clock.advance(11)  # past the token cache's time
     assert (await send(client, token, b'{"message": "kept"}')).status_code == 202
-    assert [event.message for event in store.events] == ["kept"]
+    assert texts(await stored(app)) == ["kept"]
 
 
 async def test_a_deleted_source_stops_ingesting_once_its_lookup_expires(
-    api: Api, client: httpx.AsyncClient, store: MemoryStore, clock: FrozenClock
+    app: FastAPI, api: Api, client: httpx.AsyncClient, clock: FrozenClock
 ) -> None:
     source_id, token = await create_source(api)
     assert (await send(client, token, b"{}")).status_code == 202
@@ -184,14 +205,14 @@ async def test_a_deleted_source_stops_ingesting_once_its_lookup_expires(
 
 
 async def test_events_older_than_the_retention_are_dropped_on_arrival(
-    api: Api, client: httpx.AsyncClient, store: MemoryStore, clock: FrozenClock
+    app: FastAPI, api: Api, client: httpx.AsyncClient, clock: FrozenClock
 ) -> None:
     _, token = await create_source(api, logs_retention=3)
     old = (clock.now() - timedelta(days=4)).isoformat()
     recent = (clock.now() - timedelta(days=2)).isoformat()
     body = json_body([{"dt": old, "message": "old"}, {"dt": recent, "message": "recent"}])
     assert (await send(client, token, body)).status_code == 202
-    assert [event.message for event in store.events] == ["recent"]
+    assert texts(await stored(app)) == ["recent"]
 
 
 def limit(app: FastAPI, **settings: int) -> None:
@@ -201,7 +222,7 @@ def limit(app: FastAPI, **settings: int) -> None:
 
 
 async def test_rate_limit_per_source_answers_429_with_retry_after(
-    app: FastAPI, api: Api, client: httpx.AsyncClient, store: MemoryStore, clock: FrozenClock
+    app: FastAPI, api: Api, client: httpx.AsyncClient, clock: FrozenClock
 ) -> None:
     limit(app, logs_source_rate_limit_per_minute=3, logs_address_rate_limit_per_minute=0)
     _, token = await create_source(api)
@@ -216,7 +237,7 @@ async def test_rate_limit_per_source_answers_429_with_retry_after(
 
 
 async def test_rate_limit_per_address_comes_before_the_token(
-    app: FastAPI, api: Api, client: httpx.AsyncClient, store: MemoryStore
+    app: FastAPI, api: Api, client: httpx.AsyncClient
 ) -> None:
     limit(app, logs_address_rate_limit_per_minute=2)
     _, token = await create_source(api)
@@ -228,7 +249,7 @@ async def test_rate_limit_per_address_comes_before_the_token(
 
 
 async def test_the_daily_quota_refuses_a_batch_past_it_until_the_next_utc_day(
-    app: FastAPI, api: Api, client: httpx.AsyncClient, store: MemoryStore, clock: FrozenClock
+    app: FastAPI, api: Api, client: httpx.AsyncClient, clock: FrozenClock
 ) -> None:
     limit(app, logs_daily_event_quota=5)
     clock.set(clock.now().replace(hour=23, minute=0))
@@ -238,7 +259,7 @@ async def test_the_daily_quota_refuses_a_batch_past_it_until_the_next_utc_day(
     assert refused.status_code == 429 and refused.headers["retry-after"] == "3600"
     assert "Quota exceeded" in refused.json()["errors"]
     assert (await send(client, token, json_body([{}]))).status_code == 202
-    assert len(store.events) == 5
+    assert len(await stored(app)) == 5
     clock.advance(3600)
     assert (await send(client, token, json_body([{}] * 5))).status_code == 202
-    assert len(store.events) == 10
+    assert len(await stored(app)) == 10

@@ -7,7 +7,6 @@ from datetime import timedelta
 
 import httpx
 import orjson
-import pytest
 from fastapi import FastAPI
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import (
     ExportLogsServiceRequest,
@@ -17,17 +16,11 @@ from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 from opentelemetry.proto.logs.v1.logs_pb2 import LogRecord, ResourceLogs, ScopeLogs
 
 from tests.factories.api import Api
-from tests.factories.log_ingest import MemoryStore, create_source, send
+from tests.factories.log_ingest import create_source, raw, send, stored, texts
 from watchpost.clock import FrozenClock
+from watchpost.logs.store import Field
 
 PROTOBUF = "application/x-protobuf"
-
-
-@pytest.fixture
-def store(app: FastAPI) -> MemoryStore:
-    memory = MemoryStore()
-    app.state.ctx.logs = memory
-    return memory
 
 
 def record(
@@ -58,7 +51,7 @@ def export(*records: LogRecord) -> ExportLogsServiceRequest:
 
 
 async def test_protobuf_records_are_stored_as_events(
-    api: Api, client: httpx.AsyncClient, store: MemoryStore, clock: FrozenClock
+    app: FastAPI, api: Api, client: httpx.AsyncClient, clock: FrozenClock
 ) -> None:
     source_id, token = await create_source(api, platform="open_telemetry")
     nanos = int(clock.now().timestamp() * 1e9) - 5_000_000_000
@@ -70,19 +63,28 @@ async def test_protobuf_records_are_stored_as_events(
     assert response.headers["content-type"] == PROTOBUF
     answer = ExportLogsServiceResponse.FromString(response.content)
     assert not answer.HasField("partial_success")
-    (event,) = store.events
-    assert (event.level, event.service, event.message) == ("error", "checkout", "payment failed")
+    (event,) = await stored(app)
     assert event.source_id == source_id and event.dt == clock.now() - timedelta(seconds=5)
-    raw = orjson.loads(event.raw)
-    assert raw["attributes"] == {"http.method": "POST"}
-    assert raw["trace_id"] == "5b8efff798038103d269b633813fc60c"
-    assert raw["scope"] == {"name": "app.logger"}
-    assert event.attributes["resource.service.name"] == "checkout"
-    assert event.attributes["attributes.http.method"] == "POST"
+    sent = raw(event)
+    assert (sent["level"], sent["service"], sent["message"]) == (
+        "error",
+        "checkout",
+        "payment failed",
+    )
+    assert sent["attributes"] == {"http.method": "POST"}
+    assert sent["trace_id"] == "5b8efff798038103d269b633813fc60c"
+    assert sent["scope"] == {"name": "app.logger"}
+    found = await stored(
+        app,
+        Field("level", "error"),
+        Field("resource.service.name", "checkout"),
+        Field("attributes.http.method", "post"),
+    )
+    assert found == [event]
 
 
 async def test_json_encoding_with_hex_ids(
-    api: Api, client: httpx.AsyncClient, store: MemoryStore, clock: FrozenClock
+    app: FastAPI, api: Api, client: httpx.AsyncClient, clock: FrozenClock
 ) -> None:
     _, token = await create_source(api)
     nanos = str(int(clock.now().timestamp() * 1e9))
@@ -114,14 +116,15 @@ async def test_json_encoding_with_hex_ids(
     }
     response = await send(client, token, orjson.dumps(body), path="/v1/logs")
     assert response.status_code == 200 and response.json() == {}
-    (event,) = store.events
-    assert (event.level, event.service, event.message) == ("warn", "api", '{"k":7}')
-    assert orjson.loads(event.raw)["span_id"] == "eee19b7ec3c1b174"
-    assert event.attributes["body.k"] == "7"
+    (event,) = await stored(app)
+    sent = raw(event)
+    assert (sent["level"], sent["service"], sent["message"]) == ("warn", "api", '{"k":7}')
+    assert sent["span_id"] == "eee19b7ec3c1b174" and sent["body"] == {"k": 7}
+    assert await stored(app, Field("body.k", "7")) == [event]
 
 
 async def test_partial_success_names_records_older_than_the_retention(
-    api: Api, client: httpx.AsyncClient, store: MemoryStore, clock: FrozenClock
+    app: FastAPI, api: Api, client: httpx.AsyncClient, clock: FrozenClock
 ) -> None:
     _, token = await create_source(api, logs_retention=1)
     now = int(clock.now().timestamp() * 1e9)
@@ -131,11 +134,11 @@ async def test_partial_success_names_records_older_than_the_retention(
     assert response.status_code == 200
     partial = ExportLogsServiceResponse.FromString(response.content).partial_success
     assert partial.rejected_log_records == 1 and "retention" in partial.error_message
-    assert [event.message for event in store.events] == ["new"]
+    assert texts(await stored(app)) == ["new"]
 
 
 async def test_a_paused_source_rejects_every_record_without_retry(
-    api: Api, client: httpx.AsyncClient, store: MemoryStore, clock: FrozenClock
+    app: FastAPI, api: Api, client: httpx.AsyncClient, clock: FrozenClock
 ) -> None:
     _, token = await create_source(api, ingesting_paused=True)
     now = int(clock.now().timestamp() * 1e9)
@@ -145,11 +148,11 @@ async def test_a_paused_source_rejects_every_record_without_retry(
     response = await send(client, token, body.SerializeToString(), PROTOBUF, path="/v1/logs")
     partial = ExportLogsServiceResponse.FromString(response.content).partial_success
     assert partial.rejected_log_records == 2 and "paused" in partial.error_message
-    assert store.events == []
+    assert await stored(app) == []
 
 
 async def test_errors_are_statuses_in_the_request_encoding(
-    app: FastAPI, api: Api, client: httpx.AsyncClient, store: MemoryStore, clock: FrozenClock
+    app: FastAPI, api: Api, client: httpx.AsyncClient, clock: FrozenClock
 ) -> None:
     _, token = await create_source(api)
     bad = await send(client, token, b"\xff\xff\xff", PROTOBUF, path="/v1/logs")
@@ -172,4 +175,4 @@ async def test_errors_are_statuses_in_the_request_encoding(
     two = export(record("a", now), record("b", now)).SerializeToString()
     over = await send(client, token, two, PROTOBUF, path="/v1/logs")
     assert over.status_code == 429 and int(over.headers["retry-after"]) > 0
-    assert store.events == []
+    assert await stored(app) == []

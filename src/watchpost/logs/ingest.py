@@ -139,8 +139,7 @@ class Ingestion:
 
     @property
     def store(self) -> LogStore:
-        store: LogStore = getattr(self.ctx, "logs")  # noqa: B009  (until the store lands)
-        return store
+        return self.ctx.logs
 
     def now(self) -> datetime:
         return self.ctx.clock.now()
