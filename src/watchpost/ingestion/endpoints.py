@@ -17,7 +17,7 @@ from fastapi.responses import Response
 
 from watchpost.http.errors import json_error
 from watchpost.http.openapi import ERROR_RESPONSES, MessageErrorBody
-from watchpost.logs.ingest import Ingestion, Refused, SourceInfo, ingestion_for
+from watchpost.ingestion.state import Ingestion, Refused, SourceInfo, ingestion_for
 from watchpost.logs.ingest_body import (
     MAX_BODY_BYTES,
     BadEncoding,

@@ -18,9 +18,9 @@ from typing import Any, Final
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
+from watchpost.ingestion.endpoints import OFF_LOOP_BYTES, read_body
+from watchpost.ingestion.state import Ingestion, Refused, SourceInfo, ingestion_for
 from watchpost.logs import otlp
-from watchpost.logs.ingest import Ingestion, Refused, SourceInfo, ingestion_for
-from watchpost.logs.ingest_endpoints import OFF_LOOP_BYTES, read_body
 from watchpost.logs.parsing import Unparseable
 
 router = APIRouter(tags=["logs ingestion"])
