@@ -259,28 +259,30 @@ def scalar_text(value: Any) -> str:
 def flatten(event: Mapping[Any, Any]) -> dict[str, str]:
     """Every leaf by its dotted path ("context.runtime.file"); list items by index."""
     out: dict[str, str] = {}
-    _flatten_into(event, "", out, 0)
+    _flatten_into(event, "", out, 1)
     return out
 
 
 def _flatten_into(value: Any, prefix: str, out: dict[str, str], depth: int) -> None:
-    if isinstance(value, dict):
-        items: Iterable[tuple[Any, Any]] = value.items()
-    elif isinstance(value, list):
-        items = enumerate(value)
-    else:
-        out[prefix] = scalar_text(value)
-        return
-    if depth >= MAX_DEPTH:
-        out[prefix] = dumps(value).decode()
-        return
+    # The hot loop of ingestion: exact type checks (bool is not int here), strings first.
+    items: Iterable[tuple[Any, Any]] = value.items() if type(value) is dict else enumerate(value)
     for key, item in items:
-        name = key if isinstance(key, str) else scalar_text(key)
-        path = f"{prefix}.{name}" if prefix else name
-        if isinstance(item, str):
+        kind = type(key)
+        path = prefix + (key if kind is str else str(key) if kind is int else scalar_text(key))
+        kind = type(item)
+        if kind is str:
             out[path] = item
+        elif kind is dict or kind is list:
+            if not item:
+                out[path] = "{}" if kind is dict else "[]"
+            elif depth >= MAX_DEPTH:
+                out[path] = dumps(item).decode()
+            else:
+                _flatten_into(item, path + ".", out, depth + 1)
+        elif kind is int:
+            out[path] = str(item)
         else:
-            _flatten_into(item, path, out, depth + 1)
+            out[path] = scalar_text(item)
 
 
 def _text_of(value: Any) -> str:
