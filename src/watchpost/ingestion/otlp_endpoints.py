@@ -1,5 +1,6 @@
-"""`POST /v1/logs`: OpenTelemetry logs over OTLP/HTTP, protobuf or JSON, optionally gzip,
-with the source token as `Authorization: Bearer <source token>`.
+"""`POST /v1/logs` and `POST /v1/metrics`: OpenTelemetry logs and metrics over OTLP/HTTP,
+protobuf or JSON, optionally gzip, with the source token as `Authorization: Bearer <source
+token>`. Metrics answer as logs do (data points for records; metrics_retention).
 
 Answers as the OTLP specification says: 200 with an ExportLogsServiceResponse in the
 request's encoding (its `partial_success` counts the records not kept: older than the
@@ -13,6 +14,7 @@ google.rpc.Status in the request's encoding.
 from __future__ import annotations
 
 import asyncio
+from datetime import timedelta
 from typing import Any, Final
 
 from fastapi import APIRouter, Request
@@ -20,13 +22,15 @@ from fastapi.responses import Response
 
 from watchpost.ingestion.endpoints import OFF_LOOP_BYTES, read_body
 from watchpost.ingestion.state import Ingestion, Refused, SourceInfo, ingestion_for
-from watchpost.logs import otlp
+from watchpost.logs import otlp, otlp_metrics
+from watchpost.logs.events import MetricPoint
 from watchpost.logs.parsing import Unparseable
 
 router = APIRouter(tags=["logs ingestion"])
 
 PAUSED: Final = "ingesting is paused for this source: the records were dropped"
 EXPIRED: Final = "records older than the source's logs_retention were dropped"
+EXPIRED_METRICS: Final = "data points older than the source's metrics_retention were dropped"
 
 
 def _describe(description: str) -> dict[str, Any]:
@@ -40,7 +44,7 @@ def _describe(description: str) -> dict[str, Any]:
 
 
 RESPONSES: dict[int | str, dict[str, Any]] = {
-    200: _describe("ExportLogsServiceResponse (partial_success names the records not kept)"),
+    200: _describe("Export…ServiceResponse (partial_success counts what was not kept)"),
     400: _describe("Not an ExportLogsServiceRequest (google.rpc.Status)"),
     401: _describe("No bearer token (google.rpc.Status)"),
     403: _describe("No source has this token (google.rpc.Status)"),
@@ -111,6 +115,63 @@ async def export_logs(request: Request) -> Response:
         body, media_type = otlp.status(kind, exc.status, exc.message)
         return Response(body, status_code=exc.status, media_type=media_type, headers=exc.headers)
     body, media_type = otlp.success(kind, rejected, why)
+    return Response(body, status_code=200, media_type=media_type)
+
+
+async def _export_metrics(
+    request: Request, ing: Ingestion, source: SourceInfo, kind: str
+) -> tuple[int, str]:
+    """Stores the request's samples; (data points not kept, why)."""
+    async with ing.slots:
+        data = await read_body(request)
+        received = ing.now()
+        oldest = None if source.paused else received - timedelta(days=source.metrics_retention)
+
+        def parse(data: bytes) -> tuple[list[MetricPoint], int, int]:
+            message = otlp_metrics.decode_request(data, kind)
+            return otlp_metrics.build_points(
+                message,
+                source_id=source.id,
+                team_id=source.team_id,
+                received=received,
+                oldest=oldest,
+            )
+
+        try:
+            big = len(data) > OFF_LOOP_BYTES
+            samples, points, dropped = await asyncio.to_thread(parse, data) if big else parse(data)
+        except Unparseable as exc:
+            raise Refused(400, str(exc)) from None
+        if source.paused:
+            return points, PAUSED.replace("records", "data points")
+        await ing.store_metrics(source, samples)
+        return dropped, EXPIRED_METRICS if dropped else ""
+
+
+@router.post(
+    "/v1/metrics",
+    summary="Send metrics over OTLP/HTTP (OpenTelemetry)",
+    description=(
+        "An OTLP ExportMetricsServiceRequest (`application/x-protobuf` or `application/json`, "
+        "optionally gzip) with `Authorization: Bearer <source token>`: its data points become "
+        "the source's metric samples. Answers per the OTLP specification."
+    ),
+    responses=RESPONSES,
+    openapi_extra=BODY_DOC,
+    response_class=Response,
+)
+async def export_metrics(request: Request) -> Response:
+    kind = otlp.media(request.headers.get("content-type", "")) or otlp.JSON
+    ing = ingestion_for(request)
+    try:
+        source = await ing.source_for(request)
+        if otlp.media(request.headers.get("content-type", "")) is None:
+            raise Refused(415, "Content-Type must be application/x-protobuf or application/json")
+        rejected, why = await _export_metrics(request, ing, source, kind)
+    except Refused as exc:
+        body, media_type = otlp.status(kind, exc.status, exc.message)
+        return Response(body, status_code=exc.status, media_type=media_type, headers=exc.headers)
+    body, media_type = otlp_metrics.success(kind, rejected, why)
     return Response(body, status_code=200, media_type=media_type)
 
 

@@ -25,7 +25,7 @@ from sqlalchemy import select
 
 from watchpost.context import AppContext
 from watchpost.crypto import hash_token
-from watchpost.logs.events import LogEvent
+from watchpost.logs.events import LogEvent, MetricPoint
 from watchpost.logs.store import LogStore
 from watchpost.ratelimit import RateLimiter
 from watchpost.sources.models import Source
@@ -72,6 +72,8 @@ class SourceInfo:
     paused: bool
     logs_retention: int
     """Days; an event older than this is dropped on arrival (it would be at once anyway)."""
+    metrics_retention: int
+    """Days, the same for metric samples."""
 
 
 class TokenCache:
@@ -168,13 +170,23 @@ class Ingestion:
 
     async def _lookup(self, token_hash: str) -> SourceInfo | None:
         stmt = select(
-            Source.id, Source.team_id, Source.ingesting_paused, Source.logs_retention
+            Source.id,
+            Source.team_id,
+            Source.ingesting_paused,
+            Source.logs_retention,
+            Source.metrics_retention,
         ).where(Source.token_hash == token_hash)
         async with self.ctx.db.read_sessions() as session:
             row = (await session.execute(stmt)).first()
         if row is None:
             return None
-        return SourceInfo(id=row[0], team_id=row[1], paused=row[2], logs_retention=row[3])
+        return SourceInfo(
+            id=row[0],
+            team_id=row[1],
+            paused=row[2],
+            logs_retention=row[3],
+            metrics_retention=row[4],
+        )
 
     def fresh(self, source: SourceInfo, events: list[LogEvent], received: datetime) -> int:
         """Drops, in place, the events older than the source's retention; how many went."""
@@ -185,17 +197,26 @@ class Ingestion:
             events[:] = kept
         return dropped
 
-    async def store_events(self, source: SourceInfo, events: list[LogEvent]) -> None:
-        """The source's quota, then the durable append: 429 when over the day's quota."""
-        wait = self.quotas.take(source.id, len(events), self.now())
+    def _take_quota(self, source: SourceInfo, count: int) -> None:
+        wait = self.quotas.take(source.id, count, self.now())
         if wait:
             raise Refused(
                 429,
                 f"Quota exceeded: a source may send {self.quotas.per_day} events a day",
                 wait,
             )
+
+    async def store_events(self, source: SourceInfo, events: list[LogEvent]) -> None:
+        """The source's quota, then the durable append: 429 when over the day's quota."""
+        self._take_quota(source, len(events))
         if events:
             await self.store.append(events)
+
+    async def store_metrics(self, source: SourceInfo, samples: list[MetricPoint]) -> None:
+        """As store_events, for metric samples (they count against the same quota)."""
+        self._take_quota(source, len(samples))
+        if samples:
+            await self.store.append_metrics(samples)
 
 
 def _check(limiter: RateLimiter | None, key: object, now: float, per: str) -> None:

@@ -133,7 +133,8 @@ def level_name(text: str, number: int) -> str:
     return ""
 
 
-def _time(nanos: int) -> datetime | None:
+def nanos_time(nanos: int) -> datetime | None:
+    """A time in Unix nanoseconds (0: none)."""
     if nanos <= 0:
         return None
     try:
@@ -166,7 +167,7 @@ def build_events(
             scope = _scope(scope_logs.scope)
             for record in scope_logs.log_records:
                 event = _event(record, resource, scope, service_name)
-                dt = _time(record.time_unix_nano) or _time(record.observed_time_unix_nano)
+                dt = nanos_time(record.time_unix_nano) or nanos_time(record.observed_time_unix_nano)
                 when = dt or received
                 event["dt"] = when.isoformat().replace("+00:00", "Z")
                 events.append(
