@@ -161,6 +161,12 @@ async def test_bodies_over_20_mib_decoded_answer_413(
         },
     )
     assert declared.status_code == 413
+    unknown = await client.post(  # refused by its length before any token look-up
+        "/",
+        content=b"{}",
+        headers={"Authorization": "Bearer wps_unknown", "Content-Length": str(MAX_BODY_BYTES + 1)},
+    )
+    assert unknown.status_code == 413
 
     async def chunks() -> AsyncIterator[bytes]:  # chunked: no length declared
         piece = b" " * (1024 * 1024)

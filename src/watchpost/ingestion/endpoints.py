@@ -17,7 +17,7 @@ from fastapi.responses import Response
 
 from watchpost.http.errors import json_error
 from watchpost.http.openapi import ERROR_RESPONSES, MessageErrorBody
-from watchpost.ingestion.state import Ingestion, Refused, SourceInfo, ingestion_for
+from watchpost.ingestion.state import TOO_LARGE, Ingestion, Refused, SourceInfo, ingestion_for
 from watchpost.logs.ingest_body import (
     MAX_BODY_BYTES,
     BadEncoding,
@@ -30,7 +30,6 @@ from watchpost.logs.parsing import Unparseable, build_events, decode, media_form
 
 router = APIRouter(tags=["logs ingestion"])
 
-TOO_LARGE: Final = f"payload reached size limit ({MAX_BODY_BYTES} bytes decoded)"
 OFF_LOOP_BYTES: Final = 1024 * 1024
 """Bodies larger than this are parsed in a worker thread, so the event loop keeps serving."""
 
@@ -56,12 +55,12 @@ RESPONSES: dict[int | str, dict[str, Any]] = {
 }
 BODY_DOC: Final = {
     "requestBody": {
-        "required": True,
+        "required": False,
         "description": "One event (an object), an array of events, or NDJSON "
-        "(`application/x-ndjson`); JSON or MessagePack (`application/msgpack`); optionally "
-        "compressed (`Content-Encoding: gzip` or `deflate`). Only the JSON form is described "
-        "here: OpenAPI has no schema language for the others.",
-        "content": {"application/json": {"schema": {}}},
+        "(`application/x-ndjson`); JSON (`application/json`) or MessagePack "
+        "(`application/msgpack`); optionally compressed (`Content-Encoding: gzip` or "
+        "`deflate`). An empty body holds no events.",
+        "content": {"*/*": {"schema": {"type": "string", "format": "binary"}}},
     }
 }
 

@@ -57,10 +57,10 @@ RESPONSES: dict[int | str, dict[str, Any]] = {
 }
 BODY_DOC: Final = {
     "requestBody": {
-        "required": True,
-        "description": "An ExportLogsServiceRequest, protobuf (`application/x-protobuf`) or "
-        "JSON, optionally gzip. Only the JSON form is described here.",
-        "content": {otlp.JSON: {"schema": {"type": "object"}}},
+        "required": False,
+        "description": "An Export…ServiceRequest, protobuf (`application/x-protobuf`) or JSON "
+        "(`application/json`), optionally gzip. An empty body holds nothing.",
+        "content": {"*/*": {"schema": {"type": "string", "format": "binary"}}},
     }
 }
 

@@ -26,6 +26,7 @@ from sqlalchemy import select
 from watchpost.context import AppContext
 from watchpost.crypto import hash_token
 from watchpost.logs.events import LogEvent, MetricPoint
+from watchpost.logs.ingest_body import MAX_BODY_BYTES, declared_too_large
 from watchpost.logs.store import LogStore
 from watchpost.ratelimit import RateLimiter
 from watchpost.sources.models import Source
@@ -60,6 +61,7 @@ class Refused(Exception):
 
 
 NO_TOKEN: Final = "Send the source token as 'Authorization: Bearer <source token>'."  # noqa: S105  (a message)
+TOO_LARGE: Final = f"payload reached size limit ({MAX_BODY_BYTES} bytes decoded)"
 NO_SUCH_SOURCE: Final = "Unauthorized: no source has this token."
 
 
@@ -148,10 +150,13 @@ class Ingestion:
 
     async def source_for(self, request: Request) -> SourceInfo:
         """The source whose token the request carries, after both rate limits; Refused
-        otherwise (429, 401 without a bearer token, 403 for an unknown one)."""
+        otherwise (429, 413 for a declared length over the limit, 401 without a bearer token,
+        403 for an unknown one)."""
         now = self.now().timestamp()
         address = request.client.host if request.client is not None else ""
         _check(self.addresses, address, now, "from one address")
+        if declared_too_large(request.headers.get("content-length", ""), MAX_BODY_BYTES):
+            raise Refused(413, TOO_LARGE)  # before any look-up
         scheme, _, token = request.headers.get("authorization", "").partition(" ")
         token = token.strip()
         if scheme.lower() != "bearer" or not token:
