@@ -87,8 +87,11 @@ def build_app(ctx: AppContext, *, engine: bool = False, retention: bool | None =
         gc.freeze()
         # Logs retention runs in the serving process: it owns the embedded store.
         pruner = (
-            RetentionLoop(app.state.ctx) if (engine if retention is None else retention) else None
+            RetentionLoop(app.state.ctx.db, app.state.ctx.logs, app.state.ctx.clock)
+            if (engine if retention is None else retention)
+            else None
         )
+        app.state.retention = pruner
         pruning = asyncio.ensure_future(pruner.run_forever()) if pruner else None
         try:
             yield

@@ -16,10 +16,12 @@ from collections.abc import Mapping
 from datetime import date, datetime, time, timedelta
 from typing import TYPE_CHECKING
 
-from sqlalchemy import select
+from sqlalchemy import text
 
 if TYPE_CHECKING:
-    from watchpost.context import AppContext
+    from watchpost.clock import Clock
+    from watchpost.db.session import Database
+    from watchpost.logs.store import LogStore
 
 log = logging.getLogger("watchpost.logs.retention")
 
@@ -42,35 +44,35 @@ def expired_partitions(
     return whole, [] if whole else sorted(expired)
 
 
-async def retention_days(ctx: AppContext) -> tuple[dict[int, int], dict[int, int]]:
+# The sources table by name: the logs package stays below the sources package.
+RETENTIONS = text("SELECT id, logs_retention, metrics_retention FROM sources")
+
+
+async def retention_days(db: Database) -> tuple[dict[int, int], dict[int, int]]:
     """Every source's (logs_retention, metrics_retention) days, by source id."""
-    from watchpost.sources.models import Source
-
-    async with ctx.db.read_sessions() as session:
-        rows = (
-            await session.execute(
-                select(Source.id, Source.logs_retention, Source.metrics_retention)
-            )
-        ).all()
-    return {r[0]: r[1] for r in rows}, {r[0]: r[2] for r in rows}
+    async with db.read_sessions() as session:
+        rows = (await session.execute(RETENTIONS)).all()
+    return {int(r[0]): int(r[1]) for r in rows}, {int(r[0]): int(r[2]) for r in rows}
 
 
-async def enforce_retention(ctx: AppContext) -> tuple[int, int]:
-    """One round on the context's clock: (log events, metric samples) dropped."""
-    logs, metrics = await retention_days(ctx)
-    now = ctx.clock.now()
-    return (
-        await ctx.logs.drop_expired(now, logs),
-        await ctx.logs.drop_expired_metrics(now, metrics),
-    )
+async def enforce_retention(db: Database, store: LogStore, clock: Clock) -> tuple[int, int]:
+    """One round at the clock's now: (log events, metric samples) dropped."""
+    logs, metrics = await retention_days(db)
+    now = clock.now()
+    return await store.drop_expired(now, logs), await store.drop_expired_metrics(now, metrics)
 
 
 class RetentionLoop:
     """enforce_retention every INTERVAL seconds until stopped; a failed round is logged and
     the next one tried."""
 
-    def __init__(self, ctx: AppContext, interval: float = INTERVAL) -> None:
-        self.ctx = ctx
+    def __init__(
+        self, db: Database, store: LogStore, clock: Clock, interval: float = INTERVAL
+    ) -> None:
+        self.db, self.store, self.clock = db, store, clock
+        self.rounds = 0
+        self.round_done = asyncio.Event()
+        """Set after each round (tests wait on it instead of sleeping)."""
         self.interval = interval
         self._stop = asyncio.Event()
 
@@ -80,10 +82,12 @@ class RetentionLoop:
     async def run_forever(self) -> None:
         while not self._stop.is_set():
             try:
-                dropped = await enforce_retention(self.ctx)
+                dropped = await enforce_retention(self.db, self.store, self.clock)
                 if any(dropped):
                     log.info("retention dropped %d log events, %d metric samples", *dropped)
             except Exception:
                 log.exception("logs retention round failed")
+            self.rounds += 1
+            self.round_done.set()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._stop.wait(), self.interval)
