@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import shutil
 import sys
 import tempfile
@@ -187,13 +188,17 @@ def timeline(phase: Phase) -> str:
     return ", ".join(f"{at:.0f} s {kib / 1024:.0f} MiB" for at, kib in points)
 
 
-def report(phases: list[Phase], parse: float, store: float, args: Any) -> str:
+def report(
+    phases: list[Phase], parse: float, store: float, args: Any, load: tuple[float, float]
+) -> str:
     ceiling, ingest = phases
     lines = [
         f"Run {datetime.now(UTC):%Y-%m-%d %H:%M} UTC: `bench/logs_ingest_bench.py --duration "
         f"{args.duration:g} --concurrency {args.concurrency} --batch {args.batch}`.",
         "",
         *[f"- {name}: {value}" for name, value in machine()],
+        f"- Load average (1 min) at the start and the end of the run: {load[0]:.1f}, "
+        f"{load[1]:.1f} (the machine's other work competes for its cores)",
         "",
         "| measure | events/s | requests/s | server CPU | server RSS over the run |",
         "|---|---|---|---|---|",
@@ -238,6 +243,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    load_before = os.getloadavg()[0]
     bodies = [logtail_batch(args.batch, n) for n in range(args.batches)]
     workdir = Path(tempfile.mkdtemp(prefix="wp-logs-bench-"))
     try:
@@ -268,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
         store = asyncio.run(store_rate(bodies, min(args.duration, 5.0), workdir / "store"))
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
-    section = report(phases, parse, store, args)
+    section = report(phases, parse, store, args, (load_before, os.getloadavg()[0]))
     print(section)
     if args.write_docs:
         write_docs(section)
