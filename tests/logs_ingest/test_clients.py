@@ -16,10 +16,14 @@ from tests.factories import log_shippers as shippers
 from tests.factories.api import Api
 from tests.factories.log_ingest import create_source, raw, stored, texts
 from tests.factories.served import serving
+from watchpost.clock import FrozenClock
 from watchpost.logs.store import Field
 
 
-async def test_logtail_python_sends_to_watchpost_unchanged(app: FastAPI, api: Api) -> None:
+async def test_logtail_python_sends_to_watchpost_unchanged(
+    app: FastAPI, api: Api, clock: FrozenClock
+) -> None:
+    clock.set(datetime.now(UTC))  # the handler stamps records with the real time
     source_id, token = await create_source(api, platform="python")
     async with serving(app) as url:
         handler = LogtailHandler(source_token=token, host=url, flush_interval=0.05)
@@ -90,12 +94,14 @@ async def test_logtail_python_sends_to_watchpost_unchanged(app: FastAPI, api: Ap
 )
 async def test_shipper_requests_are_taken_with_their_event_times(
     app: FastAPI,
+    clock: FrozenClock,
     api: Api,
     client: httpx.AsyncClient,
     headers: dict[str, str],
     body: bytes,
     messages: list[str],
 ) -> None:
+    clock.set(datetime(2026, 11, 21, 1, 55, tzinfo=UTC))  # minutes after the bodies' events
     _, token = await create_source(api)
     response = await client.post("/", content=body, headers=shippers.with_token(headers, token))
     assert response.status_code == 202, response.text

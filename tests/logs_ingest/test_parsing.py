@@ -3,7 +3,7 @@ flattening, the Fluent Bit msgpack stream, and what cannot be read."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import msgpack
@@ -199,3 +199,11 @@ def test_deep_nesting_is_kept_as_text_past_the_flattening_depth() -> None:
 )
 def test_content_types(header: str, expected: str | None) -> None:
     assert media_format(header) == expected
+
+
+def test_a_time_more_than_a_day_ahead_is_the_time_of_receipt() -> None:
+    ahead = (RECEIVED + timedelta(days=2)).isoformat()
+    near = (RECEIVED + timedelta(hours=2)).isoformat()
+    far, close = events_of(orjson.dumps([{"dt": ahead}, {"dt": near}]), JSON)
+    assert far.dt == RECEIVED and orjson.loads(far.raw)["dt"] == ahead
+    assert close.dt == RECEIVED + timedelta(hours=2)

@@ -29,7 +29,7 @@ from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import (
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 
 from watchpost.logs.events import LogEvent, new_event_ids
-from watchpost.logs.parsing import MAX_EVENTS, Unparseable, dumps, flatten
+from watchpost.logs.parsing import MAX_EVENTS, Unparseable, dumps, flatten, within_reach
 
 PROTOBUF: Final = "application/x-protobuf"
 JSON: Final = "application/json"
@@ -168,7 +168,7 @@ def build_events(
             for record in scope_logs.log_records:
                 event = _event(record, resource, scope, service_name)
                 dt = nanos_time(record.time_unix_nano) or nanos_time(record.observed_time_unix_nano)
-                when = dt or received
+                when = within_reach(dt, received)
                 event["dt"] = when.isoformat().replace("+00:00", "Z")
                 events.append(
                     LogEvent(

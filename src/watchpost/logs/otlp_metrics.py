@@ -25,7 +25,7 @@ from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import (
 
 from watchpost.logs.events import MetricPoint
 from watchpost.logs.otlp import PROTOBUF, attributes, nanos_time
-from watchpost.logs.parsing import MAX_EVENTS, Unparseable, flatten
+from watchpost.logs.parsing import MAX_EVENTS, Unparseable, flatten, within_reach
 
 
 def decode_request(data: bytes, kind: str) -> ExportMetricsServiceRequest:
@@ -103,7 +103,7 @@ def build_points(
         for scope_metrics in resource_metrics.scope_metrics:
             for metric in scope_metrics.metrics:
                 for point, name, value, extra in _samples(metric):
-                    dt = nanos_time(point.time_unix_nano) or received
+                    dt = within_reach(nanos_time(point.time_unix_nano), received)
                     too_old = oldest is not None and dt < oldest
                     if point is not last:
                         last = point

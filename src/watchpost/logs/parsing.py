@@ -48,6 +48,8 @@ MESSAGE_FIELDS: Final = ("message", "msg", "log")
 LEVEL_FIELDS: Final = ("level", "severity")
 MAX_DEPTH: Final = 64
 """Levels of nesting flattened into attributes; anything deeper is kept as its JSON text."""
+FUTURE_SLACK: Final = timedelta(days=1)
+"""How far ahead of its receipt an event's time may be; further, it is the time of receipt."""
 MAX_EVENTS: Final = 200_000
 """Events one body may hold (a 20 MiB body of empty objects would otherwise be millions)."""
 
@@ -314,18 +316,22 @@ def message_of(event: Mapping[str, Any]) -> str:
     return ""
 
 
+def within_reach(found: datetime | None, received: datetime) -> datetime:
+    """`found`, unless it is missing or further ahead than FUTURE_SLACK: the time of receipt
+    then (the store keeps a partition per day: far-future times would each open one)."""
+    if found is None or found - received > FUTURE_SLACK:
+        return received
+    return found
+
+
 def time_of(event: Mapping[str, Any], envelope: Any, received: datetime) -> datetime:
     """The event's time: its first time field that names one, the envelope's, or receipt."""
     for name in TIME_FIELDS:
         if name in event:
-            found = event_time(event[name])
-            if found is not None:
-                return found
-            break  # present but unreadable: the time of receipt (the raw value is kept)
+            # present but unreadable: the time of receipt (the raw value is kept)
+            return within_reach(event_time(event[name]), received)
     if envelope is not None:
-        found = event_time(envelope)
-        if found is not None:
-            return found
+        return within_reach(event_time(envelope), received)
     return received
 
 
