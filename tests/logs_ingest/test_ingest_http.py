@@ -4,6 +4,7 @@ rate limits and quotas."""
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import zlib
 from collections.abc import AsyncIterator
@@ -25,6 +26,7 @@ from tests.factories.log_ingest import (
     texts,
 )
 from watchpost.clock import FrozenClock
+from watchpost.ingestion.state import CONCURRENT_BODIES
 from watchpost.logs.ingest_body import MAX_BODY_BYTES
 from watchpost.logs.store import Field, Word
 
@@ -269,3 +271,44 @@ async def test_the_daily_quota_refuses_a_batch_past_it_until_the_next_utc_day(
     clock.advance(3600)
     assert (await send(client, token, json_body([{}] * 5))).status_code == 202
     assert len(await stored(app)) == 10
+
+
+async def test_slow_uploads_hold_no_parse_slot(
+    app: FastAPI, api: Api, client: httpx.AsyncClient
+) -> None:
+    """More slow uploads than parse slots: quick requests still go through meanwhile."""
+    _, token = await create_source(api)
+    release = asyncio.Event()
+
+    async def slow(n: int) -> AsyncIterator[bytes]:
+        yield b'[{"message": "slow %d"}' % n
+        await release.wait()
+        yield b"]"
+
+    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+    uploads = [
+        asyncio.create_task(client.post("/", content=slow(n), headers=headers))
+        for n in range(CONCURRENT_BODIES + 1)
+    ]
+    for n in range(3):
+        quick = send(client, token, json_body({"message": f"quick {n}"}))
+        assert (await asyncio.wait_for(quick, 30)).status_code == 202
+    release.set()
+    assert [(await upload).status_code for upload in uploads] == [202] * len(uploads)
+    assert len(await stored(app)) == 3 + len(uploads)
+
+
+async def test_past_the_reading_budget_a_request_is_told_to_retry(
+    app: FastAPI, api: Api, client: httpx.AsyncClient
+) -> None:
+    _, token = await create_source(api)
+    assert (await send(client, token, b"{}")).status_code == 202
+    ing = app.state.log_ingestion
+    ing.reading_budget = 1000
+    body = json_body([{"message": "x" * 100}] * 20)
+    refused = await send(client, token, body)
+    assert refused.status_code == 503 and refused.headers["retry-after"] == "1"
+    assert "retry" in refused.json()["errors"]
+    assert ing.reading == 0  # what it had read is given back
+    assert (await send(client, token, json_body({"message": "small"}))).status_code == 202
+    assert texts(await stored(app)) == [None, "small"]

@@ -10,6 +10,7 @@ Errors answer `{"errors": "message"}`.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any, Final
 
 from fastapi import APIRouter, Request
@@ -69,8 +70,8 @@ def refusal(exc: Refused) -> Response:
     return json_error(exc.status, {"errors": exc.message}, exc.headers)
 
 
-async def read_body(request: Request) -> bytes:
-    """The decoded body, or Refused (413, 415, 406)."""
+async def read_body(request: Request, grow: Callable[[int], None] | None = None) -> bytes:
+    """The decoded body, or Refused (413, 415, 406; 503 when `grow` refuses more bytes)."""
     try:
         encoding = content_encoding(request.headers.get("content-encoding", ""))
     except BadEncoding as exc:
@@ -78,7 +79,7 @@ async def read_body(request: Request) -> bytes:
     if declared_too_large(request.headers.get("content-length", ""), MAX_BODY_BYTES):
         raise Refused(413, TOO_LARGE)
     try:
-        return await read_decoded(request.stream(), encoding)
+        return await read_decoded(request.stream(), encoding, grow=grow)
     except BodyTooLarge:
         raise Refused(413, TOO_LARGE) from None
     except BadEncoding as exc:
@@ -92,23 +93,27 @@ async def _ingest(request: Request, ing: Ingestion, source: SourceInfo) -> None:
             415,
             "Content-Type must be application/json, application/x-ndjson or application/msgpack",
         )
-    async with ing.slots:
-        data = await read_body(request)
-        received = ing.now()
+    with ing.reading_account() as grow:
+        data = await read_body(request, grow)
+        async with ing.slots:
+            await _store(ing, source, data, kind)
 
-        def parse(data: bytes) -> list[Any]:
-            items = decode(data, kind)
-            return build_events(
-                items, source_id=source.id, team_id=source.team_id, received=received
-            )
 
-        try:
-            big = len(data) > OFF_LOOP_BYTES
-            events = await asyncio.to_thread(parse, data) if big else parse(data)
-        except Unparseable as exc:
-            raise Refused(406, str(exc)) from None
-        ing.fresh(source, events, received)
-        await ing.store_events(source, events)
+async def _store(ing: Ingestion, source: SourceInfo, data: bytes, kind: str) -> None:
+    """Parses the body and stores its events (406 when it cannot be read)."""
+    received = ing.now()
+
+    def parse(data: bytes) -> list[Any]:
+        items = decode(data, kind)
+        return build_events(items, source_id=source.id, team_id=source.team_id, received=received)
+
+    try:
+        big = len(data) > OFF_LOOP_BYTES
+        events = await asyncio.to_thread(parse, data) if big else parse(data)
+    except Unparseable as exc:
+        raise Refused(406, str(exc)) from None
+    ing.fresh(source, events, received)
+    await ing.store_events(source, events)
 
 
 @router.post(

@@ -69,26 +69,27 @@ async def _export(
     request: Request, ing: Ingestion, source: SourceInfo, kind: str
 ) -> tuple[int, str]:
     """Stores the request's records; (records not kept, why)."""
-    async with ing.slots:
-        data = await read_body(request)
-        received = ing.now()
+    with ing.reading_account() as grow:
+        data = await read_body(request, grow)
+        async with ing.slots:
+            received = ing.now()
 
-        def parse(data: bytes) -> list[Any]:
-            message = otlp.decode_request(data, kind)
-            return otlp.build_events(
-                message, source_id=source.id, team_id=source.team_id, received=received
-            )
+            def parse(data: bytes) -> list[Any]:
+                message = otlp.decode_request(data, kind)
+                return otlp.build_events(
+                    message, source_id=source.id, team_id=source.team_id, received=received
+                )
 
-        try:
-            big = len(data) > OFF_LOOP_BYTES
-            events = await asyncio.to_thread(parse, data) if big else parse(data)
-        except Unparseable as exc:
-            raise Refused(400, str(exc)) from None
-        if source.paused:
-            return len(events), PAUSED
-        dropped = ing.fresh(source, events, received)
-        await ing.store_events(source, events)
-        return dropped, EXPIRED if dropped else ""
+            try:
+                big = len(data) > OFF_LOOP_BYTES
+                events = await asyncio.to_thread(parse, data) if big else parse(data)
+            except Unparseable as exc:
+                raise Refused(400, str(exc)) from None
+            if source.paused:
+                return len(events), PAUSED
+            dropped = ing.fresh(source, events, received)
+            await ing.store_events(source, events)
+            return dropped, EXPIRED if dropped else ""
 
 
 @router.post(
@@ -122,30 +123,33 @@ async def _export_metrics(
     request: Request, ing: Ingestion, source: SourceInfo, kind: str
 ) -> tuple[int, str]:
     """Stores the request's samples; (data points not kept, why)."""
-    async with ing.slots:
-        data = await read_body(request)
-        received = ing.now()
-        oldest = None if source.paused else received - timedelta(days=source.metrics_retention)
+    with ing.reading_account() as grow:
+        data = await read_body(request, grow)
+        async with ing.slots:
+            received = ing.now()
+            oldest = None if source.paused else received - timedelta(days=source.metrics_retention)
 
-        def parse(data: bytes) -> tuple[list[MetricPoint], int, int]:
-            message = otlp_metrics.decode_request(data, kind)
-            return otlp_metrics.build_points(
-                message,
-                source_id=source.id,
-                team_id=source.team_id,
-                received=received,
-                oldest=oldest,
-            )
+            def parse(data: bytes) -> tuple[list[MetricPoint], int, int]:
+                message = otlp_metrics.decode_request(data, kind)
+                return otlp_metrics.build_points(
+                    message,
+                    source_id=source.id,
+                    team_id=source.team_id,
+                    received=received,
+                    oldest=oldest,
+                )
 
-        try:
-            big = len(data) > OFF_LOOP_BYTES
-            samples, points, dropped = await asyncio.to_thread(parse, data) if big else parse(data)
-        except Unparseable as exc:
-            raise Refused(400, str(exc)) from None
-        if source.paused:
-            return points, PAUSED.replace("records", "data points")
-        await ing.store_metrics(source, samples)
-        return dropped, EXPIRED_METRICS if dropped else ""
+            try:
+                big = len(data) > OFF_LOOP_BYTES
+                samples, points, dropped = (
+                    await asyncio.to_thread(parse, data) if big else parse(data)
+                )
+            except Unparseable as exc:
+                raise Refused(400, str(exc)) from None
+            if source.paused:
+                return points, PAUSED.replace("records", "data points")
+            await ing.store_metrics(source, samples)
+            return dropped, EXPIRED_METRICS if dropped else ""
 
 
 @router.post(

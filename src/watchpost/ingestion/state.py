@@ -16,6 +16,8 @@ from __future__ import annotations
 import asyncio
 import math
 from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Final
@@ -37,8 +39,14 @@ TOKEN_CACHE_SIZE: Final = 10_000
 TOKEN_MAX: Final = 256
 """A longer bearer token names no source (and is not looked up)."""
 CONCURRENT_BODIES: Final = 4
-"""Bodies read, parsed and stored at once by one process; more requests wait their turn, so
-memory stays bounded by this many 20 MiB bodies whatever the number of clients."""
+"""Bodies parsed and stored at once by one process (once read); more wait their turn, so the
+parsed events held stay bounded whatever the number of clients."""
+READING_BUDGET: Final = 8 * MAX_BODY_BYTES
+"""Bytes of bodies one process holds while they are read, all requests together (160 MiB);
+past it a request is answered 503 with Retry-After (every client retries it). Reading is not
+in the parse slots: a slow upload holds only what it sent, never another request's turn."""
+BUSY: Final = "Too many bodies are being received; retry shortly"
+BUSY_RETRY_S: Final = 1.0
 _STATE = "log_ingestion"
 
 
@@ -140,6 +148,9 @@ class Ingestion:
         self.tokens = TokenCache()
         self.quotas = Quotas(settings.logs_daily_event_quota)
         self.slots = asyncio.Semaphore(CONCURRENT_BODIES)
+        self.reading_budget = READING_BUDGET
+        self.reading = 0
+        """Bytes held by bodies being read, all requests together."""
 
     @property
     def store(self) -> LogStore:
@@ -147,6 +158,24 @@ class Ingestion:
 
     def now(self) -> datetime:
         return self.ctx.clock.now()
+
+    @contextmanager
+    def reading_account(self) -> Iterator[Callable[[int], None]]:
+        """A `grow` for read_decoded: counts the request's bytes against the process's
+        reading budget (503 past it), and gives them back when the request is done."""
+        held = 0
+
+        def grow(count: int) -> None:
+            nonlocal held
+            if self.reading + count > self.reading_budget:
+                raise Refused(503, BUSY, BUSY_RETRY_S)
+            self.reading += count
+            held += count
+
+        try:
+            yield grow
+        finally:
+            self.reading -= held
 
     async def source_for(self, request: Request) -> SourceInfo:
         """The source whose token the request carries, after both rate limits; Refused

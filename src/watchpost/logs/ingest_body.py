@@ -9,7 +9,7 @@ declared `Content-Length` over the limit is refused before a byte is read.
 from __future__ import annotations
 
 import zlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Final
 
 MAX_BODY_BYTES: Final = 20 * 1024 * 1024
@@ -54,18 +54,26 @@ def declared_too_large(content_length: str, limit: int) -> bool:
 
 
 async def read_decoded(
-    chunks: AsyncIterator[bytes], encoding: str, limit: int = MAX_BODY_BYTES
+    chunks: AsyncIterator[bytes],
+    encoding: str,
+    limit: int = MAX_BODY_BYTES,
+    grow: Callable[[int], None] | None = None,
 ) -> bytes:
-    """The whole body, decoded; BodyTooLarge past `limit` bytes (on the wire or decoded)."""
+    """The whole body, decoded; BodyTooLarge past `limit` bytes (on the wire or decoded).
+    `grow(n)` is told of every n bytes more held (the wire's or the decoded, the larger), and
+    may raise to stop the reading."""
     decoder = _decoder(encoding)
     out = bytearray()
-    received = 0
+    received = held = 0
     async for chunk in chunks:
         received += len(chunk)
         if received > limit:
             raise BodyTooLarge()
         if decoder is None:
             out += chunk
+            if grow is not None:
+                grow(len(chunk))
+                held += len(chunk)
             continue
         pending = chunk
         while pending:
@@ -81,6 +89,9 @@ async def read_decoded(
                 pending = decoder.unused_data
                 decoder = _decoder(encoding)
                 assert decoder is not None
+        if grow is not None and max(received, len(out)) > held:
+            grow(max(received, len(out)) - held)
+            held = max(received, len(out))
     if decoder is not None:
         if not decoder.eof and (received or out):
             raise BadEncoding(f"the {encoding} body ends early")
