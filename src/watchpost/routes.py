@@ -50,6 +50,8 @@ PUBLIC_ENDPOINTS = (
     "heartbeats.ping_endpoints",
     "incidents.acknowledge_endpoints",
     "incoming.receive_endpoints",
+    "ingestion.endpoints",
+    "ingestion.otlp_endpoints",
 )
 
 

@@ -89,6 +89,18 @@ class Settings(BaseSettings):
         "Requests a minute one client address may send to the routes without an API token "
         "(heartbeat pings); 0: no limit.",
     )
+    logs_source_rate_limit_per_minute: int = _per_minute(
+        30000, "Ingestion requests a minute one log source may send; 0: no limit."
+    )
+    logs_address_rate_limit_per_minute: int = _per_minute(
+        30000, "Ingestion requests a minute one client address may send; 0: no limit."
+    )
+    logs_daily_event_quota: int = Field(
+        default=100_000_000,
+        ge=0,
+        description="Events one log source may send a UTC day (per process); past it 429 "
+        "until the next day. 0: no quota.",
+    )
 
     delivery_retry_delays: str = Field(
         default="0,5,300,1800,7200,18000,36000,36000",

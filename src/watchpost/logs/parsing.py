@@ -1,0 +1,371 @@
+"""Bodies of the hosted ingestion contract (`POST /`) turned into log events.
+
+A body is JSON (one object or an array), NDJSON (one JSON value a line) or MessagePack (one
+object, an array, or a stream of objects, as Fluent Bit's `msgpack` format sends its
+`[time, record]` / `[[time, metadata], record]` entries). Each event is an object; its time
+is its `dt` (Unix seconds, milliseconds, microseconds or nanoseconds, as a number or a string
+of digits, or RFC 3339 / ISO 8601 text), else its `timestamp` (Vector's field), else its
+`date` (Fluent Bit's), else the time of receipt. The event is kept as sent (`raw`, JSON), the
+unreadable time value included.
+
+Nothing here does I/O; a body that cannot be read raises `Unparseable`, for the whole body:
+a batch is stored entirely or not at all.
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from datetime import UTC, datetime, timedelta
+from typing import Any, Final
+
+import msgpack
+import orjson
+
+from watchpost.logs.events import LogEvent, new_event_ids
+
+JSON: Final = "json"
+NDJSON: Final = "ndjson"
+MSGPACK: Final = "msgpack"
+
+MEDIA_TYPES: Final[Mapping[str, str]] = {
+    "application/json": JSON,
+    "text/json": JSON,
+    "application/x-ndjson": NDJSON,
+    "application/ndjson": NDJSON,
+    "application/jsonl": NDJSON,
+    "application/x-jsonlines": NDJSON,
+    "application/msgpack": MSGPACK,
+    "application/x-msgpack": MSGPACK,
+    "application/vnd.msgpack": MSGPACK,
+}
+"""Content types taken, and the format each names."""
+
+TIME_FIELDS: Final = ("dt", "timestamp", "date")
+"""Fields read as the event's time, the first one present wins."""
+MESSAGE_FIELDS: Final = ("message", "msg", "log")
+LEVEL_FIELDS: Final = ("level", "severity")
+MAX_DEPTH: Final = 64
+"""Levels of nesting flattened into attributes; anything deeper is kept as its JSON text."""
+FUTURE_SLACK: Final = timedelta(days=1)
+"""How far ahead of its receipt an event's time may be; further, it is the time of receipt."""
+MAX_EVENTS: Final = 200_000
+"""Events one body may hold (a 20 MiB body of empty objects would otherwise be millions)."""
+
+_EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
+_DUMPS_OPTIONS: Final = orjson.OPT_NON_STR_KEYS
+
+
+class Unparseable(ValueError):
+    """The body (or one of its events) cannot be read; nothing of it is stored."""
+
+
+def media_format(content_type: str) -> str | None:
+    """JSON, NDJSON or MSGPACK for a Content-Type header, None for any other type."""
+    media = content_type.split(";", 1)[0].strip().lower()
+    found = MEDIA_TYPES.get(media)
+    if found is None and media.startswith("application/") and media.endswith("+json"):
+        return JSON
+    return found
+
+
+# ----------------------------------------------------------------------------- decoding
+
+
+def decode(data: bytes, kind: str) -> list[tuple[Any, Any]]:
+    """The body's events as (event, envelope time) pairs; the envelope time is Fluent Bit's
+    entry time (None elsewhere). Raises Unparseable."""
+    if not data.strip():
+        return []
+    if kind == MSGPACK:
+        items = _msgpack_items(data)
+    elif kind == NDJSON:
+        items = _ndjson_items(data)
+    else:
+        items = _json_items(data)
+    events: list[tuple[Any, Any]] = []
+    for item in items:
+        events.append(item)
+        if len(events) > MAX_EVENTS:
+            raise Unparseable(f"a body holds at most {MAX_EVENTS} events")
+    return events
+
+
+def _loads(data: bytes | str) -> Any:
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        raise Unparseable(f"Couldn't parse JSON content ({exc.msg})") from None
+
+
+def _json_items(data: bytes) -> Iterator[tuple[Any, Any]]:
+    value = _loads(data)
+    if isinstance(value, list):
+        for item in value:
+            yield item, None
+    else:
+        yield value, None
+
+
+def _ndjson_items(data: bytes) -> Iterator[tuple[Any, Any]]:
+    for line in data.splitlines():
+        if not line.strip():
+            continue
+        value = _loads(line)
+        if isinstance(value, list):  # a line holding an array: its events
+            for item in value:
+                yield item, None
+        else:
+            yield value, None
+
+
+def _ext(code: int, payload: bytes) -> Any:
+    """Fluent Bit's EventTime (ext 0: seconds and nanoseconds, big-endian) as a datetime;
+    other extension types stay as they are."""
+    if code == 0 and len(payload) == 8:
+        seconds = int.from_bytes(payload[:4], "big")
+        nanos = int.from_bytes(payload[4:], "big")
+        return _EPOCH + timedelta(seconds=seconds, microseconds=nanos // 1000)
+    return msgpack.ExtType(code, payload)
+
+
+def _msgpack_items(data: bytes) -> Iterator[tuple[Any, Any]]:
+    unpacker = msgpack.Unpacker(
+        raw=False,
+        strict_map_key=False,
+        timestamp=3,
+        ext_hook=_ext,
+        max_buffer_size=max(len(data), 1),
+    )
+    unpacker.feed(data)
+    end = 0  # where the last whole value ended: what follows must be nothing
+    try:
+        for value in unpacker:
+            end = unpacker.tell()
+            if isinstance(value, list):
+                if _fluent_entry(value):
+                    yield _from_fluent_entry(value)
+                    continue
+                for item in value:
+                    yield (_from_fluent_entry(item) if _fluent_entry(item) else (item, None))
+            else:
+                yield value, None
+    except (ValueError, msgpack.UnpackException) as exc:  # FormatError, StackError, ...
+        raise Unparseable(f"Couldn't parse MessagePack content ({exc})") from None
+    if end != len(data):
+        raise Unparseable("Couldn't parse MessagePack content (it ends within a value)")
+
+
+def _is_time(value: Any) -> bool:
+    return isinstance(value, datetime | float) or (
+        isinstance(value, int) and not isinstance(value, bool)
+    )
+
+
+def _fluent_entry(value: Any) -> bool:
+    """A Fluent Bit entry: [time, record] or [[time, metadata], record]."""
+    if not isinstance(value, list) or len(value) != 2 or not isinstance(value[1], dict):
+        return False
+    head = value[0]
+    if isinstance(head, list):
+        return len(head) >= 1 and _is_time(head[0])
+    return _is_time(head)
+
+
+def _from_fluent_entry(value: list[Any]) -> tuple[Any, Any]:
+    head = value[0]
+    return value[1], head[0] if isinstance(head, list) else head
+
+
+# --------------------------------------------------------------------------------- time
+
+
+def _from_number(number: float) -> datetime | None:
+    """Unix time in seconds, milliseconds, microseconds or nanoseconds, told by magnitude."""
+    if not math.isfinite(number) or number < 0:
+        return None
+    if number < 1e11:  # seconds (up to the year 5138)
+        seconds = number
+    elif number < 1e14:
+        seconds = number / 1e3
+    elif number < 1e17:
+        seconds = number / 1e6
+    else:
+        seconds = number / 1e9
+    try:
+        return _EPOCH + timedelta(seconds=seconds)
+    except OverflowError:
+        return None
+
+
+def event_time(value: Any) -> datetime | None:
+    """The time a `dt` value names, aware UTC; None when it names none."""
+    if isinstance(value, str):
+        text = value.strip()
+        if text.isascii() and text.isdigit():
+            return _from_number(int(text)) if len(text) < 25 else None
+        try:
+            parsed = datetime.fromisoformat(text.replace(" UTC", "Z"))
+        except ValueError:
+            try:
+                return _from_number(float(text))  # "1672490759.123"
+            except ValueError:
+                return None
+        return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return _from_number(value)
+    if isinstance(value, datetime):
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    return None
+
+
+# ------------------------------------------------------------------------------- events
+
+
+def _default(value: Any) -> Any:
+    """What orjson cannot write itself: bytes as base64, extension types as their payload."""
+    if isinstance(value, bytes | bytearray | memoryview):
+        return base64.b64encode(bytes(value)).decode()
+    if isinstance(value, msgpack.ExtType):
+        return {"ext": value.code, "data": base64.b64encode(value.data).decode()}
+    raise TypeError(type(value).__name__)
+
+
+def dumps(value: Any) -> bytes:
+    try:
+        return orjson.dumps(value, default=_default, option=_DUMPS_OPTIONS)
+    except (orjson.JSONEncodeError, TypeError) as exc:
+        raise Unparseable(f"an event cannot be kept ({exc})") from None
+
+
+def scalar_text(value: Any) -> str:
+    """A leaf's text: strings as they are, true/false, null, numbers as JSON writes them."""
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int | float):
+        return orjson.dumps(value).decode()
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return dumps(value).decode().strip('"')
+
+
+def flatten(event: Mapping[Any, Any]) -> dict[str, str]:
+    """Every leaf by its dotted path ("context.runtime.file"); list items by index."""
+    out: dict[str, str] = {}
+    _flatten_into(event, "", out, 1)
+    return out
+
+
+def _flatten_into(value: Any, prefix: str, out: dict[str, str], depth: int) -> None:
+    # The hot loop of ingestion: exact type checks (bool is not int here), strings first.
+    items: Iterable[tuple[Any, Any]] = value.items() if type(value) is dict else enumerate(value)
+    for key, item in items:
+        kind = type(key)
+        path = prefix + (key if kind is str else str(key) if kind is int else scalar_text(key))
+        kind = type(item)
+        if kind is str:
+            out[path] = item
+        elif kind is dict or kind is list:
+            if not item:
+                out[path] = "{}" if kind is dict else "[]"
+            elif depth >= MAX_DEPTH:
+                out[path] = dumps(item).decode()
+            else:
+                _flatten_into(item, path + ".", out, depth + 1)
+        elif kind is int:
+            out[path] = str(item)
+        else:
+            out[path] = scalar_text(item)
+
+
+def _text_of(value: Any) -> str:
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else scalar_text(value)
+
+
+def level_of(event: Mapping[str, Any]) -> str:
+    for name in LEVEL_FIELDS:
+        value = event.get(name)
+        if value is not None and not isinstance(value, dict | list):
+            return _text_of(value).lower()
+    return ""
+
+
+def service_of(event: Mapping[str, Any]) -> str:
+    value = event.get("service")
+    if isinstance(value, dict):
+        value = value.get("name")
+    return "" if value is None or isinstance(value, dict | list) else _text_of(value)
+
+
+def message_of(event: Mapping[str, Any]) -> str:
+    for name in MESSAGE_FIELDS:
+        value = event.get(name)
+        if value is not None:
+            return value if isinstance(value, str) else dumps(value).decode()
+    return ""
+
+
+def within_reach(found: datetime | None, received: datetime) -> datetime:
+    """`found`, unless it is missing or further ahead than FUTURE_SLACK: the time of receipt
+    then (the store keeps a partition per day: far-future times would each open one)."""
+    if found is None or found - received > FUTURE_SLACK:
+        return received
+    return found
+
+
+def time_of(event: Mapping[str, Any], envelope: Any, received: datetime) -> datetime:
+    """The event's time: its first time field that names one, the envelope's, or receipt."""
+    for name in TIME_FIELDS:
+        if name in event:
+            # present but unreadable: the time of receipt (the raw value is kept)
+            return within_reach(event_time(event[name]), received)
+    if envelope is not None:
+        return within_reach(event_time(envelope), received)
+    return received
+
+
+def as_object(item: Any) -> dict[Any, Any]:
+    """An event object; a bare value (a string in an array) becomes its message."""
+    if isinstance(item, dict):
+        return item
+    return {"message": _text_of(item)}
+
+
+def build_events(
+    items: list[tuple[Any, Any]],
+    *,
+    source_id: int,
+    team_id: int,
+    received: datetime,
+    make_ids: Callable[[int], list[int]] = new_event_ids,
+) -> list[LogEvent]:
+    """LogEvents of decoded items, ids ascending in the body's order."""
+    ids = make_ids(len(items))
+    events: list[LogEvent] = []
+    for event_id, (item, envelope) in zip(ids, items, strict=True):
+        event = as_object(item)
+        events.append(
+            LogEvent(
+                id=event_id,
+                source_id=source_id,
+                team_id=team_id,
+                dt=time_of(event, envelope, received),
+                level=level_of(event),
+                service=service_of(event),
+                message=message_of(event),
+                attributes=flatten(event),
+                raw=dumps(event),
+            )
+        )
+    return events
