@@ -87,7 +87,12 @@ def build_app(ctx: AppContext, *, engine: bool = False, retention: bool | None =
         gc.freeze()
         # Logs retention runs in the serving process: it owns the embedded store.
         pruner = (
-            RetentionLoop(app.state.ctx.db, app.state.ctx.logs, app.state.ctx.clock)
+            RetentionLoop(
+                app.state.ctx.db,
+                app.state.ctx.logs,
+                app.state.ctx.clock,
+                delay=app.state.ctx.settings.logs_retention_delay,
+            )
             if (engine if retention is None else retention)
             else None
         )

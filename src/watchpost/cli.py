@@ -168,7 +168,11 @@ def cmd_worker(_args: argparse.Namespace) -> None:
         deliverer = Deliverer(ctx, incidents=PolicyActions(ctx.clock))
         # Logs retention runs here only on a ClickHouse store: the embedded one belongs to
         # the serving process (one process opens its files).
-        retention = RetentionLoop(ctx.db, ctx.logs, ctx.clock) if settings.logs_url else None
+        retention = (
+            RetentionLoop(ctx.db, ctx.logs, ctx.clock, delay=settings.logs_retention_delay)
+            if settings.logs_url
+            else None
+        )
 
         def stop() -> None:
             engine.stop()

@@ -95,6 +95,12 @@ class Settings(BaseSettings):
     logs_address_rate_limit_per_minute: int = _per_minute(
         30000, "Ingestion requests a minute one client address may send; 0: no limit."
     )
+    logs_retention_delay: float = Field(
+        default=60.0,
+        ge=0,
+        description="Seconds after start before the first logs retention round (then hourly): "
+        "a server starting does not touch its stores at once.",
+    )
     logs_daily_event_quota: int = Field(
         default=100_000_000,
         ge=0,

@@ -77,9 +77,10 @@ async def test_the_periodic_task_runs_at_once_and_stops(
 
 
 async def test_the_app_runs_retention_and_closes_its_store(
-    app: FastAPI, api: Api, clock: FrozenClock
+    app: FastAPI, api: Api, clock: FrozenClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     ctx = app.state.ctx
+    monkeypatch.setattr(ctx.settings, "logs_retention_delay", 0.0)  # the first round at once
     source = await make_source(api, "s", logs=2, metrics=2)
     old = log_event(clock.now() - timedelta(days=4), "old", source_id=source)
     kept = log_event(clock.now(), "kept", source_id=source)

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import text
 
+from watchpost.db.outage import is_unavailable
+
 if TYPE_CHECKING:
     from watchpost.clock import Clock
     from watchpost.db.session import Database
@@ -63,13 +65,21 @@ async def enforce_retention(db: Database, store: LogStore, clock: Clock) -> tupl
 
 
 class RetentionLoop:
-    """enforce_retention every INTERVAL seconds until stopped; a failed round is logged and
-    the next one tried."""
+    """enforce_retention `delay` seconds after start, then every INTERVAL seconds until
+    stopped; a failed round is logged and the next one tried (a database outage without a
+    traceback: the database logs it once)."""
 
     def __init__(
-        self, db: Database, store: LogStore, clock: Clock, interval: float = INTERVAL
+        self,
+        db: Database,
+        store: LogStore,
+        clock: Clock,
+        interval: float = INTERVAL,
+        *,
+        delay: float = 0.0,
     ) -> None:
         self.db, self.store, self.clock = db, store, clock
+        self.delay = delay
         self.rounds = 0
         self.round_done = asyncio.Event()
         """Set after each round (tests wait on it instead of sleeping)."""
@@ -80,13 +90,18 @@ class RetentionLoop:
         self._stop.set()
 
     async def run_forever(self) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._stop.wait(), self.delay)
         while not self._stop.is_set():
             try:
                 dropped = await enforce_retention(self.db, self.store, self.clock)
                 if any(dropped):
                     log.info("retention dropped %d log events, %d metric samples", *dropped)
-            except Exception:
-                log.exception("logs retention round failed")
+            except Exception as exc:
+                if is_unavailable(exc):
+                    log.warning("logs retention round skipped: the database is unavailable")
+                else:
+                    log.exception("logs retention round failed")
             self.rounds += 1
             self.round_done.set()
             with contextlib.suppress(TimeoutError):
