@@ -113,8 +113,10 @@ async def resource_badge(
     request: Request, shown: VisiblePage, db: ReadDb, resource_id: str
 ) -> Response:
     ident = parse_id(resource_id)
-    snapshot = await load_snapshot(db, shown.page, shown.now, reports=False)
-    found = snapshot.resource(ident) if ident is not None else None
+    found = None
+    if ident is not None:
+        snapshot = await load_snapshot(db, shown.page, shown.now, reports=False, only=ident)
+        found = snapshot.resource(ident)
     if found is None:
         return error_page(404, "Not found", "This status page shows no such resource.")
     svg = badges.resource_badge(found.name, found.status)

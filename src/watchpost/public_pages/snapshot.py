@@ -98,9 +98,11 @@ async def _sections(session: AsyncSession, page: StatusPage) -> list[StatusPageS
 
 
 async def _shown_resources(
-    session: AsyncSession, page: StatusPage, now: datetime
+    session: AsyncSession, page: StatusPage, now: datetime, only: int | None
 ) -> list[ShownResource]:
     rows = await all_rows(session, page_id=page.id)
+    if only is not None:
+        rows = [row for row in rows if row.id == only]
     targets = await load_targets(session, rows)
     found = await summaries(session, rows, targets, page=page, now=now, days=1)
     found = await with_reports(session, found, page_id=page.id, now=now)
@@ -148,12 +150,13 @@ async def load_snapshot(
     resources: bool = True,
     reports: bool = True,
     report_limit: int = 50,
+    only: int | None = None,
 ) -> Snapshot:
     """The page's sections and resources (if `resources`) and its newest `report_limit`
-    reports and every open one (if `reports`)."""
+    reports and every open one (if `reports`). only: just that resource (a badge's)."""
     sections: list[ShownSection] = []
     if resources:
-        shown = await _shown_resources(session, page, now)
+        shown = await _shown_resources(session, page, now, only)
         sections = [
             ShownSection(
                 section,
