@@ -12,8 +12,9 @@ from tests.factories.api import Api, data
 PAGES = "/api/v2/status-pages"
 
 
-async def new_page(api: Api, subdomain: str = "acme", **attributes: Any) -> str:
-    body = {"subdomain": subdomain, "company_name": "Acme Inc", **attributes}
+async def new_page(api: Api, subdomain: str = "acme", **attributes: object) -> str:
+    body: dict[str, object] = {"subdomain": subdomain, "company_name": "Acme Inc"}
+    body.update(attributes)
     return str(data(await api.post(PAGES, body), 201)["id"])
 
 

@@ -31,7 +31,7 @@ JSON_TYPE: Final = "application/json"
 METHODS: Final = ["GET", "HEAD"]
 
 
-router = APIRouter(tags=["public status pages"])
+router = APIRouter(tags=["public status pages"], include_in_schema=False)
 
 
 def absolute(request: Request, shown: PublicPage, path: str = "") -> str:
@@ -40,7 +40,7 @@ def absolute(request: Request, shown: PublicPage, path: str = "") -> str:
     origin = f"{request.url.scheme}://{request.url.netloc}"
     if shown.base and settings.public_base is not None:
         origin = settings.public_base
-    return origin + shown.url(path)
+    return origin + shown.base + path
 
 
 def _json_route(name: str) -> Callable[[Request, VisiblePage, ReadDb], Awaitable[Response]]:
