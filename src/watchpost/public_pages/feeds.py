@@ -17,11 +17,11 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 from email.utils import format_datetime
-from typing import Final
+from typing import Any, Final
 from xml.etree.ElementTree import Element, SubElement, tostring
 
 from watchpost.clock import isoformat_ms
-from watchpost.public_pages.snapshot import ShownReport, affected_ids
+from watchpost.public_pages.snapshot import ShownReport, affected
 from watchpost.public_pages.statuspage_api import ReportUrls, update_status
 from watchpost.status_pages.models import StatusPage
 
@@ -60,10 +60,10 @@ class Entry:
     updated: datetime
 
 
-def _affected_text(entries: list[dict[str, object]], names: dict[int, str]) -> str:
+def _affected_text(entries: list[dict[str, Any]], names: dict[int, str]) -> str:
     parts = [
-        f"{names[rid]}: {_AFFECTED_WORDS.get(str(entry['status']), str(entry['status']))}"
-        for rid, entry in zip(affected_ids(entries), entries, strict=True)
+        f"{names[rid]}: {_AFFECTED_WORDS.get(status, status)}"
+        for rid, status in affected(entries)
         if rid in names
     ]
     return "Affected: " + "; ".join(parts) + "." if parts else ""

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -168,14 +169,15 @@ async def load_snapshot(
     return Snapshot(page, now, sections, found)
 
 
-def affected_ids(entries: Sequence[dict[str, object]]) -> list[int]:
-    """The resource ids an affected_resources list names (as stored: ints or digit text)."""
-    ids: list[int] = []
+def affected(entries: Sequence[dict[str, Any]]) -> list[tuple[int, str]]:
+    """(resource id, status) of each entry of an affected_resources list (ids as stored:
+    ints or digit text; anything else is skipped)."""
+    found: list[tuple[int, str]] = []
     for entry in entries:
         raw = entry.get("status_page_resource_id")
         if isinstance(raw, int) or (isinstance(raw, str) and raw.isdigit()):
-            ids.append(int(raw))
-    return ids
+            found.append((int(raw), str(entry.get("status"))))
+    return found
 
 
 async def resource_names(session: AsyncSession, page: StatusPage) -> dict[int, str]:

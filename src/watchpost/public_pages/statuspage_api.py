@@ -31,7 +31,7 @@ from watchpost.public_pages.snapshot import (
     ShownResource,
     ShownSection,
     Snapshot,
-    affected_ids,
+    affected,
 )
 from watchpost.status_pages.availability import (
     DEGRADED,
@@ -202,19 +202,17 @@ def _affected_components(
     """What the update changed: each affected resource's status before and after it."""
     before: dict[int, str] = {}
     if at > 0:
-        previous = report.updates[at - 1].affected_resources
-        before = dict(zip(affected_ids(previous), (e["status"] for e in previous), strict=True))
-    entries = report.updates[at].affected_resources
+        before = dict(affected(report.updates[at - 1].affected_resources))
     found: list[dict[str, str]] = []
-    for rid, entry in zip(affected_ids(entries), entries, strict=True):
+    for rid, status in affected(report.updates[at].affected_resources):
         if rid not in names:
             continue
         found.append(
             {
                 "code": str(rid),
                 "name": names[rid],
-                "old_status": COMPONENT_STATUS[before.get(rid, OPERATIONAL)],
-                "new_status": COMPONENT_STATUS[entry["status"]],
+                "old_status": COMPONENT_STATUS.get(before.get(rid, OPERATIONAL), "operational"),
+                "new_status": COMPONENT_STATUS.get(status, "operational"),
             }
         )
     return found
@@ -274,7 +272,7 @@ def incident(
     resolved_at = None
     if status in ("resolved", "completed"):
         resolved_at = isoformat_ms(_ended(report, snapshot))
-    affected = [shown.get(i) for i in affected_ids(found.affected_resources)]
+    named = [shown.get(rid) for rid, _ in affected(found.affected_resources)]
     body: dict[str, Any] = {
         "id": rid,
         "name": found.title,
@@ -288,7 +286,7 @@ def incident(
         "started_at": isoformat_ms(found.starts_at),
         "page_id": page_id,
         "incident_updates": updates,
-        "components": [c for c in affected if c is not None],
+        "components": [c for c in named if c is not None],
     }
     if found.report_type == MAINTENANCE:
         body["impact"] = "maintenance"
