@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import os
 import random
 import shutil
 import sys
@@ -49,6 +50,7 @@ from api_bench import (
     Load,
     Result,
     child_env,
+    cpu_share,
     free_port,
     machine,
     measure,
@@ -278,7 +280,8 @@ def report(
     lines = [
         f"Run on {datetime.now(UTC):%Y-%m-%d %H:%M} UTC: a page of {args.resources} monitors "
         f"in {SECTIONS} sections, `history` widget, {args.days} days of hourly history "
-        f"(seeded in {args.seeded:.0f} s), 3 reports.",
+        f"(seeded in {args.seeded:.0f} s), 3 reports. Load average at the start: "
+        f"{args.load_average}.",
         "",
         "| Machine | |",
         "|---|---|",
@@ -309,14 +312,21 @@ def report(
             f"{args.concurrency}, {args.duration:g} s each; the ceiling is bench/ceiling_app.py, "
             f"a constant body, measured first and last: mean {mean:,.0f} req/s):",
             "",
-            "| Answer | req/s | vs ceiling | p50 | p99 | Errors |",
-            "|---|---:|---:|---:|---:|---:|",
+            "| Answer | req/s | vs ceiling | p50 | p99 | Errors | Server CPU | Other CPU |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|",
         ]
         for run in results:
             lines.append(
                 f"| {run.endpoint.name} | {run.rps:,.0f} | {run.rps / mean:.2f} "
-                f"| {run.p50_ms:.1f} ms | {run.p99_ms:.1f} ms | {run.errors} |"
+                f"| {run.p50_ms:.1f} ms | {run.p99_ms:.1f} ms | {run.errors} "
+                f"| {cpu_share(run.server_cpu_s, run.duration_s)} "
+                f"| {cpu_share(run.other_cpu_s, run.duration_s)} |"
             )
+        lines += [
+            "",
+            "CPU columns: share of one core over the run; Other CPU is what the rest of the "
+            "machine used meanwhile (other load competes for the cores).",
+        ]
     lines += ["", *(f"Note: {note}" for note in notes)]
     return "\n".join(lines).rstrip() + "\n"
 
@@ -348,6 +358,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main() -> None:
     args = build_parser().parse_args()
+    args.load_average = " / ".join(f"{x:.1f}" for x in os.getloadavg())
     with workspace("watchpost-status-page-") as (data_dir, secret_key, token):
         renders, notes, args.seeded = uvloop.run(
             build_and_render(data_dir, secret_key, token, args)
