@@ -50,6 +50,7 @@ PUBLIC_ENDPOINTS = (
     "heartbeats.ping_endpoints",
     "incidents.acknowledge_endpoints",
     "incoming.receive_endpoints",
+    "public_pages.endpoints",
     "public_pages.machine_endpoints",
 )
 
