@@ -26,6 +26,7 @@ from typing import Any, Final
 from zoneinfo import ZoneInfo
 
 from watchpost.clock import isoformat_ms
+from watchpost.public_pages import view
 from watchpost.public_pages.snapshot import (
     ShownReport,
     ShownResource,
@@ -85,16 +86,19 @@ INCIDENTS_SHOWN: Final = 50
 """incidents.json and scheduled-maintenances.json list the newest 50, as Statuspage does."""
 
 
+INDICATOR_OF_STATE: Final[dict[str, str]] = {
+    view.STATE_OPERATIONAL: "none",
+    view.STATE_DEGRADED: "minor",
+    view.STATE_PARTIAL: "major",
+    view.STATE_MAJOR: "critical",
+    view.STATE_MAINTENANCE: "maintenance",
+}
+"""The page's overall state, as its HTML shows it (view.overall_state) → the indicator."""
+
+
 def indicator(snapshot: Snapshot) -> str:
-    """The page's status indicator (see the module notes)."""
-    monitored = snapshot.monitored
-    if DOWNTIME in monitored:
-        return "critical" if all(s == DOWNTIME for s in monitored) else "major"
-    if DEGRADED in monitored:
-        return "minor"
-    if MAINTENANCE in monitored:
-        return "maintenance"
-    return "none"
+    """The page's status indicator: its overall state in Statuspage's words."""
+    return INDICATOR_OF_STATE[view.overall_state(r.status for r in snapshot.resources)]
 
 
 def page_info(snapshot: Snapshot, url: str) -> dict[str, Any]:
