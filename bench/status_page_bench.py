@@ -329,20 +329,23 @@ def report(
             f"{args.concurrency}, {args.duration:g} s each; the ceiling is bench/ceiling_app.py, "
             f"a constant body, measured first and last: mean {mean:,.0f} req/s):",
             "",
-            "| Answer | req/s | vs ceiling | p50 | p99 | Errors | Server CPU | Other CPU |",
-            "|---|---:|---:|---:|---:|---:|---:|---:|",
+            "| Answer | req/s | vs ceiling | p50 | p99 | Errors | Server CPU | Other CPU "
+            "| req per server CPU-second |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
         ]
         for run in results:
+            per_cpu = f"{run.requests / run.server_cpu_s:,.0f}" if run.server_cpu_s else "—"
             lines.append(
                 f"| {run.endpoint.name} | {run.rps:,.0f} | {run.rps / mean:.2f} "
                 f"| {run.p50_ms:.1f} ms | {run.p99_ms:.1f} ms | {run.errors} "
                 f"| {cpu_share(run.server_cpu_s, run.duration_s)} "
-                f"| {cpu_share(run.other_cpu_s, run.duration_s)} |"
+                f"| {cpu_share(run.other_cpu_s, run.duration_s)} | {per_cpu} |"
             )
         lines += [
             "",
             "CPU columns: share of one core over the run; Other CPU is what the rest of the "
-            "machine used meanwhile (other load competes for the cores).",
+            "machine used meanwhile (other load competes for the cores). Requests per server "
+            "CPU-second is what one free core would serve, whatever the machine's other load.",
         ]
     lines += ["", *(f"Note: {note}" for note in notes)]
     return "\n".join(lines).rstrip() + "\n"
@@ -355,7 +358,7 @@ def write_docs(section: str) -> None:
         head, rest = text.split(RESULTS_START, 1)
         text = head + block + rest.split(RESULTS_END, 1)[1]
     else:
-        text = text.rstrip() + "\n\n## Public status page\n\n" + block + "\n"
+        text = text.rstrip() + "\n\n# Public status pages\n\n## Results\n\n" + block + "\n"
     DOCS.write_text(text, encoding="utf-8")
 
 
