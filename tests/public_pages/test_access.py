@@ -272,3 +272,11 @@ async def test_on_a_custom_domain_the_cookie_is_scoped_to_the_host_root(
     )
     assert login.status_code == 303 and login.headers["location"] == "/history"
     assert "Path=/;" in login.headers["set-cookie"]
+
+
+async def test_a_page_requiring_sso_is_shown_to_nobody(api: Api, client: httpx.AsyncClient) -> None:
+    await new_page(api, "sso", require_sso=True)
+    _, doc = await visit(client, "/status/sso", 403)
+    assert "single sign-on" in doc.text and "Acme Corp" not in doc.text
+    response = await client.post("/status/sso/login", data={"password": "x"})
+    assert response.status_code == 403

@@ -11,8 +11,9 @@ Where a page lives:
   records the subdomain in the scope, so links and cookies drop the prefix again.
 
 Who may see it, in this order: an unknown page, or one with `published: false`, is a 404 HTML
-page; a client address outside a non-empty `ip_allowlist` gets a 403 page; a page with
-`password_enabled` needs the cookie `POST .../login` sets (else the password form, 401).
+page; a page with `require_sso` (no SSO here), or a client address outside a non-empty
+`ip_allowlist`, gets a 403 page; a page with `password_enabled` needs the cookie
+`POST .../login` sets (else the password form, 401).
 
 Use in a public route (any part of a page: HTML, feeds, JSON, badges):
 
@@ -120,6 +121,16 @@ def allowed(allowlist: list[str], address: str) -> bool:
     return False
 
 
+def refusal(page: StatusPage, request: Request) -> Response | None:
+    """The 403 for a visitor outside the page's IP allowlist, or for a page that requires
+    single sign-on (which this server does not offer: such a page is shown to nobody)."""
+    if page.require_sso:
+        return error_page(403, "Not available", "This status page requires single sign-on.")
+    if not allowed(page.ip_allowlist or [], client_address(request)):
+        return error_page(403, "Not available", "This status page is not available from here.")
+    return None
+
+
 async def find_page(session: AsyncSession, subdomain: str) -> StatusPage | None:
     """The published page of that subdomain."""
     found = await session.scalar(select(StatusPage).where(StatusPage.subdomain == subdomain))
@@ -135,8 +146,9 @@ async def open_page(
     page = await find_page(session, subdomain.lower()) if len(subdomain) <= 63 else None
     if page is None:
         return error_page(404, "Page not found", "There is no status page here.")
-    if not allowed(page.ip_allowlist or [], client_address(request)):
-        return error_page(403, "Not available", "This status page is not available from here.")
+    refused = refusal(page, request)
+    if refused is not None:
+        return refused
     now = ctx.clock.now()
     if page.password_enabled and not sessions.valid(ctx, request, page, now):
         visible = base + request.url.path.removeprefix(f"{PREFIX}/{subdomain}")

@@ -10,7 +10,8 @@ while every day keeps a bar and a tooltip of its own numbers.
 
 Day classes (CSS, each with a text equivalent in the tooltip and the legend): `o`
 operational, `g` degraded, `m` maintenance, `n` not monitored (hatched, "No data"), and
-downtime by its minutes: `d1` under 5, `d2` under 60, `d3` an hour or more.
+downtime by its minutes: `d1` under 5, `d2` under 60, `d3` an hour or more. Stretches of plain
+operational days share one rectangle drawn beneath the rest (`_on_base`).
 """
 
 from __future__ import annotations
@@ -77,10 +78,11 @@ def day_class(day: Day) -> str:
 def _numbers(day: Day) -> str:
     if day.status == NOT_MONITORED:
         return "no data (not monitored)"
-    parts = [LABELS.get(day.status, day.status).lower()]
-    parts.append(f"{duration(day.downtime_s)} of downtime" if day.downtime_s else "no downtime")
+    parts = [f"{duration(day.downtime_s)} down" if day.downtime_s else "no downtime"]
+    if day.status == DEGRADED:
+        parts.append("degraded")
     if day.maintenance_s:
-        parts.append(f"{duration(day.maintenance_s)} of maintenance")
+        parts.append(f"{duration(day.maintenance_s)} maintenance")
     return ", ".join(parts)
 
 
@@ -88,7 +90,20 @@ def _day_text(day: date) -> str:
     return f"{day.day} {day:%b %Y}"
 
 
+def _span_text(first: date, last: date) -> str:
+    """4 Mar 2026; 4-9 Mar 2026; 28 Feb-3 Mar 2026; 30 Dec 2025-2 Jan 2026 (en dashes)."""
+    if first == last:
+        return _day_text(first)
+    if first.year != last.year:
+        return f"{_day_text(first)}\u2013{_day_text(last)}"
+    if first.month != last.month:
+        return f"{first.day} {first:%b}\u2013{_day_text(last)}"
+    return f"{first.day}\u2013{_day_text(last)}"
+
+
 def day_runs(days: Sequence[Day]) -> list[Run]:
+    """One run per stretch of days with the same numbers; its tooltip: the days (and how
+    many), then the numbers each of them had."""
     runs: list[Run] = []
     index = 0
     while index < len(days):
@@ -100,16 +115,26 @@ def day_runs(days: Sequence[Day]) -> list[Run]:
             if (other.status, other.downtime_s, other.maintenance_s) != key:
                 break
             end += 1
-        last = days[end - 1]
         length = end - index
-        when = (
-            _day_text(first.day)
-            if length == 1
-            else f"{_day_text(first.day)} to {_day_text(last.day)} ({length} days, each)"
-        )
+        when = _span_text(first.day, days[end - 1].day)
+        if length > 1:
+            when += f" ({length} days)"
         runs.append(Run(index, length, day_class(first), f"{when}: {_numbers(first)}"))
         index = end
-    return runs
+    return _on_base(runs, days)
+
+
+def _on_base(runs: list[Run], days: Sequence[Day]) -> list[Run]:
+    """Two or more stretches of plain operational days become one rectangle under the
+    others (drawn after it, on top): from the first such day to the last, its tooltip saying
+    those days had no downtime. Most of a page's days are such days; it halves the runs."""
+    plain = [run for run in runs if run.cls == "o"]
+    if len(plain) < 2:
+        return runs
+    start, end = plain[0].start, plain[-1].start + plain[-1].length
+    when = _span_text(days[start].day, days[end - 1].day)
+    base = Run(start, end - start, "o", f"{when}: no downtime, but for the days marked")
+    return [base, *(run for run in runs if run.cls != "o")]
 
 
 def _hour_text(hour: Hour) -> tuple[str, str]:
@@ -160,9 +185,7 @@ def chart(points: Sequence[Point], days: Sequence[date], height: int = 40) -> Ch
     if not placed:
         return None
     top = max(p.avg_ms for _, p in placed) * 1.1 or 1.0
-    coords = " ".join(
-        f"{index + 0.5:g},{height - p.avg_ms / top * height:.1f}" for index, p in placed
-    )
+    coords = " ".join(f"{index},{round(height - p.avg_ms / top * height)}" for index, p in placed)
     averages = [p.avg_ms for _, p in placed]
     return Chart(
         points=coords,

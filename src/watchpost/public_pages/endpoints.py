@@ -21,12 +21,12 @@ from watchpost.public_pages import sessions
 from watchpost.public_pages.access import (
     PREFIX,
     VisiblePage,
-    allowed,
     check_password_off_loop,
     client_address,
     find_page,
     open_page,
     page_base,
+    refusal,
 )
 from watchpost.public_pages.caching import cached
 from watchpost.public_pages.report_view import by_month, report_view, report_views, split_current
@@ -103,8 +103,9 @@ async def login(request: Request, subdomain: str, db: ReadDb) -> Response:
     page = await find_page(db, subdomain.lower()) if len(subdomain) <= 63 else None
     if page is None:
         return error_page(404, "Page not found", "There is no status page here.")
-    if not allowed(page.ip_allowlist or [], client_address(request)):
-        return error_page(403, "Not available", "This status page is not available from here.")
+    refused = refusal(page, request)
+    if refused is not None:
+        return refused
     form = await _form(request)
     target = _next(base, form.get("next", ""))
     if not page.password_enabled:
