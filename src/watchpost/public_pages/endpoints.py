@@ -14,6 +14,8 @@ from urllib.parse import parse_qs
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 from fastapi.routing import APIRoute
+from starlette.routing import Match, Route
+from starlette.types import Scope
 
 from watchpost.context import AppContext
 from watchpost.http.deps import ReadDb
@@ -135,7 +137,22 @@ async def login(request: Request, subdomain: str, db: ReadDb) -> Response:
     return response
 
 
-fallback = APIRouter(include_in_schema=False)
+class _LastResort(APIRoute):
+    """A route that matches only paths no other route of the app matches, whatever the
+    method: a page's other routes keep their 405s (and Allow headers) to themselves."""
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        match, child = super().matches(scope)
+        if match is Match.NONE:
+            return match, child
+        for route in scope["app"].router.routes:
+            other = route is not self and isinstance(route, Route)
+            if other and route.matches(scope)[0] is not Match.NONE:
+                return Match.NONE, {}
+        return match, child
+
+
+fallback = APIRouter(include_in_schema=False, route_class=_LastResort)
 
 
 @fallback.api_route(PAGE + "/{rest:path}", methods=["GET", "HEAD"])
