@@ -14,6 +14,8 @@ from urllib.parse import parse_qs
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 from fastapi.routing import APIRoute
+from starlette.routing import Match, Route
+from starlette.types import Scope
 
 from watchpost.context import AppContext
 from watchpost.http.deps import ReadDb
@@ -31,7 +33,7 @@ from watchpost.public_pages.access import (
 from watchpost.public_pages.caching import cached
 from watchpost.public_pages.report_view import by_month, report_view, report_views, split_current
 from watchpost.public_pages.templates import error_page, page_context, password_page, render
-from watchpost.public_pages.view import page_view
+from watchpost.public_pages.view import page_view, page_zone, resource_names
 
 router = APIRouter(tags=["public status pages"], include_in_schema=False)
 routers = (router,)
@@ -51,27 +53,26 @@ async def status_page(request: Request, page: VisiblePage, db: ReadDb) -> Respon
 
 @router.api_route(PAGE + "/history", methods=["GET", "HEAD"])
 async def history(request: Request, page: VisiblePage, db: ReadDb) -> Response:
-    view = await page_view(db, page.page, page.now)
-    reports = await report_views(db, page.page, page.now, view.names)
+    names = await resource_names(db, page.page)
+    reports = await report_views(db, page.page, page.now, names)
     _, past = split_current(reports)
+    tz = page_zone(page.page)
     body = render(
-        "history.html",
-        **page_context(page.page, page.base),
-        months=by_month(past, view.tz),
-        tz=view.tz,
+        "history.html", **page_context(page.page, page.base), months=by_month(past, tz), tz=tz
     )
     return cached(request, body, private=page.private)
 
 
 @router.api_route(PAGE + "/reports/{report_id}", methods=["GET", "HEAD"])
 async def report(request: Request, page: VisiblePage, db: ReadDb, report_id: str) -> Response:
-    view = await page_view(db, page.page, page.now)
     found = None
     if report_id.isascii() and report_id.isdigit() and len(report_id) < 19:
-        found = await report_view(db, page.page, int(report_id), page.now, view.names)
+        names = await resource_names(db, page.page)
+        found = await report_view(db, page.page, int(report_id), page.now, names)
     if found is None:
         return error_page(404, "Report not found", "There is no such report on this page.")
-    body = render("report.html", **page_context(page.page, page.base), report=found, tz=view.tz)
+    tz = page_zone(page.page)
+    body = render("report.html", **page_context(page.page, page.base), report=found, tz=tz)
     return cached(request, body, private=page.private)
 
 
@@ -89,7 +90,8 @@ async def _form(request: Request) -> dict[str, str]:
 def _next(base: str, wanted: str) -> str:
     """Where to go after logging in: a path of the page (never another site)."""
     home = base or "/"
-    if not wanted.startswith(home) or "//" in wanted or "\\" in wanted:
+    inside = wanted == home or wanted.startswith(base + "/")
+    if not inside or "//" in wanted or "\\" in wanted:
         return home
     return wanted if all(c.isprintable() and not c.isspace() for c in wanted) else home
 
@@ -135,7 +137,22 @@ async def login(request: Request, subdomain: str, db: ReadDb) -> Response:
     return response
 
 
-fallback = APIRouter(include_in_schema=False)
+class _LastResort(APIRoute):
+    """A route that matches only paths no other route of the app matches, whatever the
+    method: a page's other routes keep their 405s (and Allow headers) to themselves."""
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        match, child = super().matches(scope)
+        if match is Match.NONE:
+            return match, child
+        for route in scope["app"].router.routes:
+            other = route is not self and isinstance(route, Route)
+            if other and route.matches(scope)[0] is not Match.NONE:
+                return Match.NONE, {}
+        return match, child
+
+
+fallback = APIRouter(include_in_schema=False, route_class=_LastResort)
 
 
 @fallback.api_route(PAGE + "/{rest:path}", methods=["GET", "HEAD"])

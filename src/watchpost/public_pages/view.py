@@ -9,10 +9,11 @@ type and granularity). Templates (templates/) and the other public parts (feeds,
 badges) read these values; nothing here knows HTML.
 
 API:
-    view = await page_view(session, page, now)            # PageView
-    reports = await report_views(session, page, now, resources=view.resources_by_id)
-    report = await report_view(session, page, report_id, now)   # ReportView | None
-    overall_state(statuses)                                # the page's state name
+    view = await page_view(session, page, now)     # PageView (view.names: id -> name)
+    names = await resource_names(session, page)     # the names alone, no status computed
+    overall_state(statuses)                         # the page's state name
+    page_zone(page)                                 # the page's ZoneInfo (UTC if unknown)
+Reports: report_view.py.
 """
 
 from __future__ import annotations
@@ -258,6 +259,15 @@ def _points(
                 )
             )
     return points
+
+
+async def resource_names(session: AsyncSession, page: StatusPage) -> dict[int, str]:
+    """Resource id → the name shown, without computing any status (report pages)."""
+    rows = await all_rows(session, page_id=page.id)
+    targets = await load_targets(session, rows)
+    return {
+        row.id: public_name(row, targets.get((row.resource_type, row.resource_id))) for row in rows
+    }
 
 
 async def page_view(session: AsyncSession, page: StatusPage, now: datetime) -> PageView:
