@@ -52,6 +52,8 @@ PUBLIC_ENDPOINTS = (
     "incoming.receive_endpoints",
     "ingestion.endpoints",
     "ingestion.otlp_endpoints",
+    "public_pages.endpoints",
+    "public_pages.machine_endpoints",
 )
 
 

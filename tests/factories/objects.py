@@ -31,6 +31,7 @@ PUBLIC_PREFIXES: tuple[str, ...] = (
     "/api/v1/heartbeat/",
     "/acknowledge/",
     "/api/v1/incoming-webhook/",
+    "/status/",
 )
 
 # A value for every target field, valid for the kinds that accept it.
