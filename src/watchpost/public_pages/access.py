@@ -48,7 +48,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.types import Receive, Scope, Send
 
 from watchpost.context import AppContext
-from watchpost.http.deps import ReadDb
+from watchpost.http.deps import ReadDb, request_sessions
 from watchpost.http.middleware import HttpMiddleware
 from watchpost.public_pages import sessions
 from watchpost.public_pages.templates import error_page, password_page
@@ -181,15 +181,22 @@ class _DomainCache:
         self.ctx = ctx
         self.entries: OrderedDict[str, tuple[str | None, float]] = OrderedDict()
 
-    async def subdomain(self, host: str) -> str | None:
+    async def subdomain(self, host: str, scope: Scope) -> str | None:
+        """Looked up on the request's own read session: the endpoint goes on with the same
+        connection (a request checks out one, as without this lookup)."""
         at = time.monotonic()
         hit = self.entries.get(host)
         if hit is not None and hit[1] > at:
             return hit[0]
-        async with self.ctx.db.read_sessions() as session:
+        sessions = request_sessions(Request(scope))
+        try:
+            session = await sessions.read()
             found = await session.scalar(
                 select(StatusPage.subdomain).where(StatusPage.custom_domain == host)
             )
+        except Exception:  # the database is unreachable: the request goes on as addressed
+            await sessions.close()  # (/healthz answers for itself; nothing is remembered)
+            return None
         self.entries[host] = (found, at + DOMAIN_CACHE_SECONDS)
         self.entries.move_to_end(host)
         while len(self.entries) > DOMAIN_CACHE_SIZE:
@@ -237,7 +244,7 @@ class PageHosts(HttpMiddleware):
             return label if "." not in label else None
         if self._cache is None or self._cache.ctx is not ctx:
             self._cache = _DomainCache(ctx)
-        return await self._cache.subdomain(host)
+        return await self._cache.subdomain(host, scope)
 
     async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         subdomain = await self.page_of(scope)
