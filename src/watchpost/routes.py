@@ -38,6 +38,7 @@ API_DOMAINS = (
     "reports",
     "sources",
     "status_pages",
+    "subscriptions",
     "team_members",
     "urgencies",
     "webhooks",
@@ -50,6 +51,7 @@ PUBLIC_ENDPOINTS = (
     "heartbeats.ping_endpoints",
     "incidents.acknowledge_endpoints",
     "incoming.receive_endpoints",
+    "subscriptions.public_endpoints",
 )
 
 

@@ -83,6 +83,18 @@ class Settings(BaseSettings):
         "Requests a minute one client address may send to the routes without an API token "
         "(heartbeat pings); 0: no limit.",
     )
+    subscribe_rate_limit_per_minute: int = _per_minute(
+        5, "Status page sign-ups a minute from one client address; 0: no limit."
+    )
+    subscribe_page_rate_limit_per_minute: int = _per_minute(
+        60, "Sign-ups a minute to one status page, from everyone; 0: no limit."
+    )
+    max_subscribers_per_page: int = Field(
+        default=10_000,
+        ge=1,
+        le=1_000_000,
+        description="Subscribers (confirmed or not) one status page holds.",
+    )
 
     delivery_retry_delays: str = Field(
         default="0,5,300,1800,7200,18000,36000,36000",
