@@ -108,7 +108,13 @@ async def sign_up_form(subdomain: str, request: Request, db: ReadDb) -> Response
     },
     openapi_extra=FORM_BODY,
 )
-async def subscribe(subdomain: str, request: Request, ctx: Context, db: WriteDb) -> Response:
+async def subscribe(
+    subdomain: str, request: Request, ctx: Context, read: ReadDb, db: WriteDb
+) -> Response:
+    # The page first (404 before anything else), the body outside the write transaction.
+    found = await visitor.open_subscribable(request, read, subdomain)
+    if not isinstance(found, StatusPage):
+        return found
     limits.check_address(request, ctx)
     fields = await _form(request)
     async with db.begin():
