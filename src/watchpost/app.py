@@ -57,6 +57,8 @@ def create_app(
 def build_app(ctx: AppContext, *, engine: bool = False) -> FastAPI:
     """The app around a context. The context may be swapped (`app.state.ctx`) before use:
     the tests build the routes once and give every test a fresh database."""
+    from watchpost.public_pages.access import PageDenied, PageHosts, on_page_denied
+    from watchpost.public_pages.endpoints import fallback_routes as page_fallback_routes
     from watchpost.routes import api_routes, flat_routes, public_routes, secret_path_prefixes
     from watchpost.status_pages import references
     from watchpost.subscriptions import receiver
@@ -98,11 +100,14 @@ def build_app(ctx: AppContext, *, engine: bool = False) -> FastAPI:
     )
     app.state.ctx = ctx
     install_error_handlers(app)
+    app.add_exception_handler(PageDenied, on_page_denied)
+    app.add_middleware(PageHosts)  # innermost: a page's own host is served as /status/{sub}
     app.add_middleware(RequestSessionsMiddleware)
     app.add_middleware(UnhandledErrors)  # added last: the outermost, sees every exception
     # Listed flat rather than included: see routes.py for what nesting costs per request.
     app.router.routes.extend([*flat_routes([health]), *public_routes(), *api_routes()])
     app.router.routes.extend(docs_routes(app.title, app.openapi_url or "/openapi.json"))
+    app.router.routes.extend(page_fallback_routes())  # last: any other path of a page, 404
     # uvicorn configures its loggers before the app starts serving; filters stay on them.
     redact_secret_paths(secret_path_prefixes())
     return app

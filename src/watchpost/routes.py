@@ -52,6 +52,7 @@ PUBLIC_ENDPOINTS = (
     "incidents.acknowledge_endpoints",
     "incoming.receive_endpoints",
     "subscriptions.public_endpoints",
+    "public_pages.endpoints",
 )
 
 

@@ -96,6 +96,16 @@ class Settings(BaseSettings):
         description="Subscribers (confirmed or not) one status page holds.",
     )
 
+    status_page_domain: str | None = Field(
+        default=None,
+        description="Domain under which each status page also answers at "
+        "{subdomain}.<this domain> (e.g. status.example.com); unset: only /status/{subdomain} "
+        "and custom domains.",
+    )
+    status_page_login_per_minute: int = _per_minute(
+        10, "Password attempts a minute one client address may make on status pages; 0: no limit."
+    )
+
     delivery_retry_delays: str = Field(
         default="0,5,300,1800,7200,18000,36000,36000",
         description="Comma-separated seconds before each attempt of a webhook delivery: the "
@@ -155,6 +165,12 @@ class Settings(BaseSettings):
     def _delays(cls, value: str) -> str:
         parse_delays(value)  # a typo fails at start, not at the first delivery
         return value
+
+    @field_validator("status_page_domain")
+    @classmethod
+    def _page_domain(cls, value: str | None) -> str | None:
+        text = (value or "").strip().strip(".").lower()
+        return text or None
 
     @field_validator("smtp_url")
     @classmethod

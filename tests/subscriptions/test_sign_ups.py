@@ -171,3 +171,32 @@ async def test_invalid_links_answer_404(app: FastAPI, client: httpx.AsyncClient)
     ):
         assert (await client.get(path)).status_code == 404
         assert (await client.post(path)).status_code == 404
+
+
+async def test_a_protected_page_needs_the_visitors_cookie(
+    app: FastAPI, api: Api, client: httpx.AsyncClient
+) -> None:
+    from tests.factories.api import TEST_PASSWORD
+
+    with mail_setup(app) as box:
+        page = await new_page(api, password_enabled=True, password=TEST_PASSWORD)
+        refused = await sign_up(client, email="ann@example.com")
+        assert refused.status_code == 401 and 'name="password"' in refused.text
+        assert (await client.get("/status/acme/subscribe")).status_code == 401
+        assert (await api.get(f"{PAGES}/{page}/subscribers")).json()["data"] == []
+        login = await client.post("/status/acme/login", data={"password": TEST_PASSWORD})
+        assert login.status_code == 303
+        # The client keeps the cookie: now the sign-up goes through, and the mail's links
+        # work without it (a mail client has none).
+        await subscribe_confirmed(app, client, box, "ann@example.com")
+        client.cookies.clear()
+        await report(api, page, title="Outage")
+        await tick(app)
+        assert box.to("ann@example.com")[-1]["Subject"] == "[Acme] New incident: Outage"
+
+
+async def test_the_ip_allowlist_applies_to_sign_ups(
+    app: FastAPI, api: Api, client: httpx.AsyncClient
+) -> None:
+    await new_page(api, ip_allowlist=["10.0.0.0/8"])
+    assert (await sign_up(client, email="ann@example.com")).status_code == 403

@@ -60,15 +60,20 @@ FORM_BODY: Final = {
 }
 
 
-async def _form(request: Request) -> dict[str, list[str]]:
-    kind = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
-    if kind != FORM_TYPE:
-        raise InvalidRequest([(None, f"the body must be a form ({FORM_TYPE})")], status=415)
+async def _body(request: Request) -> bytes:
+    """The body, at most MAX_FORM_BYTES (read before the write transaction opens)."""
     body = b""
     async for chunk in request.stream():
         body += chunk
         if len(body) > MAX_FORM_BYTES:
             raise InvalidRequest([(None, "the form is too large")], status=413)
+    return body
+
+
+def _form(request: Request, body: bytes) -> dict[str, list[str]]:
+    kind = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    if kind != FORM_TYPE:
+        raise InvalidRequest([(None, f"the body must be a form ({FORM_TYPE})")], status=415)
     try:
         text = body.decode()
         return parse_qs(text, keep_blank_values=False, strict_parsing=False, max_num_fields=200)
@@ -108,21 +113,15 @@ async def sign_up_form(subdomain: str, request: Request, db: ReadDb) -> Response
     },
     openapi_extra=FORM_BODY,
 )
-async def subscribe(
-    subdomain: str, request: Request, ctx: Context, read: ReadDb, db: WriteDb
-) -> Response:
-    # The page first (404 before anything else), the body outside the write transaction.
-    found = await visitor.open_subscribable(request, read, subdomain)
-    if not isinstance(found, StatusPage):
-        return found
-    limits.check_address(request, ctx)
-    fields = await _form(request)
+async def subscribe(subdomain: str, request: Request, ctx: Context, db: WriteDb) -> Response:
+    body = await _body(request)
     async with db.begin():
         found = await visitor.open_subscribable(request, db, subdomain, lock=True)
         if not isinstance(found, StatusPage):
             return found
+        limits.check_address(request, ctx)
         limits.check_page(ctx, found.id)
-        sign_up = service.parse_sign_up(fields)
+        sign_up = service.parse_sign_up(_form(request, body))
         secret = await service.subscribe(
             db,
             page=found,

@@ -1,0 +1,80 @@
+"""ETag and Cache-Control of public status page answers.
+
+Every answer carries a strong ETag (a SHA-256 of its body) and Cache-Control; a request whose
+If-None-Match names that ETag (or `*`) gets 304 with no body. Public pages may be kept by any
+cache for PUBLIC_MAX_AGE seconds; a password-protected page's answers are `private, no-cache`
+(a browser keeps them and revalidates, a shared cache never stores them) and vary by Cookie.
+Error pages (404) are public for a short while; the password form and 403 are never stored.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from typing import Final
+
+from fastapi import Request
+from fastapi.responses import Response
+
+PUBLIC_MAX_AGE: Final = 30
+PUBLIC: Final = f"public, max-age={PUBLIC_MAX_AGE}"
+PRIVATE: Final = "private, no-cache"
+NO_STORE: Final = "no-store"
+HTML: Final = "text/html; charset=utf-8"
+
+
+def etag(body: bytes) -> str:
+    """A strong validator of the body: 128 bits of its SHA-256, quoted."""
+    digest = hashlib.sha256(body).digest()[:16]
+    return '"' + base64.urlsafe_b64encode(digest).decode().rstrip("=") + '"'
+
+
+def _matches(header: str, tag: str) -> bool:
+    """If-None-Match's weak comparison: W/"x" and "x" both name "x"."""
+    for candidate in header.split(","):
+        text = candidate.strip()
+        if text == "*":
+            return True
+        if text.startswith("W/"):
+            text = text[2:]
+        if text == tag:
+            return True
+    return False
+
+
+def cache_headers(body: bytes, *, private: bool, control: str | None = None) -> dict[str, str]:
+    headers = {"ETag": etag(body), "Cache-Control": control or (PRIVATE if private else PUBLIC)}
+    if private:
+        headers["Vary"] = "Cookie"
+    return headers
+
+
+def cached(
+    request: Request,
+    body: bytes | str,
+    media_type: str = HTML,
+    *,
+    private: bool,
+    status: int = 200,
+    control: str | None = None,
+) -> Response:
+    """The answer with its ETag and Cache-Control; 304 when the request already has it."""
+    raw = body.encode() if isinstance(body, str) else body
+    headers = cache_headers(raw, private=private, control=control)
+    if status == 200 and _matches(request.headers.get("if-none-match", ""), headers["ETag"]):
+        return Response(status_code=304, headers=headers)
+    if request.method == "HEAD":
+        headers["Content-Length"] = str(len(raw))
+        return Response(status_code=status, headers=headers, media_type=media_type)
+    return Response(raw, status_code=status, headers=headers, media_type=media_type)
+
+
+def uncached(body: str, status: int, *, control: str) -> Response:
+    """An answer made without the request (error pages): ETag and the given Cache-Control."""
+    raw = body.encode()
+    return Response(
+        raw,
+        status_code=status,
+        headers=cache_headers(raw, private=False, control=control),
+        media_type=HTML,
+    )

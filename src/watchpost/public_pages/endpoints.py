@@ -1,0 +1,149 @@
+"""The public HTML of status pages: the page, its history, each report, the password form.
+
+Listed in routes.PUBLIC_ENDPOINTS (no token). `fallback_routes()` go after every other route
+(app.py): any other path under `/status/{subdomain}/` (and so any other path on a page's own
+host) is the page's 404 page, after the page's access rules (a protected page answers its
+password form, never whether a path exists).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+from urllib.parse import parse_qs
+
+from fastapi import APIRouter, Request
+from fastapi.responses import RedirectResponse, Response
+from fastapi.routing import APIRoute
+
+from watchpost.context import AppContext
+from watchpost.http.deps import ReadDb
+from watchpost.public_pages import sessions
+from watchpost.public_pages.access import (
+    PREFIX,
+    VisiblePage,
+    allowed,
+    check_password_off_loop,
+    client_address,
+    find_page,
+    open_page,
+    page_base,
+)
+from watchpost.public_pages.caching import cached
+from watchpost.public_pages.report_view import by_month, report_view, report_views, split_current
+from watchpost.public_pages.templates import error_page, page_context, password_page, render
+from watchpost.public_pages.view import page_view
+
+router = APIRouter(tags=["public status pages"], include_in_schema=False)
+routers = (router,)
+PAGE: Final = PREFIX + "/{subdomain}"
+MAX_FORM_BYTES: Final = 4096
+
+
+@router.api_route(PAGE, methods=["GET", "HEAD"])
+@router.api_route(PAGE + "/", methods=["GET", "HEAD"])
+async def status_page(request: Request, page: VisiblePage, db: ReadDb) -> Response:
+    view = await page_view(db, page.page, page.now)
+    reports = await report_views(db, page.page, page.now, view.names)
+    current, _ = split_current(reports)
+    body = render("index.html", **page_context(page.page, page.base), view=view, current=current)
+    return cached(request, body, private=page.private)
+
+
+@router.api_route(PAGE + "/history", methods=["GET", "HEAD"])
+async def history(request: Request, page: VisiblePage, db: ReadDb) -> Response:
+    view = await page_view(db, page.page, page.now)
+    reports = await report_views(db, page.page, page.now, view.names)
+    _, past = split_current(reports)
+    body = render(
+        "history.html",
+        **page_context(page.page, page.base),
+        months=by_month(past, view.tz),
+        tz=view.tz,
+    )
+    return cached(request, body, private=page.private)
+
+
+@router.api_route(PAGE + "/reports/{report_id}", methods=["GET", "HEAD"])
+async def report(request: Request, page: VisiblePage, db: ReadDb, report_id: str) -> Response:
+    view = await page_view(db, page.page, page.now)
+    found = None
+    if report_id.isascii() and report_id.isdigit() and len(report_id) < 19:
+        found = await report_view(db, page.page, int(report_id), page.now, view.names)
+    if found is None:
+        return error_page(404, "Report not found", "There is no such report on this page.")
+    body = render("report.html", **page_context(page.page, page.base), report=found, tz=view.tz)
+    return cached(request, body, private=page.private)
+
+
+async def _form(request: Request) -> dict[str, str]:
+    """An urlencoded form of at most MAX_FORM_BYTES (first value of each field)."""
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_FORM_BYTES:
+            return {}
+    fields = parse_qs(body.decode("utf-8", "replace"), max_num_fields=10)
+    return {name: values[0] for name, values in fields.items() if values}
+
+
+def _next(base: str, wanted: str) -> str:
+    """Where to go after logging in: a path of the page (never another site)."""
+    home = base or "/"
+    if not wanted.startswith(home) or "//" in wanted or "\\" in wanted:
+        return home
+    return wanted if all(c.isprintable() and not c.isspace() for c in wanted) else home
+
+
+@router.post(PAGE + "/login")
+async def login(request: Request, subdomain: str, db: ReadDb) -> Response:
+    """Form field `password`: right, a session cookie and 303 to the page; wrong, the form
+    again (401); too many attempts from one address, 429 (not checked)."""
+    ctx: AppContext = request.app.state.ctx
+    base = page_base(request, subdomain)
+    page = await find_page(db, subdomain.lower()) if len(subdomain) <= 63 else None
+    if page is None:
+        return error_page(404, "Page not found", "There is no status page here.")
+    if not allowed(page.ip_allowlist or [], client_address(request)):
+        return error_page(403, "Not available", "This status page is not available from here.")
+    form = await _form(request)
+    target = _next(base, form.get("next", ""))
+    if not page.password_enabled:
+        return RedirectResponse(target, status_code=303)
+    limiter = sessions.login_limiter(request)
+    now = ctx.clock.now()
+    if limiter is not None and limiter.acquire(client_address(request), now.timestamp()):
+        response = password_page(
+            page, base, status=429, next_path=target, error="Too many attempts: wait a minute."
+        )
+        response.headers["Retry-After"] = "60"
+        return response
+    password = form.get("password", "")
+    if not password or not await check_password_off_loop(page, password, ctx):
+        return password_page(page, base, status=401, next_path=target, error="Wrong password.")
+    response = RedirectResponse(target, status_code=303)
+    response.headers["Cache-Control"] = "no-store"
+    response.set_cookie(
+        sessions.cookie_name(page),
+        sessions.issue(ctx, page, now),
+        max_age=sessions.SESSION_SECONDS,
+        path=base or "/",
+        httponly=True,
+        secure=request.url.scheme == "https",
+        samesite="lax",
+    )
+    return response
+
+
+fallback = APIRouter(include_in_schema=False)
+
+
+@fallback.api_route(PAGE + "/{rest:path}", methods=["GET", "HEAD"])
+async def not_found(request: Request, subdomain: str, db: ReadDb) -> Response:
+    found = await open_page(request, db, subdomain)
+    if isinstance(found, Response):
+        return found
+    return error_page(404, "Page not found", "There is no such page on this status page.")
+
+
+def fallback_routes() -> list[APIRoute]:
+    return [route for route in fallback.routes if isinstance(route, APIRoute)]

@@ -1,0 +1,125 @@
+"""The Jinja2 environment of the public pages and the error / password pages.
+
+Templates live in templates/ beside this module; autoescape is on for all of them. The
+stylesheet (templates/page.css) is inlined in every page: no request leaves for anything
+but the page itself (logos excepted: they are the page's own `logo_url`s).
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any, Final
+
+from fastapi.responses import Response
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from markupsafe import Markup
+
+from watchpost.public_pages import bars
+from watchpost.public_pages.caching import NO_STORE, PUBLIC, uncached
+from watchpost.status_pages.models import StatusPage
+
+FOLDER: Final = Path(__file__).with_name("templates")
+STATE_LABELS: Final[dict[str, str]] = {
+    "operational": "All systems operational",
+    "degraded": "Degraded performance",
+    "partial_outage": "Partial outage",
+    "major_outage": "Major outage",
+    "maintenance": "Under maintenance",
+}
+REPORT_STATES: Final[dict[str, str]] = {
+    "scheduled": "Scheduled",
+    "in_progress": "In progress",
+    "resolved": "Resolved",
+    "completed": "Completed",
+}
+
+
+def style_text(css: str | None) -> Markup:
+    """Custom CSS made safe inside <style>: every `<` becomes the CSS escape `\\3C ` (the
+    same character wherever CSS allows one), so nothing in it can end the element."""
+    return Markup((css or "").replace("<", "\\3C "))  # noqa: S704 (no `<` is left)
+
+
+def _css() -> str:
+    """The stylesheet with its indentation and comments dropped (it is sent with every page)."""
+    lines = []
+    for line in (FOLDER / "page.css").read_text().splitlines():
+        text = line.strip()
+        if text and not text.startswith("/*"):
+            lines.append(text)
+    return "".join(lines)
+
+
+@functools.cache
+def environment() -> Environment:
+    env = Environment(
+        loader=FileSystemLoader(FOLDER),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        auto_reload=False,
+    )
+    env.filters["style_text"] = style_text
+    env.filters["duration"] = bars.duration
+    env.globals.update(
+        CSS=Markup(_css()),  # noqa: S704 (the package's own file)
+        LABELS=bars.LABELS,
+        STATE_LABELS=STATE_LABELS,
+        REPORT_STATES=REPORT_STATES,
+        bars=bars,
+    )
+    return env
+
+
+def render(name: str, **context: Any) -> str:
+    """A template rendered, with its blank lines squeezed out."""
+    text = environment().get_template(name).render(**context)
+    return "\n".join(line for line in text.splitlines() if line.strip())
+
+
+PAGE_PATHS: Final[dict[str, str]] = {"/": "", "/incidents": "/history", "/maintenance": "/history"}
+
+
+def links(page: StatusPage, base: str) -> list[tuple[str, str]]:
+    """The navigation links as (text, href): a path of the page is made one of its URLs."""
+    found = []
+    for link in page.navigation_links or []:
+        href = str(link.get("href") or "")
+        if href.startswith("/"):
+            href = (base + PAGE_PATHS.get(href.rstrip("/") or "/", href)) or "/"
+        found.append((str(link.get("text") or href), href))
+    return found
+
+
+def page_context(page: StatusPage, base: str) -> dict[str, Any]:
+    """What the layout (base.html) reads of any page."""
+    return {
+        "page": page,
+        "links": links(page, base),
+        "tz_name": page.timezone,
+        "base": base,
+        "home": base or "/",
+        "theme": page.theme if page.theme in ("light", "dark", "system") else "system",
+        "noindex": page.hide_from_search_engines,
+    }
+
+
+def error_page(status: int, title: str, message: str) -> Response:
+    """A minimal HTML page of its own (no page's name, style or logo: nothing to reveal)."""
+    body = render("error.html", title=title, message=message, status=status)
+    return uncached(body, status, control=PUBLIC if status == 404 else NO_STORE)
+
+
+def password_page(
+    page: StatusPage, base: str, *, status: int, next_path: str = "", error: str | None = None
+) -> Response:
+    """The password form of a protected page: its name and nothing else of it."""
+    body = render(
+        "password.html",
+        **{**page_context(page, base), "noindex": True},
+        next_path=next_path,
+        error=error,
+        status=status,
+    )
+    return uncached(body, status, control=NO_STORE)

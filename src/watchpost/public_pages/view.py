@@ -1,0 +1,325 @@
+"""What a visitor of a status page sees, as plain values: the page's sections and resources
+with their status, availability and days, the overall state, and the status reports.
+
+Built from what the engine already keeps, through the status page API's own computation
+(status_pages.records.summaries over the history rollups, report_states.with_reports for
+open reports, min_incident_length applied there), never from raw check results. Response
+times and the intraday bars come from the history rollups' counters (one query per subject
+type and granularity). Templates (templates/) and the other public parts (feeds, JSON,
+badges) read these values; nothing here knows HTML.
+
+API:
+    view = await page_view(session, page, now)            # PageView
+    reports = await report_views(session, page, now, resources=view.resources_by_id)
+    report = await report_view(session, page, report_id, now)   # ReportView | None
+    overall_state(statuses)                                # the page's state name
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from typing import Final
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import bindparam, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from watchpost.history.models import CheckRollup
+from watchpost.history.periods import bucket_start
+from watchpost.status_pages.availability import (
+    DEGRADED,
+    DOWNTIME,
+    MAINTENANCE,
+    NOT_MONITORED,
+    OPERATIONAL,
+    Summary,
+)
+from watchpost.status_pages.models import StatusPage, StatusPageSection
+from watchpost.status_pages.records import ITEMS, summaries
+from watchpost.status_pages.rendering import public_name
+from watchpost.status_pages.report_states import with_reports
+from watchpost.status_pages.resource_rows import ResourceRow, all_rows
+from watchpost.status_pages.resources import load_targets
+from watchpost.timezones import zone_of
+
+# The page's overall state (Statuspage's indicator in brackets: the JSON side maps them).
+STATE_OPERATIONAL: Final = "operational"  # none
+STATE_DEGRADED: Final = "degraded"  # minor
+STATE_PARTIAL: Final = "partial_outage"  # major
+STATE_MAJOR: Final = "major_outage"  # critical
+STATE_MAINTENANCE: Final = "maintenance"  # maintenance
+STATES: Final = (STATE_OPERATIONAL, STATE_DEGRADED, STATE_PARTIAL, STATE_MAJOR, STATE_MAINTENANCE)
+
+CHART_WIDGETS: Final = frozenset({"response_times", "chart_only"})
+INTRADAY_HOURS: Final = 24
+
+
+def overall_state(statuses: Iterable[str]) -> str:
+    """The page's state from its resources' statuses (not_monitored ones left out):
+    major_outage when every one is down, partial_outage when some are, else degraded,
+    maintenance or operational, the worst present."""
+    seen = [status for status in statuses if status != NOT_MONITORED]
+    if any(status == DOWNTIME for status in seen):
+        return STATE_MAJOR if all(status == DOWNTIME for status in seen) else STATE_PARTIAL
+    if DEGRADED in seen:
+        return STATE_DEGRADED
+    if MAINTENANCE in seen:
+        return STATE_MAINTENANCE
+    return STATE_OPERATIONAL
+
+
+@dataclass(frozen=True)
+class Day:
+    """One local day of a resource's history."""
+
+    day: date
+    status: str
+    """not_monitored, operational, degraded, downtime or maintenance."""
+    downtime_s: int
+    maintenance_s: int
+
+
+@dataclass(frozen=True)
+class Hour:
+    """One hour of the intraday bars (from the hourly rollups' check counters)."""
+
+    start: datetime
+    checks: int
+    failures: int
+
+    @property
+    def status(self) -> str:
+        if self.checks == 0:
+            return NOT_MONITORED
+        return DOWNTIME if self.failures else OPERATIONAL
+
+
+@dataclass(frozen=True)
+class Point:
+    """Response times of one day (ms): average, fastest, slowest."""
+
+    day: date
+    avg_ms: float
+    min_ms: float
+    max_ms: float
+
+
+@dataclass(frozen=True)
+class ResourceView:
+    id: int
+    name: str
+    explanation: str
+    widget: str
+    resource_type: str
+    status: str
+    availability: float | None
+    """Over the page's history window; None when nothing was observed in it."""
+    days: list[Day]
+    hours: list[Hour] = field(default_factory=list)
+    """intraday_history of a monitor or heartbeat: the last 24 hours."""
+    points: list[Point] = field(default_factory=list)
+    """response_times / chart_only of a monitor: one point per day with checks."""
+
+    @property
+    def monitored_days(self) -> int:
+        return sum(1 for day in self.days if day.status != NOT_MONITORED)
+
+
+@dataclass(frozen=True)
+class SectionView:
+    id: int
+    name: str
+    resources: list[ResourceView]
+
+
+@dataclass(frozen=True)
+class PageView:
+    page: StatusPage
+    tz: ZoneInfo
+    now: datetime
+    state: str
+    sections: list[SectionView]
+
+    @property
+    def resources_by_id(self) -> dict[int, ResourceView]:
+        return {r.id: r for section in self.sections for r in section.resources}
+
+    @property
+    def names(self) -> dict[int, str]:
+        """Resource id → the name shown (what report_view's functions take)."""
+        return {r.id: r.name for section in self.sections for r in section.resources}
+
+
+def page_zone(page: StatusPage) -> ZoneInfo:
+    return zone_of(page.timezone) or ZoneInfo("UTC")
+
+
+def _days(summary: Summary) -> list[Day]:
+    return [
+        Day(
+            date.fromisoformat(entry["day"]),
+            entry["status"],
+            int(entry["downtime_duration"]),
+            int(entry["maintenance_duration"]),
+        )
+        for entry in summary.status_history
+    ]
+
+
+async def _sections(session: AsyncSession, page: StatusPage) -> list[StatusPageSection]:
+    stmt = (
+        select(StatusPageSection)
+        .where(StatusPageSection.status_page_id == page.id)
+        .order_by(StatusPageSection.position, StatusPageSection.id)
+    )
+    return list((await session.scalars(stmt)).all())
+
+
+def _subject(row: ResourceRow) -> tuple[str, int] | None:
+    """The history subject of a single item (groups and manual items have none)."""
+    kind = ITEMS.get(row.resource_type)
+    return (kind, row.resource_id) if kind is not None and row.resource_id is not None else None
+
+
+_ROLLUPS: Final = (
+    select(
+        CheckRollup.subject_id,
+        CheckRollup.period_start,
+        CheckRollup.checks,
+        CheckRollup.failures,
+        CheckRollup.latency_sum,
+        CheckRollup.latency_count,
+        CheckRollup.latency_min,
+        CheckRollup.latency_max,
+    )
+    .where(
+        CheckRollup.subject_type == bindparam("kind"),
+        CheckRollup.subject_id.in_(bindparam("ids", expanding=True)),
+        CheckRollup.granularity == bindparam("granularity"),
+        CheckRollup.period_start >= bindparam("since"),
+        CheckRollup.period_start < bindparam("now"),
+    )
+    .order_by(CheckRollup.subject_id, CheckRollup.period_start)
+)
+
+
+async def _rollups(
+    session: AsyncSession,
+    wanted: dict[str, set[int]],
+    *,
+    granularity: str,
+    since: datetime,
+    now: datetime,
+) -> dict[tuple[str, int], list[tuple[datetime, int, int, float, int, float | None, float | None]]]:
+    found: dict[
+        tuple[str, int], list[tuple[datetime, int, int, float, int, float | None, float | None]]
+    ]
+    found = defaultdict(list)
+    for kind, ids in wanted.items():
+        if not ids:
+            continue
+        params = {"kind": kind, "ids": sorted(ids), "granularity": granularity}
+        connection = await session.connection()
+        rows = await connection.execute(_ROLLUPS, {**params, "since": since, "now": now})
+        for subject_id, start, *rest in rows:
+            found[(kind, subject_id)].append((start, *rest))
+    return found
+
+
+def _hours(
+    rows: Sequence[tuple[datetime, int, int, float, int, float | None, float | None]], now: datetime
+) -> list[Hour]:
+    first = bucket_start(now, "hour") - timedelta(hours=INTRADAY_HOURS - 1)
+    by_start = {row[0]: row for row in rows}
+    hours = []
+    for offset in range(INTRADAY_HOURS):
+        start = first + timedelta(hours=offset)
+        row = by_start.get(start)
+        hours.append(Hour(start, row[1] if row else 0, row[2] if row else 0))
+    return hours
+
+
+def _points(
+    rows: Sequence[tuple[datetime, int, int, float, int, float | None, float | None]], tz: ZoneInfo
+) -> list[Point]:
+    points = []
+    for start, _checks, _failures, total, count, low, high in rows:
+        if count:
+            average = total / count
+            points.append(
+                Point(
+                    start.astimezone(tz).date(),
+                    average,
+                    low if low is not None else average,
+                    high if high is not None else average,
+                )
+            )
+    return points
+
+
+async def page_view(session: AsyncSession, page: StatusPage, now: datetime) -> PageView:
+    """Everything the page's main view shows."""
+    tz = page_zone(page)
+    rows = await all_rows(session, page_id=page.id)
+    targets = await load_targets(session, rows)
+    found = await summaries(session, rows, targets, page=page, now=now)
+    found = await with_reports(session, found, page_id=page.id, now=now)
+
+    intraday: dict[str, set[int]] = defaultdict(set)
+    charted: dict[str, set[int]] = defaultdict(set)
+    for row in rows:
+        subject = _subject(row)
+        if subject is None:
+            continue
+        if row.widget_type == "intraday_history":
+            intraday[subject[0]].add(subject[1])
+        elif row.widget_type in CHART_WIDGETS:
+            charted[subject[0]].add(subject[1])
+    hourly = await _rollups(
+        session,
+        intraday,
+        granularity="hour",
+        since=bucket_start(now, "hour") - timedelta(hours=INTRADAY_HOURS - 1),
+        now=now,
+    )
+    daily = await _rollups(
+        session,
+        charted,
+        granularity="day",
+        since=bucket_start(now - timedelta(days=page.history - 1), "day"),
+        now=now,
+    )
+
+    by_section: dict[int, list[ResourceView]] = defaultdict(list)
+    for row in sorted(rows, key=lambda r: (r.position, r.id)):
+        summary = found[row.id]
+        subject = _subject(row)
+        hours: list[Hour] = []
+        points: list[Point] = []
+        if subject is not None and row.widget_type == "intraday_history":
+            hours = _hours(hourly.get(subject, []), now)
+        if subject is not None and row.widget_type in CHART_WIDGETS:
+            points = _points(daily.get(subject, []), tz)
+        by_section[row.status_page_section_id].append(
+            ResourceView(
+                id=row.id,
+                name=public_name(row, targets.get((row.resource_type, row.resource_id))),
+                explanation=row.explanation,
+                widget=row.widget_type,
+                resource_type=row.resource_type,
+                status=summary.status,
+                availability=summary.availability if summary.observed_s > 0 else None,
+                days=_days(summary),
+                hours=hours,
+                points=points,
+            )
+        )
+    sections = [
+        SectionView(section.id, section.name, by_section.get(section.id, []))
+        for section in await _sections(session, page)
+    ]
+    statuses = [r.status for section in sections for r in section.resources]
+    return PageView(page, tz, now, overall_state(statuses), sections)
