@@ -81,8 +81,9 @@ def _form(request: Request, body: bytes) -> dict[str, list[str]]:
         raise InvalidRequest([(None, "the form is not valid UTF-8 form data")]) from None
 
 
-@router.get(
+@router.api_route(
     "/status/{subdomain}/subscribe",
+    methods=["GET", "HEAD"],
     summary="The sign-up form of a status page",
     response_class=HTMLResponse,
     responses={200: _html("The form"), 404: _html("No such page, or not subscribable")},
