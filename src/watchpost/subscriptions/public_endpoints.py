@@ -86,7 +86,12 @@ def _form(request: Request, body: bytes) -> dict[str, list[str]]:
     methods=["GET", "HEAD"],
     summary="The sign-up form of a status page",
     response_class=HTMLResponse,
-    responses={200: _html("The form"), 404: _html("No such page, or not subscribable")},
+    responses={
+        200: _html("The form"),
+        401: _html("The page's password form: the visitor has no session cookie"),
+        403: _html("The client's address is not in the page's IP allowlist"),
+        404: _html("No such page, or not subscribable"),
+    },
 )
 async def sign_up_form(subdomain: str, request: Request, db: ReadDb) -> Response:
     found = await visitor.open_subscribable(request, db, subdomain)
@@ -105,6 +110,8 @@ async def sign_up_form(subdomain: str, request: Request, db: ReadDb) -> Response
     response_class=HTMLResponse,
     responses={
         200: _html("Signed up: a confirmation is on its way"),
+        401: _html("The page's password form: the visitor has no session cookie"),
+        403: _html("The client's address is not in the page's IP allowlist"),
         404: _html("No such page, or not subscribable"),
         409: _json_error("The page holds as many subscribers as it may"),
         413: _json_error("The form is larger than 16 KiB"),
