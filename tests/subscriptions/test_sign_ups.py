@@ -200,3 +200,14 @@ async def test_the_ip_allowlist_applies_to_sign_ups(
 ) -> None:
     await new_page(api, ip_allowlist=["10.0.0.0/8"])
     assert (await sign_up(client, email="ann@example.com")).status_code == 403
+
+
+async def test_a_page_on_its_own_host_takes_sign_ups_at_subscribe(
+    app: FastAPI, api: Api, client: httpx.AsyncClient
+) -> None:
+    page = await new_page(api, custom_domain="status.acme.test")
+    own_host = {**FORM, "Host": "status.acme.test"}
+    answer = await client.post("/subscribe", data={"email": "ann@example.com"}, headers=own_host)
+    assert answer.status_code == 200, answer.text
+    [row] = (await api.get(f"{PAGES}/{page}/subscribers")).json()["data"]
+    assert row["attributes"]["email"] == "ann@example.com"
