@@ -81,9 +81,9 @@ def _form(request: Request, body: bytes) -> dict[str, list[str]]:
         raise InvalidRequest([(None, "the form is not valid UTF-8 form data")]) from None
 
 
-@router.api_route(
+@router.head("/status/{subdomain}/subscribe", include_in_schema=False)
+@router.get(
     "/status/{subdomain}/subscribe",
-    methods=["GET", "HEAD"],
     summary="The sign-up form of a status page",
     response_class=HTMLResponse,
     responses={
