@@ -69,8 +69,10 @@ def build_app(ctx: AppContext, *, engine: bool = False, retention: bool | None =
     from watchpost.public_pages.endpoints import fallback_routes as page_fallback_routes
     from watchpost.routes import api_routes, flat_routes, public_routes, secret_path_prefixes
     from watchpost.status_pages import references
+    from watchpost.subscriptions import receiver
 
     references.install()  # deleting a shown item deletes the resources showing it
+    receiver.install()  # status page subscribers: a receiver of the delivery system
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

@@ -157,10 +157,12 @@ def cmd_worker(_args: argparse.Namespace) -> None:
     from watchpost.engine.loop import Engine
     from watchpost.incidents.policy_actions import PolicyActions
     from watchpost.logs.retention import RetentionLoop
+    from watchpost.subscriptions import receiver
 
     settings = _settings()
     _logging(settings)
     _migrate(settings)
+    receiver.install()  # status page subscribers: a receiver of the delivery system
 
     async def run() -> None:
         ctx = AppContext.build(settings)

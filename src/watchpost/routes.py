@@ -38,6 +38,7 @@ API_DOMAINS = (
     "reports",
     "sources",
     "status_pages",
+    "subscriptions",
     "team_members",
     "urgencies",
     "webhooks",
@@ -52,6 +53,7 @@ PUBLIC_ENDPOINTS = (
     "incoming.receive_endpoints",
     "ingestion.endpoints",
     "ingestion.otlp_endpoints",
+    "subscriptions.public_endpoints",
     "public_pages.endpoints",
     "public_pages.machine_endpoints",
 )

@@ -107,6 +107,18 @@ class Settings(BaseSettings):
         description="Events one log source may send a UTC day (per process); past it 429 "
         "until the next day. 0: no quota.",
     )
+    subscribe_rate_limit_per_minute: int = _per_minute(
+        5, "Status page sign-ups a minute from one client address; 0: no limit."
+    )
+    subscribe_page_rate_limit_per_minute: int = _per_minute(
+        60, "Sign-ups a minute to one status page, from everyone; 0: no limit."
+    )
+    max_subscribers_per_page: int = Field(
+        default=10_000,
+        ge=1,
+        le=1_000_000,
+        description="Subscribers (confirmed or not) one status page holds.",
+    )
 
     status_page_domain: str | None = Field(
         default=None,

@@ -32,6 +32,7 @@ PUBLIC_PREFIXES: tuple[str, ...] = (
     "/acknowledge/",
     "/api/v1/incoming-webhook/",
     "/status/",
+    "/subscriptions/",
 )
 
 # A value for every target field, valid for the kinds that accept it.
@@ -374,6 +375,21 @@ async def status_page_section(api: Api) -> str:
 async def status_page_resource(api: Api) -> str:
     page = await _status_page(api)
     return await _created_url(api, f"{page}/resources", {"public_name": "Office Wi-Fi"})
+
+
+@register("/api/v2/status-pages/{status_page_id}/subscribers/{subscriber_id}", change={})
+async def status_page_subscriber(api: Api) -> str:
+    subdomain = unique_name("subs").replace("_", "-").lower()
+    body = {"subdomain": subdomain, "subscribable": True}
+    page = str(data(await api.post("/api/v2/status-pages", body), 201)["id"])
+    signed_up = await api.client.post(
+        f"/status/{subdomain}/subscribe",
+        data={"email": f"{subdomain}@example.com"},
+        headers={"Content-Type": "application/x-www-form-urlencoded"},
+    )
+    assert signed_up.status_code == 200, signed_up.text
+    [row] = (await api.get(f"/api/v2/status-pages/{page}/subscribers")).json()["data"]
+    return f"/api/v2/status-pages/{page}/subscribers/{row['id']}"
 
 
 @register(

@@ -22,6 +22,7 @@ MODEL_DOMAINS = (
     "policies",
     "sources",
     "status_pages",
+    "subscriptions",
     "teams",
     "urgencies",
     "webhooks",

@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.channels.models import NotificationChannel
 from watchpost.db.base import UTCDateTime
+from watchpost.delivery import extensions
 from watchpost.delivery.models import Delivery, DeliveryEvent
 from watchpost.oncall.models import OnCallCalendar
 from watchpost.pagerduty.models import PagerDutyIntegration
@@ -53,6 +54,8 @@ class Job:
     body_template: str | None
     pagerduty_key: str | None
     pagerduty_severity: str | None
+    subscriber_id: int | None = None
+    """The status page subscriber of a `subscriber` delivery."""
 
     @property
     def message_id(self) -> str:
@@ -86,6 +89,7 @@ _JOB_COLUMNS = (
     CustomWebhookTemplate.body_template,
     PagerDutyIntegration.key,
     PagerDutyIntegration.severity,
+    Delivery.subscriber_id,
 )
 
 
@@ -165,9 +169,26 @@ class Waiting:
     """An escalation policy's step is due."""
     calendars_due: bool
     """An on-call calendar is due a look at who is on call."""
+    receivers_due: bool = False
+    """A registered receiver has events to make (delivery/extensions.py)."""
+
+
+_STATEMENTS: dict[int, Any] = {}
+
+
+def _waiting_statement() -> Any:
+    """_WAITING and the registered receivers' EXISTS clauses, built once per set."""
+    clauses = [r.waiting for r in extensions.receivers() if r.waiting is not None]
+    key = len(clauses)
+    if key not in _STATEMENTS:
+        _STATEMENTS[key] = _WAITING.add_columns(*clauses) if clauses else _WAITING
+    return _STATEMENTS[key]
 
 
 async def work_waiting(session: AsyncSession, *, now: datetime) -> Waiting:
-    """What waits at `now`: one statement of four indexed EXISTS."""
-    row = (await session.execute(_WAITING, {"due_now": now})).one()
-    return Waiting(*(bool(value) for value in row))
+    """What waits at `now`: one statement of four indexed EXISTS (and one per receiver that
+    makes events of its own)."""
+    row = (await session.execute(_waiting_statement(), {"due_now": now})).one()
+    values = [bool(value) for value in row]
+    undispatched, due, steps_due, calendars_due = values[:4]
+    return Waiting(undispatched, due, steps_due, calendars_due, receivers_due=any(values[4:]))

@@ -18,7 +18,7 @@ from typing import Any, Final
 from sqlalchemy import insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.delivery import escalation, targets
+from watchpost.delivery import escalation, extensions, targets
 from watchpost.delivery.models import Delivery, DeliveryEvent
 from watchpost.webhooks.models import OutgoingWebhook
 
@@ -101,6 +101,7 @@ async def dispatch(session: AsyncSession, *, now: datetime, limit: int, first_de
         session, {e.team_id for e in events if e.event in CHAT_EVENTS.get(e.trigger_type, ())}
     )
     paged = await targets.pagerduty(session, {e.team_id for e in events if _paged(e)})
+    registered = await extensions.targets_of(session, events, now)
     # Escalation policies: a run for each incident started with one.
     await escalation.start_runs(session, events, now=now)
     due = now + timedelta(seconds=first_delay)
@@ -118,6 +119,7 @@ async def dispatch(session: AsyncSession, *, now: datetime, limit: int, first_de
             told += chats[event.team_id]
         if _paged(event):
             told += paged[event.team_id]
+        told += registered.get(event.id, [])
         if event.trigger_type == "incident_change" and event.event == "resolved":
             # whoever a policy told hears of the resolution too
             told += await escalation.told_of(session, incident_id=event.subject_id, now=now)

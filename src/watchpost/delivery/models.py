@@ -52,13 +52,15 @@ class Delivery(IdMixin, TeamOwnedMixin, Base):
         # Claims look for pending deliveries by due time; the API lists a webhook's newest.
         Index("ix_deliveries_state_next_attempt_at", "state", "next_attempt_at"),
         Index("ix_deliveries_webhook_id_id", "webhook_id", "id"),
+        Index("ix_deliveries_subscriber_id", "subscriber_id"),
     )
 
     event_id: Mapped[int] = mapped_column(
         IdType, ForeignKey("delivery_events.id", ondelete="CASCADE"), index=True
     )
     channel: Mapped[str] = mapped_column(String(16), default="webhook")
-    """webhook, email, sms, call, apprise (a notification channel) or pagerduty."""
+    """webhook, email, sms, call, apprise (a notification channel), pagerduty or subscriber
+    (a status page subscriber: delivery/extensions.py)."""
     webhook_id: Mapped[int | None] = mapped_column(
         IdType, ForeignKey("outgoing_webhooks.id", ondelete="CASCADE"), default=None
     )
@@ -71,6 +73,9 @@ class Delivery(IdMixin, TeamOwnedMixin, Base):
     pagerduty_id: Mapped[int | None] = mapped_column(IdType, default=None)
     """The PagerDuty integration of a pagerduty delivery (no foreign key: deleting one
     deletes its deliveries)."""
+    subscriber_id: Mapped[int | None] = mapped_column(IdType, default=None)
+    """The status page subscriber of a `subscriber` delivery (no foreign key: unsubscribing
+    deletes its deliveries, subscriptions/service.py)."""
     state: Mapped[str] = mapped_column(String(16))
     """pending (an attempt is due at next_attempt_at), succeeded, failed (gave up) or
     cancelled (the webhook was disabled)."""

@@ -20,7 +20,7 @@ from watchpost.teams.models import Team
 
 log = logging.getLogger("watchpost.delivery")
 
-TriggerType = Literal["incident_change", "monitor_change", "on_call_change"]
+TriggerType = Literal["incident_change", "monitor_change", "on_call_change", "status_page_change"]
 
 INCIDENT_EVENTS: Final = ("started", "acknowledged", "resolved", "reopened", "comment")
 MONITOR_EVENTS: Final = ("created", "updated", "paused", "unpaused", "deleted")
@@ -28,6 +28,14 @@ EVENTS: Final[dict[str, tuple[str, ...]]] = {
     "incident_change": INCIDENT_EVENTS,
     "monitor_change": MONITOR_EVENTS,
     "on_call_change": ("changed",),
+    "status_page_change": (
+        "report_created",
+        "report_updated",
+        "report_resolved",
+        "maintenance_started",
+        "maintenance_ended",
+        "subscription_requested",
+    ),
 }
 
 

@@ -20,6 +20,7 @@ from typing import Any, Final
 from sqlalchemy import Table, bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from watchpost.delivery import extensions
 from watchpost.delivery.claims import Job
 from watchpost.delivery.models import Delivery
 from watchpost.delivery.sending import Outcome, host_of
@@ -64,6 +65,9 @@ def _disable(webhook_id: int, reason: str, at: datetime) -> Any:
 
 def receiver(job: Job) -> str:
     """Who the delivery is for, for log lines (a webhook URL's path may hold credentials)."""
+    extension = extensions.receiver(job.channel)
+    if extension is not None:
+        return extension.describe(job)
     if job.channel_id is not None:
         return f"notification channel {job.channel_id}"
     if job.channel in ("sms", "call"):

@@ -36,6 +36,7 @@ def deliveries_for(
             "recipient": target.get("recipient"),
             "channel_id": target.get("channel_id"),
             "pagerduty_id": target.get("pagerduty_id"),
+            "subscriber_id": target.get("subscriber_id"),
             "state": "pending",
             "attempts": 0,
             "next_attempt_at": due,

@@ -25,6 +25,7 @@ from watchpost.delivery import (
     claims,
     dispatch,
     escalation,
+    extensions,
     mail,
     outbox,
     pagerduty,
@@ -77,6 +78,9 @@ class Deliverer:
         """Whether the last pass left due deliveries behind (its claim came back full)."""
 
     async def send(self, job: Job, *, now: datetime) -> Outcome:
+        extension = extensions.receiver(job.channel)
+        if extension is not None:
+            return await extension.send(self.ctx, job, now)
         if job.channel == "apprise":
             assert job.channel_url_encrypted is not None
             return await chat.send(
@@ -135,6 +139,7 @@ class Deliverer:
                     extra={"included": change.included},
                     at=now,
                 )
+            await extensions.due(session, now, limit)
             made = await dispatch.dispatch(
                 session,
                 now=now,
@@ -228,7 +233,12 @@ class Deliverer:
         # statement, not two write locks (on SQLite, every writer queues behind one).
         async with self.ctx.db.read_sessions() as session:
             waiting = await claims.work_waiting(session, now=now)
-        busy = waiting.undispatched or waiting.steps_due or waiting.calendars_due
+        busy = (
+            waiting.undispatched
+            or waiting.steps_due
+            or waiting.calendars_due
+            or waiting.receivers_due
+        )
         dispatched = await self.dispatch(now) if busy else 0
         room = self.settings.delivery_concurrency - len(self._running)
         limit = min(room, self.settings.delivery_claim_batch)

@@ -146,3 +146,18 @@ class StatusUpdate(IdMixin, TeamOwnedMixin, TimestampMixin, Base):
     published_at: Mapped[datetime] = mapped_column(UTCDateTime())
     notify_subscribers: Mapped[bool] = mapped_column(Boolean, default=False)
     affected_resources: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
+
+
+class ReportAnnouncement(TeamOwnedMixin, Base):
+    """A maintenance report's start or end still to be announced to the page's subscribers:
+    `phase` start (due at starts_at) or end (due at ends_at). The delivery pass records the
+    event and moves the row on (start → end), or deletes it after the end
+    (status_pages/announcements.py)."""
+
+    __tablename__ = "status_report_announcements"
+
+    status_report_id: Mapped[int] = mapped_column(
+        IdType, ForeignKey("status_reports.id", ondelete="CASCADE"), primary_key=True
+    )
+    phase: Mapped[str] = mapped_column(String(16))
+    next_at: Mapped[datetime] = mapped_column(UTCDateTime(), index=True)

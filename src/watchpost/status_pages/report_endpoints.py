@@ -18,7 +18,7 @@ from watchpost.http.envelope import Resource, listing, no_content, resource, sin
 from watchpost.http.errors import object_id
 from watchpost.http.pagination import Paging
 from watchpost.problems import parse
-from watchpost.status_pages import pages, report_states, reports
+from watchpost.status_pages import announcements, pages, report_states, reports
 from watchpost.status_pages.models import StatusReport, StatusUpdate
 from watchpost.status_pages.report_schemas import (
     REPORT_NOT_NULL,
@@ -138,7 +138,10 @@ async def create_report(
     async with db.begin():
         page = await pages.get_page(db, team_id=caller.team_id, page_id=pid, lock=True)
         data = parse(ReportCreate, body)
-        report = await reports.create_report(db, page=page, data=data, now=ctx.clock.now())
+        now = ctx.clock.now()
+        report = await reports.create_report(db, page=page, data=data, now=now)
+        first = (await reports.updates_of(db, [report.id]))[0]
+        await announcements.report_created(db, page=page, report=report, update=first, now=now)
         return await _report_response(db, report, status=201)
 
 
@@ -198,6 +201,7 @@ async def update_report(
             sent=set(data.model_fields_set),
             now=ctx.clock.now(),
         )
+        await announcements.report_changed(db, report=report)
         return await _report_response(db, report)
 
 
@@ -237,8 +241,10 @@ async def create_update(
             db, caller, status_page_id, status_report_id, lock=True
         )
         data = parse(UpdateCreate, body)
-        update = await reports.create_update(
-            db, page=page, report=report, data=data, now=ctx.clock.now()
+        now, was_resolved = ctx.clock.now(), report.resolved
+        update = await reports.create_update(db, page=page, report=report, data=data, now=now)
+        await announcements.update_published(
+            db, page=page, report=report, update=update, was_resolved=was_resolved, now=now
         )
         live = await reports.live_resource_ids(db, page.id)
     return single(update_document(update, live), status=201)
