@@ -30,6 +30,7 @@ API_DOMAINS = (
     "heartbeats",
     "incidents",
     "incoming",
+    "logs",
     "metadata",
     "monitors",
     "oncall",
