@@ -177,6 +177,8 @@ async def test_no_sources_no_rows(api: Api, store: MemoryStore) -> None:
         ({"order": "sideways"}, "order"),
         ({"from": "yesterday"}, "from"),
         ({"to": "2026-13-01"}, "to"),
+        ({"from": "0001-01-01T00:00:00+01:00"}, "from"),
+        ({"to": "9999-12-31T23:59:59-05:00"}, "to"),
         ({"from": "2026-01-01T00:00:00Z", "to": "2025-12-31T00:00:00Z"}, "from"),
         ({"source_ids": "1,abc"}, "source_ids"),
         ({"source_ids": ",".join(str(n) for n in range(1, 102))}, "source_ids"),

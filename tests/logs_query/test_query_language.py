@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import orjson
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from watchpost.logs.query_language import (
@@ -91,11 +92,13 @@ _terms = st.one_of(
 )
 
 
+@settings(max_examples=300, deadline=None)
 @given(st.lists(_terms, max_size=8))
 def test_terms_round_trip(terms: list[Term]) -> None:
     assert parse(unparse(terms)) == terms
 
 
+@settings(max_examples=300, deadline=None)
 @given(st.text(max_size=80))
 def test_parse_never_crashes_and_reads_back(query: str) -> None:
     try:
@@ -106,6 +109,7 @@ def test_parse_never_crashes_and_reads_back(query: str) -> None:
     assert parse(unparse(terms)) == terms
 
 
+@settings(max_examples=500, deadline=None)
 @given(st.text(alphabet='ab :-"*\\.\t', max_size=30))
 def test_parse_never_crashes_on_syntax_characters(query: str) -> None:
     try:
@@ -168,6 +172,4 @@ def test_flatten() -> None:
 def test_matcher(query: str, expected: bool) -> None:
     leaves = flatten(EVENT)
     assert matches(parse(query), str(EVENT["message"]), leaves) is expected
-    import orjson
-
     assert raw_matches(parse(query), orjson.dumps(EVENT)) is expected

@@ -32,6 +32,9 @@ DT_FORMAT: Final = "%Y-%m-%d %H:%M:%S.%f"
 """How rows show `dt` (UTC), as the hosted API does."""
 
 _CURSOR_VERSION: Final = 1
+EARLIEST: Final = datetime(1970, 1, 1, tzinfo=UTC)
+LATEST: Final = datetime(2200, 1, 1, tzinfo=UTC)
+"""The times `from` and `to` may name (every engine holds them; a range is never past them)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,11 +85,14 @@ def parse_time(raw: str, field: str) -> datetime:
         text = text[:-4]
     try:
         value = datetime.fromisoformat(text)
-    except ValueError:
+        value = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    except (ValueError, OverflowError):
         raise InvalidRequest.field(
             field, "must be an ISO 8601 time, like 2022-07-19T13:32:56+0000"
         ) from None
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    if not EARLIEST <= value <= LATEST:
+        raise InvalidRequest.field(field, "must lie between the years 1970 and 2200")
+    return value
 
 
 def time_range(
