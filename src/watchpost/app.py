@@ -20,6 +20,7 @@ from watchpost.http.docs import docs_routes
 from watchpost.http.envelope import JsonResponse
 from watchpost.http.errors import UnhandledErrors, install_error_handlers, json_error
 from watchpost.http.logs import install as redact_secret_paths
+from watchpost.logs.retention import RetentionLoop
 from watchpost.settings import Settings
 
 health = APIRouter()
@@ -43,18 +44,25 @@ async def healthz(ctx: Context) -> Response:
 
 
 def create_app(
-    settings: Settings | None = None, *, clock: Clock | None = None, engine: bool = False
+    settings: Settings | None = None,
+    *,
+    clock: Clock | None = None,
+    engine: bool = False,
+    retention: bool | None = None,
 ) -> FastAPI:
     """The ASGI app. The database is not migrated here: `watchpost serve` does that first.
 
     engine: run the check engine and alert delivery in-process for the app's lifetime (what
     `serve` does unless `--no-engine`); off by default so an app built for tests checks and
-    sends nothing on its own.
+    sends nothing on its own. retention: enforce the logs retention periodically (default: as
+    engine; `serve` always does, as the process that owns the embedded logs store).
     """
-    return build_app(AppContext.build(settings or Settings(), clock), engine=engine)
+    return build_app(
+        AppContext.build(settings or Settings(), clock), engine=engine, retention=retention
+    )
 
 
-def build_app(ctx: AppContext, *, engine: bool = False) -> FastAPI:
+def build_app(ctx: AppContext, *, engine: bool = False, retention: bool | None = None) -> FastAPI:
     """The app around a context. The context may be swapped (`app.state.ctx`) before use:
     the tests build the routes once and give every test a fresh database."""
     from watchpost.routes import api_routes, flat_routes, public_routes, secret_path_prefixes
@@ -77,6 +85,13 @@ def build_app(ctx: AppContext, *, engine: bool = False) -> FastAPI:
         # as the process. Out of the collector's reach, a full collection no longer walks
         # them: ≈ 50 ms of pause otherwise, which was the list benchmark's p99.
         gc.freeze()
+        # Logs retention runs in the serving process: it owns the embedded store.
+        pruner = (
+            RetentionLoop(app.state.ctx.db, app.state.ctx.logs, app.state.ctx.clock)
+            if (engine if retention is None else retention)
+            else None
+        )
+        pruning = asyncio.ensure_future(pruner.run_forever()) if pruner else None
         try:
             yield
         finally:
@@ -84,6 +99,10 @@ def build_app(ctx: AppContext, *, engine: bool = False) -> FastAPI:
                 checker.stop()
                 deliverer.stop()
                 await running
+            if pruner is not None and pruning is not None:
+                pruner.stop()
+                await pruning
+            await app.state.ctx.logs.close()
             await app.state.ctx.db.dispose()
 
     app = FastAPI(

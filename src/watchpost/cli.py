@@ -144,7 +144,7 @@ def cmd_serve(args: argparse.Namespace) -> None:
         "serving on http://%s:%d (Press CTRL+C to quit)", _url_host(bound[0]), bound[1]
     )
     config = uvicorn.Config(
-        create_app(settings, engine=not args.no_engine),
+        create_app(settings, engine=not args.no_engine, retention=True),
         log_level=settings.log_level.lower(),
         proxy_headers=True,
     )
@@ -156,6 +156,7 @@ def cmd_worker(_args: argparse.Namespace) -> None:
     from watchpost.delivery.worker import Deliverer
     from watchpost.engine.loop import Engine
     from watchpost.incidents.policy_actions import PolicyActions
+    from watchpost.logs.retention import RetentionLoop
 
     settings = _settings()
     _logging(settings)
@@ -165,10 +166,15 @@ def cmd_worker(_args: argparse.Namespace) -> None:
         ctx = AppContext.build(settings)
         engine = Engine(ctx)
         deliverer = Deliverer(ctx, incidents=PolicyActions(ctx.clock))
+        # Logs retention runs here only on a ClickHouse store: the embedded one belongs to
+        # the serving process (one process opens its files).
+        retention = RetentionLoop(ctx.db, ctx.logs, ctx.clock) if settings.logs_url else None
 
         def stop() -> None:
             engine.stop()
             deliverer.stop()
+            if retention is not None:
+                retention.stop()
 
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, signal.SIGINT):
@@ -176,9 +182,13 @@ def cmd_worker(_args: argparse.Namespace) -> None:
         # As `serve` does (app.py): what is built by now lives as long as the process, and a
         # full collection walking it (≈ 170,000 objects, ≈ 90 ms) would stall the checks.
         gc.freeze()
+        loops = [engine.run_forever(), deliverer.run_forever()]
+        if retention is not None:
+            loops.append(retention.run_forever())
         try:
-            await asyncio.gather(engine.run_forever(), deliverer.run_forever())
+            await asyncio.gather(*loops)
         finally:
+            await ctx.logs.close()
             await ctx.db.dispose()
 
     asyncio.run(run())

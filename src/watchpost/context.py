@@ -1,13 +1,15 @@
-"""What a running Watchpost shares between requests: settings, database, clock, secrets."""
+"""What a running Watchpost shares between requests: settings, database, clock, secrets, the
+logs store."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from watchpost import destinations
 from watchpost.clock import Clock, SystemClock
 from watchpost.crypto import SecretBox, load_or_create_key
 from watchpost.db.session import Database, create_engine
+from watchpost.logs.store import LogStore, open_store
 from watchpost.ratelimit import RateLimits
 from watchpost.settings import Settings
 
@@ -19,6 +21,12 @@ class AppContext:
     clock: Clock
     box: SecretBox
     limits: RateLimits
+    logs: LogStore = field(init=False)
+    """Log events and metrics (WATCHPOST_LOGS_URL): opened on first use, closed with the app
+    (`await ctx.logs.close()`); a test may put another store here."""
+
+    def __post_init__(self) -> None:
+        self.logs = open_store(self.settings)
 
     @classmethod
     def build(cls, settings: Settings, clock: Clock | None = None) -> AppContext:

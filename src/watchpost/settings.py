@@ -55,6 +55,12 @@ class Settings(BaseSettings):
     data_dir: Path = Field(
         default=DEFAULT_DATA_DIR, description="Folder for the SQLite file and generated key."
     )
+    logs_url: str = Field(
+        default="",
+        description="Where log events and metrics are kept: empty for the embedded store (DuckDB "
+        "files in <data_dir>/logs/, opened by the serving process), or "
+        "clickhouse://user:password@host:8123/database (clickhouses:// for HTTPS).",
+    )
     log_level: str = "info"
     target_check_interval: int = _at_least_1(
         60, "Seconds between two checks of a collector target."
@@ -142,6 +148,13 @@ class Settings(BaseSettings):
     @classmethod
     def _delays(cls, value: str) -> str:
         parse_delays(value)  # a typo fails at start, not at the first delivery
+        return value
+
+    @field_validator("logs_url")
+    @classmethod
+    def _logs_url(cls, value: str) -> str:
+        if value:
+            parse_clickhouse_url(value)  # a typo fails at start, not at the first event
         return value
 
     @field_validator("smtp_url")
@@ -233,6 +246,38 @@ def parse_smtp_url(url: str) -> SmtpServer:
         password=unquote(parts.password) if parts.password else None,
         use_tls=use_tls,
         start_tls=None if not flag or use_tls else flag == "true",
+    )
+
+
+@dataclass(frozen=True)
+class ClickHouseServer:
+    host: str
+    port: int
+    username: str
+    password: str
+    database: str
+    secure: bool
+
+
+def parse_clickhouse_url(url: str) -> ClickHouseServer:
+    """clickhouse://user:password@host:port/database (HTTP; clickhouses:// for HTTPS)."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("clickhouse", "clickhouses") or not parts.hostname:
+        raise ValueError(
+            "WATCHPOST_LOGS_URL must be clickhouse://[user:password@]host[:port][/database] "
+            "or clickhouses://…"
+        )
+    secure = parts.scheme == "clickhouses"
+    database = unquote(parts.path.strip("/")) or "default"
+    if not database.replace("_", "").isalnum():
+        raise ValueError("the ClickHouse database name may hold only letters, digits and _")
+    return ClickHouseServer(
+        host=parts.hostname,
+        port=parts.port or (8443 if secure else 8123),
+        username=unquote(parts.username) if parts.username else "default",
+        password=unquote(parts.password) if parts.password else "",
+        database=database,
+        secure=secure,
     )
 
 

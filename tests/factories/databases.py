@@ -98,6 +98,7 @@ class SharedEngines:
     async def release(self, ctx: AppContext) -> None:
         """The end of a test's context: its engine disposed, unless it is a shared PostgreSQL
         one (a shared SQLite engine lets go of the test's file)."""
+        await ctx.logs.close()
         engine = ctx.db.engine
         if engine is not self._engines.get("postgres"):
             await engine.dispose()

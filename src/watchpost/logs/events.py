@@ -7,7 +7,7 @@ import random
 import threading
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 
@@ -42,6 +42,19 @@ class StoredEvent:
     source_id: int
     dt: datetime
     raw: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class MetricPoint:
+    """One metric sample of a source: a name, a value at a time, and its tags."""
+
+    source_id: int
+    team_id: int
+    dt: datetime
+    """Aware UTC."""
+    name: str
+    value: float
+    tags: Mapping[str, str] = field(default_factory=dict)
 
 
 # An id is milliseconds since the epoch << 20 | a 10-bit process tag << 10 | a 10-bit counter.

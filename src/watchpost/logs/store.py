@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
-from watchpost.logs.events import LogEvent, StoredEvent
+from watchpost.logs.events import LogEvent, MetricPoint, StoredEvent
 
 if TYPE_CHECKING:
     from watchpost.settings import Settings
@@ -72,9 +72,46 @@ class LogStore(Protocol):
         """Drop what is older than each source's retention (source_id -> days)."""
         ...
 
+    async def append_metrics(self, points: Sequence[MetricPoint]) -> None:
+        """Store metric samples; durable when it returns."""
+        ...
+
+    async def search_metrics(self, search: MetricSearch) -> list[MetricPoint]:
+        """Samples of the sources, oldest first (at most MAX_LIMIT)."""
+        ...
+
+    async def drop_expired_metrics(self, now: datetime, retention_days: Mapping[int, int]) -> int:
+        """drop_expired for metrics (source_id -> metrics_retention days)."""
+        ...
+
     async def close(self) -> None: ...
 
 
+@dataclass(frozen=True, slots=True)
+class MetricSearch:
+    source_ids: Sequence[int]
+    name: str | None = None
+    """Only samples of this metric; None: every metric."""
+    since: datetime | None = None
+    until: datetime | None = None
+    limit: int = 1000
+
+
+def capped(limit: int) -> int:
+    """A search's limit within 0..MAX_LIMIT."""
+    return max(0, min(limit, MAX_LIMIT))
+
+
 def open_store(settings: Settings) -> LogStore:
-    """WATCHPOST_LOGS_URL (clickhouse://…) or the embedded default under the data folder."""
-    raise NotImplementedError("the logs store engines are not built yet")
+    """WATCHPOST_LOGS_URL (clickhouse://…) or the embedded default under the data folder.
+
+    Nothing is opened yet: each engine connects on first use, so building a context costs no I/O.
+    """
+    url = settings.logs_url
+    if url:
+        from watchpost.logs.clickhouse import ClickHouseStore
+
+        return ClickHouseStore.from_url(url)
+    from watchpost.logs.embedded import EmbeddedStore
+
+    return EmbeddedStore(settings.data_dir / "logs")

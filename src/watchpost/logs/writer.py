@@ -1,0 +1,131 @@
+"""The one writer of a logs store: a thread that owns the write connection and batches appends.
+
+Every append of every request goes to one queue. The thread takes what is waiting (up to
+`max_batch` events), writes it as one batch and only then answers each append: an append
+returns when its events are durable, and concurrent appends share one commit (group commit).
+Other writes (retention, new partitions) run on the same thread, in order, one at a time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections import deque
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+C = TypeVar("C")  # the connection the thread owns
+T = TypeVar("T")
+
+
+@dataclass
+class _Job:
+    kind: str  # "logs", "metrics" or "call"
+    items: Sequence[Any]
+    call: Callable[[Any], Any] | None
+    future: Future[Any]
+
+
+class SerialWriter(Generic[C]):
+    """One thread, one connection (opened on the thread at its first job), jobs in order."""
+
+    def __init__(
+        self,
+        name: str,
+        connect: Callable[[], C],
+        write: Callable[[C, str, list[Any]], None],
+        disconnect: Callable[[C], None],
+        max_batch: int = 20_000,
+    ) -> None:
+        self._name = name
+        self._connect = connect
+        self._write = write
+        self._disconnect = disconnect
+        self._max_batch = max_batch
+        self._jobs: deque[_Job] = deque()
+        self._ready = threading.Condition()
+        self._thread: threading.Thread | None = None
+        self._closed = False
+        self._connection: C | None = None
+
+    async def write(self, kind: str, items: Sequence[Any]) -> None:
+        """Queue items of one kind ("logs" or "metrics"); returns once they are written."""
+        if items:
+            await asyncio.wrap_future(self._submit(_Job(kind, items, None, Future())))
+
+    async def call(self, work: Callable[[C], T]) -> T:
+        """Run work(connection) on the writer's thread, after everything queued before it."""
+        result: T = await asyncio.wrap_future(self._submit(_Job("call", (), work, Future())))
+        return result
+
+    def _submit(self, job: _Job) -> Future[Any]:
+        with self._ready:
+            if self._closed:
+                raise RuntimeError("the logs store is closed")
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
+                self._thread.start()
+            self._jobs.append(job)
+            self._ready.notify()
+        return job.future
+
+    def close(self) -> None:
+        """Finish what is queued, close the connection, end the thread (blocking)."""
+        with self._ready:
+            self._closed = True
+            thread = self._thread
+            self._ready.notify()
+        if thread is not None:
+            thread.join()
+
+    def _take(self) -> list[_Job] | None:
+        """The next jobs to run together: one call, or appends of one kind up to max_batch."""
+        with self._ready:
+            while not self._jobs:
+                if self._closed:
+                    return None
+                self._ready.wait()
+            first = self._jobs.popleft()
+            taken = [first]
+            if first.kind == "call":
+                return taken
+            count = len(first.items)
+            while self._jobs and self._jobs[0].kind == first.kind:
+                if count + len(self._jobs[0].items) > self._max_batch:
+                    break
+                job = self._jobs.popleft()
+                count += len(job.items)
+                taken.append(job)
+            return taken
+
+    def _run(self) -> None:
+        try:
+            while (jobs := self._take()) is not None:
+                self._run_jobs(jobs)
+        finally:
+            if self._connection is not None:
+                self._disconnect(self._connection)
+                self._connection = None
+
+    def _run_jobs(self, jobs: list[_Job]) -> None:
+        try:
+            if self._connection is None:
+                self._connection = self._connect()
+            connection = self._connection
+            first = jobs[0]
+            if first.call is not None:
+                result = first.call(connection)
+            else:
+                batch = [item for job in jobs for item in job.items]
+                self._write(connection, first.kind, batch)
+                result = None
+        except BaseException as exc:  # every waiting append learns of the failure
+            for job in jobs:
+                if not job.future.cancelled():
+                    job.future.set_exception(exc)
+            return
+        for job in jobs:
+            if not job.future.cancelled():
+                job.future.set_result(result)
