@@ -51,6 +51,7 @@ PUBLIC_ENDPOINTS = (
     "heartbeats.ping_endpoints",
     "incidents.acknowledge_endpoints",
     "incoming.receive_endpoints",
+    "logs.sql_endpoint",
 )
 
 

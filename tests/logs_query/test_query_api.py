@@ -10,8 +10,9 @@ import pytest
 from fastapi import FastAPI
 
 from tests.factories.api import Api, errors
+from tests.logs_query.conftest import Recorded
 from tests.logs_query.events import log_event, new_source
-from tests.logs_query.memory_store import MemoryStore, reference_search
+from tests.logs_query.reference import reference_search
 from watchpost.logs.query_language import parse
 from watchpost.logs.store import Search
 
@@ -23,7 +24,7 @@ def now(app: FastAPI) -> datetime:
     return moment
 
 
-async def fill(app: FastAPI, store: MemoryStore, api: Api, source_id: int, count: int) -> None:
+async def fill(app: FastAPI, store: Recorded, api: Api, source_id: int, count: int) -> None:
     start = now(app) - timedelta(minutes=count)
     await store.append(
         [
@@ -50,7 +51,7 @@ async def rows(api: Api, **query: Any) -> dict[str, Any]:
     return body
 
 
-async def test_rows_newest_first(app: FastAPI, api: Api, store: MemoryStore) -> None:
+async def test_rows_newest_first(app: FastAPI, api: Api, store: Recorded) -> None:
     source = await new_source(api)
     await fill(app, store, api, source, 5)
     body = await rows(api, source_ids=str(source))
@@ -67,7 +68,7 @@ async def test_rows_newest_first(app: FastAPI, api: Api, store: MemoryStore) -> 
     ]
 
 
-async def test_default_window_is_thirty_minutes(app: FastAPI, api: Api, store: MemoryStore) -> None:
+async def test_default_window_is_thirty_minutes(app: FastAPI, api: Api, store: Recorded) -> None:
     source = await new_source(api)
     await fill(app, store, api, source, 45)
     body = await rows(api, source_ids=str(source))
@@ -93,7 +94,7 @@ async def test_default_window_is_thirty_minutes(app: FastAPI, api: Api, store: M
     ],
 )
 async def test_filters_match_the_reference(
-    app: FastAPI, api: Api, store: MemoryStore, query: str
+    app: FastAPI, api: Api, store: Recorded, query: str
 ) -> None:
     source = await new_source(api)
     await fill(app, store, api, source, 20)
@@ -108,7 +109,7 @@ async def test_filters_match_the_reference(
     assert body["data"], "every query here matches something"
 
 
-async def test_cursor_pages(app: FastAPI, api: Api, store: MemoryStore) -> None:
+async def test_cursor_pages(app: FastAPI, api: Api, store: Recorded) -> None:
     source = await new_source(api)
     await fill(app, store, api, source, 12)
     seen: list[str] = []
@@ -130,7 +131,7 @@ async def test_cursor_pages(app: FastAPI, api: Api, store: MemoryStore) -> None:
     ]
 
 
-async def test_bad_cursors(app: FastAPI, api: Api, store: MemoryStore) -> None:
+async def test_bad_cursors(app: FastAPI, api: Api, store: Recorded) -> None:
     source = await new_source(api)
     await fill(app, store, api, source, 4)
     next_url = (await rows(api, source_ids=str(source), batch="2"))["pagination"]["next"]
@@ -144,7 +145,7 @@ async def test_bad_cursors(app: FastAPI, api: Api, store: MemoryStore) -> None:
 
 
 async def test_only_the_team_sources(
-    app: FastAPI, api: Api, other_api: Api, store: MemoryStore
+    app: FastAPI, api: Api, other_api: Api, store: Recorded
 ) -> None:
     mine = await new_source(api)
     theirs = await new_source(other_api, "theirs")
@@ -161,7 +162,7 @@ async def test_only_the_team_sources(
     assert len(everything["data"]) == 3
 
 
-async def test_no_sources_no_rows(api: Api, store: MemoryStore) -> None:
+async def test_no_sources_no_rows(api: Api, store: Recorded) -> None:
     assert await rows(api) == {"data": [], "pagination": {"next": None}}
 
 
@@ -185,20 +186,20 @@ async def test_no_sources_no_rows(api: Api, store: MemoryStore) -> None:
     ],
 )
 async def test_bad_parameters(
-    api: Api, store: MemoryStore, params: dict[str, str], field: str
+    api: Api, store: Recorded, params: dict[str, str], field: str
 ) -> None:
     messages, fields = errors(await api.get(QUERY, params=params))
     assert fields == [field]
     assert messages and messages[0].startswith(field)
 
 
-async def test_token_required(api: Api, store: MemoryStore) -> None:
+async def test_token_required(api: Api, store: Recorded) -> None:
     response = await api.client.get(QUERY)
     assert response.status_code == 401
     assert isinstance(response.json()["errors"], str)
 
 
-async def test_event_that_is_not_an_object(app: FastAPI, api: Api, store: MemoryStore) -> None:
+async def test_event_that_is_not_an_object(app: FastAPI, api: Api, store: Recorded) -> None:
     source = await new_source(api)
     event = log_event(source, api.team_id, now(app) - timedelta(seconds=1), {"message": "x"})
     await store.append(

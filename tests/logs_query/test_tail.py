@@ -17,8 +17,8 @@ from fastapi import FastAPI
 
 from tests.factories.api import Api
 from tests.factories.served import serving
+from tests.logs_query.conftest import Recorded
 from tests.logs_query.events import log_event, new_source
-from tests.logs_query.memory_store import MemoryStore
 from watchpost.logs import tail
 from watchpost.logs.events import LogEvent, new_event_ids
 
@@ -72,7 +72,7 @@ def event(source: int, api: Api, body: dict[str, Any]) -> LogEvent:
     return log_event(source, api.team_id, datetime.now(UTC), body)
 
 
-async def test_events_arrive_rendered(app: FastAPI, api: Api, store: MemoryStore) -> None:
+async def test_events_arrive_rendered(app: FastAPI, api: Api, store: Recorded) -> None:
     plain = await new_source(api, "plain")
     custom = await new_source(
         api, "custom", live_tail_pattern="[{context.host}] {message} {missing}"
@@ -91,7 +91,7 @@ async def test_events_arrive_rendered(app: FastAPI, api: Api, store: MemoryStore
         assert got["data"]["line"] == "[web-1] hi "
 
 
-async def test_query_filters_the_tail(app: FastAPI, api: Api, store: MemoryStore) -> None:
+async def test_query_filters_the_tail(app: FastAPI, api: Api, store: Recorded) -> None:
     source = await new_source(api)
     async with serving(app) as url, tailing(url, api, query="level:error -ignored") as stream:
         await store.append(
@@ -105,7 +105,7 @@ async def test_query_filters_the_tail(app: FastAPI, api: Api, store: MemoryStore
         assert got["data"]["event"]["message"] == "broken"
 
 
-async def test_late_events_come_once(app: FastAPI, api: Api, store: MemoryStore) -> None:
+async def test_late_events_come_once(app: FastAPI, api: Api, store: Recorded) -> None:
     """Another process took the lower id but appended after: it is sent, and nothing twice."""
     source = await new_source(api)
     async with serving(app) as url, tailing(url, api) as stream:
@@ -135,7 +135,7 @@ async def test_late_events_come_once(app: FastAPI, api: Api, store: MemoryStore)
 
 
 async def test_heartbeat(
-    app: FastAPI, api: Api, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+    app: FastAPI, api: Api, store: Recorded, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(tail, "HEARTBEAT_S", 0.2)
     await new_source(api)
@@ -144,7 +144,7 @@ async def test_heartbeat(
 
 
 async def test_disconnect_ends_the_tail_and_limit(
-    app: FastAPI, api: Api, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+    app: FastAPI, api: Api, store: Recorded, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(tail, "TAILS_PER_TEAM", 1)
     monkeypatch.setattr(tail, "HEARTBEAT_S", 3600)  # no write would notice the client leave
@@ -166,7 +166,7 @@ async def test_disconnect_ends_the_tail_and_limit(
 
 
 async def test_errors_before_streaming(
-    app: FastAPI, api: Api, other_api: Api, store: MemoryStore
+    app: FastAPI, api: Api, other_api: Api, store: Recorded
 ) -> None:
     theirs = await new_source(other_api, "theirs")
     assert (await api.get(TAIL, params={"source_ids": str(theirs)})).status_code == 404

@@ -1,31 +1,13 @@
-"""A LogStore in memory with the contract's search semantics, written from the query
-language's matcher: the reference the engines' answers are compared with."""
+"""The contract's search semantics in plain Python, over the query language's matcher: the
+reference the engines' answers (through the API) are compared with."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from datetime import datetime
+from collections.abc import Sequence
 
 from watchpost.logs.events import LogEvent, StoredEvent
 from watchpost.logs.query_language import matches
 from watchpost.logs.store import MAX_LIMIT, Search
-
-
-class MemoryStore:
-    def __init__(self) -> None:
-        self.events: list[LogEvent] = []
-
-    async def append(self, events: Sequence[LogEvent]) -> None:
-        self.events.extend(events)
-
-    async def search(self, search: Search) -> list[StoredEvent]:
-        return reference_search(self.events, search)
-
-    async def drop_expired(self, now: datetime, retention_days: Mapping[int, int]) -> int:
-        return 0
-
-    async def close(self) -> None:
-        return None
 
 
 def reference_search(events: Sequence[LogEvent], search: Search) -> list[StoredEvent]:
