@@ -30,7 +30,7 @@ API_DOMAINS = (
     "heartbeats",
     "incidents",
     "incoming",
-    "logs",
+    "logsearch",
     "metadata",
     "monitors",
     "oncall",
@@ -51,7 +51,7 @@ PUBLIC_ENDPOINTS = (
     "heartbeats.ping_endpoints",
     "incidents.acknowledge_endpoints",
     "incoming.receive_endpoints",
-    "logs.sql_endpoint",
+    "logsearch.sql_endpoint",
 )
 
 

@@ -1,3 +1,4 @@
+# ruff: noqa: S608  (SQL text is what these tests send)
 """/clickhouse: ClickHouse's HTTP interface over a team's own tables, on the ClickHouse store;
 the hosted service's SQL examples, clickhouse-connect as a client, and what is refused."""
 
@@ -136,7 +137,7 @@ async def test_refused(
 
 async def test_credentials(api: Api, app: FastAPI, clickhouse: ClickHouseStore) -> None:
     for auth in (None, ("me", "wrong-token"), ("me", "")):
-        response = await api.client.post(SQL, content=b"SELECT 1", auth=auth)
+        response = await api.client.post(SQL, content=b"SELECT 1", auth=auth)  # type: ignore[arg-type]
         assert response.status_code == 401
         assert response.headers["x-clickhouse-exception-code"] == "516"
     in_url = await api.client.get(SQL, params={"query": "SELECT 1", "password": api.token})

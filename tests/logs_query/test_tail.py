@@ -19,8 +19,8 @@ from tests.factories.api import Api
 from tests.factories.served import serving
 from tests.logs_query.conftest import Recorded
 from tests.logs_query.events import log_event, new_source
-from watchpost.logs import tail
 from watchpost.logs.events import LogEvent, new_event_ids
+from watchpost.logsearch import tail
 
 TAIL = "/api/v1/tail"
 

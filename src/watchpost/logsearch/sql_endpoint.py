@@ -5,7 +5,7 @@ ClickHouse plugin, clickhouse-connect, curl and the hosted service's SQL example
 Served when the logs store is ClickHouse (WATCHPOST_LOGS_URL). Credentials as ClickHouse
 clients send them (HTTP Basic, or X-ClickHouse-User / X-ClickHouse-Key): any user name, a
 team API token as the password. The query (the `query` parameter, the body, or both joined
-by a newline, as ClickHouse reads them) is rewritten by logs/sql_rewrite.py onto the team's
+by a newline, as ClickHouse reads them) is rewritten by logsearch/sql_rewrite.py onto the team's
 sources and run with readonly = 1 and limits. Answers and errors are ClickHouse's own shapes
 (result bytes in the requested format; errors as `Code: N. DB::Exception: …` text with the
 X-ClickHouse-Exception-Code header), since the clients are ClickHouse clients.
@@ -30,7 +30,7 @@ from watchpost.errors import ApiError
 from watchpost.http.deps import Context
 from watchpost.http.ratelimit import check_token, limit_by_address
 from watchpost.logs.clickhouse import ClickHouseStore
-from watchpost.logs.sql_rewrite import SqlRefused, output_format, rewrite
+from watchpost.logsearch.sql_rewrite import SqlRefused, output_format, rewrite
 from watchpost.settings import ClickHouseServer
 from watchpost.sources.models import Source
 from watchpost.teams.service import authenticate

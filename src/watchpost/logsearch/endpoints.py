@@ -1,6 +1,6 @@
 """Finding logs with an API token: `GET /api/v1/query` (the hosted Query API: a page of a
 team's events and a cursor URL for the next) and `GET /api/v1/tail` (Server-Sent Events as
-events arrive, logs/tail.py). The query language is logs/query_language.py."""
+events arrive, logsearch/tail.py). The query language is logs/query_language.py."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ from fastapi.responses import Response
 from watchpost.http.deps import Caller, Context, ReadDb
 from watchpost.http.envelope import JsonResponse
 from watchpost.http.errors import error_responses
-from watchpost.logs import query_params as params
 from watchpost.logs.store import Search
-from watchpost.logs.tail import open_tail
+from watchpost.logsearch import query_params as params
+from watchpost.logsearch.tail import open_tail
 
 logs = APIRouter(prefix="/api/v1", tags=["logs"])
 

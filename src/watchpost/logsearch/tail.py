@@ -29,8 +29,8 @@ from starlette.types import Receive, Scope, Send
 from watchpost.errors import TooManyRequests
 from watchpost.logs.events import StoredEvent, id_floor
 from watchpost.logs.query_language import flatten
-from watchpost.logs.query_params import TeamSource, event_object, format_dt
 from watchpost.logs.store import LogStore, Search, Term
+from watchpost.logsearch.query_params import TeamSource, event_object, format_dt
 
 POLL_S: Final = 0.25
 LAG_S: Final = 2.0
