@@ -212,7 +212,11 @@ def by_hand_duckdb(path: Path, source_id: int, repeat: int) -> dict[str, Any]:
             f"AND dt >= TIMESTAMP '{since}' AND dt < TIMESTAMP '{until}' AND {conditions[name]} "
             "ORDER BY dt DESC, id DESC LIMIT 100"
         )
-        results[name] = timed(lambda sql=sql: len(con.execute(sql).fetchall()), repeat)
+
+        def call(sql: str = sql) -> int:
+            return len(con.execute(sql).fetchall())
+
+        results[name] = timed(call, repeat)
     con.close()
     return results
 
