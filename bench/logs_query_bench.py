@@ -66,12 +66,22 @@ def events(count: int, source_id: int, team_id: int) -> Iterator[list[LogEvent]]
         message = f"{words} kaboom" if n % 1000 == 500 else words
         user = "4242" if n % max(1, count // 10) == 7 else str(rng.randrange(100_000))
         level = "error" if n % 50 == 0 else "info"
-        body = {"dt": dt.isoformat(), "message": message, "level": level,
-                "context": {"user": {"id": user}, "runtime": {"file": "app.py"}}}  # fmt: skip
-        attributes = {"message": message, "level": level, "dt": dt.isoformat(),
-                      "context.user.id": user, "context.runtime.file": "app.py"}  # fmt: skip
-        batch.append(LogEvent(0, source_id, team_id, dt, level, "", message, attributes,
-                              orjson.dumps(body)))  # fmt: skip
+        body = {
+            "dt": dt.isoformat(),
+            "message": message,
+            "level": level,
+            "context": {"user": {"id": user}, "runtime": {"file": "app.py"}},
+        }
+        attributes = {
+            "message": message,
+            "level": level,
+            "dt": dt.isoformat(),
+            "context.user.id": user,
+            "context.runtime.file": "app.py",
+        }
+        batch.append(
+            LogEvent(0, source_id, team_id, dt, level, "", message, attributes, orjson.dumps(body))
+        )
         if len(batch) == BATCH:
             yield _with_ids(batch)
             batch = []
@@ -81,8 +91,12 @@ def events(count: int, source_id: int, team_id: int) -> Iterator[list[LogEvent]]
 
 def _with_ids(batch: list[LogEvent]) -> list[LogEvent]:
     ids = new_event_ids(len(batch))
-    return [LogEvent(i, e.source_id, e.team_id, e.dt, e.level, e.service, e.message,
-                     e.attributes, e.raw) for i, e in zip(ids, batch, strict=True)]  # fmt: skip
+    return [
+        LogEvent(
+            i, e.source_id, e.team_id, e.dt, e.level, e.service, e.message, e.attributes, e.raw
+        )
+        for i, e in zip(ids, batch, strict=True)
+    ]
 
 
 SEARCHES: dict[str, tuple[str, timedelta]] = {
@@ -131,9 +145,10 @@ async def setup(settings: Settings, count: int) -> tuple[str, int, float]:
         transport = httpx.ASGITransport(app=create_app(settings))
         async with httpx.AsyncClient(transport=transport, base_url="http://bench") as client:
             response = await client.post(
-                "/api/v1/sources", json={"name": "app", "platform": "python"},
+                "/api/v1/sources",
+                json={"name": "app", "platform": "python"},
                 headers={"Authorization": f"Bearer {token}"},
-            )  # fmt: skip
+            )
         source = response.json()["data"]
         source_id, team_id = int(source["id"]), int(source["attributes"]["team_id"])
         store = open_store(settings)
@@ -152,8 +167,13 @@ def through_api(url: str, token: str, source_id: int, repeat: int) -> dict[str, 
     results: dict[str, Any] = {}
     with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {token}"}) as client:
         for name, (query, span) in SEARCHES.items():
-            params = {"source_ids": str(source_id), "query": query, "batch": "100",
-                      "from": (NOW - span).isoformat(), "to": NOW.isoformat()}  # fmt: skip
+            params = {
+                "source_ids": str(source_id),
+                "query": query,
+                "batch": "100",
+                "from": (NOW - span).isoformat(),
+                "to": NOW.isoformat(),
+            }
 
             def call(params: dict[str, str] = params) -> int:
                 response = client.get("/api/v1/query", params=params)
@@ -234,15 +254,22 @@ def main() -> None:
     count = 10_000_000 if args.full else args.events
     with tempfile.TemporaryDirectory(prefix="watchpost-logs-query-bench-") as folder:
         data = Path(folder)
-        settings = Settings(database_url=f"sqlite:///{data / 'watchpost.db'}", data_dir=data,
-                            logs_url=args.logs_url, rate_limit_per_minute=0)  # fmt: skip
+        settings = Settings(
+            database_url=f"sqlite:///{data / 'watchpost.db'}",
+            data_dir=data,
+            logs_url=args.logs_url,
+            rate_limit_per_minute=0,
+        )
         upgrade(settings.async_database_url)
         token, source_id, rate = asyncio.run(setup(settings, count))
         with serving(settings) as url:
             api = through_api(url, token, source_id, args.repeat)
         store = through_store(open_store(settings), source_id, args.repeat)
-        raw = None if args.logs_url else by_hand_duckdb(data / "logs" / "logs.duckdb",
-                                                        source_id, args.repeat)  # fmt: skip
+        raw = (
+            None
+            if args.logs_url
+            else by_hand_duckdb(data / "logs" / "logs.duckdb", source_id, args.repeat)
+        )
     report = {
         "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}",
         "date": datetime.now(UTC).date().isoformat(),

@@ -44,11 +44,15 @@ async def filled(api: Api, store: LogStore, name: str = "app") -> tuple[int, str
     start = datetime.now(UTC) - timedelta(minutes=10)
     await store.append(
         [
-            log_event(source, api.team_id, start + timedelta(minutes=n),
-                      {"message": f"{name} {n}", "level": "error" if n % 2 else "info"})
+            log_event(
+                source,
+                api.team_id,
+                start + timedelta(minutes=n),
+                {"message": f"{name} {n}", "level": "error" if n % 2 else "info"},
+            )
             for n in range(5)
         ]
-    )  # fmt: skip
+    )
     return source, await table(api, source)
 
 
@@ -69,8 +73,9 @@ HOSTED_EXAMPLE = """SELECT dt, raw FROM (
 async def test_the_hosted_example(api: Api, other_api: Api, clickhouse: ClickHouseStore) -> None:
     _, mine = await filled(api, clickhouse)
     await filled(other_api, clickhouse, "theirs")
-    response = await sql(api, HOSTED_EXAMPLE.format(table=mine),
-                         output_format_pretty_row_numbers="0")  # fmt: skip
+    response = await sql(
+        api, HOSTED_EXAMPLE.format(table=mine), output_format_pretty_row_numbers="0"
+    )
     assert response.status_code == 200, response.text
     rows = [orjson.loads(line) for line in response.text.splitlines()]
     assert [orjson.loads(row["raw"])["message"] for row in rows] == [
@@ -166,9 +171,13 @@ async def test_clickhouse_connect_as_a_client(
 
         def run() -> Any:
             client = clickhouse_connect.get_client(
-                host="127.0.0.1", port=port, username=api.team_name, password=api.token,
-                proxy_path=SQL, autogenerate_session_id=False,
-            )  # fmt: skip
+                host="127.0.0.1",
+                port=port,
+                username=api.team_name,
+                password=api.token,
+                proxy_path=SQL,
+                autogenerate_session_id=False,
+            )
             try:
                 return client.query(
                     f"SELECT level, count() AS n, max(dt) FROM {mine}_logs "

@@ -59,9 +59,11 @@ def _unreachable() -> Response:
 
 def _unauthorized() -> Response:
     response = clickhouse_error(
-        516, "AUTHENTICATION_FAILED", "Authentication failed: send a team API token as the "
-        "password (HTTP Basic or X-ClickHouse-Key)"
-    )  # fmt: skip
+        516,
+        "AUTHENTICATION_FAILED",
+        "Authentication failed: send a team API token as the "
+        "password (HTTP Basic or X-ClickHouse-Key)",
+    )
     response.headers["WWW-Authenticate"] = 'Basic realm="Watchpost ClickHouse"'
     return response
 
@@ -164,9 +166,11 @@ async def clickhouse_http(request: Request, ctx: Context) -> Response:
     store = ctx.logs
     if not isinstance(store, ClickHouseStore):
         return clickhouse_error(
-            48, "NOT_IMPLEMENTED", "The SQL endpoint needs the ClickHouse logs store "
-            "(WATCHPOST_LOGS_URL=clickhouse://…); the embedded store does not speak ClickHouse SQL"
-        )  # fmt: skip
+            48,
+            "NOT_IMPLEMENTED",
+            "The SQL endpoint needs the ClickHouse logs store "
+            "(WATCHPOST_LOGS_URL=clickhouse://…); the embedded store does not speak ClickHouse SQL",
+        )
     sql = await _query_text(request)
     if sql is None:
         return clickhouse_error(
@@ -204,8 +208,15 @@ async def _run(store: ClickHouseStore, sql: str, fmt: str) -> Response:
     except ClickHouseError:
         return _unreachable()
     media = "application/json" if fmt.upper().startswith("JSON") else "text/plain; charset=UTF-8"
-    if fmt in ("Native", "RowBinary", "RowBinaryWithNames", "RowBinaryWithNamesAndTypes",
-               "Parquet", "Arrow", "ArrowStream"):  # fmt: skip
+    if fmt in (
+        "Native",
+        "RowBinary",
+        "RowBinaryWithNames",
+        "RowBinaryWithNamesAndTypes",
+        "Parquet",
+        "Arrow",
+        "ArrowStream",
+    ):
         media = "application/octet-stream"
     return Response(
         bytes(result),

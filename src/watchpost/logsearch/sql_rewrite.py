@@ -35,23 +35,55 @@ MAX_RESULT_BYTES: Final = 64 * 1024 * 1024
 OUTPUT_FORMATS: Final = {
     name.lower(): name
     for name in (
-        "TabSeparated", "TSV", "TabSeparatedWithNames", "TSVWithNames",
-        "TabSeparatedWithNamesAndTypes", "TSVWithNamesAndTypes", "TabSeparatedRaw", "TSVRaw",
-        "CSV", "CSVWithNames", "CSVWithNamesAndTypes", "JSON", "JSONCompact", "JSONEachRow",
-        "JSONCompactEachRow", "JSONCompactEachRowWithNamesAndTypes", "JSONStrings",
-        "JSONLines", "NDJSON", "Pretty", "PrettyCompact", "PrettyCompactMonoBlock",
-        "PrettySpace", "PrettyNoEscapes", "Vertical", "Values", "Native", "RowBinary",
-        "RowBinaryWithNames", "RowBinaryWithNamesAndTypes", "Parquet", "Arrow", "ArrowStream",
-        "Markdown", "XML",
+        "TabSeparated",
+        "TSV",
+        "TabSeparatedWithNames",
+        "TSVWithNames",
+        "TabSeparatedWithNamesAndTypes",
+        "TSVWithNamesAndTypes",
+        "TabSeparatedRaw",
+        "TSVRaw",
+        "CSV",
+        "CSVWithNames",
+        "CSVWithNamesAndTypes",
+        "JSON",
+        "JSONCompact",
+        "JSONEachRow",
+        "JSONCompactEachRow",
+        "JSONCompactEachRowWithNamesAndTypes",
+        "JSONStrings",
+        "JSONLines",
+        "NDJSON",
+        "Pretty",
+        "PrettyCompact",
+        "PrettyCompactMonoBlock",
+        "PrettySpace",
+        "PrettyNoEscapes",
+        "Vertical",
+        "Values",
+        "Native",
+        "RowBinary",
+        "RowBinaryWithNames",
+        "RowBinaryWithNamesAndTypes",
+        "Parquet",
+        "Arrow",
+        "ArrowStream",
+        "Markdown",
+        "XML",
     )
-}  # fmt: skip
+}
 
 ALLOWED_SYSTEM_TABLES: Final = frozenset({"one", "settings"})
 """System tables that hold no team's data; ClickHouse clients read them on connecting."""
 
 _READ_ROOTS: Final = (exp.Select, exp.SetOperation, exp.Subquery)
-_TABLE_FUNCTIONS: Final = {"remote": 0, "remotesecure": 0, "cluster": 1, "clusterallreplicas": 1,
-                           "s3cluster": 1}  # fmt: skip
+_TABLE_FUNCTIONS: Final = {
+    "remote": 0,
+    "remotesecure": 0,
+    "cluster": 1,
+    "clusterallreplicas": 1,
+    "s3cluster": 1,
+}
 """Table functions the hosted examples wrap a table name in: the position of that name."""
 _REFUSED_FUNCTION_PREFIXES: Final = ("dict", "joinget", "getmacro", "getsetting", "file", "url")
 
@@ -80,8 +112,9 @@ def rewrite(sql: str, tables: Mapping[str, str]) -> tuple[str, str | None]:
         raise _syntax("Send exactly one query")
     root = statements[0]
     if not isinstance(root, _READ_ROOTS):
-        raise SqlRefused("Only SELECT queries are allowed (the SQL endpoint is read-only)", 164,
-                         "READONLY")  # fmt: skip
+        raise SqlRefused(
+            "Only SELECT queries are allowed (the SQL endpoint is read-only)", 164, "READONLY"
+        )
     fmt = root.args.get("format")
     output = _output_format(fmt) if fmt is not None else None
     root.set("format", None)
@@ -99,17 +132,24 @@ def rewrite(sql: str, tables: Mapping[str, str]) -> tuple[str, str | None]:
                 raise SqlRefused(f"Function {name} is not allowed")
         elif isinstance(node, (exp.DDL, exp.DML, exp.Command, exp.Set, exp.Use)):
             raise SqlRefused("Only SELECT queries are allowed", 164, "READONLY")
-    root.set("settings", [
-        exp.EQ(this=exp.column(name), expression=exp.Literal.number(value) if isinstance(value, int)
-               else exp.Literal.string(value))
-        for name, value in (
-            ("max_execution_time", MAX_EXECUTION_S),
-            ("max_result_rows", MAX_RESULT_ROWS),
-            ("max_result_bytes", MAX_RESULT_BYTES),
-            ("result_overflow_mode", "throw"),
-            ("readonly", 1),
-        )
-    ])  # fmt: skip
+    root.set(
+        "settings",
+        [
+            exp.EQ(
+                this=exp.column(name),
+                expression=exp.Literal.number(value)
+                if isinstance(value, int)
+                else exp.Literal.string(value),
+            )
+            for name, value in (
+                ("max_execution_time", MAX_EXECUTION_S),
+                ("max_result_rows", MAX_RESULT_ROWS),
+                ("max_result_bytes", MAX_RESULT_BYTES),
+                ("result_overflow_mode", "throw"),
+                ("readonly", 1),
+            )
+        ],
+    )
     return root.sql(dialect="clickhouse"), output
 
 
@@ -132,9 +172,11 @@ def _table_name(node: exp.Table) -> str:
     if isinstance(function, exp.Func):
         name = function.name if isinstance(function, exp.Anonymous) else function.sql_name()
         position = _TABLE_FUNCTIONS.get(name.lower())
-        arguments = function.expressions if isinstance(function, exp.Anonymous) else [
-            function.this, *function.expressions
-        ]  # fmt: skip
+        arguments = (
+            function.expressions
+            if isinstance(function, exp.Anonymous)
+            else [function.this, *function.expressions]
+        )
         if position is None or position >= len(arguments):
             raise SqlRefused(f"Table function {name} is not allowed")
         argument = arguments[position]
