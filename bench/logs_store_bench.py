@@ -280,7 +280,8 @@ class DuckDBEngine(Engine):
         self.db = duckdb.connect(str(folder / "logs.duckdb"))
         self.db.execute(
             "CREATE TABLE logs(id BIGINT, source_id INTEGER, dt TIMESTAMPTZ, level VARCHAR, "
-            "service VARCHAR, message VARCHAR, attributes MAP(VARCHAR, VARCHAR), raw BLOB)"
+            "service VARCHAR, message VARCHAR, attributes MAP(VARCHAR, VARCHAR), raw BLOB, "
+            "pairs VARCHAR)"
         )
         self.staging = folder / "batch.ndjson"
 
@@ -299,6 +300,10 @@ class DuckDBEngine(Engine):
                             "message": e.message,
                             "attributes": e.attributes,
                             "raw": e.raw.decode(),
+                            "pairs": "".join(
+                                f"\x1f{k}={v}" for k, v in e.attributes.items()
+                            ).lower()
+                            + "\x1f",
                         }
                     )
                     + b"\n"
@@ -307,7 +312,7 @@ class DuckDBEngine(Engine):
             f"INSERT INTO logs SELECT * FROM read_json('{self.staging}', format='newline_delimited', "
             "columns={id:'BIGINT', source_id:'INTEGER', dt:'TIMESTAMPTZ', level:'VARCHAR', "
             "service:'VARCHAR', message:'VARCHAR', attributes:'MAP(VARCHAR, VARCHAR)', "
-            "raw:'BLOB'})"
+            "raw:'BLOB', pairs:'VARCHAR'})"
         )
 
     def newest(self) -> list[Any]:
@@ -320,16 +325,17 @@ class DuckDBEngine(Engine):
     def word(self, word: str) -> list[Any]:
         return self.db.execute(
             "SELECT id, source_id, epoch_us(dt), raw FROM logs WHERE source_id = 1 AND dt >= ? AND dt < ? "
-            "AND (message ILIKE ? OR len(list_filter(map_values(attributes), "
+            "AND contains(pairs, ?) AND (message ILIKE ? OR len(list_filter(map_values(attributes), "
             "lambda v: v ILIKE ?)) > 0) ORDER BY dt DESC, id DESC LIMIT 100",
-            [NOW - timedelta(hours=24), NOW, f"%{word}%", f"%{word}%"],
+            [NOW - timedelta(hours=24), NOW, word.lower(), f"%{word}%", f"%{word}%"],
         ).fetchall()
 
     def field(self, path: str, value: str) -> list[Any]:
         return self.db.execute(
             "SELECT id, source_id, epoch_us(dt), raw FROM logs WHERE source_id = 1 AND dt >= ? AND dt < ? "
-            "AND lower(attributes[?]) = lower(?) ORDER BY dt DESC, id DESC LIMIT 100",
-            [NOW - timedelta(hours=24), NOW, path, value],
+            "AND contains(pairs, ?) AND lower(attributes[?]) = lower(?) "
+            "ORDER BY dt DESC, id DESC LIMIT 100",
+            [NOW - timedelta(hours=24), NOW, f"\x1f{path}={value}".lower(), path, value],
         ).fetchall()
 
     def close(self) -> None:

@@ -91,6 +91,7 @@ def build_app(ctx: AppContext, *, engine: bool = False, retention: bool | None =
             if (engine if retention is None else retention)
             else None
         )
+        app.state.retention = pruner
         pruning = asyncio.ensure_future(pruner.run_forever()) if pruner else None
         try:
             yield

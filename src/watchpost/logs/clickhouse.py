@@ -47,7 +47,9 @@ def tables(db: str) -> list[str]:
         f"CREATE TABLE IF NOT EXISTS {db}.logs (id UInt64, source_id UInt32, team_id UInt32, "
         "dt DateTime64(6, 'UTC'), severity LowCardinality(String), "
         "service LowCardinality(String), body String, "
-        "attributes Map(LowCardinality(String), String), raw String CODEC(ZSTD(1))) "
+        "attributes Map(LowCardinality(String), String), raw String CODEC(ZSTD(1)), "
+        # ids ascend with receipt: the live tail's `id > N` skips all but the newest granules
+        "INDEX id_range id TYPE minmax GRANULARITY 1) "
         f"ENGINE = MergeTree PARTITION BY toDate(dt) ORDER BY (source_id, dt, id) {SETTINGS}",
         f"CREATE TABLE IF NOT EXISTS {db}.metrics (source_id UInt32, team_id UInt32, "
         "dt DateTime64(6, 'UTC'), name LowCardinality(String), value Float64, "

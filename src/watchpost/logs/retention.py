@@ -70,6 +70,9 @@ class RetentionLoop:
         self, db: Database, store: LogStore, clock: Clock, interval: float = INTERVAL
     ) -> None:
         self.db, self.store, self.clock = db, store, clock
+        self.rounds = 0
+        self.round_done = asyncio.Event()
+        """Set after each round (tests wait on it instead of sleeping)."""
         self.interval = interval
         self._stop = asyncio.Event()
 
@@ -84,5 +87,7 @@ class RetentionLoop:
                     log.info("retention dropped %d log events, %d metric samples", *dropped)
             except Exception:
                 log.exception("logs retention round failed")
+            self.rounds += 1
+            self.round_done.set()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._stop.wait(), self.interval)

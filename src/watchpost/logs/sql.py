@@ -12,6 +12,9 @@ from typing import Any
 
 from watchpost.logs.store import Field, Search, Term, Word
 
+SEP = "\x1f"
+"""Between the pairs of the embedded store's `pairs` column."""
+
 
 def utc_naive(value: datetime) -> datetime:
     """An aware time as the naive UTC both engines store."""
@@ -56,10 +59,13 @@ class Query:
     def _word(self, word: Word) -> str:
         text = word.text.lower()
         if self.dialect == "duckdb":
+            # `pairs` holds every value lower-cased (the message among them): a word absent
+            # there is absent, and the map is read only for the rows that have it.
             pattern = self.bind(f"%{like_escape(text)}%")
             return (
-                f"body ILIKE {pattern} ESCAPE '\\' OR len(list_filter(map_values(attributes), "
-                f"lambda v: v ILIKE {pattern} ESCAPE '\\')) > 0"
+                f"contains(pairs, {self.bind(text)}) AND (body ILIKE {pattern} ESCAPE '\\' OR "
+                f"len(list_filter(map_values(attributes), lambda v: v ILIKE {pattern} "
+                "ESCAPE '\\')) > 0)"
             )
         needle = self.bind(text)
         return (
@@ -72,10 +78,12 @@ class Query:
         value = term.value.lower()
         prefix = value.endswith("*")
         if self.dialect == "duckdb":
+            stem = value[:-1] if prefix else value
+            hint = f"contains(pairs, {self.bind(f'{SEP}{term.path}={stem}'.lower())}) AND "
             if prefix:
-                pattern = self.bind(f"{like_escape(value[:-1])}%")
-                return f"coalesce(lower(attributes[{key}]) LIKE {pattern} ESCAPE '\\', false)"
-            return f"coalesce(lower(attributes[{key}]) = {self.bind(value)}, false)"
+                pattern = self.bind(f"{like_escape(stem)}%")
+                return f"{hint}coalesce(lower(attributes[{key}]) LIKE {pattern} ESCAPE '\\', false)"
+            return f"{hint}coalesce(lower(attributes[{key}]) = {self.bind(value)}, false)"
         if prefix:
             return (
                 f"mapContains(attributes, {key}) AND "

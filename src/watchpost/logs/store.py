@@ -66,10 +66,13 @@ class LogStore(Protocol):
         """Store the events; durable when it returns (a kill -9 after it loses nothing)."""
         ...
 
-    async def search(self, search: Search) -> list[StoredEvent]: ...
+    async def search(self, search: Search) -> list[StoredEvent]:
+        """The events of the search, in its order, at most min(limit, MAX_LIMIT)."""
+        ...
 
     async def drop_expired(self, now: datetime, retention_days: Mapping[int, int]) -> int:
-        """Drop what is older than each source's retention (source_id -> days)."""
+        """Drop the day partitions (or a source's rows in them) past each source's retention
+        (source_id -> days; a source not in the mapping gets its longest); the events dropped."""
         ...
 
     async def append_metrics(self, points: Sequence[MetricPoint]) -> None:

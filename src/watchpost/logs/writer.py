@@ -12,7 +12,8 @@ import asyncio
 import threading
 from collections import deque
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future
+from concurrent.futures import Future, InvalidStateError
+from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -123,9 +124,9 @@ class SerialWriter(Generic[C]):
                 result = None
         except BaseException as exc:  # every waiting append learns of the failure
             for job in jobs:
-                if not job.future.cancelled():
+                with suppress(InvalidStateError):  # its caller gave up waiting (cancelled)
                     job.future.set_exception(exc)
             return
         for job in jobs:
-            if not job.future.cancelled():
+            with suppress(InvalidStateError):
                 job.future.set_result(result)
