@@ -2,8 +2,8 @@
 
 The store is polled with `after_id` (ids ascend with the time of receipt). Events appended
 by other processes can become visible slightly out of id order (an id is taken before the
-append commits), so each poll reads again the ids of the last LAG_S seconds and skips those
-already sent (a set holding only that window's ids). Memory per connection is bounded: at
+append commits), so each poll reads from the ids of LAG_S seconds before the previous poll
+began, and skips those already sent (a set holding only that window's ids). Memory per connection is bounded: at
 most PAGES_PER_POLL pages of PAGE events are read per poll, and the set is cut to MAX_SEEN;
 a tail that falls that far behind stops re-reading the window until it catches up (late
 events can then be missed; the query API still finds them). The stream ends when the client
@@ -33,7 +33,7 @@ from watchpost.logs.store import LogStore, Search, Term
 from watchpost.logsearch.query_params import TeamSource, event_object, format_dt
 
 POLL_S: Final = 0.25
-LAG_S: Final = 2.0
+LAG_S: Final = 5.0
 HEARTBEAT_S: Final = 15.0
 PAGE: Final = 1000
 PAGES_PER_POLL: Final = 5
@@ -97,14 +97,15 @@ async def follow(
 ) -> AsyncIterator[bytes]:
     """SSE chunks for the events matching `terms` with ids above `start_after`, forever."""
     ids = list(sources)
-    seen: set[int] = set()
-    watermark = start_after  # the highest id sent
+    seen: set[int] = set()  # ids sent that a poll may read again (above `low`)
+    low = start_after  # the next poll reads ids above this: the previous poll's window
     resume: int | None = None  # set while behind: where the next poll goes on reading
     last_sent = time.monotonic()
     yield b"retry: 1000\n: tailing %d sources\n\n" % len(ids)
     while True:
-        floor = max(start_after, _wall_floor(LAG_S))
-        after = resume if resume is not None else min(watermark, floor)
+        # What this poll sees of the last LAG_S seconds is read again by the next one.
+        window = max(start_after, _wall_floor(LAG_S))
+        after = resume if resume is not None else low
         resume = None
         for page_number in range(PAGES_PER_POLL):
             found = await store.search(
@@ -115,7 +116,6 @@ async def follow(
                 if event.id in seen or event.id <= start_after:
                     continue
                 seen.add(event.id)
-                watermark = max(watermark, event.id)
                 chunks.append(sse_event(event, sources[event.source_id].live_tail_pattern))
             if chunks:
                 yield b"".join(chunks)
@@ -124,8 +124,9 @@ async def follow(
                 break
             after = found[-1].id
             if page_number == PAGES_PER_POLL - 1:
-                resume = after  # behind: read on next time, without the window
-        seen = {event_id for event_id in seen if event_id > floor}
+                resume = after  # behind: read on from here next time, without the window
+        low = window
+        seen = {event_id for event_id in seen if event_id > low}
         if len(seen) > MAX_SEEN:
             seen = set(sorted(seen)[-MAX_SEEN:])
         if time.monotonic() - last_sent >= HEARTBEAT_S:
