@@ -10,7 +10,7 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
-from watchpost.http.deps import Caller, Context, ReadDb
+from watchpost.http.deps import Caller, Context, ReadDb, request_sessions
 from watchpost.http.envelope import JsonResponse
 from watchpost.http.errors import error_responses
 from watchpost.logs.store import Search
@@ -55,6 +55,8 @@ async def query_logs(
     newest = params.newest_first(order)
     since, until = params.time_range(from_, to, ctx.clock.now())
     sources = await params.team_sources(db, caller.team_id, source_ids)
+    # Done with the database: a long search must not hold a pooled connection.
+    await request_sessions(request).close()
     owner = params.fingerprint(caller.team_id, list(sources), query or "", since, until, newest)
     before = params.decode_cursor(ctx.box, owner, cursor) if cursor else None
     found = []
