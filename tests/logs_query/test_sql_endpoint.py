@@ -123,6 +123,7 @@ async def test_aggregates_and_formats(api: Api, clickhouse: ClickHouseStore) -> 
         ("SELECT FROM WHERE", 400, "62"),
         ("SELECT nosuchcolumn FROM {mine}_logs", 400, "47"),
         ("SELECT 1 FORMAT NoSuchFormat", 400, "73"),
+        ("SELECT " + "(" * 5000 + "1" + ")" * 5000, 400, "62"),
     ],
 )
 async def test_refused(

@@ -105,6 +105,13 @@ def rewrite(sql: str, tables: Mapping[str, str]) -> tuple[str, str | None]:
     """(the query to run, its FORMAT if it named one). `tables`: each table name the team may
     read → the SELECT that stands for it."""
     try:
+        return _rewrite(sql, tables)
+    except RecursionError:
+        raise _syntax("The query nests too deeply") from None
+
+
+def _rewrite(sql: str, tables: Mapping[str, str]) -> tuple[str, str | None]:
+    try:
         statements = [s for s in sqlglot.parse(sql, read="clickhouse") if s is not None]
     except SqlglotError as error:
         raise _syntax(f"Syntax error: {str(error).splitlines()[0][:300]}") from None
