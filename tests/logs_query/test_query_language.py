@@ -127,6 +127,8 @@ EVENT = {
     "context": {"runtime": {"file": "app.py", "line": 12}, "ok": False},
     "tags": ["blue", "green"],
     "note": None,
+    "empty": {},
+    "none": [],
 }
 
 
@@ -140,6 +142,8 @@ def test_flatten() -> None:
         "tags.0": "blue",
         "tags.1": "green",
         "note": "null",
+        "empty": "{}",
+        "none": "[]",
     }
     assert flatten("plain text") == {"message": "plain text"}
 

@@ -204,7 +204,8 @@ def unparse(terms: Sequence[Term]) -> str:
 def flatten(event: Any) -> dict[str, str]:
     """Every leaf of a decoded JSON event by its dotted path, as text ("context.runtime.file"
     -> "app.py"; lists indexed "tags.0"; strings as they are, other values as JSON text:
-    true, 12, null). A non-object event is the leaf "message"."""
+    true, 12, null; an empty object or list as {} or []). A non-object event is the leaf
+    "message"."""
     leaves: dict[str, str] = {}
     if not isinstance(event, dict):
         _leaf(leaves, "message", event)
@@ -213,6 +214,9 @@ def flatten(event: Any) -> dict[str, str]:
     while stack:
         prefix, value = stack.pop()
         items: Iterable[tuple[Any, Any]]
+        if (isinstance(value, dict | list) and not value) and prefix:
+            leaves[prefix] = "{}" if isinstance(value, dict) else "[]"  # as ingestion keeps it
+            continue
         if isinstance(value, dict):
             items = value.items()
         elif isinstance(value, list):
