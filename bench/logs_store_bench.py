@@ -15,7 +15,11 @@ has 90 % of them), appended in batches of 1,000, each batch durable before the n
 
 It reports the ingest rate, the p50/p99 latency of each search, the bytes per event on disk
 and the size of the engine's install. Also `--store` runs the same through Watchpost's own
-store (open_store on the embedded engine), to show what the interface costs over the raw engine.
+store (open_store on the embedded engine), to show what the interface costs over the raw engine,
+and `--concurrent N` only measures the store's ingest from N concurrent appenders.
+
+DuckDB is driven as the store drives it: attributes in a MAP plus a lower-cased `pairs` string
+("\x1fkey=value…\x1f") that a word or key=value is looked for in before the map is read.
 
 Run from the repository root:  PYTHONPATH=src .venv/bin/python bench/logs_store_bench.py
 """
@@ -335,7 +339,7 @@ class DuckDBEngine(Engine):
             "SELECT id, source_id, epoch_us(dt), raw FROM logs WHERE source_id = 1 AND dt >= ? AND dt < ? "
             "AND contains(pairs, ?) AND lower(attributes[?]) = lower(?) "
             "ORDER BY dt DESC, id DESC LIMIT 100",
-            [NOW - timedelta(hours=24), NOW, f"\x1f{path}={value}".lower(), path, value],
+            [NOW - timedelta(hours=24), NOW, f"\x1f{path}={value}\x1f".lower(), path, value],
         ).fetchall()
 
     def close(self) -> None:
@@ -519,6 +523,49 @@ def store_run(count: int, repeat: int, folder: Path) -> dict[str, Any]:
     return asyncio.run(main())
 
 
+def concurrent_run(count: int, tasks: int, folder: Path) -> dict[str, Any]:
+    """Watchpost's store taking batches of 1,000 from `tasks` concurrent appenders (what
+    several ingest requests at once do): the writer joins what waits into one commit."""
+    from watchpost.logs.events import LogEvent
+    from watchpost.logs.store import open_store
+    from watchpost.settings import Settings
+
+    async def main() -> dict[str, Any]:
+        store = open_store(Settings(data_dir=folder, logs_url=""))
+        queue = list(batches(count))
+
+        async def appender() -> None:
+            while queue:
+                batch = queue.pop()
+                await store.append(
+                    [
+                        LogEvent(
+                            e.id,
+                            e.source_id,
+                            1,
+                            e.dt,
+                            e.level,
+                            e.service,
+                            e.message,
+                            e.attributes,
+                            e.raw,
+                        )
+                        for e in batch
+                    ]
+                )
+
+        started = time.perf_counter()
+        await asyncio.gather(*(appender() for _ in range(tasks)))
+        elapsed = time.perf_counter() - started
+        await store.close()
+        return {
+            "engine": f"Watchpost store, {tasks} appenders",
+            "events_per_s": round(count / elapsed),
+        }
+
+    return asyncio.run(main())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--events", type=int, default=1_000_000)
@@ -527,6 +574,9 @@ def main() -> None:
         "--engines", default="sqlite-fts,sqlite,duckdb,chdb", help="comma-separated"
     )
     parser.add_argument("--store", action="store_true", help="also Watchpost's own store")
+    parser.add_argument(
+        "--concurrent", type=int, default=0, help="only: the store's ingest from N appenders"
+    )
     args = parser.parse_args()
     print(
         f"# {platform.node()} {platform.machine()} {os.cpu_count()} cores, "
@@ -534,6 +584,13 @@ def main() -> None:
         f"{args.events:,} events",
         flush=True,
     )
+    if args.concurrent:
+        folder = Path(tempfile.mkdtemp(prefix="logs-bench-concurrent-"))
+        try:
+            print(json.dumps(concurrent_run(args.events, args.concurrent, folder)), flush=True)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+        return
     for name in args.engines.split(","):
         folder = Path(tempfile.mkdtemp(prefix=f"logs-bench-{name}-"))
         try:

@@ -78,10 +78,10 @@ class Query:
         value = term.value.lower()
         prefix = value.endswith("*")
         if self.dialect == "duckdb":
-            stem = value[:-1] if prefix else value
+            stem = value[:-1] if prefix else f"{value}{SEP}"  # an equal value ends there
             hint = f"contains(pairs, {self.bind(f'{SEP}{term.path}={stem}'.lower())}) AND "
             if prefix:
-                pattern = self.bind(f"{like_escape(stem)}%")
+                pattern = self.bind(f"{like_escape(value[:-1])}%")
                 return f"{hint}coalesce(lower(attributes[{key}]) LIKE {pattern} ESCAPE '\\', false)"
             return f"{hint}coalesce(lower(attributes[{key}]) = {self.bind(value)}, false)"
         if prefix:
