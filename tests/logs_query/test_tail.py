@@ -4,6 +4,8 @@ the source's live_tail_pattern; late events from other processes, disconnects, l
 from __future__ import annotations
 
 import asyncio
+import logging
+import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -13,6 +15,7 @@ from typing import Any
 import httpx
 import orjson
 import pytest
+import uvicorn
 from fastapi import FastAPI
 
 from tests.factories.api import Api
@@ -191,3 +194,42 @@ def test_render_line() -> None:
         "[1,2] 2 2026-01-01T00:00:00+00:00"
     )
     assert len(tail.render_line("{message}" * 2000, event, at, leaves)) == tail.MAX_LINE
+
+
+async def test_a_stopping_server_ends_open_tails(
+    app: FastAPI, api: Api, store: Recorded, caplog: pytest.LogCaptureFixture
+) -> None:
+    """uvicorn waits for open responses when it stops; past its graceful timeout it cancels
+    them: the tail then ends cleanly (its slot given back, no traceback logged)."""
+    await new_source(api)
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    config = uvicorn.Config(app, log_config=None, lifespan="off", timeout_graceful_shutdown=1)
+    server = uvicorn.Server(config)
+    task = asyncio.create_task(server.serve(sockets=[sock]))
+    for _ in range(1500):
+        if server.started:
+            break
+        await asyncio.sleep(0.01)
+    url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    try:
+        async with tailing(app, url, api):
+            assert app.state.log_tails == {api.team_id: 1}
+            server.should_exit = True
+            async with asyncio.timeout(15):
+                await asyncio.shield(task)
+            for _ in range(500):  # the cancelled response finishes its cleanup
+                if not app.state.log_tails:
+                    break
+                await asyncio.sleep(0.01)
+            assert not app.state.log_tails
+    finally:
+        server.should_exit = True
+        await task
+        sock.close()
+    errors = [
+        record.getMessage()
+        for record in caplog.records
+        if record.levelno >= logging.ERROR and "graceful shutdown exceeded" not in record.msg
+    ]
+    assert not errors  # neither a traceback nor an unfinished response

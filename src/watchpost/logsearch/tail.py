@@ -165,7 +165,12 @@ class EventStream(StreamingResponse):
         watcher = asyncio.ensure_future(until_disconnect())
         try:
             await asyncio.wait((producer, watcher), return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            # The server is stopping (uvicorn cancels what outlives its graceful shutdown):
+            # the stream ends like any other, without a traceback; clients reconnect.
+            pass
         finally:
+            client_gone = watcher.done() and not watcher.cancelled()
             for task in (producer, watcher):
                 task.cancel()
             for task in (producer, watcher):
@@ -178,6 +183,9 @@ class EventStream(StreamingResponse):
             with suppress(Exception):
                 await self.chunks.aclose()  # type: ignore[attr-defined]
             self.on_close()
+        if not client_gone:  # end the response properly for a client still there
+            with suppress(Exception):
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
 def open_tail(
