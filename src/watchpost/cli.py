@@ -147,6 +147,9 @@ def cmd_serve(args: argparse.Namespace) -> None:
         create_app(settings, engine=not args.no_engine, retention=True),
         log_level=settings.log_level.lower(),
         proxy_headers=True,
+        # Open streams (a live tail's Server-Sent Events) never end on their own: without a
+        # bound, uvicorn would wait for them forever on shutdown.
+        timeout_graceful_shutdown=5,
     )
     uvicorn.Server(config).run(sockets=[sock])
 

@@ -30,6 +30,7 @@ API_DOMAINS = (
     "heartbeats",
     "incidents",
     "incoming",
+    "logsearch",
     "metadata",
     "monitors",
     "oncall",
@@ -56,6 +57,7 @@ PUBLIC_ENDPOINTS = (
     "subscriptions.public_endpoints",
     "public_pages.endpoints",
     "public_pages.machine_endpoints",
+    "logsearch.sql_endpoint",
 )
 
 

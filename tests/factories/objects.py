@@ -90,11 +90,20 @@ def is_public(path: str) -> bool:
 
 
 def api_endpoints(app: FastAPI) -> Iterator[Endpoint]:
-    """Every (path, method) of the app that needs a token, routers included at any depth."""
+    """Every (path, method) of the app that needs a token, routers included at any depth.
+
+    Routes left out of the OpenAPI schema are left out here too: the live tail's event stream
+    (which OpenAPI cannot describe, and which a schema-driven client would wait on forever)
+    has tests of its own (tests/logs_query/test_tail.py)."""
     # FastAPI >= 0.16x keeps included routers nested in app.routes; this flattens them.
     for context in iter_route_contexts(app.routes):
         route, path = context.original_route, context.path
-        if isinstance(route, APIRoute) and path is not None and not is_public(path):
+        if (
+            isinstance(route, APIRoute)
+            and route.include_in_schema
+            and path is not None
+            and not is_public(path)
+        ):
             for method in sorted((context.methods or set()) - {"HEAD", "OPTIONS"}):
                 yield Endpoint(path, method, route)
 

@@ -1,0 +1,229 @@
+# ruff: noqa: S608  (the SQL text holds ints and the validated database name only)
+"""`/clickhouse`: ClickHouse's HTTP interface over a team's own logs, read-only, for Grafana's
+ClickHouse plugin, clickhouse-connect, curl and the hosted service's SQL examples.
+
+Served when the logs store is ClickHouse (WATCHPOST_LOGS_URL). Credentials as ClickHouse
+clients send them (HTTP Basic, or X-ClickHouse-User / X-ClickHouse-Key): any user name, a
+team API token as the password. The query (the `query` parameter, the body, or both joined
+by a newline, as ClickHouse reads them) is rewritten by logsearch/sql_rewrite.py onto the team's
+sources and run with readonly = 1 and limits. Answers and errors are ClickHouse's own shapes
+(result bytes in the requested format; errors as `Code: N. DB::Exception: …` text with the
+X-ClickHouse-Exception-Code header), since the clients are ClickHouse clients.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import binascii
+import re
+import threading
+from typing import Final
+
+import clickhouse_connect
+from clickhouse_connect.driver.client import Client
+from clickhouse_connect.driver.exceptions import ClickHouseError, DatabaseError, OperationalError
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import Response
+from sqlalchemy import select
+
+from watchpost.errors import ApiError
+from watchpost.http.deps import Context
+from watchpost.http.ratelimit import check_token, limit_by_address
+from watchpost.logs.clickhouse import ClickHouseStore
+from watchpost.logsearch.sql_rewrite import SqlRefused, output_format, rewrite
+from watchpost.settings import ClickHouseServer
+from watchpost.sources.models import Source
+from watchpost.teams.service import authenticate
+
+PATH: Final = "/clickhouse"
+MAX_QUERY_BYTES: Final = 1024 * 1024
+_STATUS: Final = {62: 400, 60: 404, 73: 400, 164: 403, 497: 403, 516: 401, 48: 501, 159: 504}
+_CODE: Final = re.compile(r"Code: (\d+)\. DB::Exception: (.*)", re.DOTALL)
+
+router = APIRouter(tags=["logs"], dependencies=[Depends(limit_by_address)])
+
+
+def clickhouse_error(code: int, name: str, message: str, status: int | None = None) -> Response:
+    text = f"Code: {code}. DB::Exception: {message}. ({name})\n"
+    return Response(
+        text,
+        status_code=status or _STATUS.get(code, 400),
+        media_type="text/plain; charset=UTF-8",
+        headers={"X-ClickHouse-Exception-Code": str(code)},
+    )
+
+
+def _unreachable() -> Response:
+    return clickhouse_error(210, "NETWORK_ERROR", "The ClickHouse server cannot be reached", 503)
+
+
+def _unauthorized() -> Response:
+    response = clickhouse_error(
+        516,
+        "AUTHENTICATION_FAILED",
+        "Authentication failed: send a team API token as the "
+        "password (HTTP Basic or X-ClickHouse-Key)",
+    )
+    response.headers["WWW-Authenticate"] = 'Basic realm="Watchpost ClickHouse"'
+    return response
+
+
+def _password(request: Request) -> str | None:
+    """The password a ClickHouse client sent (never from the URL, which access logs keep)."""
+    if key := request.headers.get("x-clickhouse-key"):
+        return key.strip()
+    scheme, _, encoded = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() != "basic" or not encoded or len(encoded) > 2048:
+        return None
+    try:
+        decoded = binascii.a2b_base64(encoded.strip(), strict_mode=True).decode()
+    except (binascii.Error, UnicodeDecodeError):
+        return None
+    return decoded.partition(":")[2].strip() or None
+
+
+class _Clients:
+    """One clickhouse-connect client per server, current database an empty one of ours."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._clients: dict[ClickHouseServer, Client] = {}
+
+    def get(self, server: ClickHouseServer) -> Client:
+        with self._lock:
+            client = self._clients.get(server)
+            if client is None:
+                client = clickhouse_connect.get_client(
+                    host=server.host,
+                    port=server.port,
+                    username=server.username,
+                    password=server.password,
+                    secure=server.secure,
+                    autogenerate_session_id=False,
+                )
+                empty = f"{server.database}_sql"
+                client.command(f"CREATE DATABASE IF NOT EXISTS {empty}")
+                client.database = empty
+                self._clients[server] = client
+            return client
+
+
+CLIENTS = _Clients()
+
+
+def team_tables(db: str, sources: list[tuple[int, str]]) -> dict[str, str]:
+    """Each table name a team may read → the SELECT that stands for it."""
+    tables: dict[str, str] = {}
+    for source_id, name in sources:
+        events = (
+            "SELECT id, source_id, dt, severity AS level, service, body AS message, attributes, "
+            f"raw, raw AS json, 1 AS _row_type FROM {db}.logs WHERE source_id = {int(source_id)}"
+        )
+        tables[f"{name}_logs"] = events
+        tables[f"{name}_s3"] = f"{events} AND 0"
+        tables[f"{name}_metrics"] = (
+            "SELECT source_id, dt, name, value, tags "
+            f"FROM {db}.metrics WHERE source_id = {int(source_id)}"
+        )
+    return tables
+
+
+async def _query_text(request: Request) -> str | None:
+    """The query as ClickHouse reads it; None when over MAX_QUERY_BYTES."""
+    body = bytearray()
+    if request.method == "POST":
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > MAX_QUERY_BYTES:
+                return None
+    parts = [request.query_params.get("query", ""), body.decode("utf-8", "replace")]
+    return "\n".join(part for part in parts if part.strip())
+
+
+@router.get(PATH + "/ping", include_in_schema=False)
+async def ping() -> Response:
+    return Response("Ok.\n", media_type="text/plain; charset=UTF-8")
+
+
+@router.api_route(PATH, methods=["GET", "POST"], include_in_schema=False)
+@router.api_route(PATH + "/", methods=["GET", "POST"], include_in_schema=False)
+async def clickhouse_http(request: Request, ctx: Context) -> Response:
+    token = _password(request)
+    if token is None or len(token) > 512:
+        return _unauthorized()
+    async with ctx.db.read_sessions() as session:
+        principal = await authenticate(session, token)
+        if principal is None:
+            return _unauthorized()
+        rows = await session.execute(
+            select(Source.id, Source.table_name).where(Source.team_id == principal.team_id)
+        )
+        sources = [(row.id, row.table_name) for row in rows]
+    try:
+        check_token(request, principal.token_id)
+    except ApiError as error:
+        return clickhouse_error(202, "TOO_MANY_SIMULTANEOUS_QUERIES", error.message, 429)
+    store = ctx.logs
+    if not isinstance(store, ClickHouseStore):
+        return clickhouse_error(
+            48,
+            "NOT_IMPLEMENTED",
+            "The SQL endpoint needs the ClickHouse logs store "
+            "(WATCHPOST_LOGS_URL=clickhouse://…); the embedded store does not speak ClickHouse SQL",
+        )
+    sql = await _query_text(request)
+    if sql is None:
+        return clickhouse_error(
+            62, "SYNTAX_ERROR", f"The query is longer than {MAX_QUERY_BYTES} bytes", 413
+        )
+    if not sql.strip():
+        return clickhouse_error(62, "SYNTAX_ERROR", "Empty query")
+    try:
+        rewritten, named = rewrite(sql, team_tables(store.db, sources))
+        fmt = named or output_format(request.query_params.get("default_format"))
+    except SqlRefused as refused:
+        return clickhouse_error(refused.code, refused.name, str(refused))
+    return await _run(store, rewritten, fmt)
+
+
+async def _run(store: ClickHouseStore, sql: str, fmt: str) -> Response:
+    try:
+        client = await asyncio.to_thread(CLIENTS.get, store.server)
+        result = await asyncio.to_thread(client.raw_query, sql, fmt=fmt)
+    except OperationalError:
+        return _unreachable()
+    except DatabaseError as error:
+        found = _CODE.search(str(error))
+        if found is None:
+            return clickhouse_error(1002, "UNKNOWN_EXCEPTION", "The ClickHouse server failed", 502)
+        code = int(found[1])
+        message = found[2].strip().replace(f"{store.db}.", "").split("\n")[0][:2000]
+        message = re.sub(r"\s*\(version [^)]*\)\s*$", "", message)
+        return Response(
+            f"Code: {code}. DB::Exception: {message}\n",
+            status_code=_STATUS.get(code, 400),
+            media_type="text/plain; charset=UTF-8",
+            headers={"X-ClickHouse-Exception-Code": str(code)},
+        )
+    except ClickHouseError:
+        return _unreachable()
+    media = "application/json" if fmt.upper().startswith("JSON") else "text/plain; charset=UTF-8"
+    if fmt in (
+        "Native",
+        "RowBinary",
+        "RowBinaryWithNames",
+        "RowBinaryWithNamesAndTypes",
+        "Parquet",
+        "Arrow",
+        "ArrowStream",
+    ):
+        media = "application/octet-stream"
+    return Response(
+        bytes(result),
+        media_type=media,
+        headers={"X-ClickHouse-Format": fmt, "X-ClickHouse-Timezone": "UTC"},
+    )
+
+
+# What routes.py serves (public: the credentials are checked here, ClickHouse's way).
+routers = (router,)

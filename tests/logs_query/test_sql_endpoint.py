@@ -1,0 +1,192 @@
+# ruff: noqa: S608  (SQL text is what these tests send)
+"""/clickhouse: ClickHouse's HTTP interface over a team's own tables, on the ClickHouse store;
+the hosted service's SQL examples, clickhouse-connect as a client, and what is refused."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import clickhouse_connect
+import httpx
+import orjson
+import pytest
+from fastapi import FastAPI
+
+from tests.factories.api import Api, data
+from tests.factories.served import serving
+from tests.logs_query.events import log_event, new_source
+from watchpost.logs.clickhouse import ClickHouseStore
+from watchpost.logs.store import LogStore
+
+SQL = "/clickhouse"
+
+
+@pytest.fixture
+def clickhouse(app: FastAPI, clickhouse_logs: ClickHouseStore) -> Iterator[ClickHouseStore]:
+    ctx = app.state.ctx
+    own = ctx.logs
+    ctx.logs = clickhouse_logs
+    yield clickhouse_logs
+    ctx.logs = own
+
+
+async def table(api: Api, source_id: int) -> str:
+    source = data(await api.get(f"/api/v1/sources/{source_id}"))
+    name: str = source["attributes"]["table_name"]
+    return name
+
+
+async def filled(api: Api, store: LogStore, name: str = "app") -> tuple[int, str]:
+    source = await new_source(api, name)
+    start = datetime.now(UTC) - timedelta(minutes=10)
+    await store.append(
+        [
+            log_event(
+                source,
+                api.team_id,
+                start + timedelta(minutes=n),
+                {"message": f"{name} {n}", "level": "error" if n % 2 else "info"},
+            )
+            for n in range(5)
+        ]
+    )
+    return source, await table(api, source)
+
+
+async def sql(api: Api, query: str, **params: str) -> httpx.Response:
+    return await api.client.post(
+        SQL, params=params, content=query.encode(), auth=(api.team_name, api.token)
+    )
+
+
+HOSTED_EXAMPLE = """SELECT dt, raw FROM (
+    SELECT dt, raw FROM remote({table}_logs)
+    UNION ALL
+    SELECT dt, raw FROM s3Cluster(primary, {table}_s3)
+      WHERE _row_type = 1
+  ) ORDER BY dt DESC LIMIT 100 FORMAT JSONEachRow"""
+
+
+async def test_the_hosted_example(api: Api, other_api: Api, clickhouse: ClickHouseStore) -> None:
+    _, mine = await filled(api, clickhouse)
+    await filled(other_api, clickhouse, "theirs")
+    response = await sql(
+        api, HOSTED_EXAMPLE.format(table=mine), output_format_pretty_row_numbers="0"
+    )
+    assert response.status_code == 200, response.text
+    rows = [orjson.loads(line) for line in response.text.splitlines()]
+    assert [orjson.loads(row["raw"])["message"] for row in rows] == [
+        f"app {n}" for n in range(4, -1, -1)
+    ]
+    assert response.headers["x-clickhouse-format"] == "JSONEachRow"
+
+
+async def test_aggregates_and_formats(api: Api, clickhouse: ClickHouseStore) -> None:
+    _, mine = await filled(api, clickhouse)
+    query = f"SELECT level, count() AS n FROM {mine}_logs GROUP BY level ORDER BY level"
+    response = await sql(api, query + " FORMAT JSON")
+    assert response.status_code == 200, response.text
+    assert response.json()["data"] == [
+        {"level": "error", "n": 2},
+        {"level": "info", "n": 3},
+    ]
+    as_text = await api.client.get(
+        SQL,
+        params={"query": query, "default_format": "CSV"},
+        headers={"X-ClickHouse-User": "me", "X-ClickHouse-Key": api.token},
+    )
+    assert as_text.status_code == 200, as_text.text
+    assert as_text.text == '"error",2\n"info",3\n'
+    extracted = await sql(
+        api, f"SELECT JSONExtractString(raw, 'message') FROM {mine}_logs ORDER BY dt LIMIT 1"
+    )
+    assert extracted.text == "app 0\n"
+
+
+@pytest.mark.parametrize(
+    ("query", "status", "code"),
+    [
+        ("SELECT * FROM {other}_logs", 404, "60"),
+        ("SELECT * FROM {db}.logs", 403, "497"),
+        ("SELECT count() FROM {mine}_logs WHERE id IN {db}.logs", 403, "497"),
+        ("SELECT * FROM system.tables", 403, "497"),
+        ("SELECT * FROM url('http://127.0.0.1:9/x', CSV)", 403, "497"),
+        ("SELECT * FROM remote('127.0.0.1', {db}.logs)", 404, "60"),
+        ("INSERT INTO {mine}_logs (raw) VALUES ('x')", 403, "164"),
+        ("DROP TABLE {db}.logs", 403, "164"),
+        ("SELECT 1 SETTINGS readonly = 0", 403, "497"),
+        ("SELECT dictGet('d', 'a', toUInt64(1))", 403, "497"),
+        ("SELECT 1; SELECT 2", 400, "62"),
+        ("SELECT FROM WHERE", 400, "62"),
+        ("SELECT nosuchcolumn FROM {mine}_logs", 400, "47"),
+        ("SELECT 1 FORMAT NoSuchFormat", 400, "73"),
+        ("SELECT " + "(" * 5000 + "1" + ")" * 5000, 400, "62"),
+    ],
+)
+async def test_refused(
+    api: Api, other_api: Api, clickhouse: ClickHouseStore, query: str, status: int, code: str
+) -> None:
+    _, mine = await filled(api, clickhouse)
+    _, other = await filled(other_api, clickhouse, "theirs")
+    response = await sql(api, query.format(mine=mine, other=other, db=clickhouse.db))
+    assert response.status_code == status, response.text
+    assert response.headers["x-clickhouse-exception-code"] == code
+    assert response.text.startswith(f"Code: {code}. DB::Exception: ")
+    if "{db}" not in query:  # the store's database is never named unless the query did
+        assert clickhouse.db not in response.text
+    # Nothing was written or dropped: the team's events are all there.
+    assert (await sql(api, f"SELECT count() FROM {mine}_logs")).text == "5\n"
+
+
+async def test_credentials(api: Api, app: FastAPI, clickhouse: ClickHouseStore) -> None:
+    for auth in (None, ("me", "wrong-token"), ("me", "")):
+        response = await api.client.post(SQL, content=b"SELECT 1", auth=auth)  # type: ignore[arg-type]
+        assert response.status_code == 401
+        assert response.headers["x-clickhouse-exception-code"] == "516"
+    in_url = await api.client.get(SQL, params={"query": "SELECT 1", "password": api.token})
+    assert in_url.status_code == 401  # a password in the URL would be kept by access logs
+    assert (await api.client.get(f"{SQL}/ping")).text == "Ok.\n"
+
+
+async def test_embedded_store_says_so(api: Api, app: FastAPI) -> None:
+    response = await sql(api, "SELECT 1")
+    assert response.status_code == 501
+    assert "ClickHouse logs store" in response.text
+
+
+async def test_query_size_limit(api: Api, clickhouse: ClickHouseStore) -> None:
+    response = await sql(api, "SELECT 1 " + " " * (1024 * 1024))
+    assert response.status_code == 413
+
+
+async def test_clickhouse_connect_as_a_client(
+    app: FastAPI, api: Api, clickhouse: ClickHouseStore
+) -> None:
+    """ClickHouse's own Python client, as Grafana's plugin would: connect, query, read types."""
+    _, mine = await filled(api, clickhouse)
+    async with serving(app) as url:
+        port = int(url.rsplit(":", 1)[1])
+
+        def run() -> Any:
+            client = clickhouse_connect.get_client(
+                host="127.0.0.1",
+                port=port,
+                username=api.team_name,
+                password=api.token,
+                proxy_path=SQL,
+                autogenerate_session_id=False,
+            )
+            try:
+                return client.query(
+                    f"SELECT level, count() AS n, max(dt) FROM {mine}_logs "
+                    "GROUP BY level ORDER BY level"
+                ).result_rows
+            finally:
+                client.close()
+
+        rows = await asyncio.to_thread(run)
+    assert [(level, n) for level, n, _ in rows] == [("error", 2), ("info", 3)]
+    assert isinstance(rows[0][2], datetime)
