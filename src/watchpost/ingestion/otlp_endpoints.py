@@ -14,6 +14,7 @@ google.rpc.Status in the request's encoding.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import Any, Final
 
@@ -105,17 +106,28 @@ async def _export(
     response_class=Response,
 )
 async def export_logs(request: Request) -> Response:
+    return await _answer(request, _export, otlp.success)
+
+
+Export = Callable[[Request, Ingestion, SourceInfo, str], Awaitable[tuple[int, str]]]
+
+
+async def _answer(
+    request: Request, export: Export, success: Callable[[str, int, str], tuple[bytes, str]]
+) -> Response:
+    """An OTLP export: the source, the body's media type, `export` storing it; the answer
+    (partial success or a google.rpc.Status) in the request's encoding."""
     kind = otlp.media(request.headers.get("content-type", "")) or otlp.JSON
     ing = ingestion_for(request)
     try:
         source = await ing.source_for(request)
         if otlp.media(request.headers.get("content-type", "")) is None:
             raise Refused(415, "Content-Type must be application/x-protobuf or application/json")
-        rejected, why = await _export(request, ing, source, kind)
+        rejected, why = await export(request, ing, source, kind)
     except Refused as exc:
         body, media_type = otlp.status(kind, exc.status, exc.message)
         return Response(body, status_code=exc.status, media_type=media_type, headers=exc.headers)
-    body, media_type = otlp.success(kind, rejected, why)
+    body, media_type = success(kind, rejected, why)
     return Response(body, status_code=200, media_type=media_type)
 
 
@@ -165,18 +177,7 @@ async def _export_metrics(
     response_class=Response,
 )
 async def export_metrics(request: Request) -> Response:
-    kind = otlp.media(request.headers.get("content-type", "")) or otlp.JSON
-    ing = ingestion_for(request)
-    try:
-        source = await ing.source_for(request)
-        if otlp.media(request.headers.get("content-type", "")) is None:
-            raise Refused(415, "Content-Type must be application/x-protobuf or application/json")
-        rejected, why = await _export_metrics(request, ing, source, kind)
-    except Refused as exc:
-        body, media_type = otlp.status(kind, exc.status, exc.message)
-        return Response(body, status_code=exc.status, media_type=media_type, headers=exc.headers)
-    body, media_type = otlp_metrics.success(kind, rejected, why)
-    return Response(body, status_code=200, media_type=media_type)
+    return await _answer(request, _export_metrics, otlp_metrics.success)
 
 
 routers = (router,)
