@@ -17,11 +17,11 @@ from __future__ import annotations
 import base64
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 import orjson
 from google.protobuf import json_format
-from google.protobuf.message import DecodeError
+from google.protobuf.message import DecodeError, Message
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import (
     ExportLogsServiceRequest,
     ExportLogsServiceResponse,
@@ -55,7 +55,16 @@ def media(content_type: str) -> str | None:
 
 def decode_request(data: bytes, kind: str) -> ExportLogsServiceRequest:
     """The request message; Unparseable when the body is not one."""
-    request = ExportLogsServiceRequest()
+    return decode(data, kind, ExportLogsServiceRequest(), _hex_ids_to_base64)
+
+
+M = TypeVar("M", bound=Message)
+
+
+def decode(data: bytes, kind: str, request: M, fix_json: Callable[[dict[str, Any]], None]) -> M:
+    """`request` (an empty OTLP message) filled from the body, protobuf or JSON (`fix_json`
+    first mends what protobuf's JSON mapping cannot read); Unparseable when it is not one."""
+    name = request.DESCRIPTOR.name
     if kind == PROTOBUF:
         try:
             request.ParseFromString(data)
@@ -67,8 +76,8 @@ def decode_request(data: bytes, kind: str) -> ExportLogsServiceRequest:
     except orjson.JSONDecodeError as exc:
         raise Unparseable(f"the body is not JSON ({exc.msg})") from None
     if not isinstance(value, dict):
-        raise Unparseable("the body must be a JSON object (ExportLogsServiceRequest)")
-    _hex_ids_to_base64(value)
+        raise Unparseable(f"the body must be a JSON object ({name})")
+    fix_json(value)
     try:
         json_format.ParseDict(value, request, ignore_unknown_fields=True)
     except (json_format.ParseError, ValueError, TypeError, RecursionError) as exc:

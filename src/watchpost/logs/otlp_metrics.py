@@ -16,39 +16,19 @@ from datetime import datetime
 from typing import Any
 
 import orjson
-from google.protobuf import json_format
-from google.protobuf.message import DecodeError
 from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import (
     ExportMetricsServiceRequest,
     ExportMetricsServiceResponse,
 )
 
 from watchpost.logs.events import MetricPoint
-from watchpost.logs.otlp import PROTOBUF, attributes, nanos_time
+from watchpost.logs.otlp import PROTOBUF, attributes, decode, nanos_time
 from watchpost.logs.parsing import MAX_EVENTS, Unparseable, flatten, within_reach
 
 
 def decode_request(data: bytes, kind: str) -> ExportMetricsServiceRequest:
     """The request message; Unparseable when the body is not one."""
-    request = ExportMetricsServiceRequest()
-    if kind == PROTOBUF:
-        try:
-            request.ParseFromString(data)
-        except (DecodeError, RecursionError) as exc:
-            raise Unparseable(f"the body is not an OTLP protobuf message ({exc})") from None
-        return request
-    try:
-        value = orjson.loads(data) if data.strip() else {}
-    except orjson.JSONDecodeError as exc:
-        raise Unparseable(f"the body is not JSON ({exc.msg})") from None
-    if not isinstance(value, dict):
-        raise Unparseable("the body must be a JSON object (ExportMetricsServiceRequest)")
-    _drop_exemplars(value)
-    try:
-        json_format.ParseDict(value, request, ignore_unknown_fields=True)
-    except (json_format.ParseError, ValueError, TypeError, RecursionError) as exc:
-        raise Unparseable(f"the body is not an OTLP JSON message ({exc})") from None
-    return request
+    return decode(data, kind, ExportMetricsServiceRequest(), _drop_exemplars)
 
 
 def _drop_exemplars(value: Any) -> None:
