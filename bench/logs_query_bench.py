@@ -220,9 +220,8 @@ def by_hand_duckdb(path: Path, source_id: int, repeat: int) -> dict[str, Any]:
 
     conditions = {
         "newest": "true",
-        "word": "(body ILIKE '%kaboom%' OR len(list_filter(map_values(attributes), "
-        "lambda v: v ILIKE '%kaboom%')) > 0)",
-        "field": "attributes['context.user.id'] = '4242'",
+        "word": "contains(text, 'kaboom')",
+        "field": "lower(\"a.context.user.id\") = '4242'",
     }
     results: dict[str, Any] = {}
     for name, (_, span) in SEARCHES.items():

@@ -19,6 +19,7 @@ from fastapi.responses import Response
 from watchpost.http.errors import json_error
 from watchpost.http.openapi import ERROR_RESPONSES, MessageErrorBody
 from watchpost.ingestion.state import TOO_LARGE, Ingestion, Refused, SourceInfo, ingestion_for
+from watchpost.logs.batch import EventBatch
 from watchpost.logs.ingest_body import (
     MAX_BODY_BYTES,
     BadEncoding,
@@ -27,7 +28,7 @@ from watchpost.logs.ingest_body import (
     declared_too_large,
     read_decoded,
 )
-from watchpost.logs.parsing import Unparseable, build_events, decode, media_format
+from watchpost.logs.parsing import Unparseable, build_batch, decode, media_format
 
 router = APIRouter(tags=["logs ingestion"])
 
@@ -103,17 +104,16 @@ async def _store(ing: Ingestion, source: SourceInfo, data: bytes, kind: str) -> 
     """Parses the body and stores its events (406 when it cannot be read)."""
     received = ing.now()
 
-    def parse(data: bytes) -> list[Any]:
+    def parse(data: bytes) -> EventBatch:
         items = decode(data, kind)
-        return build_events(items, source_id=source.id, team_id=source.team_id, received=received)
+        return build_batch(items, source_id=source.id, team_id=source.team_id, received=received)
 
     try:
         big = len(data) > OFF_LOOP_BYTES
         events = await asyncio.to_thread(parse, data) if big else parse(data)
     except Unparseable as exc:
         raise Refused(406, str(exc)) from None
-    ing.fresh(source, events, received)
-    await ing.store_events(source, events)
+    await ing.store_events(source, ing.fresh(source, events, received))
 
 
 @router.post(

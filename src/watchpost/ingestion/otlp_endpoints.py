@@ -24,6 +24,7 @@ from fastapi.responses import Response
 from watchpost.ingestion.endpoints import OFF_LOOP_BYTES, read_body
 from watchpost.ingestion.state import Ingestion, Refused, SourceInfo, ingestion_for
 from watchpost.logs import otlp, otlp_metrics
+from watchpost.logs.batch import EventBatch
 from watchpost.logs.events import MetricPoint
 from watchpost.logs.parsing import Unparseable
 
@@ -88,8 +89,9 @@ async def _export(
                 raise Refused(400, str(exc)) from None
             if source.paused:
                 return len(events), PAUSED
-            dropped = ing.fresh(source, events, received)
-            await ing.store_events(source, events)
+            batch = ing.fresh(source, EventBatch.of(events), received)
+            await ing.store_events(source, batch)
+            dropped = len(events) - len(batch)
             return dropped, EXPIRED if dropped else ""
 
 

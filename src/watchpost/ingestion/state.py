@@ -27,7 +27,8 @@ from sqlalchemy import select
 
 from watchpost.context import AppContext
 from watchpost.crypto import hash_token
-from watchpost.logs.events import LogEvent, MetricPoint
+from watchpost.logs.batch import EventBatch
+from watchpost.logs.events import MetricPoint
 from watchpost.logs.ingest_body import MAX_BODY_BYTES, declared_too_large
 from watchpost.logs.store import LogStore
 from watchpost.ratelimit import RateLimiter
@@ -222,14 +223,9 @@ class Ingestion:
             metrics_retention=row[4],
         )
 
-    def fresh(self, source: SourceInfo, events: list[LogEvent], received: datetime) -> int:
-        """Drops, in place, the events older than the source's retention; how many went."""
-        oldest = received - timedelta(days=source.logs_retention)
-        kept = [event for event in events if event.dt >= oldest]
-        dropped = len(events) - len(kept)
-        if dropped:
-            events[:] = kept
-        return dropped
+    def fresh(self, source: SourceInfo, batch: EventBatch, received: datetime) -> EventBatch:
+        """The batch without its events older than the source's retention."""
+        return batch.since(received - timedelta(days=source.logs_retention))
 
     def _take_quota(self, source: SourceInfo, count: int) -> None:
         wait = self.quotas.take(source.id, count, self.now())
@@ -240,11 +236,11 @@ class Ingestion:
                 wait,
             )
 
-    async def store_events(self, source: SourceInfo, events: list[LogEvent]) -> None:
+    async def store_events(self, source: SourceInfo, batch: EventBatch) -> None:
         """The source's quota, then the durable append: 429 when over the day's quota."""
-        self._take_quota(source, len(events))
-        if events:
-            await self.store.append(events)
+        self._take_quota(source, len(batch))
+        if len(batch):
+            await self.store.append_batch(batch)
 
     async def store_metrics(self, source: SourceInfo, samples: list[MetricPoint]) -> None:
         """As store_events, for metric samples (they count against the same quota)."""

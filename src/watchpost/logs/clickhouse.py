@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime
 from typing import Any
 
 import clickhouse_connect
 from clickhouse_connect.driver.client import Client
 
+from watchpost.logs.batch import EventBatch, from_micros
 from watchpost.logs.events import LogEvent, MetricPoint, StoredEvent
 from watchpost.logs.retention import expired_partitions
 from watchpost.logs.sql import Query, order_by, where
@@ -58,10 +59,6 @@ def tables(db: str) -> list[str]:
     ]
 
 
-def micros_to_dt(micros: int) -> datetime:
-    return EPOCH + timedelta(microseconds=int(micros))
-
-
 class ClickHouseStore:
     def __init__(self, server: ClickHouseServer) -> None:
         self.server = server
@@ -90,27 +87,28 @@ class ClickHouseStore:
         self._client = client
         return client
 
-    def _write(self, client: Client, kind: str, batch: list[Any]) -> None:
+    def _write(self, client: Client, kind: str, chunks: list[Any]) -> None:
         if kind == "logs":
-            rows = [
-                [
-                    e.id,
-                    e.source_id,
-                    e.team_id,
-                    e.dt.astimezone(UTC),
-                    e.level,
-                    e.service,
-                    e.message,
-                    dict(e.attributes),
-                    e.raw.decode("utf-8", "replace"),
-                ]
-                for e in batch
+            batch = EventBatch.concat(chunks)
+            data: list[Sequence[Any]] = [
+                batch.ids,
+                batch.source_ids,
+                batch.team_ids,
+                [from_micros(at) for at in batch.micros],
+                batch.levels,
+                batch.services,
+                batch.messages,
+                batch.attributes,
+                batch.raws,
             ]
-            client.insert("logs", rows, column_names=LOG_COLUMNS, database=self.db)
+            client.insert(
+                "logs", data, column_names=LOG_COLUMNS, database=self.db, column_oriented=True
+            )
         else:
             points = [
                 [p.source_id, p.team_id, p.dt.astimezone(UTC), p.name, p.value, dict(p.tags)]
-                for p in batch
+                for chunk in chunks
+                for p in chunk
             ]
             client.insert("metrics", points, column_names=METRIC_COLUMNS, database=self.db)
 
@@ -133,7 +131,7 @@ class ClickHouseStore:
         )
         rows = await self._query(sql, query)
         return [
-            StoredEvent(id=int(r[0]), source_id=int(r[1]), dt=micros_to_dt(r[2]), raw=_bytes(r[3]))
+            StoredEvent(id=int(r[0]), source_id=int(r[1]), dt=from_micros(r[2]), raw=_bytes(r[3]))
             for r in rows
         ]
 
@@ -159,7 +157,7 @@ class ClickHouseStore:
             MetricPoint(
                 source_id=int(r[0]),
                 team_id=int(r[1]),
-                dt=micros_to_dt(r[2]),
+                dt=from_micros(r[2]),
                 name=str(r[3]),
                 value=float(r[4]),
                 tags=dict(r[5]),
@@ -168,7 +166,10 @@ class ClickHouseStore:
         ]
 
     async def append(self, events: Sequence[LogEvent]) -> None:
-        await self._writer.write("logs", events)
+        await self.append_batch(EventBatch.of(events))
+
+    async def append_batch(self, batch: EventBatch) -> None:
+        await self._writer.write("logs", batch)
 
     async def append_metrics(self, points: Sequence[MetricPoint]) -> None:
         await self._writer.write("metrics", points)

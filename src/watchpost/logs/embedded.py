@@ -1,20 +1,31 @@
 # ruff: noqa: S608  (SQL text holds table names made of dates and ints; values are bound)
+# ruff: noqa: S608  (SQL text holds table and column names the store made; values are bound)
 """The embedded logs store: DuckDB files under <data_dir>/logs/, nothing to run.
 
 One database file (`logs.duckdb`, its write-ahead log beside it) holds a table per day and kind:
-`logs_YYYYMMDD` and `metrics_YYYYMMDD` (the partitions; retention drops whole ones). The columns
-follow ClickHouse's logs tables: dt, severity, service, body, attributes (a map), and raw, the
-event as sent. One thread owns the connection and writes (logs/writer.py); searches run on
-cursors of the same database in worker threads, a day at a time, newest day first, until the
-limit is met. DuckDB lets one process open the file: the serving process owns it.
+`logs_YYYYMMDD` and `metrics_YYYYMMDD` (the partitions; retention drops whole ones). A logs
+table has the columns of ClickHouse's logs tables (dt, severity, service, body), `raw` (the
+event as sent), `text` (the message and every attribute value, lower-cased, each between
+\x1f separators: what a word is looked for in) and one column per attribute path,
+`"a.<path>"` (up to MAX_ATTRIBUTE_COLUMNS a day, added as new paths arrive): the attributes
+stored the way ClickHouse stores a JSON column's paths, so `field:value` reads one narrow
+column instead of every event's attributes. A path without a column (past the limit, or
+differing only in case from one that has one) is found through `text` and checked on the
+event itself (Query.verify).
+
+Appends arrive as columns (logs/batch.py) and reach DuckDB as one Arrow table a day and
+commit. One thread owns the connection and writes (logs/writer.py); searches run on cursors
+of the same database in worker threads, a day at a time, newest day first, until the limit is
+met. DuckDB lets one process open the file: the serving process owns it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import queue
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
@@ -22,14 +33,19 @@ from typing import Any, TypeVar
 import duckdb
 import orjson
 
+from watchpost.logs.batch import EventBatch, from_micros
+from watchpost.logs.columns import Layout, arrow_table, upgrade
 from watchpost.logs.events import LogEvent, MetricPoint, StoredEvent
+from watchpost.logs.parsing import flatten
+from watchpost.logs.query_language import matches
 from watchpost.logs.retention import expired_partitions
-from watchpost.logs.sql import SEP, order_by, utc_naive, where
+from watchpost.logs.sql import Query, order_by, quote, utc_naive, where
 from watchpost.logs.store import MetricSearch, Search, capped
 from watchpost.logs.writer import SerialWriter
 
 T = TypeVar("T")
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
 
 MEMORY_LIMIT = "1GB"
 COLUMNS = {
@@ -41,11 +57,8 @@ COLUMNS = {
         ("severity", "VARCHAR"),
         ("service", "VARCHAR"),
         ("body", "VARCHAR"),
-        ("attributes", "MAP(VARCHAR, VARCHAR)"),
         ("raw", "VARCHAR"),
-        # Every attribute as "\x1fkey=value" lower-cased, ending in \x1f: a plain string that a
-        # word or field:value is first looked for in (a cheap scan), before the map is read.
-        ("pairs", "VARCHAR"),
+        ("text", "VARCHAR"),
     ],
     "metrics": [
         ("source_id", "INTEGER"),
@@ -57,7 +70,7 @@ COLUMNS = {
     ],
 }
 DDL = {kind: ", ".join(f"{n} {t}" for n, t in cols) for kind, cols in COLUMNS.items()}
-# read_json's columns={…}: the same names and types.
+# read_json's columns={…}: the same names and types (metrics arrive as NDJSON).
 JSON_COLUMNS = {
     kind: "{" + ", ".join(f"{n}: '{t}'" for n, t in cols) + "}" for kind, cols in COLUMNS.items()
 }
@@ -67,26 +80,7 @@ def table(kind: str, day: date) -> str:
     return f"{kind}_{day:%Y%m%d}"
 
 
-def micros_to_dt(micros: int) -> datetime:
-    return EPOCH + timedelta(microseconds=micros)
-
-
-def _row(kind: str, item: Any) -> dict[str, Any]:
-    if kind == "logs":
-        event: LogEvent = item
-        return {
-            "id": event.id,
-            "source_id": event.source_id,
-            "team_id": event.team_id,
-            "dt": utc_naive(event.dt),
-            "severity": event.level,
-            "service": event.service,
-            "body": event.message,
-            "attributes": dict(event.attributes),
-            "raw": event.raw.decode("utf-8", "replace"),
-            "pairs": pairs(event.attributes),
-        }
-    point: MetricPoint = item
+def _metric_row(point: MetricPoint) -> dict[str, Any]:
     return {
         "source_id": point.source_id,
         "team_id": point.team_id,
@@ -97,20 +91,13 @@ def _row(kind: str, item: Any) -> dict[str, Any]:
     }
 
 
-def pairs(attributes: Mapping[str, str]) -> str:
-    joined = "".join(f"{SEP}{key}={value}" for key, value in attributes.items())
-    return f"{joined}{SEP}".lower()
-
-
-def _day(item: LogEvent | MetricPoint) -> date:
-    return item.dt.astimezone(UTC).date()
-
-
 class EmbeddedStore:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.path = folder / "logs.duckdb"
         self._days: dict[str, set[date]] = {"logs": set(), "metrics": set()}
+        self._layouts: dict[date, Layout] = {}
+        """The attribute columns of each logs day table, as committed (read under _lock)."""
         self._lock = threading.Lock()
         self._cursors: queue.SimpleQueue[duckdb.DuckDBPyConnection] = queue.SimpleQueue()
         self._opened = False
@@ -123,39 +110,83 @@ class EmbeddedStore:
     def _connect(self) -> duckdb.DuckDBPyConnection:
         self.folder.mkdir(parents=True, exist_ok=True)
         con = duckdb.connect(str(self.path), config={"memory_limit": MEMORY_LIMIT})
-        names = con.execute(
-            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'"
-        ).fetchall()
-        with self._lock:
-            for (name,) in names:
-                kind, _, stamp = str(name).rpartition("_")
-                if kind in self._days and len(stamp) == 8 and stamp.isdigit():
-                    self._days[kind].add(datetime.strptime(stamp, "%Y%m%d").date())
+        found: dict[str, list[str]] = {}
+        for name, column in con.execute(
+            "SELECT table_name, column_name FROM information_schema.columns "
+            "WHERE table_schema = 'main' ORDER BY table_name, ordinal_position"
+        ).fetchall():
+            found.setdefault(str(name), []).append(str(column))
+        for name, columns in found.items():
+            kind, _, stamp = name.rpartition("_")
+            if kind not in self._days or len(stamp) != 8 or not stamp.isdigit():
+                continue
+            day = datetime.strptime(stamp, "%Y%m%d").date()
+            if kind == "logs":
+                columns = upgrade(con, name, columns)
+                self._layouts[day] = Layout.of(columns)
+            with self._lock:
+                self._days[kind].add(day)
         return con
 
-    def _write(self, con: duckdb.DuckDBPyConnection, kind: str, batch: list[Any]) -> None:
-        by_day: dict[date, list[Any]] = {}
-        for item in batch:
-            by_day.setdefault(_day(item), []).append(item)
-        staging = self.folder / f".{kind}-batch.ndjson"
+    def _write(self, con: duckdb.DuckDBPyConnection, kind: str, chunks: list[Any]) -> None:
         con.execute("BEGIN TRANSACTION")
         try:
-            for day, items in sorted(by_day.items()):
-                name = table(kind, day)
-                con.execute(f"CREATE TABLE IF NOT EXISTS {name} ({DDL[kind]})")
-                # DuckDB's executemany takes ≈ 500 rows/s; its JSON reader ≈ 100 times more.
-                staging.write_bytes(b"\n".join(orjson.dumps(_row(kind, i)) for i in items))
-                con.execute(
-                    f"INSERT INTO {name} SELECT * FROM read_json(?, format = 'newline_delimited', "
-                    f"columns = {JSON_COLUMNS[kind]})",
-                    [str(staging)],
-                )
+            if kind == "logs":
+                layouts = self._write_logs(con, EventBatch.concat(chunks))
+                days: Iterable[date] = layouts
+            else:
+                days = self._write_metrics(con, [p for chunk in chunks for p in chunk])
             con.execute("COMMIT")  # DuckDB syncs its write-ahead log on commit
         except BaseException:
             con.execute("ROLLBACK")
             raise
         with self._lock:
-            self._days[kind].update(by_day)
+            if kind == "logs":
+                self._layouts.update(layouts)
+            self._days[kind].update(days)
+
+    def _write_logs(self, con: duckdb.DuckDBPyConnection, batch: EventBatch) -> dict[date, Layout]:
+        """Inserts the batch, a day table at a time; the layouts of the tables written (new
+        ones, to be published once the transaction commits)."""
+        written: dict[date, Layout] = {}
+        for number, part in batch.by_day():
+            day = date.fromordinal(EPOCH_ORDINAL + number)
+            name = table("logs", day)
+            known = self._layouts.get(day)
+            if known is None:
+                con.execute(f"CREATE TABLE IF NOT EXISTS {name} ({DDL['logs']})")
+                known = Layout.of(n for n, _ in COLUMNS["logs"])
+            layout = dataclasses.replace(known, columns=dict(known.columns), taken=set(known.taken))
+            new_paths = set().union(*part.attributes).difference(layout.columns)
+            for column in layout.admit(sorted(new_paths)).values():
+                con.execute(f"ALTER TABLE {name} ADD COLUMN {quote(column)} VARCHAR")
+            incoming = arrow_table(part, layout.columns)
+            con.register("incoming", incoming)
+            try:
+                con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM incoming")
+            finally:
+                con.unregister("incoming")
+            written[day] = layout
+        return written
+
+    def _write_metrics(
+        self, con: duckdb.DuckDBPyConnection, points: list[MetricPoint]
+    ) -> set[date]:
+        by_day: dict[date, list[MetricPoint]] = {}
+        for point in points:
+            by_day.setdefault(point.dt.astimezone(UTC).date(), []).append(point)
+        staging = self.folder / ".metrics-batch.ndjson"
+        for day, items in sorted(by_day.items()):
+            name = table("metrics", day)
+            con.execute(f"CREATE TABLE IF NOT EXISTS {name} ({DDL['metrics']})")
+            # DuckDB's executemany takes ≈ 500 rows/s; its JSON reader ≈ 100 times more.
+            staging.write_bytes(b"\n".join(orjson.dumps(_metric_row(p)) for p in items))
+            con.execute(
+                f"INSERT INTO {name} SELECT * FROM read_json(?, format = 'newline_delimited', "
+                f"columns = {JSON_COLUMNS['metrics']})",
+                [str(staging)],
+            )
+        return set(by_day)
 
     # Reads -----------------------------------------------------------------------------
 
@@ -184,6 +215,52 @@ class EmbeddedStore:
         last = (until.astimezone(UTC) - timedelta(microseconds=1)).date() if until else date.max
         return [day for day in days if first <= day <= last]
 
+    def _columns(self, day: date) -> dict[str, str]:
+        with self._lock:
+            layout = self._layouts.get(day)
+            return dict(layout.columns) if layout is not None else {}
+
+    def _select(self, search: Search, days: Sequence[date], limit: int) -> tuple[str, Query]:
+        """One statement for the search over these days (their union when more than one)."""
+        query = Query("duckdb")
+        selects = []
+        for day in days:
+            clause, query = where(search, "duckdb", self._columns(day), query)
+            selects.append(
+                f"SELECT id, source_id, epoch_us(dt), raw, body FROM {table('logs', day)} "
+                f"WHERE {clause}"
+            )
+        order = order_by(search)
+        if len(selects) == 1:
+            return f"{selects[0]} ORDER BY {order} LIMIT {limit}", query
+        return (
+            f"SELECT * FROM ({' UNION ALL '.join(selects)}) ORDER BY {order} LIMIT {limit}",
+            query,
+        )
+
+    def _find(
+        self, cursor: duckdb.DuckDBPyConnection, search: Search, days: Sequence[date], limit: int
+    ) -> list[tuple[Any, ...]]:
+        """At most `limit` rows of the search over these days, each checked for the terms
+        the SQL could only narrow (their rows read on, past those that fail, until the limit
+        is met or nothing is left)."""
+        found: list[tuple[Any, ...]] = []
+        while len(found) < limit:
+            wanted = limit - len(found)
+            sql, query = self._select(search, days, wanted)
+            rows = cursor.execute(sql, query.params).fetchall()
+            if not query.verify:
+                return found + rows
+            found += [row for row in rows if _holds(query, row)]
+            if len(rows) < wanted:
+                break
+            last = rows[-1]
+            if search.after_id is not None:
+                search = dataclasses.replace(search, after_id=last[0])
+            else:
+                search = dataclasses.replace(search, before=(from_micros(last[2]), last[0]))
+        return found
+
     async def search(self, search: Search) -> list[StoredEvent]:
         limit = capped(search.limit)
         if not search.source_ids or limit == 0:
@@ -192,20 +269,14 @@ class EmbeddedStore:
         days = self._days_between("logs", search.since, search.until)
         if not days:
             return []
-        clause, query = where(search, "duckdb")
-        order = order_by(search)
 
         def run(cursor: duckdb.DuckDBPyConnection) -> list[tuple[Any, ...]]:
-            select = "SELECT id, source_id, epoch_us(dt), raw FROM {} WHERE " + clause
             if search.after_id is not None:  # ids follow receipt, not dt: every day may hold some
-                union = " UNION ALL ".join(select.format(table("logs", d)) for d in days)
-                sql = f"SELECT * FROM ({union}) ORDER BY {order} LIMIT {limit}"
-                return cursor.execute(sql, query.params).fetchall()
+                return self._find(cursor, search, days, limit)
             rows: list[tuple[Any, ...]] = []
             for day in reversed(days) if search.newest_first else days:
-                sql = f"{select.format(table('logs', day))} ORDER BY {order} LIMIT {limit - len(rows)}"
                 try:
-                    rows += cursor.execute(sql, query.params).fetchall()
+                    rows += self._find(cursor, search, [day], limit - len(rows))
                 except duckdb.CatalogException:  # the day was dropped meanwhile
                     continue
                 if len(rows) >= limit:
@@ -214,7 +285,7 @@ class EmbeddedStore:
 
         rows = await self._read(run)
         return [
-            StoredEvent(id=r[0], source_id=r[1], dt=micros_to_dt(r[2]), raw=r[3].encode())
+            StoredEvent(id=r[0], source_id=r[1], dt=from_micros(r[2]), raw=r[3].encode())
             for r in rows
         ]
 
@@ -256,7 +327,7 @@ class EmbeddedStore:
             MetricPoint(
                 source_id=r[0],
                 team_id=r[1],
-                dt=micros_to_dt(r[2]),
+                dt=from_micros(r[2]),
                 name=r[3],
                 value=r[4],
                 tags=dict(r[5]),
@@ -267,7 +338,10 @@ class EmbeddedStore:
     # Writes ----------------------------------------------------------------------------
 
     async def append(self, events: Sequence[LogEvent]) -> None:
-        await self._writer.write("logs", events)
+        await self.append_batch(EventBatch.of(events))
+
+    async def append_batch(self, batch: EventBatch) -> None:
+        await self._writer.write("logs", batch)
 
     async def append_metrics(self, points: Sequence[MetricPoint]) -> None:
         await self._writer.write("metrics", points)
@@ -294,6 +368,8 @@ class EmbeddedStore:
                 con.execute(f"DROP TABLE {name}")
                 with self._lock:
                     self._days[kind].discard(day)
+                    if kind == "logs":
+                        self._layouts.pop(day, None)
                 dropped += sum(counts.values())
             elif sources:
                 ids = ", ".join(str(int(s)) for s in sources)
@@ -310,3 +386,8 @@ class EmbeddedStore:
             except queue.Empty:
                 break
         await asyncio.to_thread(self._writer.close)
+
+
+def _holds(query: Query, row: tuple[Any, ...]) -> bool:
+    """Whether the terms the SQL could only narrow hold for a row (raw at 3, body at 4)."""
+    return matches(query.verify, row[4], flatten(orjson.loads(row[3])))

@@ -23,6 +23,7 @@ from typing import Any, Final
 import msgpack
 import orjson
 
+from watchpost.logs.batch import EventBatch, to_micros
 from watchpost.logs.events import LogEvent, new_event_ids
 
 JSON: Final = "json"
@@ -342,6 +343,40 @@ def as_object(item: Any) -> dict[Any, Any]:
     return {"message": _text_of(item)}
 
 
+def build_batch(
+    items: list[tuple[Any, Any]],
+    *,
+    source_id: int,
+    team_id: int,
+    received: datetime,
+    make_ids: Callable[[int], list[int]] = new_event_ids,
+) -> EventBatch:
+    """The decoded items as a columnar batch, ids ascending in the body's order.
+
+    The hot loop of ingestion: one pass per event appending to each column (a time already
+    seen in the batch, as logtail's one-per-record `dt` strings rarely are, is parsed once).
+    """
+    count = len(items)
+    batch = EventBatch(
+        ids=make_ids(count), source_ids=[source_id] * count, team_ids=[team_id] * count
+    )
+    micros, levels, services = batch.micros, batch.levels, batch.services
+    messages, attributes, raws = batch.messages, batch.attributes, batch.raws
+    for item, envelope in items:
+        event = item if type(item) is dict else as_object(item)
+        micros.append(to_micros(time_of(event, envelope, received)))
+        levels.append(level_of(event))
+        services.append(service_of(event))
+        messages.append(message_of(event))
+        leaves: dict[str, str] = {}
+        _flatten_into(event, "", leaves, 1)
+        attributes.append(leaves)
+        # text, not bytes: a kept bytes object from orjson costs a realloc (measured 4 times
+        # the dump itself); the str of it is a fresh small allocation
+        raws.append(dumps(event).decode())
+    return batch
+
+
 def build_events(
     items: list[tuple[Any, Any]],
     *,
@@ -351,21 +386,6 @@ def build_events(
     make_ids: Callable[[int], list[int]] = new_event_ids,
 ) -> list[LogEvent]:
     """LogEvents of decoded items, ids ascending in the body's order."""
-    ids = make_ids(len(items))
-    events: list[LogEvent] = []
-    for event_id, (item, envelope) in zip(ids, items, strict=True):
-        event = as_object(item)
-        events.append(
-            LogEvent(
-                id=event_id,
-                source_id=source_id,
-                team_id=team_id,
-                dt=time_of(event, envelope, received),
-                level=level_of(event),
-                service=service_of(event),
-                message=message_of(event),
-                attributes=flatten(event),
-                raw=dumps(event),
-            )
-        )
-    return events
+    return build_batch(
+        items, source_id=source_id, team_id=team_id, received=received, make_ids=make_ids
+    ).events()

@@ -6,6 +6,7 @@ Values never enter the SQL text: each is a placeholder (DuckDB's `$N`, clickhous
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -13,7 +14,7 @@ from typing import Any
 from watchpost.logs.store import Field, Search, Term, Word
 
 SEP = "\x1f"
-"""Between the pairs of the embedded store's `pairs` column."""
+"""Between the values of the embedded store's `text` column."""
 
 
 def utc_naive(value: datetime) -> datetime:
@@ -27,10 +28,18 @@ def like_escape(text: str) -> str:
 
 @dataclass
 class Query:
-    """SQL fragments and the values they bind, in order."""
+    """SQL fragments and the values they bind, in order.
+
+    For DuckDB, `columns` names the day table's attribute columns (attribute path -> column):
+    a field on one of them is an exact clause; on any other attribute, and for a word holding
+    the separator, the clause only narrows the rows (a superset) and the term goes to `verify`,
+    to be checked on each row found (logs/embedded.py).
+    """
 
     dialect: str  # "duckdb" or "clickhouse"
     params: list[Any] = field(default_factory=list)
+    columns: Mapping[str, str] = field(default_factory=dict)
+    verify: list[Term] = field(default_factory=list)
 
     def bind(self, value: Any) -> str:
         self.params.append(value)
@@ -53,21 +62,41 @@ class Query:
         return f"fromUnixTimestamp64Micro(toInt64({self.bind(micros)}), 'UTC')"
 
     def term(self, term: Term) -> str:
-        clause = self._word(term) if isinstance(term, Word) else self._field(term)
+        if self.dialect == "duckdb":
+            bound = len(self.params)
+            clause, exact = self._duckdb(term)
+            if not exact:
+                self.verify.append(term)
+                if term.negated:  # a narrowing clause cannot be negated: checked row by row
+                    del self.params[bound:]
+                    return "true"
+                return f"({clause})"
+        else:
+            clause = self._word(term) if isinstance(term, Word) else self._field(term)
         return f"NOT ({clause})" if term.negated else f"({clause})"
 
+    def _duckdb(self, term: Term) -> tuple[str, bool]:
+        """The clause of a term on the embedded store, and whether it is exact."""
+        if isinstance(term, Word):
+            # `text` holds the message and every attribute value, lower-cased, each between
+            # separators: a word (without a separator) is in it exactly when it is in one of them
+            text = term.text.lower()
+            return f"contains(text, {self.bind(text)})", SEP not in text
+        value = term.value.lower()
+        prefix = value.endswith("*")
+        column = self.columns.get(term.path)
+        if column is not None:
+            name = quote(column)
+            if prefix:
+                pattern = self.bind(f"{like_escape(value[:-1])}%")
+                return f"coalesce(lower({name}) LIKE {pattern} ESCAPE '\\', false)", True
+            return f"coalesce(lower({name}) = {self.bind(value)}, false)", True
+        # not a column of this day: the value stands whole (or begins) between separators
+        needle = f"{SEP}{value[:-1]}" if prefix else f"{SEP}{value}{SEP}"
+        return f"contains(text, {self.bind(needle)})", False
+
     def _word(self, word: Word) -> str:
-        text = word.text.lower()
-        if self.dialect == "duckdb":
-            # `pairs` holds every value lower-cased (the message among them): a word absent
-            # there is absent, and the map is read only for the rows that have it.
-            pattern = self.bind(f"%{like_escape(text)}%")
-            return (
-                f"contains(pairs, {self.bind(text)}) AND (body ILIKE {pattern} ESCAPE '\\' OR "
-                f"len(list_filter(map_values(attributes), lambda v: v ILIKE {pattern} "
-                "ESCAPE '\\')) > 0)"
-            )
-        needle = self.bind(text)
+        needle = self.bind(word.text.lower())
         return (
             f"positionCaseInsensitiveUTF8(body, {needle}) > 0 OR arrayExists("
             f"v -> positionCaseInsensitiveUTF8(v, {needle}) > 0, mapValues(attributes))"
@@ -76,15 +105,7 @@ class Query:
     def _field(self, term: Field) -> str:
         key = self.bind(term.path)
         value = term.value.lower()
-        prefix = value.endswith("*")
-        if self.dialect == "duckdb":
-            stem = value[:-1] if prefix else f"{value}{SEP}"  # an equal value ends there
-            hint = f"contains(pairs, {self.bind(f'{SEP}{term.path}={stem}'.lower())}) AND "
-            if prefix:
-                pattern = self.bind(f"{like_escape(value[:-1])}%")
-                return f"{hint}coalesce(lower(attributes[{key}]) LIKE {pattern} ESCAPE '\\', false)"
-            return f"{hint}coalesce(lower(attributes[{key}]) = {self.bind(value)}, false)"
-        if prefix:
+        if value.endswith("*"):
             return (
                 f"mapContains(attributes, {key}) AND "
                 f"startsWith(lowerUTF8(attributes[{key}]), {self.bind(value[:-1])})"
@@ -94,9 +115,22 @@ class Query:
         )
 
 
-def where(search: Search, dialect: str) -> tuple[str, Query]:
-    """The WHERE clause of a search (without the word) and its query."""
-    query = Query(dialect)
+def quote(name: str) -> str:
+    """A DuckDB identifier, quoted."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+def where(
+    search: Search,
+    dialect: str,
+    columns: Mapping[str, str] | None = None,
+    query: Query | None = None,
+) -> tuple[str, Query]:
+    """The WHERE clause of a search and its query (a new one, or `query`, whose parameters
+    it goes on numbering; `columns`: the embedded day table's attribute columns)."""
+    if query is None:
+        query = Query(dialect)
+    query.columns = columns or {}
     ids = ", ".join(str(int(source_id)) for source_id in search.source_ids)
     clauses = [f"source_id IN ({ids})"]
     if search.since is not None:

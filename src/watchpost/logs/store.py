@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
+from watchpost.logs.batch import EventBatch
 from watchpost.logs.events import LogEvent, MetricPoint, StoredEvent
 
 if TYPE_CHECKING:
@@ -64,6 +65,10 @@ class Search:
 class LogStore(Protocol):
     async def append(self, events: Sequence[LogEvent]) -> None:
         """Store the events; durable when it returns (a kill -9 after it loses nothing)."""
+        ...
+
+    async def append_batch(self, batch: EventBatch) -> None:
+        """append, for events in columns (what ingestion builds)."""
         ...
 
     async def search(self, search: Search) -> list[StoredEvent]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sized
 from concurrent.futures import Future, InvalidStateError
 from contextlib import suppress
 from dataclasses import dataclass
@@ -24,7 +24,7 @@ T = TypeVar("T")
 @dataclass
 class _Job:
     kind: str  # "logs", "metrics" or "call"
-    items: Sequence[Any]
+    items: Sized  # a chunk: an EventBatch, or a sequence of metric points
     call: Callable[[Any], Any] | None
     future: Future[Any]
 
@@ -36,7 +36,7 @@ class SerialWriter(Generic[C]):
         self,
         name: str,
         connect: Callable[[], C],
-        write: Callable[[C, str, list[Any]], None],
+        write: Callable[[C, str, list[Any]], None],  # (connection, kind, the chunks)
         disconnect: Callable[[C], None],
         max_batch: int = 20_000,
     ) -> None:
@@ -51,8 +51,9 @@ class SerialWriter(Generic[C]):
         self._closed = False
         self._connection: C | None = None
 
-    async def write(self, kind: str, items: Sequence[Any]) -> None:
-        """Queue items of one kind ("logs" or "metrics"); returns once they are written."""
+    async def write(self, kind: str, items: Sized) -> None:
+        """Queue a chunk of one kind ("logs" or "metrics"); returns once it is written.
+        Chunks queued meanwhile are written together: `write` gets the list of them."""
         if items:
             await asyncio.wrap_future(self._submit(_Job(kind, items, None, Future())))
 
@@ -119,8 +120,7 @@ class SerialWriter(Generic[C]):
             if first.call is not None:
                 result = first.call(connection)
             else:
-                batch = [item for job in jobs for item in job.items]
-                self._write(connection, first.kind, batch)
+                self._write(connection, first.kind, [job.items for job in jobs])
                 result = None
         except BaseException as exc:  # every waiting append learns of the failure
             for job in jobs:

@@ -1,0 +1,124 @@
+# ruff: noqa: S608  (SQL text holds a day table name the store made)
+"""The attribute columns of the embedded store's logs day tables, and a batch as Arrow.
+
+Each attribute path (up to MAX_ATTRIBUTE_COLUMNS a day) has a VARCHAR column of its own,
+`"a.<path>"`, the way ClickHouse stores the paths of a JSON column: `field:value` then reads
+one narrow column. `text` holds what a word is looked for in. See logs/embedded.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+import duckdb
+import pyarrow as pa
+
+from watchpost.logs.batch import EventBatch
+from watchpost.logs.sql import SEP
+
+ATTRIBUTE_PREFIX = "a."
+MAX_ATTRIBUTE_COLUMNS = 200
+"""Attribute paths given a column of their own in one day table; later paths go without."""
+MAX_PATH_LENGTH = 200
+CLOSED = "no_attribute_columns"
+"""A column (always NULL) marking a day table that gets no attribute columns."""
+MESSAGE_KEYS = ("message", "msg", "log")
+
+
+def text_of(message: str, attributes: Mapping[str, str]) -> str:
+    """The `text` of an event: its message (when no attribute holds it already) and every
+    attribute value, lower-cased, each between separators (a separator inside a value is
+    a space there)."""
+    values = list(attributes.values())
+    if message and not any(attributes.get(key) == message for key in MESSAGE_KEYS):
+        values.insert(0, message)
+    joined = SEP.join(values)
+    if joined.count(SEP) > len(values) - 1:
+        joined = SEP.join(value.replace(SEP, " ") for value in values)
+    return f"{SEP}{joined}{SEP}".lower()
+
+
+@dataclass
+class Layout:
+    """The attribute columns of one logs day table: path -> column name."""
+
+    columns: dict[str, str] = field(default_factory=dict)
+    taken: set[str] = field(default_factory=set)
+    """Every column name of the table, lower-cased (DuckDB's names ignore case)."""
+    closed: bool = False
+    """No column is added (a table that held events before it could have them)."""
+
+    @classmethod
+    def of(cls, names: Iterable[str]) -> Layout:
+        layout = cls()
+        for name in names:
+            layout.taken.add(name.lower())
+            if name == CLOSED:
+                layout.closed = True
+            elif name.startswith(ATTRIBUTE_PREFIX):
+                layout.columns[name[len(ATTRIBUTE_PREFIX) :]] = name
+        return layout
+
+    def admit(self, paths: Iterable[str]) -> dict[str, str]:
+        """The columns to add for these paths (path -> name), within the limits; none is
+        added for a path seen before without one (its events were stored without it)."""
+        added: dict[str, str] = {}
+        room = 0 if self.closed else MAX_ATTRIBUTE_COLUMNS - len(self.columns)
+        for path in paths:
+            if room <= 0:
+                break
+            if path in self.columns or len(path) > MAX_PATH_LENGTH:
+                continue
+            name = ATTRIBUTE_PREFIX + path
+            if name.lower() in self.taken or any(ch < " " for ch in path):
+                continue
+            added[path] = name
+            self.taken.add(name.lower())
+            room -= 1
+        self.columns.update(added)
+        return added
+
+
+def arrow_table(batch: EventBatch, columns: Mapping[str, str]) -> pa.Table:
+    """The batch as an Arrow table of the day table's columns."""
+    data: dict[str, pa.Array] = {
+        "id": pa.array(batch.ids, pa.int64()),
+        "source_id": pa.array(batch.source_ids, pa.int32()),
+        "team_id": pa.array(batch.team_ids, pa.int32()),
+        "dt": pa.array(batch.micros, pa.int64()).cast(pa.timestamp("us")),
+        "severity": pa.array(batch.levels, pa.string()),
+        "service": pa.array(batch.services, pa.string()),
+        "body": pa.array(batch.messages, pa.string()),
+        "raw": pa.array(batch.raws, pa.string()),
+        "text": pa.array(
+            [text_of(m, a) for m, a in zip(batch.messages, batch.attributes, strict=True)],
+            pa.string(),
+        ),
+    }
+    paths = [p for p in set().union(*batch.attributes) if p in columns]
+    if paths:
+        struct = pa.array(batch.attributes, pa.struct([(p, pa.string()) for p in paths]))
+        for path, values in zip(paths, struct.flatten(), strict=True):
+            data[columns[path]] = values
+    return pa.table(data)
+
+
+def upgrade(con: duckdb.DuckDBPyConnection, name: str, columns: list[str]) -> list[str]:
+    """A day table of the first layout (an `attributes` map and a `pairs` column) gets
+    its `text` from the map, and loses both. It is closed to attribute columns: its events
+    have none, so a path's column would not hold them all."""
+    if "text" in columns or "attributes" not in columns:
+        return columns
+    con.execute("BEGIN TRANSACTION")
+    con.execute(f"ALTER TABLE {name} ADD COLUMN text VARCHAR")
+    con.execute(
+        f"UPDATE {name} SET text = lower(chr(31) || array_to_string(list_transform("
+        "map_values(attributes), lambda v: replace(v, chr(31), ' ')), chr(31)) || chr(31))"
+    )
+    con.execute(f"ALTER TABLE {name} DROP COLUMN attributes")
+    if "pairs" in columns:
+        con.execute(f"ALTER TABLE {name} DROP COLUMN pairs")
+    con.execute(f"ALTER TABLE {name} ADD COLUMN {CLOSED} BOOLEAN")
+    con.execute("COMMIT")
+    return [c for c in columns if c not in ("attributes", "pairs")] + ["text", CLOSED]
