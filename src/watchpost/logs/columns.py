@@ -23,19 +23,21 @@ MAX_ATTRIBUTE_COLUMNS = 200
 MAX_PATH_LENGTH = 200
 CLOSED = "no_attribute_columns"
 """A column (always NULL) marking a day table that gets no attribute columns."""
-MESSAGE_KEYS = ("message", "msg", "log")
 
 
 def text_of(message: str, attributes: Mapping[str, str]) -> str:
     """The `text` of an event: its message (when no attribute holds it already) and every
     attribute value, lower-cased, each between separators (a separator inside a value is
     a space there)."""
-    values = list(attributes.values())
-    if message and not any(attributes.get(key) == message for key in MESSAGE_KEYS):
-        values.insert(0, message)
-    joined = SEP.join(values)
-    if joined.count(SEP) > len(values) - 1:
-        joined = SEP.join(value.replace(SEP, " ") for value in values)
+    joined = SEP.join(attributes.values())
+    if joined.count(SEP) > len(attributes) - 1:
+        joined = SEP.join(value.replace(SEP, " ") for value in attributes.values())
+    if message and not (
+        message == attributes.get("message")
+        or message == attributes.get("msg")
+        or message == attributes.get("log")
+    ):
+        joined = f"{message.replace(SEP, ' ')}{SEP}{joined}" if attributes else message
     return f"{SEP}{joined}{SEP}".lower()
 
 
