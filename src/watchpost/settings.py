@@ -32,6 +32,23 @@ def _per_minute(default: int, description: str) -> Any:
     return Field(default=default, ge=0, le=1_000_000, description=description)
 
 
+def parse_source_quotas(text: str) -> dict[int, int]:
+    """WATCHPOST_LOGS_SOURCE_QUOTAS: `source_id=events` pairs, comma-separated."""
+    quotas: dict[int, int] = {}
+    for part in text.split(","):
+        if not part.strip():
+            continue
+        source, equals, events = part.partition("=")
+        source, events = source.strip(), events.strip()
+        if not (equals and source.isdigit() and events.isdigit()):
+            raise ValueError(
+                f"WATCHPOST_LOGS_SOURCE_QUOTAS: {part.strip()!r} is not source_id=events "
+                "(whole numbers)"
+            )
+        quotas[int(source)] = int(events)
+    return quotas
+
+
 class Settings(BaseSettings):
     """Every setting Watchpost reads. Names are a contract: see the README."""
 
@@ -106,6 +123,12 @@ class Settings(BaseSettings):
         ge=0,
         description="Events one log source may send a UTC day (per process); past it 429 "
         "until the next day. 0: no quota.",
+    )
+    logs_source_quotas: str = Field(
+        default="",
+        description="Daily event quotas of given sources, instead of "
+        "WATCHPOST_LOGS_DAILY_EVENT_QUOTA: `source_id=events` pairs, comma-separated "
+        "(`12=5000000,15=0`; 0: no quota for that source).",
     )
     subscribe_rate_limit_per_minute: int = _per_minute(
         5, "Status page sign-ups a minute from one client address; 0: no limit."
@@ -188,6 +211,12 @@ class Settings(BaseSettings):
     @classmethod
     def _delays(cls, value: str) -> str:
         parse_delays(value)  # a typo fails at start, not at the first delivery
+        return value
+
+    @field_validator("logs_source_quotas")
+    @classmethod
+    def _source_quotas(cls, value: str) -> str:
+        parse_source_quotas(value)  # a typo fails at start, not at the first event
         return value
 
     @field_validator("logs_url")

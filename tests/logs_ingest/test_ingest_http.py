@@ -11,7 +11,9 @@ from collections.abc import AsyncIterator
 from datetime import timedelta
 
 import httpx
+import pytest
 from fastapi import FastAPI
+from pydantic import ValidationError
 
 from tests.factories.api import Api
 from tests.factories.log_ingest import (
@@ -29,6 +31,7 @@ from watchpost.clock import FrozenClock
 from watchpost.ingestion.state import CONCURRENT_BODIES
 from watchpost.logs.ingest_body import MAX_BODY_BYTES
 from watchpost.logs.store import Field, Word
+from watchpost.settings import Settings, parse_source_quotas
 
 
 async def test_json_object_array_ndjson_and_msgpack_are_stored(
@@ -223,7 +226,7 @@ async def test_events_older_than_the_retention_are_dropped_on_arrival(
     assert texts(await stored(app)) == ["recent"]
 
 
-def limit(app: FastAPI, **settings: int) -> None:
+def limit(app: FastAPI, **settings: int | str) -> None:
     """Sets ingestion settings of the test's context (read at its first ingestion request)."""
     ctx = app.state.ctx
     ctx.settings = ctx.settings.model_copy(update=settings)
@@ -273,6 +276,26 @@ async def test_the_daily_quota_refuses_a_batch_past_it_until_the_next_utc_day(
     assert len(await stored(app)) == 10
 
 
+async def test_a_source_of_its_own_quota(
+    app: FastAPI, api: Api, client: httpx.AsyncClient, clock: FrozenClock
+) -> None:
+    """WATCHPOST_LOGS_SOURCE_QUOTAS gives sources quotas of their own; the others keep the
+    default one."""
+    clock.set(clock.now().replace(hour=23, minute=0))
+    small_id, small = await create_source(api)
+    free_id, free = await create_source(api)
+    _, other = await create_source(api)
+    limit(app, logs_daily_event_quota=4, logs_source_quotas=f"{small_id}=2, {free_id}=0")
+    assert (await send(client, small, json_body([{}] * 2))).status_code == 202
+    refused = await send(client, small, json_body([{}]))
+    assert refused.status_code == 429
+    assert "may send 2 events a day" in refused.json()["errors"]
+    assert (await send(client, free, json_body([{}] * 50))).status_code == 202  # no quota
+    assert (await send(client, other, json_body([{}] * 4))).status_code == 202
+    assert (await send(client, other, json_body([{}]))).status_code == 429
+    assert len(await stored(app)) == 56
+
+
 async def test_slow_uploads_hold_no_parse_slot(
     app: FastAPI, api: Api, client: httpx.AsyncClient
 ) -> None:
@@ -312,3 +335,10 @@ async def test_past_the_reading_budget_a_request_is_told_to_retry(
     assert ing.reading == 0  # what it had read is given back
     assert (await send(client, token, json_body({"message": "small"}))).status_code == 202
     assert texts(await stored(app)) == [None, "small"]
+
+
+def test_source_quotas_are_read_at_start() -> None:
+    assert parse_source_quotas(" 12=5000000, 15=0 ,") == {12: 5_000_000, 15: 0}
+    for bad in ("12", "a=1", "12=-1", "12=1e6"):
+        with pytest.raises(ValidationError, match="source_id=events"):
+            Settings(logs_source_quotas=bad)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import math
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -32,6 +32,7 @@ from watchpost.logs.events import MetricPoint
 from watchpost.logs.ingest_body import MAX_BODY_BYTES, declared_too_large
 from watchpost.logs.store import LogStore
 from watchpost.ratelimit import RateLimiter
+from watchpost.settings import parse_source_quotas
 from watchpost.sources.models import Source
 
 TOKEN_TTL: Final = 10.0
@@ -112,22 +113,28 @@ class TokenCache:
 
 
 class Quotas:
-    """Events each source may send a UTC day (0: no quota), counted per process."""
+    """Events each source may send a UTC day (0: no quota), counted per process: `per_day`,
+    or the source's own in `per_source`."""
 
-    def __init__(self, per_day: int) -> None:
+    def __init__(self, per_day: int, per_source: Mapping[int, int] | None = None) -> None:
         self.per_day = per_day
+        self.per_source = dict(per_source or {})
         self._used: dict[int, tuple[int, int]] = {}  # source id -> (day ordinal, events)
+
+    def of(self, source_id: int) -> int:
+        return self.per_source.get(source_id, self.per_day)
 
     def take(self, source_id: int, count: int, now: datetime) -> float:
         """Counts `count` events of the source: 0.0 when they fit in today's quota, else the
         seconds until the next UTC day (and nothing is counted)."""
-        if self.per_day <= 0 or count <= 0:
+        per_day = self.of(source_id)
+        if per_day <= 0 or count <= 0:
             return 0.0
         day = now.toordinal()
         used_day, used = self._used.get(source_id, (day, 0))
         if used_day != day:
             used = 0
-        if used + count > self.per_day:
+        if used + count > per_day:
             midnight = datetime.combine(now.date() + timedelta(days=1), datetime.min.time())
             return (midnight.replace(tzinfo=now.tzinfo) - now).total_seconds()
         self._used[source_id] = (day, used + count)
@@ -147,7 +154,9 @@ class Ingestion:
         self.addresses = _limiter(settings.logs_address_rate_limit_per_minute)
         self.sources = _limiter(settings.logs_source_rate_limit_per_minute)
         self.tokens = TokenCache()
-        self.quotas = Quotas(settings.logs_daily_event_quota)
+        self.quotas = Quotas(
+            settings.logs_daily_event_quota, parse_source_quotas(settings.logs_source_quotas)
+        )
         self.slots = asyncio.Semaphore(CONCURRENT_BODIES)
         self.reading_budget = READING_BUDGET
         self.reading = 0
@@ -232,7 +241,7 @@ class Ingestion:
         if wait:
             raise Refused(
                 429,
-                f"Quota exceeded: a source may send {self.quotas.per_day} events a day",
+                f"Quota exceeded: this source may send {self.quotas.of(source.id)} events a day",
                 wait,
             )
 
