@@ -34,7 +34,7 @@ import duckdb
 import orjson
 
 from watchpost.logs.batch import EventBatch, from_micros
-from watchpost.logs.columns import Layout, arrow_table, upgrade
+from watchpost.logs.columns import Layout, arrow_table, lowered, upgrade
 from watchpost.logs.events import LogEvent, MetricPoint, StoredEvent
 from watchpost.logs.parsing import flatten
 from watchpost.logs.query_language import matches
@@ -48,6 +48,8 @@ EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
 
 MEMORY_LIMIT = "1GB"
+MAX_CHECKED = 20_000
+"""The most rows one statement reads for terms checked on the event itself."""
 COLUMNS = {
     "logs": [
         ("id", "BIGINT"),
@@ -163,7 +165,7 @@ class EmbeddedStore:
             incoming = arrow_table(part, layout.columns)
             con.register("incoming", incoming)
             try:
-                con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM incoming")
+                con.execute(f"INSERT INTO {name} BY NAME {lowered(incoming)}")
             finally:
                 con.unregister("incoming")
             written[day] = layout
@@ -245,8 +247,8 @@ class EmbeddedStore:
         the SQL could only narrow (their rows read on, past those that fail, until the limit
         is met or nothing is left)."""
         found: list[tuple[Any, ...]] = []
+        wanted = limit
         while len(found) < limit:
-            wanted = limit - len(found)
             sql, query = self._select(search, days, wanted)
             rows = cursor.execute(sql, query.params).fetchall()
             if not query.verify:
@@ -254,12 +256,13 @@ class EmbeddedStore:
             found += [row for row in rows if _holds(query, row)]
             if len(rows) < wanted:
                 break
+            wanted = min(wanted * 4, MAX_CHECKED)  # few rows held: read on in larger steps
             last = rows[-1]
             if search.after_id is not None:
                 search = dataclasses.replace(search, after_id=last[0])
             else:
                 search = dataclasses.replace(search, before=(from_micros(last[2]), last[0]))
-        return found
+        return found[:limit]
 
     async def search(self, search: Search) -> list[StoredEvent]:
         limit = capped(search.limit)

@@ -86,11 +86,12 @@ class Query:
         prefix = value.endswith("*")
         column = self.columns.get(term.path)
         if column is not None:
+            # the column holds the values lower-cased by DuckDB: the term's value is too
             name = quote(column)
             if prefix:
-                pattern = self.bind(f"{like_escape(value[:-1])}%")
-                return f"coalesce(lower({name}) LIKE {pattern} ESCAPE '\\', false)", True
-            return f"coalesce(lower({name}) = {self.bind(value)}, false)", True
+                pattern = self.bind(f"{like_escape(term.value[:-1])}%")
+                return f"coalesce({name} LIKE lower({pattern}) ESCAPE '\\', false)", True
+            return f"coalesce({name} = lower({self.bind(term.value)}), false)", True
         # not a column of this day: the value stands whole (or begins) between separators
         needle = f"{SEP}{value[:-1]}" if prefix else f"{SEP}{value}{SEP}"
         return f"contains(text, {self.bind(needle)})", False
