@@ -78,6 +78,12 @@ class Settings(BaseSettings):
         "files in <data_dir>/logs/, opened by the serving process), or "
         "clickhouse://user:password@host:8123/database (clickhouses:// for HTTPS).",
     )
+    logs_memory_limit_mb: int = Field(
+        default=0,
+        ge=0,
+        description="Memory the embedded logs store (DuckDB) may use for its caches and "
+        "queries, in MiB; 0: a quarter of the machine's memory, at least 1 GiB.",
+    )
     log_level: str = "info"
     target_check_interval: int = _at_least_1(
         60, "Seconds between two checks of a collector target."

@@ -8,7 +8,7 @@ import pytest
 from pydantic import ValidationError
 
 from watchpost.logs.clickhouse import ClickHouseStore
-from watchpost.logs.embedded import EmbeddedStore
+from watchpost.logs.embedded import EmbeddedStore, memory_limit_mb
 from watchpost.logs.store import open_store
 from watchpost.settings import Settings, parse_clickhouse_url
 
@@ -19,6 +19,19 @@ async def test_the_embedded_store_lives_under_the_data_folder(tmp_path: Path) ->
     assert store.path == tmp_path / "logs" / "logs.duckdb"
     assert not (tmp_path / "logs").exists()  # nothing is opened before the first use
     await store.close()
+
+
+async def test_the_embedded_store_memory_limit(tmp_path: Path) -> None:
+    assert memory_limit_mb(0) >= 1024  # a quarter of the machine's memory, at least 1 GiB
+    store = open_store(Settings(data_dir=tmp_path, logs_memory_limit_mb=1536))
+    assert isinstance(store, EmbeddedStore)
+    try:
+        limit = await store._read(
+            lambda cursor: cursor.execute("SELECT current_setting('memory_limit')").fetchone()
+        )
+        assert limit is not None and str(limit[0]) == "1.5 GiB"
+    finally:
+        await store.close()
 
 
 async def test_a_clickhouse_url_selects_clickhouse() -> None:

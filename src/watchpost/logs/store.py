@@ -122,4 +122,4 @@ def open_store(settings: Settings) -> LogStore:
         return ClickHouseStore.from_url(url)
     from watchpost.logs.embedded import EmbeddedStore
 
-    return EmbeddedStore(settings.data_dir / "logs")
+    return EmbeddedStore(settings.data_dir / "logs", settings.logs_memory_limit_mb)
