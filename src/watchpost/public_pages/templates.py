@@ -41,14 +41,29 @@ def style_text(css: str | None) -> Markup:
     return Markup((css or "").replace("<", "\\3C "))  # noqa: S704 (no `<` is left)
 
 
-def _css() -> str:
-    """The stylesheet with its indentation and comments dropped (it is sent with every page)."""
+THEMES: Final = ("light", "dark", "system")
+
+
+def _css() -> dict[str, Markup]:
+    """The stylesheet with its indentation and comments dropped (it is sent with every page),
+    for each theme: its rules for the other themes left out."""
     lines = []
     for line in (FOLDER / "page.css").read_text().splitlines():
         text = line.strip()
         if text and not text.startswith("/*"):
             lines.append(text)
-    return "".join(lines)
+    dark, system = ":root[data-theme=dark]", ":root[data-theme=system]"
+    unused = {
+        "light": (dark, system),
+        "dark": (system,),
+        "system": (dark,),
+    }
+    return {
+        theme: Markup(  # noqa: S704 (the package's own file)
+            "".join(line for line in lines if not any(rule in line for rule in unused[theme]))
+        )
+        for theme in THEMES
+    }
 
 
 @functools.cache
@@ -63,7 +78,7 @@ def environment() -> Environment:
     env.filters["style_text"] = style_text
     env.filters["duration"] = bars.duration
     env.globals.update(
-        CSS=Markup(_css()),  # noqa: S704 (the package's own file)
+        CSS=_css(),
         LABELS=bars.LABELS,
         STATE_LABELS=STATE_LABELS,
         REPORT_STATES=REPORT_STATES,
@@ -100,7 +115,7 @@ def page_context(page: StatusPage, base: str) -> dict[str, Any]:
         "tz_name": page.timezone,
         "base": base,
         "home": base or "/",
-        "theme": page.theme if page.theme in ("light", "dark", "system") else "system",
+        "theme": page.theme if page.theme in THEMES else "system",
         "noindex": page.hide_from_search_engines,
     }
 

@@ -22,7 +22,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
-from typing import Final
+from functools import cached_property
+from typing import Any, Final
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import bindparam, select
@@ -36,7 +37,6 @@ from watchpost.status_pages.availability import (
     MAINTENANCE,
     NOT_MONITORED,
     OPERATIONAL,
-    Summary,
 )
 from watchpost.status_pages.models import StatusPage, StatusPageSection
 from watchpost.status_pages.records import ITEMS, summaries
@@ -118,15 +118,29 @@ class ResourceView:
     status: str
     availability: float | None
     """Over the page's history window; None when nothing was observed in it."""
-    days: list[Day]
+    history: Sequence[dict[str, Any]]
+    """The status_history entries of the page's days (read only: shared between requests)."""
     hours: list[Hour] = field(default_factory=list)
     """intraday_history of a monitor or heartbeat: the last 24 hours."""
     points: list[Point] = field(default_factory=list)
     """response_times / chart_only of a monitor: one point per day with checks."""
 
-    @property
+    @cached_property
+    def days(self) -> list[Day]:
+        """The history as Days."""
+        return [
+            Day(
+                date.fromisoformat(entry["day"]),
+                entry["status"],
+                int(entry["downtime_duration"]),
+                int(entry["maintenance_duration"]),
+            )
+            for entry in self.history
+        ]
+
+    @cached_property
     def monitored_days(self) -> int:
-        return sum(1 for day in self.days if day.status != NOT_MONITORED)
+        return sum(1 for entry in self.history if entry["status"] != NOT_MONITORED)
 
 
 @dataclass(frozen=True)
@@ -156,18 +170,6 @@ class PageView:
 
 def page_zone(page: StatusPage) -> ZoneInfo:
     return zone_of(page.timezone) or ZoneInfo("UTC")
-
-
-def _days(summary: Summary) -> list[Day]:
-    return [
-        Day(
-            date.fromisoformat(entry["day"]),
-            entry["status"],
-            int(entry["downtime_duration"]),
-            int(entry["maintenance_duration"]),
-        )
-        for entry in summary.status_history
-    ]
 
 
 async def _sections(session: AsyncSession, page: StatusPage) -> list[StatusPageSection]:
@@ -275,7 +277,7 @@ async def page_view(session: AsyncSession, page: StatusPage, now: datetime) -> P
     tz = page_zone(page)
     rows = await all_rows(session, page_id=page.id)
     targets = await load_targets(session, rows)
-    found = await summaries(session, rows, targets, page=page, now=now)
+    found = await summaries(session, rows, targets, page=page, now=now, keep_finished=True)
     found = await with_reports(session, found, page_id=page.id, now=now)
 
     intraday: dict[str, set[int]] = defaultdict(set)
@@ -322,7 +324,7 @@ async def page_view(session: AsyncSession, page: StatusPage, now: datetime) -> P
                 resource_type=row.resource_type,
                 status=summary.status,
                 availability=summary.availability if summary.observed_s > 0 else None,
-                days=_days(summary),
+                history=summary.status_history,
                 hours=hours,
                 points=points,
             )
