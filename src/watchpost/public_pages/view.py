@@ -31,6 +31,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.history.models import CheckRollup
 from watchpost.history.periods import bucket_start
+from watchpost.public_pages.page_data import read_page
+from watchpost.public_pages.page_data import resource_names as resource_names
 from watchpost.status_pages.availability import (
     DEGRADED,
     DOWNTIME,
@@ -38,12 +40,9 @@ from watchpost.status_pages.availability import (
     NOT_MONITORED,
     OPERATIONAL,
 )
-from watchpost.status_pages.models import StatusPage, StatusPageSection
-from watchpost.status_pages.records import ITEMS, summaries
-from watchpost.status_pages.rendering import public_name
-from watchpost.status_pages.report_states import with_reports
-from watchpost.status_pages.resource_rows import ResourceRow, all_rows
-from watchpost.status_pages.resources import load_targets
+from watchpost.status_pages.models import StatusPage
+from watchpost.status_pages.records import ITEMS
+from watchpost.status_pages.resource_rows import ResourceRow
 from watchpost.timezones import zone_of
 
 # The page's overall state (Statuspage's indicator in brackets: the JSON side maps them).
@@ -172,15 +171,6 @@ def page_zone(page: StatusPage) -> ZoneInfo:
     return zone_of(page.timezone) or ZoneInfo("UTC")
 
 
-async def _sections(session: AsyncSession, page: StatusPage) -> list[StatusPageSection]:
-    stmt = (
-        select(StatusPageSection)
-        .where(StatusPageSection.status_page_id == page.id)
-        .order_by(StatusPageSection.position, StatusPageSection.id)
-    )
-    return list((await session.scalars(stmt)).all())
-
-
 def _subject(row: ResourceRow) -> tuple[str, int] | None:
     """The history subject of a single item (groups and manual items have none)."""
     kind = ITEMS.get(row.resource_type)
@@ -263,22 +253,11 @@ def _points(
     return points
 
 
-async def resource_names(session: AsyncSession, page: StatusPage) -> dict[int, str]:
-    """Resource id → the name shown, without computing any status (report pages)."""
-    rows = await all_rows(session, page_id=page.id)
-    targets = await load_targets(session, rows)
-    return {
-        row.id: public_name(row, targets.get((row.resource_type, row.resource_id))) for row in rows
-    }
-
-
 async def page_view(session: AsyncSession, page: StatusPage, now: datetime) -> PageView:
     """Everything the page's main view shows."""
     tz = page_zone(page)
-    rows = await all_rows(session, page_id=page.id)
-    targets = await load_targets(session, rows)
-    found = await summaries(session, rows, targets, page=page, now=now, keep_finished=True)
-    found = await with_reports(session, found, page_id=page.id, now=now)
+    data = await read_page(session, page, now)
+    rows = data.rows
 
     intraday: dict[str, set[int]] = defaultdict(set)
     charted: dict[str, set[int]] = defaultdict(set)
@@ -306,8 +285,8 @@ async def page_view(session: AsyncSession, page: StatusPage, now: datetime) -> P
     )
 
     by_section: dict[int, list[ResourceView]] = defaultdict(list)
-    for row in sorted(rows, key=lambda r: (r.position, r.id)):
-        summary = found[row.id]
+    for row in rows:
+        summary = data.found[row.id]
         subject = _subject(row)
         hours: list[Hour] = []
         points: list[Point] = []
@@ -318,7 +297,7 @@ async def page_view(session: AsyncSession, page: StatusPage, now: datetime) -> P
         by_section[row.status_page_section_id].append(
             ResourceView(
                 id=row.id,
-                name=public_name(row, targets.get((row.resource_type, row.resource_id))),
+                name=data.name(row),
                 explanation=row.explanation,
                 widget=row.widget_type,
                 resource_type=row.resource_type,
@@ -331,7 +310,7 @@ async def page_view(session: AsyncSession, page: StatusPage, now: datetime) -> P
         )
     sections = [
         SectionView(section.id, section.name, by_section.get(section.id, []))
-        for section in await _sections(session, page)
+        for section in data.sections
     ]
     statuses = [r.status for section in sections for r in section.resources]
     return PageView(page, tz, now, overall_state(statuses), sections)
