@@ -356,3 +356,39 @@ async def test_fifty_resources_of_90_days_stay_under_60_kb(
     assert len(items(doc)) == 50
     size = len(response.content)
     assert size < 60_000, size
+
+
+async def test_a_group_has_intraday_bars_of_its_members_checks(
+    app: FastAPI, api: Api, client: httpx.AsyncClient
+) -> None:
+    from tests.factories.api import data
+    from tests.factories.history import obs, write
+
+    page_id = await new_page(api, "acme")
+    group = int(data(await api.post("/api/v2/monitor-groups", {"name": "Web"}), 201)["id"])
+    members = []
+    for name in ("a", "b"):
+        body = {"url": f"https://{name}.example.com", "monitor_group_id": group}
+        members.append(int(data(await api.post("/api/v2/monitors", body), 201)["id"]))
+    body = {
+        "resource_type": "MonitorGroup",
+        "resource_id": group,
+        "widget_type": "intraday_history",
+    }
+    await new_resource(api, page_id, public_name="Web", **body)
+    for member in members:
+        await observe(
+            app,
+            api.team_id,
+            member,
+            start=NOW - timedelta(hours=3),
+            end=NOW - timedelta(minutes=1),
+            every=timedelta(minutes=30),
+        )
+    await write(app, [obs(api.team_id, NOW - timedelta(minutes=50), "down", subject_id=members[1])])
+    _, doc = await visit(client, "/status/acme")
+    svg = items(doc)["Web"].find("svg", cls="bars")
+    assert svg.attrs["data-bars"] == "24"
+    titles = [title for _, _, _, title in bar_runs(svg)]
+    assert "09:00 to 11:00 UTC: all 4 checks passed" in titles  # two members, two an hour
+    assert "11:00 to 12:00 UTC: 1 of 5 checks failed" in titles

@@ -29,6 +29,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from watchpost.groups.group_kinds import SHOWN_GROUPS
 from watchpost.history.models import CheckRollup
 from watchpost.history.periods import bucket_start
 from watchpost.public_pages.page_data import read_page
@@ -120,7 +121,8 @@ class ResourceView:
     history: Sequence[dict[str, Any]]
     """The status_history entries of the page's days (read only: shared between requests)."""
     hours: list[Hour] = field(default_factory=list)
-    """intraday_history of a monitor or heartbeat: the last 24 hours."""
+    """intraday_history of an item or a group (its members' checks summed): the last 24
+    hours."""
     points: list[Point] = field(default_factory=list)
     """response_times / chart_only of a monitor: one point per day with checks."""
 
@@ -225,14 +227,46 @@ async def _rollups(
 def _hours(
     rows: Sequence[tuple[datetime, int, int, float, int, float | None, float | None]], now: datetime
 ) -> list[Hour]:
+    """The last 24 hours from hourly rollups (of one subject, or of a group's members: their
+    checks and failures summed per hour)."""
     first = bucket_start(now, "hour") - timedelta(hours=INTRADAY_HOURS - 1)
-    by_start = {row[0]: row for row in rows}
+    checks: dict[datetime, int] = defaultdict(int)
+    failures: dict[datetime, int] = defaultdict(int)
+    for row in rows:
+        checks[row[0]] += row[1]
+        failures[row[0]] += row[2]
     hours = []
     for offset in range(INTRADAY_HOURS):
         start = first + timedelta(hours=offset)
-        row = by_start.get(start)
-        hours.append(Hour(start, row[1] if row else 0, row[2] if row else 0))
+        hours.append(Hour(start, checks.get(start, 0), failures.get(start, 0)))
     return hours
+
+
+async def _intraday_subjects(
+    session: AsyncSession, rows: Sequence[ResourceRow]
+) -> dict[int, list[tuple[str, int]]]:
+    """Resource id → the history subjects of its intraday bars: the item itself, or a
+    group's members (one query per group kind)."""
+    found: dict[int, list[tuple[str, int]]] = {}
+    groups: dict[str, set[int]] = defaultdict(set)
+    for row in rows:
+        if row.widget_type != "intraday_history":
+            continue
+        subject = _subject(row)
+        if subject is not None:
+            found[row.id] = [subject]
+        elif row.resource_type in SHOWN_GROUPS and row.resource_id is not None:
+            groups[row.resource_type].add(row.resource_id)
+    for group_type, ids in groups.items():
+        kind = SHOWN_GROUPS[group_type]
+        stmt = select(kind.member_model.id, kind.member_key).where(kind.member_key.in_(ids))
+        members: dict[int, list[tuple[str, int]]] = defaultdict(list)
+        for member_id, group_id in await session.execute(stmt):
+            members[group_id].append((kind.member_type, member_id))
+        for row in rows:
+            if row.widget_type == "intraday_history" and row.resource_type == group_type:
+                found[row.id] = members.get(row.resource_id or 0, [])
+    return found
 
 
 def _points(
@@ -259,15 +293,15 @@ async def page_view(session: AsyncSession, page: StatusPage, now: datetime) -> P
     data = await read_page(session, page, now)
     rows = data.rows
 
+    shown_hourly = await _intraday_subjects(session, rows)
     intraday: dict[str, set[int]] = defaultdict(set)
+    for subjects in shown_hourly.values():
+        for kind, ident in subjects:
+            intraday[kind].add(ident)
     charted: dict[str, set[int]] = defaultdict(set)
     for row in rows:
         subject = _subject(row)
-        if subject is None:
-            continue
-        if row.widget_type == "intraday_history":
-            intraday[subject[0]].add(subject[1])
-        elif row.widget_type in CHART_WIDGETS:
+        if subject is not None and row.widget_type in CHART_WIDGETS:
             charted[subject[0]].add(subject[1])
     hourly = await _rollups(
         session,
@@ -290,8 +324,9 @@ async def page_view(session: AsyncSession, page: StatusPage, now: datetime) -> P
         subject = _subject(row)
         hours: list[Hour] = []
         points: list[Point] = []
-        if subject is not None and row.widget_type == "intraday_history":
-            hours = _hours(hourly.get(subject, []), now)
+        if row.id in shown_hourly:
+            found = [r for subject in shown_hourly[row.id] for r in hourly.get(subject, [])]
+            hours = _hours(found, now)
         if subject is not None and row.widget_type in CHART_WIDGETS:
             points = _points(daily.get(subject, []), tz)
         by_section[row.status_page_section_id].append(
