@@ -77,7 +77,12 @@ async def test_kept_tallies_give_the_full_numbers(
     body = {"url": "https://member.example.com", "monitor_group_id": int(group)}
     member = int(data(await api.post("/api/v2/monitors", body), 201)["id"])
     await new_resource(api, page_id, resource_type="MonitorGroup", resource_id=int(group))
+    hourly = await _monitor(app, api, page_id, "Hourly")  # latest check: the previous hour
+    stopped = await _monitor(app, api, page_id, "Stopped")  # not checked for two days
     assert quiet
+    before = NOW - timedelta(minutes=20)
+    await observe(app, team, hourly, start=NOW - timedelta(days=5), end=before)
+    await observe(app, team, stopped, start=NOW - timedelta(days=10), end=NOW - timedelta(days=2))
     # minute checks for the last day, hourly before; one monitor with gaps and a down spell
     await observe(app, team, steady, start=NOW - timedelta(days=25), end=NOW - timedelta(days=1))
     await observe(
@@ -95,22 +100,21 @@ async def test_kept_tallies_give_the_full_numbers(
     await incident(app, team, steady, NOW - timedelta(hours=26), None)  # open, across midnight
 
     now = NOW
-    for step in range(4):
+    midnight = datetime(2026, 3, 16, tzinfo=UTC)
+    times = [NOW + timedelta(minutes=minutes) for minutes in (23, 63, 103, 143)]
+    times += [midnight + timedelta(minutes=3), midnight + timedelta(minutes=65)]  # a new day
+    for later in times:
         full, kept = await _both(app, page_id, now)
         _same(full, kept)
         _, again = await _both(app, page_id, now)  # from the kept tallies
         _same(full, again)
-        # time goes on, checks arrive (one across the hour), an incident ends
-        later = now + timedelta(minutes=23 + 40 * step)
+        # time goes on, checks arrive (across hours, and midnight)
         clock.set(later)
-        await observe(
-            app,
-            team,
-            steady,
-            start=now + timedelta(minutes=1),
-            end=later,
-            every=timedelta(minutes=1),
-        )
+        every_minute = timedelta(minutes=1)
+        start = now + every_minute
+        await observe(app, team, steady, start=start, end=later, every=every_minute)
+        start = now + timedelta(minutes=40)
+        await observe(app, team, hourly, start=start, end=later, every=timedelta(hours=1))
         now = later
     full, kept = await _both(app, page_id, now)
     _same(full, kept)

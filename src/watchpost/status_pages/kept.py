@@ -258,7 +258,11 @@ async def prefixes_of(
         for subject_id in ids:
             history = full[subject_id]
             rollups = history.buckets[:-1] if history.standing is not None else history.buckets
-            boundary = recents[(subject_type, subject_id)].boundary or hour
+            recent = recents[(subject_type, subject_id)]
+            boundary = recent.boundary or hour
+            # Recorded between the two reads (their latest observations differ): this read's
+            # numbers are used, but not kept under a key made from the other's.
+            same = history.last_at == recent.history.last_at
             head = [b for b in rollups if b.end <= boundary]
             rest = [*rollups[len(head) :], *([history.standing] if history.standing else [])]
             after[(subject_type, subject_id)] = replace(history, buckets=rest)
@@ -269,7 +273,7 @@ async def prefixes_of(
                 shown = incidents[need[:2]]
                 prefix = found[need] = prefix_of(cells, shown, need[2], window)
                 key = keys[need]
-                if key is not None:
+                if key is not None and same:
                     kept_here[key] = prefix
                     if len(kept_here) > PREFIXES_KEPT:
                         kept_here.popitem(last=False)
