@@ -311,6 +311,25 @@ def hour_strip(resource: ResourceView, tz: ZoneInfo) -> Markup:
     return _kept(key, make)
 
 
+def item(resource: ResourceView, tz: ZoneInfo) -> Markup:
+    """A resource's list item without a chart (macros.html's resource_item writes those):
+    its name and status, explanation, and its day or hour bars."""
+    status = resource.status
+    lines = [
+        "<li>",
+        f"<div class=row><span class=name>{escape(resource.name)}</span>"
+        f'<span class="st st-{escape(status)}">{escape(LABELS.get(status, status))}</span></div>',
+    ]
+    if resource.explanation:
+        lines.append(f'<p class="x">{escape(resource.explanation)}</p>')
+    if resource.widget == "intraday_history" and resource.hours:
+        lines.append(hour_strip(resource, tz))
+    elif resource.widget in ("history", "intraday_history"):
+        lines.append(day_strip(resource))
+    lines.append("</li>")
+    return Markup("\n".join(lines))  # noqa: S704 (every value escaped above)
+
+
 def first_day(resource: ResourceView) -> str:
     return str(resource.history[0]["day"]) if resource.history else ""
 

@@ -17,6 +17,7 @@ from markupsafe import Markup
 
 from watchpost.public_pages import bars
 from watchpost.public_pages.caching import NO_STORE, PUBLIC, uncached
+from watchpost.public_pages.view import CHART_WIDGETS
 from watchpost.status_pages.models import StatusPage
 
 FOLDER: Final = Path(__file__).with_name("templates")
@@ -82,6 +83,7 @@ def environment() -> Environment:
         LABELS=bars.LABELS,
         STATE_LABELS=STATE_LABELS,
         REPORT_STATES=REPORT_STATES,
+        CHART_WIDGETS=CHART_WIDGETS,
         bars=bars,
     )
     return env
