@@ -171,3 +171,26 @@ async def test_a_new_check_incident_or_report_shows_on_the_next_render(
     _, doc = await visit(client, "/status/acme")
     assert "Elevated errors" in doc.text
     assert website(doc).find("span", cls="st").text == "Degraded"  # the report's status
+
+
+async def test_checks_after_a_pause_show_on_the_next_render(
+    app: FastAPI, api: Api, client: httpx.AsyncClient, clock: FrozenClock
+) -> None:
+    clock.set(NOW)
+    page_id = await new_page(api, "acme", history=10)
+    monitor = await _monitor(app, api, page_id, "Website")
+    team = api.team_id
+    await observe(app, team, monitor, start=NOW - timedelta(days=12), end=NOW - timedelta(days=3))
+
+    async def axis() -> str:
+        _, doc = await visit(client, "/status/acme")
+        return str(doc.find("p", cls="ax").text)
+
+    assert "(7 of 10 days monitored)" in await axis()
+    assert "(7 of 10 days monitored)" in await axis()  # from what was kept
+    # checks again, from a minute ago: today is monitored
+    clock.set(NOW + timedelta(minutes=1))
+    await observe(
+        app, team, monitor, start=NOW, end=NOW + timedelta(minutes=1), every=timedelta(minutes=1)
+    )
+    assert "(8 of 10 days monitored)" in await axis()
