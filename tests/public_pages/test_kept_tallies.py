@@ -1,5 +1,5 @@
 """The public page keeps each subject's tally of its older cells between requests
-(records.summaries(keep_finished=True)): its numbers must be those of the full computation
+(records.summaries(keep_tallies=True)): its numbers must be those of the full computation
 (the API's), to the last bit, and nothing may be served stale: a new check result, incident
 or report shows on the next render."""
 
@@ -40,7 +40,7 @@ async def _both(app: FastAPI, page_id: str, now: datetime) -> tuple[Any, Any]:
         rows = await all_rows(session, page_id=page.id)
         targets = await load_targets(session, rows)
         full = await summaries(session, rows, targets, page=page, now=now)
-        kept = await summaries(session, rows, targets, page=page, now=now, keep_finished=True)
+        kept = await summaries(session, rows, targets, page=page, now=now, keep_tallies=True)
     return full, kept
 
 

@@ -64,7 +64,7 @@ async def read_page(
         rows = [row for row in rows if row.id == only]
     targets = await load_targets(session, rows)
     found = await summaries(
-        session, rows, targets, page=page, now=now, days=days, keep_finished=True
+        session, rows, targets, page=page, now=now, days=days, keep_tallies=True
     )
     found = await with_reports(session, found, page_id=page.id, now=now)
     rows.sort(key=lambda row: (row.position, row.id))

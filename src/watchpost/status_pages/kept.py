@@ -1,4 +1,4 @@
-"""The tallies a public page keeps between requests (records.summaries(keep_finished=True)).
+"""The tallies a public page keeps between requests (records.summaries(keep_tallies=True)).
 
 A status page of 50 resources and 90 days would read and add up some 4,500 rollups a
 request; checks arrive every minute, so the page cannot be kept whole, but a subject's
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import OrderedDict, defaultdict
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, Final
 from weakref import WeakKeyDictionary
@@ -34,15 +34,45 @@ def cell_of(bucket: Bucket) -> Cell:
     return Cell(bucket.start, bucket.end, bucket.observed_s, bucket.maintenance_s)
 
 
-PREFIXES_KEPT: Final = 2000
-"""How many subjects' kept tallies (per window, hour and marking) are kept, the least
-recently used dropped first: a few KB each."""
-_prefixes: WeakKeyDictionary[Engine, Kept] = WeakKeyDictionary()
-"""Per database (engine): ids are only unique within one."""
+PREFIXES_KEPT: Final = 1000
+"""How many tallies are kept per database, the least recently used dropped first (about
+40 KB each for a 90-day window). A subject's new tally (per page window and marking)
+replaces its older one."""
 
 Need = tuple[str, int, Marking]
 """(subject_type, subject_id, the marking of a resource showing it)."""
-Kept = OrderedDict[Hashable, Prefix]
+
+
+@dataclass
+class _Kept:
+    tallies: OrderedDict[Hashable, Prefix] = field(default_factory=OrderedDict)
+    latest: dict[Hashable, Hashable] = field(default_factory=dict)
+    """What a tally is of (subject, marking, page window) → its key."""
+
+    def get(self, key: Hashable) -> Prefix | None:
+        found = self.tallies.get(key)
+        if found is not None:
+            self.tallies.move_to_end(key)
+        return found
+
+    def put(self, key: Hashable, of: Hashable, prefix: Prefix) -> None:
+        older = self.latest.get(of)
+        if older is not None and older != key:
+            self.tallies.pop(older, None)
+        self.latest[of] = key
+        self.tallies[key] = prefix
+        if len(self.tallies) > PREFIXES_KEPT:
+            self.tallies.popitem(last=False)
+        if len(self.latest) > 2 * PREFIXES_KEPT:
+            self.latest = {of: key for of, key in self.latest.items() if key in self.tallies}
+
+    def clear(self) -> None:
+        self.tallies.clear()
+        self.latest.clear()
+
+
+_prefixes: WeakKeyDictionary[Engine, _Kept] = WeakKeyDictionary()
+"""Per database (engine): ids are only unique within one."""
 
 
 def _incidents_key(incidents: Sequence[Incident], rules: Marking) -> Hashable:
@@ -206,6 +236,13 @@ def _prefix_key(
     )
 
 
+def _owner(key: Hashable) -> Hashable:
+    """What a key's tally is of: its subject, marking and page window (and created_at)."""
+    assert isinstance(key, tuple)
+    inner, born = key
+    return (inner[:7], born)
+
+
 async def prefixes_of(
     session: AsyncSession,
     needs: set[Need],
@@ -228,7 +265,7 @@ async def prefixes_of(
     engine = (await session.connection()).sync_engine
     kept_here = _prefixes.get(engine)
     if kept_here is None:
-        kept_here = _prefixes[engine] = OrderedDict()
+        kept_here = _prefixes[engine] = _Kept()
     for need in needs:
         key = keys[need] = _prefix_key(
             need,
@@ -242,7 +279,6 @@ async def prefixes_of(
             key = keys[need] = (key, born.get(need[:2]))
         kept = kept_here.get(key) if key is not None else None
         if kept is not None:
-            kept_here.move_to_end(key)
             found[need] = kept
         else:
             missing[need[0]].add(need[1])
@@ -274,7 +310,5 @@ async def prefixes_of(
                 prefix = found[need] = prefix_of(cells, shown, need[2], window)
                 key = keys[need]
                 if key is not None and same:
-                    kept_here[key] = prefix
-                    if len(kept_here) > PREFIXES_KEPT:
-                        kept_here.popitem(last=False)
+                    kept_here.put(key, _owner(key), prefix)
     return found, after

@@ -264,7 +264,7 @@ async def summaries(
     now: datetime,
     days: int | None = None,
     shown: int | None = None,
-    keep_finished: bool = False,
+    keep_tallies: bool = False,
 ) -> dict[int, Summary]:
     """resource id → its status, availability and status_history.
 
@@ -272,15 +272,15 @@ async def summaries(
     get a status_history entry (default all). The days before those count in the
     availability as totals only, summed by the database.
 
-    keep_finished (every day shown): each subject's tally of its cells that ended before the
-    current hour is kept in this process between calls (see _prefix_key for what it depends
-    on), so that a call reads a few rollups per subject (the current hour's, today's) and
-    adds only those: the same result as without, to the last bit.
+    keep_tallies (every day shown): each subject's tally of its rollups that ended before its
+    latest observation's hour is kept in this process between calls (kept.py), so that a
+    call reads a few rollups per subject and adds only those: the same result as without,
+    to the last bit.
     """
     days = days or page.history
     zone = zone_of(page.timezone) or ZoneInfo("UTC")
     window = make_window(now=now, days=days, tz=zone, shown=shown)
-    split = keep_finished and window.first_shown == 0
+    split = keep_tallies and window.first_shown == 0
     hour = bucket_start(now, "hour")
     since = window.start
     granularity: Granularity = "hour"
