@@ -61,9 +61,12 @@ for (const [name, width] of [['desktop', 1280], ['phone', 375]]) {
       const bars = item.locator('svg.bars');
       await expect(bars).toBeVisible();
       expect(await bars.getAttribute('data-bars')).toBe(env.DAYS);
-      // Runs of equal days are one rectangle each: together they cover every day once.
-      const runs = await bars.locator('rect:not(.gap)').evaluateAll((rects) => rects.map(
-        (r) => [Number(r.getAttribute('x') || 0), Number(r.getAttribute('width'))]));
+      // Runs of equal days are one stroke each (d=M<first>,.5h<days>): together they cover
+      // every day once.
+      const runs = await bars.locator('path').evaluateAll((paths) => paths.map((p) => {
+        const m = /^M(\d+),\.5h(\d+)$/.exec(p.getAttribute('d'));
+        return [Number(m[1]), Number(m[2])];
+      }));
       const days = new Set();
       for (const [x, w] of runs) for (let day = x; day < x + w; day++) days.add(day);
       expect(days.size).toBe(Number(env.DAYS));
@@ -73,7 +76,7 @@ for (const [name, width] of [['desktop', 1280], ['phone', 375]]) {
       expect(box.width / Number(env.DAYS)).toBeGreaterThan(width > 600 ? 10 : 5);
     }
     const website = page.locator('li', { has: page.locator('.name', { hasText: 'Website' }) });
-    const tips = await website.locator('svg.bars rect title').allTextContents();
+    const tips = await website.locator('svg.bars path title').allTextContents();
     expect(tips.some((t) => /\d+ (s|min|h)\b.* down\b/.test(t)),
       'a day with downtime: ' + tips.join(' | ')).toBe(true);
     expect(tips.some((t) => /no data/i.test(t)), 'days not monitored: ' + tips.join(' | '))

@@ -3,6 +3,7 @@ with finders by tag, class and attribute, and the text a person reads."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -93,3 +94,28 @@ def parse(html: str) -> Node:
     builder.feed(html)
     builder.close()
     return builder.root
+
+
+_RUN = re.compile(r"M(\d+),\.5h(\d+)")
+
+
+def bar_runs(svg: Node) -> list[tuple[int, int, str, str]]:
+    """The runs of a bar strip as (first bar, bars, class, tooltip): each a `<path>` with its
+    `<title>`, its class its own or its group's."""
+    found: list[tuple[int, int, str, str]] = []
+
+    def visit(node: Node, cls: str) -> None:
+        for child in node.children:
+            if not isinstance(child, Node):
+                continue
+            if child.tag == "g":
+                visit(child, child.attrs.get("class", cls))
+            elif child.tag == "path" and child.find_all("title"):
+                match = _RUN.fullmatch(child.attrs["d"])
+                assert match, child.attrs["d"]
+                title = child.find("title").raw_text
+                own = child.attrs.get("class", cls)
+                found.append((int(match[1]), int(match[2]), own, title))
+
+    visit(svg, "")
+    return found

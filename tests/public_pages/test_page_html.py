@@ -10,7 +10,7 @@ import pytest
 from fastapi import FastAPI
 
 from tests.factories.api import Api
-from tests.public_pages.html import Node
+from tests.public_pages.html import Node, bar_runs
 from tests.public_pages.pages import (
     change_page,
     new_monitor,
@@ -189,21 +189,20 @@ async def test_history_bars_colour_days_by_downtime_with_tooltips(
     li = items(doc)["Website"]
     svg = li.find("svg", cls="bars")
     assert svg.attrs["data-bars"] == "30"
-    rects = [r for r in svg.find_all("rect") if r.find_all("title")]
+    runs = bar_runs(svg)
     covered = set()
-    for rect in rects:
-        left = int(rect.attrs["x"])
-        covered |= set(range(left, left + int(rect.attrs["width"])))
+    for left, width, _, _ in runs:
+        covered |= set(range(left, left + width))
     assert covered == set(range(30))  # every day has a bar
     by_class: dict[str, list[str]] = {}
-    for rect in rects:
-        by_class.setdefault(rect.attrs["class"], []).append(rect.find("title").raw_text)
-    assert by_class["d1"] == ["7 Mar 2026: 3 min down"]
-    assert by_class["d2"] == ["9 Mar 2026: 30 min down"]
-    assert by_class["d3"] == ["11 Mar 2026: 2 h down"]
-    assert by_class["o"] == ["5\u201315 Mar 2026: no downtime, but for the days marked"]
+    for _, _, cls, title in runs:
+        by_class.setdefault(cls, []).append(title)
+    assert by_class["d1"] == ["7 Mar: 3 min down"]  # the year of the last day is left out
+    assert by_class["d2"] == ["9 Mar: 30 min down"]
+    assert by_class["d3"] == ["11 Mar: 2 h down"]
+    assert by_class["o"] == ["5\u201315 Mar: no downtime but on marked days"]
     # days before monitoring began are "no data", never 100%
-    assert by_class["n"] == ["14 Feb\u20134 Mar 2026 (19 days): no data (not monitored)"]
+    assert by_class["n"] == ["14 Feb\u20134 Mar (19 days): no data (not monitored)"]
     axis = li.find("p", cls="ax").text
     assert "uptime over 30 days" in axis and "11 of 30 days monitored" in axis
     assert "100.00%" not in axis
@@ -252,7 +251,7 @@ async def test_intraday_history_is_24_hour_bars(
     _, doc = await visit(client, "/status/acme")
     svg = items(doc)["Website"].find("svg", cls="bars")
     assert svg.attrs["data-bars"] == "24"
-    titles = [r.find("title").raw_text for r in svg.find_all("rect") if r.find_all("title")]
+    titles = [title for _, _, _, title in bar_runs(svg)]
     assert titles[0] == "13:00 to 07:00 UTC: no data (not monitored)"
     assert any("checks passed" in t for t in titles)
 
@@ -290,15 +289,11 @@ async def test_min_incident_length_hides_short_blips(
     start = NOW - timedelta(days=2)
     await incident(app, api.team_id, monitor, start, start + timedelta(minutes=2))
     _, doc = await visit(client, "/status/acme")
-    classes = {
-        r.attrs["class"] for r in items(doc)["Website"].find_all("rect") if r.find_all("title")
-    }
+    classes = {cls for _, _, cls, _ in bar_runs(items(doc)["Website"].find("svg", cls="bars"))}
     assert not classes & {"d1", "d2", "d3"}
     await change_page(api, page_id, min_incident_length=60)
     _, doc = await visit(client, "/status/acme")
-    classes = {
-        r.attrs["class"] for r in items(doc)["Website"].find_all("rect") if r.find_all("title")
-    }
+    classes = {cls for _, _, cls, _ in bar_runs(items(doc)["Website"].find("svg", cls="bars"))}
     assert "d1" in classes
 
 
@@ -309,8 +304,8 @@ async def test_timezone_rules_the_days(
     page_id = await new_page(api, "acme", history=7, timezone="Asia/Tokyo")
     await _monitor_resource(app, api, page_id, "history", "Website")
     _, doc = await visit(client, "/status/acme")
-    title = items(doc)["Website"].find("rect").find("title").raw_text
-    assert title.startswith("10\u201316 Mar 2026 (7 days)")  # already the 16th in Tokyo
+    title = bar_runs(items(doc)["Website"].find("svg", cls="bars"))[0][3]
+    assert title.startswith("10\u201316 Mar (7 days)")  # already the 16th in Tokyo
     assert "Times in Asia/Tokyo" in doc.find("footer").text
 
 
@@ -361,3 +356,39 @@ async def test_fifty_resources_of_90_days_stay_under_60_kb(
     assert len(items(doc)) == 50
     size = len(response.content)
     assert size < 60_000, size
+
+
+async def test_a_group_has_intraday_bars_of_its_members_checks(
+    app: FastAPI, api: Api, client: httpx.AsyncClient
+) -> None:
+    from tests.factories.api import data
+    from tests.factories.history import obs, write
+
+    page_id = await new_page(api, "acme")
+    group = int(data(await api.post("/api/v2/monitor-groups", {"name": "Web"}), 201)["id"])
+    members = []
+    for name in ("a", "b"):
+        body = {"url": f"https://{name}.example.com", "monitor_group_id": group}
+        members.append(int(data(await api.post("/api/v2/monitors", body), 201)["id"]))
+    body = {
+        "resource_type": "MonitorGroup",
+        "resource_id": group,
+        "widget_type": "intraday_history",
+    }
+    await new_resource(api, page_id, public_name="Web", **body)
+    for member in members:
+        await observe(
+            app,
+            api.team_id,
+            member,
+            start=NOW - timedelta(hours=3),
+            end=NOW - timedelta(minutes=1),
+            every=timedelta(minutes=30),
+        )
+    await write(app, [obs(api.team_id, NOW - timedelta(minutes=50), "down", subject_id=members[1])])
+    _, doc = await visit(client, "/status/acme")
+    svg = items(doc)["Web"].find("svg", cls="bars")
+    assert svg.attrs["data-bars"] == "24"
+    titles = [title for _, _, _, title in bar_runs(svg)]
+    assert "09:00 to 11:00 UTC: all 4 checks passed" in titles  # two members, two an hour
+    assert "11:00 to 12:00 UTC: 1 of 5 checks failed" in titles

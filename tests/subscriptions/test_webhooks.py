@@ -155,3 +155,44 @@ async def test_a_failing_webhook_is_retried_by_the_delivery_system(
             ]
             last = (await deliveries(app))[-1]
             assert (last.channel, last.state, last.attempts) == ("subscriber", "succeeded", 2)
+
+
+async def test_a_webhook_failing_for_days_is_unsubscribed_and_a_success_ends_the_streak(
+    app: FastAPI, api: Api, client: httpx.AsyncClient
+) -> None:
+    from tests.factories.delivery import advance, configure, deliveries
+
+    day = 86400
+    with mail_setup(app):
+        configure(app, delivery_retry_delays="0,60", delivery_disable_after=3 * day)
+        async with receiver() as hook:
+            page = await new_page(api)
+            await _subscribe(app, client, hook)
+            subscribers = f"{PAGES}/{page}/subscribers"
+            # failing for two days (each delivery's two attempts), then a success: the streak
+            # ends
+            hook.answer("/hook", *[Answer(500)] * 3)
+            await report(api, page, title="One")
+            await tick(app)
+            advance(app, 2 * day)
+            await report(api, page, title="Two")
+            await tick(app)
+            advance(app, 70)  # the second report's retry: 200
+            await tick(app)
+            assert len((await api.get(subscribers)).json()["data"]) == 1
+            # failing again: still subscribed after two days, not after three
+            hook.answer("/hook", *[Answer(503)] * 10)
+            advance(app, day)
+            await report(api, page, title="Three")
+            await tick(app)
+            advance(app, 2 * day)
+            await report(api, page, title="Four")
+            await tick(app)
+            assert len((await api.get(subscribers)).json()["data"]) == 1
+            advance(app, day)
+            await report(api, page, title="Five")
+            await tick(app)
+            assert (await api.get(subscribers)).json()["data"] == []
+            assert not [d for d in await deliveries(app) if d.channel == "subscriber"]
+            await report(api, page, title="Six")
+            assert await tick(app) == 0

@@ -1,10 +1,10 @@
 """What the machine-readable outputs of a public page read: its sections and resources with
 their current status, and its reports with their published updates.
 
-One read per request, shared by the Statuspage-format JSON, the feeds and the badges. Only
-the current status of each resource is computed (a one-day window, as the page's
-`aggregate_state` is): none of these outputs shows day bars, so the history rollups of the
-page's window are not read.
+One read per request (page_data.read_page, as the HTML view's), shared by the
+Statuspage-format JSON, the feeds and the badges. Only the current status of each resource is
+computed (a one-day window, as the page's `aggregate_state` is): none of these outputs shows
+day bars, so the history rollups of the page's window are not read.
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ from typing import Any
 from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from watchpost.public_pages.page_data import read_page
+from watchpost.public_pages.page_data import resource_names as resource_names
 from watchpost.status_pages.availability import NOT_MONITORED, aggregate_state
 from watchpost.status_pages.models import (
     StatusPage,
@@ -24,12 +26,8 @@ from watchpost.status_pages.models import (
     StatusReport,
     StatusUpdate,
 )
-from watchpost.status_pages.records import summaries
-from watchpost.status_pages.rendering import public_name
-from watchpost.status_pages.report_states import with_reports
 from watchpost.status_pages.reports import updates_of
-from watchpost.status_pages.resource_rows import ResourceRow, all_rows
-from watchpost.status_pages.resources import load_targets
+from watchpost.status_pages.resource_rows import ResourceRow
 
 
 @dataclass(frozen=True)
@@ -89,33 +87,12 @@ class Snapshot:
         return max(stamps)
 
 
-async def _sections(session: AsyncSession, page: StatusPage) -> list[StatusPageSection]:
-    stmt = (
-        select(StatusPageSection)
-        .where(StatusPageSection.status_page_id == page.id)
-        .order_by(StatusPageSection.position, StatusPageSection.id)
-    )
-    return list((await session.scalars(stmt)).all())
-
-
 async def _shown_resources(
     session: AsyncSession, page: StatusPage, now: datetime, only: int | None
-) -> list[ShownResource]:
-    rows = await all_rows(session, page_id=page.id)
-    if only is not None:
-        rows = [row for row in rows if row.id == only]
-    targets = await load_targets(session, rows)
-    found = await summaries(session, rows, targets, page=page, now=now, days=1)
-    found = await with_reports(session, found, page_id=page.id, now=now)
-    ordered = sorted(rows, key=lambda row: (row.position, row.id))
-    return [
-        ShownResource(
-            row,
-            public_name(row, targets.get((row.resource_type, row.resource_id))),
-            found[row.id].status,
-        )
-        for row in ordered
-    ]
+) -> tuple[list[StatusPageSection], list[ShownResource]]:
+    data = await read_page(session, page, now, days=1, only=only)
+    shown = [ShownResource(row, data.name(row), data.found[row.id].status) for row in data.rows]
+    return data.sections, shown
 
 
 async def _reports(
@@ -157,13 +134,13 @@ async def load_snapshot(
     reports and every open one (if `reports`). only: just that resource (a badge's)."""
     sections: list[ShownSection] = []
     if resources:
-        shown = await _shown_resources(session, page, now, only)
+        found_sections, shown = await _shown_resources(session, page, now, only)
         sections = [
             ShownSection(
                 section,
                 [r for r in shown if r.row.status_page_section_id == section.id],
             )
-            for section in await _sections(session, page)
+            for section in found_sections
         ]
     found = await _reports(session, page, now, report_limit) if reports else []
     return Snapshot(page, now, sections, found)
@@ -178,12 +155,3 @@ def affected(entries: Sequence[dict[str, Any]]) -> list[tuple[int, str]]:
         if isinstance(raw, int) or (isinstance(raw, str) and raw.isdigit()):
             found.append((int(raw), str(entry.get("status"))))
     return found
-
-
-async def resource_names(session: AsyncSession, page: StatusPage) -> dict[int, str]:
-    """Resource id → its public name (no status computed: what the feeds name)."""
-    rows = await all_rows(session, page_id=page.id)
-    targets = await load_targets(session, rows)
-    return {
-        row.id: public_name(row, targets.get((row.resource_type, row.resource_id))) for row in rows
-    }

@@ -17,6 +17,7 @@ from markupsafe import Markup
 
 from watchpost.public_pages import bars
 from watchpost.public_pages.caching import NO_STORE, PUBLIC, uncached
+from watchpost.public_pages.view import CHART_WIDGETS
 from watchpost.status_pages.models import StatusPage
 
 FOLDER: Final = Path(__file__).with_name("templates")
@@ -41,14 +42,29 @@ def style_text(css: str | None) -> Markup:
     return Markup((css or "").replace("<", "\\3C "))  # noqa: S704 (no `<` is left)
 
 
-def _css() -> str:
-    """The stylesheet with its indentation and comments dropped (it is sent with every page)."""
+THEMES: Final = ("light", "dark", "system")
+
+
+def _css() -> dict[str, Markup]:
+    """The stylesheet with its indentation and comments dropped (it is sent with every page),
+    for each theme: its rules for the other themes left out."""
     lines = []
     for line in (FOLDER / "page.css").read_text().splitlines():
         text = line.strip()
         if text and not text.startswith("/*"):
             lines.append(text)
-    return "".join(lines)
+    dark, system = ":root[data-theme=dark]", ":root[data-theme=system]"
+    unused = {
+        "light": (dark, system),
+        "dark": (system,),
+        "system": (dark,),
+    }
+    return {
+        theme: Markup(  # noqa: S704 (the package's own file)
+            "".join(line for line in lines if not any(rule in line for rule in unused[theme]))
+        )
+        for theme in THEMES
+    }
 
 
 @functools.cache
@@ -63,10 +79,11 @@ def environment() -> Environment:
     env.filters["style_text"] = style_text
     env.filters["duration"] = bars.duration
     env.globals.update(
-        CSS=Markup(_css()),  # noqa: S704 (the package's own file)
+        CSS=_css(),
         LABELS=bars.LABELS,
         STATE_LABELS=STATE_LABELS,
         REPORT_STATES=REPORT_STATES,
+        CHART_WIDGETS=CHART_WIDGETS,
         bars=bars,
     )
     return env
@@ -100,7 +117,7 @@ def page_context(page: StatusPage, base: str) -> dict[str, Any]:
         "tz_name": page.timezone,
         "base": base,
         "home": base or "/",
-        "theme": page.theme if page.theme in ("light", "dark", "system") else "system",
+        "theme": page.theme if page.theme in THEMES else "system",
         "noindex": page.hide_from_search_engines,
     }
 

@@ -22,28 +22,28 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
-from typing import Final
+from functools import cached_property
+from typing import Any, Final
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from watchpost.groups.group_kinds import SHOWN_GROUPS
 from watchpost.history.models import CheckRollup
 from watchpost.history.periods import bucket_start
+from watchpost.public_pages.page_data import read_page
+from watchpost.public_pages.page_data import resource_names as resource_names
 from watchpost.status_pages.availability import (
     DEGRADED,
     DOWNTIME,
     MAINTENANCE,
     NOT_MONITORED,
     OPERATIONAL,
-    Summary,
 )
-from watchpost.status_pages.models import StatusPage, StatusPageSection
-from watchpost.status_pages.records import ITEMS, summaries
-from watchpost.status_pages.rendering import public_name
-from watchpost.status_pages.report_states import with_reports
-from watchpost.status_pages.resource_rows import ResourceRow, all_rows
-from watchpost.status_pages.resources import load_targets
+from watchpost.status_pages.models import StatusPage
+from watchpost.status_pages.records import ITEMS
+from watchpost.status_pages.resource_rows import ResourceRow
 from watchpost.timezones import zone_of
 
 # The page's overall state (Statuspage's indicator in brackets: the JSON side maps them).
@@ -118,15 +118,30 @@ class ResourceView:
     status: str
     availability: float | None
     """Over the page's history window; None when nothing was observed in it."""
-    days: list[Day]
+    history: Sequence[dict[str, Any]]
+    """The status_history entries of the page's days (read only: shared between requests)."""
     hours: list[Hour] = field(default_factory=list)
-    """intraday_history of a monitor or heartbeat: the last 24 hours."""
+    """intraday_history of an item or a group (its members' checks summed): the last 24
+    hours."""
     points: list[Point] = field(default_factory=list)
     """response_times / chart_only of a monitor: one point per day with checks."""
 
-    @property
+    @cached_property
+    def days(self) -> list[Day]:
+        """The history as Days."""
+        return [
+            Day(
+                date.fromisoformat(entry["day"]),
+                entry["status"],
+                int(entry["downtime_duration"]),
+                int(entry["maintenance_duration"]),
+            )
+            for entry in self.history
+        ]
+
+    @cached_property
     def monitored_days(self) -> int:
-        return sum(1 for day in self.days if day.status != NOT_MONITORED)
+        return sum(1 for entry in self.history if entry["status"] != NOT_MONITORED)
 
 
 @dataclass(frozen=True)
@@ -156,27 +171,6 @@ class PageView:
 
 def page_zone(page: StatusPage) -> ZoneInfo:
     return zone_of(page.timezone) or ZoneInfo("UTC")
-
-
-def _days(summary: Summary) -> list[Day]:
-    return [
-        Day(
-            date.fromisoformat(entry["day"]),
-            entry["status"],
-            int(entry["downtime_duration"]),
-            int(entry["maintenance_duration"]),
-        )
-        for entry in summary.status_history
-    ]
-
-
-async def _sections(session: AsyncSession, page: StatusPage) -> list[StatusPageSection]:
-    stmt = (
-        select(StatusPageSection)
-        .where(StatusPageSection.status_page_id == page.id)
-        .order_by(StatusPageSection.position, StatusPageSection.id)
-    )
-    return list((await session.scalars(stmt)).all())
 
 
 def _subject(row: ResourceRow) -> tuple[str, int] | None:
@@ -233,14 +227,46 @@ async def _rollups(
 def _hours(
     rows: Sequence[tuple[datetime, int, int, float, int, float | None, float | None]], now: datetime
 ) -> list[Hour]:
+    """The last 24 hours from hourly rollups (of one subject, or of a group's members: their
+    checks and failures summed per hour)."""
     first = bucket_start(now, "hour") - timedelta(hours=INTRADAY_HOURS - 1)
-    by_start = {row[0]: row for row in rows}
+    checks: dict[datetime, int] = defaultdict(int)
+    failures: dict[datetime, int] = defaultdict(int)
+    for row in rows:
+        checks[row[0]] += row[1]
+        failures[row[0]] += row[2]
     hours = []
     for offset in range(INTRADAY_HOURS):
         start = first + timedelta(hours=offset)
-        row = by_start.get(start)
-        hours.append(Hour(start, row[1] if row else 0, row[2] if row else 0))
+        hours.append(Hour(start, checks.get(start, 0), failures.get(start, 0)))
     return hours
+
+
+async def _intraday_subjects(
+    session: AsyncSession, rows: Sequence[ResourceRow]
+) -> dict[int, list[tuple[str, int]]]:
+    """Resource id → the history subjects of its intraday bars: the item itself, or a
+    group's members (one query per group kind)."""
+    found: dict[int, list[tuple[str, int]]] = {}
+    groups: dict[str, set[int]] = defaultdict(set)
+    for row in rows:
+        if row.widget_type != "intraday_history":
+            continue
+        subject = _subject(row)
+        if subject is not None:
+            found[row.id] = [subject]
+        elif row.resource_type in SHOWN_GROUPS and row.resource_id is not None:
+            groups[row.resource_type].add(row.resource_id)
+    for group_type, ids in groups.items():
+        kind = SHOWN_GROUPS[group_type]
+        stmt = select(kind.member_model.id, kind.member_key).where(kind.member_key.in_(ids))
+        members: dict[int, list[tuple[str, int]]] = defaultdict(list)
+        for member_id, group_id in await session.execute(stmt):
+            members[group_id].append((kind.member_type, member_id))
+        for row in rows:
+            if row.widget_type == "intraday_history" and row.resource_type == group_type:
+                found[row.id] = members.get(row.resource_id or 0, [])
+    return found
 
 
 def _points(
@@ -261,32 +287,21 @@ def _points(
     return points
 
 
-async def resource_names(session: AsyncSession, page: StatusPage) -> dict[int, str]:
-    """Resource id → the name shown, without computing any status (report pages)."""
-    rows = await all_rows(session, page_id=page.id)
-    targets = await load_targets(session, rows)
-    return {
-        row.id: public_name(row, targets.get((row.resource_type, row.resource_id))) for row in rows
-    }
-
-
 async def page_view(session: AsyncSession, page: StatusPage, now: datetime) -> PageView:
     """Everything the page's main view shows."""
     tz = page_zone(page)
-    rows = await all_rows(session, page_id=page.id)
-    targets = await load_targets(session, rows)
-    found = await summaries(session, rows, targets, page=page, now=now)
-    found = await with_reports(session, found, page_id=page.id, now=now)
+    data = await read_page(session, page, now)
+    rows = data.rows
 
+    shown_hourly = await _intraday_subjects(session, rows)
     intraday: dict[str, set[int]] = defaultdict(set)
+    for subjects in shown_hourly.values():
+        for kind, ident in subjects:
+            intraday[kind].add(ident)
     charted: dict[str, set[int]] = defaultdict(set)
     for row in rows:
         subject = _subject(row)
-        if subject is None:
-            continue
-        if row.widget_type == "intraday_history":
-            intraday[subject[0]].add(subject[1])
-        elif row.widget_type in CHART_WIDGETS:
+        if subject is not None and row.widget_type in CHART_WIDGETS:
             charted[subject[0]].add(subject[1])
     hourly = await _rollups(
         session,
@@ -304,32 +319,33 @@ async def page_view(session: AsyncSession, page: StatusPage, now: datetime) -> P
     )
 
     by_section: dict[int, list[ResourceView]] = defaultdict(list)
-    for row in sorted(rows, key=lambda r: (r.position, r.id)):
-        summary = found[row.id]
+    for row in rows:
+        summary = data.found[row.id]
         subject = _subject(row)
         hours: list[Hour] = []
         points: list[Point] = []
-        if subject is not None and row.widget_type == "intraday_history":
-            hours = _hours(hourly.get(subject, []), now)
+        if row.id in shown_hourly:
+            found = [r for subject in shown_hourly[row.id] for r in hourly.get(subject, [])]
+            hours = _hours(found, now)
         if subject is not None and row.widget_type in CHART_WIDGETS:
             points = _points(daily.get(subject, []), tz)
         by_section[row.status_page_section_id].append(
             ResourceView(
                 id=row.id,
-                name=public_name(row, targets.get((row.resource_type, row.resource_id))),
+                name=data.name(row),
                 explanation=row.explanation,
                 widget=row.widget_type,
                 resource_type=row.resource_type,
                 status=summary.status,
                 availability=summary.availability if summary.observed_s > 0 else None,
-                days=_days(summary),
+                history=summary.status_history,
                 hours=hours,
                 points=points,
             )
         )
     sections = [
         SectionView(section.id, section.name, by_section.get(section.id, []))
-        for section in await _sections(session, page)
+        for section in data.sections
     ]
     statuses = [r.status for section in sections for r in section.resources]
     return PageView(page, tz, now, overall_state(statuses), sections)

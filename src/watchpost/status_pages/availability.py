@@ -30,16 +30,19 @@ incident:
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Final
 from zoneinfo import ZoneInfo
 
+from watchpost.status_pages.tallies import Earlier as Earlier
+from watchpost.status_pages.tallies import Tally, earlier_down, earlier_from_cells
+from watchpost.status_pages.tallies import add as add_cells
+from watchpost.status_pages.tallies import tally as tally_days
 from watchpost.status_pages.windows import (
     Interval,
     Window,
-    covered_seconds,
     make_window,
     merge_intervals,
     subtract_intervals,
@@ -129,75 +132,6 @@ def _covers(incidents: Iterable[Incident], now: datetime) -> bool:
     return any(i.start <= now and (i.end is None or i.end > now) for i in incidents)
 
 
-@dataclass(frozen=True)
-class Earlier:
-    """What was recorded in the window before its shown days, as totals.
-
-    observed / maintenance: seconds (SQL sums over the rollups, by the history service).
-    cells: the cells there that incidents overlap; only their downtime is taken from them,
-    since downtime is capped per cell and per day.
-    """
-
-    observed: float = 0.0
-    maintenance: float = 0.0
-    cells: Sequence[Cell] = ()
-
-
-def _share(cell: Cell, start: datetime, end: datetime) -> float:
-    """The part of the cell's time that lies within [start, end)."""
-    length = (cell.end - cell.start).total_seconds()
-    inside = (min(cell.end, end) - max(cell.start, start)).total_seconds()
-    return inside / length if length > 0 and inside > 0 else 0.0
-
-
-def earlier_from_cells(cells: Iterable[Cell], window: Window) -> Earlier:
-    """The earlier days' totals from cells in memory (items without rollups)."""
-    if window.first_shown == 0:
-        return Earlier()
-    start, end = window.start, window.shown_start
-    observed = maintenance = 0.0
-    kept: list[Cell] = []
-    for cell in cells:
-        share = _share(cell, start, end)
-        if share > 0 and cell.observed > 0:
-            observed += cell.observed * share
-            maintenance += cell.maintenance * share
-            kept.append(cell)
-    return Earlier(observed, maintenance, kept)
-
-
-def _pieces(cell: Cell, window: Window, first: int, stop: int) -> Iterator[tuple[int, Interval]]:
-    """(day index, the cell's part in that day) for the days first..stop-1 it touches."""
-    starts, ends = window.starts, window.ends
-    for index in range(max(bisect_right(starts, cell.start) - 1, first), stop):
-        if starts[index] >= cell.end:
-            break
-        start, end = max(cell.start, starts[index]), min(cell.end, ends[index])
-        if start < end:
-            yield index, (start, end)
-
-
-def _earlier_down(cells: Iterable[Cell], window: Window, down: list[Interval]) -> float:
-    """Downtime in the earlier days: per cell and day, capped as in the shown days."""
-    total = 0.0
-    if not down or window.first_shown == 0:
-        return total
-    for cell in cells:
-        length = (cell.end - cell.start).total_seconds()
-        if length <= 0 or cell.observed <= 0:
-            continue
-        if (
-            covered_seconds(down, max(cell.start, window.start), min(cell.end, window.shown_start))
-            <= 0
-        ):
-            continue
-        usable = max(cell.observed - cell.maintenance, 0.0)
-        for _, (start, end) in _pieces(cell, window, 0, window.first_shown):
-            room = usable * (end - start).total_seconds() / length
-            total += min(covered_seconds(down, start, end), room)
-    return total
-
-
 def summarize(
     record: Record, marking: Marking, *, now: datetime, days: int, tz: ZoneInfo
 ) -> Summary:
@@ -212,37 +146,27 @@ def summarize_in(record: Record, marking: Marking, window: Window) -> Summary:
     totals (record.earlier, or from record.cells when it is None), so that a list showing
     a few days of a long window costs what it shows.
     """
-    now = window.now
     down_incidents, degraded_incidents = _split(record, marking)
     if not record.cells:
         return _unobserved(record, down_incidents, degraded_incidents, window)
-    down = _closed(down_incidents, now)
-    degraded = subtract_intervals(_closed(degraded_incidents, now), down)
-
+    down, degraded = _intervals(down_incidents, degraded_incidents, window.now)
     first, days = window.first_shown, len(window.days)
-    shown = window.shown
-    seen = [0.0] * shown
-    in_maintenance = [0.0] * shown
-    in_downtime = [0.0] * shown
-    in_degraded = [0.0] * shown
-    for cell in record.cells:
-        length = (cell.end - cell.start).total_seconds()
-        if length <= 0 or cell.observed <= 0:
-            continue
-        usable = max(cell.observed - cell.maintenance, 0.0)
-        for index, (start, end) in _pieces(cell, window, first, days):
-            share = (end - start).total_seconds() / length
-            at = index - first
-            seen[at] += cell.observed * share
-            in_maintenance[at] += cell.maintenance * share
-            room = usable * share
-            down_here = min(covered_seconds(down, start, end), room)
-            in_downtime[at] += down_here
-            in_degraded[at] += min(covered_seconds(degraded, start, end), room - down_here)
+    tally = tally_days(record.cells, window, first, days, down, degraded)
+    history = _entries(window.shown_day_texts, tally)
+    return _totals(record, down_incidents, degraded_incidents, window, down, tally, history)
 
-    day_texts = window.shown_day_texts
+
+def _intervals(
+    down_incidents: list[Incident], degraded_incidents: list[Incident], now: datetime
+) -> tuple[list[Interval], list[Interval]]:
+    down = _closed(down_incidents, now)
+    return down, subtract_intervals(_closed(degraded_incidents, now), down)
+
+
+def _entries(day_texts: Sequence[str], tally: Tally) -> list[dict[str, Any]]:
+    seen, in_maintenance, in_downtime, in_degraded = tally
     history: list[dict[str, Any]] = []
-    for at in range(shown):
+    for at, text in enumerate(day_texts):
         downtime, maintenance = round(in_downtime[at]), round(in_maintenance[at])
         if seen[at] <= 0:
             status = NOT_MONITORED
@@ -256,32 +180,99 @@ def summarize_in(record: Record, marking: Marking, window: Window) -> Summary:
             status = OPERATIONAL
         history.append(
             {
-                "day": day_texts[at],
+                "day": text,
                 "status": status,
                 "downtime_duration": downtime,
                 "maintenance_duration": maintenance,
             }
         )
+    return history
+
+
+def _totals(
+    record: Record,
+    down_incidents: list[Incident],
+    degraded_incidents: list[Incident],
+    window: Window,
+    down: list[Interval],
+    tally: Tally,
+    history: list[dict[str, Any]],
+) -> Summary:
+    seen, in_maintenance, in_downtime, _ = tally
     earlier = record.earlier
     if earlier is None:
         earlier = earlier_from_cells(record.cells, window)
     observed = sum(seen)
     total_maintenance = sum(in_maintenance)
     total_down = sum(in_downtime)
-    if first > 0:
+    if window.first_shown > 0:
         observed += earlier.observed
         total_maintenance += earlier.maintenance
-        total_down += _earlier_down(earlier.cells, window, down)
+        total_down += earlier_down(earlier.cells, window, down)
     counted = max(observed - total_maintenance, 0.0)
     total_down = min(total_down, counted)
     return Summary(
-        _current(record, down_incidents, degraded_incidents, now),
+        _current(record, down_incidents, degraded_incidents, window.now),
         _availability(counted, total_down),
         history,
         observed_s=observed,
         counted_s=counted,
         down_s=total_down,
     )
+
+
+@dataclass(frozen=True)
+class Prefix:
+    """A record's tally after its first cells, those that end before a time the record's
+    other cells start at or after (records.py: the current hour): with the same rollups and
+    the same marked incidents it can no longer change, so records.py keeps it between
+    requests. `entries`: the status_history entries of that tally, read only."""
+
+    tally: Tally
+    entries: list[dict[str, Any]]
+    observed: bool
+    """Whether the record had any cell in it."""
+
+
+def prefix_of(
+    cells: Sequence[Cell], incidents: Sequence[Incident], marking: Marking, window: Window
+) -> Prefix:
+    """The tally of the first cells of a record (every day of the window shown)."""
+    down, degraded = _intervals(*_split(Record(incidents=incidents), marking), window.now)
+    tally = tally_days(cells, window, 0, len(window.days), down, degraded)
+    return Prefix(tally, _entries(window.shown_day_texts, tally), bool(cells))
+
+
+def summarize_after(record: Record, marking: Marking, window: Window, prefix: Prefix) -> Summary:
+    """summarize_in of a record whose first cells are summed up in `prefix` (prefix_of of
+    the same incidents and marking) and whose other cells are record.cells: each day's
+    numbers are added to in the same order, so the result is the same to the last bit.
+    Only the days that record.cells reach get new entries."""
+    down_incidents, degraded_incidents = _split(record, marking)
+    if not record.cells and not prefix.observed:
+        return _unobserved(record, down_incidents, degraded_incidents, window)
+    days = len(window.days)
+    if not record.cells:
+        tally, history = prefix.tally, list(prefix.entries)
+        down = _closed(down_incidents, window.now)
+        return _totals(record, down_incidents, degraded_incidents, window, down, tally, history)
+    down, degraded = _intervals(down_incidents, degraded_incidents, window.now)
+    first = max(bisect_right(window.starts, min(c.start for c in record.cells)) - 1, 0)
+    tally = (
+        prefix.tally[0][first:],
+        prefix.tally[1][first:],
+        prefix.tally[2][first:],
+        prefix.tally[3][first:],
+    )
+    add_cells(tally, record.cells, window, first, days, down, degraded)
+    full: Tally = (
+        prefix.tally[0][:first] + tally[0],
+        prefix.tally[1][:first] + tally[1],
+        prefix.tally[2][:first] + tally[2],
+        prefix.tally[3][:first] + tally[3],
+    )
+    history = prefix.entries[:first] + _entries(window.shown_day_texts[first:], tally)
+    return _totals(record, down_incidents, degraded_incidents, window, down, full, history)
 
 
 def _unobserved(
@@ -294,7 +285,7 @@ def _unobserved(
     if window.first_shown > 0 and earlier is not None:
         observed, maintenance = earlier.observed, earlier.maintenance
         if down_incidents and earlier.cells:
-            down = _earlier_down(earlier.cells, window, _closed(down_incidents, window.now))
+            down = earlier_down(earlier.cells, window, _closed(down_incidents, window.now))
     counted = max(observed - maintenance, 0.0)
     down = min(down, counted)
     return Summary(

@@ -15,31 +15,34 @@ from datetime import datetime
 from typing import Any, Final
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import Select, bindparam, or_, select
+from sqlalchemy import Select, bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.groups.group_kinds import SHOWN_GROUPS
 from watchpost.history.periods import Granularity, bucket_start
-from watchpost.history.reading import Bucket, History, buckets_during, histories, observed_totals
-from watchpost.incidents.models import Incident as IncidentRow
+from watchpost.history.reading import History, buckets_during, histories, observed_totals
 from watchpost.incoming.models import live_state
 from watchpost.maintenance_windows import in_maintenance
 from watchpost.status_pages.availability import (
-    Cell,
     Earlier,
     Incident,
     Marking,
+    Prefix,
     Record,
     Summary,
     combine,
-    earlier_from_cells,
     observed_span,
+    summarize_after,
     summarize_in,
     unobserved,
 )
+from watchpost.status_pages.incident_reads import plain_rows as plain_rows
+from watchpost.status_pages.incident_reads import read_incidents
+from watchpost.status_pages.kept import Need, Recent, cell_of, prefixes_of, recent_cells
 from watchpost.status_pages.models import StatusPage
 from watchpost.status_pages.resource_rows import ResourceRow
 from watchpost.status_pages.resource_types import MANUAL
+from watchpost.status_pages.tallies import earlier_from_cells
 from watchpost.status_pages.windows import Window, make_window, merge_intervals
 from watchpost.timezones import zone_of
 
@@ -49,16 +52,8 @@ ITEMS: Final[dict[str, str]] = {
     "IncomingWebhook": "incoming_webhook",
 }
 """resource_type → history subject_type, for single items (groups: SHOWN_GROUPS)."""
-INCIDENT_COLUMNS: Final[dict[str, str]] = {
-    "monitor": "monitor_id",
-    "heartbeat": "heartbeat_id",
-    "collector_target": "collector_target_id",
-    "incoming_webhook": "incoming_webhook_id",
-}
-_TOKEN_ATTRS = ("value", "item_id", "name", "email")
-
-Member = tuple[str, int, bool, str | None]
-"""(subject_type, subject_id, paused, its live state now: see LIVE_STATES)."""
+Member = tuple[str, int, bool, str | None, datetime | None]
+"""(subject_type, subject_id, paused, its live state now (see LIVE_STATES), created_at)."""
 
 
 def _heartbeat_now(heartbeat: Any, now: datetime) -> str | None:
@@ -94,37 +89,12 @@ LIVE_COLUMNS: Final[dict[str, tuple[str, ...]]] = {
 
 def item_columns(model: Any, names: Iterable[str], subject_type: str | None) -> list[Any]:
     """The columns of an item that summaries and rendering read, selected as plain rows
-    (attributes by name, as the ORM object had them): its id, `names`, paused (if it has
-    it) and what its live state needs."""
+    (attributes by name, as the ORM object had them): its id, `names`, paused and
+    created_at (if it has them) and what its live state needs."""
     wanted = ["id", *names, *(["paused"] if hasattr(model, "paused") else [])]
+    wanted += ["created_at"] if hasattr(model, "created_at") else []
     wanted += LIVE_COLUMNS.get(subject_type or "", ())
     return [getattr(model, name) for name in dict.fromkeys(wanted)]
-
-
-async def plain_rows(session: AsyncSession, stmt: Select[Any], params: dict[str, Any]) -> Any:
-    """stmt's rows, on the session's connection: the session's own execute wraps every row
-    of a plain select in ORM result handling (the callers read what no pending change of
-    theirs touches)."""
-    connection = await session.connection()
-    return await connection.execute(stmt, params)
-
-
-def _tokens(values: Any) -> tuple[str, ...]:
-    """An incident's metadata values as the strings a rule's tokens are matched against."""
-    if not isinstance(values, list):
-        values = [values]
-    tokens: list[str] = []
-    for value in values:
-        if isinstance(value, dict):
-            tokens += [str(value[a]) for a in _TOKEN_ATTRS if value.get(a) is not None]
-        elif value is not None:
-            tokens.append(str(value))
-    return tuple(tokens)
-
-
-def _incident(started_at: datetime, resolved_at: datetime | None, raw: Any) -> Incident:
-    metadata = {str(key): _tokens(values) for key, values in (raw or {}).items()}
-    return Incident(started_at, resolved_at, metadata)
 
 
 def _rule_tokens(rule: dict[str, Any] | None) -> tuple[str, frozenset[str]] | None:
@@ -152,47 +122,8 @@ def marking(resource: ResourceRow) -> Marking:
 
 
 @functools.cache
-def _incidents_of(subject_type: str) -> Select[Any]:
-    """The incidents of subjects (bound: ids) within [since, now), as columns: a page of
-    items may read tens of thousands of incidents."""
-    column = getattr(IncidentRow, INCIDENT_COLUMNS[subject_type])
-    return (
-        select(column, IncidentRow.started_at, IncidentRow.resolved_at, IncidentRow.metadata_)
-        .where(
-            column.in_(bindparam("ids", expanding=True)),
-            IncidentRow.started_at < bindparam("now"),
-            or_(IncidentRow.resolved_at.is_(None), IncidentRow.resolved_at > bindparam("since")),
-        )
-        .order_by(IncidentRow.id)
-    )
-
-
-@functools.cache
 def _plain_marking(down_for: str, degraded_for: str) -> Marking:
     return Marking(down_for=down_for, degraded_for=degraded_for)
-
-
-async def _incidents(
-    session: AsyncSession, subject_type: str, ids: Sequence[int], *, since: datetime, now: datetime
-) -> dict[int, list[Incident]]:
-    found: dict[int, list[Incident]] = defaultdict(list)
-    if not ids:
-        return found
-    params = {"ids": ids, "since": since, "now": now}
-    rows = await plain_rows(session, _incidents_of(subject_type), params)
-    for subject_id, started_at, resolved_at, metadata in rows:
-        found[subject_id].append(_incident(started_at, resolved_at, metadata))
-    return found
-
-
-def _lasts(incident: Incident, page: StatusPage, now: datetime) -> bool:
-    """Whether the incident lasted (or has lasted so far) the page's min_incident_length."""
-    end = min(incident.end or now, now)
-    return (end - incident.start).total_seconds() >= (page.min_incident_length or 0)
-
-
-def _cell(bucket: Bucket) -> Cell:
-    return Cell(bucket.start, bucket.end, bucket.observed_s, bucket.maintenance_s)
 
 
 @dataclass(frozen=True)
@@ -203,19 +134,32 @@ class _Seen:
     incidents: list[Incident]
     earlier: Earlier | None
 
-    def summary(self, rules: Marking, window: Window, *, paused: bool, live: str | None) -> Summary:
-        """summarize_in of its record. Never observed, without incidents and not live, a
-        subject has nothing to compute (nor does its marking matter)."""
+    def summary(
+        self,
+        rules: Marking,
+        window: Window,
+        *,
+        paused: bool,
+        live: str | None,
+        prefix: Prefix | None = None,
+    ) -> Summary:
+        """summarize_in of its record (summarize_after when its first cells are summed up in
+        `prefix`, its history holding only the others).
+        Never observed, without incidents and not live, a subject has nothing to compute
+        (nor does its marking matter)."""
         if self.history.last_at is None and not self.incidents and live is None:
             return unobserved(window)
-        return summarize_in(_record(self, paused=paused, live=live), rules, window)
+        record = _record(self, paused=paused, live=live)
+        if prefix is not None:
+            return summarize_after(record, rules, window, prefix)
+        return summarize_in(record, rules, window)
 
 
 def _record(seen: _Seen, *, paused: bool, live: str | None) -> Record:
     history = seen.history
     state = history.state if history.state is not None else live
     return Record(
-        cells=[_cell(b) for b in history.buckets],
+        cells=[cell_of(b) for b in history.buckets],
         incidents=seen.incidents,
         observed_now=state is not None,
         maintenance_now=state == "maintenance",
@@ -258,9 +202,9 @@ async def _earlier(
         observed, maintenance = sums[subject_id]
         standing = seen[subject_id].standing
         if standing is not None:
-            extra = earlier_from_cells([_cell(standing)], window)
+            extra = earlier_from_cells([cell_of(standing)], window)
             observed, maintenance = observed + extra.observed, maintenance + extra.maintenance
-        kept = [_cell(b) for b in cells.get(subject_id, [])]
+        kept = [cell_of(b) for b in cells.get(subject_id, [])]
         found[subject_id] = Earlier(observed, maintenance, kept)
     return {subject_id: found.get(subject_id, _NOTHING_EARLIER) for subject_id in seen}
 
@@ -270,7 +214,8 @@ _NOTHING_EARLIER: Final = Earlier()
 
 def _member(subject_type: str, item: Any, now: datetime) -> Member:
     live = LIVE_STATES.get(subject_type)
-    return (subject_type, item.id, bool(item.paused), live(item, now) if live else None)
+    state = live(item, now) if live else None
+    return (subject_type, item.id, bool(item.paused), state, getattr(item, "created_at", None))
 
 
 @functools.cache
@@ -319,17 +264,24 @@ async def summaries(
     now: datetime,
     days: int | None = None,
     shown: int | None = None,
+    keep_tallies: bool = False,
 ) -> dict[int, Summary]:
     """resource id → its status, availability and status_history.
 
     days: the window (default the page's history); shown: how many of its most recent days
     get a status_history entry (default all). The days before those count in the
     availability as totals only, summed by the database.
+
+    keep_tallies (every day shown): each subject's tally of its rollups that ended before its
+    latest observation's hour is kept in this process between calls (kept.py), so that a
+    call reads a few rollups per subject and adds only those: the same result as without,
+    to the last bit.
     """
     days = days or page.history
-    window = make_window(
-        now=now, days=days, tz=zone_of(page.timezone) or ZoneInfo("UTC"), shown=shown
-    )
+    zone = zone_of(page.timezone) or ZoneInfo("UTC")
+    window = make_window(now=now, days=days, tz=zone, shown=shown)
+    split = keep_tallies and window.first_shown == 0
+    hour = bucket_start(now, "hour")
     since = window.start
     granularity: Granularity = "hour"
     if window.utc_midnights:
@@ -339,26 +291,42 @@ async def summaries(
     # hour (its rollup is still growing): then every cell is read, as for a single GET.
     summed = window.first_shown > 0 and window.shown_start <= bucket_start(now, "hour")
     members = await _members(session, resources, targets, now)
+    with_metadata = any(
+        res.mark_as_down_metadata_rule is not None or res.mark_as_degraded_metadata_rule is not None
+        for res in resources
+    )
     wanted: dict[str, set[int]] = defaultdict(set)
     for subjects in members.values():
-        for subject_type, subject_id, _, _ in subjects:
+        for subject_type, subject_id, *_ in subjects:
             wanted[subject_type].add(subject_id)
     records: dict[tuple[str, int], _Seen] = {}
+    recents: dict[tuple[str, int], Recent] = {}
     for subject_type, ids in wanted.items():
         ordered = sorted(ids)
-        seen = await histories(
+        if split:
+            recent = await recent_cells(
+                session, subject_type, ordered, window=window, granularity=granularity, hour=hour
+            )
+            recents.update(((subject_type, ident), found) for ident, found in recent.items())
+            seen = {ident: found.history for ident, found in recent.items()}
+        else:
+            seen = await histories(
+                session,
+                subject_type=subject_type,
+                subject_ids=ordered,
+                since=window.shown_start if summed else since,
+                now=now,
+                granularity=granularity,
+            )
+        shown_incidents = await read_incidents(
             session,
-            subject_type=subject_type,
-            subject_ids=ordered,
-            since=window.shown_start if summed else since,
+            subject_type,
+            ordered,
+            since=since,
             now=now,
-            granularity=granularity,
+            with_metadata=with_metadata,
+            min_length=page.min_incident_length or 0,
         )
-        incidents = await _incidents(session, subject_type, ordered, since=since, now=now)
-        shown_incidents = {
-            subject_id: [i for i in incidents.get(subject_id, []) if _lasts(i, page, now)]
-            for subject_id in ordered
-        }
         earlier: dict[int, Earlier] = {}
         if summed:
             earlier = await _earlier(
@@ -370,9 +338,34 @@ async def summaries(
                 granularity=granularity,
             )
         for subject_id in ordered:
+            counted = shown_incidents.get(subject_id, [])
             records[(subject_type, subject_id)] = _Seen(
-                seen[subject_id], shown_incidents[subject_id], earlier.get(subject_id)
+                seen[subject_id], counted, earlier.get(subject_id)
             )
+
+    prefixes: dict[Need, Prefix] = {}
+    if split:
+        needs = {
+            (kind, ident, marking(res))
+            for res in resources
+            for kind, ident, *_ in members.get(res.id, [])
+            if records[(kind, ident)].history.last_at is not None
+        }
+        prefixes, after = await prefixes_of(
+            session,
+            needs,
+            {key: seen.incidents for key, seen in records.items()},
+            recents,
+            born={
+                (kind, ident): born for found in members.values() for kind, ident, *_, born in found
+            },
+            window=window,
+            granularity=granularity,
+            zone=str(zone),
+            hour=hour,
+        )
+        for key, history in after.items():
+            records[key] = _Seen(history, records[key].incidents, records[key].earlier)
 
     found: dict[int, Summary] = {}
     for res in resources:
@@ -383,16 +376,24 @@ async def summaries(
             found[res.id] = summarize_in(record, rules, window)
         elif res.id in members and res.resource_type in SHOWN_GROUPS:
             parts = [
-                records[(kind, ident)].summary(rules, window, paused=paused, live=live)
-                for kind, ident, paused, live in members[res.id]
+                records[(kind, ident)].summary(
+                    rules,
+                    window,
+                    paused=paused,
+                    live=live,
+                    prefix=prefixes.get((kind, ident, rules)),
+                )
+                for kind, ident, paused, live, _ in members[res.id]
             ]
             if not parts:
                 parts = [summarize_in(Record(), rules, window)]
             paused_group = bool(getattr(target, "paused", False))
             found[res.id] = combine(parts, days=window.shown, paused=paused_group)
         elif res.id in members:
-            ((kind, ident, paused, live),) = members[res.id]
-            found[res.id] = records[(kind, ident)].summary(rules, window, paused=paused, live=live)
+            ((kind, ident, paused, live, _),) = members[res.id]
+            found[res.id] = records[(kind, ident)].summary(
+                rules, window, paused=paused, live=live, prefix=prefixes.get((kind, ident, rules))
+            )
         else:
             record = Record(paused=bool(getattr(target, "paused", False)))
             found[res.id] = summarize_in(record, rules, window)

@@ -4,7 +4,8 @@ A subscriber is told nothing until it is confirmed (`confirmed_at`): an e-mail a
 link of its confirmation mail, a webhook by a POST to the confirmation URL sent to it. Every
 sign-up, also one for an address already subscribed, sets a new `confirm_nonce` (older
 confirmation links die) and what the sign-up asked for in the `pending_*` columns; confirming
-makes them current. Unsubscribing deletes the row (ids are never reused: its links die too).
+makes them current. Unsubscribing deletes the row (ids are never reused: its links die too),
+as does a webhook answering 410 Gone or failing every delivery for days (`failing_since`).
 """
 
 from __future__ import annotations
@@ -42,3 +43,6 @@ class StatusPageSubscriber(IdMixin, TeamOwnedMixin, TimestampMixin, Base):
     """A webhook's Standard Webhooks key in use (encrypted)."""
     pending_secret_encrypted: Mapped[str | None] = mapped_column(Text, default=None)
     """The key shown at the last sign-up; in use once that sign-up is confirmed."""
+    failing_since: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+    """A webhook's first failed delivery attempt since its last success (None: not failing).
+    Once every attempt has failed for `delivery_disable_after`, the subscriber is removed."""

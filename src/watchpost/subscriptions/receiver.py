@@ -4,7 +4,9 @@ Events of status_pages/announcements.py and sign-ups (service.py) name the `subs
 channel; dispatching makes one delivery per subscriber told (service.targets), which is
 claimed, retried and logged as every delivery is. Sending reads the subscriber as it is
 then: one that unsubscribed, or never confirmed, is told nothing (its delivery ends failed,
-"not sent: …"). A webhook that answers 410 Gone is unsubscribed. Links need
+"not sent: …"). A webhook that answers 410 Gone is unsubscribed, as is one whose every
+delivery attempt failed for `delivery_disable_after` (5 days unless set: the rule of the
+outgoing webhooks; a success ends the streak). Links need
 WATCHPOST_PUBLIC_URL (a delivery has no request to build them from).
 
 E-mail addresses stay out of delivery rows (the subscriber row holds its address) and out of
@@ -130,6 +132,19 @@ async def _post(
             status_code=410,
             duration_ms=outcome.duration_ms,
             error="the endpoint answered 410 Gone: unsubscribed",
+            final=True,
+        )
+    if outcome.ok and row.failing_since is None:
+        return outcome
+    limit = ctx.settings.delivery_disable_after
+    async with ctx.db.write_sessions() as session, session.begin():
+        removed = await service.note_attempt(session, row, ok=outcome.ok, now=now, limit=limit)
+    if removed:
+        return Outcome(
+            status_code=outcome.status_code,
+            duration_ms=outcome.duration_ms,
+            excerpt=outcome.excerpt,
+            error=f"every delivery failed for {limit / 86400:g} days: unsubscribed",
             final=True,
         )
     return outcome

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Final
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.crypto import SecretBox
@@ -234,6 +234,33 @@ async def by_unsubscribe_token(
     if row is None or row.unsubscribe_nonce != found[1]:
         return True, None
     return True, row
+
+
+async def note_attempt(
+    session: AsyncSession, row: StatusPageSubscriber, *, ok: bool, now: datetime, limit: float
+) -> bool:
+    """A webhook subscriber's delivery attempt: a success ends its failing streak; a failure
+    starts one, or removes the subscriber when every attempt has failed for `limit` seconds
+    (True then)."""
+    if ok:
+        if row.failing_since is not None:
+            await session.execute(
+                update(StatusPageSubscriber)
+                .where(StatusPageSubscriber.id == row.id)
+                .values(failing_since=None)
+                .execution_options(synchronize_session=False)
+            )
+        return False
+    if row.failing_since is not None and now - row.failing_since >= timedelta(seconds=limit):
+        await remove(session, row.id)
+        return True
+    await session.execute(
+        update(StatusPageSubscriber)
+        .where(StatusPageSubscriber.id == row.id, StatusPageSubscriber.failing_since.is_(None))
+        .values(failing_since=now)
+        .execution_options(synchronize_session=False)
+    )
+    return False
 
 
 async def remove(session: AsyncSession, subscriber_id: int) -> None:
