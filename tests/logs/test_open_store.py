@@ -8,8 +8,8 @@ import pytest
 from pydantic import ValidationError
 
 from watchpost.logs.clickhouse import ClickHouseStore
-from watchpost.logs.embedded import EmbeddedStore, memory_limit_mb
-from watchpost.logs.store import open_store
+from watchpost.logs.embedded import EmbeddedStore
+from watchpost.logs.store import memory_limit_mb, open_store
 from watchpost.settings import Settings, parse_clickhouse_url
 
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import os
 import queue
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -47,19 +46,6 @@ from watchpost.logs.writer import SerialWriter
 T = TypeVar("T")
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
-
-
-def memory_limit_mb(setting: int = 0) -> int:
-    """WATCHPOST_LOGS_MEMORY_LIMIT_MB, or a quarter of the machine's memory (at least 1 GiB):
-    DuckDB keeps the day tables' columns it read decompressed within it, and a search over a
-    day of 10 million events reads them all (docs/benchmarks.md, "Logs queries")."""
-    if setting > 0:
-        return setting
-    try:
-        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // (1024 * 1024)
-    except (OSError, ValueError):
-        total = 0
-    return max(1024, total // 4)
 
 
 MAX_CHECKED = 20_000
@@ -108,9 +94,10 @@ def _metric_row(point: MetricPoint) -> dict[str, Any]:
 
 
 class EmbeddedStore:
-    def __init__(self, folder: Path, memory_mb: int = 0) -> None:
+    def __init__(self, folder: Path, memory_mb: int = 1024) -> None:
         self.folder = folder
-        self.memory_mb = memory_limit_mb(memory_mb)
+        self.memory_mb = memory_mb
+        """DuckDB's memory limit (open_store: WATCHPOST_LOGS_MEMORY_LIMIT_MB)."""
         self.path = folder / "logs.duckdb"
         self._days: dict[str, set[date]] = {"logs": set(), "metrics": set()}
         self._layouts: dict[date, Layout] = {}

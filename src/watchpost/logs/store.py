@@ -7,6 +7,7 @@ else the embedded store under the data folder.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -110,6 +111,19 @@ def capped(limit: int) -> int:
     return max(0, min(limit, MAX_LIMIT))
 
 
+def memory_limit_mb(setting: int = 0) -> int:
+    """WATCHPOST_LOGS_MEMORY_LIMIT_MB, or a quarter of the machine's memory (at least 1 GiB):
+    DuckDB keeps the day tables' columns it read decompressed within it, and a search over a
+    day of 10 million events reads them all (docs/benchmarks.md, "Logs queries")."""
+    if setting > 0:
+        return setting
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // (1024 * 1024)
+    except (OSError, ValueError):
+        total = 0
+    return max(1024, total // 4)
+
+
 def open_store(settings: Settings) -> LogStore:
     """WATCHPOST_LOGS_URL (clickhouse://…) or the embedded default under the data folder.
 
@@ -122,4 +136,4 @@ def open_store(settings: Settings) -> LogStore:
         return ClickHouseStore.from_url(url)
     from watchpost.logs.embedded import EmbeddedStore
 
-    return EmbeddedStore(settings.data_dir / "logs", settings.logs_memory_limit_mb)
+    return EmbeddedStore(settings.data_dir / "logs", memory_limit_mb(settings.logs_memory_limit_mb))
