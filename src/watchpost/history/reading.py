@@ -168,12 +168,10 @@ async def histories(
             ):
                 if subject_id in partial[bucket_start(bucket.start, "day")]:
                     buckets[subject_id].append(bucket)
-    return {
-        subject_id: _history(buckets[subject_id], lasts.get(subject_id), now) for subject_id in ids
-    }
+    return {subject: history_of(buckets[subject], lasts.get(subject), now) for subject in ids}
 
 
-def _history(buckets: list[Bucket], last: Any | None, now: datetime) -> History:
+def history_of(buckets: list[Bucket], last: Any | None, now: datetime) -> History:
     if last is None and not buckets:
         return History()
     standing = _standing(last, now)

@@ -227,13 +227,12 @@ class EmbeddedStore:
     def _select(self, search: Search, days: Sequence[date], limit: int) -> tuple[str, Query]:
         """One statement for the search over these days (their union when more than one)."""
         query = Query("duckdb")
-        selects = []
+        clauses = []
         for day in days:
             clause, query = where(search, "duckdb", self._columns(day), query)
-            selects.append(
-                f"SELECT id, source_id, epoch_us(dt), raw, body FROM {table('logs', day)} "
-                f"WHERE {clause}"
-            )
+            clauses.append((table("logs", day), clause))
+        columns = "id, source_id, epoch_us(dt), raw" + (", body" if query.verify else "")
+        selects = [f"SELECT {columns} FROM {name} WHERE {clause}" for name, clause in clauses]
         order = order_by(search)
         if len(selects) == 1:
             return f"{selects[0]} ORDER BY {order} LIMIT {limit}", query

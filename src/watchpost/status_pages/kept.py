@@ -24,8 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.history.models import CheckRollup, LastObservation
 from watchpost.history.periods import SIZES, Granularity, chunks
-from watchpost.history.reading import Bucket, History, histories
-from watchpost.history.reading import _history as history_of
+from watchpost.history.reading import Bucket, History, histories, history_of
 from watchpost.status_pages.availability import Cell, Incident, Marking, Prefix, prefix_of
 from watchpost.status_pages.windows import Window
 
