@@ -112,7 +112,7 @@ async def test_aggregates_and_formats(api: Api, clickhouse: ClickHouseStore) -> 
         ("SELECT * FROM {other}_logs", 404, "60"),
         ("SELECT * FROM {db}.logs", 403, "497"),
         ("SELECT count() FROM {mine}_logs WHERE id IN {db}.logs", 403, "497"),
-        ("SELECT * FROM system.tables", 403, "497"),
+        ("SELECT * FROM system.parts", 403, "497"),
         ("SELECT * FROM url('http://127.0.0.1:9/x', CSV)", 403, "497"),
         ("SELECT * FROM remote('127.0.0.1', {db}.logs)", 404, "60"),
         ("INSERT INTO {mine}_logs (raw) VALUES ('x')", 403, "164"),
@@ -190,3 +190,47 @@ async def test_clickhouse_connect_as_a_client(
         rows = await asyncio.to_thread(run)
     assert [(level, n) for level, n, _ in rows] == [("error", 2), ("info", 3)]
     assert isinstance(rows[0][2], datetime)
+
+
+async def test_grafana_lists_the_teams_tables_and_columns(
+    api: Api, other_api: Api, clickhouse: ClickHouseStore
+) -> None:
+    """What Grafana's ClickHouse plugin asks to fill its query builder: one database holding
+    the team's tables, their columns with the types ClickHouse itself gives them."""
+    _, mine = await filled(api, clickhouse)
+    _, other = await filled(other_api, clickhouse, "theirs")
+    mine_tables = sorted(f"{mine}_{kind}" for kind in ("logs", "s3", "metrics"))
+    assert (await sql(api, "SHOW DATABASES")).text == "default\n"
+    assert (await sql(api, 'SHOW TABLES FROM "default"')).text.split() == mine_tables
+    assert (await sql(api, "SHOW TABLES")).text.split() == mine_tables
+    assert (await sql(api, "SHOW TABLES FROM system")).text == ""
+    listed = await sql(api, "SELECT name FROM system.tables WHERE database IN ('default')")
+    assert sorted(listed.text.split()) == mine_tables
+    assert (await sql(api, "SELECT name, engine FROM system.databases")).text == "default\tAtomic\n"
+
+    for table in (f"{mine}_logs", f"{mine}_metrics"):
+        described = await sql(api, f'DESC TABLE "default"."{table}" FORMAT JSONEachRow')
+        assert described.status_code == 200, described.text
+        declared = [
+            (r["name"], r["type"]) for r in map(orjson.loads, described.text.split("\n")[:-1])
+        ]
+        real = await sql(
+            api,
+            f'SELECT * FROM "default"."{table}" LIMIT 1 FORMAT JSONCompactEachRowWithNamesAndTypes',
+        )
+        names, types = (orjson.loads(line) for line in real.text.split("\n")[:2])
+        assert declared == list(zip(names, types, strict=True))
+        columns = await sql(
+            api,
+            "SELECT name, type FROM system.columns "
+            f"WHERE database = 'default' AND table = '{table}' ORDER BY position FORMAT JSONEachRow",
+        )
+        assert [
+            (r["name"], r["type"]) for r in map(orjson.loads, columns.text.split("\n")[:-1])
+        ] == declared
+
+    assert (await sql(api, f'SELECT count() FROM "default"."{mine}_logs"')).text == "5\n"
+    refused = await sql(api, f"DESC TABLE {other}_logs")
+    assert refused.headers["x-clickhouse-exception-code"] == "60"
+    every = await sql(api, "SELECT DISTINCT table FROM system.columns")
+    assert other not in every.text and clickhouse.db not in every.text

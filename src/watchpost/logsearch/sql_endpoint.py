@@ -30,6 +30,7 @@ from watchpost.errors import ApiError
 from watchpost.http.deps import Context
 from watchpost.http.ratelimit import check_token, limit_by_address
 from watchpost.logs.clickhouse import ClickHouseStore
+from watchpost.logsearch.sql_catalog import EVENT_COLUMNS, METRIC_COLUMNS
 from watchpost.logsearch.sql_rewrite import SqlRefused, output_format, rewrite
 from watchpost.settings import ClickHouseServer
 from watchpost.sources.models import Source
@@ -112,18 +113,21 @@ CLIENTS = _Clients()
 
 
 def team_tables(db: str, sources: list[tuple[int, str]]) -> dict[str, str]:
-    """Each table name a team may read → the SELECT that stands for it."""
+    """Each table name a team may read → the SELECT that stands for it (its columns are
+    sql_catalog's, which SHOW / DESC / system.columns answer with)."""
     tables: dict[str, str] = {}
+    events = ", ".join(
+        f"{expr} AS {name}" if expr != name else name for name, _, expr in EVENT_COLUMNS
+    )
+    metrics = ", ".join(
+        f"{expr} AS {name}" if expr != name else name for name, _, expr in METRIC_COLUMNS
+    )
     for source_id, name in sources:
-        events = (
-            "SELECT id, source_id, dt, severity AS level, service, body AS message, attributes, "
-            f"raw, raw AS json, 1 AS _row_type FROM {db}.logs WHERE source_id = {int(source_id)}"
-        )
-        tables[f"{name}_logs"] = events
-        tables[f"{name}_s3"] = f"{events} AND 0"
+        logs = f"SELECT {events} FROM {db}.logs WHERE source_id = {int(source_id)}"
+        tables[f"{name}_logs"] = logs
+        tables[f"{name}_s3"] = f"{logs} AND 0"
         tables[f"{name}_metrics"] = (
-            "SELECT source_id, dt, name, value, tags "
-            f"FROM {db}.metrics WHERE source_id = {int(source_id)}"
+            f"SELECT {metrics} FROM {db}.metrics WHERE source_id = {int(source_id)}"
         )
     return tables
 

@@ -28,6 +28,8 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
+from watchpost.logsearch import sql_catalog as catalog
+
 MAX_EXECUTION_S: Final = 30
 MAX_RESULT_ROWS: Final = 1_000_000
 MAX_RESULT_BYTES: Final = 64 * 1024 * 1024
@@ -111,6 +113,7 @@ def rewrite(sql: str, tables: Mapping[str, str]) -> tuple[str, str | None]:
 
 
 def _rewrite(sql: str, tables: Mapping[str, str]) -> tuple[str, str | None]:
+    sql = catalog.statement(sql, list(tables)) or sql  # SHOW / DESC: a SELECT of the catalog
     try:
         statements = [s for s in sqlglot.parse(sql, read="clickhouse") if s is not None]
     except SqlglotError as error:
@@ -195,6 +198,10 @@ def _table_name(node: exp.Table) -> str:
     if node.args.get("db") is not None:
         if node.db.lower() == "system" and node.name.lower() in ALLOWED_SYSTEM_TABLES:
             return ""
+        if node.db.lower() == "system" and node.name.lower() in catalog.SYSTEM_TABLES:
+            return f"system.{node.name.lower()}"
+        if node.db == catalog.DATABASE:
+            return node.name
         raise SqlRefused(
             f"Table {node.sql('clickhouse')} is not one of yours: name your tables without a "
             "database, like t1_source_logs"
@@ -209,7 +216,10 @@ def _replace_table(node: exp.Table, tables: Mapping[str, str], ctes: set[str]) -
         return  # an allowed system table
     if not function and name in ctes:
         return
-    select = tables.get(name)
+    if name.startswith("system."):  # the team's own catalog (sql_catalog.py)
+        select: str | None = catalog.system_table(name.removeprefix("system."), _own(tables))
+    else:
+        select = tables.get(name)
     if select is None:
         raise SqlRefused(
             f"Table {name} is not one of yours (your tables are tN_<source>_logs, _s3 and "
@@ -217,9 +227,14 @@ def _replace_table(node: exp.Table, tables: Mapping[str, str], ctes: set[str]) -
             60,
             "UNKNOWN_TABLE",
         )
-    alias = node.alias or name
+    alias = node.alias or name.removeprefix("system.")
     replacement = exp.Subquery(
         this=sqlglot.parse_one(select, read="clickhouse"),
         alias=exp.TableAlias(this=exp.to_identifier(alias)),
     )
     node.replace(replacement)
+
+
+def _own(tables: Mapping[str, str]) -> list[str]:
+    """The team's table names (without the system. entries the catalog adds)."""
+    return [name for name in tables if not name.startswith("system.")]
