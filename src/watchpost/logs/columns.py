@@ -82,7 +82,9 @@ class Layout:
         return added
 
 
-def arrow_table(batch: EventBatch, columns: Mapping[str, str]) -> pa.Table:
+def arrow_table(
+    batch: EventBatch, columns: Mapping[str, str], paths: Iterable[str] | None = None
+) -> pa.Table:
     """The batch as an Arrow table of the day table's columns."""
     data: dict[str, pa.Array] = {
         "id": pa.array(batch.ids, pa.int64()),
@@ -98,10 +100,11 @@ def arrow_table(batch: EventBatch, columns: Mapping[str, str]) -> pa.Table:
             pa.string(),
         ),
     }
-    paths = [p for p in set().union(*batch.attributes) if p in columns]
-    if paths:
-        struct = pa.array(batch.attributes, pa.struct([(p, pa.string()) for p in paths]))
-        for path, values in zip(paths, struct.flatten(), strict=True):
+    held = set().union(*batch.attributes) if paths is None else paths  # every path it holds
+    kept = [p for p in held if p in columns]
+    if kept:
+        struct = pa.array(batch.attributes, pa.struct([(p, pa.string()) for p in kept]))
+        for path, values in zip(kept, struct.flatten(), strict=True):
             data[columns[path]] = values
     return pa.table(data)
 

@@ -161,10 +161,10 @@ class EmbeddedStore:
                 con.execute(f"CREATE TABLE IF NOT EXISTS {name} ({DDL['logs']})")
                 known = Layout.of(n for n, _ in COLUMNS["logs"])
             layout = dataclasses.replace(known, columns=dict(known.columns), taken=set(known.taken))
-            new_paths = set().union(*part.attributes).difference(layout.columns)
-            for column in layout.admit(sorted(new_paths)).values():
+            held = set().union(*part.attributes)
+            for column in layout.admit(sorted(held.difference(layout.columns))).values():
                 con.execute(f"ALTER TABLE {name} ADD COLUMN {quote(column)} VARCHAR")
-            incoming = arrow_table(part, layout.columns)
+            incoming = arrow_table(part, layout.columns, held)
             con.register("incoming", incoming)
             try:
                 con.execute(f"INSERT INTO {name} BY NAME {lowered(incoming)}")

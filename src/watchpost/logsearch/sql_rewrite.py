@@ -217,7 +217,7 @@ def _replace_table(node: exp.Table, tables: Mapping[str, str], ctes: set[str]) -
     if not function and name in ctes:
         return
     if name.startswith("system."):  # the team's own catalog (sql_catalog.py)
-        select: str | None = catalog.system_table(name.removeprefix("system."), _own(tables))
+        select: str | None = catalog.system_table(name.removeprefix("system."), list(tables))
     else:
         select = tables.get(name)
     if select is None:
@@ -233,8 +233,3 @@ def _replace_table(node: exp.Table, tables: Mapping[str, str], ctes: set[str]) -
         alias=exp.TableAlias(this=exp.to_identifier(alias)),
     )
     node.replace(replacement)
-
-
-def _own(tables: Mapping[str, str]) -> list[str]:
-    """The team's table names (without the system. entries the catalog adds)."""
-    return [name for name in tables if not name.startswith("system.")]
