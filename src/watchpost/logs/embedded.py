@@ -13,10 +13,15 @@ column instead of every event's attributes. A path without a column (past the li
 differing only in case from one that has one) is found through `text` and checked on the
 event itself (Query.verify).
 
-Appends arrive as columns (logs/batch.py) and reach DuckDB as one Arrow table a day and
-commit. One thread owns the connection and writes (logs/writer.py); searches run on cursors
-of the same database in worker threads, a day at a time, newest day first, until the limit is
-met. DuckDB lets one process open the file: the serving process owns it.
+Appends arrive as columns (logs/batch.py) and become an Arrow table a day (logs/day_tables.py);
+an append returns once they are in the journal (`journal/`, logs/journal.py: fsynced, group
+committed), and staging (logs/staging.py) moves what gathered into DuckDB in large inserts:
+once FLUSH_ROWS rows wait, after FLUSH_AFTER_S, and before any search, retention or close,
+so a search finds every event acknowledged before it. On open the journal is replayed past
+the last sequence number DuckDB holds. One thread owns the connection and writes
+(logs/writer.py); searches run on cursors of the same database in worker threads, a day at a
+time, newest day first, until the limit is met. DuckDB lets one process open the file: the
+serving process owns it.
 """
 
 from __future__ import annotations
@@ -25,8 +30,9 @@ import asyncio
 import dataclasses
 import queue
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, date, datetime, timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -34,52 +40,27 @@ import duckdb
 import orjson
 
 from watchpost.logs.batch import EventBatch, from_micros
-from watchpost.logs.columns import Layout, arrow_table, lowered, upgrade
+from watchpost.logs.columns import Layout, upgrade
+from watchpost.logs.day_tables import COLUMNS, DDL, LogTables, table
 from watchpost.logs.events import LogEvent, MetricPoint, StoredEvent
+from watchpost.logs.journal import Journal
 from watchpost.logs.parsing import flatten
 from watchpost.logs.query_language import matches
 from watchpost.logs.retention import expired_partitions
-from watchpost.logs.sql import Query, order_by, quote, utc_naive, where
+from watchpost.logs.sql import Query, order_by, utc_naive, where
+from watchpost.logs.staging import MAX_PENDING_ROWS, Record, Staging
 from watchpost.logs.store import MetricSearch, Search, capped
 from watchpost.logs.writer import SerialWriter
 
 T = TypeVar("T")
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
-
 
 MAX_CHECKED = 20_000
 """The most rows one statement reads for terms checked on the event itself."""
-COLUMNS = {
-    "logs": [
-        ("id", "BIGINT"),
-        ("source_id", "INTEGER"),
-        ("team_id", "INTEGER"),
-        ("dt", "TIMESTAMP"),
-        ("severity", "VARCHAR"),
-        ("service", "VARCHAR"),
-        ("body", "VARCHAR"),
-        ("raw", "VARCHAR"),
-        ("text", "VARCHAR"),
-    ],
-    "metrics": [
-        ("source_id", "INTEGER"),
-        ("team_id", "INTEGER"),
-        ("dt", "TIMESTAMP"),
-        ("name", "VARCHAR"),
-        ("value", "DOUBLE"),
-        ("tags", "MAP(VARCHAR, VARCHAR)"),
-    ],
-}
-DDL = {kind: ", ".join(f"{n} {t}" for n, t in cols) for kind, cols in COLUMNS.items()}
 # read_json's columns={…}: the same names and types (metrics arrive as NDJSON).
 JSON_COLUMNS = {
     kind: "{" + ", ".join(f"{n}: '{t}'" for n, t in cols) + "}" for kind, cols in COLUMNS.items()
 }
-
-
-def table(kind: str, day: date) -> str:
-    return f"{kind}_{day:%Y%m%d}"
 
 
 def _metric_row(point: MetricPoint) -> dict[str, Any]:
@@ -100,14 +81,20 @@ class EmbeddedStore:
         """DuckDB's memory limit (open_store: WATCHPOST_LOGS_MEMORY_LIMIT_MB)."""
         self.path = folder / "logs.duckdb"
         self._days: dict[str, set[date]] = {"logs": set(), "metrics": set()}
-        self._layouts: dict[date, Layout] = {}
-        """The attribute columns of each logs day table, as committed (read under _lock)."""
         self._lock = threading.Lock()
+        self._tables = LogTables(self._lock)
         self._cursors: queue.SimpleQueue[duckdb.DuckDBPyConnection] = queue.SimpleQueue()
         self._opened = False
         self._writer: SerialWriter[duckdb.DuckDBPyConnection] = SerialWriter(
             "watchpost-logs-writer", self._connect, self._write, lambda con: con.close()
         )
+        self._staging = Staging(lambda records: self._writer.submit(partial(self._insert, records)))
+        self._journal = Journal(folder / "journal", self._staging.add)
+
+    @property
+    def _layouts(self) -> dict[date, Layout]:
+        """The attribute columns of each logs day table, as committed."""
+        return self._tables.committed
 
     # The writer's thread -------------------------------------------------------------
 
@@ -130,48 +117,34 @@ class EmbeddedStore:
                 self._layouts[day] = Layout.of(columns)
             with self._lock:
                 self._days[kind].add(day)
+        replay = self._journal.recover(self._tables.applied(con))
+        while replay:  # what was acknowledged and not yet inserted when the process ended
+            taken = rows = 0
+            while taken < len(replay) and rows < MAX_PENDING_ROWS:
+                rows += replay[taken][1].num_rows
+                taken += 1
+            self._insert(replay[:taken], con)
+            replay = replay[taken:]
+        self._tables.opened()
         return con
 
+    def _insert(self, records: list[Record], con: duckdb.DuckDBPyConnection) -> None:
+        days, last = self._tables.insert(con, records)
+        with self._lock:
+            self._days["logs"].update(days)
+        self._journal.release(last)
+
     def _write(self, con: duckdb.DuckDBPyConnection, kind: str, chunks: list[Any]) -> None:
+        """Metric points (logs go through the journal and staging)."""
         con.execute("BEGIN TRANSACTION")
         try:
-            if kind == "logs":
-                layouts = self._write_logs(con, EventBatch.concat(chunks))
-                days: Iterable[date] = layouts
-            else:
-                days = self._write_metrics(con, [p for chunk in chunks for p in chunk])
+            days = self._write_metrics(con, [p for chunk in chunks for p in chunk])
             con.execute("COMMIT")  # DuckDB syncs its write-ahead log on commit
         except BaseException:
             con.execute("ROLLBACK")
             raise
         with self._lock:
-            if kind == "logs":
-                self._layouts.update(layouts)
             self._days[kind].update(days)
-
-    def _write_logs(self, con: duckdb.DuckDBPyConnection, batch: EventBatch) -> dict[date, Layout]:
-        """Inserts the batch, a day table at a time; the layouts of the tables written (new
-        ones, to be published once the transaction commits)."""
-        written: dict[date, Layout] = {}
-        for number, part in batch.by_day():
-            day = date.fromordinal(EPOCH_ORDINAL + number)
-            name = table("logs", day)
-            known = self._layouts.get(day)
-            if known is None:
-                con.execute(f"CREATE TABLE IF NOT EXISTS {name} ({DDL['logs']})")
-                known = Layout.of(n for n, _ in COLUMNS["logs"])
-            layout = dataclasses.replace(known, columns=dict(known.columns), taken=set(known.taken))
-            held = set().union(*part.attributes)
-            for column in layout.admit(sorted(held.difference(layout.columns))).values():
-                con.execute(f"ALTER TABLE {name} ADD COLUMN {quote(column)} VARCHAR")
-            incoming = arrow_table(part, layout.columns, held)
-            con.register("incoming", incoming)
-            try:
-                con.execute(f"INSERT INTO {name} BY NAME {lowered(incoming)}")
-            finally:
-                con.unregister("incoming")
-            written[day] = layout
-        return written
 
     def _write_metrics(
         self, con: duckdb.DuckDBPyConnection, points: list[MetricPoint]
@@ -270,6 +243,7 @@ class EmbeddedStore:
         if not search.source_ids or limit == 0:
             return []
         await self._open()
+        await self.flush()  # what was acknowledged before the search is found by it
         days = self._days_between("logs", search.since, search.until)
         if not days:
             return []
@@ -345,12 +319,26 @@ class EmbeddedStore:
         await self.append_batch(EventBatch.of(events))
 
     async def append_batch(self, batch: EventBatch) -> None:
-        await self._writer.write("logs", batch)
+        """Returns once the batch is in the journal (durable); searches find it from then."""
+        if not len(batch):
+            return
+        await self._open()
+        while self._staging.full:  # DuckDB is behind: wait for it, memory stays bounded
+            await asyncio.wrap_future(self._staging.flushed())
+        pending = [self._journal.append(part) for part in self._tables.tables_of(batch)]
+        for future in pending:
+            await asyncio.wrap_future(future)
+
+    async def flush(self) -> None:
+        """Returns once every event acknowledged so far is in DuckDB."""
+        await asyncio.wrap_future(self._staging.flushed())
 
     async def append_metrics(self, points: Sequence[MetricPoint]) -> None:
         await self._writer.write("metrics", points)
 
     async def drop_expired(self, now: datetime, retention_days: Mapping[int, int]) -> int:
+        await self._open()
+        await self.flush()
         return await self._writer.call(lambda con: self._drop(con, "logs", now, retention_days))
 
     async def drop_expired_metrics(self, now: datetime, retention_days: Mapping[int, int]) -> int:
@@ -372,8 +360,8 @@ class EmbeddedStore:
                 con.execute(f"DROP TABLE {name}")
                 with self._lock:
                     self._days[kind].discard(day)
-                    if kind == "logs":
-                        self._layouts.pop(day, None)
+                if kind == "logs":
+                    self._tables.forget(day)
                 dropped += sum(counts.values())
             elif sources:
                 ids = ", ".join(str(int(s)) for s in sources)
@@ -389,7 +377,12 @@ class EmbeddedStore:
                 self._cursors.get_nowait().close()
             except queue.Empty:
                 break
-        await asyncio.to_thread(self._writer.close)
+        await asyncio.to_thread(self._close)
+
+    def _close(self) -> None:
+        self._journal.close()  # what is queued is written and staged,
+        self._staging.close()  # then inserted,
+        self._writer.close()  # then the connection is closed
 
 
 def _holds(query: Query, row: tuple[Any, ...]) -> bool:

@@ -62,6 +62,11 @@ class SerialWriter(Generic[C]):
         result: T = await asyncio.wrap_future(self._submit(_Job("call", (), work, Future())))
         return result
 
+    def submit(self, work: Callable[[C], T]) -> Future[T]:
+        """As `call`, from any thread: the future of work(connection)'s result."""
+        future: Future[T] = self._submit(_Job("call", (), work, Future()))
+        return future
+
     def _submit(self, job: _Job) -> Future[Any]:
         with self._ready:
             if self._closed:
