@@ -100,7 +100,10 @@ class EmbeddedStore:
 
     def _connect(self) -> duckdb.DuckDBPyConnection:
         self.folder.mkdir(parents=True, exist_ok=True)
-        con = duckdb.connect(str(self.path), config={"memory_limit": f"{self.memory_mb}MiB"})
+        # Every read of the store orders its rows (ORDER BY): an insert need not keep their
+        # order, which halves its CPU (≈ 18 → 9.7 µs a row, docs/benchmarks.md)
+        config = {"memory_limit": f"{self.memory_mb}MiB", "preserve_insertion_order": False}
+        con = duckdb.connect(str(self.path), config=config)
         found: dict[str, list[str]] = {}
         for name, column in con.execute(
             "SELECT table_name, column_name FROM information_schema.columns "
