@@ -102,6 +102,8 @@ class Phase:
     failures: int = 0
     seconds: float = 0.0
     cpu_s: float | None = None
+    drain_s: float = 0.0
+    """After the clients stopped, until a search answered (it waits for what is pending)."""
     rss: list[tuple[float, int]] = field(default_factory=list)  # (seconds in, KiB)
 
     @property
@@ -211,7 +213,10 @@ def report(
             f"| {phase.name} | {phase.rate:,.0f} | {phase.requests / phase.seconds:,.1f} | "
             f"{cpu} | {timeline(phase)} |"
         )
+    searchable = ingest.events / (ingest.seconds + ingest.drain_s) if ingest.seconds else 0.0
     lines += [
+        f"| ingest, until searchable (the same events over the phase plus the "
+        f"{ingest.drain_s:.2f} s the first search then waited) | {searchable:,.0f} | | | |",
         f"| parsing alone (decode + events, bench process) | {parse:,.0f} | | | |",
         f"| store append alone (embedded, 1,000 a call) | {store:,.0f} | | | |",
         "",
@@ -260,11 +265,12 @@ def main(argv: list[str] | None = None) -> int:
         port = free_port()
         cmd = [sys.executable, "-m", "watchpost.cli", "serve", "--no-engine", "--port", str(port)]
         with server(cmd, env, workdir / "serve.log", f"http://{HOST}:{port}/healthz") as pid:
-            tokens = {}
+            tokens, ids = {}, {}
             for name, paused in (("ceiling", True), ("ingest", False)):
                 body = {"name": name, "platform": "python", "ingesting_paused": paused}
                 created: Any = http_json("POST", port, "/api/v1/sources", api_token, body)
                 tokens[name] = created["data"]["attributes"]["token"]
+                ids[name] = created["data"]["id"]
             phases = [
                 asyncio.run(drive(name, port, pid, tokens[key], bodies, args.batch, args))
                 for name, key in (
@@ -272,6 +278,11 @@ def main(argv: list[str] | None = None) -> int:
                     ("ingest: msgpack batches into the embedded store", "ingest"),
                 )
             ]
+            # A search finds every event acknowledged before it: the time it takes is what
+            # the store still had to insert when the clients stopped.
+            started = time.monotonic()
+            http_json("GET", port, f"/api/v1/query?source_ids={ids['ingest']}", api_token)
+            phases[1].drain_s = time.monotonic() - started
         parse = parse_rate(bodies, min(args.duration, 5.0))
         store = asyncio.run(store_rate(bodies, min(args.duration, 5.0), workdir / "store"))
     finally:
