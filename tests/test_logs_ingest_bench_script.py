@@ -26,3 +26,4 @@ def test_the_logs_ingest_bench_runs_at_a_tiny_size() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert "| ingest: msgpack batches into the embedded store |" in done.stdout
     assert "store append alone" in done.stdout and "failures 0" in done.stdout
+    assert "| ingest, until searchable" in done.stdout
