@@ -80,6 +80,20 @@ def test_enough_rows_are_inserted_without_waiting(monkeypatch: pytest.MonkeyPatc
     assert seen == [1, 2]
 
 
+def test_a_few_rows_are_inserted_once_they_have_waited(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(staging, "FLUSH_AFTER_S", 0.01)
+    inserted = threading.Event()
+
+    def flush(records: list[Record]) -> Future[None]:
+        inserted.set()
+        return _done()
+
+    stage = Staging(flush)
+    stage.add(1, _rows(1))  # far fewer than FLUSH_ROWS, and nobody asks
+    assert inserted.wait(30)
+    stage.close()
+
+
 async def test_the_journal_is_replayed_when_the_store_opens(tmp_path: Path) -> None:
     events = [log_event(NOW, f"replayed {n}", user__id=str(n)) for n in range(5)]
     tables = LogTables(threading.Lock()).tables_of(EventBatch.of(events))
