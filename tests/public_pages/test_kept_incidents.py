@@ -30,7 +30,8 @@ RULE = {"key": "team", "values": [{"value": "payments"}]}
 def _kept(app: FastAPI) -> list[Any]:
     """The incident reads the process keeps for the test's database (the objects: a read
     made again is a new one)."""
-    return list(incident_reads._reads.get(app.state.ctx.db.engine.sync_engine, {}).values())
+    kept = incident_reads._reads.get(app.state.ctx.db.engine.sync_engine)
+    return [] if kept is None else list(kept.reads.values())
 
 
 def _same_objects(before: list[Any], after: list[Any]) -> bool:
@@ -249,3 +250,21 @@ async def test_a_rolled_back_change_leaves_no_stale_page(
         await _numbers(session, page_id, NOW, kept=True)
         await transaction.rollback()
     assert await _render(app, page_id, NOW) == after
+
+
+def test_the_reads_kept_hold_a_bounded_number_of_incidents(monkeypatch: Any) -> None:
+    monkeypatch.setattr(incident_reads, "INCIDENTS_KEPT", 10)
+
+    def read(count: int) -> Any:
+        return incident_reads._Read((count, count, count), {})
+
+    kept = incident_reads._Kept()
+    kept.put("a", read(4))
+    kept.put("b", read(4))
+    assert kept.get("a") is not None  # a is now the most recently used
+    kept.put("c", read(4))  # 12 > 10: b goes
+    assert (list(kept.reads), kept.incidents) == (["a", "c"], 8)
+    kept.put("a", read(2))  # replaces a's read
+    assert (list(kept.reads), kept.incidents) == (["c", "a"], 6)
+    kept.put("d", read(11))  # more than all: not kept
+    assert (list(kept.reads), kept.incidents) == (["c", "a"], 6)

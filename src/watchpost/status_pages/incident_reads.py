@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 from collections import OrderedDict, defaultdict
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Final
 from weakref import WeakKeyDictionary
@@ -109,9 +109,9 @@ def fingerprint_of(subject_type: str) -> Select[Any]:
 
 Fingerprint = tuple[int, int, int]
 
-READS_KEPT: Final = 200
-"""How many reads (subject type, subjects, window start, metadata or not) are kept per
-database, the least recently used dropped first."""
+INCIDENTS_KEPT: Final = 200_000
+"""How many incidents the reads kept per database may hold in all (a few hundred bytes
+each), the least recently used read dropped first; a read of more is not kept."""
 
 
 @dataclass(frozen=True)
@@ -122,7 +122,34 @@ class _Read:
     incident's length grows)."""
 
 
-_reads: WeakKeyDictionary[Engine, OrderedDict[Hashable, _Read]] = WeakKeyDictionary()
+@dataclass
+class _Kept:
+    """The reads kept for one database: (subject type, subjects, window start, metadata or
+    not) → the read."""
+
+    reads: OrderedDict[Hashable, _Read] = field(default_factory=OrderedDict)
+    incidents: int = 0
+
+    def get(self, key: Hashable) -> _Read | None:
+        found = self.reads.get(key)
+        if found is not None:
+            self.reads.move_to_end(key)
+        return found
+
+    def put(self, key: Hashable, read: _Read) -> None:
+        older = self.reads.pop(key, None)
+        if older is not None:
+            self.incidents -= older.fingerprint[0]
+        if read.fingerprint[0] > INCIDENTS_KEPT:
+            return
+        self.reads[key] = read
+        self.incidents += read.fingerprint[0]
+        while self.incidents > INCIDENTS_KEPT:
+            _, dropped = self.reads.popitem(last=False)
+            self.incidents -= dropped.fingerprint[0]
+
+
+_reads: WeakKeyDictionary[Engine, _Kept] = WeakKeyDictionary()
 """Per database (engine): ids are only unique within one."""
 
 
@@ -156,25 +183,21 @@ async def read_incidents(
         return defaultdict(list)
     params = {"ids": ids, "since": since, "now": now}
     connection = await session.connection()
-    kept: OrderedDict[Hashable, _Read] | None = None
+    kept: _Kept | None = None
     key: Hashable = None
     if reuse and _may_reuse(connection):
         kept = _reads.get(connection.sync_engine)
         if kept is None:
-            kept = _reads[connection.sync_engine] = OrderedDict()
+            kept = _reads[connection.sync_engine] = _Kept()
         key = (subject_type, tuple(ids), since, with_metadata)
         earlier = kept.get(key)
         if earlier is not None:
             row = (await connection.execute(fingerprint_of(subject_type), params)).one()
             if (int(row[0]), int(row[1]), int(row[2])) == earlier.fingerprint:
-                kept.move_to_end(key)
                 return _at_least(earlier.found, min_length, now)
     read = await _read(connection, subject_type, params, with_metadata)
     if kept is not None:
-        kept[key] = read
-        kept.move_to_end(key)
-        if len(kept) > READS_KEPT:
-            kept.popitem(last=False)
+        kept.put(key, read)
     return _at_least(read.found, min_length, now)
 
 
