@@ -155,8 +155,9 @@ _reads: WeakKeyDictionary[Engine, _Kept] = WeakKeyDictionary()
 
 def _may_reuse(connection: AsyncConnection) -> bool:
     """Whether reads on this connection may be kept and reused: not in a SQLite transaction
-    that writes, whose stamps a rollback would hand out again (a counter); a PostgreSQL
-    transaction's stamp is never handed out again."""
+    that writes (the write sessions', begun IMMEDIATE; reads do not write), whose stamps a
+    rollback would hand out again (a counter); a PostgreSQL transaction's stamp is never
+    handed out again."""
     if connection.dialect.name != "sqlite":
         return True
     sync = connection.sync_connection
