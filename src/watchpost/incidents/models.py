@@ -3,7 +3,19 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, Table, Text
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    FetchedValue,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Table,
+    Text,
+    text,
+)
 from sqlalchemy.orm import Mapped, mapped_column
 
 from watchpost.db.base import Base, IdMixin, IdType, TeamOwnedMixin, TimestampMixin, UTCDateTime
@@ -62,6 +74,12 @@ class Incident(IdMixin, TeamOwnedMixin, TimestampMixin, Base):
     acknowledged_by: Mapped[str | None] = mapped_column(String(320), default=None)
     resolved_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
     resolved_by: Mapped[str | None] = mapped_column(String(320), default=None)
+    change_stamp: Mapped[int] = mapped_column(
+        BigInteger, server_default=text("0"), server_onupdate=FetchedValue(), deferred=True
+    )
+    """Set by the database on every insert and update (migration 0031's triggers; never
+    written here): what status pages compare to reuse the incidents they read
+    (status_pages/incident_reads.py). 0 for an incident unchanged since that migration."""
 
     @property
     def status(self) -> str:
@@ -70,6 +88,17 @@ class Incident(IdMixin, TeamOwnedMixin, TimestampMixin, Base):
         if self.acknowledged_at is not None:
             return "acknowledged"
         return "started"
+
+
+class ChangeStamp(Base):
+    """SQLite's source of incidents' change stamps (migration 0031's triggers): one row, the
+    last stamp handed out, made by the first write of an incident from a random start.
+    PostgreSQL stamps with the writing transaction's id and leaves this table empty."""
+
+    __tablename__ = "change_stamps"
+
+    table_name: Mapped[str] = mapped_column(String(63), primary_key=True)
+    value: Mapped[int] = mapped_column(BigInteger)
 
 
 class IncidentEvent(IdMixin, Base):

@@ -43,7 +43,7 @@ from typing import Annotated, Final
 
 from fastapi import Depends, Request
 from fastapi.responses import Response
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.types import Receive, Scope, Send
 
@@ -131,9 +131,13 @@ def refusal(page: StatusPage, request: Request) -> Response | None:
     return None
 
 
+_PAGE_OF: Final = select(StatusPage).where(StatusPage.subdomain == bindparam("subdomain"))
+"""Built once: a statement made per request costs its construction and cache key."""
+
+
 async def find_page(session: AsyncSession, subdomain: str) -> StatusPage | None:
     """The published page of that subdomain."""
-    found = await session.scalar(select(StatusPage).where(StatusPage.subdomain == subdomain))
+    found = await session.scalar(_PAGE_OF, {"subdomain": subdomain})
     return found if found is not None and found.published else None
 
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.status_pages.availability import Summary
@@ -40,13 +40,16 @@ class PageData:
         return public_name(row, self.targets.get((row.resource_type, row.resource_id)))
 
 
+_SECTIONS: Final = (
+    select(StatusPageSection)
+    .where(StatusPageSection.status_page_id == bindparam("page_id"))
+    .order_by(StatusPageSection.position, StatusPageSection.id)
+)
+"""A page's (bound: page_id) sections in their order; built once."""
+
+
 async def sections_of(session: AsyncSession, page: StatusPage) -> list[StatusPageSection]:
-    stmt = (
-        select(StatusPageSection)
-        .where(StatusPageSection.status_page_id == page.id)
-        .order_by(StatusPageSection.position, StatusPageSection.id)
-    )
-    return list((await session.scalars(stmt)).all())
+    return list((await session.scalars(_SECTIONS, {"page_id": page.id})).all())
 
 
 async def read_page(

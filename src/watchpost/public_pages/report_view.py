@@ -18,7 +18,7 @@ from datetime import date, datetime
 from typing import Final
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.status_pages.models import StatusPage, StatusReport
@@ -113,17 +113,21 @@ async def _views(
     ]
 
 
+_REPORTS: Final = (
+    select(StatusReport)
+    .where(StatusReport.status_page_id == bindparam("page_id"))
+    .order_by(StatusReport.starts_at.desc(), StatusReport.id.desc())
+    .limit(MAX_SHOWN)
+)
+"""A page's (bound: page_id) newest reports; built once."""
+
+
 async def report_views(
     session: AsyncSession, page: StatusPage, now: datetime, names: Mapping[int, str]
 ) -> list[ReportView]:
     """The page's reports, newest start first (at most MAX_SHOWN)."""
-    stmt = (
-        select(StatusReport)
-        .where(StatusReport.status_page_id == page.id)
-        .order_by(StatusReport.starts_at.desc(), StatusReport.id.desc())
-        .limit(MAX_SHOWN)
-    )
-    return await _views(session, list((await session.scalars(stmt)).all()), now, names)
+    reports = await session.scalars(_REPORTS, {"page_id": page.id})
+    return await _views(session, list(reports.all()), now, names)
 
 
 async def report_view(

@@ -275,7 +275,7 @@ async def summaries(
     keep_tallies (every day shown): each subject's tally of its rollups that ended before its
     latest observation's hour is kept in this process between calls (kept.py), so that a
     call reads a few rollups per subject and adds only those: the same result as without,
-    to the last bit.
+    to the last bit. So are the incidents read, while unchanged (incident_reads.py).
     """
     days = days or page.history
     zone = zone_of(page.timezone) or ZoneInfo("UTC")
@@ -283,9 +283,7 @@ async def summaries(
     split = keep_tallies and window.first_shown == 0
     hour = bucket_start(now, "hour")
     since = window.start
-    granularity: Granularity = "hour"
-    if window.utc_midnights:
-        granularity = "day"
+    granularity: Granularity = "day" if window.utc_midnights else "hour"
 
     # The earlier days' totals come from the database unless they end within the current
     # hour (its rollup is still growing): then every cell is read, as for a single GET.
@@ -326,6 +324,7 @@ async def summaries(
             now=now,
             with_metadata=with_metadata,
             min_length=page.min_incident_length or 0,
+            reuse=keep_tallies,
         )
         earlier: dict[int, Earlier] = {}
         if summed:

@@ -13,7 +13,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any, Final
 
-from sqlalchemy import or_, select
+from sqlalchemy import bindparam, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.status_pages.availability import MAINTENANCE, OPERATIONAL, SEVERITY, Summary
@@ -47,16 +47,20 @@ def aggregate_state(affected: Iterable[dict[str, Any]]) -> str:
     return next((status for status in SEVERITY if status in seen), OPERATIONAL)
 
 
+_OPEN_AFFECTED: Final = select(StatusReport.affected_resources).where(
+    StatusReport.status_page_id == bindparam("page_id"),
+    StatusReport.resolved.is_(False),
+    StatusReport.starts_at <= bindparam("now"),
+    or_(StatusReport.ends_at.is_(None), StatusReport.ends_at > bindparam("now")),
+)
+"""The affected resources of a page's (bound: page_id) reports open at `now`; built once."""
+
+
 async def open_statuses(session: AsyncSession, *, page_id: int, now: datetime) -> dict[int, str]:
     """Status page resource id → the status open reports give it now (the worst of them)."""
-    stmt = select(StatusReport.affected_resources).where(
-        StatusReport.status_page_id == page_id,
-        StatusReport.resolved.is_(False),
-        StatusReport.starts_at <= now,
-        or_(StatusReport.ends_at.is_(None), StatusReport.ends_at > now),
-    )
     found: dict[int, list[str]] = {}
-    for affected in (await session.scalars(stmt)).all():
+    params = {"page_id": page_id, "now": now}
+    for affected in (await session.scalars(_OPEN_AFFECTED, params)).all():
         for entry in affected:
             if entry["status"] != RESOLVED:
                 found.setdefault(int(entry["status_page_resource_id"]), []).append(entry["status"])

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any, Final
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import bindparam, delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.db.queries import team_object, team_rows
@@ -66,16 +66,19 @@ async def get_report(
     )
 
 
+_UPDATES_OF: Final = (
+    select(StatusUpdate)
+    .where(StatusUpdate.status_report_id.in_(bindparam("ids", expanding=True)))
+    .order_by(StatusUpdate.published_at, StatusUpdate.id)
+)
+"""The updates of reports (bound: ids); built once."""
+
+
 async def updates_of(session: AsyncSession, report_ids: Sequence[int]) -> list[StatusUpdate]:
     """The reports' updates, oldest first (published_at, then id)."""
     if not report_ids:
         return []
-    stmt = (
-        select(StatusUpdate)
-        .where(StatusUpdate.status_report_id.in_(report_ids))
-        .order_by(StatusUpdate.published_at, StatusUpdate.id)
-    )
-    return list((await session.scalars(stmt)).all())
+    return list((await session.scalars(_UPDATES_OF, {"ids": list(report_ids)})).all())
 
 
 async def list_updates(
