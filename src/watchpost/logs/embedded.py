@@ -102,7 +102,10 @@ class EmbeddedStore:
         self.folder.mkdir(parents=True, exist_ok=True)
         # Every read of the store orders its rows (ORDER BY): an insert need not keep their
         # order, which halves its CPU (≈ 18 → 9.7 µs a row, docs/benchmarks.md)
-        config = {"memory_limit": f"{self.memory_mb}MiB", "preserve_insertion_order": False}
+        config: dict[str, str | bool | int | float | list[str]] = {
+            "memory_limit": f"{self.memory_mb}MiB",
+            "preserve_insertion_order": False,
+        }
         con = duckdb.connect(str(self.path), config=config)
         found: dict[str, list[str]] = {}
         for name, column in con.execute(
