@@ -89,7 +89,7 @@ DAY_KEY = b"day"
 """The schema metadata naming the day (days since the epoch) a table's events fall on."""
 
 
-def arrow_table(batch: EventBatch, columns: Mapping[str, str], day: int | None = None) -> pa.Table:
+def arrow_table(batch: EventBatch, columns: Mapping[str, str], day: int) -> pa.Table:
     """The batch as an Arrow table of a day table's columns: `columns` (path -> column name)
     are the attribute columns it carries; `day` is kept in the schema's metadata."""
     attributes = batch.attributes
@@ -110,8 +110,7 @@ def arrow_table(batch: EventBatch, columns: Mapping[str, str], day: int | None =
     for path, name in columns.items():
         # a lookup per event and path: a third of what converting the dicts to a struct costs
         data[name] = pa.array([values.get(path) for values in attributes], pa.string())
-    metadata = None if day is None else {DAY_KEY: str(day).encode()}
-    return pa.table(data, metadata=metadata)
+    return pa.table(data, metadata={DAY_KEY: str(day).encode()})
 
 
 def day_of(table: pa.Table) -> int:

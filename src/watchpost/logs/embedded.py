@@ -53,7 +53,6 @@ from watchpost.logs.store import MetricSearch, Search, capped
 from watchpost.logs.writer import SerialWriter
 
 T = TypeVar("T")
-EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 MAX_CHECKED = 20_000
 """The most rows one statement reads for terms checked on the event itself."""

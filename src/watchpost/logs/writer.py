@@ -59,8 +59,7 @@ class SerialWriter(Generic[C]):
 
     async def call(self, work: Callable[[C], T]) -> T:
         """Run work(connection) on the writer's thread, after everything queued before it."""
-        result: T = await asyncio.wrap_future(self._submit(_Job("call", (), work, Future())))
-        return result
+        return await asyncio.wrap_future(self.submit(work))
 
     def submit(self, work: Callable[[C], T]) -> Future[T]:
         """As `call`, from any thread: the future of work(connection)'s result."""
