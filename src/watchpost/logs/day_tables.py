@@ -20,7 +20,14 @@ import duckdb
 import pyarrow as pa
 
 from watchpost.logs.batch import EventBatch
-from watchpost.logs.columns import ATTRIBUTE_PREFIX, Layout, arrow_table, day_of, lowered
+from watchpost.logs.columns import (
+    ATTRIBUTE_PREFIX,
+    Layout,
+    arrow_table,
+    column_type,
+    day_of,
+    lowered,
+)
 from watchpost.logs.sql import quote
 
 EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
@@ -149,7 +156,8 @@ class LogTables:
             if column.lower() in layout.taken:  # (a day dropped and begun again meanwhile)
                 incoming = incoming.drop_columns([column])
                 continue
-            con.execute(f"ALTER TABLE {name} ADD COLUMN {quote(column)} VARCHAR")
+            kind = column_type(incoming.column(column))
+            con.execute(f"ALTER TABLE {name} ADD COLUMN {quote(column)} {kind}")
             layout.columns[path] = column
             layout.taken.add(column.lower())
         con.register("incoming", incoming)
