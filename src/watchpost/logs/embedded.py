@@ -7,9 +7,10 @@ One database file (`logs.duckdb`, its write-ahead log beside it) holds a table p
 table has the columns of ClickHouse's logs tables (dt, severity, service, body), `raw` (the
 event as sent), `text` (the message and every attribute value, lower-cased, each between
 \x1f separators: what a word is looked for in) and one column per attribute path,
-`"a.<path>"` (up to MAX_ATTRIBUTE_COLUMNS a day, added as new paths arrive): the attributes
-stored the way ClickHouse stores a JSON column's paths, so `field:value` reads one narrow
-column instead of every event's attributes. A path without a column (past the limit, or
+`"a.<path>"` (up to MAX_ATTRIBUTE_COLUMNS a day, added as new paths arrive; uncompressed
+when its first values are id-like, columns.column_type): the attributes stored the way
+ClickHouse stores a JSON column's paths, so `field:value` reads one narrow column instead of
+every event's attributes. A path without a column (past the limit, or
 differing only in case from one that has one) is found through `text` and checked on the
 event itself (Query.verify).
 
