@@ -104,10 +104,10 @@ def column_type(values: pa.ChunkedArray | pa.Array) -> str:
     or trace ids), else VARCHAR left to DuckDB's compression.
 
     DuckDB's dictionary and FSST compression gains little on ids (≈ 4.6 bytes a value against
-    9.1 uncompressed, five-digit ids) and makes comparing them, what `field:value` does to
-    every row of a day, twice as slow (5 million rows: ≈ 59 against 27 ms); on values that
-    repeat (levels, file names) or repeat their pieces (timestamps, messages) it gains three
-    to twenty times and costs little or nothing (docs/benchmarks.md, "Logs queries")."""
+    9.0 uncompressed, five-digit ids) and makes comparing them, what `field:value` does to
+    every row of a day, two to four times as slow (5 million rows: ≈ 45 against 25 ms); on
+    values that repeat (levels) or repeat their pieces (timestamps, messages) it gains three
+    to twenty times (bench/logs_column_compression_bench.py, docs/benchmarks.md)."""
     present = values.drop_null()
     if len(present) < LEAST_EVIDENCE:
         return "VARCHAR"
