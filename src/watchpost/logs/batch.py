@@ -4,6 +4,10 @@ A batch holds one list per column (ids, times as microseconds, levels, …, each
 flattened attributes and its JSON as sent), so the hot path makes no object per event and a
 store hands whole columns to its engine (an Arrow table for DuckDB, column lists for
 ClickHouse). `LogEvent` stays the one-event view (`events()`, `EventBatch.of`).
+
+A batch made by the native MessagePack path (logs/fast_columns.py) carries its text columns
+built already, as Arrow (`prebuilt`): its lists of levels … raws and attributes are empty, and
+`plain()` gives the list form where one is needed.
 """
 
 from __future__ import annotations
@@ -12,10 +16,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
+import pyarrow as pa
+
 from watchpost.logs.events import LogEvent
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 MICROS_PER_DAY = 86_400_000_000
+PREBUILT = ("severity", "service", "body", "raw", "text")
+"""The text columns of a prebuilt batch, beside one `a.<path>` column per attribute path."""
+ATTRIBUTE_PREFIX = "a."
 
 
 def to_micros(at: datetime) -> int:
@@ -44,6 +53,10 @@ class EventBatch:
     """Every leaf of each event by its dotted path (see LogEvent.attributes)."""
     raws: list[str] = field(default_factory=list)
     """The event as sent, JSON text (LogEvent.raw decoded)."""
+    prebuilt: pa.Table | None = None
+    """The columns levels … raws and the attributes built already (PREBUILT's names, and an
+    `a.<path>` column per attribute path, null where an event has no such leaf); those lists
+    are then empty."""
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -63,12 +76,51 @@ class EventBatch:
             batch.raws.append(event.raw.decode("utf-8", "replace"))
         return batch
 
+    def paths(self) -> set[str]:
+        """Every attribute path some event of the batch has."""
+        if self.prebuilt is None:
+            return set().union(*self.attributes)
+        return {
+            name[len(ATTRIBUTE_PREFIX) :]
+            for name, column in zip(self.prebuilt.column_names, self.prebuilt.columns, strict=True)
+            if name.startswith(ATTRIBUTE_PREFIX) and column.null_count < len(column)
+        }
+
+    def plain(self) -> EventBatch:
+        """The batch with its columns as lists (itself when they are). Each event's attributes
+        are in the order their paths first appear in the batch."""
+        table = self.prebuilt
+        if table is None:
+            return self
+        paths = [n for n in table.column_names if n.startswith(ATTRIBUTE_PREFIX)]
+        values = [table.column(n).to_pylist() for n in paths]
+        keys = [n[len(ATTRIBUTE_PREFIX) :] for n in paths]
+        attributes = (
+            [
+                {key: row[k] for k, key in enumerate(keys) if row[k] is not None}
+                for row in zip(*values, strict=True)
+            ]
+            if paths
+            else [{} for _ in self.ids]
+        )
+        return EventBatch(
+            ids=self.ids,
+            source_ids=self.source_ids,
+            team_ids=self.team_ids,
+            micros=self.micros,
+            levels=table.column("severity").to_pylist(),
+            services=table.column("service").to_pylist(),
+            messages=table.column("body").to_pylist(),
+            attributes=attributes,
+            raws=table.column("raw").to_pylist(),
+        )
+
     @classmethod
     def concat(cls, batches: Sequence[EventBatch]) -> EventBatch:
         if len(batches) == 1:
-            return batches[0]
+            return batches[0].plain()
         out = cls()
-        for batch in batches:
+        for batch in (b.plain() for b in batches):
             out.ids += batch.ids
             out.source_ids += batch.source_ids
             out.team_ids += batch.team_ids
@@ -82,6 +134,14 @@ class EventBatch:
 
     def take(self, rows: Sequence[int]) -> EventBatch:
         """The rows at these positions, in that order."""
+        if self.prebuilt is not None:
+            return EventBatch(
+                ids=[self.ids[i] for i in rows],
+                source_ids=[self.source_ids[i] for i in rows],
+                team_ids=[self.team_ids[i] for i in rows],
+                micros=[self.micros[i] for i in rows],
+                prebuilt=self.prebuilt.take(pa.array(rows, pa.int64())),
+            )
         return EventBatch(
             ids=[self.ids[i] for i in rows],
             source_ids=[self.source_ids[i] for i in rows],
@@ -114,6 +174,8 @@ class EventBatch:
         return [(day, self.take(found)) for day, found in sorted(rows.items())]
 
     def events(self) -> list[LogEvent]:
+        if self.prebuilt is not None:
+            return self.plain().events()
         return [
             LogEvent(
                 id=self.ids[i],

@@ -16,10 +16,9 @@ import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from watchpost.logs.batch import EventBatch
+from watchpost.logs.batch import ATTRIBUTE_PREFIX, PREBUILT, EventBatch
 from watchpost.logs.sql import SEP, quote
 
-ATTRIBUTE_PREFIX = "a."
 MAX_ATTRIBUTE_COLUMNS = 200
 """Attribute paths given a column of their own in one day table; later paths go without."""
 MAX_PATH_LENGTH = 200
@@ -127,12 +126,21 @@ DAY_KEY = b"day"
 def arrow_table(batch: EventBatch, columns: Mapping[str, str], day: int) -> pa.Table:
     """The batch as an Arrow table of a day table's columns: `columns` (path -> column name)
     are the attribute columns it carries; `day` is kept in the schema's metadata."""
-    attributes = batch.attributes
-    data: dict[str, pa.Array] = {
+    data: dict[str, pa.Array | pa.ChunkedArray] = {
         "id": pa.array(batch.ids, pa.int64()),
         "source_id": pa.array(batch.source_ids, pa.int32()),
         "team_id": pa.array(batch.team_ids, pa.int32()),
         "dt": pa.array(batch.micros, pa.int64()).cast(pa.timestamp("us")),
+    }
+    prebuilt = batch.prebuilt
+    if prebuilt is not None:
+        for name in PREBUILT:
+            data[name] = prebuilt.column(name)
+        for path, name in columns.items():
+            data[name] = prebuilt.column(ATTRIBUTE_PREFIX + path)
+        return pa.table(data, metadata={DAY_KEY: str(day).encode()})
+    attributes = batch.attributes
+    data |= {
         "severity": pa.array(batch.levels, pa.string()),
         "service": pa.array(batch.services, pa.string()),
         "body": pa.array(batch.messages, pa.string()),

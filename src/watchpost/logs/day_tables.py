@@ -19,9 +19,8 @@ from datetime import date
 import duckdb
 import pyarrow as pa
 
-from watchpost.logs.batch import EventBatch
+from watchpost.logs.batch import ATTRIBUTE_PREFIX, EventBatch
 from watchpost.logs.columns import (
-    ATTRIBUTE_PREFIX,
     Layout,
     arrow_table,
     column_type,
@@ -82,7 +81,7 @@ class LogTables:
         tables = []
         for number, part in batch.by_day():
             day = day_from(number)
-            held = set().union(*part.attributes)
+            held = part.paths()
             with self._lock:
                 layout = self._intended.get(day)
                 if layout is None:

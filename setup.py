@@ -1,0 +1,14 @@
+"""The one C module of Watchpost (MessagePack ingestion's native path, logs/fast_columns.py);
+everything else about the package is in pyproject.toml."""
+
+from setuptools import Extension, setup
+
+setup(
+    ext_modules=[
+        Extension(
+            "watchpost.logs._msgpack_columns",
+            ["src/watchpost/logs/_msgpack_columns.c"],
+            extra_compile_args=["-O2"],
+        )
+    ]
+)
