@@ -162,6 +162,8 @@ def test_a_bare_value_in_an_array_becomes_the_message() -> None:
         (b'{"a": 1}\n{oops', NDJSON),
         (b"\x92\x81\xa7message", MSGPACK),  # ends within the array
         (b"\xc1", MSGPACK),  # a byte msgpack never uses
+        (b"\x81\x90\x01", MSGPACK),  # a map whose key is an array
+        (b"\x91\x81\x80\x01", MSGPACK),  # ... or a map
         (b"[" * 300 + b"]" * 300, JSON),  # deeper than an event may be kept
     ],
 )

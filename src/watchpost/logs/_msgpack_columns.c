@@ -48,6 +48,7 @@ static int buf_reserve(Buf *b, Py_ssize_t extra) {
 }
 
 static inline int buf_put(Buf *b, const char *s, Py_ssize_t n) {
+    if (n == 0) return 0; /* (s may be NULL then) */
     if (buf_reserve(b, n) < 0) return -1;
     memcpy(b->p + b->len, s, (size_t)n);
     b->len += n;

@@ -152,7 +152,8 @@ def _msgpack_items(data: bytes) -> Iterator[tuple[Any, Any]]:
                     yield (_from_fluent_entry(item) if _fluent_entry(item) else (item, None))
             else:
                 yield value, None
-    except (ValueError, msgpack.UnpackException) as exc:  # FormatError, StackError, ...
+    except (ValueError, TypeError, msgpack.UnpackException) as exc:  # FormatError, StackError,
+        # ... and TypeError for a map whose key is an array or a map (not hashable)
         raise Unparseable(f"Couldn't parse MessagePack content ({exc})") from None
     if end != len(data):
         raise Unparseable("Couldn't parse MessagePack content (it ends within a value)")
