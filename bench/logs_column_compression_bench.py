@@ -13,6 +13,7 @@ import os
 import platform
 import random
 import statistics
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -65,15 +66,82 @@ def measure(folder: Path, values: pa.Array, using: str, repeat: int) -> tuple[fl
     return statistics.median(samples), size / len(values)
 
 
+def logtail_texts(rows: int) -> pa.Table:
+    """`raw` and `text` of `rows` logtail-python events (the ingest bench's), as `POST /`
+    builds them."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from logs_ingest_bench import logtail_batch
+    from watchpost.logs import fast_columns
+
+    received = datetime.now(UTC)
+    parts = []
+    for n in range(rows // 1000):
+        batch = fast_columns.build_batch(
+            logtail_batch(1000, n), source_id=1, team_id=1, received=received
+        )
+        assert batch is not None and batch.prebuilt is not None
+        parts.append(batch.prebuilt.select(["raw", "text"]))
+    texts = pa.concat_tables(parts).combine_chunks()
+    return texts.add_column(0, "id", pa.array(range(len(texts)), pa.int64()))
+
+
+def long_texts(folder: Path, rows: int, repeat: int) -> None:
+    texts = logtail_texts(rows)
+    print(
+        f"{'raw and text':18} {'insert µs/event':>16} {'B/event':>8} {'word ms':>8} {'fetch ms':>9}"
+    )
+    for label, using in (
+        ("default", ""),
+        ("zstd", "USING COMPRESSION zstd"),
+        ("uncompressed", "USING COMPRESSION uncompressed"),
+    ):
+        path = folder / f"texts-{label}.duckdb"
+        con = duckdb.connect(str(path))
+        try:
+            con.execute(f"CREATE TABLE t (id BIGINT, raw VARCHAR {using}, text VARCHAR {using})")
+            inserts = []
+            for chunk in range(0, rows, FLUSH_ROWS):  # as staging inserts: a row group a time
+                part = texts.slice(chunk, FLUSH_ROWS)
+                con.register("incoming", part)
+                began = time.perf_counter()
+                con.execute("INSERT INTO t SELECT id, raw, text FROM incoming")
+                inserts.append((time.perf_counter() - began) / len(part))
+                con.unregister("incoming")
+            con.execute("CHECKPOINT")
+            word, fetch = [], []
+            for _ in range(repeat):
+                began = time.perf_counter()
+                con.execute(
+                    "SELECT count(*) FROM t WHERE contains(text, 'served in 17 ms')"
+                ).fetchall()
+                word.append((time.perf_counter() - began) * 1000)
+                began = time.perf_counter()
+                con.execute("SELECT raw FROM t WHERE id % 997 = 5 LIMIT 100").fetchall()
+                fetch.append((time.perf_counter() - began) * 1000)
+        finally:
+            con.close()
+        size = path.stat().st_size / rows
+        path.unlink()
+        print(
+            f"{label:18} {statistics.median(inserts) * 1e6:16.2f} {size:8.1f} "
+            f"{statistics.median(word):8.1f} {statistics.median(fetch):9.1f}"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=int, default=5_000_000)
     parser.add_argument("--repeat", type=int, default=15)
+    parser.add_argument("--long-texts", action="store_true", help="raw and text, not attributes")
     args = parser.parse_args()
     print(
         f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
         f"DuckDB {duckdb.__version__}, {args.rows:,} rows, {datetime.now(UTC):%Y-%m-%d %H:%M} UTC"
     )
+    if args.long_texts:
+        with tempfile.TemporaryDirectory(prefix="watchpost-column-bench-") as name:
+            long_texts(Path(name), args.rows, args.repeat)
+        return
     print(
         f"{'values':18} {'compressed ms / B':>18} {'uncompressed ms / B':>20}  column_type (first insert)"
     )
