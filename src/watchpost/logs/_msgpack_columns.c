@@ -195,6 +195,20 @@ static Py_ssize_t str_len(State *st, unsigned char m) {
     return n;
 }
 
+/* The length of a map or an array after its marker byte: the low nibble of the fixed forms
+ * (0x80-0x9f), else 16 bits (0xdc, 0xde) or 32 (0xdd, 0xdf) after it. */
+static int container_len(State *st, unsigned char m, Py_ssize_t *count) {
+    if (m < 0xa0) {
+        *count = m & 0x0f;
+        return 0;
+    }
+    int w = m == 0xdc || m == 0xde ? 2 : 4;
+    if (need(st, w)) return DECLINE;
+    *count = (Py_ssize_t)be(st->p, w);
+    st->p += w;
+    return 0;
+}
+
 static int valid_utf8(const char *s, Py_ssize_t n, int *ascii) {
     for (Py_ssize_t i = 0; i < n; i++) {
         if ((unsigned char)s[i] >= 0x80) {
@@ -454,13 +468,8 @@ static int value(State *st, Py_ssize_t path_len, int depth, Field *field) {
         f->kind = K_STR;
         if (json_string(raw, text, n) < 0) return FAIL;
     } else if ((m & 0xf0) == 0x80 || m == 0xde || m == 0xdf) {
-        Py_ssize_t count = m < 0x90 ? m & 0x0f : 0;
-        if (m >= 0xde) {
-            int w = m == 0xde ? 2 : 4;
-            if (need(st, w)) return DECLINE;
-            count = (Py_ssize_t)be(st->p, w);
-            st->p += w;
-        }
+        Py_ssize_t count;
+        if (container_len(st, m, &count) < 0) return DECLINE;
         f->kind = K_MAP;
         f->empty = count == 0;
         Py_ssize_t child = path_len;
@@ -468,13 +477,8 @@ static int value(State *st, Py_ssize_t path_len, int depth, Field *field) {
         r = map_value(st, count, child, depth + 1);
         if (r < 0) return r;
     } else if ((m & 0xf0) == 0x90 || m == 0xdc || m == 0xdd) {
-        Py_ssize_t count = m < 0xa0 ? m & 0x0f : 0;
-        if (m >= 0xdc) {
-            int w = m == 0xdc ? 2 : 4;
-            if (need(st, w)) return DECLINE;
-            count = (Py_ssize_t)be(st->p, w);
-            st->p += w;
-        }
+        Py_ssize_t count;
+        if (container_len(st, m, &count) < 0) return DECLINE;
         if (depth == 0) return DECLINE; /* an event must be a map */
         f->kind = K_ARRAY;
         f->empty = count == 0;
@@ -737,13 +741,8 @@ static int body(State *st) {
         unsigned char m = *st->p;
         if ((m & 0xf0) == 0x90 || m == 0xdc || m == 0xdd) {
             st->p++;
-            Py_ssize_t count = m < 0xa0 ? m & 0x0f : 0;
-            if (m >= 0xdc) {
-                int w = m == 0xdc ? 2 : 4;
-                if (need(st, w)) return DECLINE;
-                count = (Py_ssize_t)be(st->p, w);
-                st->p += w;
-            }
+            Py_ssize_t count;
+            if (container_len(st, m, &count) < 0) return DECLINE;
             for (Py_ssize_t i = 0; i < count; i++) {
                 int r = event(st); /* an item that is not a map: Python's (Fluent Bit, bare) */
                 if (r < 0) return r;
