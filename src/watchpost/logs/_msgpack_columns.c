@@ -209,10 +209,9 @@ static int container_len(State *st, unsigned char m, Py_ssize_t *count) {
     return 0;
 }
 
-static int valid_utf8(const char *s, Py_ssize_t n, int *ascii) {
+static int valid_utf8(const char *s, Py_ssize_t n) {
     for (Py_ssize_t i = 0; i < n; i++) {
         if ((unsigned char)s[i] >= 0x80) {
-            *ascii = 0;
             PyObject *u = PyUnicode_DecodeUTF8(s, n, "strict"); /* msgpack's own check */
             if (u == NULL) {
                 PyErr_Clear();
@@ -367,8 +366,7 @@ static int map_value(State *st, Py_ssize_t count, Py_ssize_t path_len, int depth
         if (n < 0 || need(st, n)) return DECLINE;
         const char *k = (const char *)st->p;
         st->p += n;
-        int ascii = 1;
-        if (valid_utf8(k, n, &ascii) < 0) return DECLINE;
+        if (valid_utf8(k, n) < 0) return DECLINE;
         for (Py_ssize_t j = 0; j < i; j++)
             if (lens[j] == n && !memcmp(keys[j], k, (size_t)n)) return DECLINE;
         keys[i] = k;
@@ -456,15 +454,13 @@ static int value(State *st, Py_ssize_t path_len, int depth, Field *field) {
         f->kind = m == 0xc0 ? K_NIL : K_BOOL;
         text = m == 0xc0 ? "null" : m == 0xc2 ? "false" : "true";
         n = (Py_ssize_t)strlen(text);
-        f->i = m == 0xc3;
         if (buf_put(raw, text, n) < 0) return FAIL;
     } else if ((m & 0xe0) == 0xa0 || m == 0xd9 || m == 0xda || m == 0xdb) {
         n = str_len(st, m);
         if (n < 0 || need(st, n)) return DECLINE;
         text = (const char *)st->p;
         st->p += n;
-        int ascii = 1;
-        if (valid_utf8(text, n, &ascii) < 0) return DECLINE;
+        if (valid_utf8(text, n) < 0) return DECLINE;
         f->kind = K_STR;
         if (json_string(raw, text, n) < 0) return FAIL;
     } else if ((m & 0xf0) == 0x80 || m == 0xde || m == 0xdf) {
