@@ -146,7 +146,11 @@ async def drive(
         phase.events = phase.requests = phase.failures = 0
         cpu0 = process_cpu_seconds(pid)
         started = time.monotonic()
-        stop_at = started + args.duration
+        stop_at = started + (
+            args.ceiling_duration
+            if name.startswith("ceiling") and args.ceiling_duration
+            else args.duration
+        )
         await asyncio.gather(
             sample(started), *(client(n, session) for n in range(args.concurrency))
         )
@@ -202,6 +206,15 @@ def timeline(phase: Phase) -> str:
     return ", ".join(f"{at:.0f} s {kib / 1024:.0f} MiB" for at, kib in points)
 
 
+def thirds(phase: Phase) -> str:
+    """The highest RSS in each third of the phase: flat memory reads as three like figures."""
+    if len(phase.rss) < 3:
+        return "n/a"
+    size = len(phase.rss) // 3
+    parts = [phase.rss[:size], phase.rss[size : 2 * size], phase.rss[2 * size :]]
+    return ", ".join(f"{max(kib for _, kib in part) / 1024:,.0f}" for part in parts)
+
+
 def report(
     phases: list[Phase],
     parse: tuple[float, float],
@@ -212,7 +225,10 @@ def report(
     ceiling, ingest = phases
     lines = [
         f"Run {datetime.now(UTC):%Y-%m-%d %H:%M} UTC: `bench/logs_ingest_bench.py --duration "
-        f"{args.duration:g} --concurrency {args.concurrency} --batch {args.batch}`.",
+        f"{args.duration:g} --concurrency {args.concurrency} --batch {args.batch}"
+        + (f" --ceiling-duration {args.ceiling_duration:g}" if args.ceiling_duration else "")
+        + (f" --memory-limit-mb {args.memory_limit_mb}" if args.memory_limit_mb else "")
+        + "`.",
         "",
         *[f"- {name}: {value}" for name, value in machine()],
         f"- Load average (1 min) at the start and the end of the run: {load[0]:.1f}, "
@@ -239,7 +255,8 @@ def report(
         "",
         f"Ingest: {ingest.rate:,.0f} events/s ({ingest.rate / TARGET:.0%} of the "
         f"{TARGET:,} aim; {ingest.rate / ceiling.rate:.0%} of the same server's no-parse "
-        f"ceiling); failures {ingest.failures + ceiling.failures}.",
+        f"ceiling); failures {ingest.failures + ceiling.failures}. The server's highest RSS "
+        f"in each third of the ingest phase: {thirds(ingest)} MiB.",
     ]
     return "\n".join(lines)
 
@@ -257,10 +274,19 @@ def build_parser() -> argparse.ArgumentParser:
         prog="logs_ingest_bench.py", description=__doc__.split("\n\n")[0]
     )
     parser.add_argument("--duration", type=float, default=20.0, help="seconds per phase")
+    parser.add_argument(
+        "--ceiling-duration", type=float, help="seconds of the ceiling phase (default: --duration)"
+    )
     parser.add_argument("--warmup", type=float, default=2.0, help="seconds before each phase")
     parser.add_argument("--concurrency", type=int, default=4, help="requests in flight")
     parser.add_argument("--batch", type=int, default=1000, help="events per request")
     parser.add_argument("--batches", type=int, default=20, help="distinct bodies sent in turn")
+    parser.add_argument(
+        "--memory-limit-mb",
+        type=int,
+        default=0,
+        help="the server's WATCHPOST_LOGS_MEMORY_LIMIT_MB (0: its default, a quarter of RAM)",
+    )
     parser.add_argument("--write-docs", action="store_true", help="rewrite docs/benchmarks.md")
     return parser
 
@@ -277,6 +303,8 @@ def main(argv: list[str] | None = None) -> int:
             WATCHPOST_LOGS_ADDRESS_RATE_LIMIT_PER_MINUTE="0",
             WATCHPOST_LOGS_DAILY_EVENT_QUOTA="0",
         )
+        if args.memory_limit_mb:
+            env["WATCHPOST_LOGS_MEMORY_LIMIT_MB"] = str(args.memory_limit_mb)
         run_cli(["migrate"], env)
         api_token = run_cli(["token", "create", "--team", "bench"], env)
         port = free_port()

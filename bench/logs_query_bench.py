@@ -5,12 +5,15 @@ engine (the ceiling), on the same data.
 
 Data: --events events (default 200,000; --full for the issue's 10,000,000) of one source,
 spread evenly over the 24 hours before a fixed "now", appended through the store in batches of
-1,000. One in 1,000 holds the word "kaboom" in its message; context.user.id is "4242" for
-about 10 events. The searches (each run --repeat times, p50 and p99 reported):
+1,000. One in 1,000 holds the word "kaboom" in its message, 40 spread over the day the word
+"zugzwang"; context.user.id is "4242" for about 10 events. The searches (each run --repeat
+times, p50 and p99 reported):
 
 - newest:  the newest 100 of the last hour;
 - word:    the newest 100 over 24 h containing "kaboom" (case-insensitive, message or any
            attribute value);
+- rare:    the newest 100 over 24 h containing "zugzwang": fewer than 100 match, so every
+           row of the day is read (the word search's worst case);
 - field:   the newest 100 over 24 h with context.user.id:4242.
 
 The store is the embedded one (DuckDB) unless --logs-url names a ClickHouse server. Run from
@@ -64,6 +67,8 @@ def events(count: int, source_id: int, team_id: int) -> Iterator[list[LogEvent]]
         dt = start + step * n
         words = " ".join(rng.choice(WORDS) for _ in range(6))
         message = f"{words} kaboom" if n % 1000 == 500 else words
+        if n % max(1, count // 40) == count // 80:
+            message += " zugzwang"
         user = "4242" if n % max(1, count // 10) == 7 else str(rng.randrange(100_000))
         level = "error" if n % 50 == 0 else "info"
         body = {
@@ -102,6 +107,7 @@ def _with_ids(batch: list[LogEvent]) -> list[LogEvent]:
 SEARCHES: dict[str, tuple[str, timedelta]] = {
     "newest": ("", timedelta(hours=1)),
     "word": ("kaboom", timedelta(days=1)),
+    "rare": ("zugzwang", timedelta(days=1)),
     "field": ("context.user.id:4242", timedelta(days=1)),
 }
 
@@ -221,6 +227,7 @@ def by_hand_duckdb(path: Path, source_id: int, repeat: int) -> dict[str, Any]:
     conditions = {
         "newest": "true",
         "word": "contains(text, 'kaboom')",
+        "rare": "contains(text, 'zugzwang')",
         "field": "\"a.context.user.id\" = '4242'",  # the column holds lower-cased values
     }
     results: dict[str, Any] = {}

@@ -17,6 +17,7 @@ def test_the_logs_ingest_bench_runs_at_a_tiny_size() -> None:
             str(SCRIPT),
             *("--duration", "0.5", "--warmup", "0.2", "--concurrency", "2"),
             *("--batch", "20", "--batches", "2"),
+            *("--ceiling-duration", "0.3", "--memory-limit-mb", "256"),
         ],
         capture_output=True,
         text=True,
@@ -27,3 +28,5 @@ def test_the_logs_ingest_bench_runs_at_a_tiny_size() -> None:
     assert "| ingest: msgpack batches into the embedded store |" in done.stdout
     assert "store append alone" in done.stdout and "failures 0" in done.stdout
     assert "| ingest, until searchable" in done.stdout
+    assert "--memory-limit-mb 256" in done.stdout
+    assert "highest RSS in each third of the ingest phase" in done.stdout

@@ -7,8 +7,9 @@
 - Fluent Bit's `http` output as the hosted service's guide configures it (`Format msgpack`,
   `Header Content-Type application/msgpack`): the chunk's entries back to back, each
   `[[EventTime, {metadata}], {record}]` (Fluent Bit 2.1 and later; EventTime is the msgpack
-  extension type 0); and with `Format json` (a JSON array, the time in `date` as a double of
-  Unix seconds) and `Format json_lines` (NDJSON, `application/x-ndjson`).
+  extension type 0), also with `compress gzip`; and with `Format json` (a JSON array, the
+  time in `date` as a double of Unix seconds) and `Format json_lines` (NDJSON,
+  `application/x-ndjson`).
 
 `{token}` in a header stands for the source token.
 """
@@ -51,6 +52,9 @@ FLUENT_BIT_MSGPACK_BODY: Final = bytes.fromhex(
     "74657381a8706f645f6e616d65a57765622d32"
 )
 """Two entries at 2026-11-21T01:50:00.123456789Z: GET /health 200 (web-1), db timeout (web-2)."""
+FLUENT_BIT_MSGPACK_GZIP_HEADERS: Final = {**FLUENT_BIT_MSGPACK_HEADERS, "content-encoding": "gzip"}
+FLUENT_BIT_MSGPACK_GZIP_BODY: Final = gzip.compress(FLUENT_BIT_MSGPACK_BODY)
+"""The same with `compress gzip` in the output's configuration."""
 FLUENT_BIT_JSON_HEADERS: Final = {**FLUENT_BIT_MSGPACK_HEADERS, "content-type": "application/json"}
 FLUENT_BIT_JSON_BODY: Final = (
     b'[{"date":1795225800.123457,"log":"GET /health 200","stream":"stdout"},'

@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
 from tests.factories.logs import log_event
+from watchpost.logs.clickhouse import ClickHouseStore
+from watchpost.logs.embedded import EmbeddedStore
 from watchpost.logs.events import LogEvent, MetricPoint, StoredEvent, new_event_ids
 from watchpost.logs.store import MAX_LIMIT, Field, LogStore, MetricSearch, Search, Word
 
@@ -187,9 +189,36 @@ async def test_retention_drops_whole_days_per_source(logs_store: LogStore) -> No
         *(e.id for e in long[:5]),
         *(e.id for e in gone[:5]),
     }
+    # whole days go as partitions (a day table, a ClickHouse partition), not row by row
+    assert await day_partitions(logs_store) == {f"{NOW - n * day:%Y%m%d}" for n in range(5)}
     assert await logs_store.drop_expired(NOW, {1: 2, 2: 4}) == 0
     assert await logs_store.drop_expired(NOW + 10 * day, {1: 2, 2: 4}) == 3 + 5 + 5
     assert await logs_store.search(Search([1, 2, 9])) == []
+    assert await day_partitions(logs_store) == set()
+
+
+async def day_partitions(store: LogStore) -> set[str]:
+    """The logs partitions the engine holds, as YYYYMMDD: the embedded store's day tables,
+    ClickHouse's active parts' partitions of the logs table."""
+    if isinstance(store, EmbeddedStore):
+        listed = await store._writer.call(
+            lambda con: con.execute(
+                "SELECT table_name FROM information_schema.tables "
+                "WHERE table_name LIKE 'logs!_%' ESCAPE '!'"
+            ).fetchall()
+        )
+        return {str(name).removeprefix("logs_") for (name,) in listed}
+    assert isinstance(store, ClickHouseStore)
+    rows = await store._writer.call(
+        lambda client: (
+            client.query(
+                "SELECT DISTINCT partition_id FROM system.parts "
+                "WHERE database = %(db)s AND table = 'logs' AND active",
+                parameters={"db": store.db},
+            ).result_rows
+        )
+    )
+    return {str(partition) for (partition,) in rows}
 
 
 async def test_metrics_are_kept_searched_and_expire(logs_store: LogStore) -> None:

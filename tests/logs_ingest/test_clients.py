@@ -74,6 +74,11 @@ async def test_logtail_python_sends_to_watchpost_unchanged(
             ["GET /health 200", "db timeout"],
         ),
         (
+            shippers.FLUENT_BIT_MSGPACK_GZIP_HEADERS,
+            shippers.FLUENT_BIT_MSGPACK_GZIP_BODY,
+            ["GET /health 200", "db timeout"],
+        ),
+        (
             shippers.FLUENT_BIT_JSON_HEADERS,
             shippers.FLUENT_BIT_JSON_BODY,
             ["GET /health 200", "db timeout"],
@@ -88,6 +93,7 @@ async def test_logtail_python_sends_to_watchpost_unchanged(
         "vector-json",
         "vector-ndjson",
         "fluent-bit-msgpack",
+        "fluent-bit-msgpack-gzip",
         "fluent-bit-json",
         "fluent-bit-json-lines",
     ],

@@ -63,22 +63,27 @@ async def test_dt_sets_the_event_time_and_an_unreadable_one_is_kept(
     app: FastAPI, api: Api, client: httpx.AsyncClient, clock: FrozenClock
 ) -> None:
     _, token = await create_source(api)
-    at = clock.now() - timedelta(hours=1)
+    at = (clock.now() - timedelta(hours=1)).replace(microsecond=0)
+    seconds = int(at.timestamp())
     body = json_body(
         [
-            {"dt": int(at.timestamp() * 1000), "message": "ms"},
+            {"dt": seconds, "message": "s"},
+            {"dt": seconds * 1000 + 250, "message": "ms"},
+            {"dt": seconds * 1_000_000_000 + 123_456_000, "message": "ns"},
             {"dt": at.isoformat(), "message": "text"},
             {"dt": "soon", "message": "unreadable"},
         ]
     )
     assert (await send(client, token, body)).status_code == 202
-    events = await stored(app)
-    assert [(e.dt, raw(e)["message"]) for e in events] == [
-        (at, "ms"),
-        (at, "text"),
-        (clock.now(), "unreadable"),
-    ]
-    assert raw(events[2])["dt"] == "soon"
+    events = {raw(e)["message"]: e for e in await stored(app)}
+    assert {message: e.dt for message, e in events.items()} == {
+        "s": at,
+        "ms": at + timedelta(milliseconds=250),
+        "ns": at + timedelta(microseconds=123_456),
+        "text": at,
+        "unreadable": clock.now(),
+    }
+    assert raw(events["unreadable"])["dt"] == "soon"
 
 
 async def test_gzip_and_deflate_bodies(

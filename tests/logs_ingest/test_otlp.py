@@ -3,6 +3,7 @@ answers, on both backends."""
 
 from __future__ import annotations
 
+import gzip
 from datetime import timedelta
 
 import httpx
@@ -18,6 +19,8 @@ from opentelemetry.proto.logs.v1.logs_pb2 import LogRecord, ResourceLogs, ScopeL
 from tests.factories.api import Api
 from tests.factories.log_ingest import create_source, raw, send, stored, texts
 from watchpost.clock import FrozenClock
+from watchpost.ingestion.state import TOO_LARGE
+from watchpost.logs.ingest_body import MAX_BODY_BYTES
 from watchpost.logs.store import Field
 
 PROTOBUF = "application/x-protobuf"
@@ -176,3 +179,70 @@ async def test_errors_are_statuses_in_the_request_encoding(
     over = await send(client, token, two, PROTOBUF, path="/v1/logs")
     assert over.status_code == 429 and int(over.headers["retry-after"]) > 0
     assert await stored(app) == []
+
+
+async def test_past_20_mib_decoded_and_past_the_reading_budget(
+    app: FastAPI, api: Api, client: httpx.AsyncClient, clock: FrozenClock
+) -> None:
+    """413 for a body over 20 MiB once decompressed (not retried by OTLP clients); 503 with
+    Retry-After past the reading budget (retried), each a google.rpc.Status in the request's
+    encoding, and nothing kept of either."""
+    _, token = await create_source(api)
+    # a gzip bomb: a protobuf field of 21 MiB of zeros, a few kB on the wire
+    huge = b"\x0a" + _varint(MAX_BODY_BYTES + 1024 * 1024) + bytes(MAX_BODY_BYTES + 1024 * 1024)
+    bomb = gzip.compress(huge)
+    assert len(bomb) < 100_000
+    too_large = await send(client, token, bomb, PROTOBUF, path="/v1/logs", extra=GZIP)
+    assert too_large.status_code == 413 and too_large.headers["content-type"] == PROTOBUF
+    assert rpc_status(too_large.content) == (3, TOO_LARGE)  # INVALID_ARGUMENT
+    too_large_json = await send(
+        client,
+        token,
+        gzip.compress(b"[" + b" " * (MAX_BODY_BYTES + 1) + b"]"),
+        extra=GZIP,
+        path="/v1/logs",
+    )
+    assert too_large_json.status_code == 413
+    assert too_large_json.json() == {"code": 3, "message": TOO_LARGE}
+    ing = app.state.log_ingestion
+    ing.reading_budget = 1000
+    now = int(clock.now().timestamp() * 1e9)
+    body = export(*(record("x" * 100, now) for _ in range(20))).SerializeToString()
+    busy = await send(client, token, body, PROTOBUF, path="/v1/logs")
+    assert busy.status_code == 503 and busy.headers["retry-after"] == "1"
+    code, message = rpc_status(busy.content)
+    assert code == 14 and "retry" in message  # UNAVAILABLE
+    assert ing.reading == 0
+    assert await stored(app) == []
+
+
+GZIP = {"Content-Encoding": "gzip"}
+
+
+def rpc_status(content: bytes) -> tuple[int, str]:
+    """A protobuf google.rpc.Status read by hand: field 1 (code, varint), field 2 (message)."""
+    assert content[0] == 0x08
+    code, at = _read_varint(content, 1)
+    assert content[at] == 0x12
+    length, at = _read_varint(content, at + 1)
+    assert at + length == len(content)
+    return code, content[at:].decode()
+
+
+def _read_varint(data: bytes, at: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        byte = data[at]
+        value |= (byte & 0x7F) << shift
+        at, shift = at + 1, shift + 7
+        if byte < 0x80:
+            return value, at
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while value > 0x7F:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
