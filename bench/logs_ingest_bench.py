@@ -285,7 +285,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--memory-limit-mb",
         type=int,
         default=0,
-        help="the server's WATCHPOST_LOGS_MEMORY_LIMIT_MB (0: its default, a quarter of RAM)",
+        help="the server's WATCHPOST_LOGS_MEMORY_LIMIT_MB (0: its default, 1 GiB)",
     )
     parser.add_argument("--write-docs", action="store_true", help="rewrite docs/benchmarks.md")
     return parser

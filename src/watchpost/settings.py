@@ -82,7 +82,7 @@ class Settings(BaseSettings):
         default=0,
         ge=0,
         description="Memory the embedded logs store (DuckDB) may use for its caches and "
-        "queries, in MiB; 0: a quarter of the machine's memory, at least 1 GiB.",
+        "queries, in MiB; 0: 1 GiB.",
     )
     log_level: str = "info"
     target_check_interval: int = _at_least_1(

@@ -4,7 +4,8 @@ the source's daily quota, and the store's durable append.
 
 The process keeps one `Ingestion` per app context (`ingestion_for`): token lookups cached for
 `TOKEN_TTL` seconds (a paused, resumed or deleted source is seen within that time), the two
-rate limiters and the quota counters. Like the API's rate limits, all of it is per process.
+rate limiters and the quota counters. Like the API's rate limits, the rate limits are per
+process; the daily quotas are counted in the database, shared by every process (quotas.py).
 
 Tokens: the token sent is hashed (SHA-256, as stored) before anything looks it up, so neither
 the database's index nor the cache ever compares the secret itself; what a lookup's timing
@@ -16,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import math
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -27,6 +28,7 @@ from sqlalchemy import select
 
 from watchpost.context import AppContext
 from watchpost.crypto import hash_token
+from watchpost.ingestion.quotas import Quotas
 from watchpost.logs.batch import EventBatch
 from watchpost.logs.events import MetricPoint
 from watchpost.logs.ingest_body import MAX_BODY_BYTES, declared_too_large
@@ -112,35 +114,6 @@ class TokenCache:
             self._entries.popitem(last=False)
 
 
-class Quotas:
-    """Events each source may send a UTC day (0: no quota), counted per process: `per_day`,
-    or the source's own in `per_source`."""
-
-    def __init__(self, per_day: int, per_source: Mapping[int, int] | None = None) -> None:
-        self.per_day = per_day
-        self.per_source = dict(per_source or {})
-        self._used: dict[int, tuple[int, int]] = {}  # source id -> (day ordinal, events)
-
-    def of(self, source_id: int) -> int:
-        return self.per_source.get(source_id, self.per_day)
-
-    def take(self, source_id: int, count: int, now: datetime) -> float:
-        """Counts `count` events of the source: 0.0 when they fit in today's quota, else the
-        seconds until the next UTC day (and nothing is counted)."""
-        per_day = self.of(source_id)
-        if per_day <= 0 or count <= 0:
-            return 0.0
-        day = now.toordinal()
-        used_day, used = self._used.get(source_id, (day, 0))
-        if used_day != day:
-            used = 0
-        if used + count > per_day:
-            midnight = datetime.combine(now.date() + timedelta(days=1), datetime.min.time())
-            return (midnight.replace(tzinfo=now.tzinfo) - now).total_seconds()
-        self._used[source_id] = (day, used + count)
-        return 0.0
-
-
 def _limiter(per_minute: int) -> RateLimiter | None:
     return RateLimiter(per_minute) if per_minute > 0 else None
 
@@ -155,7 +128,9 @@ class Ingestion:
         self.sources = _limiter(settings.logs_source_rate_limit_per_minute)
         self.tokens = TokenCache()
         self.quotas = Quotas(
-            settings.logs_daily_event_quota, parse_source_quotas(settings.logs_source_quotas)
+            settings.logs_daily_event_quota,
+            parse_source_quotas(settings.logs_source_quotas),
+            ctx.db,
         )
         self.slots = asyncio.Semaphore(CONCURRENT_BODIES)
         self.reading_budget = READING_BUDGET
@@ -236,8 +211,8 @@ class Ingestion:
         """The batch without its events older than the source's retention."""
         return batch.since(received - timedelta(days=source.logs_retention))
 
-    def _take_quota(self, source: SourceInfo, count: int) -> None:
-        wait = self.quotas.take(source.id, count, self.now())
+    async def _take_quota(self, source: SourceInfo, count: int) -> None:
+        wait = await self.quotas.take(source.id, count, self.now())
         if wait:
             raise Refused(
                 429,
@@ -247,13 +222,13 @@ class Ingestion:
 
     async def store_events(self, source: SourceInfo, batch: EventBatch) -> None:
         """The source's quota, then the durable append: 429 when over the day's quota."""
-        self._take_quota(source, len(batch))
+        await self._take_quota(source, len(batch))
         if len(batch):
             await self.store.append_batch(batch)
 
     async def store_metrics(self, source: SourceInfo, samples: list[MetricPoint]) -> None:
         """As store_events, for metric samples (they count against the same quota)."""
-        self._take_quota(source, len(samples))
+        await self._take_quota(source, len(samples))
         if samples:
             await self.store.append_metrics(samples)
 

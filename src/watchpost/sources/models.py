@@ -2,7 +2,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.orm import Mapped, mapped_column
 
 from watchpost.db.base import Base, IdMixin, IdType, TeamOwnedMixin, TimestampMixin
@@ -45,3 +55,17 @@ class Source(IdMixin, TeamOwnedMixin, TimestampMixin, Base):
     live_tail_pattern: Mapped[str] = mapped_column(Text)
     # The hosted API's attributes kept without effect (sources/hosted.py); null: none sent.
     settings: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True), default=None)
+
+
+class SourceQuotaUsage(Base):
+    """Events a source sent on a UTC day, as counted against its daily quota by every process
+    (ingestion/quotas.py)."""
+
+    __tablename__ = "source_quota_usage"
+
+    source_id: Mapped[int] = mapped_column(
+        IdType, ForeignKey("sources.id", ondelete="CASCADE"), primary_key=True
+    )
+    day: Mapped[int] = mapped_column(Integer, primary_key=True)
+    """The day's ordinal (proleptic Gregorian: Python's date.toordinal), UTC."""
+    events: Mapped[int] = mapped_column(BigInteger)
