@@ -36,13 +36,19 @@ async def saved(app: FastAPI, source_id: int) -> dict[int, int]:
         return {int(day): int(events) for day, events in rows}
 
 
+async def a_source_at(api: Api, clock: FrozenClock, *, hour: int, minute: int) -> int:
+    """A new source's id, the clock set to that time of its day."""
+    clock.set(clock.now().replace(hour=hour, minute=minute, second=0, microsecond=0))
+    source_id, _ = await create_source(api)
+    return source_id
+
+
 async def test_processes_share_a_source_day_and_a_restart_keeps_it(
     app: FastAPI, api: Api, clock: FrozenClock
 ) -> None:
-    db = app.state.ctx.db
-    clock.set(clock.now().replace(hour=12, minute=0, second=0, microsecond=0))
+    source_id = await a_source_at(api, clock, hour=12, minute=0)
     today = clock.now().toordinal()
-    source_id, _ = await create_source(api)
+    db = app.state.ctx.db
     one, two = Quotas(100, db=db), Quotas(100, db=db)
     assert await one.take(source_id, 60, clock.now()) == 0
     assert await two.take(source_id, 30, clock.now()) == 0  # neither has heard of the other
@@ -64,11 +70,9 @@ async def test_processes_share_a_source_day_and_a_restart_keeps_it(
 async def test_the_next_utc_day_starts_afresh_and_old_days_are_removed(
     app: FastAPI, api: Api, clock: FrozenClock
 ) -> None:
-    db = app.state.ctx.db
-    clock.set(clock.now().replace(hour=23, minute=59, second=0, microsecond=0))
+    source_id = await a_source_at(api, clock, hour=23, minute=59)
     first = clock.now().toordinal()
-    source_id, _ = await create_source(api)
-    quotas = Quotas(5, db=db)
+    quotas = Quotas(5, db=app.state.ctx.db)
     assert await quotas.take(source_id, 5, clock.now()) == 0
     clock.advance(SYNC)
     assert await quotas.take(source_id, 1, clock.now()) == 58.0  # to midnight
