@@ -16,9 +16,9 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Final
+from typing import Final, cast
 
-from sqlalchemy import delete, select
+from sqlalchemy import Table, delete, select
 from sqlalchemy.exc import SQLAlchemyError
 
 from watchpost.db.session import Database
@@ -30,9 +30,9 @@ SYNC: Final = timedelta(seconds=2)
 
 log = logging.getLogger(__name__)
 
-_table = SourceQuotaUsage.__table__
+_table = cast(Table, SourceQuotaUsage.__table__)
 _add = Upsert(
-    _table,  # type: ignore[arg-type]
+    _table,
     keys=["source_id", "day"],
     update=lambda excluded: {"events": _table.c.events + excluded.events},
 )
