@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from watchpost.incoming import patterns
 from watchpost.notification_fields import PolicyRef
 from watchpost.validation import Name
 
@@ -32,10 +32,9 @@ RULES_MAX: Final = 50
 
 
 def _regex_problem(pattern: str | None) -> None:
-    try:
-        re.compile(pattern or "")
-    except re.error as error:
-        raise ValueError(f"content must be a valid regular expression ({error})") from None
+    found = patterns.problem(pattern or "")
+    if found is not None:
+        raise ValueError(f"content must be a regular expression RE2 accepts: {found}")
 
 
 def _target_problem(target: str, target_field: str | None, what: str) -> None:
