@@ -139,9 +139,10 @@ class WebhookFields(BaseModel):
 
 class WebhookCreate(WebhookFields):
     name: Name | None = Field(default=None, description="Default: Incoming webhook.")
-    started_rule_type: RuleType
-    acknowledged_rule_type: RuleType
-    resolved_rule_type: RuleType
+    # Not required, as in the hosted API's documentation (its Terraform provider always sends them).
+    started_rule_type: RuleType = Field(default="unused", description="Default: unused.")
+    acknowledged_rule_type: RuleType = Field(default="unused", description="Default: unused.")
+    resolved_rule_type: RuleType = Field(default="unused", description="Default: unused.")
 
 
 class WebhookUpdate(WebhookFields):
