@@ -22,7 +22,7 @@ from watchpost.app import create_app
 from watchpost.clock import FrozenClock
 from watchpost.context import AppContext
 from watchpost.http.logs import MASK
-from watchpost.incoming import receiving
+from watchpost.incoming import matching, receiving
 from watchpost.settings import Settings
 from watchpost.teams.service import create_token
 
@@ -530,7 +530,7 @@ def test_a_redos_body_through_the_public_url_never_holds_the_event_loop(
     request is ignored; 28 a's alone start an incident), and while a request's matching is
     held on its thread, /healthz answers: matching never runs on the event loop."""
     entered, release = threading.Event(), threading.Event()
-    real_judge = receiving.judge
+    real_judge = matching.judge
 
     def held_judge(*args: Any) -> Any:
         entered.set()
