@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import httpx
@@ -20,6 +22,7 @@ from watchpost.app import create_app
 from watchpost.clock import FrozenClock
 from watchpost.context import AppContext
 from watchpost.http.logs import MASK
+from watchpost.incoming import matching, receiving
 from watchpost.settings import Settings
 from watchpost.teams.service import create_token
 
@@ -238,7 +241,6 @@ async def test_bad_bodies_are_422_and_write_nothing(api: Api) -> None:
     }
     bad_rule = [{"rule_target": "json", "match_type": "contains", "content": "x"}]
     for bad in (
-        {},
         {**base, "started_rule_type": "some"},
         {**base, "started_rule_type": "all"},  # all/any need a rule
         {**base, "started_rules": bad_rule},  # json needs target_field
@@ -258,6 +260,37 @@ async def test_bad_bodies_are_422_and_write_nothing(api: Api) -> None:
     _, fields = errors(await api.patch(path, {"paused": None}))
     assert fields == ["paused"]
     errors(await api.patch(path, {"resolved_rule_type": "any"}))
+    assert data(await api.get(path)) == made
+
+
+async def test_the_rule_types_default_to_unused(api: Api, client: httpx.AsyncClient) -> None:
+    made = data(await api.post(URL, {"name": "Bare"}), 201)
+    shown = made["attributes"]
+    assert [shown[f"{stage}_rule_type"] for stage in ("started", "acknowledged", "resolved")] == [
+        "unused"
+    ] * 3
+    # As documented for `unused` started rules: any request starts an incident.
+    url = shown["url"].removeprefix("http://testserver")
+    assert await _send(client, url, content=b"anything") == "started"
+
+
+async def test_patterns_re2_cannot_run_are_422_naming_the_field(api: Api) -> None:
+    backreference = _rule("body", None, "matches_regex", r"(a)\1")
+    _, fields = errors(
+        await api.post(URL, {"started_rule_type": "any", "started_rules": [backreference]})
+    )
+    assert fields == ["started_rules"]
+    made = data(await api.post(URL, {"name": "Patterns"}), 201)
+    path = f"{URL}/{made['id']}"
+    lookahead = {"field_target": "body", "match_type": "match_regex", "content": "x(?=y)"}
+    messages, fields = errors(await api.patch(path, {"other_started_fields": [lookahead]}))
+    assert fields == ["other_started_fields"]
+    assert "RE2" in messages[0] and "lookaround" in messages[0], messages
+    messages, fields = errors(await api.patch(path, {"resolved_rules": [backreference]}))
+    assert fields == ["resolved_rules"] and "backreferences" in messages[0], messages
+    huge = _rule("body", None, "matches_regex", "x{1000}")
+    messages, fields = errors(await api.patch(path, {"acknowledged_rules": [huge]}))
+    assert fields == ["acknowledged_rules"] and "too large" in messages[0], messages
     assert data(await api.get(path)) == made
 
 
@@ -488,3 +521,47 @@ def test_a_real_http_request_starts_an_incident(
     logged = [r.getMessage() for r in caplog.records if not r.name.startswith("httpx")]
     assert any(f"{RECEIVE}{MASK}" in line for line in logged), logged
     assert not any(secret in line for line in logged)
+
+
+def test_a_redos_body_through_the_public_url_never_holds_the_event_loop(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The issue's pattern and body, sent to a real server: RE2 decides (no match, so the
+    request is ignored; 28 a's alone start an incident), and while a request's matching is
+    held on its thread, /healthz answers: matching never runs on the event loop."""
+    entered, release = threading.Event(), threading.Event()
+    real_judge = matching.judge
+
+    def held_judge(*args: Any) -> Any:
+        entered.set()
+        assert release.wait(timeout=60), "the test never released the match"
+        return real_judge(*args)
+
+    token = asyncio.run(_mint_token(settings))
+    headers = {"Authorization": f"Bearer {token}"}
+    redos = {
+        "started_rule_type": "any",
+        "started_rules": [_rule("body", None, "matches_regex", "^(a+)+$")],
+        "title_field": {"field_target": "body", "match_type": "match_regex", "content": "^(a+)+$"},
+    }
+    with (
+        uvicorn_thread(create_app(settings)) as base,
+        httpx.Client(base_url=base, timeout=60) as http,
+        ThreadPoolExecutor(1) as sender,
+    ):
+        made = http.post(URL, json=redos, headers=headers)
+        assert made.status_code == 201, made.text
+        url = made.json()["data"]["attributes"]["url"]
+        monkeypatch.setattr(receiving, "judge", held_judge)
+        pending = sender.submit(http.post, url, content=b"a" * 28 + b"!")
+        try:
+            assert entered.wait(timeout=60), "the request never reached its matching"
+            # The match is running (held): the loop still serves everyone else.
+            assert http.get("/healthz", timeout=10).json()["status"] == "ok"
+        finally:
+            release.set()
+        assert pending.result().json() == {"result": "ignored"}
+        monkeypatch.setattr(receiving, "judge", real_judge)
+        assert http.post(url, content=b"a" * 28).json() == {"result": "started"}
+        (incident,) = http.get(INCIDENTS, headers=headers).json()["data"]
+        assert incident["attributes"]["name"] == "a" * 28

@@ -1,17 +1,20 @@
 """Which rules a received request satisfies, and the values its fields take from it.
 
-Pure functions over a `Received` request: no database, no HTTP framework.
+Pure functions over a `Received` request: no database, no HTTP framework. Regular
+expressions run through patterns.py (RE2, bounded input); `judge` is the whole of a
+request's matching, which the receiving side runs off the event loop.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Final
 
 import orjson
+
+from watchpost.incoming import patterns
 
 MISSING: Final = object()
 
@@ -90,7 +93,8 @@ def _value_of(received: Received, target: str, name: str | None) -> str | None:
 
 def holds(rule: Mapping[str, Any], received: Received) -> bool:
     """Whether the request satisfies one rule. A value the request lacks counts as ""; a
-    target Watchpost does not read (xml) satisfies no rule."""
+    target Watchpost does not read (xml), or a pattern RE2 refuses (stored before patterns were
+    checked), satisfies no rule, `_not` or not."""
     if rule["rule_target"] not in ("body", "json", "header", "query_string"):
         return False
     value = value_of(received, rule["rule_target"], rule.get("target_field")) or ""
@@ -103,7 +107,10 @@ def holds(rule: Mapping[str, Any], received: Received) -> bool:
     elif kind == "equals":
         found = value == content
     else:
-        found = re.search(content, value) is not None
+        matched = patterns.matches(content, value)
+        if matched is None:
+            return False
+        found = matched
     return found != negated
 
 
@@ -133,10 +140,7 @@ def _cut(value: str, spec: Mapping[str, Any]) -> str | None:
             return None
         head, found, _ = tail.partition(spec.get("content_before") or "")
         return head if found else None
-    match = re.search(content, value)
-    if match is None:
-        return None
-    return match.group(1) if match.groups() else match.group(0)
+    return patterns.found(content, value)
 
 
 def extract(spec: Mapping[str, Any] | None, received: Received) -> str | None:
@@ -153,3 +157,56 @@ def extract(spec: Mapping[str, Any] | None, received: Received) -> str | None:
 def field_key(spec: Mapping[str, Any]) -> str:
     """The metadata key a field's value is kept under."""
     return str(spec.get("name") or spec.get("special_type") or spec["field_target"])
+
+
+STAGES: Final = ("started", "acknowledged", "resolved")
+JUDGED: Final = (
+    *(f"{stage}_{name}" for stage in STAGES for name in ("rule_type", "rules", "alert_id_field")),
+    *(f"other_{stage}_fields" for stage in STAGES),
+    "title_field",
+    "cause_field",
+)
+"""A webhook's settings `judge` reads."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What a request makes of a webhook's rules and fields, for each stage (started,
+    acknowledged, resolved): whether its rules hold (`unused` never does, except that every
+    request may start an incident when the started rules are `unused`), its alert id
+    field's key and value, its alert id and other fields' values by key; the title and
+    cause."""
+
+    holds: Mapping[str, bool]
+    alert_ids: Mapping[str, tuple[str, str] | None]
+    fields: Mapping[str, Mapping[str, str]]
+    title: str | None
+    cause: str | None
+
+
+def judge(webhook: Mapping[str, Any], received: Received) -> Verdict:
+    """Every rule and field of a webhook (its JUDGED settings) over one request."""
+    alert_ids: dict[str, tuple[str, str] | None] = {}
+    fields: dict[str, dict[str, str]] = {}
+    for stage in STAGES:
+        alert_id = webhook[f"{stage}_alert_id_field"]
+        value = extract(alert_id, received)
+        alert_ids[stage] = (
+            None if alert_id is None or value is None else (field_key(alert_id), value)
+        )
+        fields[stage] = {}
+        for spec in (alert_id, *(webhook[f"other_{stage}_fields"] or [])):
+            value = extract(spec, received)
+            if spec is not None and value is not None:
+                fields[stage][field_key(spec)] = value
+    return Verdict(
+        holds={
+            stage: (stage == "started" and webhook[f"{stage}_rule_type"] == "unused")
+            or satisfied(webhook[f"{stage}_rule_type"], webhook[f"{stage}_rules"] or [], received)
+            for stage in STAGES
+        },
+        alert_ids=alert_ids,
+        fields=fields,
+        title=extract(webhook["title_field"], received),
+        cause=extract(webhook["cause_field"], received),
+    )

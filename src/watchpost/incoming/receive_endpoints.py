@@ -8,11 +8,11 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, Response
 
 from watchpost.errors import ApiError
-from watchpost.http.deps import Context, WriteDb
+from watchpost.http.deps import Context, ReadDb, request_sessions
 from watchpost.http.openapi import ERROR_RESPONSES, MessageErrorBody
 from watchpost.http.ratelimit import limit_by_address
 from watchpost.incoming.matching import Received
-from watchpost.incoming.receiving import Outcome, receive
+from watchpost.incoming.receiving import Outcome, judged, judged_settings, receive
 from watchpost.incoming.service import RECEIVE_PATH
 
 # Limited per client address before anything else: these requests carry no API token.
@@ -84,7 +84,7 @@ async def _body(request: Request) -> bytes:
     return bytes(kept)
 
 
-async def receive_request(token: str, request: Request, ctx: Context, db: WriteDb) -> Response:
+async def receive_request(token: str, request: Request, ctx: Context, db: ReadDb) -> Response:
     if len(token) > TOKEN_MAX:
         raise ApiError(404, NO_SUCH_WEBHOOK)
     query: dict[str, str] = {}
@@ -95,8 +95,16 @@ async def receive_request(token: str, request: Request, ctx: Context, db: WriteD
         headers={name.lower(): value for name, value in request.headers.items()},
         query=query,
     )
-    async with db.begin():
-        outcome = await receive(db, token=token, received=received, now=ctx.clock.now())
+    webhook = await judged_settings(db, token=token)
+    await db.close()  # the read transaction ends: nothing is held while patterns run
+    if webhook is None:
+        raise ApiError(404, NO_SUCH_WEBHOOK)
+    verdict = await judged(webhook, received)
+    write = await request_sessions(request).write()
+    async with write.begin():
+        outcome = await receive(
+            write, token=token, received=received, verdict=verdict, now=ctx.clock.now()
+        )
     if outcome is Outcome.UNKNOWN:
         raise ApiError(404, NO_SUCH_WEBHOOK)
     return JSONResponse({"result": outcome.value})

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from watchpost.incoming import patterns
 from watchpost.notification_fields import PolicyRef
 from watchpost.validation import Name
 
@@ -32,10 +32,9 @@ RULES_MAX: Final = 50
 
 
 def _regex_problem(pattern: str | None) -> None:
-    try:
-        re.compile(pattern or "")
-    except re.error as error:
-        raise ValueError(f"content must be a valid regular expression ({error})") from None
+    found = patterns.problem(pattern or "")
+    if found is not None:
+        raise ValueError(f"content must be a regular expression RE2 accepts: {found}")
 
 
 def _target_problem(target: str, target_field: str | None, what: str) -> None:
@@ -140,9 +139,10 @@ class WebhookFields(BaseModel):
 
 class WebhookCreate(WebhookFields):
     name: Name | None = Field(default=None, description="Default: Incoming webhook.")
-    started_rule_type: RuleType
-    acknowledged_rule_type: RuleType
-    resolved_rule_type: RuleType
+    # Not required, as in the hosted API's documentation (its Terraform provider always sends them).
+    started_rule_type: RuleType = Field(default="unused", description="Default: unused.")
+    acknowledged_rule_type: RuleType = Field(default="unused", description="Default: unused.")
+    resolved_rule_type: RuleType = Field(default="unused", description="Default: unused.")
 
 
 class WebhookUpdate(WebhookFields):
@@ -220,11 +220,12 @@ TYPE: Final = "incoming_webhook"
 ABOUT: Final = (
     "A public URL (`url`, with a secret token; no API token) that starts, acknowledges and "
     "resolves an incident from the requests it receives. Each of `started_rule_type`, "
-    "`acknowledged_rule_type` and `resolved_rule_type` is `unused`, `all` (every rule of its "
-    "list must hold) or `any` (one must); `all` and `any` need at least one rule. A rule "
+    "`acknowledged_rule_type` and `resolved_rule_type` is `unused` (the default), `all` (every "
+    "rule of its list must hold) or `any` (one must); `all` and `any` need at least one rule. "
+    "A rule "
     "compares a value of the request (`rule_target` body, json with a dotted `target_field` "
     "path, header, query_string; xml is stored but never satisfied) with `content` "
-    "(`match_type` contains, equals, matches_regex and their `_not`s). A request that "
+    "(`match_type` contains, equals, matches_regex (RE2 syntax) and their `_not`s). A request that "
     "satisfies the resolved rules resolves the open incident, else the acknowledged rules "
     "acknowledge it, else the started rules (or any request, when started_rule_type is "
     "`unused`) start one unless one is open. `title_field` and `cause_field` name the "

@@ -45,6 +45,7 @@ DEFAULTS: Final[dict[str, Any]] = {
     **NOTIFICATION_DEFAULTS,
     "recovery_period": 0,
     "paused": False,
+    **dict.fromkeys(RULE_TYPES, "unused"),
     **dict.fromkeys(SINGLE_FIELDS),
 }
 """What an attribute not sent on create is (the rule and field lists: empty)."""
