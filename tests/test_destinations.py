@@ -21,12 +21,15 @@ from fastapi import FastAPI
 from pydantic import ValidationError
 
 from tests.factories.api import TEST_PASSWORD, Api, data, errors
+from tests.factories.delivery import configure, deliverer_of, deliveries
 from tests.factories.engine import engine_of, load, recording_server
+from tests.factories.incidents import create_reported_incident
 from tests.factories.monitors import MINIMAL, MONITORS
 from tests.factories.objects import create_collector, create_target, target_body
 from tests.factories.servers import CANARY_DENIED, canary, redirecting_to, tcp_server
 from watchpost import destinations, outbound
 from watchpost.collectors.models import CollectorTarget
+from watchpost.delivery.models import Delivery
 from watchpost.destinations import DestinationPolicy, literal_address, parse_networks
 from watchpost.monitors.models import Monitor
 from watchpost.probes.http import CLIENT
@@ -432,6 +435,84 @@ async def test_an_ipv6_address_carrying_a_denied_one_is_refused_at_connect(
     ]
     for error in errors:
         assert error is not None and "in a denied network (127.0.0.2/32)" in error, errors
+
+
+# ------------------------------------------- connect time: what Apprise sends, any library
+
+
+async def _channel_delivery(app: FastAPI, api: Api, url: str) -> Delivery:
+    """A channel sending to url, told of a reported incident; its delivery after one try."""
+    data(await api.post(CHANNELS, {"url": url}), 201)
+    await create_reported_incident(api)
+    await deliverer_of(app).tick()
+    [delivery] = [d for d in await deliveries(app) if d.channel == "apprise"]
+    return delivery
+
+
+def assert_refused_delivery(delivery: Delivery, refusal: str) -> None:
+    assert delivery.state != "succeeded" and delivery.attempts == 1, delivery.state
+    assert delivery.error is not None and refusal in delivery.error, delivery.error
+    assert "a denied network" in delivery.error, delivery.error
+    assert "nothing was sent to it" in delivery.error, delivery.error
+
+
+@pytest.mark.parametrize("denied_networks", [LOOPBACK_DENIED])
+@pytest.mark.parametrize("scheme", ["json", "mailto"])
+async def test_a_channel_whose_host_resolves_to_a_denied_network_sends_nothing(
+    api: Api, app: FastAPI, scheme: str
+) -> None:
+    """`localhost` passes validation as a name; requests (json://) and smtplib (mailto://)
+    then resolve it to a denied address, and neither connects."""
+    async with listener() as server:
+        url = f"json://localhost:{server.port}/chat"
+        if scheme == "mailto":
+            url = (
+                f"mailto://bot:{TEST_PASSWORD}@localhost:{server.port}?smtp=localhost"
+                "&from=bot@example.com&to=ops@example.com&mode=insecure"
+            )
+        delivery = await _channel_delivery(app, api, url)
+        assert server.connections == 0
+    assert_refused_delivery(delivery, "localhost resolves to ")
+
+
+@pytest.mark.parametrize("denied_networks", [CANARY_DENIED])
+async def test_a_channel_redirected_to_a_denied_address_does_not_follow(
+    api: Api, app: FastAPI
+) -> None:
+    async with canary() as trap, redirecting_to(trap.url("/latest/meta-data/")) as port:
+        delivery = await _channel_delivery(app, api, f"json://127.0.0.1:{port}/chat")
+    assert trap.connections == 0
+    assert_refused_delivery(delivery, "127.0.0.2 is in a denied network (127.0.0.2/32)")
+
+
+@pytest.mark.parametrize("denied_networks", [LOOPBACK_DENIED])
+async def test_the_sms_service_of_the_settings_is_held_to_the_same_rule(
+    api: Api, app: FastAPI
+) -> None:
+    async with listener() as server:
+        configure(app, sms_url=f"json://localhost:{server.port}/sms")
+        await create_reported_incident(api, sms=True, email=False)
+        await deliverer_of(app).tick()
+        assert server.connections == 0
+    [delivery] = await deliveries(app)
+    assert delivery.channel == "sms"
+    assert_refused_delivery(delivery, "localhost resolves to ")
+
+
+@pytest.mark.parametrize("denied_networks", [LOOPBACK_DENIED])
+async def test_only_connections_inside_a_send_are_policed(app: FastAPI) -> None:
+    """The guard holds in the send's context and the threads that copy it; the process's
+    other connections (its database, the operator's ClickHouse) are left alone."""
+    async with listener() as server:
+        where = ("localhost", server.port)
+        with outbound.policed() as refusals, pytest.raises(outbound.DeniedAddress):
+            await asyncio.to_thread(socket.create_connection, where)
+        assert refusals.messages == [
+            "localhost resolves to 127.0.0.1, a denied network (127.0.0.0/8)"
+        ]
+        sock = await asyncio.to_thread(socket.create_connection, where)
+        assert sock.getpeername()[:2] == ("127.0.0.1", server.port)
+        sock.close()
 
 
 @pytest.mark.parametrize("denied_networks", [LOOPBACK_DENIED])
