@@ -1,13 +1,15 @@
 """Where Watchpost may send requests, and where a stored secret may go. Two rule tables.
 
-- **Denied networks.** Monitors, collector targets and webhooks may point at private and
-  loopback addresses (watching internal services is why people self-host them), never at
-  link-local or cloud metadata addresses: whoever can create a monitor could otherwise read
-  the host's cloud credentials through it. An address is refused when an object is created
-  or changed (every spelling of it: decimal, hex, octal and short IPv4 forms, and IPv6
-  addresses carrying an IPv4 address, which count as that address: `embedded_ipv4`), and again on the resolved address when a check connects (`watchpost.outbound`),
-  since a name's DNS answer can change after validation. `WATCHPOST_DENIED_NETWORKS`
-  replaces the default list; one policy holds per process (`configure()`, from the settings).
+- **Denied networks.** Monitors, collector targets, webhooks and notification channels may
+  point at private and loopback addresses (watching internal services is why people
+  self-host them), never at link-local or cloud metadata addresses: whoever can create a
+  monitor could otherwise read the host's cloud credentials through it. An address is
+  refused when an object is created or changed (every spelling of it: decimal, hex, octal
+  and short IPv4 forms, and IPv6 addresses carrying an IPv4 address, which count as that
+  address: `embedded_ipv4`), and again on the resolved address when a check or a delivery
+  connects (`watchpost.outbound`), since a name's DNS answer can change after validation.
+  `WATCHPOST_DENIED_NETWORKS` replaces the default list; one policy holds per process
+  (`configure()`, from the settings).
 - **Secrets follow their destination.** A write-only secret was given for one destination.
   Changing the destination without sending the secret again would send the stored secret to
   an address of the caller's choosing, where it can be read: SECRET_RULES says, per object

@@ -1,8 +1,8 @@
 """Connecting out under the destination policy: resolve first, check, then connect to the address.
 
 Validation refuses a denied address when an object is created or changed, but a host name's
-DNS answer can change afterwards (DNS rebinding), so every outgoing connection of a probe (and
-later of webhook delivery) resolves its host here, checks every address against the policy of
+DNS answer can change afterwards (DNS rebinding), so every outgoing connection of a probe or a
+delivery resolves its host here, checks every address against the policy of
 `watchpost.destinations`, and connects to a checked address, never to the name again:
 
 - `resolve()` / `open_connection()` / `reachable_address()` for asyncio streams and for the
