@@ -21,20 +21,25 @@ from fastapi import FastAPI
 from pydantic import ValidationError
 
 from tests.factories.api import TEST_PASSWORD, Api, data, errors
+from tests.factories.delivery import configure, deliverer_of, deliveries
 from tests.factories.engine import engine_of, load, recording_server
+from tests.factories.incidents import create_reported_incident
 from tests.factories.monitors import MINIMAL, MONITORS
 from tests.factories.objects import create_collector, create_target, target_body
-from tests.factories.servers import tcp_server, unavailable
+from tests.factories.servers import CANARY_DENIED, canary, redirecting_to, tcp_server
 from watchpost import destinations, outbound
 from watchpost.collectors.models import CollectorTarget
+from watchpost.delivery.models import Delivery
 from watchpost.destinations import DestinationPolicy, literal_address, parse_networks
 from watchpost.monitors.models import Monitor
 from watchpost.probes.http import CLIENT
 from watchpost.settings import Settings
 
 WEBHOOKS = "/api/v2/outgoing-webhooks"
+CHANNELS = "/api/v2/notification-channels"
 LOOPBACK_DENIED = "127.0.0.0/8,::1/128"
 METADATA = ipaddress.ip_address("169.254.169.254")
+METADATA_NETWORKS = parse_networks("169.254.0.0/16,100.100.100.200/32,192.0.0.192/32")
 
 # Every spelling of a denied destination a client might try.
 DENIED_HOSTS: list[str] = [
@@ -45,6 +50,16 @@ DENIED_HOSTS: list[str] = [
     "fd00:ec2::254",
     "::ffff:169.254.169.254",  # IPv4-mapped
     "::ffff:a9fe:a9fe",
+    "::169.254.169.254",  # IPv4-compatible
+    "64:ff9b::169.254.169.254",  # NAT64
+    "64:ff9b::a9fe:a9fe",
+    "2002:a9fe:a9fe::1",  # 6to4
+    "2002:a9fe:a9fe:1:2:3:4:5",
+    "100.100.100.200",  # Alibaba Cloud
+    "::ffff:100.100.100.200",
+    "2002:6464:64c8::",
+    "192.0.0.192",  # Oracle Cloud
+    "64:ff9b::c000:c0",
     "2852039166",  # decimal
     "0xa9fea9fe",  # hex
     "0xA9.0xFE.0xA9.0xFE",
@@ -64,6 +79,9 @@ ALLOWED_HOSTS = [
     "100.64.0.1",
     "::1",
     "fd12:3456::1",
+    "2002:a01:203::1",  # 6to4 of 10.1.2.3
+    "64:ff9b::a01:203",  # NAT64 of 10.1.2.3
+    "2001:db8::a9fe:a9fe",  # no IPv4 address in it
     "169.254.169.254.nip.io",  # a name: checked when it is resolved
     "metadata.google.internal.example.com",
 ]
@@ -118,8 +136,44 @@ def test_every_spelling_is_denied_by_the_default_policy(host: str) -> None:
     with pytest.raises(destinations.DeniedDestination):
         policy.check_url(in_url(host))
     address = literal_address(host)
-    if address is not None and address.version == 4:
-        assert address in ipaddress.ip_network("169.254.0.0/16")
+    if address is not None:
+        carried = destinations.embedded_ipv4(address) or address
+        assert carried.version == 6 or any(carried in network for network in METADATA_NETWORKS), (
+            host
+        )
+
+
+@pytest.mark.parametrize(
+    ("spelling", "carried"),
+    [
+        ("::ffff:127.0.0.2", "127.0.0.2"),
+        ("::127.0.0.2", "127.0.0.2"),
+        ("::7f00:2", "127.0.0.2"),
+        ("64:ff9b::127.0.0.2", "127.0.0.2"),
+        ("2002:7f00:2::", "127.0.0.2"),
+        ("2002:7f00:2:ffff:ffff:ffff:ffff:ffff", "127.0.0.2"),
+        ("::1", None),
+        ("::", None),
+        ("64:ff9b:1::7f00:2", None),
+        ("2001:db8::7f00:2", None),
+        ("127.0.0.2", None),
+    ],
+)
+def test_an_ipv6_address_carrying_an_ipv4_address_counts_as_it(
+    spelling: str, carried: str | None
+) -> None:
+    address = ipaddress.ip_address(spelling)
+    expected = ipaddress.ip_address(carried) if carried else None
+    assert destinations.embedded_ipv4(address) == expected
+    destinations.configure("127.0.0.2/32")
+    denied = expected is not None or spelling == "127.0.0.2"
+    assert (destinations.current().denied_network(address) is not None) == denied
+    try:
+        outbound.check_address(spelling, spelling)  # what a connection checks
+    except outbound.DeniedAddress as exc:
+        assert denied and "127.0.0.2/32" in str(exc)
+    else:
+        assert not denied
 
 
 @pytest.mark.parametrize("host", ALLOWED_HOSTS)
@@ -180,6 +234,7 @@ FIELDS: dict[str, tuple[str, Any]] = {
     "monitor url (host)": ("url", lambda host: host),
     "monitor url (dns server)": ("url", lambda host: host),
     "webhook url": ("url", lambda host: in_url(host, "/hook")),
+    "channel url": ("url", lambda host: in_url(host, "/hook").replace("http://", "json://")),
 }
 KIND_OF = {"target host": "postgres", "target endpoint": "prometheus", "target listen_ip": "nginx"}
 MONITOR_TYPE = {
@@ -201,10 +256,14 @@ async def _create_and_patch(api: Api, resource: str, value: Any) -> tuple[Any, A
         existing = data(await api.post(MONITORS, body), 201)["id"]
         create = await api.post(MONITORS, {**body, field: value})
         return create, await api.patch(f"{MONITORS}/{existing}", {field: value})
-    body = {"url": "https://hooks.example/in", "trigger_type": "incident_change"}
-    existing = data(await api.post(WEBHOOKS, body), 201)["id"]
-    create = await api.post(WEBHOOKS, {**body, field: value})
-    return create, await api.patch(f"{WEBHOOKS}/{existing}", {field: value})
+    collection, body = WEBHOOKS, {"url": "https://hooks.example/in"}
+    if resource == "webhook url":
+        body["trigger_type"] = "incident_change"
+    else:
+        collection, body = CHANNELS, {"url": "json://hooks.example/in"}
+    existing = data(await api.post(collection, body), 201)["id"]
+    create = await api.post(collection, {**body, field: value})
+    return create, await api.patch(f"{collection}/{existing}", {field: value})
 
 
 @pytest.mark.parametrize("resource", FIELDS)
@@ -340,44 +399,120 @@ async def test_an_address_denied_after_validation_is_refused_at_connect(
     assert error is not None and "127.0.0.1 is in a denied network (127.0.0.1/32)" in error
 
 
-@asynccontextmanager
-async def redirecting_to(location: str) -> AsyncIterator[int]:
-    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        while (await reader.readline()).strip():
-            pass
-        writer.write(
-            f"HTTP/1.1 302 Found\r\nLocation: {location}\r\nContent-Length: 0\r\n\r\n".encode()
-        )
-        await writer.drain()
-
-    async with tcp_server(handle) as port:
-        yield port
-
-
-@pytest.mark.parametrize("denied_networks", ["127.0.0.2/32"])
+@pytest.mark.parametrize("denied_networks", [CANARY_DENIED])
 async def test_a_redirect_to_a_denied_address_is_not_followed(api: Api, app: FastAPI) -> None:
-    hits = 0
-
-    async def count(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        nonlocal hits
-        hits += 1
-
-    try:
-        trap = await asyncio.start_server(count, "127.0.0.2", 0)
-    except OSError as exc:
-        unavailable(f"cannot listen on 127.0.0.2 here: {exc}")
-    trap_port = trap.sockets[0].getsockname()[1]
-    try:
-        async with redirecting_to(f"http://127.0.0.2:{trap_port}/meta") as port:
-            monitor = data(await api.post(MONITORS, {"url": f"http://127.0.0.1:{port}/start"}), 201)
-            await engine_of(app).tick()
-            await CLIENT.aclose()
-    finally:
-        trap.close()
-        await trap.wait_closed()
-    assert hits == 0
+    async with canary() as trap, redirecting_to(trap.url("/meta")) as port:
+        monitor = data(await api.post(MONITORS, {"url": f"http://127.0.0.1:{port}/start"}), 201)
+        await engine_of(app).tick()
+        await CLIENT.aclose()
+    assert trap.connections == 0
     error = (await load(app, Monitor, monitor["id"])).last_error
     assert error is not None and "127.0.0.2 is in a denied network" in error, error
+
+
+# An IPv6 spelling of the canary's 127.0.0.2 of each kind, as the probes get them.
+CARRYING_CANARY = ["::ffff:127.0.0.2", "::127.0.0.2", "64:ff9b::7f00:2", "2002:7f00:2::1"]
+
+
+@pytest.mark.parametrize("spelling", CARRYING_CANARY)
+async def test_an_ipv6_address_carrying_a_denied_one_is_refused_at_connect(
+    api: Api, app: FastAPI, spelling: str
+) -> None:
+    """Stored while allowed, then the list denies the IPv4 address it carries: an HTTP
+    monitor (aiohttp's socket factory) and a memcached target (outbound.open_connection)."""
+    async with canary() as trap:
+        monitor = data(
+            await api.post(MONITORS, {"url": f"http://[{spelling}]:{trap.port}/health"}), 201
+        )
+        _, target = await _target_url(api, "memcached", host=spelling, port=trap.port)
+        destinations.configure(CANARY_DENIED)
+        await engine_of(app).tick()
+        await CLIENT.aclose()
+    assert trap.connections == 0
+    errors = [
+        (await load(app, Monitor, monitor["id"])).last_error,
+        (await load(app, CollectorTarget, target.rsplit("/", 1)[1])).last_error,
+    ]
+    for error in errors:
+        assert error is not None and "in a denied network (127.0.0.2/32)" in error, errors
+
+
+# ------------------------------------------- connect time: what Apprise sends, any library
+
+
+async def _channel_delivery(app: FastAPI, api: Api, url: str) -> Delivery:
+    """A channel sending to url, told of a reported incident; its delivery after one try."""
+    data(await api.post(CHANNELS, {"url": url}), 201)
+    await create_reported_incident(api)
+    await deliverer_of(app).tick()
+    [delivery] = [d for d in await deliveries(app) if d.channel == "apprise"]
+    return delivery
+
+
+def assert_refused_delivery(delivery: Delivery, refusal: str) -> None:
+    assert delivery.state != "succeeded" and delivery.attempts == 1, delivery.state
+    assert delivery.error is not None and refusal in delivery.error, delivery.error
+    assert "a denied network" in delivery.error, delivery.error
+    assert "nothing was sent to it" in delivery.error, delivery.error
+
+
+@pytest.mark.parametrize("denied_networks", [LOOPBACK_DENIED])
+@pytest.mark.parametrize("scheme", ["json", "mailto"])
+async def test_a_channel_whose_host_resolves_to_a_denied_network_sends_nothing(
+    api: Api, app: FastAPI, scheme: str
+) -> None:
+    """`localhost` passes validation as a name; requests (json://) and smtplib (mailto://)
+    then resolve it to a denied address, and neither connects."""
+    async with listener() as server:
+        url = f"json://localhost:{server.port}/chat"
+        if scheme == "mailto":
+            url = (
+                f"mailto://bot:{TEST_PASSWORD}@localhost:{server.port}?smtp=localhost"
+                "&from=bot@example.com&to=ops@example.com&mode=insecure"
+            )
+        delivery = await _channel_delivery(app, api, url)
+        assert server.connections == 0
+    assert_refused_delivery(delivery, "localhost resolves to ")
+
+
+@pytest.mark.parametrize("denied_networks", [CANARY_DENIED])
+async def test_a_channel_redirected_to_a_denied_address_does_not_follow(
+    api: Api, app: FastAPI
+) -> None:
+    async with canary() as trap, redirecting_to(trap.url("/latest/meta-data/")) as port:
+        delivery = await _channel_delivery(app, api, f"json://127.0.0.1:{port}/chat")
+    assert trap.connections == 0
+    assert_refused_delivery(delivery, "127.0.0.2 is in a denied network (127.0.0.2/32)")
+
+
+@pytest.mark.parametrize("denied_networks", [LOOPBACK_DENIED])
+async def test_the_sms_service_of_the_settings_is_held_to_the_same_rule(
+    api: Api, app: FastAPI
+) -> None:
+    async with listener() as server:
+        configure(app, sms_url=f"json://localhost:{server.port}/sms")
+        await create_reported_incident(api, sms=True, email=False)
+        await deliverer_of(app).tick()
+        assert server.connections == 0
+    [delivery] = await deliveries(app)
+    assert delivery.channel == "sms"
+    assert_refused_delivery(delivery, "localhost resolves to ")
+
+
+@pytest.mark.parametrize("denied_networks", [LOOPBACK_DENIED])
+async def test_only_connections_inside_a_send_are_policed(app: FastAPI) -> None:
+    """The guard holds in the send's context and the threads that copy it; the process's
+    other connections (its database, the operator's ClickHouse) are left alone."""
+    async with listener() as server:
+        where = ("localhost", server.port)
+        with outbound.policed() as refusals, pytest.raises(outbound.DeniedAddress):
+            await asyncio.to_thread(socket.create_connection, where)
+        assert refusals.messages == [
+            "localhost resolves to 127.0.0.1, a denied network (127.0.0.0/8)"
+        ]
+        sock = await asyncio.to_thread(socket.create_connection, where)
+        assert sock.getpeername()[:2] == ("127.0.0.1", server.port)
+        sock.close()
 
 
 @pytest.mark.parametrize("denied_networks", [LOOPBACK_DENIED])

@@ -1,13 +1,15 @@
 """Where Watchpost may send requests, and where a stored secret may go. Two rule tables.
 
-- **Denied networks.** Monitors, collector targets and webhooks may point at private and
-  loopback addresses (watching internal services is why people self-host them), never at
-  link-local or cloud metadata addresses: whoever can create a monitor could otherwise read
-  the host's cloud credentials through it. An address is refused when an object is created
-  or changed (every spelling of it: IPv4-mapped IPv6, decimal, hex, octal and short IPv4
-  forms), and again on the resolved address when a check connects (`watchpost.outbound`),
-  since a name's DNS answer can change after validation. `WATCHPOST_DENIED_NETWORKS`
-  replaces the default list; one policy holds per process (`configure()`, from the settings).
+- **Denied networks.** Monitors, collector targets, webhooks and notification channels may
+  point at private and loopback addresses (watching internal services is why people
+  self-host them), never at link-local or cloud metadata addresses: whoever can create a
+  monitor could otherwise read the host's cloud credentials through it. An address is
+  refused when an object is created or changed (every spelling of it: decimal, hex, octal
+  and short IPv4 forms, and IPv6 addresses carrying an IPv4 address, which count as that
+  address: `embedded_ipv4`), and again on the resolved address when a check or a delivery
+  connects (`watchpost.outbound`), since a name's DNS answer can change after validation.
+  `WATCHPOST_DENIED_NETWORKS` replaces the default list; one policy holds per process
+  (`configure()`, from the settings).
 - **Secrets follow their destination.** A write-only secret was given for one destination.
   Changing the destination without sending the secret again would send the stored secret to
   an address of the caller's choosing, where it can be read: SECRET_RULES says, per object
@@ -31,6 +33,8 @@ DEFAULT_DENIED_NETWORKS: Final[tuple[str, ...]] = (
     "169.254.0.0/16",  # IPv4 link-local; the metadata service of AWS, GCP, Azure … (.169.254)
     "fe80::/10",  # IPv6 link-local
     "fd00:ec2::254/128",  # the AWS metadata service over IPv6
+    "100.100.100.200/32",  # the Alibaba Cloud metadata service
+    "192.0.0.192/32",  # the Oracle Cloud metadata service
 )
 DENIED_HOST_NAMES: Final[frozenset[str]] = frozenset({"metadata.google.internal"})
 """Names of metadata services, refused whatever they resolve to (and whatever the list says)."""
@@ -77,6 +81,26 @@ def literal_address(host: str) -> IpAddress | None:
         return None
 
 
+_IPV4_COMPATIBLE = ipaddress.ip_network("::/96")
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+
+
+def embedded_ipv4(address: IpAddress) -> ipaddress.IPv4Address | None:
+    """The IPv4 address an IPv6 address carries, which a connection to it may reach:
+    IPv4-mapped ::ffff:a.b.c.d, IPv4-compatible ::a.b.c.d, NAT64 64:ff9b::a.b.c.d (the
+    well-known prefix, RFC 6052) and 6to4 2002:aabb:ccdd::/48 (bits 16 to 48). None otherwise."""
+    if not isinstance(address, ipaddress.IPv6Address):
+        return None
+    if address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    if address.sixtofour is not None:
+        return address.sixtofour
+    # :: and ::1 are IPv6's own unspecified and loopback addresses, not IPv4-compatible ones.
+    if (address in _IPV4_COMPATIBLE and int(address) > 1) or address in _NAT64:
+        return ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+    return None
+
+
 def is_denied_name(host: str) -> bool:
     return host.strip().strip("[]").removesuffix(".").lower() in DENIED_HOST_NAMES
 
@@ -86,10 +110,13 @@ class DestinationPolicy:
     networks: tuple[IpNetwork, ...]
 
     def denied_network(self, address: IpAddress) -> IpNetwork | None:
-        """The denied network holding address (an IPv4-mapped IPv6 address counts as IPv4)."""
+        """The denied network holding address, or the IPv4 address it carries (embedded_ipv4).
+
+        Every check, at validation and at connect time, asks this."""
         candidates: list[IpAddress] = [address]
-        if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-            candidates.append(address.ipv4_mapped)
+        carried = embedded_ipv4(address)
+        if carried is not None:
+            candidates.append(carried)
         for network in self.networks:
             for candidate in candidates:
                 if candidate.version == network.version and candidate in network:

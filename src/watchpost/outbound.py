@@ -1,14 +1,18 @@
 """Connecting out under the destination policy: resolve first, check, then connect to the address.
 
 Validation refuses a denied address when an object is created or changed, but a host name's
-DNS answer can change afterwards (DNS rebinding), so every outgoing connection of a probe (and
-later of webhook delivery) resolves its host here, checks every address against the policy of
+DNS answer can change afterwards (DNS rebinding), so every outgoing connection of a probe or a
+delivery resolves its host here, checks every address against the policy of
 `watchpost.destinations`, and connects to a checked address, never to the name again:
 
 - `resolve()` / `open_connection()` / `reachable_address()` for asyncio streams and for the
   clients that take an address (database drivers get the IP, and keep the name for TLS);
 - `PolicyResolver` and `checked_socket` for aiohttp: the resolver checks names, the socket
-  factory checks every address a connection is made to (IP literals and redirects included).
+  factory checks every address a connection is made to (IP literals and redirects included);
+- `policed()` for the libraries Watchpost does not connect for (Apprise: requests, smtplib,
+  paho, raw sockets, each in worker threads): while it is active, in its context and the
+  threads that copy it, every socket's connect and sendto checks the address, and a name is
+  resolved and checked once, then connected to by address.
 
 A denied address fails the check with `DeniedAddress`, an OSError whose message is for people,
 before anything is sent.
@@ -16,9 +20,15 @@ before anything is sent.
 
 from __future__ import annotations
 
+import _socket
 import asyncio
+import contextvars
 import ipaddress
 import socket
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp.abc import AbstractResolver, ResolveResult
@@ -142,3 +152,121 @@ def checked_socket(
     family, kind, proto, _, sockaddr = info
     check_address(str(sockaddr[0]), str(sockaddr[0]))
     return socket.socket(family, kind, proto)
+
+
+# ------------------------------------------------------------- any library's sockets
+
+
+@dataclass
+class Refusals:
+    """What the connections of one policed() block were refused, in order."""
+
+    messages: list[str] = field(default_factory=list)
+
+
+_policed: contextvars.ContextVar[Refusals | None] = contextvars.ContextVar(
+    "watchpost_outbound_policed", default=None
+)
+_install_lock = threading.Lock()
+_installed = False
+
+
+@contextmanager
+def policed() -> Iterator[Refusals]:
+    """Every connection made in this block's context goes through the policy, whichever
+    library makes it: its refusals are collected in the Refusals yielded.
+
+    The socket guard is installed on first use and then costs other code one context
+    variable read per connect; outside a policed() context (the operator's ClickHouse,
+    the database drivers, the probes) nothing changes. A thread pool that copies the
+    context (Apprise's does, as asyncio.to_thread does) is policed with it.
+    """
+    _install()
+    refusals = Refusals()
+    token = _policed.set(refusals)
+    try:
+        yield refusals
+    finally:
+        _policed.reset(token)
+
+
+def _checked(refusals: Refusals, check: Any, *args: Any) -> None:
+    """check(*args), its DeniedAddress recorded in refusals before it is raised."""
+    try:
+        check(*args)
+    except DeniedAddress as exc:
+        refusals.messages.append(str(exc))
+        raise
+
+
+def _check_name(host: str) -> None:
+    if destinations.is_denied_name(host):
+        raise DeniedAddress(f"{host} is a cloud metadata host, a denied destination")
+
+
+def _check_answers(host: str, infos: list[Any]) -> None:
+    """Every address of a name's answer: one denied refuses the name (as `resolve` does)."""
+    for info in infos:
+        if info[0] in (socket.AF_INET, socket.AF_INET6):
+            check_address(host, str(info[4][0]))
+
+
+def _police(sock: socket.socket, address: Any) -> Any:
+    """The address to connect or send to, checked; a name is resolved once, checked, and
+    replaced by its address (no second lookup). DeniedAddress when it is denied."""
+    refusals = _policed.get()
+    if refusals is None or sock.family not in (socket.AF_INET, socket.AF_INET6):
+        return address
+    first = address[0]
+    host = first.decode() if isinstance(first, bytes) else str(first)
+    rest = tuple(address[1:])
+    try:
+        ipaddress.ip_address(host.split("%", 1)[0])
+    except ValueError:
+        _checked(refusals, _check_name, host)
+        infos = _getaddrinfo(host, rest[0], sock.family, sock.type)
+        _checked(refusals, _check_answers, host, infos)
+        return (str(infos[0][4][0]), *rest)
+    _checked(refusals, check_address, host, host)
+    return address
+
+
+_getaddrinfo = socket.getaddrinfo
+
+
+def _guarded_getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
+    refusals = _policed.get()
+    if refusals is None or not isinstance(host, str | bytes):
+        return _getaddrinfo(host, *args, **kwargs)
+    name = host.decode() if isinstance(host, bytes) else host
+    _checked(refusals, _check_name, name)
+    infos = _getaddrinfo(host, *args, **kwargs)
+    _checked(refusals, _check_answers, name, infos)
+    return infos
+
+
+def _connect(self: socket.socket, address: Any) -> None:
+    _socket.socket.connect(self, _police(self, address))
+
+
+def _connect_ex(self: socket.socket, address: Any) -> int:
+    return _socket.socket.connect_ex(self, _police(self, address))
+
+
+def _sendto(self: socket.socket, data: Any, *args: Any) -> int:
+    args = (*args[:-1], _police(self, args[-1]))
+    return _socket.socket.sendto(self, data, *args)
+
+
+def _install() -> None:
+    """Puts the guard on Python's socket class (ssl.SSLSocket and every library's sockets
+    derive from it) and on socket.getaddrinfo; once per process."""
+    global _installed
+    with _install_lock:
+        if _installed:
+            return
+        socket.socket.connect = _connect  # type: ignore[method-assign, assignment]
+        socket.socket.connect_ex = _connect_ex  # type: ignore[method-assign, assignment]
+        socket.socket.sendto = _sendto  # type: ignore[method-assign, assignment]
+        socket.getaddrinfo = _guarded_getaddrinfo
+        _installed = True

@@ -12,6 +12,7 @@ import os
 import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
+from dataclasses import dataclass
 from typing import NoReturn
 
 import pytest
@@ -120,6 +121,58 @@ async def http_server(
             f"HTTP/1.1 {status} X\r\nContent-Type: {content_type}\r\n"
             f"Content-Length: {len(payload)}\r\nConnection: close\r\n\r\n".encode()
             + payload
+        )
+        await writer.drain()
+
+    async with tcp_server(handle) as port:
+        yield port
+
+
+CANARY_HOST = "127.0.0.2"
+CANARY_DENIED = "127.0.0.2/32"
+"""The setting a test denies the canary's address with (WATCHPOST_DENIED_NETWORKS)."""
+
+
+@dataclass
+class Canary:
+    port: int = 0
+    connections: int = 0
+
+    def url(self, path: str = "/") -> str:
+        return f"http://{CANARY_HOST}:{self.port}{path}"
+
+
+@asynccontextmanager
+async def canary() -> AsyncIterator[Canary]:
+    """A server on 127.0.0.2, the address tests deny (CANARY_DENIED), counting connections:
+    what "must not be reached" is checked against. Skips where 127.0.0.2 cannot be bound."""
+    seen = Canary()
+
+    async def count(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        seen.connections += 1
+        writer.close()
+
+    try:
+        server = await asyncio.start_server(count, CANARY_HOST, 0)
+    except OSError as exc:
+        unavailable(f"cannot listen on {CANARY_HOST} here: {exc}")
+    seen.port = server.sockets[0].getsockname()[1]
+    try:
+        yield seen
+    finally:
+        server.close()
+        await server.wait_closed()
+
+
+@asynccontextmanager
+async def redirecting_to(location: str) -> AsyncIterator[int]:
+    """A loopback HTTP server answering every request with 302 to location; yields its port."""
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while (await reader.readline()).strip():
+            pass
+        writer.write(
+            f"HTTP/1.1 302 Found\r\nLocation: {location}\r\nContent-Length: 0\r\n\r\n".encode()
         )
         await writer.drain()
 

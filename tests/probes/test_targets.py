@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import pytest
+
 from tests.factories.api import TEST_API_KEY, TEST_PASSWORD
-from tests.factories.servers import free_port
+from tests.factories.servers import TIMEOUT, free_port, http_server, tcp_server
 from watchpost.collectors.models import CollectorTarget
 from watchpost.collectors.target_kinds import KINDS
 from watchpost.crypto import SecretBox
-from watchpost.probes.errors import Address, scrub
+from watchpost.probes.errors import EXCERPT_CHARS, Address, excerpt, scrub
+from watchpost.probes.http import CLIENT
+from watchpost.probes.monitors.check import MonitorCheck
+from watchpost.probes.monitors.registry import PROBES as MONITOR_PROBES
 from watchpost.probes.targets.common import service_address
 from watchpost.probes.targets.registry import PROBES, probe_target, target_settings
 from watchpost.probes.targets.settings import TargetSettings
@@ -84,3 +94,70 @@ async def test_an_unknown_host_is_a_dns_failure() -> None:
         assert result.error is not None and result.error.startswith(
             "cannot resolve host no-such-host.invalid"
         ), (kind, result.error)
+
+
+# What a server answered never reaches an error text: a check may point at any allowed
+# address, and its error is shown to whoever made it (probes/errors.py).
+LEAKED = "AKIAWATCHPOSTCANARY7777"
+METADATA_JSON = f'{{"Code":"Success","AccessKeyId":"{LEAKED}","Token":"{LEAKED}"}}\n'
+ANSWERS = {
+    "a body": (
+        "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
+        f"Content-Length: {len(METADATA_JSON)}\r\nConnection: close\r\n\r\n{METADATA_JSON}"
+    ),
+    "no HTTP at all": METADATA_JSON,
+    "a bad header": f"HTTP/1.1 200 OK\r\nX-{LEAKED}\x01: v\r\nContent-Length: 0\r\n\r\n",
+    "a bad chunk": f"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n{LEAKED}\r\n",
+    "an unknown health status": (
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
+        f'{len(LEAKED) + 14}\r\n\r\n{{"status":"{LEAKED}"}}'
+    ),
+}
+
+
+@asynccontextmanager
+async def answering(answer: str) -> AsyncIterator[int]:
+    """A loopback server answering every connection with answer, whatever was asked."""
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(answer.encode())
+        await writer.drain()
+        await reader.read(4096)
+
+    async with tcp_server(handle) as port:
+        yield port
+
+
+@pytest.mark.parametrize("answer", ANSWERS)
+@pytest.mark.parametrize("kind", ["prometheus", "elasticsearch", "nginx", "apache", "monitor"])
+async def test_an_error_text_never_quotes_the_server(kind: str, answer: str) -> None:
+    async with answering(ANSWERS[answer]) as port:
+        if kind == "monitor":
+            url = f"http://127.0.0.1:{port}/health"
+            check = MonitorCheck(monitor_type="keyword", url=url, required_keyword="healthy")
+            result = await MONITOR_PROBES["keyword"](check, timeout=TIMEOUT)
+        else:
+            settings = TargetSettings(
+                kind=kind,
+                host="127.0.0.1",
+                port=port,
+                endpoint=f"http://127.0.0.1:{port}/metrics",
+                scheme="http",
+            )
+            result = await probe_target(settings, timeout=TIMEOUT)
+        await CLIENT.aclose()
+    assert not result.ok
+    assert result.error is not None and LEAKED not in result.error, result.error
+
+
+async def test_a_name_a_protocol_defines_is_quoted_short() -> None:
+    """Elasticsearch's cluster_name names the cluster in the error, cut to EXCERPT_CHARS."""
+    name = "x" * 50 + LEAKED + "\n" * 3 + LEAKED
+    body = json.dumps({"status": "red", "cluster_name": name, "unassigned_shards": 2})
+    async with http_server(lambda target, headers: (200, "application/json", body)) as port:
+        settings = TargetSettings(kind="elasticsearch", host="127.0.0.1", port=port)
+        result = await probe_target(settings, timeout=TIMEOUT)
+        await CLIENT.aclose()
+    quoted = "x" * 50 + LEAKED[: EXCERPT_CHARS - 51] + "…"
+    assert result.error == f"cluster {quoted} is red (2 unassigned shards)"
+    assert excerpt("a\r\nb\x00c  d") == "a b c d"

@@ -15,14 +15,14 @@ from watchpost.validation import Name
 def check_apprise_url(value: str) -> str:
     """A URL Apprise can send to, not aimed at a denied network."""
     text = value.strip()
+    host = urlsplit(text).hostname
+    if host:
+        destinations.current().check_host(host)
     if apprise.Apprise.instantiate(text, suppress_exceptions=True) is None:
         raise ValueError(
             "must be an Apprise URL of a supported service (e.g. slack://…, discord://…, "
             "ntfy://…, json://host/path; see the Apprise documentation)"
         )
-    host = urlsplit(text).hostname
-    if host:
-        destinations.current().check_host(host)
     return text
 
 

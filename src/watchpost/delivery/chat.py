@@ -1,8 +1,10 @@
 """Sending an incident event to a notification channel through Apprise.
 
-Apprise's senders are synchronous (requests); `async_notify` runs them in threads. They do
-not go through the destination policy's resolver: a channel's host is checked when the
-channel is created or changed (channels/schemas.py), not again at send time.
+Apprise's senders are synchronous (requests, smtplib, paho …); `async_notify` runs them in
+threads that copy the caller's context. A channel's host is checked when the channel is
+created or changed (channels/schemas.py), and every connection of a send, whichever library
+makes it and wherever a redirect leads, is checked again by `outbound.policed()`: the
+channels', and the SMS and call services' of the settings, one rule for all Apprise sends.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Any, Final
 
 import apprise
 
+from watchpost import outbound
 from watchpost.crypto import SecretBox
 from watchpost.delivery.mail import summary
 from watchpost.delivery.sending import Outcome
@@ -52,9 +55,13 @@ async def notify(url: str, payload: dict[str, Any], *, acknowledge_url: str | No
         return Outcome(error="the URL is not a valid Apprise URL", final=True)
     started = time.perf_counter()
     capture = apprise.LogCapture(level=logging.WARNING, fmt="%(message)s")  # type: ignore[no-untyped-call]
-    with capture as captured:
+    with outbound.policed() as refusals, capture as captured:
         sent = await sender.async_notify(title=title, body=text)
     duration = round((time.perf_counter() - started) * 1000)
+    if refusals.messages:
+        # A send that met a denied address fails, even if a plugin's fallback got through.
+        error = f"{refusals.messages[0]}; nothing was sent to it"
+        return Outcome(duration_ms=duration, error=error)
     if sent:
         return Outcome(status_code=200, duration_ms=duration)
     reason = captured.getvalue().strip().replace("\n", "; ") or "the service refused it"

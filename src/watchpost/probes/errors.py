@@ -1,7 +1,12 @@
 """Where a probe connects, and the one wording of what went wrong on the way.
 
 Messages are for people (shown through the API and in incidents) and never hold a
-credential: `scrub` removes whatever a server or library echoed.
+credential: `scrub` removes whatever a server or library echoed. Nor do they carry what a
+server answered: a check can point at any allowed address, and an error text that quoted the
+answer would let whoever made the check read a server they cannot reach themselves. Parsers'
+messages, which quote the input they failed on, are cut to their reason (`reason`); a value
+a protocol defines as a name (a cluster's name, its status) is quoted short (`excerpt`); a
+library's message is one line, bounded (`first_line`).
 """
 
 from __future__ import annotations
@@ -10,10 +15,15 @@ import asyncio
 import socket
 import ssl
 from dataclasses import dataclass
+from typing import Final
 
 from watchpost import outbound
 
 LISTENING_HINT = " (nothing listens on that port?)"
+EXCERPT_CHARS: Final = 64
+"""The most of a server's value a message quotes."""
+LINE_CHARS: Final = 200
+"""The most of a library's message a message carries."""
 
 
 @dataclass(frozen=True)
@@ -32,9 +42,27 @@ def scrub(message: str, secrets: tuple[str, ...]) -> str:
     return message
 
 
+def excerpt(value: object, limit: int = EXCERPT_CHARS) -> str:
+    """A value a server sent, as a message may quote it: printable, one line, at most limit
+    characters (cut with …)."""
+    text = " ".join("".join(c if c.isprintable() else " " for c in str(value)).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def first_line(exc: BaseException) -> str:
     text = str(exc).strip()
-    return text.splitlines()[0].strip() if text else type(exc).__name__
+    return excerpt(text.splitlines()[0], LINE_CHARS) if text else type(exc).__name__
+
+
+def reason(error: BaseException | str) -> str:
+    """What a parser says went wrong, without the input it quotes: its message up to the
+    first colon ("Invalid labels: <the line>", "Bad status line: <the bytes>")."""
+    if isinstance(error, BaseException):
+        first = error.args[0] if error.args else None
+        text = first if isinstance(first, str) and first.strip() else type(error).__name__
+    else:
+        text = error
+    return excerpt(text.split(":", 1)[0], EXCERPT_CHARS) or "unreadable"
 
 
 def _chain(exc: BaseException) -> list[BaseException]:

@@ -15,6 +15,7 @@ from typing import Any
 import aiohttp
 
 from watchpost.outbound import PolicyResolver, checked_socket
+from watchpost.probes.errors import reason
 
 
 @functools.cache
@@ -80,3 +81,11 @@ def connection_error(exc: aiohttp.ClientConnectorError) -> BaseException:
     if isinstance(exc, aiohttp.ClientConnectorCertificateError):
         return exc.certificate_error
     return exc.os_error
+
+
+def unreadable_answer(exc: aiohttp.ClientResponseError | aiohttp.ClientPayloadError) -> str:
+    """An answer aiohttp could not parse, worded without the bytes its parser quotes (a
+    server's answer never reaches an error text: probes/errors.py)."""
+    if isinstance(exc, aiohttp.ClientPayloadError):
+        return f"response body could not be read ({reason(exc)})"
+    return f"invalid HTTP response ({reason(exc.message)})"

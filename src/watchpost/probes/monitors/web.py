@@ -21,6 +21,7 @@ from watchpost.probes.http import (
     connection_error,
     decode_body,
     one_try_session,
+    unreadable_answer,
     verifying_context,
 )
 from watchpost.probes.monitors.common import ConfigError, timed_out
@@ -112,10 +113,8 @@ def _describe_client_error(exc: aiohttp.ClientError, settings: MonitorCheck) -> 
         return "invalid url"
     if isinstance(exc, aiohttp.ServerDisconnectedError):
         return "server closed the connection without answering"
-    if isinstance(exc, aiohttp.ClientPayloadError):
-        return f"response body could not be read: {exc}"
-    if isinstance(exc, aiohttp.ClientResponseError):
-        return f"invalid HTTP response: {exc.message}"
+    if isinstance(exc, aiohttp.ClientPayloadError | aiohttp.ClientResponseError):
+        return unreadable_answer(exc)
     return f"HTTP request failed: {type(exc).__name__}: {exc}"
 
 

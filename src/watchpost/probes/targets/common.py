@@ -15,7 +15,13 @@ from yarl import URL
 from watchpost import outbound
 from watchpost.probes.base import Probe, ProbeResult, Stopwatch, failure
 from watchpost.probes.errors import LISTENING_HINT, Address, describe, scrub
-from watchpost.probes.http import CLIENT, connection_error, decode_body, verifying_context
+from watchpost.probes.http import (
+    CLIENT,
+    connection_error,
+    decode_body,
+    unreadable_answer,
+    verifying_context,
+)
 from watchpost.probes.targets.settings import TargetSettings
 
 
@@ -129,6 +135,9 @@ async def http_get(
             # Closed during the TLS handshake, as a plain HTTP server does.
             raise CheckFailed(f"TLS handshake with {address} failed (connection closed)") from exc
         raise error from exc
+    except (aiohttp.ClientResponseError, aiohttp.ClientPayloadError) as exc:
+        where = f"{URL(url).raw_path_qs} on {address}"
+        raise CheckFailed(f"{where}: {unreadable_answer(exc)}") from None
     if status in (401, 403):
         raise CheckFailed(f"authentication failed: {address} answered HTTP {status}")
     if not 200 <= status < 300 and status not in accept_statuses:

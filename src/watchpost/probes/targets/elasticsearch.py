@@ -6,7 +6,7 @@ import base64
 from typing import TYPE_CHECKING, Any, Final
 
 from watchpost.probes.base import ProbeResult
-from watchpost.probes.errors import Address
+from watchpost.probes.errors import Address, excerpt
 from watchpost.probes.targets.common import CheckFailed, Reading, http_get, run_check, url_host
 
 if TYPE_CHECKING:
@@ -15,6 +15,8 @@ if TYPE_CHECKING:
 DEFAULT_PORT: Final = 9200
 HEALTH_PATH: Final = "/_cluster/health"
 PASSING: Final = frozenset({"green", "yellow"})
+STATUSES: Final = PASSING | {"red"}
+"""The statuses of cluster health: an answer with another is not cluster health."""
 HEALTH_METRICS: Final = (
     "number_of_nodes",
     "number_of_data_nodes",
@@ -51,6 +53,8 @@ async def probe(settings: TargetSettings, *, timeout: float) -> ProbeResult:
         try:
             health: Any = response.json()
             status = health["status"]
+            if status not in STATUSES:
+                raise ValueError(status)
         except (ValueError, KeyError, TypeError):
             raise CheckFailed(
                 f"{HEALTH_PATH} on {address} did not answer with cluster health"
@@ -63,12 +67,12 @@ async def probe(settings: TargetSettings, *, timeout: float) -> ProbeResult:
         if status not in PASSING:
             unassigned = int(metrics.get("unassigned_shards", 0))
             raise CheckFailed(
-                f"cluster {health.get('cluster_name', '')} is {status}"
+                f"cluster {excerpt(health.get('cluster_name', ''))} is {status}"
                 f" ({unassigned} unassigned shards)"
             )
         details = {
-            "cluster_status": str(status),
-            "cluster_name": str(health.get("cluster_name", "")),
+            "cluster_status": status,
+            "cluster_name": excerpt(health.get("cluster_name", "")),
         }
         return Reading(metrics=metrics, details=details)
 

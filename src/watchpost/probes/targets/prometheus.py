@@ -8,7 +8,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from yarl import URL
 
 from watchpost.probes.base import ProbeResult
-from watchpost.probes.errors import Address, first_line
+from watchpost.probes.errors import Address, reason
 from watchpost.probes.targets.common import CheckFailed, Reading, http_get, run_check
 
 if TYPE_CHECKING:
@@ -29,7 +29,7 @@ async def probe(settings: TargetSettings, *, timeout: float) -> ProbeResult:
                 samples += len(family.samples)
         except Exception as exc:
             raise CheckFailed(
-                f"{endpoint} is not in the Prometheus text format ({first_line(exc)})"
+                f"{endpoint} is not in the Prometheus text format ({reason(exc)})"
             ) from None
         if samples == 0:
             raise CheckFailed(f"{endpoint} answered with no metrics")
