@@ -12,6 +12,7 @@ import ssl
 from dataclasses import dataclass
 
 from watchpost import outbound
+from watchpost.masking import MASK, mask_urls
 
 LISTENING_HINT = " (nothing listens on that port?)"
 
@@ -26,10 +27,11 @@ class Address:
 
 
 def scrub(message: str, secrets: tuple[str, ...]) -> str:
-    """The message with every credential replaced, whatever a server or library echoed."""
+    """The message with every credential replaced, whatever a server or library echoed, and
+    its URLs masked (masking.py)."""
     for secret in secrets:
-        message = message.replace(secret, "***")
-    return message
+        message = message.replace(secret, MASK)
+    return mask_urls(message)
 
 
 def first_line(exc: BaseException) -> str:
