@@ -20,6 +20,7 @@ from watchpost.http.docs import docs_routes
 from watchpost.http.envelope import JsonResponse
 from watchpost.http.errors import UnhandledErrors, install_error_handlers, json_error
 from watchpost.http.logs import install as redact_secret_paths
+from watchpost.http.nul import RefuseNul
 from watchpost.logs.retention import RetentionLoop
 from watchpost.settings import Settings
 
@@ -65,7 +66,13 @@ def create_app(
 def build_app(ctx: AppContext, *, engine: bool = False, retention: bool | None = None) -> FastAPI:
     """The app around a context. The context may be swapped (`app.state.ctx`) before use:
     the tests build the routes once and give every test a fresh database."""
-    from watchpost.public_pages.access import PageDenied, PageHosts, on_page_denied
+    from watchpost.public_pages.access import (
+        PREFIX,
+        PageDenied,
+        PageHosts,
+        on_page_denied,
+        page_not_found,
+    )
     from watchpost.public_pages.endpoints import fallback_routes as page_fallback_routes
     from watchpost.routes import api_routes, flat_routes, public_routes, secret_path_prefixes
     from watchpost.status_pages import references
@@ -126,7 +133,9 @@ def build_app(ctx: AppContext, *, engine: bool = False, retention: bool | None =
     app.state.ctx = ctx
     install_error_handlers(app)
     app.add_exception_handler(PageDenied, on_page_denied)
-    app.add_middleware(PageHosts)  # innermost: a page's own host is served as /status/{sub}
+    # Innermost: sees a page host's path as /status/{sub}/..., which PageHosts makes.
+    app.add_middleware(RefuseNul, html_prefix=PREFIX + "/", html_not_found=page_not_found)
+    app.add_middleware(PageHosts)  # a page's own host is served as /status/{sub}
     app.add_middleware(RequestSessionsMiddleware)
     app.add_middleware(UnhandledErrors)  # added last: the outermost, sees every exception
     # Listed flat rather than included: see routes.py for what nesting costs per request.

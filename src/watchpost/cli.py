@@ -133,6 +133,7 @@ def cmd_serve(args: argparse.Namespace) -> None:
     import uvicorn
 
     from watchpost.app import create_app
+    from watchpost.http.server import protocol
 
     settings = _settings()
     _logging(settings)
@@ -146,6 +147,7 @@ def cmd_serve(args: argparse.Namespace) -> None:
     config = uvicorn.Config(
         create_app(settings, engine=not args.no_engine, retention=True),
         log_level=settings.log_level.lower(),
+        http=protocol(settings.header_timeout),
         proxy_headers=True,
         # Open streams (a live tail's Server-Sent Events) never end on their own: without a
         # bound, uvicorn would wait for them forever on shutdown.

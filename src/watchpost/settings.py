@@ -165,6 +165,12 @@ class Settings(BaseSettings):
         "first (0: at once), then one per retry; each retry's delay gets up to 10% of jitter. "
         "A delivery that failed them all is given up.",
     )
+    header_timeout: float = Field(
+        default=10.0,
+        gt=0,
+        description="Seconds a client has to send a request's head (request line and "
+        "headers), from connecting or from the previous response; then it is disconnected.",
+    )
     delivery_timeout: float = Field(
         default=15.0, gt=0, description="Seconds one webhook request may take."
     )

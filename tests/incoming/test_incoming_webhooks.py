@@ -435,8 +435,11 @@ async def test_bad_tokens_and_large_bodies(api: Api, client: httpx.AsyncClient) 
     response = await client.post(url, content=b"x" * (64 * 1024 + 1))
     assert response.status_code == 413 and "longer" in response.json()["errors"]
     assert await _incidents(api) == []
-    # Binary bodies (NUL included, which PostgreSQL text refuses) are kept as text.
-    response = await client.post(f"{url}?q=%00", content=b"RIFF\x00\xffWEBP")
+    # Binary bodies (NUL included, which PostgreSQL text refuses) are kept as text; a query
+    # string holding NUL is refused, as on every route (http/nul.py).
+    response = await client.post(f"{url}?q=%00", content=b"RIFF")
+    assert errors(response) == (["q must not contain NUL characters"], ["q"])
+    response = await client.post(f"{url}?q=1", content=b"RIFF\x00\xffWEBP")
     assert response.json() == {"result": "started"}
     shown = data(await api.get(f"{URL}/{made['id']}"))["attributes"]
     assert shown["sample_body"] == "RIFF\ufffd\ufffdWEBP"

@@ -38,18 +38,28 @@ def create_engine(
     """An async engine for url (already mapped to its async driver by Settings).
 
     busy_timeout: how long a SQLite writer waits for another process's write lock.
+    Statement parameters are never part of an error's text (hide_parameters), so no log
+    line or traceback shows them: they hold tokens, and anything a request sent.
     """
     if url.startswith("sqlite"):
         engine = create_async_engine(
             url,
             echo=echo,
+            hide_parameters=True,
             connect_args={"timeout": busy_timeout, "write_gate": WriteGate()},
             pool_size=8,
             max_overflow=8,
         )
         _configure_sqlite(engine)
         return engine
-    return create_async_engine(url, echo=echo, pool_size=10, max_overflow=10, pool_pre_ping=True)
+    return create_async_engine(
+        url,
+        echo=echo,
+        hide_parameters=True,
+        pool_size=10,
+        max_overflow=10,
+        pool_pre_ping=True,
+    )
 
 
 def _configure_sqlite(engine: AsyncEngine) -> None:

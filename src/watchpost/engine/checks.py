@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -14,16 +13,18 @@ from watchpost.crypto import SecretBox
 from watchpost.engine.checked_rows import MONITOR, TARGET, monitor_timeout_s
 from watchpost.engine.claims import Claim
 from watchpost.maintenance_windows import maintenance_end
+from watchpost.masking import masked_logger
 from watchpost.monitors.lists import port_text
 from watchpost.monitors.models import Monitor
 from watchpost.probes.base import ProbeResult, Stopwatch, failure
+from watchpost.probes.errors import scrub
 from watchpost.probes.monitors.check import UNSUPPORTED, Header, MonitorCheck
 from watchpost.probes.monitors.registry import PROBES, extra_probes
 from watchpost.probes.targets import registry as target_probes
 from watchpost.probes.targets.registry import probe_target, target_settings
 from watchpost.probes.targets.settings import TargetSettings
 
-log = logging.getLogger(__name__)
+log = masked_logger(__name__)
 
 GUARD_S = 2.0
 """A probe that overruns its own deadline by this much is cut off by the engine."""
@@ -131,12 +132,6 @@ async def run_target_check(check: CheckInput, timeout: float) -> ProbeResult:
 DEFAULT_RUNNERS: dict[str, Runner] = {MONITOR: run_monitor_check, TARGET: run_target_check}
 
 
-def _scrub(message: str, check: CheckInput) -> str:
-    for secret in check.secrets:
-        message = message.replace(secret, "***")
-    return message
-
-
 async def run(job: Job, runner: Runner) -> ProbeResult | None:
     """The job's result; never raises for a failing or misbehaving probe."""
     if job.input is None:
@@ -148,6 +143,6 @@ async def run(job: Job, runner: Runner) -> ProbeResult | None:
     except TimeoutError:
         return failure(watch, f"check did not finish within {job.timeout:g} seconds")
     except Exception as exc:
-        message = _scrub(f"{type(exc).__name__}: {exc}", job.input)
+        message = scrub(f"{type(exc).__name__}: {exc}", job.input.secrets)
         log.warning("%s %s: probe raised %s", job.claim.kind, job.claim.id, message)
         return failure(watch, f"check failed unexpectedly: {message}")

@@ -6,6 +6,7 @@ import json
 import math
 from collections.abc import Callable, Iterator
 from typing import Annotated, Any
+from urllib.parse import parse_qs
 
 import orjson
 from fastapi import Depends, Request
@@ -68,6 +69,28 @@ async def read_json_object(request: Request) -> dict[str, Any]:
     if with_nul:
         raise InvalidRequest([(key, f"{key} must not contain NUL characters") for key in with_nul])
     return value
+
+
+def form_fields(text: str, *, max_fields: int) -> dict[str, list[str]]:
+    """An urlencoded form's fields (blank ones left out), every form's one parser.
+
+    More than max_fields fields, or a NUL in a name or value (PostgreSQL's text cannot hold
+    it; see http/nul.py for paths and query strings), is a 422.
+    """
+    try:
+        fields = parse_qs(text, max_num_fields=max_fields)
+    except ValueError:
+        raise InvalidRequest([(None, f"the form has more than {max_fields} fields")]) from None
+    problems: list[tuple[str | None, str]] = [
+        (name, f"{name} must not contain NUL characters")
+        for name, values in fields.items()
+        if "\x00" not in name and any("\x00" in value for value in values)
+    ]
+    if any("\x00" in name for name in fields):
+        problems.append((None, "form field names must not contain NUL characters"))
+    if problems:
+        raise InvalidRequest(problems)
+    return fields
 
 
 def _containers(value: Any) -> Iterator[dict[str, Any] | list[Any]]:

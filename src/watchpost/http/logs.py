@@ -11,14 +11,17 @@ import logging
 import re
 from collections.abc import Iterable
 
+from watchpost.masking import MaskUrls, mask_urls
+
 MASK = "[redacted]"
 
 # Loggers that write request paths: uvicorn's access log and our unhandled-error log.
 PATH_LOGGERS = ("uvicorn.access", "watchpost.http.errors")
 
 
-class RedactSecretPaths(logging.Filter):
-    """Masks the segment after any of the prefixes in every string argument of a record."""
+class RedactSecretPaths(MaskUrls):
+    """Masks the segment after any of the prefixes, and URLs (masking.py), in a record's
+    message, arguments and traceback."""
 
     def __init__(self, prefixes: Iterable[str]) -> None:
         super().__init__()
@@ -26,23 +29,7 @@ class RedactSecretPaths(logging.Filter):
         self._pattern = re.compile(f"({alternatives})[^/?#\\s]+") if alternatives else None
 
     def redact(self, text: str) -> str:
-        return self._pattern.sub(rf"\g<1>{MASK}", text) if self._pattern else text
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if isinstance(record.args, tuple):
-            record.args = tuple(
-                self.redact(arg) if isinstance(arg, str) else arg for arg in record.args
-            )
-        if isinstance(record.msg, str):
-            record.msg = self.redact(record.msg)
-        if record.exc_info and not record.exc_text:
-            # A traceback may quote the path too (an exception's message, a local's repr).
-            # Formatters reuse a record's exc_text, so the masked text is what they print.
-            record.exc_text = self.redact(_FORMATTER.formatException(record.exc_info))
-        return True
-
-
-_FORMATTER = logging.Formatter()
+        return mask_urls(self._pattern.sub(rf"\g<1>{MASK}", text) if self._pattern else text)
 
 
 def install(prefixes: Iterable[str]) -> None:

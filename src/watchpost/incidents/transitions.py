@@ -11,7 +11,6 @@ for the changes people are told of, an event in the delivery outbox (same transa
 from __future__ import annotations
 
 import enum
-import logging
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from functools import partial
@@ -24,9 +23,10 @@ from watchpost.delivery import outbox
 from watchpost.errors import Conflict
 from watchpost.incidents.models import Incident, IncidentEvent, referenced
 from watchpost.incidents.rendering import SUBJECTS, incident_payload
+from watchpost.masking import mask_urls, masked_logger
 from watchpost.metadata import incidents as incident_metadata
 
-log = logging.getLogger("watchpost.incidents")
+log = masked_logger("watchpost.incidents")
 
 AUTOMATIC: Final = "Watchpost"
 """Who acknowledged or resolved, when nobody did by hand."""
@@ -146,7 +146,9 @@ async def _announce(
     at: datetime,
     extra: Mapping[str, Any] | None,
 ) -> None:
-    log.info("incident %s %s%s: %s", incident.id, event, _about(incident), incident.name[:200])
+    # Masked before it is cut: a URL cut inside its user-info would keep its password.
+    name = mask_urls(incident.name)[:200]
+    log.info("incident %s %s%s: %s", incident.id, event, _about(incident), name)
     await outbox.record(
         session,
         team_id=incident.team_id,

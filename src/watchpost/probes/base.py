@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Protocol, TypeVar
 
+from watchpost.masking import mask_urls
+
 S_contra = TypeVar("S_contra", contravariant=True)
 
 
@@ -29,6 +31,11 @@ class ProbeResult:
     """Useful numbers the check read (connections, ops, memory, samples …), by name."""
     details: Mapping[str, str] = field(default_factory=dict)
     """Small facts worth keeping (server version, status code …)."""
+
+    def __post_init__(self) -> None:
+        # Whatever wrote it, an error text shows no URL's password or query values.
+        if self.error is not None:
+            object.__setattr__(self, "error", mask_urls(self.error))
 
 
 class Probe(Protocol[S_contra]):

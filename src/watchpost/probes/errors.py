@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from watchpost import outbound
+from watchpost.masking import MASK, mask_urls
 
 LISTENING_HINT = " (nothing listens on that port?)"
 EXCERPT_CHARS: Final = 64
@@ -36,10 +37,11 @@ class Address:
 
 
 def scrub(message: str, secrets: tuple[str, ...]) -> str:
-    """The message with every credential replaced, whatever a server or library echoed."""
+    """The message with every credential replaced, whatever a server or library echoed, and
+    its URLs masked (masking.py)."""
     for secret in secrets:
-        message = message.replace(secret, "***")
-    return message
+        message = message.replace(secret, MASK)
+    return mask_urls(message)
 
 
 def excerpt(value: object, limit: int = EXCERPT_CHARS) -> str:

@@ -141,6 +141,11 @@ async def find_page(session: AsyncSession, subdomain: str) -> StatusPage | None:
     return found if found is not None and found.published else None
 
 
+def page_not_found() -> Response:
+    """The answer of a page that does not exist (or is not published)."""
+    return error_page(404, "Page not found", "There is no status page here.")
+
+
 async def open_page(
     request: Request, session: AsyncSession, subdomain: str
 ) -> PublicPage | Response:
@@ -149,7 +154,7 @@ async def open_page(
     base = page_base(request, subdomain)
     page = await find_page(session, subdomain.lower()) if len(subdomain) <= 63 else None
     if page is None:
-        return error_page(404, "Page not found", "There is no status page here.")
+        return page_not_found()
     refused = refusal(page, request)
     if refused is not None:
         return refused

@@ -9,7 +9,6 @@ password form, never whether a path exists).
 from __future__ import annotations
 
 from typing import Final
-from urllib.parse import parse_qs
 
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
@@ -18,6 +17,7 @@ from starlette.routing import Match, Route
 from starlette.types import Scope
 
 from watchpost.context import AppContext
+from watchpost.http.body import form_fields
 from watchpost.http.deps import ReadDb
 from watchpost.public_pages import sessions
 from watchpost.public_pages.access import (
@@ -28,6 +28,7 @@ from watchpost.public_pages.access import (
     find_page,
     open_page,
     page_base,
+    page_not_found,
     refusal,
 )
 from watchpost.public_pages.caching import cached
@@ -83,7 +84,7 @@ async def _form(request: Request) -> dict[str, str]:
         body += chunk
         if len(body) > MAX_FORM_BYTES:
             return {}
-    fields = parse_qs(body.decode("utf-8", "replace"), max_num_fields=10)
+    fields = form_fields(body.decode("utf-8", "replace"), max_fields=10)
     return {name: values[0] for name, values in fields.items() if values}
 
 
@@ -104,7 +105,7 @@ async def login(request: Request, subdomain: str, db: ReadDb) -> Response:
     base = page_base(request, subdomain)
     page = await find_page(db, subdomain.lower()) if len(subdomain) <= 63 else None
     if page is None:
-        return error_page(404, "Page not found", "There is no status page here.")
+        return page_not_found()
     refused = refusal(page, request)
     if refused is not None:
         return refused

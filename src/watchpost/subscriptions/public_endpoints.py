@@ -11,12 +11,12 @@ links), and the unsubscribe URL takes RFC 8058's one-click POST as it is.
 from __future__ import annotations
 
 from typing import Any, Final
-from urllib.parse import parse_qs
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, Response
 
 from watchpost.errors import InvalidRequest
+from watchpost.http.body import form_fields
 from watchpost.http.deps import Context, ReadDb, WriteDb
 from watchpost.http.openapi import ERROR_RESPONSES, ValidationErrorBody
 from watchpost.http.ratelimit import limit_by_address
@@ -76,9 +76,9 @@ def _form(request: Request, body: bytes) -> dict[str, list[str]]:
         raise InvalidRequest([(None, f"the body must be a form ({FORM_TYPE})")], status=415)
     try:
         text = body.decode()
-        return parse_qs(text, keep_blank_values=False, strict_parsing=False, max_num_fields=200)
-    except (UnicodeDecodeError, ValueError):
+    except UnicodeDecodeError:
         raise InvalidRequest([(None, "the form is not valid UTF-8 form data")]) from None
+    return form_fields(text, max_fields=200)
 
 
 @router.head("/status/{subdomain}/subscribe", include_in_schema=False)

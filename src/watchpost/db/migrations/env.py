@@ -15,7 +15,8 @@ target_metadata = all_metadata()
 def run_migrations_online() -> None:
     url = config.get_main_option("sqlalchemy.url")
     assert url is not None
-    engine = create_engine(url, poolclass=pool.NullPool)
+    # hide_parameters: no error text or log line shows a statement's parameters.
+    engine = create_engine(url, poolclass=pool.NullPool, hide_parameters=True)
     with engine.connect() as connection:
         context.configure(
             connection=connection,
