@@ -131,32 +131,71 @@ def _ext(code: int, payload: bytes) -> Any:
     return msgpack.ExtType(code, payload)
 
 
-def _msgpack_items(data: bytes) -> Iterator[tuple[Any, Any]]:
+def _msgpack_values(data: bytes, timestamp: int) -> Iterator[tuple[Any, Any]]:
+    """The body's (event, envelope time) pairs; the unpacker's own errors pass through."""
     unpacker = msgpack.Unpacker(
         raw=False,
         strict_map_key=False,
-        timestamp=3,
+        timestamp=timestamp,
         ext_hook=_ext,
         max_buffer_size=max(len(data), 1),
     )
     unpacker.feed(data)
     end = 0  # where the last whole value ended: what follows must be nothing
+    for value in unpacker:
+        end = unpacker.tell()
+        if isinstance(value, list):
+            if _fluent_entry(value):
+                yield _from_fluent_entry(value)
+                continue
+            for item in value:
+                yield (_from_fluent_entry(item) if _fluent_entry(item) else (item, None))
+        else:
+            yield value, None
+    if end != len(data):
+        raise Unparseable("Couldn't parse MessagePack content (it ends within a value)")
+
+
+def _msgpack_items(data: bytes) -> Iterator[tuple[Any, Any]]:
     try:
-        for value in unpacker:
-            end = unpacker.tell()
-            if isinstance(value, list):
-                if _fluent_entry(value):
-                    yield _from_fluent_entry(value)
-                    continue
-                for item in value:
-                    yield (_from_fluent_entry(item) if _fluent_entry(item) else (item, None))
-            else:
-                yield value, None
+        yield from _msgpack_values(data, timestamp=3)
+    except Unparseable:
+        raise
+    except OverflowError:  # a timestamp (ext -1) past what a datetime holds
+        raise Unparseable(f"Couldn't parse MessagePack content ({_out_of_range(data)})") from None
     except (ValueError, TypeError, msgpack.UnpackException) as exc:  # FormatError, StackError,
         # ... and TypeError for a map whose key is an array or a map (not hashable)
         raise Unparseable(f"Couldn't parse MessagePack content ({exc})") from None
-    if end != len(data):
-        raise Unparseable("Couldn't parse MessagePack content (it ends within a value)")
+
+
+def _out_of_range(data: bytes) -> str:
+    """Which event holds the timestamp a datetime cannot hold (the body read again, its
+    timestamps left as they are: only a refused body pays for it)."""
+    try:
+        for index, pair in enumerate(_msgpack_values(data, timestamp=0)):
+            stack: list[Any] = list(pair)
+            while stack:
+                value = stack.pop()
+                if isinstance(value, dict):
+                    stack.extend(value.keys())
+                    stack.extend(value.values())
+                elif isinstance(value, list):
+                    stack.extend(value)
+                elif isinstance(value, msgpack.Timestamp) and not _in_range(value):
+                    return (
+                        f"the event at index {index} holds a timestamp outside the years 1 to 9999"
+                    )
+    except (ValueError, TypeError, msgpack.UnpackException):
+        pass
+    return "a timestamp outside the years 1 to 9999"
+
+
+def _in_range(stamp: msgpack.Timestamp) -> bool:
+    try:
+        stamp.to_datetime()
+    except OverflowError:
+        return False
+    return True
 
 
 def _is_time(value: Any) -> bool:
@@ -214,7 +253,10 @@ def event_time(value: Any) -> datetime | None:
                 return _from_number(float(text))  # "1672490759.123"
             except ValueError:
                 return None
-        return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
+        try:
+            return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
+        except OverflowError:  # "0001-01-01T00:00:00+01:00": before the year 1 in UTC
+            return None
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float):
