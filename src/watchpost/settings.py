@@ -67,7 +67,8 @@ class Settings(BaseSettings):
     )
     ingesting_host: str | None = Field(
         default=None,
-        description="Host name that sources send logs to; defaults to the public host.",
+        description="Host name that sources send logs to; defaults to the public host. A URL "
+        "(http://host:port) also names the scheme of the sources' ingesting_url.",
     )
     data_dir: Path = Field(
         default=DEFAULT_DATA_DIR, description="Folder for the SQLite file and generated key."

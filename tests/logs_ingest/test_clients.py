@@ -25,8 +25,19 @@ async def test_logtail_python_sends_to_watchpost_unchanged(
 ) -> None:
     clock.set(datetime.now(UTC))  # the handler stamps records with the real time
     source_id, token = await create_source(api, platform="python")
-    async with serving(app) as url:
-        handler = LogtailHandler(source_token=token, host=url, flush_interval=0.05)
+    async with serving(app) as url, httpx.AsyncClient(base_url=url) as client:
+        # where the API tells this plain-HTTP server's clients to send
+        shown = await client.get(f"/api/v1/sources/{source_id}", headers=api.headers)
+        attributes = shown.json()["data"]["attributes"]
+        assert attributes["ingesting_url"] == url  # http://127.0.0.1:<port>
+        assert f"http://{attributes['ingesting_host']}" == url
+        # the bare host would be taken as https and every log lost
+        bare = LogtailHandler(source_token=token, host=attributes["ingesting_host"])
+        bare.close()
+        assert bare.host == f"https://{attributes['ingesting_host']}"
+        handler = LogtailHandler(
+            source_token=token, host=attributes["ingesting_url"], flush_interval=0.05
+        )
         logger = logging.getLogger("watchpost-tests.logtail")
         logger.propagate = False
         logger.setLevel(logging.INFO)

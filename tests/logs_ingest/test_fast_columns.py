@@ -140,6 +140,9 @@ TIMES = st.one_of(
             "1700000000123",
             "yesterday",
             "",
+            "0001-01-01T00:00:00+01:00",  # out of a datetime's range once in UTC
+            "9999-12-31T23:59:59-01:00",
+            "1e400",
         ]
     ),
     st.integers(-10, 2**62),
@@ -311,6 +314,8 @@ def _deep(levels: int) -> Any:
         (msgpack.packb({"a": {"b": {"c": {}}}} | {"deep": _deep(60)}), "deep nesting"),
         (msgpack.packb([{f"k{i}": i for i in range(70)}]), "a map of many keys"),
         (msgpack.packb([{f"k{i}": i} for i in range(600)]), "over 512 paths"),
+        (msgpack.packb([{"dt": msgpack.Timestamp(5)}], datetime=False), "a timestamp"),
+        (msgpack.packb([{"dt": msgpack.Timestamp(2**62)}], datetime=False), "one out of range"),
     ],
 )
 def test_what_the_native_path_declines(body: bytes, why: str) -> None:
@@ -338,6 +343,26 @@ def test_a_time_of_the_usual_form_is_read_natively_and_others_by_python() -> Non
     assert at[2] == RECEIVED
     assert at[3] == datetime(2023, 11, 14, 22, 13, 20, 500000, tzinfo=UTC)
     assert at[4] == RECEIVED
+
+
+def test_times_out_of_range_are_the_time_of_receipt_on_both_paths() -> None:
+    body = msgpack.packb(
+        [
+            {"dt": "0001-01-01T00:00:00+01:00"},  # before the year 1 in UTC
+            {"dt": "9999-12-31T23:59:59-01:00"},  # after 9999
+            {"dt": "0001-01-01T00:00:00Z"},
+            {"dt": 10**19},
+            {"dt": -1},
+        ]
+    )
+    assert assert_same(body)
+    fast = native_path(body)
+    assert fast is not None
+    assert fast.micros == [to_micros(RECEIVED)] * 2 + [
+        to_micros(datetime(1, 1, 1, tzinfo=UTC)),
+        to_micros(RECEIVED),
+        to_micros(RECEIVED),
+    ]
 
 
 def test_the_kept_state_does_not_leak_between_bodies() -> None:

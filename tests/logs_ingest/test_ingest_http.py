@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 from datetime import timedelta
 
 import httpx
+import msgpack
 import pytest
 from fastapi import FastAPI
 from pydantic import ValidationError
@@ -139,6 +140,32 @@ async def test_unreadable_bodies_answer_406_and_store_nothing(
         assert response.status_code == 406, (body, response.text)
         assert isinstance(response.json()["errors"], str)
     assert await stored(app) == []
+
+
+async def test_times_out_of_range_are_a_406_naming_the_event_or_the_time_of_receipt(
+    app: FastAPI, api: Api, client: httpx.AsyncClient, clock: FrozenClock
+) -> None:
+    _, token = await create_source(api)
+    for stamp in (msgpack.Timestamp(2**62), msgpack.Timestamp(-(2**62))):
+        body = msgpack.packb([{"message": "fine"}, {"dt": stamp}], datetime=False)
+        for gzipped in (False, True):  # (the native path declines it: the Python path answers)
+            response = await send(client, token, body, "application/msgpack", gzipped=gzipped)
+            assert response.status_code == 406, response.text
+            assert (
+                "the event at index 1 holds a timestamp outside the years 1 to 9999"
+                in (response.json()["errors"])
+            )
+    assert await stored(app) == []
+    # text and numbers past a datetime's range are unreadable times: kept, at the receipt
+    values = ["0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00", 1e300, -1]
+    events = [{"dt": value, "message": str(n)} for n, value in enumerate(values)]
+    assert (await send(client, token, json_body(events))).status_code == 202
+    assert (await send(client, token, b'[{"dt": %d}]' % 10**30)).status_code == 202
+    response = await send(client, token, msgpack_body(events), "application/msgpack")
+    assert response.status_code == 202
+    kept = await stored(app)
+    assert len(kept) == 9 and {event.dt for event in kept} == {clock.now()}
+    assert raw(kept[0])["dt"] == values[0]  # kept as sent
 
 
 async def test_unsupported_content_type_and_encoding_answer_415(

@@ -9,6 +9,8 @@ from typing import Any
 import msgpack
 import orjson
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from watchpost.logs.parsing import (
     JSON,
@@ -52,7 +54,15 @@ def test_dt_in_every_unit_and_text(value: Any, expected: datetime) -> None:
     assert abs((found - expected).total_seconds()) < 1e-3
 
 
-@pytest.mark.parametrize("value", ["yesterday", "", True, None, -5, float("nan"), {"a": 1}, [1]])
+@pytest.mark.parametrize(
+    "value",
+    [
+        *("yesterday", "", True, None, -5, float("nan"), {"a": 1}, [1]),
+        # out of a datetime's range, in every way a dt can be written
+        *("0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00", "1e400", "-1e300"),
+        *(1e300, -1e300, 2**100, 10**30, "9" * 24, float("inf")),
+    ],
+)
 def test_unreadable_dt_names_no_time(value: Any) -> None:
     assert event_time(value) is None
 
@@ -141,6 +151,66 @@ def test_fluent_bit_msgpack_entries_old_and_new() -> None:
     assert old.dt == WHEN and new.dt == WHEN
     assert integer.dt == datetime(2022, 12, 31, 12, 45, 59, tzinfo=UTC)
     assert orjson.loads(new.raw) == {"log": "new style"}
+
+
+def _stamped(*events: dict[str, Any]) -> bytes:
+    packed: bytes = msgpack.packb(list(events), datetime=False)
+    return packed
+
+
+@pytest.mark.parametrize(
+    ("body", "index"),
+    [
+        (_stamped({"dt": msgpack.Timestamp(2**62)}), 0),
+        (_stamped({"dt": msgpack.Timestamp(-(2**62))}), 0),
+        (_stamped({"dt": msgpack.Timestamp(300_000_000_000)}), 0),  # the year 11476
+        (_stamped({"a": 1}, {"at": {"deep": [msgpack.Timestamp(2**40)]}}), 1),
+        (_stamped({"a": 1}, {"b": 2}, {msgpack.Timestamp(2**40): "as a key"}), 2),
+        (msgpack.packb([{}]) + msgpack.packb([msgpack.Timestamp(-(2**40)), {"log": "x"}]), 1),
+    ],
+    ids=["huge", "huge negative", "year 11476", "nested", "a key", "a Fluent Bit entry time"],
+)
+def test_a_msgpack_timestamp_out_of_range_refuses_the_body_naming_its_event(
+    body: bytes, index: int
+) -> None:
+    with pytest.raises(Unparseable) as refused:
+        events_of(body, MSGPACK)
+    assert f"the event at index {index} holds a timestamp outside the years 1 to 9999" in str(
+        refused.value
+    )
+
+
+@given(st.integers(-(2**63), 2**63 - 1), st.integers(0, 999_999_999))
+def test_any_msgpack_timestamp_is_a_time_or_a_refusal(seconds: int, nanos: int) -> None:
+    body = _stamped({"dt": msgpack.Timestamp(seconds, nanos)})
+    try:
+        at = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(
+            seconds=seconds, microseconds=nanos // 1000
+        )
+    except OverflowError:
+        with pytest.raises(Unparseable, match="index 0"):
+            events_of(body, MSGPACK)
+        return
+    (event,) = events_of(body, MSGPACK)
+    assert event.dt == (at if at - RECEIVED <= timedelta(days=1) else RECEIVED)
+
+
+@given(
+    st.one_of(
+        st.integers(),
+        st.floats(),
+        st.datetimes(timezones=st.timezones()).map(lambda at: at.isoformat()),
+        st.text(max_size=40),
+    )
+)
+def test_any_json_dt_is_a_time_or_the_time_of_receipt(value: Any) -> None:
+    body = orjson.dumps({"dt": value}) if not isinstance(value, int) else b'{"dt": %d}' % value
+    try:
+        (event,) = events_of(body, JSON)
+    except Unparseable:  # an integer orjson does not read (past 64 bits): the body's syntax
+        assert isinstance(value, int) and not -(2**63) <= value < 2**64
+        return
+    assert event.dt.tzinfo is not None
 
 
 def test_msgpack_binary_values_are_kept_as_base64() -> None:

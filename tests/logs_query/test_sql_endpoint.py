@@ -17,9 +17,12 @@ from fastapi import FastAPI
 
 from tests.factories.api import Api, data
 from tests.factories.served import serving
+from tests.logs_query.conftest import Recorded
 from tests.logs_query.events import log_event, new_source
 from watchpost.logs.clickhouse import ClickHouseStore
 from watchpost.logs.store import LogStore
+from watchpost.logsearch.sql_endpoint import within_limit
+from watchpost.logsearch.sql_rewrite import MAX_RESULT_BYTES
 
 SQL = "/clickhouse"
 
@@ -160,6 +163,50 @@ async def test_embedded_store_says_so(api: Api, app: FastAPI) -> None:
 async def test_query_size_limit(api: Api, clickhouse: ClickHouseStore) -> None:
     response = await sql(api, "SELECT 1 " + " " * (1024 * 1024))
     assert response.status_code == 413
+
+
+# Rows of 1 MB each: a constant string, which ClickHouse's max_result_bytes counts once,
+# whatever the number of rows (chDB let 400 MB of it through).
+HUGE = "SELECT repeat('x', 1000000) AS x FROM {table}_logs ARRAY JOIN range({times}) AS n"
+
+
+async def test_a_result_past_the_limit_is_refused_by_watchpost(api: Api, store: Recorded) -> None:
+    _, mine = await filled(api, store.store)  # 5 events
+    response = await sql(api, HUGE.format(table=mine, times=14))  # 70 MB
+    small = await sql(api, HUGE.format(table=mine, times=2) + " FORMAT RowBinary")
+    if not isinstance(store.store, ClickHouseStore):  # no SQL runs at all: nothing to limit
+        assert response.status_code == small.status_code == 501
+        return
+    assert response.status_code == 400, response.text[:200]
+    assert response.headers["x-clickhouse-exception-code"] == "396"
+    assert response.text.startswith(
+        f"Code: 396. DB::Exception: Limit for result exceeded, max bytes: {MAX_RESULT_BYTES}"
+    )
+    assert small.status_code == 200  # 10 MB: within it, whole
+    assert len(small.content) == 10 * (1_000_000 + 3)  # RowBinary: a varint length, the text
+
+
+async def test_the_row_limit_holds_on_the_engine(api: Api, clickhouse: ClickHouseStore) -> None:
+    _, mine = await filled(api, clickhouse)
+    response = await sql(api, f"SELECT n FROM {mine}_logs ARRAY JOIN range(250000) AS n")
+    assert response.status_code == 400, response.text[:200]
+    assert response.headers["x-clickhouse-exception-code"] == "396"
+
+
+def test_the_result_is_never_pulled_past_the_limit() -> None:
+    """What keeps memory bounded: the fetch stops pulling once the limit is passed."""
+    pulled = 0
+
+    def chunks() -> Iterator[bytes]:
+        nonlocal pulled
+        while True:  # an endless result
+            pulled += 1
+            yield b"x" * 1000
+
+    assert within_limit(chunks(), 10_500) is None
+    assert pulled == 11  # 11,000 bytes: past the limit, and nothing after
+    assert within_limit(iter([b"ab", b"cd"]), 4) == [b"ab", b"cd"]
+    assert within_limit(iter([b"ab", b"cde"]), 4) is None
 
 
 async def test_clickhouse_connect_as_a_client(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import pytest
 from fastapi import FastAPI
 from sqlalchemy import select
 
@@ -53,6 +54,7 @@ async def test_create_minimal_returns_the_full_shape_with_defaults(api: Api) -> 
         "table_name": f"t{api.team_id}_my_app",
         "platform": "python",
         "ingesting_host": "testserver",
+        "ingesting_url": "http://testserver",
         "ingesting_paused": False,
         "logs_retention": DEFAULT_LOGS_RETENTION,
         "metrics_retention": DEFAULT_METRICS_RETENTION,
@@ -233,6 +235,9 @@ async def test_ingesting_host_defaults_to_the_request_host_with_its_port(api: Ap
         f"{SOURCES}/{created['id']}", headers={**api.headers, "Host": "logs.example.org:8443"}
     )
     assert data(response)["attributes"]["ingesting_host"] == "logs.example.org:8443"
+    assert data(response)["attributes"]["ingesting_url"] == "http://logs.example.org:8443"
+    secure = await api.client.get(f"https://logs.example.org{SOURCES}", headers=api.headers)
+    assert secure.json()["data"][0]["attributes"]["ingesting_url"] == "https://logs.example.org"
 
 
 async def test_ingesting_host_from_public_url(api: Api, app: FastAPI) -> None:
@@ -242,6 +247,11 @@ async def test_ingesting_host_from_public_url(api: Api, app: FastAPI) -> None:
     )
     created = await create(api)
     assert created["attributes"]["ingesting_host"] == "mon.example.com:444"
+    assert created["attributes"]["ingesting_url"] == "https://mon.example.com:444"
+    # behind a path, as every link of the public URL
+    app.state.ctx.settings = settings.model_copy(update={"public_url": "http://[::1]/wp/"})
+    shown = data(await api.get(f"{SOURCES}/{created['id']}"))["attributes"]
+    assert (shown["ingesting_host"], shown["ingesting_url"]) == ("[::1]", "http://[::1]/wp")
 
 
 async def test_ingesting_host_setting_wins(api: Api, app: FastAPI) -> None:
@@ -253,6 +263,42 @@ async def test_ingesting_host_setting_wins(api: Api, app: FastAPI) -> None:
     assert created["attributes"]["ingesting_host"] == "in.example.com"
     listed = (await api.get(SOURCES)).json()["data"]
     assert listed[0]["attributes"]["ingesting_host"] == "in.example.com"
+    # a host alone takes the public URL's scheme
+    assert listed[0]["attributes"]["ingesting_url"] == "https://in.example.com"
+
+
+@pytest.mark.parametrize(
+    ("setting", "public_url", "host", "url"),
+    [
+        ("in.example.com:8080", None, "in.example.com:8080", "http://in.example.com:8080"),
+        (
+            "http://in.example.com:8080/",
+            "https://mon.example.com",
+            "in.example.com:8080",
+            "http://in.example.com:8080",
+        ),
+        ("https://in.example.com", None, "in.example.com", "https://in.example.com"),
+    ],
+)
+async def test_ingesting_url_has_the_scheme_clients_must_use(
+    api: Api, app: FastAPI, setting: str, public_url: str | None, host: str, url: str
+) -> None:
+    """A host alone takes the public URL's scheme, else the request's; a URL names its own."""
+    settings = app.state.ctx.settings
+    app.state.ctx.settings = settings.model_copy(
+        update={"public_url": public_url, "ingesting_host": setting}
+    )
+    created = await create(api)
+    assert (created["attributes"]["ingesting_host"], created["attributes"]["ingesting_url"]) == (
+        host,
+        url,
+    )
+    schema = app.openapi()["components"]["schemas"]["SourceAttributes"]["properties"]
+    assert schema["ingesting_url"]["readOnly"] is True
+    grouped = data(await api.post("/api/v1/source-groups", {"name": "g"}), 201)
+    await api.patch(f"{SOURCES}/{created['id']}", {"source_group_id": int(grouped["id"])})
+    members = (await api.get(f"/api/v1/source-groups/{grouped['id']}/sources")).json()["data"]
+    assert members[0]["attributes"]["ingesting_url"] == url
 
 
 # --------------------------------------------------------------------- PATCH, DELETE

@@ -74,8 +74,8 @@ async def _heartbeats(m: Members) -> ResourcePage:
 
 
 async def _sources(m: Members) -> ResourcePage:
-    host = source_service.ingesting_host(m.ctx.settings, m.request.url.netloc)
-    return await source_lists.list_sources(m.db, host=host, box=m.ctx.box, **m.scope)
+    to = source_service.ingesting(m.ctx.settings, m.request.url.scheme, m.request.url.netloc)
+    return await source_lists.list_sources(m.db, to=to, box=m.ctx.box, **m.scope)
 
 
 def group_router(

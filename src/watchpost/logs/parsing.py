@@ -23,6 +23,7 @@ from typing import Any, Final
 import msgpack
 import orjson
 
+from watchpost.logs import msgpack_body
 from watchpost.logs.batch import EventBatch, to_micros
 from watchpost.logs.events import LogEvent, new_event_ids
 
@@ -121,63 +122,11 @@ def _ndjson_items(data: bytes) -> Iterator[tuple[Any, Any]]:
             yield value, None
 
 
-def _ext(code: int, payload: bytes) -> Any:
-    """Fluent Bit's EventTime (ext 0: seconds and nanoseconds, big-endian) as a datetime;
-    other extension types stay as they are."""
-    if code == 0 and len(payload) == 8:
-        seconds = int.from_bytes(payload[:4], "big")
-        nanos = int.from_bytes(payload[4:], "big")
-        return _EPOCH + timedelta(seconds=seconds, microseconds=nanos // 1000)
-    return msgpack.ExtType(code, payload)
-
-
 def _msgpack_items(data: bytes) -> Iterator[tuple[Any, Any]]:
-    unpacker = msgpack.Unpacker(
-        raw=False,
-        strict_map_key=False,
-        timestamp=3,
-        ext_hook=_ext,
-        max_buffer_size=max(len(data), 1),
-    )
-    unpacker.feed(data)
-    end = 0  # where the last whole value ended: what follows must be nothing
     try:
-        for value in unpacker:
-            end = unpacker.tell()
-            if isinstance(value, list):
-                if _fluent_entry(value):
-                    yield _from_fluent_entry(value)
-                    continue
-                for item in value:
-                    yield (_from_fluent_entry(item) if _fluent_entry(item) else (item, None))
-            else:
-                yield value, None
-    except (ValueError, TypeError, msgpack.UnpackException) as exc:  # FormatError, StackError,
-        # ... and TypeError for a map whose key is an array or a map (not hashable)
+        yield from msgpack_body.items(data)
+    except msgpack_body.BadMessagePack as exc:
         raise Unparseable(f"Couldn't parse MessagePack content ({exc})") from None
-    if end != len(data):
-        raise Unparseable("Couldn't parse MessagePack content (it ends within a value)")
-
-
-def _is_time(value: Any) -> bool:
-    return isinstance(value, datetime | float) or (
-        isinstance(value, int) and not isinstance(value, bool)
-    )
-
-
-def _fluent_entry(value: Any) -> bool:
-    """A Fluent Bit entry: [time, record] or [[time, metadata], record]."""
-    if not isinstance(value, list) or len(value) != 2 or not isinstance(value[1], dict):
-        return False
-    head = value[0]
-    if isinstance(head, list):
-        return len(head) >= 1 and _is_time(head[0])
-    return _is_time(head)
-
-
-def _from_fluent_entry(value: list[Any]) -> tuple[Any, Any]:
-    head = value[0]
-    return value[1], head[0] if isinstance(head, list) else head
 
 
 # --------------------------------------------------------------------------------- time
@@ -214,7 +163,10 @@ def event_time(value: Any) -> datetime | None:
                 return _from_number(float(text))  # "1672490759.123"
             except ValueError:
                 return None
-        return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
+        try:
+            return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
+        except OverflowError:  # "0001-01-01T00:00:00+01:00": before the year 1 in UTC
+            return None
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float):

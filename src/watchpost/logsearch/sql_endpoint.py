@@ -17,27 +17,36 @@ import asyncio
 import binascii
 import re
 import threading
-from typing import Final
+from collections.abc import AsyncIterator, Iterable
+from typing import Final, cast
 
 import clickhouse_connect
 from clickhouse_connect.driver.client import Client
 from clickhouse_connect.driver.exceptions import ClickHouseError, DatabaseError, OperationalError
 from fastapi import APIRouter, Depends, Request
-from fastapi.responses import Response
+from fastapi.responses import Response, StreamingResponse
 from sqlalchemy import select
+from urllib3 import HTTPResponse
 
 from watchpost.errors import ApiError
 from watchpost.http.deps import Context
 from watchpost.http.ratelimit import check_token, limit_by_address
 from watchpost.logs.clickhouse import ClickHouseStore
 from watchpost.logsearch.sql_catalog import EVENT_COLUMNS, METRIC_COLUMNS
-from watchpost.logsearch.sql_rewrite import SqlRefused, output_format, rewrite
+from watchpost.logsearch.sql_rewrite import (
+    MAX_RESULT_BYTES,
+    SqlRefused,
+    output_format,
+    rewrite,
+)
 from watchpost.settings import ClickHouseServer
 from watchpost.sources.models import Source
 from watchpost.teams.service import authenticate
 
 PATH: Final = "/clickhouse"
 MAX_QUERY_BYTES: Final = 1024 * 1024
+RESULT_CHUNK_BYTES: Final = 256 * 1024
+"""What one read of a result takes: a result is held at most this much past the limit."""
 _STATUS: Final = {62: 400, 60: 404, 73: 400, 164: 403, 497: 403, 516: 401, 48: 501, 159: 504}
 _CODE: Final = re.compile(r"Code: (\d+)\. DB::Exception: (.*)", re.DOTALL)
 
@@ -190,10 +199,46 @@ async def clickhouse_http(request: Request, ctx: Context) -> Response:
     return await _run(store, rewritten, fmt)
 
 
+def within_limit(chunks: Iterable[bytes], limit: int) -> list[bytes] | None:
+    """The chunks while their total stays within `limit` bytes; None as soon as it passes,
+    nothing more pulled."""
+    kept: list[bytes] = []
+    total = 0
+    for chunk in chunks:
+        total += len(chunk)
+        if total > limit:
+            return None
+        kept.append(chunk)
+    return kept
+
+
+def _fetch(server: ClickHouseServer, sql: str, fmt: str) -> list[bytes] | None:
+    """The result in chunks, or None past MAX_RESULT_BYTES: counted here as it arrives,
+    whatever the engine counted (ClickHouse's max_result_bytes counts a constant column
+    once, however many rows repeat it). Closing the stream early drops the connection, which
+    ends the query on the server."""
+    # (the HTTP client's stream is urllib3's response)
+    response = cast("HTTPResponse", CLIENTS.get(server).raw_stream(sql, fmt=fmt))
+    try:
+        return within_limit(response.stream(RESULT_CHUNK_BYTES), MAX_RESULT_BYTES)
+    finally:
+        response.close()
+
+
+def _too_large() -> Response:
+    return clickhouse_error(
+        396,
+        "TOO_MANY_ROWS_OR_BYTES",
+        f"Limit for result exceeded, max bytes: {MAX_RESULT_BYTES} "
+        f"({MAX_RESULT_BYTES // (1024 * 1024)} MiB); "
+        "aggregate, select fewer columns or add a LIMIT",
+        400,
+    )
+
+
 async def _run(store: ClickHouseStore, sql: str, fmt: str) -> Response:
     try:
-        client = await asyncio.to_thread(CLIENTS.get, store.server)
-        result = await asyncio.to_thread(client.raw_query, sql, fmt=fmt)
+        chunks = await asyncio.to_thread(_fetch, store.server, sql, fmt)
     except OperationalError:
         return _unreachable()
     except DatabaseError as error:
@@ -211,6 +256,8 @@ async def _run(store: ClickHouseStore, sql: str, fmt: str) -> Response:
         )
     except ClickHouseError:
         return _unreachable()
+    if chunks is None:
+        return _too_large()
     media = "application/json" if fmt.upper().startswith("JSON") else "text/plain; charset=UTF-8"
     if fmt in (
         "Native",
@@ -222,11 +269,23 @@ async def _run(store: ClickHouseStore, sql: str, fmt: str) -> Response:
         "ArrowStream",
     ):
         media = "application/octet-stream"
-    return Response(
-        bytes(result),
+    # The chunks as they came (joining them would hold the result twice).
+    return StreamingResponse(
+        _drain(chunks),
         media_type=media,
-        headers={"X-ClickHouse-Format": fmt, "X-ClickHouse-Timezone": "UTC"},
+        headers={
+            "Content-Length": str(sum(map(len, chunks))),
+            "X-ClickHouse-Format": fmt,
+            "X-ClickHouse-Timezone": "UTC",
+        },
     )
+
+
+async def _drain(chunks: list[bytes]) -> AsyncIterator[bytes]:
+    """The chunks, each let go once sent."""
+    chunks.reverse()
+    while chunks:
+        yield chunks.pop()
 
 
 # What routes.py serves (public: the credentials are checked here, ClickHouse's way).

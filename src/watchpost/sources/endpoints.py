@@ -30,19 +30,21 @@ sources = APIRouter(prefix="/api/v1/sources", tags=["sources"])
 sources_v2 = APIRouter(prefix="/api/v2/sources", tags=["sources"])
 
 
+def ingesting_of(request: Request, ctx: AppContext) -> service.Ingesting:
+    return service.ingesting(ctx.settings, request.url.scheme, request.url.netloc)
+
+
 class SourceView:
-    """Renders sources for one request: team name and ingesting host are the same for all."""
+    """Renders sources for one request: team name and ingesting address are the same for all."""
 
     def __init__(self, request: Request, caller: Principal, ctx: AppContext) -> None:
         self.team_name = caller.team_name
-        self.host = service.ingesting_host(ctx.settings, request.url.netloc)
+        self.to = ingesting_of(request, ctx)
         self.box = ctx.box
 
     def one(self, source: Source) -> dict[str, Any]:
         row = lists.SOURCE_COLUMNS.row(source)
-        return lists.source_resources(
-            [row], team_name=self.team_name, host=self.host, box=self.box
-        )[0]
+        return lists.source_resources([row], team_name=self.team_name, to=self.to, box=self.box)[0]
 
 
 # ------------------------------------------------------------------------------- sources
@@ -79,7 +81,7 @@ async def list_sources(
         db,
         team_id=caller.team_id,
         team_name=caller.team_name,
-        host=service.ingesting_host(ctx.settings, request.url.netloc),
+        to=ingesting_of(request, ctx),
         box=ctx.box,
         paging=paging,
     )

@@ -14,7 +14,7 @@ from watchpost.db.rows import ListColumns
 from watchpost.http.pagination import PageRequest, ResourcePage, TeamList
 from watchpost.sources.hosted import attributes as hosted_attributes
 from watchpost.sources.models import Source
-from watchpost.sources.service import SOURCE
+from watchpost.sources.service import SOURCE, Ingesting
 
 # What a list renders, as plain columns (db/rows.py).
 SOURCE_COLUMNS = ListColumns(
@@ -39,7 +39,7 @@ SOURCE_COLUMNS = ListColumns(
 
 
 def source_resources(
-    rows: Iterable[Sequence[Any]], *, team_name: str, host: str, box: SecretBox
+    rows: Iterable[Sequence[Any]], *, team_name: str, to: Ingesting, box: SecretBox
 ) -> list[dict[str, Any]]:
     """Sources as API resources, from rows of SOURCE_COLUMNS.
 
@@ -47,6 +47,7 @@ def source_resources(
     lookup per row shows in the page's cost.
     """
     decrypt = box.decrypt
+    host, url = to
     return [
         {
             "id": str(id_),
@@ -60,6 +61,7 @@ def source_resources(
                 "platform": platform,
                 "token": decrypt(token_encrypted),
                 "ingesting_host": host,
+                "ingesting_url": url,
                 "ingesting_paused": ingesting_paused,
                 "logs_retention": logs_retention,
                 "metrics_retention": metrics_retention,
@@ -98,12 +100,12 @@ async def list_sources(
     *,
     team_id: int,
     team_name: str,
-    host: str,
+    to: Ingesting,
     box: SecretBox,
     paging: PageRequest,
     group_id: int | None = None,
 ) -> ResourcePage:
     """A page of the team's sources, or of one group's."""
-    render = partial(source_resources, team_name=team_name, host=host, box=box)
+    render = partial(source_resources, team_name=team_name, to=to, box=box)
     filters = {"group_id": group_id}
     return await SOURCES.page(session, paging, render, team_id=team_id, filters=filters)

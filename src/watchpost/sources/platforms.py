@@ -92,6 +92,7 @@ READ_ONLY_FIELDS: Final[tuple[str, ...]] = (
     "table_name",
     "token",
     "ingesting_host",
+    "ingesting_url",
     "created_at",
     "updated_at",
 )

@@ -86,6 +86,13 @@ class SourceAttributes(BaseModel):
     platform: Platform
     token: str
     ingesting_host: str
+    ingesting_url: str = Field(
+        description="Where clients send logs, with the scheme (`ingesting_host` has none; "
+        "logtail-python takes a bare host as https): logtail-python's `host`, the URL of "
+        "Vector's http sink, Fluent Bit's http output (host, port, tls) and OTLP exporters "
+        "(`/v1/logs`). Read-only; not an attribute of the hosted API.",
+        json_schema_extra={"readOnly": True},
+    )
     ingesting_paused: bool
     logs_retention: int
     metrics_retention: int

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from datetime import datetime
+from typing import NamedTuple
 from urllib.parse import urlsplit
 
 from sqlalchemy import Select, select
@@ -33,18 +34,33 @@ _CREATE_ATTEMPTS = 5
 _CANDIDATE_BATCH = 20
 
 
-def ingesting_host(settings: Settings, request_host: str | None) -> str:
-    """Where sources send data: the configured host, else the public URL's, else the request's
-    (`request_host` is the request's `host[:port]`). A port other than the scheme's default
-    is kept: a client can send to the address as it is."""
-    if settings.ingesting_host:
-        return settings.ingesting_host
-    if settings.public_base is not None:
-        public = urlsplit(settings.public_base)
-        if public.hostname:
-            host = f"[{public.hostname}]" if ":" in public.hostname else public.hostname
-            return host if public.port is None else f"{host}:{public.port}"
-    return request_host or "localhost"
+class Ingesting(NamedTuple):
+    """Where a source's clients send: `host` as the hosted API shows it (`host[:port]`, no
+    scheme), `url` with the scheme, for clients that would otherwise guess one
+    (logtail-python takes a bare host as https)."""
+
+    host: str
+    url: str
+
+
+def ingesting(settings: Settings, request_scheme: str, request_host: str | None) -> Ingesting:
+    """The configured ingesting host, else the public URL's, else the request's (`request_host`
+    is its `host[:port]`). A port other than the scheme's default is kept: a client can send
+    to the address as it is. The scheme: WATCHPOST_INGESTING_HOST's own when it is a URL,
+    else the public URL's, else the request's."""
+    public = urlsplit(settings.public_base) if settings.public_base is not None else None
+    scheme = public.scheme if public is not None and public.scheme else request_scheme
+    if configured := settings.ingesting_host:
+        if "://" in configured:
+            url = urlsplit(configured.rstrip("/"))
+            return Ingesting(url.netloc, f"{url.scheme}://{url.netloc}{url.path}")
+        return Ingesting(configured, f"{scheme}://{configured}")
+    if public is not None and public.hostname:
+        host = f"[{public.hostname}]" if ":" in public.hostname else public.hostname
+        host = host if public.port is None else f"{host}:{public.port}"
+        return Ingesting(host, f"{scheme}://{host}{public.path}")
+    host = request_host or "localhost"
+    return Ingesting(host, f"{request_scheme}://{host}")
 
 
 # ------------------------------------------------------------------------------- sources
