@@ -57,3 +57,31 @@ async def test_target_create_describes_every_kind(client: httpx.AsyncClient) -> 
 
 async def test_openapi_is_public(client: httpx.AsyncClient) -> None:
     assert (await client.get("/openapi.json")).status_code == 200
+
+
+TRUNCATED_BODIES = {
+    ("POST", "/api/v1/heartbeat/{token}/fail"),
+    ("POST", "/api/v1/heartbeat/{token}/{exit_code}"),
+}
+"""Failure pings keep the first 10 KiB of their body and never answer 413."""
+
+
+async def test_every_route_taking_a_body_documents_its_413(client: httpx.AsyncClient) -> None:
+    spec = (await client.get("/openapi.json")).json()
+    missing, limits = [], {}
+    for path, operations in spec["paths"].items():
+        for method, operation in operations.items():
+            key = (method.upper(), path)
+            if "requestBody" not in operation or key in TRUNCATED_BODIES:
+                continue
+            found = operation["responses"].get("413")
+            if found is None:
+                missing.append(key)
+            else:
+                limits[key] = found["description"]
+    assert not missing, missing
+    assert len(limits) > 60
+    assert limits[("POST", "/api/v2/monitors")] == "Request body larger than 1 MiB"
+    assert limits[("PATCH", "/api/v2/monitors/{monitor_id}")] == "Request body larger than 1 MiB"
+    assert limits[("PUT", "/api/v2/on-calls/{id}/events")] == "Request body larger than 1 MiB"
+    assert "20971520 bytes" in limits[("POST", "/")]
