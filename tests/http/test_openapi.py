@@ -102,6 +102,7 @@ async def test_routes_needing_a_token_name_their_security_scheme(
     for path, operations in spec["paths"].items():
         for method, operation in operations.items():
             security = operation.get("security")
+            expected: list[dict[str, list[str]]] | None
             if (method, path) in needing:
                 expected = [{"apiToken": []}]
             elif path in ("/", "/v1/logs", "/v1/metrics"):  # log ingestion: a source token
