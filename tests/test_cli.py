@@ -203,3 +203,56 @@ def test_a_bad_setting_is_named_without_its_value(name: str, value: str) -> None
     message = one_line_error(result)
     assert f"invalid configuration: {name}:" in message
     assert "s3cret" not in result.stderr + result.stdout
+
+
+def _unnamed_database_env() -> dict[str, str]:
+    """Neither WATCHPOST_DATABASE_URL nor WATCHPOST_DATA_DIR: the default ./data/watchpost.db."""
+    env = cli_env("")
+    del env["WATCHPOST_DATABASE_URL"]
+    return env
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["token", "create", "--team", "acme"],
+        ["token", "list"],
+        ["token", "revoke", "wp_abc"],
+        ["user", "create", "--team", "acme", "--email", "ann@example.com", "--name", "Ann"],
+        ["user", "list"],
+    ],
+)
+def test_admin_commands_refuse_a_default_database_that_is_not_there(
+    command: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    line = one_line_error(run_cli_in_process(_unnamed_database_env(), *command))
+    assert f"no database at {tmp_path / 'data' / 'watchpost.db'}" in line
+    assert "WATCHPOST_DATABASE_URL" in line and "WATCHPOST_DATA_DIR" in line
+    assert list(tmp_path.iterdir()) == []  # no data/, no watchpost.db, no secret.key
+
+
+def test_admin_commands_use_the_default_database_once_migrate_made_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    env = _unnamed_database_env()
+    migrated = run_cli_in_process(env, "migrate")
+    assert migrated.returncode == 0, migrated.stderr
+    assert (tmp_path / "data" / "watchpost.db").exists()
+    created = run_cli_in_process(env, "token", "create", "--team", "acme")
+    assert created.returncode == 0, created.stderr
+    assert (tmp_path / "data" / "secret.key").exists()
+
+
+def test_a_database_named_by_a_setting_is_created_by_admin_commands(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    by_url = cli_env(f"sqlite:///{tmp_path / 'url' / 'watchpost.db'}")
+    by_dir = _unnamed_database_env() | {"WATCHPOST_DATA_DIR": str(tmp_path / "dir")}
+    for env, made in ((by_url, tmp_path / "url"), (by_dir, tmp_path / "dir")):
+        created = run_cli_in_process(env, "token", "create", "--team", "acme")
+        assert created.returncode == 0, created.stderr
+        assert (made / "watchpost.db").exists()
+    assert not (tmp_path / "data").exists()

@@ -73,11 +73,27 @@ def _first_line(exc: BaseException) -> str:
     return text[0] if text else type(exc).__name__
 
 
+def _existing_database(settings: Settings) -> None:
+    """Refuse to work on a default database that is not there: an administration command run
+    from another folder would otherwise create an empty one (and a new secret.key) there.
+    A database named by a setting is created as usual; serve, worker and migrate create it."""
+    if settings.model_fields_set & {"database_url", "data_dir"}:
+        return
+    path = settings.sqlite_path()
+    if path is not None and not path.exists():
+        raise CliError(
+            f"no database at {path.absolute()}: run this in the folder `watchpost serve` runs "
+            "in, or name the database with WATCHPOST_DATABASE_URL or WATCHPOST_DATA_DIR"
+        )
+
+
 def _with_session(work: Callable[..., Awaitable[T]]) -> T:
-    """Run work(session, clock) in one write transaction against the configured database."""
+    """Run work(session, clock) in one write transaction against the configured database
+    (which must exist, unless a setting names it)."""
     from watchpost.context import AppContext
 
     settings = _settings()
+    _existing_database(settings)
     _migrate(settings)
 
     async def run() -> T:

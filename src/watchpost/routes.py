@@ -15,9 +15,11 @@ from importlib import import_module
 from typing import Any
 
 from fastapi import APIRouter, Depends
+from fastapi.dependencies.models import Dependant
 from fastapi.params import Depends as DependsParam
 from fastapi.routing import APIRoute
 
+from watchpost.http.body import read_json_object
 from watchpost.http.deps import current_principal
 from watchpost.http.errors import error_responses
 
@@ -97,6 +99,23 @@ def flat_routes(
     return [route for route in target.routes if isinstance(route, APIRoute)]
 
 
+def _reads_json_body(dependant: Dependant) -> bool:
+    return any(
+        sub.call is read_json_object or _reads_json_body(sub) for sub in dependant.dependencies
+    )
+
+
+def _documented(
+    route: APIRoute, responses: Mapping[int | str, dict[str, Any]] | None
+) -> dict[int | str, Any]:
+    """The route's documented responses, `responses` added, and the 413 of the JSON body
+    cap on every route reading one (a route with its own limit documents its own 413)."""
+    documented: dict[int | str, Any] = {**route.responses, **(responses or {})}
+    if 413 not in documented and _reads_json_body(route.dependant):
+        documented.update(error_responses(413))
+    return documented
+
+
 def _add(
     target: APIRouter,
     route: APIRoute,
@@ -114,7 +133,7 @@ def _add(
         summary=route.summary,
         description=route.description,
         response_description=route.response_description,
-        responses={**route.responses, **(responses or {})},
+        responses=_documented(route, responses),
         deprecated=route.deprecated,
         methods=route.methods,
         operation_id=route.operation_id,

@@ -20,8 +20,10 @@ from tests.factories.delivery import (
     smtp_server,
 )
 from tests.factories.engine import engine_of, recording_server
+from tests.factories.heartbeats import create_heartbeat
 from tests.factories.incidents import create_reported_incident
 from tests.factories.monitors import create_monitor
+from watchpost.delivery import mail
 from watchpost.delivery.mail import NOT_CONFIGURED
 
 INCIDENTS = "/api/v2/incidents"
@@ -63,17 +65,55 @@ async def test_members_are_emailed_when_a_monitor_goes_down_and_recovers(
             await deliverer_of(app).tick()
     assert sorted(m["To"] for m in started) == ["ann@example.com", "bob@example.com"]
     message = started[0]
-    assert message["Subject"] == f"Down: Shop (monitor {monitor['id']})"
+    assert message["Subject"] == "Down: Shop (monitor)"
     assert message["From"] == "Watchpost <alerts@example.com>"
     text, html = _parts(message)
     assert "Down: Shop" in text and "500" in text
+    assert f"About: monitor Shop ({site.url('/shop')})" in text
     assert "<h2>Down: Shop</h2>" in html
     assert "Acknowledge" not in text  # no public URL configured: no link
     assert mailbox.logins and set(mailbox.logins) == {("alerts", "s3cret pass")}
     resolved = mailbox.messages[len(started) :]
-    assert (
-        sorted(m["Subject"] for m in resolved) == [f"Resolved: Shop (monitor {monitor['id']})"] * 2
-    )
+    assert sorted(m["Subject"] for m in resolved) == ["Resolved: Shop (monitor)"] * 2
+
+
+async def test_a_monitor_is_named_by_its_url_without_its_credentials(
+    app: FastAPI, api: Api
+) -> None:
+    await create_member(app, "acme", "ann@example.com")
+    with smtp_server() as mailbox:
+        configure(app, smtp_url=f"smtp://127.0.0.1:{mailbox.port}")
+        async with recording_server() as site:
+            site.status["/shop?token=TOPSECRET&page=2"] = 500
+            url = site.url("/shop?token=TOPSECRET&page=2").replace("://", "://bob:PASSWORD@")
+            await create_monitor(api, url=url, confirmation_period=0)
+            await engine_of(app).tick()
+            await deliverer_of(app).tick()
+    [message] = mailbox.messages
+    shown = site.url("/shop?token=***&page=***")
+    assert message["Subject"] == f"Down: {shown} (monitor)"
+    text, _ = _parts(message)
+    assert f"About: monitor {shown}" in text.splitlines()
+    assert "PASSWORD" not in message.as_string() and "TOPSECRET" not in message.as_string()
+
+
+async def test_a_heartbeat_is_named_by_its_name(
+    app: FastAPI, api: Api, client: httpx.AsyncClient
+) -> None:
+    await create_member(app, "acme", "ann@example.com")
+    with smtp_server() as mailbox:
+        configure(app, smtp_url=f"smtp://127.0.0.1:{mailbox.port}")
+        made = await create_heartbeat(api, name="Nightly backup", period=60, grace=0)
+        assert (await client.get(made.url)).status_code == 200
+        engine = engine_of(app)
+        for _ in range(3):  # no more pings: overdue after a minute
+            advance(app, 60)
+            await engine.sweep(app.state.ctx.clock.now())
+        await deliverer_of(app).tick()
+    [message] = mailbox.messages
+    assert message["Subject"] == "Down: Nightly backup (heartbeat)"
+    text, _ = _parts(message)
+    assert "About: heartbeat Nightly backup" in text.splitlines()
 
 
 async def test_no_email_when_the_monitor_says_so(app: FastAPI, api: Api) -> None:
@@ -137,3 +177,46 @@ async def test_the_acknowledge_link_acknowledges_once_and_only_by_post(
     forged = await client.post(path[:-6] + "AAAAAA")
     assert forged.status_code == 404
     assert (await client.get("/acknowledge/not-a-token")).status_code == 404
+
+
+async def test_a_name_with_line_breaks_is_one_subject_line_and_adds_no_header(
+    app: FastAPI, api: Api
+) -> None:
+    await create_member(app, "acme", "ann@example.com")
+    with smtp_server() as mailbox:
+        configure(app, smtp_url=f"smtp://127.0.0.1:{mailbox.port}")
+        await create_reported_incident(api, name="a\r\nBcc: x@y")
+        await deliverer_of(app).tick()
+    [message] = mailbox.messages
+    assert message["Subject"] == "Down: a Bcc: x@y (reported by hand)"
+    assert message["Bcc"] is None and mailbox.recipients == [["ann@example.com"]]
+    [delivery] = await deliveries(app)
+    assert (delivery.state, delivery.attempts) == ("succeeded", 1)
+
+
+async def test_a_send_that_crashes_is_a_failed_attempt_retried_on_the_schedule(
+    app: FastAPI, api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await create_member(app, "acme", "ann@example.com")
+
+    async def crash(*_: Any, **__: Any) -> Any:
+        raise RuntimeError("the sender broke")
+
+    with smtp_server() as mailbox:
+        configure(app, smtp_url=f"smtp://127.0.0.1:{mailbox.port}", delivery_retry_delays="0,60")
+        await create_reported_incident(api)
+        worker = deliverer_of(app)
+        with monkeypatch.context() as patched:
+            patched.setattr(mail, "send", crash)
+            await worker.tick()
+        [delivery] = await deliveries(app)
+        assert (delivery.state, delivery.attempts) == ("pending", 1)
+        assert delivery.error == "sending failed: RuntimeError: the sender broke"
+        assert delivery.next_attempt_at is not None
+        assert delivery.next_attempt_at > app.state.ctx.clock.now()
+        assert (await worker.tick()).sent == 0  # not due yet
+        advance(app, 70)
+        await worker.tick()
+    [delivery] = await deliveries(app)
+    assert (delivery.state, delivery.attempts, delivery.error) == ("succeeded", 2, None)
+    assert len(mailbox.messages) == 1

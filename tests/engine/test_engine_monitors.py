@@ -12,6 +12,7 @@ from sqlalchemy import select
 from tests.factories.api import Api, data
 from tests.factories.engine import change, engine_of, load, recording_server
 from tests.factories.monitors import MONITORS, create_monitor
+from tests.factories.servers import ipv6_loopback, silent_server
 from watchpost.clock import FrozenClock, isoformat_ms
 from watchpost.engine import checks
 from watchpost.engine.checks import CheckInput, run_monitor_check
@@ -249,3 +250,16 @@ async def test_a_real_maintenance_window_skips_checks_until_it_ends(
         await engine.tick()
         assert server.hits["/m"] == 1
         assert data(await api.get(f"{MONITORS}/{monitor_id}"))["attributes"]["status"] == "up"
+
+
+@pytest.mark.skipif(not ipv6_loopback(), reason="no IPv6 loopback (::1) on this machine")
+@pytest.mark.parametrize("host", ["::1", "[::1]"])
+async def test_a_tcp_monitor_of_an_ipv6_address_connects(app: FastAPI, api: Api, host: str) -> None:
+    async with silent_server("::1") as port:
+        created = await create_monitor(
+            api, monitor_type="tcp", url=host, port=str(port), confirmation_period=0
+        )
+        assert created["attributes"]["url"] == host  # kept as the client wrote it
+        await engine_of(app).tick()
+    attributes = data(await api.get(f"{MONITORS}/{created['id']}"))["attributes"]
+    assert (attributes["status"], attributes["last_error"]) == ("up", None)

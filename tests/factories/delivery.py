@@ -149,6 +149,8 @@ class Mailbox:
 
     port: int = 0
     messages: list[EmailMessage] = field(default_factory=list)
+    recipients: list[list[str]] = field(default_factory=list)
+    """Each message's envelope recipients (RCPT TO), in the order of `messages`."""
     logins: list[tuple[str, str]] = field(default_factory=list)
 
     def to(self, address: str) -> list[EmailMessage]:
@@ -163,6 +165,7 @@ def smtp_server(*, login: tuple[str, str] | None = None) -> Iterator[Mailbox]:
     class Handler:
         async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
             box.messages.append(BytesParser(policy=policy.default).parsebytes(envelope.content))
+            box.recipients.append(list(envelope.rcpt_tos))
             return "250 Message accepted for delivery"
 
     def authenticate(

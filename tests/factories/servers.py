@@ -61,8 +61,8 @@ Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]
 
 
 @asynccontextmanager
-async def tcp_server(handler: Handler) -> AsyncIterator[int]:
-    """A loopback server running handler per connection; yields its port."""
+async def tcp_server(handler: Handler, host: str = "127.0.0.1") -> AsyncIterator[int]:
+    """A loopback server (on `host`) running handler per connection; yields its port."""
     tasks: set[asyncio.Task[None]] = set()
 
     async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -77,7 +77,7 @@ async def tcp_server(handler: Handler) -> AsyncIterator[int]:
             writer.close()
             tasks.discard(task)
 
-    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    server = await asyncio.start_server(serve, host, 0)
     port: int = server.sockets[0].getsockname()[1]
     try:
         yield port
@@ -92,14 +92,24 @@ async def tcp_server(handler: Handler) -> AsyncIterator[int]:
 
 
 @asynccontextmanager
-async def silent_server() -> AsyncIterator[int]:
+async def silent_server(host: str = "127.0.0.1") -> AsyncIterator[int]:
     """Accepts connections and never answers: what a hung server looks like."""
 
     async def hang(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await asyncio.Event().wait()
 
-    async with tcp_server(hang) as port:
+    async with tcp_server(hang, host) as port:
         yield port
+
+
+def ipv6_loopback() -> bool:
+    """Whether ::1 can be listened on here (a container may have no IPv6)."""
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+    except OSError:
+        return False
+    return True
 
 
 @asynccontextmanager

@@ -8,7 +8,15 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import cast
 
-from tests.factories.servers import SHORT_TIMEOUT, TIMEOUT, free_port, silent_server
+import pytest
+
+from tests.factories.servers import (
+    SHORT_TIMEOUT,
+    TIMEOUT,
+    free_port,
+    ipv6_loopback,
+    silent_server,
+)
 from watchpost.probes.monitors.check import MonitorCheck
 from watchpost.probes.monitors.registry import PROBES
 
@@ -109,3 +117,16 @@ async def test_udp_closed_port() -> None:
     port = free_port()
     result = await PROBES["udp"](monitor("udp", port, request_body="ping"), timeout=TIMEOUT)
     assert result.error == f"port unreachable: nothing listens on UDP 127.0.0.1:{port}"
+
+
+@pytest.mark.skipif(not ipv6_loopback(), reason="no IPv6 loopback (::1) on this machine")
+@pytest.mark.parametrize("url", ["::1", "[::1]"])
+async def test_tcp_connects_to_an_ipv6_address_with_or_without_brackets(url: str) -> None:
+    async with silent_server("::1") as port:
+        check = MonitorCheck(monitor_type="tcp", url=url, port=str(port))
+        result = await PROBES["tcp"](check, timeout=TIMEOUT)
+    assert result.ok, result.error
+    refused = free_port()
+    check = MonitorCheck(monitor_type="tcp", url=url, port=str(refused))
+    result = await PROBES["tcp"](check, timeout=TIMEOUT)
+    assert result.error == f"connection refused by [::1]:{refused}"

@@ -285,3 +285,18 @@ async def test_the_address_is_never_logged(
     ours = [r for r in caplog.records if not r.name.startswith("mail.log")]
     assert any("status page subscriber" in r.getMessage() for r in ours)
     assert all(secret_address not in r.getMessage() for r in ours)
+
+
+async def test_a_title_with_line_breaks_is_one_subject_line_and_adds_no_header(
+    app: FastAPI, api: Api, client: httpx.AsyncClient
+) -> None:
+    with mail_setup(app) as box:
+        page = await new_page(api)
+        rid = await new_resource(api, page, "API")
+        await subscribe_confirmed(app, client, box, ANN)
+        title = "Outage\r\nBcc: eve@example.com"
+        await report(api, page, title=title, affected_resources=[hit(rid, "downtime")])
+        assert await tick(app) == 1
+        mail = box.to(ANN)[-1]
+        assert mail["Subject"] == "[Acme] New incident: Outage Bcc: eve@example.com"
+        assert mail["Bcc"] is None and box.recipients[-1] == [ANN]

@@ -43,7 +43,8 @@ def wants(webhook: Any, trigger_type: str, event: str) -> bool:
 CHAT_EVENTS: Final[dict[str, tuple[str, ...]]] = {
     "incident_change": ("started", "reopened", "resolved")
 }
-"""What every notification channel of the team is told (until escalation policies say whom)."""
+"""What every notification channel of the team is told (escalation steps may name channels
+besides)."""
 PAGED_EVENTS: Final = ("started", "acknowledged", "resolved", "reopened")
 """The incident events PagerDuty hears of (trigger, acknowledge, resolve, trigger again)."""
 

@@ -1,17 +1,20 @@
 """Alert e-mail: a message about an incident event, sent over the configured SMTP server.
 
-The subject names the object and the state ("Down: Shop (monitor)", "Resolved: …"); the
-message has a text and an HTML part (the HTML made by Jinja2 with autoescaping: incident
-names and causes come from checked servers and people).
+The subject names the state, the incident and what it is about ("Down: Shop (monitor
+https://shop.example/)", "Resolved: …"); the message has a text and an HTML part (the HTML
+made by Jinja2 with autoescaping: incident names and causes come from checked servers and
+people). Header values made of such text go through `one_line` (new_message).
 """
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass
 from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
 from typing import Any, Final
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import aiosmtplib
 from jinja2 import Environment
@@ -45,10 +48,56 @@ _HTML = Environment(autoescape=True).from_string(
 )
 
 
-def _subject_of(data: dict[str, Any]) -> str:
+_BREAKS: Final = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]+")
+
+
+def one_line(text: str) -> str:
+    """A header value from text people or checked servers wrote: line breaks and other
+    control characters folded into single spaces (a CR/LF would end the header, or add one:
+    "a\\r\\nBcc: x@y")."""
+    return " ".join(_BREAKS.sub(" ", text).split())
+
+
+def new_message(*, subject: str, sender: str, recipient: str) -> EmailMessage:
+    """An e-mail's headers: every e-mail Watchpost sends starts here."""
+    mail = EmailMessage()
+    mail["Subject"] = one_line(subject)
+    mail["From"] = one_line(sender)
+    mail["To"] = one_line(recipient)
+    mail["Date"] = formatdate(localtime=False)
+    mail["Message-ID"] = make_msgid(domain="watchpost")
+    return mail
+
+
+def shown_url(url: str) -> str:
+    """A URL as people are told it: without user-info, query values replaced by `***`
+    (either may hold a credential)."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    netloc = host if parts.port is None else f"{host}:{parts.port}"
+    query = parts.query and urlencode(
+        [(key, "***") for key, _ in parse_qsl(parts.query, keep_blank_values=True)], safe="*"
+    )
+    return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
+
+
+def _subject_of(data: dict[str, Any]) -> tuple[str, str]:
+    """What an incident is about: its kind ("monitor", or how it was reported) and the
+    object in words, by the name the incident took from it (and a monitor's URL)."""
+    attributes = data["attributes"]
+    name, url = attributes["name"], attributes.get("url")
     for kind, link in (data.get("relationships") or {}).items():
-        return f"{kind.replace('_', ' ')} {link['data']['id']}"
-    return "reported by hand"
+        words = kind.replace("_", " ")
+        if kind == "incoming_webhook":
+            # The incident's name comes from the request, not from the webhook.
+            return words, f"{words} {link['data']['id']}"
+        if url:
+            shown = shown_url(url)
+            return words, f"{words} {shown if name == url else f'{name} ({shown})'}"
+        return words, f"{words} {name}"
+    return "reported by hand", "reported by hand"
 
 
 @dataclass(frozen=True)
@@ -57,6 +106,7 @@ class Told:
 
     state: str
     name: str
+    kind: str
     about: str
     cause: str
     facts: list[tuple[str, str]]
@@ -65,13 +115,14 @@ class Told:
 
     @property
     def title(self) -> str:
-        return f"{self.state}: {self.name} ({self.about})"
+        return one_line(f"{self.state}: {self.name} ({self.kind})")
 
 
 def told(payload: dict[str, Any], *, acknowledge_url: str | None) -> Told:
     data = payload["data"]
     attributes = data["attributes"]
-    about = _subject_of(data)
+    kind, about = _subject_of(data)
+    name = attributes["name"]
     facts = [
         ("Incident", f"#{data['id']}"),
         ("About", about),
@@ -81,7 +132,8 @@ def told(payload: dict[str, Any], *, acknowledge_url: str | None) -> Told:
         facts.append(("Resolved", attributes["resolved_at"]))
     return Told(
         state=_STATES.get(payload["event"], payload["event"].capitalize()),
-        name=attributes["name"],
+        name=shown_url(name) if name == attributes.get("url") else name,
+        kind=kind,
         about=about,
         cause=attributes.get("cause") or "",
         facts=facts,
@@ -108,12 +160,7 @@ def message(
 ) -> EmailMessage:
     """The e-mail of one incident event (`{"event", "data"}` as webhooks get it)."""
     event = told(payload, acknowledge_url=acknowledge_url)
-    mail = EmailMessage()
-    mail["Subject"] = event.title
-    mail["From"] = sender
-    mail["To"] = recipient
-    mail["Date"] = formatdate(localtime=False)
-    mail["Message-ID"] = make_msgid(domain="watchpost")
+    mail = new_message(subject=event.title, sender=sender, recipient=recipient)
     lines = [f"{event.state}: {event.name}", "", event.cause, ""]
     lines += [f"{label}: {value}" for label, value in event.facts]
     if event.acknowledge_url:

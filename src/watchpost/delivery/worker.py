@@ -165,9 +165,15 @@ class Deliverer:
         return [job for job in jobs if job.disabled_reason is None]
 
     async def attempt(self, job: Job) -> Attempt:
+        """One attempt, whatever its channel: an exception while sending is a failed attempt
+        like any other (recorded, retried on the schedule), never one that is lost."""
         async with self._slots:
             now = self.ctx.clock.now()
-            outcome = await self.send(job, now=now)
+            try:
+                outcome = await self.send(job, now=now)
+            except Exception as exc:
+                log.exception("delivery %s: sending crashed", job.delivery_id)
+                outcome = Outcome(error=f"sending failed: {type(exc).__name__}: {exc}"[:500])
         return Attempt(job=job, outcome=outcome, at=self.ctx.clock.now(), owner=self.owner)
 
     async def record(self, attempts: list[Attempt]) -> int:
@@ -203,11 +209,7 @@ class Deliverer:
         self._wake.set()
 
     async def _attempt_and_buffer(self, job: Job) -> None:
-        try:
-            self._buffer.append(await self.attempt(job))
-        except Exception:
-            # Its lease expires and the delivery is attempted again.
-            log.exception("delivery %s: sending crashed", job.delivery_id)
+        self._buffer.append(await self.attempt(job))
         # Half the slots free while more is due: record and claim now, not at the next poll
         # (a backlog would otherwise go at most one claim batch per poll interval).
         if self._backlog and len(self._running) - 1 <= self.settings.delivery_concurrency // 2:

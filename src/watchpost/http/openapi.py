@@ -22,6 +22,7 @@ ERROR_RESPONSES: dict[int, dict[str, Any]] = {
     401: {"model": MessageErrorBody, "description": "Missing, invalid or revoked API token"},
     404: {"model": MessageErrorBody, "description": "No such object in the token's team"},
     409: {"model": MessageErrorBody, "description": "Conflicts with the object's state"},
+    413: {"model": MessageErrorBody, "description": "Request body larger than 1 MiB"},
     415: {"model": ValidationErrorBody, "description": "Body is not application/json"},
     422: {"model": ValidationErrorBody, "description": "Invalid attributes"},
     429: {

@@ -63,7 +63,8 @@ class Incident(IdMixin, TeamOwnedMixin, TimestampMixin, Base):
     critical_alert: Mapped[bool] = mapped_column(Boolean, default=False)
     team_wait: Mapped[int | None] = mapped_column(Integer, default=None)
     policy_id: Mapped[int | None] = mapped_column(IdType, default=None)
-    """The escalation policy named by the report (stored; policies are not executed yet)."""
+    """The escalation policy the incident runs (delivery/escalation.py): a report's own, else
+    its object's."""
     description: Mapped[str | None] = mapped_column(Text, default=None)
     metadata_: Mapped[dict[str, Any]] = mapped_column("metadata", JSON, default=dict)
     check_details: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)

@@ -18,7 +18,14 @@ from fastapi.responses import Response
 
 from watchpost.http.errors import json_error
 from watchpost.http.openapi import ERROR_RESPONSES, MessageErrorBody
-from watchpost.ingestion.state import TOO_LARGE, Ingestion, Refused, SourceInfo, ingestion_for
+from watchpost.ingestion.state import (
+    SOURCE_TOKEN,
+    TOO_LARGE,
+    Ingestion,
+    Refused,
+    SourceInfo,
+    ingestion_for,
+)
 from watchpost.logs import fast_columns
 from watchpost.logs.batch import EventBatch
 from watchpost.logs.ingest_body import (
@@ -31,7 +38,7 @@ from watchpost.logs.ingest_body import (
 )
 from watchpost.logs.parsing import MSGPACK, Unparseable, build_batch, decode, media_format
 
-router = APIRouter(tags=["logs ingestion"])
+router = APIRouter(tags=["logs ingestion"], dependencies=[SOURCE_TOKEN])
 
 OFF_LOOP_BYTES: Final = 1024 * 1024
 """Bodies larger than this are parsed in a worker thread, so the event loop keeps serving."""

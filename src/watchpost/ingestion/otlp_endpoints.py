@@ -22,13 +22,13 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from watchpost.ingestion.endpoints import OFF_LOOP_BYTES, read_body
-from watchpost.ingestion.state import Ingestion, Refused, SourceInfo, ingestion_for
+from watchpost.ingestion.state import SOURCE_TOKEN, Ingestion, Refused, SourceInfo, ingestion_for
 from watchpost.logs import otlp, otlp_metrics
 from watchpost.logs.batch import EventBatch
 from watchpost.logs.events import MetricPoint
 from watchpost.logs.parsing import Unparseable
 
-router = APIRouter(tags=["logs ingestion"])
+router = APIRouter(tags=["logs ingestion"], dependencies=[SOURCE_TOKEN])
 
 PAUSED: Final = "ingesting is paused for this source: the records were dropped"
 EXPIRED: Final = "records older than the source's logs_retention were dropped"

@@ -23,7 +23,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Final
 
-from fastapi import Request
+from fastapi import Depends, Request
+from fastapi.params import Depends as DependsParam
+from fastapi.security import HTTPBearer
 from sqlalchemy import select
 
 from watchpost.context import AppContext
@@ -72,6 +74,16 @@ class Refused(Exception):
         return {}
 
 
+SOURCE_TOKEN: Final[DependsParam] = Depends(
+    HTTPBearer(
+        scheme_name="sourceToken",
+        description="A source's token (its `token` attribute): `Authorization: Bearer "
+        "<source token>`. Not the team's API token.",
+        auto_error=False,
+    )
+)
+"""The OpenAPI's security scheme of the ingestion routes (a dependency of their routers; the
+token itself is checked by Ingestion.source_for, after the address's rate limit)."""
 NO_TOKEN: Final = "Send the source token as 'Authorization: Bearer <source token>'."  # noqa: S105  (a message)
 TOO_LARGE: Final = f"payload reached size limit ({MAX_BODY_BYTES} bytes decoded)"
 NO_SUCH_SOURCE: Final = "Unauthorized: no source has this token."

@@ -148,8 +148,10 @@ ABOUT = (
     "comment on the incident, `resolve_remove` resolves or removes it; then the whole policy "
     "repeats "
     "`repeat_count` times after `repeat_delay`, then the `fallback_policy_id` runs. Whoever "
-    "was told hears of the resolution. Per-integration members (Slack, PagerDuty…) are "
-    "stored and shown but tell nobody here. A PATCH with `steps` replaces them all."
+    "was told hears of the resolution. A `pagerduty_integration` member triggers that "
+    "PagerDuty integration (an event to the Events API v2); the other per-integration "
+    "members (Slack, Microsoft Teams, Zapier, Splunk On-Call) are stored and shown but tell "
+    "nobody here. A PATCH with `steps` replaces them all."
 )
 NOUN = "escalation policy"
 PLURAL = "escalation policies"

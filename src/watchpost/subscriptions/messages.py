@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from email.message import EmailMessage
-from email.utils import formatdate, make_msgid
 from typing import Any, Final
 
 from jinja2 import Environment
+
+from watchpost.delivery.mail import new_message
 
 SUBJECTS: Final = {
     "report_created": "New incident",
@@ -75,12 +76,7 @@ without a confirmation.</p>
 
 
 def _base(sender: str, recipient: str, subject: str) -> EmailMessage:
-    mail = EmailMessage()
-    mail["Subject"] = subject
-    mail["From"] = sender
-    mail["To"] = recipient
-    mail["Date"] = formatdate(localtime=False)
-    mail["Message-ID"] = make_msgid(domain="watchpost")
+    mail = new_message(subject=subject, sender=sender, recipient=recipient)
     mail["Auto-Submitted"] = "auto-generated"
     return mail
 

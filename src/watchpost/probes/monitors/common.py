@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -37,11 +38,16 @@ def network_failure(
 def target(settings: MonitorCheck, default_port: int | None) -> Address:
     """Host from url (a host name, an IP or a URL) and port from `port`, else the URL's or default."""
     raw = settings.url.strip()
-    parts = urlsplit(raw if "://" in raw else f"//{raw}")
+    host: str | None
     try:
-        host, url_port = parts.hostname, parts.port
-    except ValueError as exc:
-        raise ConfigError(f"invalid url: {exc}") from None
+        # A bare IPv6 address ("::1"): as a URL's netloc its last group would read as a port.
+        host, url_port = str(ipaddress.ip_address(raw)), None
+    except ValueError:
+        parts = urlsplit(raw if "://" in raw else f"//{raw}")
+        try:
+            host, url_port = parts.hostname, parts.port
+        except ValueError as exc:
+            raise ConfigError(f"invalid url: {exc}") from None
     if not host:
         raise ConfigError("url has no host name")
     port: int | None = default_port if url_port is None else url_port
