@@ -5,7 +5,6 @@ incident."""
 from __future__ import annotations
 
 import logging
-import sys
 
 import pytest
 from fastapi import FastAPI
@@ -13,7 +12,7 @@ from fastapi import FastAPI
 from tests.factories.api import Api
 from tests.factories.engine import engine_of, recording_server
 from tests.factories.monitors import create_monitor
-from watchpost.masking import MaskUrls, mask_url, mask_urls
+from watchpost.masking import install, mask_url, mask_urls
 from watchpost.probes.base import ProbeResult
 from watchpost.probes.errors import scrub
 
@@ -59,15 +58,16 @@ def test_probe_errors_and_scrubbed_texts_are_masked() -> None:
     assert scrub("key K1 for http://h/?t=SECRET", ("K1",)) == "key *** for http://h/?t=***"
 
 
-def test_the_filter_masks_messages_arguments_and_tracebacks() -> None:
+def test_every_record_of_the_process_masks_its_urls(caplog: pytest.LogCaptureFixture) -> None:
+    install()  # as the app and the command line do; a second call changes nothing
+    install()
+    caplog.set_level(logging.INFO)
     try:
         raise ValueError("cannot open http://u:SECRET@h/?t=SECRET")
     except ValueError:
-        exc_info = sys.exc_info()
-    record = logging.LogRecord(
-        "x", logging.ERROR, __file__, 1, "%s at %s", ("http://h/?t=SECRET", 3), exc_info
-    )
-    assert MaskUrls().filter(record)
+        # A library's logger, which no filter of ours is on.
+        logging.getLogger("some.library").exception("%s at %s", "http://h/?t=SECRET", 3)
+    (record,) = caplog.records
     text = logging.Formatter().format(record)
     assert "SECRET" not in text and "http://h/?t=*** at 3" in text
     assert "cannot open http://u:***@h/?t=***" in text

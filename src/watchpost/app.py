@@ -22,6 +22,7 @@ from watchpost.http.errors import UnhandledErrors, install_error_handlers, json_
 from watchpost.http.logs import install as redact_secret_paths
 from watchpost.http.nul import RefuseNul
 from watchpost.logs.retention import RetentionLoop
+from watchpost.masking import install as mask_logged_urls
 from watchpost.settings import Settings
 
 health = APIRouter()
@@ -144,4 +145,5 @@ def build_app(ctx: AppContext, *, engine: bool = False, retention: bool | None =
     app.router.routes.extend(page_fallback_routes())  # last: any other path of a page, 404
     # uvicorn configures its loggers before the app starts serving; filters stay on them.
     redact_secret_paths(secret_path_prefixes())
+    mask_logged_urls()  # every log record of the process, whichever logger writes it
     return app

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
-from watchpost import __version__
+from watchpost import __version__, masking
 
 # Each command imports what it uses: `--help` and usage errors answer without loading
 # SQLAlchemy, pydantic or the app, and a command loads only its own part of Watchpost.
@@ -112,6 +112,7 @@ def _logging(settings: Settings) -> None:
         level=settings.log_level.upper(), format="%(levelname)s %(name)s: %(message)s"
     )
     logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)
+    masking.install()  # no log line of any command shows a URL's password or query values
 
 
 def _listen(host: str, port: int) -> socket.socket:

@@ -3,14 +3,17 @@
 A monitor's URL may carry its credentials (`http://bob:PASSWORD@host/x?token=TOKEN`): the
 user-info password and every query (and fragment) value are replaced by `***`, the rest is
 kept as written, so a line still says which server and path it is about. Every log line and
-error text that may hold a URL goes through `mask_urls` (incident log lines, probe errors,
-delivery log lines, the unhandled-error log).
+error text that may hold a URL goes through `mask_urls`: every log record of the process
+(`install()`, called by the app and the command line, puts it in the record factory) and every
+probe's error text (probes/base.py).
 """
 
 from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
+from typing import Any
 
 MASK = "***"
 
@@ -54,34 +57,38 @@ def mask_urls(text: str) -> str:
     return _URL.sub(lambda found: mask_url(found.group()), text) if "://" in text else text
 
 
-class MaskUrls(logging.Filter):
-    """Masks the URLs of a record's message, arguments and traceback before any handler
-    formats it. On the loggers of modules whose lines may quote a URL (an incident's name,
-    a probe's or a delivery's error, an exception's text)."""
+Redact = Callable[[str], str]
 
-    def redact(self, text: str) -> str:
-        return mask_urls(text)
 
-    def filter(self, record: logging.LogRecord) -> bool:
-        if isinstance(record.args, tuple):
-            record.args = tuple(
-                self.redact(arg) if isinstance(arg, str) else arg for arg in record.args
-            )
-        if isinstance(record.msg, str):
-            record.msg = self.redact(record.msg)
-        if record.exc_info and not record.exc_text:
-            # A traceback may quote a URL too (an exception's message, a local's repr).
-            # Formatters reuse a record's exc_text, so the masked text is what they print.
-            record.exc_text = self.redact(_FORMATTER.formatException(record.exc_info))
-        return True
+def redact_record(record: logging.LogRecord, redact: Redact) -> None:
+    """The record's message, text arguments and traceback passed through redact, before any
+    handler formats it (formatters reuse a record's exc_text, so the redacted text is what
+    they print)."""
+    if isinstance(record.args, tuple):
+        record.args = tuple(redact(arg) if isinstance(arg, str) else arg for arg in record.args)
+    if isinstance(record.msg, str):
+        record.msg = redact(record.msg)
+    if record.exc_info and not record.exc_text:
+        # A traceback may quote a URL too (an exception's message, a local's repr).
+        record.exc_text = _FORMATTER.formatException(record.exc_info)
+    if record.exc_text:
+        record.exc_text = redact(record.exc_text)
 
 
 _FORMATTER = logging.Formatter()
 
 
-def masked_logger(name: str) -> logging.Logger:
-    """The logger of a module whose lines may quote a URL, with MaskUrls on it."""
-    logger = logging.getLogger(name)
-    if not any(isinstance(f, MaskUrls) for f in logger.filters):
-        logger.addFilter(MaskUrls())
-    return logger
+def install() -> None:
+    """Every log record of the process, whichever logger writes it (ours, uvicorn's, a
+    library's), is made with its URLs masked: one record factory, installed once."""
+    previous = logging.getLogRecordFactory()
+    if getattr(previous, "masks_urls", False):
+        return
+
+    def masked_record(*args: Any, **kwargs: Any) -> logging.LogRecord:
+        record = previous(*args, **kwargs)
+        redact_record(record, mask_urls)
+        return record
+
+    masked_record.masks_urls = True  # type: ignore[attr-defined]
+    logging.setLogRecordFactory(masked_record)

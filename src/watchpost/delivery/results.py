@@ -10,6 +10,7 @@ past the lease, and another worker took the delivery over) is dropped.
 
 from __future__ import annotations
 
+import logging
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,11 +24,10 @@ from watchpost.delivery import extensions
 from watchpost.delivery.claims import Job
 from watchpost.delivery.models import Delivery
 from watchpost.delivery.sending import Outcome, host_of
-from watchpost.masking import masked_logger
 from watchpost.settings import Settings
 from watchpost.webhooks.models import OutgoingWebhook
 
-log = masked_logger("watchpost.delivery")
+log = logging.getLogger("watchpost.delivery")
 
 JITTER: Final = 0.1
 """A retry's delay varies by up to this share either way, so retries of many deliveries to a

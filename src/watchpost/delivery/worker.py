@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -37,10 +38,9 @@ from watchpost.delivery.results import Attempt
 from watchpost.delivery.sending import Outcome
 from watchpost.leases import new_owner
 from watchpost.links import acknowledge_url
-from watchpost.masking import masked_logger
 from watchpost.oncall import changes
 
-log = masked_logger("watchpost.delivery")
+log = logging.getLogger("watchpost.delivery")
 
 LEASE_MARGIN_S: Final = 15.0
 """A lease lasts the request's timeout plus this: time to record the outcome."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -13,7 +14,6 @@ from watchpost.crypto import SecretBox
 from watchpost.engine.checked_rows import MONITOR, TARGET, monitor_timeout_s
 from watchpost.engine.claims import Claim
 from watchpost.maintenance_windows import maintenance_end
-from watchpost.masking import masked_logger
 from watchpost.monitors.lists import port_text
 from watchpost.monitors.models import Monitor
 from watchpost.probes.base import ProbeResult, Stopwatch, failure
@@ -24,7 +24,7 @@ from watchpost.probes.targets import registry as target_probes
 from watchpost.probes.targets.registry import probe_target, target_settings
 from watchpost.probes.targets.settings import TargetSettings
 
-log = masked_logger(__name__)
+log = logging.getLogger(__name__)
 
 GUARD_S = 2.0
 """A probe that overruns its own deadline by this much is cut off by the engine."""

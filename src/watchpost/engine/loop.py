@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -27,10 +28,9 @@ from watchpost.engine.schedule import OFF_SCHEDULE_PER_CLAIM
 from watchpost.engine.sweeps import Sweep, default_sweeps, due
 from watchpost.engine.writer import WriteReport, write_outcomes
 from watchpost.leases import new_owner
-from watchpost.masking import masked_logger
 from watchpost.probes.http import CLIENT
 
-log = masked_logger(__name__)
+log = logging.getLogger(__name__)
 
 SHUTDOWN_GRACE_S = 5.0
 """On stop, running checks get this long to finish before they are cancelled."""

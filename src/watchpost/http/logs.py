@@ -11,7 +11,7 @@ import logging
 import re
 from collections.abc import Iterable
 
-from watchpost.masking import MaskUrls, mask_urls
+from watchpost.masking import redact_record
 
 MASK = "[redacted]"
 
@@ -19,9 +19,9 @@ MASK = "[redacted]"
 PATH_LOGGERS = ("uvicorn.access", "watchpost.http.errors")
 
 
-class RedactSecretPaths(MaskUrls):
-    """Masks the segment after any of the prefixes, and URLs (masking.py), in a record's
-    message, arguments and traceback."""
+class RedactSecretPaths(logging.Filter):
+    """Masks the segment after any of the prefixes in a record's message, arguments and
+    traceback (URLs are masked for every record already: masking.install)."""
 
     def __init__(self, prefixes: Iterable[str]) -> None:
         super().__init__()
@@ -29,7 +29,11 @@ class RedactSecretPaths(MaskUrls):
         self._pattern = re.compile(f"({alternatives})[^/?#\\s]+") if alternatives else None
 
     def redact(self, text: str) -> str:
-        return mask_urls(self._pattern.sub(rf"\g<1>{MASK}", text) if self._pattern else text)
+        return self._pattern.sub(rf"\g<1>{MASK}", text) if self._pattern else text
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        redact_record(record, self.redact)
+        return True
 
 
 def install(prefixes: Iterable[str]) -> None:

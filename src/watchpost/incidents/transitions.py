@@ -11,6 +11,7 @@ for the changes people are told of, an event in the delivery outbox (same transa
 from __future__ import annotations
 
 import enum
+import logging
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from functools import partial
@@ -23,10 +24,10 @@ from watchpost.delivery import outbox
 from watchpost.errors import Conflict
 from watchpost.incidents.models import Incident, IncidentEvent, referenced
 from watchpost.incidents.rendering import SUBJECTS, incident_payload
-from watchpost.masking import mask_urls, masked_logger
+from watchpost.masking import mask_urls
 from watchpost.metadata import incidents as incident_metadata
 
-log = masked_logger("watchpost.incidents")
+log = logging.getLogger("watchpost.incidents")
 
 AUTOMATIC: Final = "Watchpost"
 """Who acknowledged or resolved, when nobody did by hand."""
