@@ -90,7 +90,7 @@ async def test_a_monitor_is_named_by_its_url_without_its_credentials(
             await engine_of(app).tick()
             await deliverer_of(app).tick()
     [message] = mailbox.messages
-    shown = site.url("/shop?token=***&page=***")
+    shown = site.url("/shop?token=***&page=***").replace("://", "://bob:***@")
     assert message["Subject"] == f"Down: {shown} (monitor)"
     text, _ = _parts(message)
     assert f"About: monitor {shown}" in text.splitlines()

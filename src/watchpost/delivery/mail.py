@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
 from typing import Any, Final
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import aiosmtplib
 from jinja2 import Environment
 
 from watchpost.delivery.sending import Outcome
+from watchpost.masking import mask_url
 from watchpost.settings import Settings, parse_smtp_url
 
 NOT_CONFIGURED: Final = "not sent: no SMTP server is configured (WATCHPOST_SMTP_URL)"
@@ -69,20 +69,6 @@ def new_message(*, subject: str, sender: str, recipient: str) -> EmailMessage:
     return mail
 
 
-def shown_url(url: str) -> str:
-    """A URL as people are told it: without user-info, query values replaced by `***`
-    (either may hold a credential)."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if ":" in host:
-        host = f"[{host}]"
-    netloc = host if parts.port is None else f"{host}:{parts.port}"
-    query = parts.query and urlencode(
-        [(key, "***") for key, _ in parse_qsl(parts.query, keep_blank_values=True)], safe="*"
-    )
-    return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
-
-
 def _subject_of(data: dict[str, Any]) -> tuple[str, str]:
     """What an incident is about: its kind ("monitor", or how it was reported) and the
     object in words, by the name the incident took from it (and a monitor's URL)."""
@@ -94,7 +80,7 @@ def _subject_of(data: dict[str, Any]) -> tuple[str, str]:
             # The incident's name comes from the request, not from the webhook.
             return words, f"{words} {link['data']['id']}"
         if url:
-            shown = shown_url(url)
+            shown = mask_url(url)
             return words, f"{words} {shown if name == url else f'{name} ({shown})'}"
         return words, f"{words} {name}"
     return "reported by hand", "reported by hand"
@@ -132,7 +118,7 @@ def told(payload: dict[str, Any], *, acknowledge_url: str | None) -> Told:
         facts.append(("Resolved", attributes["resolved_at"]))
     return Told(
         state=_STATES.get(payload["event"], payload["event"].capitalize()),
-        name=shown_url(name) if name == attributes.get("url") else name,
+        name=mask_url(name) if name == attributes.get("url") else name,
         kind=kind,
         about=about,
         cause=attributes.get("cause") or "",
