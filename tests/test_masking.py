@@ -12,6 +12,7 @@ from fastapi import FastAPI
 from tests.factories.api import Api
 from tests.factories.engine import engine_of, recording_server
 from tests.factories.monitors import create_monitor
+from watchpost.delivery.sending import Outcome
 from watchpost.masking import install, mask_url, mask_urls
 from watchpost.probes.base import ProbeResult
 from watchpost.probes.errors import scrub
@@ -52,9 +53,11 @@ def test_mask_urls_masks_every_url_in_a_text_and_nothing_else() -> None:
     assert mask_urls("a=1&b=2 host:80") == "a=1&b=2 host:80"
 
 
-def test_probe_errors_and_scrubbed_texts_are_masked() -> None:
+def test_probe_and_delivery_errors_and_scrubbed_texts_are_masked() -> None:
     result = ProbeResult(ok=False, latency_ms=1.0, error="at http://u:SECRET@h/?t=SECRET")
     assert result.error == "at http://u:***@h/?t=***"
+    outcome = Outcome(error="sending failed: ClientError: http://u:SECRET@h/?t=SECRET")
+    assert outcome.error == "sending failed: ClientError: http://u:***@h/?t=***"
     assert scrub("key K1 for http://h/?t=SECRET", ("K1",)) == "key *** for http://h/?t=***"
 
 

@@ -22,6 +22,7 @@ import orjson
 from watchpost import __version__
 from watchpost.crypto import SecretBox
 from watchpost.delivery.claims import Job
+from watchpost.masking import mask_urls
 from watchpost.outbound import DeniedAddress
 from watchpost.probes.http import HttpClient, connection_error
 from watchpost.webhooks import signing, templates
@@ -44,6 +45,12 @@ class Outcome:
     """Seconds the receiver asked to wait (Retry-After on 429 and 503)."""
     final: bool = False
     """No retry can help (the template does not render)."""
+
+    def __post_init__(self) -> None:
+        # Whatever wrote it (a library's exception included), an error text shows no URL's
+        # password or query values.
+        if self.error is not None:
+            object.__setattr__(self, "error", mask_urls(self.error))
 
     @property
     def ok(self) -> bool:
