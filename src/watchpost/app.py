@@ -21,6 +21,7 @@ from watchpost.http.envelope import JsonResponse
 from watchpost.http.errors import UnhandledErrors, install_error_handlers, json_error
 from watchpost.http.logs import install as redact_secret_paths
 from watchpost.http.nul import RefuseNul
+from watchpost.http.security import SecurityHeaders
 from watchpost.logs.retention import RetentionLoop
 from watchpost.masking import install as mask_logged_urls
 from watchpost.settings import Settings
@@ -138,7 +139,8 @@ def build_app(ctx: AppContext, *, engine: bool = False, retention: bool | None =
     app.add_middleware(RefuseNul, html_prefix=PREFIX + "/", html_not_found=page_not_found)
     app.add_middleware(PageHosts)  # a page's own host is served as /status/{sub}
     app.add_middleware(RequestSessionsMiddleware)
-    app.add_middleware(UnhandledErrors)  # added last: the outermost, sees every exception
+    app.add_middleware(UnhandledErrors)  # outside the others: sees every exception
+    app.add_middleware(SecurityHeaders)  # added last: the outermost, heads every answer
     # Listed flat rather than included: see routes.py for what nesting costs per request.
     app.router.routes.extend([*flat_routes([health]), *public_routes(), *api_routes()])
     app.router.routes.extend(docs_routes(app.title, app.openapi_url or "/openapi.json"))

@@ -84,7 +84,8 @@ def unavailable_response() -> Response:
 
 
 class UnhandledErrors(HttpMiddleware):
-    """The outermost middleware: an exception no handler took becomes a JSON answer.
+    """The outermost middleware but SecurityHeaders: an exception no handler took becomes a
+    JSON answer.
 
     - the database cannot be reached: 503 with `Retry-After`; the outage is logged once for
       the process (`db/outage.py`), not per request;

@@ -12,6 +12,7 @@ from typing import Any, Final
 from fastapi import APIRouter, Depends
 from fastapi.responses import HTMLResponse
 from jinja2 import Environment
+from markupsafe import Markup
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.context import AppContext
@@ -19,6 +20,7 @@ from watchpost.errors import Conflict
 from watchpost.http.deps import Context, ReadDb, WriteDb
 from watchpost.http.openapi import ERROR_RESPONSES, MessageErrorBody
 from watchpost.http.ratelimit import limit_by_address
+from watchpost.http.security import html_policy, source_hash
 from watchpost.incidents.models import Incident
 from watchpost.incidents.transitions import Change, apply
 from watchpost.links import ACKNOWLEDGE_PATH, read_acknowledge_token
@@ -35,8 +37,8 @@ _PAGE: Final = Environment(autoescape=True).from_string(
     """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="robots" content="noindex">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{ title }} · Watchpost</title></head>
-<body style="font-family: sans-serif; max-width: 40em; margin: 3em auto">
+<title>{{ title }} · Watchpost</title><style>{{ css }}</style></head>
+<body>
 <h1>{{ title }}</h1>
 {% if incident %}<p><strong>{{ incident.name }}</strong></p><p>{{ incident.cause }}</p>{% endif %}
 {% if message %}<p>{{ message }}</p>{% endif %}
@@ -44,6 +46,11 @@ _PAGE: Final = Environment(autoescape=True).from_string(
 </body></html>
 """
 )
+_CSS: Final = Markup("body{font-family:sans-serif;max-width:40em;margin:3em auto}")
+_HEADERS: Final = {
+    "Cache-Control": "no-store",
+    "Content-Security-Policy": html_policy(style_src=[source_hash(_CSS)]),
+}
 NOT_VALID: Final = "This link is not valid, or its incident no longer exists."
 
 
@@ -70,8 +77,8 @@ def _page(
     message: str | None = None,
     form: bool = False,
 ) -> HTMLResponse:
-    html = _PAGE.render(title=title, incident=incident, message=message, form=form)
-    return HTMLResponse(html, status_code=status, headers={"Cache-Control": "no-store"})
+    html = _PAGE.render(title=title, incident=incident, message=message, form=form, css=_CSS)
+    return HTMLResponse(html, status_code=status, headers=_HEADERS)
 
 
 async def _incident(db: AsyncSession, ctx: AppContext, token: str) -> tuple[Incident, str] | None:

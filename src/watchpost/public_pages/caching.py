@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
-from typing import Final
+from typing import Final, NamedTuple
 
 from fastapi import Request
 from fastapi.responses import Response
@@ -21,6 +21,14 @@ PUBLIC: Final = f"public, max-age={PUBLIC_MAX_AGE}"
 PRIVATE: Final = "private, no-cache"
 NO_STORE: Final = "no-store"
 HTML: Final = "text/html; charset=utf-8"
+
+
+class Html(NamedTuple):
+    """A rendered page and the Content-Security-Policy that lets exactly it render (its
+    inline stylesheets by hash, its logos' origins: templates.render)."""
+
+    body: str
+    policy: str
 
 
 def etag(body: bytes) -> str:
@@ -51,30 +59,36 @@ def cache_headers(body: bytes, *, private: bool, control: str | None = None) -> 
 
 def cached(
     request: Request,
-    body: bytes | str,
+    body: bytes | str | Html,
     media_type: str = HTML,
     *,
     private: bool,
     status: int = 200,
     control: str | None = None,
 ) -> Response:
-    """The answer with its ETag and Cache-Control; 304 when the request already has it."""
-    raw = body.encode() if isinstance(body, str) else body
+    """The answer with its ETag and Cache-Control; 304 when the request already has it (the
+    browser keeps the policy it stored with the page: the ETag covers what it derives from)."""
+    raw = _raw(body)
     headers = cache_headers(raw, private=private, control=control)
     if status == 200 and _matches(request.headers.get("if-none-match", ""), headers["ETag"]):
         return Response(status_code=304, headers=headers)
+    if isinstance(body, Html):
+        headers["Content-Security-Policy"] = body.policy
     if request.method == "HEAD":
         headers["Content-Length"] = str(len(raw))
         return Response(status_code=status, headers=headers, media_type=media_type)
     return Response(raw, status_code=status, headers=headers, media_type=media_type)
 
 
-def uncached(body: str, status: int, *, control: str) -> Response:
+def uncached(body: Html, status: int, *, control: str) -> Response:
     """An answer made without the request (error pages): ETag and the given Cache-Control."""
-    raw = body.encode()
-    return Response(
-        raw,
-        status_code=status,
-        headers=cache_headers(raw, private=False, control=control),
-        media_type=HTML,
-    )
+    raw = _raw(body)
+    headers = cache_headers(raw, private=False, control=control)
+    headers["Content-Security-Policy"] = body.policy
+    return Response(raw, status_code=status, headers=headers, media_type=HTML)
+
+
+def _raw(body: bytes | str | Html) -> bytes:
+    if isinstance(body, Html):
+        return body.body.encode()
+    return body.encode() if isinstance(body, str) else body

@@ -2,21 +2,27 @@
 
 Templates live in templates/ beside this module; autoescape is on for all of them. The
 stylesheet (templates/page.css) is inlined in every page: no request leaves for anything
-but the page itself (logos excepted: they are the page's own `logo_url`s).
+but the page itself (logos excepted: they are the page's own `logo_url`s). A page is
+rendered with its Content-Security-Policy (Html): each stylesheet a template inlines through
+the `inline_style` filter is allowed by its hash, the logos by their origins, nothing else.
 """
 
 from __future__ import annotations
 
 import functools
+import re
 from pathlib import Path
 from typing import Any, Final
+from urllib.parse import urlsplit
 
 from fastapi.responses import Response
-from jinja2 import Environment, FileSystemLoader, select_autoescape
+from jinja2 import Environment, FileSystemLoader, pass_context, select_autoescape
+from jinja2.runtime import Context
 from markupsafe import Markup
 
+from watchpost.http.security import html_policy, source_hash
 from watchpost.public_pages import bars
-from watchpost.public_pages.caching import NO_STORE, PUBLIC, uncached
+from watchpost.public_pages.caching import NO_STORE, PUBLIC, Html, uncached
 from watchpost.public_pages.view import CHART_WIDGETS
 from watchpost.status_pages.models import StatusPage
 
@@ -38,8 +44,24 @@ REPORT_STATES: Final[dict[str, str]] = {
 
 def style_text(css: str | None) -> Markup:
     """Custom CSS made safe inside <style>: every `<` becomes the CSS escape `\\3C ` (the
-    same character wherever CSS allows one), so nothing in it can end the element."""
-    return Markup((css or "").replace("<", "\\3C "))  # noqa: S704 (no `<` is left)
+    same character wherever CSS allows one), so nothing in it can end the element. Blank
+    lines are dropped here (render() drops them from the page, and the policy's hash must
+    be of the text the page holds)."""
+    text = "\n".join(line for line in (css or "").splitlines() if line.strip())
+    return Markup(text.replace("<", "\\3C "))  # noqa: S704 (no `<` is left)
+
+
+STYLES: Final = "inline_styles"
+"""The context variable listing the stylesheets a rendering inlined (inline_style)."""
+
+
+@pass_context
+def inline_style(context: Context, css: str | None) -> Markup:
+    """CSS for a `<style>` element of the page (as style_text), its hash noted for the
+    page's policy."""
+    text = style_text(css)
+    context[STYLES].append(source_hash(text))
+    return text
 
 
 THEMES: Final = ("light", "dark", "system")
@@ -77,6 +99,7 @@ def environment() -> Environment:
         auto_reload=False,
     )
     env.filters["style_text"] = style_text
+    env.filters["inline_style"] = inline_style
     env.filters["duration"] = bars.duration
     env.globals.update(
         CSS=_css(),
@@ -89,10 +112,31 @@ def environment() -> Environment:
     return env
 
 
-def render(name: str, **context: Any) -> str:
-    """A template rendered, with its blank lines squeezed out."""
-    text = environment().get_template(name).render(**context)
-    return "\n".join(line for line in text.splitlines() if line.strip())
+_HOST: Final = re.compile(r"[a-z0-9.-]+")
+
+
+def _origin(url: str | None) -> list[str]:
+    """A logo URL's origin as a CSP source (none for what a source cannot name)."""
+    try:
+        parts = urlsplit(url or "")
+        port = parts.port
+    except ValueError:
+        return []
+    host = parts.hostname or ""
+    if parts.scheme not in ("http", "https") or not _HOST.fullmatch(host):
+        return []
+    return [f"{parts.scheme}://{host}" + (f":{port}" if port is not None else "")]
+
+
+def render(name: str, **context: Any) -> Html:
+    """A template rendered, with its blank lines squeezed out, and its policy: its inlined
+    stylesheets and the logos of the page it shows, if any."""
+    styles: list[str] = []
+    text = environment().get_template(name).render(**context, **{STYLES: styles})
+    body = "\n".join(line for line in text.splitlines() if line.strip())
+    page = context.get("page")
+    images = [*_origin(page.logo_url), *_origin(page.dark_logo_url)] if page else []
+    return Html(body, html_policy(style_src=dict.fromkeys(styles), img_src=dict.fromkeys(images)))
 
 
 PAGE_PATHS: Final[dict[str, str]] = {"/": "", "/incidents": "/history", "/maintenance": "/history"}

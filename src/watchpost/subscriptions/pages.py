@@ -7,16 +7,26 @@ from typing import Final
 
 from fastapi.responses import HTMLResponse
 from jinja2 import Environment
+from markupsafe import Markup
 
+from watchpost.http.security import html_policy, source_hash
+
+_CSS: Final = Markup(
+    "body{font-family:system-ui,sans-serif;max-width:40em;margin:3em auto;padding:0 1em}"
+    "label{display:block;margin:.8em 0 .2em}input{width:100%;padding:.4em;box-sizing:border-box}"
+    "button{margin-top:1em;padding:.5em 1.2em}code{word-break:break-all}"
+    "@media (prefers-color-scheme:dark){body{background:#111;color:#eee}}"
+)
+_HEADERS: Final = {
+    "Cache-Control": "no-store",
+    "Content-Security-Policy": html_policy(style_src=[source_hash(_CSS)]),
+}
 _PAGE: Final = Environment(autoescape=True).from_string(
     """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="robots" content="noindex">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{ title }}{% if company %} · {{ company }}{% endif %}</title>
-<style>body{font-family:system-ui,sans-serif;max-width:40em;margin:3em auto;padding:0 1em}
-label{display:block;margin:.8em 0 .2em}input{width:100%;padding:.4em;box-sizing:border-box}
-button{margin-top:1em;padding:.5em 1.2em}code{word-break:break-all}
-@media (prefers-color-scheme:dark){body{background:#111;color:#eee}}</style></head>
+<style>{{ css }}</style></head>
 <body><main>
 <h1>{{ title }}</h1>
 {% if company %}<p>{{ company }}</p>{% endif %}
@@ -50,5 +60,6 @@ def page(
         secret=secret,
         form_action=form_action,
         button=button,
+        css=_CSS,
     )
-    return HTMLResponse(html, status_code=status, headers={"Cache-Control": "no-store"})
+    return HTMLResponse(html, status_code=status, headers=_HEADERS)
