@@ -10,9 +10,10 @@ from fastapi.responses import Response
 from watchpost.http.body import JsonObject
 from watchpost.http.crud import Finder, Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
-from watchpost.http.envelope import Resource, listing, no_content, resource, single
+from watchpost.http.envelope import listing, no_content, single
 from watchpost.http.openapi import NoAttributes
 from watchpost.http.pagination import Paging
+from watchpost.listing import Resource, resource
 from watchpost.problems import parse
 from watchpost.webhooks import service, signing
 from watchpost.webhooks.models import OutgoingWebhook
