@@ -29,7 +29,6 @@ SERVES_HTTP = {
     "subscriptions/limits.py": "sign-up rate limits keyed by the request's address",
     "subscriptions/pages.py": "the sign-up pages' HTML responses",
     "subscriptions/visitor.py": "the public page's access checks on the request",
-    "webhooks/schemas.py": "its list's OpenAPI model (http/openapi.PaginationDoc)",
 }
 """Besides every *endpoint*.py (the routes): the modules (or packages) that serve HTTP, and
 why. Every other module is a domain's: the API and the console call it alike."""
