@@ -1,5 +1,6 @@
 """The shape of the source tree: no runtime import cycle between the top-level packages of
-watchpost, and no source file (migrations aside) longer than 400 lines.
+watchpost, no source file (migrations aside) longer than 400 lines, and no HTTP in the
+domains (only the modules that serve HTTP import fastapi, starlette or watchpost.http).
 
 Imports inside `if TYPE_CHECKING:` blocks do not run and are not counted.
 """
@@ -16,9 +17,26 @@ SOURCE = Path(watchpost.__file__).parent
 MAX_LINES = 400
 
 
-def _modules() -> Iterator[Path]:
-    for path in sorted(SOURCE.rglob("*.py")):
-        if "migrations" not in path.relative_to(SOURCE).parts:
+HTTP_MODULES = ("fastapi", "starlette", "watchpost.http")
+SERVES_HTTP = {
+    "http": "the HTTP layer itself",
+    "app.py": "builds the FastAPI app",
+    "routes.py": "mounts the routers",
+    "cli.py": "starts the HTTP server",
+    "public_pages": "the public status pages, served as HTML",
+    "ingestion/state.py": "the ingestion endpoints' dependencies (the source token)",
+    "logsearch/tail.py": "the live tail's Server-Sent Events response",
+    "subscriptions/limits.py": "sign-up rate limits keyed by the request's address",
+    "subscriptions/pages.py": "the sign-up pages' HTML responses",
+    "subscriptions/visitor.py": "the public page's access checks on the request",
+}
+"""Besides every *endpoint*.py (the routes): the modules (or packages) that serve HTTP, and
+why. Every other module is a domain's: the API and the console call it alike."""
+
+
+def _modules(source: Path = SOURCE) -> Iterator[Path]:
+    for path in sorted(source.rglob("*.py")):
+        if "migrations" not in path.relative_to(source).parts:
             yield path
 
 
@@ -96,3 +114,38 @@ def test_no_source_file_over_the_line_limit() -> None:
         if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
     }
     assert long == {}
+
+
+def _http_importers(source: Path) -> dict[str, list[str]]:
+    """Modules outside SERVES_HTTP and the endpoints that import HTTP, with what they import."""
+    found: dict[str, list[str]] = {}
+    for path in _modules(source):
+        relative = path.relative_to(source)
+        if "endpoint" in path.name or {relative.parts[0], relative.as_posix()} & SERVES_HTTP.keys():
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        http = [m for m in _imported(tree) if m.startswith(HTTP_MODULES)]
+        if http:
+            found[relative.as_posix()] = http
+    return found
+
+
+def test_no_domain_module_imports_http() -> None:
+    assert _http_importers(SOURCE) == {}
+
+
+def test_every_http_exception_exists() -> None:
+    assert [name for name in SERVES_HTTP if not (SOURCE / name).exists()] == []
+
+
+def test_the_http_import_finder_finds_a_service_importing_fastapi(tmp_path: Path) -> None:
+    (tmp_path / "monitors").mkdir()
+    for name in ("service.py", "endpoints.py", "lists.py"):
+        (tmp_path / "monitors" / name).write_text("from fastapi import Request\n")
+    (tmp_path / "monitors" / "lists.py").write_text("from watchpost.listing import Page\n")
+    (tmp_path / "cli.py").write_text("def serve() -> None:\n    import starlette\n")
+    (tmp_path / "sources.py").write_text("import starlette.types\n")
+    assert _http_importers(tmp_path) == {
+        "monitors/service.py": ["fastapi"],
+        "sources.py": ["starlette.types"],
+    }

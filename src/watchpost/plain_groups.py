@@ -27,8 +27,7 @@ from watchpost.clock import isoformat_ms
 from watchpost.context import AppContext
 from watchpost.db.queries import not_a_group, team_object
 from watchpost.errors import InvalidRequest, Problem
-from watchpost.http.envelope import Resource, resource
-from watchpost.http.pagination import Page, PageRequest, team_page
+from watchpost.listing import Page, PageRequest, Resource, resource, team_page
 from watchpost.problems import team_name_problems
 from watchpost.teams.service import Principal
 from watchpost.validation import Int32, Name

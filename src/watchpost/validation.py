@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 from pydantic import AfterValidator, Field
 
 from watchpost import destinations
+from watchpost.errors import NotFound
 
 _LABEL = re.compile(r"^(?!-)[A-Za-z0-9_-]{1,63}(?<!-)$")
 
@@ -47,6 +48,15 @@ def ascii_int(text: str, *, low: int, high: int) -> int | None:
 def parse_id(text: str) -> int | None:
     """An object id written in a URL or a query (1 to 2**63 - 1, ASCII digits); else None."""
     return ascii_int(text, low=1, high=INT64_MAX)
+
+
+def object_id(raw: str, resource_type: str) -> int:
+    """A path id as an integer; anything else (not ASCII digits, out of the id range) names
+    no object, so it is a 404."""
+    value = parse_id(raw)
+    if value is None:
+        raise NotFound(resource_type, raw)
+    return value
 
 
 def reference_id(value: object) -> int | None:

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from tests.factories.api import Api, errors
 from tests.factories.objects import create_collector
-from watchpost.http.pagination import MAX_PER_PAGE, PageRequest, pagination_links
+from watchpost.listing import MAX_PER_PAGE, PageRequest, pagination_links
 
 BASE = "https://watch.example/api/v1/things"
 

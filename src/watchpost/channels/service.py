@@ -14,8 +14,7 @@ from watchpost.channels.schemas import ChannelCreate, ChannelUpdate
 from watchpost.clock import isoformat_ms
 from watchpost.context import AppContext
 from watchpost.db.queries import team_object, team_rows
-from watchpost.http.envelope import Resource, resource
-from watchpost.http.pagination import Page, PageRequest, paginate
+from watchpost.listing import Page, PageRequest, Resource, paginate, resource
 from watchpost.teams.service import Principal
 
 TYPE: Final = "notification_channel"

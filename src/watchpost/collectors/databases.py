@@ -19,7 +19,7 @@ from watchpost.collectors.models import CollectorTarget
 from watchpost.collectors.schemas import parse_target_create, parse_target_update
 from watchpost.crypto import SecretBox
 from watchpost.errors import InvalidRequest
-from watchpost.http.pagination import Page, PageRequest, paginate
+from watchpost.listing import Page, PageRequest, paginate
 
 FIELD: Final = "databases"
 DATABASE: Final = "collector_database"

@@ -29,9 +29,10 @@ from watchpost.collectors.target_kinds import rules_markdown
 from watchpost.http.body import JsonObject
 from watchpost.http.crud import CHILD_LIST_ERRORS, Finder, Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
-from watchpost.http.envelope import listing, no_content, resource, single
-from watchpost.http.errors import object_id
+from watchpost.http.envelope import listing, no_content, single
 from watchpost.http.pagination import Paging
+from watchpost.listing import resource
+from watchpost.validation import object_id
 
 router = APIRouter(prefix="/api/v1/collectors", tags=["collectors"])
 

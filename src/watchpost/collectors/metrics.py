@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.clock import isoformat_ms
 from watchpost.collectors.models import TargetMetricSample
-from watchpost.http.pagination import Page, PageRequest, team_page
+from watchpost.listing import Page, PageRequest, team_page
 
 METRIC_RETENTION = timedelta(hours=24)
 SAMPLE = "collector_target_metric_sample"

@@ -37,8 +37,8 @@ from watchpost.crypto import SecretBox, random_token
 from watchpost.db import queries
 from watchpost.db.queries import one_or_404, team_object, team_rows
 from watchpost.errors import InvalidRequest, NotFound, Problem
-from watchpost.http.pagination import Page, PageRequest, paginate, team_page
 from watchpost.incidents import service as incidents
+from watchpost.listing import Page, PageRequest, paginate, team_page
 from watchpost.problems import null_problems, sent_values
 from watchpost.sources.models import SourceGroup
 

@@ -14,12 +14,14 @@ from watchpost.http.body import JsonObject
 from watchpost.http.collection import ObjectId
 from watchpost.http.crud import CHILD_LIST_ERRORS, Finder, Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
-from watchpost.http.envelope import listing, resource, single
-from watchpost.http.errors import WRITE_ERRORS, error_responses, object_id
+from watchpost.http.envelope import listing, single
+from watchpost.http.errors import WRITE_ERRORS, error_responses
 from watchpost.http.openapi import NoAttributes
 from watchpost.http.pagination import Paging
+from watchpost.listing import resource
 from watchpost.problems import parse
 from watchpost.teams.service import Principal
+from watchpost.validation import object_id
 from watchpost.webhooks import service as webhooks
 
 router = APIRouter(prefix="/api/v2/outgoing-webhooks", tags=["outgoing webhooks"])

@@ -18,8 +18,7 @@ from watchpost.delivery.models import Delivery, DeliveryEvent
 from watchpost.delivery.results import Attempt
 from watchpost.delivery.sending import Outcome
 from watchpost.errors import Conflict, NotFound
-from watchpost.http.envelope import resource
-from watchpost.http.pagination import Page, PageRequest, paginate
+from watchpost.listing import Page, PageRequest, paginate, resource
 from watchpost.settings import Settings
 from watchpost.webhooks.models import OutgoingWebhook
 

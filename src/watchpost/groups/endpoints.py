@@ -31,15 +31,17 @@ from watchpost.heartbeats.schemas import HeartbeatAttributes
 from watchpost.http.body import JsonObject
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, single
-from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses, object_id
+from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses
 from watchpost.http.openapi import ListDoc, SingleDoc, request_body
-from watchpost.http.pagination import PageRequest, Paging, ResourcePage
+from watchpost.http.pagination import Paging
+from watchpost.listing import PageRequest, ResourcePage
 from watchpost.monitors import lists as monitor_lists
 from watchpost.monitors.schemas import MonitorAttributes
 from watchpost.sources import lists as source_lists
 from watchpost.sources import service as source_service
 from watchpost.sources.schemas import SourceAttributes
 from watchpost.teams.service import Principal
+from watchpost.validation import object_id
 
 
 @dataclass(frozen=True)

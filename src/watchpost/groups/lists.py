@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.db.rows import ListColumns
 from watchpost.groups.group_kinds import Group, GroupKind
-from watchpost.http.pagination import PageRequest, ResourcePage, TeamList
+from watchpost.listing import PageRequest, ResourcePage, TeamList
 
 
 @cache

@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.db.rows import ListColumns
 from watchpost.heartbeats.models import Heartbeat
 from watchpost.heartbeats.service import HEARTBEAT, PING_PATH
-from watchpost.http.pagination import PageRequest, ResourcePage, TeamList
+from watchpost.listing import PageRequest, ResourcePage, TeamList
 from watchpost.maintenance_windows import weekdays_in_order
 from watchpost.notification_fields import NOTIFICATION_DEFAULTS, policy_ref_out
 

@@ -24,8 +24,9 @@ from watchpost.context import AppContext
 from watchpost.http.body import JsonObject
 from watchpost.http.crud import Finder, Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
-from watchpost.http.envelope import Resource, listing, single
-from watchpost.http.pagination import Page, PageRequest, Paging
+from watchpost.http.envelope import listing, single
+from watchpost.http.pagination import Paging
+from watchpost.listing import Page, PageRequest, Resource
 from watchpost.problems import accepted, checked
 from watchpost.teams.service import Principal
 

@@ -17,9 +17,10 @@ from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.http.envelope import no_content
-from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses, object_id
+from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses
 from watchpost.http.openapi import ListDoc, NoAttributes, SingleDoc, request_body
 from watchpost.teams.service import Principal
+from watchpost.validation import object_id
 
 Errors = dict[int | str, dict[str, Any]]
 Model = type[BaseModel]

@@ -1,4 +1,5 @@
-"""The response envelope: {"data": {id, type, attributes, ...}} and lists with pagination."""
+"""The response envelope: {"data": resource} and lists with pagination, as JSON responses.
+The resources themselves are built in listing.py."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 import orjson
 from fastapi.responses import Response
 
-Resource = dict[str, Any]
+from watchpost.listing import Resource
 
 
 class JsonResponse(Response):
@@ -16,18 +17,6 @@ class JsonResponse(Response):
 
     def render(self, content: Any) -> bytes:
         return orjson.dumps(content)
-
-
-def resource(
-    type_: str,
-    id_: int | str,
-    attributes: dict[str, Any],
-    relationships: dict[str, Any] | None = None,
-) -> Resource:
-    item: Resource = {"id": str(id_), "type": type_, "attributes": attributes}
-    if relationships is not None:
-        item["relationships"] = relationships
-    return item
 
 
 def single(

@@ -21,11 +21,10 @@ from starlette.routing import Match, Route
 from starlette.types import Message, Receive, Scope, Send
 
 from watchpost.db.outage import RETRY_AFTER_S, Outage
-from watchpost.errors import ApiError, InvalidRequest, NotFound
+from watchpost.errors import ApiError, InvalidRequest
 from watchpost.http.middleware import HttpMiddleware
 from watchpost.http.openapi import ERROR_RESPONSES
 from watchpost.problems import problems_from
-from watchpost.validation import parse_id
 
 log = logging.getLogger(__name__)
 
@@ -145,12 +144,3 @@ READ_ERRORS = error_responses(401, 404)
 """What reading one object can answer besides its document."""
 WRITE_ERRORS = error_responses(400, 401, 404, 415, 422)
 """What a request with a body can answer besides its document."""
-
-
-def object_id(raw: str, resource_type: str) -> int:
-    """A path id as an integer; anything else (not ASCII digits, out of the id range) names
-    no object, so it is a 404."""
-    value = parse_id(raw)
-    if value is None:
-        raise NotFound(resource_type, raw)
-    return value

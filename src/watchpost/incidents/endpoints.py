@@ -14,7 +14,7 @@ from watchpost.http.body import JsonObject
 from watchpost.http.crud import CHILD_LIST_ERRORS, Finder, Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, single
-from watchpost.http.errors import error_responses, object_id
+from watchpost.http.errors import error_responses
 from watchpost.http.pagination import Paging
 from watchpost.incidents import comments, lists, rendering, service
 from watchpost.incidents.models import IncidentComment
@@ -34,7 +34,7 @@ from watchpost.incidents.schemas import (
 from watchpost.incidents.transitions import Change, apply
 from watchpost.problems import parse
 from watchpost.teams.service import Principal
-from watchpost.validation import INT64_MAX, documented_as
+from watchpost.validation import INT64_MAX, documented_as, object_id
 
 router = APIRouter(prefix="/api/v2/incidents", tags=["incidents"])
 

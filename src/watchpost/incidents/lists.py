@@ -9,12 +9,11 @@ from typing import Any
 from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.http.envelope import resource
-from watchpost.http.pagination import PageRequest, ResourcePage, TeamList, paginate
 from watchpost.incidents.models import Incident, IncidentEvent
 from watchpost.incidents.rendering import INCIDENT_COLUMNS, incident_resources
 from watchpost.incidents.schemas import IncidentFilters
 from watchpost.incidents.service import TIMELINE_ITEM, timeline_item_attributes
+from watchpost.listing import PageRequest, ResourcePage, TeamList, paginate, resource
 
 INCIDENTS = TeamList(
     INCIDENT_COLUMNS,

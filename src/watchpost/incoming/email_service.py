@@ -10,8 +10,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.context import AppContext
 from watchpost.db.deletions import delete_named
 from watchpost.db.queries import team_object, team_rows
-from watchpost.http.envelope import Resource, resource
-from watchpost.http.pagination import Page, PageRequest, paginate
 from watchpost.incoming.email_schemas import EmailCreate, EmailUpdate
 from watchpost.incoming.models import EmailIntegration
 from watchpost.incoming.schemas import EMAIL_TARGETS
@@ -22,6 +20,7 @@ from watchpost.incoming.service import (
     shared_attributes,
     stamps,
 )
+from watchpost.listing import Page, PageRequest, Resource, paginate, resource
 from watchpost.teams.service import Principal
 
 TYPE: Final = "email_integration"

@@ -13,10 +13,11 @@ from watchpost.http.body import JsonObject
 from watchpost.http.collection import Collection
 from watchpost.http.crud import Finder, Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
-from watchpost.http.envelope import Resource, listing, single
+from watchpost.http.envelope import listing, single
 from watchpost.http.pagination import Paging
 from watchpost.incoming import email_schemas, email_service, schemas, service
 from watchpost.incoming.models import IncomingWebhook
+from watchpost.listing import Resource
 from watchpost.problems import accepted, checked
 
 router = APIRouter(prefix=schemas.PREFIX, tags=[schemas.PLURAL])

@@ -14,8 +14,6 @@ from watchpost.db import queries
 from watchpost.db.deletions import delete_named
 from watchpost.db.queries import team_object, team_rows
 from watchpost.errors import InvalidRequest, Problem
-from watchpost.http.envelope import Resource, resource
-from watchpost.http.pagination import Page, PageRequest, paginate
 from watchpost.incidents import service as incidents
 from watchpost.incoming.models import IncomingWebhook, IntegrationColumns
 from watchpost.incoming.schemas import (
@@ -31,6 +29,7 @@ from watchpost.incoming.schemas import (
     WebhookUpdate,
     stored,
 )
+from watchpost.listing import Page, PageRequest, Resource, paginate, resource
 from watchpost.notification_fields import NOTIFICATION_DEFAULTS, policy_ref_out
 from watchpost.policies.models import Policy
 from watchpost.problems import team_name_problems

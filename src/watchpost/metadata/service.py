@@ -19,8 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.clock import isoformat_ms
 from watchpost.db.queries import team_object
 from watchpost.errors import InvalidRequest, Problem
-from watchpost.http.envelope import Resource, resource
-from watchpost.http.pagination import Page, PageRequest, paginate
+from watchpost.listing import Page, PageRequest, Resource, paginate, resource
 from watchpost.metadata.models import MetadataRecord
 from watchpost.metadata.schemas import MetadataUpdate, MetadataWrite
 from watchpost.metadata.values import MAX_VALUES, incident_text, resolved, same_value, shown

@@ -10,7 +10,7 @@ from sqlalchemy import bindparam
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.db.rows import ListColumns
-from watchpost.http.pagination import PageRequest, ResourcePage, TeamList
+from watchpost.listing import PageRequest, ResourcePage, TeamList
 from watchpost.maintenance_windows import weekdays_in_order
 from watchpost.monitors.models import Monitor
 from watchpost.monitors.types import REQUEST_FIELDS

@@ -19,15 +19,14 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.db.base import Base
 from watchpost.db.queries import team_object, team_rows
 from watchpost.errors import Conflict, InvalidRequest
-from watchpost.http.envelope import Resource, resource
-from watchpost.http.errors import object_id
-from watchpost.http.pagination import Page, PageRequest, paginate
+from watchpost.listing import Page, PageRequest, Resource, paginate, resource
 from watchpost.oncall import now as on_call
 from watchpost.oncall.models import OnCallCalendar
 from watchpost.oncall.schemas import CalendarCreate, CalendarUpdate
 from watchpost.problems import team_name_problems
 from watchpost.teams.models import User
 from watchpost.teams.service import Principal
+from watchpost.validation import object_id
 
 TYPE: Final = "on_call_calendar"
 DEFAULT: Final = "default"

@@ -14,7 +14,7 @@ from watchpost.http.body import JsonObject
 from watchpost.http.crud import Routes
 from watchpost.http.deps import Caller, Context, WriteDb
 from watchpost.http.envelope import JsonResponse, listing, no_content, single
-from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses, object_id
+from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses
 from watchpost.http.openapi import request_body
 from watchpost.http.pagination import Paging
 from watchpost.oncall import calendars, events, rotation
@@ -34,6 +34,7 @@ from watchpost.oncall.schemas import (
     RotationDoc,
 )
 from watchpost.problems import accepted, checked
+from watchpost.validation import object_id
 
 router = APIRouter(prefix="/api/v2/on-calls", tags=["on-call calendars"])
 routes = Routes(router, CalendarAttributes)

@@ -13,8 +13,7 @@ from watchpost.context import AppContext
 from watchpost.db.base import Base
 from watchpost.db.queries import team_object, team_rows
 from watchpost.errors import InvalidRequest
-from watchpost.http.envelope import Resource, resource
-from watchpost.http.pagination import Page, PageRequest, paginate
+from watchpost.listing import Page, PageRequest, Resource, paginate, resource
 from watchpost.pagerduty.models import PagerDutyIntegration
 from watchpost.pagerduty.schemas import IntegrationCreate, IntegrationUpdate
 from watchpost.problems import team_name_problems

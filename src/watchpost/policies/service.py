@@ -20,8 +20,7 @@ from watchpost.context import AppContext
 from watchpost.db.base import Base
 from watchpost.db.queries import team_object, team_rows
 from watchpost.errors import InvalidRequest, Problem
-from watchpost.http.envelope import Resource, resource
-from watchpost.http.pagination import Page, PageRequest, paginate
+from watchpost.listing import Page, PageRequest, Resource, paginate, resource
 from watchpost.oncall.models import OnCallCalendar
 from watchpost.pagerduty.models import PagerDutyIntegration
 from watchpost.plain_groups import reference_problems

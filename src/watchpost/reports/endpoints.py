@@ -14,11 +14,13 @@ from watchpost.context import AppContext
 from watchpost.heartbeats import service as heartbeats
 from watchpost.http.crud import Routes
 from watchpost.http.deps import Caller, Context, ReadDb
-from watchpost.http.envelope import resource, single
-from watchpost.http.errors import error_responses, object_id
+from watchpost.http.envelope import single
+from watchpost.http.errors import error_responses
+from watchpost.listing import resource
 from watchpost.monitors import service as monitors
 from watchpost.reports import service
 from watchpost.teams.service import Principal
+from watchpost.validation import object_id
 
 router = APIRouter(tags=["availability"])
 

@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.crypto import SecretBox
 from watchpost.db.rows import ListColumns
-from watchpost.http.pagination import PageRequest, ResourcePage, TeamList
+from watchpost.listing import PageRequest, ResourcePage, TeamList
 from watchpost.sources.hosted import attributes as hosted_attributes
 from watchpost.sources.models import Source
 from watchpost.sources.service import SOURCE, Ingesting

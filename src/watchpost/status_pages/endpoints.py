@@ -10,7 +10,7 @@ from watchpost.http.collection import Collection
 from watchpost.http.crud import CHILD_LIST_ERRORS, Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, single
-from watchpost.http.errors import error_responses, object_id
+from watchpost.http.errors import error_responses
 from watchpost.http.pagination import Paging
 from watchpost.plain_groups import PlainGroups
 from watchpost.problems import parse
@@ -38,6 +38,7 @@ from watchpost.status_pages.schemas import (
     SectionCreate,
     SectionUpdate,
 )
+from watchpost.validation import object_id
 
 router = APIRouter(prefix="/api/v2/status-pages", tags=["status pages"])
 

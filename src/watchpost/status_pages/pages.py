@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.crypto import hash_password
 from watchpost.db.queries import one_or_404, team_rows
 from watchpost.errors import InvalidRequest
-from watchpost.http.pagination import Page, PageRequest, team_page
+from watchpost.listing import Page, PageRequest, team_page
 from watchpost.plain_groups import reference_problems
 from watchpost.problems import null_problems, sent_values
 from watchpost.status_pages.models import StatusPage, StatusPageGroup

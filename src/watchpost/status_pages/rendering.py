@@ -9,8 +9,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.clock import isoformat_ms
-from watchpost.http.deps import Caller
-from watchpost.http.envelope import Resource, resource
+from watchpost.listing import Resource, resource
 from watchpost.status_pages import resources
 from watchpost.status_pages.availability import Summary
 from watchpost.status_pages.metadata_rules import rule_out
@@ -27,6 +26,7 @@ from watchpost.status_pages.resource_types import (
 )
 from watchpost.status_pages.sections import SECTION
 from watchpost.status_pages.windows import SharedDays
+from watchpost.teams.service import Principal
 
 
 def page_attributes(page: StatusPage, *, team_name: str, state: str) -> dict[str, Any]:
@@ -127,7 +127,7 @@ def resource_attributes(
 
 
 async def page_document(
-    db: AsyncSession, page: StatusPage, caller: Caller, now: datetime
+    db: AsyncSession, page: StatusPage, caller: Principal, now: datetime
 ) -> Resource:
     state = await resources.page_state(db, page=page, now=now)
     return resource(

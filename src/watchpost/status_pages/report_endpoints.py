@@ -14,9 +14,9 @@ from watchpost.clock import isoformat_ms
 from watchpost.http.body import JsonObject
 from watchpost.http.crud import CHILD_LIST_ERRORS, Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
-from watchpost.http.envelope import Resource, listing, no_content, resource, single
-from watchpost.http.errors import object_id
+from watchpost.http.envelope import listing, no_content, single
 from watchpost.http.pagination import Paging
+from watchpost.listing import Resource, resource
 from watchpost.problems import parse
 from watchpost.status_pages import announcements, pages, report_states, reports
 from watchpost.status_pages.models import StatusReport, StatusUpdate
@@ -30,6 +30,7 @@ from watchpost.status_pages.report_schemas import (
     UpdateChange,
     UpdateCreate,
 )
+from watchpost.validation import object_id
 
 router = APIRouter(prefix="/api/v2/status-pages", tags=["status reports"])
 

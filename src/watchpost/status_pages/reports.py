@@ -17,7 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.db.queries import team_object, team_rows
 from watchpost.errors import InvalidRequest, Problem
-from watchpost.http.pagination import Page, PageRequest, paginate
+from watchpost.listing import Page, PageRequest, paginate
 from watchpost.problems import null_problems, sent_values
 from watchpost.status_pages.availability import MAINTENANCE
 from watchpost.status_pages.models import (

@@ -16,7 +16,7 @@ from sqlalchemy import bindparam
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.db.rows import ListColumns
-from watchpost.http.pagination import Page, PagedSelect, PageRequest, Render
+from watchpost.listing import Page, PagedSelect, PageRequest, Render
 from watchpost.status_pages.models import StatusPageResource
 
 

@@ -17,7 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.db.queries import one_or_404
 from watchpost.errors import InvalidRequest
-from watchpost.http.pagination import Page, PageRequest
+from watchpost.listing import Page, PageRequest
 from watchpost.problems import null_problems, sent_values
 from watchpost.status_pages.availability import aggregate_state
 from watchpost.status_pages.limits import MAX_RESOURCES, check_room

@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.db.queries import team_object, team_rows
 from watchpost.errors import InvalidRequest
-from watchpost.http.pagination import Page, PageRequest, paginate
+from watchpost.listing import Page, PageRequest, paginate
 from watchpost.problems import null_problems, sent_values
 from watchpost.status_pages.limits import MAX_SECTIONS, check_room
 from watchpost.status_pages.models import StatusPage, StatusPageResource, StatusPageSection

@@ -11,12 +11,13 @@ from watchpost.clock import isoformat_ms
 from watchpost.db.queries import team_object, team_rows
 from watchpost.http.crud import CHILD_LIST_ERRORS, Routes
 from watchpost.http.deps import Caller, ReadDb, WriteDb
-from watchpost.http.envelope import Resource, listing, no_content, resource, single
-from watchpost.http.errors import object_id
-from watchpost.http.pagination import Paging, paginate
+from watchpost.http.envelope import listing, no_content, single
+from watchpost.http.pagination import Paging
+from watchpost.listing import Resource, paginate, resource
 from watchpost.status_pages import pages
 from watchpost.subscriptions import service
 from watchpost.subscriptions.models import StatusPageSubscriber
+from watchpost.validation import object_id
 
 TYPE = "status_page_subscriber"
 SUBSCRIBERS = "/{status_page_id}/subscribers"

@@ -10,8 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.clock import isoformat_ms
 from watchpost.db.queries import team_object, team_rows
 from watchpost.errors import ApiError
-from watchpost.http.envelope import Resource, resource
-from watchpost.http.pagination import Page, PageRequest, team_page
+from watchpost.listing import Page, PageRequest, Resource, resource, team_page
 from watchpost.team_members.schemas import ROLE
 from watchpost.teams.models import User
 

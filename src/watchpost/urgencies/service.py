@@ -16,8 +16,7 @@ from watchpost.context import AppContext
 from watchpost.db.queries import team_object
 from watchpost.db.registry import all_metadata
 from watchpost.errors import InvalidRequest
-from watchpost.http.envelope import Resource, resource
-from watchpost.http.pagination import Page, PageRequest, team_page
+from watchpost.listing import Page, PageRequest, Resource, resource, team_page
 from watchpost.plain_groups import own_team, reference_problems
 from watchpost.teams.service import Principal
 from watchpost.urgencies.models import Urgency, UrgencyGroup

@@ -6,21 +6,23 @@ from collections.abc import Sequence
 
 from fastapi import APIRouter
 from fastapi.responses import Response
+from pydantic import BaseModel, Field
 
 from watchpost.http.body import JsonObject
 from watchpost.http.crud import Finder, Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
-from watchpost.http.envelope import Resource, listing, no_content, resource, single
-from watchpost.http.openapi import NoAttributes
+from watchpost.http.envelope import listing, no_content, single
+from watchpost.http.openapi import NoAttributes, PaginationDoc
 from watchpost.http.pagination import Paging
+from watchpost.listing import Resource, resource
 from watchpost.problems import parse
 from watchpost.webhooks import service, signing
 from watchpost.webhooks.models import OutgoingWebhook
 from watchpost.webhooks.schemas import (
     WEBHOOK_NOT_NULL,
     WebhookCreate,
-    WebhookDoc,
-    WebhookListDoc,
+    WebhookResource,
+    WebhookTemplateResource,
     WebhookUpdate,
     parse_webhook_create,
     parse_webhook_update,
@@ -28,6 +30,21 @@ from watchpost.webhooks.schemas import (
 from watchpost.webhooks.triggers import rules_markdown
 
 router = APIRouter(prefix="/api/v2/outgoing-webhooks", tags=["outgoing webhooks"])
+
+
+class WebhookDoc(BaseModel):
+    data: WebhookResource
+    included: list[WebhookTemplateResource] = Field(
+        description="The webhook's template, if it has one."
+    )
+
+
+class WebhookListDoc(BaseModel):
+    data: list[WebhookResource]
+    included: list[WebhookTemplateResource] = Field(
+        description="The templates of this page's webhooks."
+    )
+    pagination: PaginationDoc
 
 
 SHAPE = (

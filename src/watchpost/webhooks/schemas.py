@@ -9,7 +9,6 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from watchpost.destinations import resend_problems
 from watchpost.errors import Problem
-from watchpost.http.openapi import PaginationDoc
 from watchpost.problems import accepted, null_problems, team_name_problems, validated
 from watchpost.validation import DestinationUrl, Name
 from watchpost.webhooks import templates
@@ -213,21 +212,6 @@ class WebhookTemplateResource(BaseModel):
     id: str
     type: Literal["custom_webhook_template"]
     attributes: WebhookTemplateAttributes
-
-
-class WebhookDoc(BaseModel):
-    data: WebhookResource
-    included: list[WebhookTemplateResource] = Field(
-        description="The webhook's template, if it has one."
-    )
-
-
-class WebhookListDoc(BaseModel):
-    data: list[WebhookResource]
-    included: list[WebhookTemplateResource] = Field(
-        description="The templates of this page's webhooks."
-    )
-    pagination: PaginationDoc
 
 
 WebhookAttributes.model_rebuild()

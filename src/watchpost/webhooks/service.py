@@ -14,7 +14,7 @@ from watchpost.clock import isoformat_ms
 from watchpost.crypto import SecretBox
 from watchpost.db.deletions import delete_named
 from watchpost.db.queries import team_object
-from watchpost.http.pagination import Page, PageRequest, paginate
+from watchpost.listing import Page, PageRequest, paginate
 from watchpost.webhooks.models import CustomWebhookTemplate, OutgoingWebhook
 from watchpost.webhooks.schemas import (
     INCIDENT_ONLY,
