@@ -28,12 +28,14 @@ from sqlalchemy import Table, insert, select
 
 from tests.factories.api import SECRET_MARKERS, Api
 from tests.factories.databases import PostgresReset, SharedEngines, cancel_leftovers
+from tests.factories.playwright import runtime_or_skip
 from watchpost.app import create_app
 from watchpost.clock import FrozenClock
 from watchpost.crypto import hash_token, random_token
 from watchpost.db.migrate import upgrade
 from watchpost.delivery import sending as delivery_sending
 from watchpost.probes import http as probe_http
+from watchpost.probes.monitors import browser
 from watchpost.settings import Settings
 from watchpost.teams.models import ApiToken, Team
 from watchpost.teams.service import SHOWN_PREFIX_LENGTH, TOKEN_PREFIX, authenticate
@@ -222,6 +224,12 @@ async def no_task_outlives_its_test() -> AsyncIterator[None]:
     # which outlives the test: close them with it, as a per-test loop used to.
     await probe_http.CLIENT.aclose()
     await delivery_sending.CLIENT.aclose()
+
+
+@pytest.fixture
+def playwright_runtime() -> browser.Runtime:
+    """Playwright Test and Chromium, for browser tests (tests/factories/playwright.py)."""
+    return runtime_or_skip()
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

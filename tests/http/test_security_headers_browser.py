@@ -7,19 +7,15 @@ WATCHPOST_REQUIRE_SERVICES is set."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
-import os
 from pathlib import Path
 
-import pytest
 from fastapi import FastAPI
 
 from tests.factories.api import Api
 from tests.factories.html_pages import seed_html_pages
+from tests.factories.playwright import run_spec
 from tests.factories.served import serving
-from tests.factories.servers import unavailable
 from watchpost.probes.monitors import browser
 
 SPEC = r"""
@@ -94,69 +90,20 @@ test('ReDoc', async ({ page }) => {
 });
 """
 TESTS = 11
-CONFIG = """module.exports = {
-  testDir: __dirname,
-  testMatch: 'csp.spec.js',
-  timeout: 90000,
-  retries: 0,
-  workers: 1,
-  reporter: [['json', { outputFile: 'report.json' }]],
-  use: {
-    headless: true,
-    launchOptions: { executablePath: %s, args: ['--no-sandbox'] },
-  },
-};
-"""
-
-
-@pytest.fixture
-def runtime() -> browser.Runtime:
-    found = browser.runtime()
-    if isinstance(found, str):
-        unavailable(f"the browser test cannot run here: {found}")
-    assert not isinstance(found, str)
-    return found
 
 
 async def test_pages_work_under_their_policy(
-    api: Api, app: FastAPI, runtime: browser.Runtime, tmp_path: Path
+    api: Api, app: FastAPI, playwright_runtime: browser.Runtime, tmp_path: Path
 ) -> None:
     pages = await seed_html_pages(api, app)
-    (tmp_path / "csp.spec.js").write_text(SPEC, encoding="utf-8")
-    config = CONFIG % json.dumps(runtime.chromium)
-    (tmp_path / "playwright.config.js").write_text(config, encoding="utf-8")
     async with serving(app) as base:
-        env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "HOME": str(tmp_path),
-            "NODE_PATH": str(runtime.cli.parents[2]),
-            "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD": "1",
-            "BASE": base,
-            "PAGES": json.dumps(pages),
-        }
-        process = await asyncio.create_subprocess_exec(
-            runtime.node,
-            str(runtime.cli),
-            "test",
-            "--config",
-            str(tmp_path / "playwright.config.js"),
-            cwd=tmp_path,
+        env = {"BASE": base, "PAGES": json.dumps(pages)}
+        await run_spec(
+            playwright_runtime,
+            tmp_path,
+            SPEC,
+            tests=TESTS,
             env=env,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.DEVNULL,
-            stderr=asyncio.subprocess.PIPE,
-            start_new_session=True,
+            test_timeout_s=90,
+            run_timeout_s=400,
         )
-        try:
-            _, stderr = await asyncio.wait_for(process.communicate(), 400)
-        except TimeoutError:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, 9)
-            await process.wait()
-            raise
-    report_file = tmp_path / "report.json"
-    assert report_file.is_file(), stderr.decode(errors="replace")[-3000:]
-    report = json.loads(report_file.read_text(encoding="utf-8"))
-    error = browser._first_error(report)
-    assert error is None, browser._plain(error)
-    assert report["stats"]["expected"] == TESTS, report["stats"]

@@ -12,21 +12,17 @@ which makes that a failure. WATCHPOST_SCREENSHOTS=<folder> keeps the screenshots
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import json
 import os
 import struct
 from datetime import timedelta
 from pathlib import Path
 
-import pytest
 from fastapi import FastAPI
 
 from tests.factories.api import TEST_PASSWORD, Api, data
 from tests.factories.history import obs, write
+from tests.factories.playwright import run_spec
 from tests.factories.served import serving
-from tests.factories.servers import unavailable
 from tests.public_machine.helpers import PAGES, hit, new_page, new_report, new_section
 from watchpost.incidents.models import Incident
 from watchpost.probes.monitors import browser
@@ -104,28 +100,6 @@ test('the password form, then the page', async ({ page }) => {
   await expect(page.locator('.name', { hasText: 'Secret service' })).toBeVisible();
 });
 """
-CONFIG = """module.exports = {
-  testDir: __dirname,
-  testMatch: 'page.spec.js',
-  timeout: 60000,
-  retries: 0,
-  workers: 1,
-  reporter: [['json', { outputFile: 'report.json' }]],
-  use: {
-    headless: true,
-    launchOptions: { executablePath: %s, args: ['--no-sandbox'] },
-  },
-};
-"""
-
-
-@pytest.fixture
-def runtime() -> browser.Runtime:
-    found = browser.runtime()
-    if isinstance(found, str):
-        unavailable(f"the browser test cannot run here: {found}")
-    assert not isinstance(found, str)
-    return found
 
 
 async def _seed(api: Api, app: FastAPI) -> None:
@@ -184,66 +158,30 @@ def _png_size(path: Path) -> tuple[int, int]:
 
 
 async def test_status_page_in_chromium(
-    api: Api, app: FastAPI, runtime: browser.Runtime, tmp_path: Path
+    api: Api, app: FastAPI, playwright_runtime: browser.Runtime, tmp_path: Path
 ) -> None:
     await _seed(api, app)
-    work, shots = _prepare(tmp_path, runtime)
+    shots = _shots_folder(tmp_path)
     async with serving(app) as base:
         env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "HOME": str(work),
-            "NODE_PATH": str(runtime.cli.parents[2]),
-            "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD": "1",
             "PAGE_URL": f"{base}/status/acme",
             "LOCKED_URL": f"{base}/status/locked",
             "PASSWORD": TEST_PASSWORD,
             "DAYS": str(HISTORY_DAYS),
             "SHOTS": str(shots),
         }
-        process = await asyncio.create_subprocess_exec(
-            runtime.node,
-            str(runtime.cli),
-            "test",
-            "--config",
-            str(work / "playwright.config.js"),
-            cwd=work,
-            env=env,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.DEVNULL,
-            stderr=asyncio.subprocess.PIPE,
-            start_new_session=True,
-        )
-        try:
-            _, stderr = await asyncio.wait_for(process.communicate(), 240)
-        except TimeoutError:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, 9)
-            await process.wait()
-            raise
-    _check_run(work, shots, stderr.decode(errors="replace"))
+        await run_spec(playwright_runtime, tmp_path / "spec", SPEC, tests=3, env=env)
+    _check_shots(shots)
 
 
-def _prepare(tmp_path: Path, runtime: browser.Runtime) -> tuple[Path, Path]:
-    """The spec's folder (spec and config written) and the screenshots' folder."""
+def _shots_folder(tmp_path: Path) -> Path:
     shots = Path(os.environ.get("WATCHPOST_SCREENSHOTS") or tmp_path / "shots")
     shots.mkdir(parents=True, exist_ok=True)
-    work = tmp_path / "spec"
-    work.mkdir()
-    (work / "page.spec.js").write_text(SPEC, encoding="utf-8")
-    (work / "playwright.config.js").write_text(
-        CONFIG % json.dumps(runtime.chromium), encoding="utf-8"
-    )
-    return work, shots
+    return shots
 
 
-def _check_run(work: Path, shots: Path, stderr: str) -> None:
-    """Every test of the spec passed; the screenshots are PNGs of the viewport's width."""
-    report_file = work / "report.json"
-    assert report_file.is_file(), stderr[-3000:]
-    report = json.loads(report_file.read_text(encoding="utf-8"))
-    error = browser._first_error(report)
-    assert error is None, browser._plain(error)
-    assert report["stats"]["expected"] == 3, report["stats"]
+def _check_shots(shots: Path) -> None:
+    """The screenshots are PNGs of the viewport's width."""
     assert _png_size(shots / "page-desktop.png")[0] == 1280
     assert _png_size(shots / "page-phone.png")[0] == 375
     assert _png_size(shots / "password-phone.png")[0] == 375
