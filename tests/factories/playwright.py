@@ -20,20 +20,6 @@ from pathlib import Path
 from tests.factories.servers import unavailable
 from watchpost.probes.monitors import browser
 
-CONFIG = """module.exports = {
-  testDir: __dirname,
-  testMatch: 'test.spec.js',
-  timeout: %(timeout_ms)d,
-  retries: 0,
-  workers: 1,
-  reporter: [['json', { outputFile: 'report.json' }]],
-  use: {
-    headless: true,
-    launchOptions: { executablePath: %(chromium)s, args: ['--no-sandbox'] },
-  },
-};
-"""
-
 
 def runtime_or_skip() -> browser.Runtime:
     """Node, the runner and Chromium, or the test skips saying which is missing."""
@@ -59,7 +45,8 @@ async def run_spec(
     _write(
         folder,
         spec,
-        CONFIG % {"timeout_ms": test_timeout_s * 1000, "chromium": json.dumps(runtime.chromium)},
+        browser.CONFIG
+        % {"timeout_ms": test_timeout_s * 1000, "chromium": json.dumps(runtime.chromium)},
     )
     process = await asyncio.create_subprocess_exec(
         runtime.node,
@@ -92,7 +79,7 @@ async def run_spec(
 
 def _write(folder: Path, spec: str, config: str) -> None:
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "test.spec.js").write_text(spec, encoding="utf-8")
+    (folder / "scenario.spec.js").write_text(spec, encoding="utf-8")
     (folder / "playwright.config.js").write_text(config, encoding="utf-8")
 
 

@@ -10,7 +10,7 @@ from fastapi import FastAPI
 
 from tests.factories.api import Api, data
 from tests.factories.engine import engine_of
-from tests.factories.servers import http_server, unavailable
+from tests.factories.servers import http_server
 from watchpost.probes.monitors import browser
 from watchpost.probes.monitors.check import UNSUPPORTED, MonitorCheck
 
@@ -30,15 +30,6 @@ test('checkout', async ({{ page }}) => {{
 """
 
 
-@pytest.fixture
-def runtime() -> browser.Runtime:
-    found = browser.runtime()
-    if isinstance(found, str):
-        unavailable(f"playwright checks cannot run here: {found}")
-    assert not isinstance(found, str)
-    return found
-
-
 def _check(script: str) -> MonitorCheck:
     return MonitorCheck(
         monitor_type="playwright",
@@ -48,7 +39,7 @@ def _check(script: str) -> MonitorCheck:
     )
 
 
-async def test_a_passing_and_a_failing_script(runtime: browser.Runtime) -> None:
+async def test_a_passing_and_a_failing_script(playwright_runtime: browser.Runtime) -> None:
     seen: list[str] = []
 
     def respond(target: str, headers: dict[str, str]) -> tuple[int, str, str]:
@@ -65,7 +56,7 @@ async def test_a_passing_and_a_failing_script(runtime: browser.Runtime) -> None:
     assert 'Expected: "Closed"' in failed.error and "\x1b" not in failed.error
 
 
-async def test_a_broken_or_empty_script_says_why(runtime: browser.Runtime) -> None:
+async def test_a_broken_or_empty_script_says_why(playwright_runtime: browser.Runtime) -> None:
     broken = await browser.playwright(_check("this is not javascript"), timeout=30)
     assert not broken.ok and broken.error is not None
     assert "SyntaxError" in broken.error and "watchpost-playwright-" not in broken.error
@@ -85,7 +76,7 @@ async def test_without_a_runner_the_check_is_no_verdict(
 
 
 async def test_the_engine_runs_a_playwright_monitor(
-    app: FastAPI, api: Api, runtime: browser.Runtime
+    app: FastAPI, api: Api, playwright_runtime: browser.Runtime
 ) -> None:
     async with http_server(lambda target, headers: (200, "text/html", PAGE)) as port:
         body = {
