@@ -5,8 +5,10 @@ error, migrations, and tokens made and revoked while a server uses them)."""
 
 from __future__ import annotations
 
+import io
 import sqlite3
 from pathlib import Path
+from unittest import mock
 
 import httpx
 import pytest
@@ -97,19 +99,77 @@ def test_users(env: dict[str, str]) -> None:
     made = run_cli_in_process(
         env, "user", "create", "--team", "acme", "--email", "Ann@Example.com", "--name", "Ann"
     )
-    assert made.returncode == 0 and made.stdout.strip().isdigit()
+    assert made.returncode == 0
+    assert made.stdout.startswith("http://127.0.0.1:8000/login/link/wpl_"), made.stdout
+    assert "admin of 'acme'" in made.stderr and "24 hours" in made.stderr
     run_cli_in_process(
         env, "user", "create", "--team", "globex", "--email", "bo@example.com", "--name", "Bo"
     )
+    # The same person in a second team: one person, two memberships.
+    again = run_cli_in_process(
+        env,
+        "user",
+        "create",
+        "--team",
+        "globex",
+        "--email",
+        "ann@example.com",
+        "--name",
+        "A",
+        "--role",
+        "viewer",
+    )
+    assert again.returncode == 0
     listed = run_cli_in_process(env, "user", "list").stdout
     assert "ann@example.com" in listed and "bo@example.com" in listed
+    ann = [line.split() for line in listed.splitlines() if "ann@example.com" in line]
+    assert [(row[0], row[1], row[2]) for row in ann] == [
+        ("1", "acme", "admin"),
+        ("1", "globex", "viewer"),
+    ]
     only = run_cli_in_process(env, "user", "list", "--team", "acme").stdout
     assert "ann@example.com" in only and "bo@example.com" not in only
-    assert "already has a user" in one_line_error(
+    assert "already a member" in one_line_error(
         run_cli_in_process(
             env, "user", "create", "--team", "acme", "--email", "ann@example.com", "--name", "A"
         )
     )
+
+
+def test_user_create_reads_the_password_from_stdin(env: dict[str, str]) -> None:
+    with mock.patch("sys.stdin", io.StringIO("a long enough password\n")):
+        made = run_cli_in_process(
+            env,
+            "user",
+            "create",
+            "--team",
+            "acme",
+            "--email",
+            "cy@example.com",
+            "--name",
+            "Cy",
+            "--role",
+            "owner",
+            "--password-stdin",
+        )
+    assert made.returncode == 0 and made.stdout.strip().isdigit()
+    assert "owner" in run_cli_in_process(env, "user", "list").stdout
+    with mock.patch("sys.stdin", io.StringIO("short\n")):
+        refused = run_cli_in_process(
+            env,
+            "user",
+            "create",
+            "--team",
+            "acme",
+            "--email",
+            "di@example.com",
+            "--name",
+            "Di",
+            "--password-stdin",
+        )
+    assert "at least 10 characters" in one_line_error(refused)
+    # Nothing was half-written: the refused person is not there.
+    assert "di@example.com" not in run_cli_in_process(env, "user", "list").stdout
 
 
 def test_migrate_is_idempotent(env: dict[str, str]) -> None:

@@ -24,6 +24,7 @@ SERVES_HTTP = {
     "routes.py": "mounts the routers",
     "cli.py": "starts the HTTP server",
     "public_pages": "the public status pages, served as HTML",
+    "console": "the operator console, served as HTML",
     "ingestion/state.py": "the ingestion endpoints' dependencies (the source token)",
     "logsearch/tail.py": "the live tail's Server-Sent Events response",
     "subscriptions/limits.py": "sign-up rate limits keyed by the request's address",

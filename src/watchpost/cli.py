@@ -260,8 +260,7 @@ def cmd_token_revoke(args: argparse.Namespace) -> None:
 
 def cmd_user_create(args: argparse.Namespace) -> None:
     from watchpost.console.paths import link_url
-    from watchpost.people.accounts import PeopleError, make_link, set_password
-    from watchpost.teams.service import TokenError, create_user
+    from watchpost.people.accounts import PeopleError, create_user, make_link, set_password
 
     password = sys.stdin.readline().rstrip("\r\n") if args.password_stdin else None
 
@@ -278,7 +277,7 @@ def cmd_user_create(args: argparse.Namespace) -> None:
 
     try:
         user_id, token = _with_session(work)
-    except (TokenError, PeopleError) as exc:
+    except PeopleError as exc:
         raise CliError(str(exc)) from None
     if token is None:
         print(user_id)
@@ -293,7 +292,7 @@ def cmd_user_create(args: argparse.Namespace) -> None:
 
 
 def cmd_user_list(args: argparse.Namespace) -> None:
-    from watchpost.teams.service import list_users
+    from watchpost.people.accounts import list_users
 
     rows = _with_session(lambda session, _now: list_users(session, team_name=args.team))
     print(f"{'ID':<8} {'TEAM':<24} {'ROLE':<10} {'EMAIL':<32} NAME")
@@ -352,9 +351,7 @@ def build_parser() -> argparse.ArgumentParser:
     user = commands.add_parser("user", help="manage the people of a team")
     user_commands = user.add_subparsers(dest="user_command", required=True, parser_class=_Parser)
     user_create = user_commands.add_parser(
-        "create",
-        help="add a person to a team (created if new); prints a one-time link that sets their "
-        "password (or, with --password-stdin or for a person who has one, their id)",
+        "create", help="add a person to a team; prints a link that sets their password (or an id)"
     )
     user_create.add_argument("--team", required=True, help="team name (created if needed)")
     user_create.add_argument("--email", required=True)

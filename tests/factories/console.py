@@ -3,8 +3,9 @@ browser spec of the console shares (signing in, axe-core, no sideways scroll).""
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -117,17 +118,27 @@ async def run_console_spec(
     *,
     tests: int,
     env: dict[str, str] | None = None,
+    env_for: Callable[[str], Awaitable[dict[str, str]]] | None = None,
     shots: Path | None = None,
 ) -> None:
-    """Serves app and runs SPEC_HEAD + spec in Chromium; every test of it must pass."""
-    shots = shots or folder / "shots"
+    """Serves app and runs SPEC_HEAD + spec in Chromium; every test of it must pass. env_for
+    (given the server's base URL) adds what depends on it. WATCHPOST_SCREENSHOTS=<folder>
+    keeps the screenshots."""
+    shots = shots or Path(os.environ.get("WATCHPOST_SCREENSHOTS") or folder / "shots")
     shots.mkdir(parents=True, exist_ok=True)
     async with serving(app) as base:
+        more = await env_for(base) if env_for is not None else {}
         await run_spec(
             runtime,
             folder / "spec",
             SPEC_HEAD + spec,
             tests=tests,
-            env={"BASE": base, "PASSWORD": TEST_PASSWORD, "SHOTS": str(shots), **(env or {})},
+            env={
+                "BASE": base,
+                "PASSWORD": TEST_PASSWORD,
+                "SHOTS": str(shots),
+                **(env or {}),
+                **more,
+            },
             run_timeout_s=400,
         )

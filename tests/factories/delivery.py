@@ -28,8 +28,8 @@ from watchpost.delivery import sending
 from watchpost.delivery.models import Delivery, DeliveryEvent
 from watchpost.delivery.worker import Deliverer
 from watchpost.incidents.policy_actions import PolicyActions
+from watchpost.people.accounts import create_user
 from watchpost.settings import Settings
-from watchpost.teams.service import create_user
 
 WEBHOOKS = "/api/v2/outgoing-webhooks"
 

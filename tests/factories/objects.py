@@ -18,7 +18,7 @@ from fastapi.routing import APIRoute, iter_route_contexts
 
 from tests.factories.api import TEST_API_KEY, TEST_PASSWORD, Api, data
 from watchpost.collectors.target_kinds import KIND_RULES
-from watchpost.teams.service import create_user
+from watchpost.people.accounts import create_user
 
 # Routes that answer without a token. Add a route here only when the spec or the domain's
 # documentation says it is public (e.g. a heartbeat's ping URL); everything else must 401.

@@ -7,6 +7,7 @@ from fastapi import FastAPI
 
 from tests.factories.api import Api, data, errors
 from watchpost.clock import FrozenClock
+from watchpost.people.accounts import create_user
 from watchpost.status_pages.resource_types import (
     MANUAL,
     RESOURCE_KINDS,
@@ -15,7 +16,6 @@ from watchpost.status_pages.resource_types import (
     is_supported,
     model_of,
 )
-from watchpost.teams.service import create_user
 
 PAGES = "/api/v2/status-pages"
 SPEC_FIELDS = {

@@ -26,7 +26,7 @@ async def test_members_are_the_teams_people(app: FastAPI, api: Api) -> None:
         "email": "ann@example.com",
         "first_name": "Ann",
         "last_name": "Lee Smith",
-        "role": "member",
+        "role": "admin",
         "role_id": None,
         "invited_at": None,
         "mobile_app_platforms": [],

@@ -15,6 +15,7 @@ from watchpost.people import passwords
 from watchpost.people.models import ConsoleSession, OneTimeLink
 from watchpost.people.roles import ROLES, Role
 from watchpost.teams.models import Membership, Team, User
+from watchpost.teams.service import get_or_create_team
 
 LINK_TTL: Final = timedelta(hours=24)
 LINK_PREFIX: Final = "wpl_"
@@ -231,3 +232,34 @@ async def use_link(
     link.used_at = now
     await db.flush()
     return user, joined
+
+
+async def create_user(
+    session: AsyncSession,
+    *,
+    team_name: str,
+    email: str,
+    name: str,
+    now: datetime,
+    role: str = "admin",
+) -> User:
+    """The person with that e-mail (created if new) added to the team (created if needed)
+    with role."""
+    team = await get_or_create_team(session, name=team_name, now=now)
+    user, _ = await add_person(session, team=team, email=email, name=name, role=role, now=now)
+    return user
+
+
+async def list_users(
+    session: AsyncSession, *, team_name: str | None = None
+) -> list[tuple[User, str, str]]:
+    """Every membership: the person, the team's name and the role."""
+    stmt = (
+        select(User, Team.name, Membership.role)
+        .join(Membership, Membership.user_id == User.id)
+        .join(Team, Team.id == Membership.team_id)
+        .order_by(User.id, Team.name)
+    )
+    if team_name is not None:
+        stmt = stmt.where(Team.name == team_name)
+    return [(user, name, role) for user, name, role in (await session.execute(stmt)).tuples()]

@@ -43,16 +43,10 @@ def _members(team_id: int) -> Any:
 
 async def page(db: AsyncSession, team_id: int, paging: PageRequest) -> Page[tuple[User, str]]:
     found = await paginate(db, team_users(team_id), paging, order_by=User.id)
-    roles = dict(
-        (
-            await db.execute(
-                select(Membership.user_id, Membership.role).where(
-                    Membership.team_id == team_id,
-                    Membership.user_id.in_([user.id for user in found.data]),
-                )
-            )
-        ).tuples()
+    stmt = select(Membership.user_id, Membership.role).where(
+        Membership.team_id == team_id, Membership.user_id.in_([user.id for user in found.data])
     )
+    roles = {user_id: role for user_id, role in (await db.execute(stmt)).all()}
     return Page([(user, roles[user.id]) for user in found.data], found.links)
 
 

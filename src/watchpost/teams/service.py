@@ -1,4 +1,4 @@
-"""Teams, tokens and users: what the CLI and the auth layer need."""
+"""Teams and their tokens: what the CLI and the auth layer need (people: people/accounts.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from watchpost.crypto import hash_token, random_token
-from watchpost.teams.models import ApiToken, Membership, Team, User
+from watchpost.teams.models import ApiToken, Team
 
 TOKEN_PREFIX = "wp_"  # noqa: S105  (a public prefix, not a secret)
 SHOWN_PREFIX_LENGTH = 12
@@ -98,39 +98,3 @@ async def authenticate(db: AsyncSession | AsyncConnection, token: str) -> Princi
     if row is None:
         return None
     return Principal(team_id=row.team_id, team_name=row.name, token_id=row.id)
-
-
-async def create_user(
-    session: AsyncSession,
-    *,
-    team_name: str,
-    email: str,
-    name: str,
-    now: datetime,
-    role: str = "admin",
-) -> User:
-    """The person with that e-mail (created if new) added to the team (created if needed)
-    with role."""
-    from watchpost.people.accounts import PeopleError, add_person
-
-    team = await get_or_create_team(session, name=team_name, now=now)
-    try:
-        user, _ = await add_person(session, team=team, email=email, name=name, role=role, now=now)
-    except PeopleError as exc:
-        raise TokenError(exc.message) from None
-    return user
-
-
-async def list_users(
-    session: AsyncSession, *, team_name: str | None = None
-) -> list[tuple[User, str, str]]:
-    """Every membership: the person, the team's name and the role."""
-    stmt = (
-        select(User, Team.name, Membership.role)
-        .join(Membership, Membership.user_id == User.id)
-        .join(Team, Team.id == Membership.team_id)
-        .order_by(User.id, Team.name)
-    )
-    if team_name is not None:
-        stmt = stmt.where(Team.name == team_name)
-    return [(user, name, role) for user, name, role in (await session.execute(stmt)).tuples()]

@@ -67,13 +67,15 @@ def upgrade() -> None:
         batch.add_column(shapes.moment("password_changed_at", nullable=True))
         batch.create_unique_constraint("uq_users_email", ["email"])
 
-    with op.batch_alter_table("teams") as batch:
-        batch.add_column(
-            sa.Column("require_two_factor", sa.Boolean(), nullable=False, server_default=sa.false())
-        )
-    with op.batch_alter_table("api_tokens") as batch:
-        batch.add_column(shapes.string("name", 255, nullable=True))
-        batch.add_column(shapes.reference("created_by_id", nullable=True))
+    # ADD COLUMN in place (a constant default): no rebuild, AUTOINCREMENT kept on SQLite.
+    op.add_column(
+        "teams",
+        sa.Column(
+            "require_two_factor", sa.Boolean(), nullable=False, server_default=sa.text("false")
+        ),
+    )
+    op.add_column("api_tokens", shapes.string("name", 255, nullable=True))
+    op.add_column("api_tokens", shapes.reference("created_by_id", nullable=True))
 
     op.create_table(
         "console_sessions",
@@ -152,10 +154,11 @@ def downgrade() -> None:
     shapes.drop_table("recovery_codes", "user_id")
     shapes.drop_table("one_time_links", "user_id")
     shapes.drop_table("console_sessions", "user_id")
-    with op.batch_alter_table("api_tokens") as batch:
+    autoincrement = {"sqlite_autoincrement": True}
+    with op.batch_alter_table("api_tokens", table_kwargs=autoincrement) as batch:
         batch.drop_column("created_by_id")
         batch.drop_column("name")
-    with op.batch_alter_table("teams") as batch:
+    with op.batch_alter_table("teams", table_kwargs=autoincrement) as batch:
         batch.drop_column("require_two_factor")
     # Each person goes back to one row per team: the first membership keeps the person's
     # row and id, every other one gets a copy.
@@ -184,7 +187,10 @@ def downgrade() -> None:
     )
     bind.execute(sa.text("DELETE FROM users WHERE team_id IS NULL"))
     with op.batch_alter_table(
-        "users", recreate=_rebuild(), table_kwargs={"sqlite_autoincrement": True}
+        "users",
+        recreate=_rebuild(),
+        table_kwargs={"sqlite_autoincrement": True},
+        partial_reordering=[("team_id", "email", "name", "created_at", "id")],
     ) as batch:
         batch.alter_column("team_id", existing_type=shapes.id_type(), nullable=False)
         batch.create_foreign_key(
