@@ -9,9 +9,13 @@ does not check PKCE (it registers no code challenge extension): our client sends
 
 from __future__ import annotations
 
+import json
+import secrets
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import authlib.deprecate  # type: ignore[import-untyped]
@@ -24,6 +28,10 @@ with warnings.catch_warnings():
     # ours comes after it.
     warnings.simplefilter("ignore", authlib.deprecate.AuthlibDeprecationWarning)
     import oidc_provider_mock  # type: ignore[import-untyped]
+
+from watchpost.clock import FrozenClock
+from watchpost.console.oidc import OidcClient, OidcIdentity, OidcPending
+from watchpost.settings import Settings
 
 DEFAULT_REDIRECT_URI = "http://127.0.0.1:9/console/login/sso/callback"
 
@@ -79,6 +87,77 @@ class OidcProvider:
 def callback_params(url: str) -> dict[str, str]:
     """The query of the URL the provider redirected to, one value a name."""
     return {name: values[0] for name, values in parse_qs(urlsplit(url).query).items()}
+
+
+Edit = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+class Rewriting(httpx.AsyncBaseTransport):
+    """Sends to the real provider; the JSON answer at `path` goes through `edit` (a provider
+    or a network that lies). Counts the requests it sends."""
+
+    def __init__(self, path: str = "", edit: Edit | None = None) -> None:
+        self.inner = httpx.AsyncHTTPTransport()
+        self.path, self.edit = path, edit
+        self.sent: list[httpx.Request] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.sent.append(request)
+        response = await self.inner.handle_async_request(request)
+        if self.edit is None or request.url.path != self.path:
+            return response
+        body = json.loads(await response.aread())
+        return httpx.Response(response.status_code, json=self.edit(body))
+
+
+def person(provider: OidcProvider, **claims: object) -> str:
+    """A new subject at the provider, with these claims."""
+    sub = f"person-{secrets.token_hex(4)}"
+    provider.set_user(sub, **claims)
+    return sub
+
+
+def client_for(
+    provider: OidcProvider,
+    *,
+    clock: FrozenClock | None = None,
+    transport: httpx.AsyncBaseTransport | None = None,
+    client_id: str | None = None,
+    client_secret: str | None = None,
+) -> OidcClient:
+    """An OidcClient built from settings, as the app builds it: for the provider's registered
+    client unless another id or secret is given."""
+    settings = Settings(
+        oidc_issuer=provider.issuer,
+        oidc_client_id=client_id or provider.client_id,
+        oidc_client_secret=client_secret or provider.client_secret,
+    )
+    client = OidcClient.from_settings(settings, clock or real_clock(), transport=transport)
+    assert client is not None
+    return client
+
+
+def real_clock() -> FrozenClock:
+    """The provider stamps its tokens with the real time: start there."""
+    return FrozenClock(datetime.now(UTC))
+
+
+async def start(client: OidcClient, provider: OidcProvider, sub: str) -> tuple[str, OidcPending]:
+    """begin(), the person signs in at the provider; the code it sends back, and the pending
+    sign-in as it comes back from the caller's cookie."""
+    await client.discover()
+    url, pending = client.begin(provider.redirect_uri)
+    params = callback_params(provider.authorize(url, sub=sub))
+    assert params["state"] == pending.state
+    return params["code"], OidcPending.from_json(pending.to_json())
+
+
+async def finish(
+    client: OidcClient, provider: OidcProvider, code: str, pending: OidcPending
+) -> OidcIdentity:
+    return await client.finish(
+        code=code, state=pending.state, pending=pending, redirect_uri=provider.redirect_uri
+    )
 
 
 def _redirect(response: httpx.Response) -> str:

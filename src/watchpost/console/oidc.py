@@ -26,18 +26,18 @@ from urllib.parse import quote, urlencode, urlsplit
 
 import httpx
 from joserfc import jwt
-from joserfc.errors import (
-    BadSignatureError,
-    ExpiredTokenError,
-    InvalidClaimError,
-    InvalidKeyIdError,
-    JoseError,
-    MissingClaimError,
-)
+from joserfc.errors import InvalidKeyIdError, JoseError
 from joserfc.jwk import KeySet, KeySetSerialization
 from pydantic import SecretStr
 
 from watchpost.clock import Clock
+from watchpost.console.oidc_metadata import (
+    AUTH_METHODS,
+    ProviderMetadata,
+    error_code,
+    parse_metadata,
+    refusal_reason,
+)
 from watchpost.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -47,10 +47,6 @@ PENDING_MAX_AGE = timedelta(minutes=10)
 """How long a person may take at the provider between begin() and finish()."""
 CLOCK_LEEWAY = 60
 """Seconds of clock difference with the provider accepted on an ID token's exp and iat."""
-SIGNING_ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384")
-"""Public-key signatures only: never `none`, never HS* (a key shared with the client)."""
-AUTH_METHODS = ("client_secret_basic", "client_secret_post")
-
 _RETRY = "Please sign in again."
 
 
@@ -99,18 +95,6 @@ class OidcIdentity:
     name: str | None
 
 
-@dataclass(frozen=True)
-class ProviderMetadata:
-    """The parts of the provider's discovery document the code flow uses."""
-
-    issuer: str
-    authorization_endpoint: str
-    token_endpoint: str
-    jwks_uri: str
-    token_auth_method: str
-    signing_algorithms: tuple[str, ...]
-
-
 class OidcClient:
     """One configured provider. Keep one per process: discovery and keys are cached."""
 
@@ -155,7 +139,11 @@ class OidcClient:
         """The provider's metadata, read once (a failure is not cached: the next call retries)."""
         if self._metadata is None:
             document = await self._get_json(f"{self.issuer}/.well-known/openid-configuration")
-            self._metadata = _metadata(document, self.issuer)
+            try:
+                self._metadata = parse_metadata(document, self.issuer)
+            except ValueError as error:
+                log.warning("OIDC provider refused: %s", error)
+                raise OidcError(f"The sign-in provider is misconfigured. {_RETRY}") from None
         return self._metadata
 
     def begin(self, redirect_uri: str) -> tuple[str, OidcPending]:
@@ -243,7 +231,7 @@ class OidcClient:
             log.warning(
                 "OIDC token endpoint answered %s: %s",
                 response.status_code,
-                self._redacted(_error_code(response)),
+                self._redacted(error_code(response)),
             )
             raise OidcError(
                 f"The provider refused the sign-in code (it may have been used already). {_RETRY}"
@@ -267,7 +255,7 @@ class OidcClient:
                 nonce={"essential": True, "value": nonce},
             ).validate(claims)
         except (JoseError, ValueError) as error:
-            reason = _reason(error) if isinstance(error, JoseError) else "unreadable"
+            reason = refusal_reason(error) if isinstance(error, JoseError) else "unreadable"
             log.warning("OIDC ID token refused: %s", reason)
             raise OidcError(
                 f"The provider's identity token was refused ({reason}). {_RETRY}"
@@ -318,6 +306,15 @@ class OidcClient:
         return text.replace(self._secret.get_secret_value(), "**********")
 
 
+def callback_refusal(error: str) -> OidcError:
+    """What to tell the person when the provider's callback brings ?error=… instead of a
+    code (RFC 6749 §4.1.2.1); the provider's own words only go to the log."""
+    if error == "access_denied":
+        return OidcError("The sign-in was cancelled at the provider.")
+    log.warning("OIDC provider refused the authorization: %s", error[:100])
+    return OidcError(f"The sign-in provider refused the sign-in. {_RETRY}")
+
+
 def team_role_for(
     email: str, mapping: Mapping[str, Sequence[tuple[str, str]]], *, email_verified: bool
 ) -> list[tuple[str, str]]:
@@ -341,38 +338,6 @@ def code_challenge(verifier: str) -> str:
     return base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
 
 
-def _metadata(document: Mapping[str, Any], issuer: str) -> ProviderMetadata:
-    """The discovery document checked: it is the configured issuer's, and names https
-    endpoints when the issuer is https (OpenID Connect Discovery §3, §4.3)."""
-    named = document.get("issuer")
-    if not isinstance(named, str) or named.rstrip("/") != issuer:
-        log.warning("OIDC discovery names issuer %r, not the configured %r", named, issuer)
-        raise OidcError(f"The sign-in provider is misconfigured. {_RETRY}")
-    endpoints: dict[str, str] = {}
-    for field in ("authorization_endpoint", "token_endpoint", "jwks_uri"):
-        url = document.get(field)
-        scheme = urlsplit(url).scheme if isinstance(url, str) else ""
-        if scheme not in ("https", "http") or (scheme == "http" and issuer.startswith("https:")):
-            log.warning("OIDC discovery: %s is missing or not https", field)
-            raise OidcError(f"The sign-in provider is misconfigured. {_RETRY}")
-        endpoints[field] = cast(str, url)
-    methods = document.get("token_endpoint_auth_methods_supported") or ["client_secret_basic"]
-    method = next((m for m in AUTH_METHODS if m in methods), None)
-    offered = document.get("id_token_signing_alg_values_supported") or ["RS256"]
-    algorithms = tuple(a for a in SIGNING_ALGORITHMS if a in offered)
-    if method is None or not algorithms:
-        log.warning("OIDC discovery: no client authentication or ID token signature we accept")
-        raise OidcError(f"The sign-in provider is misconfigured. {_RETRY}")
-    return ProviderMetadata(
-        issuer=named,
-        authorization_endpoint=endpoints["authorization_endpoint"],
-        token_endpoint=endpoints["token_endpoint"],
-        jwks_uri=endpoints["jwks_uri"],
-        token_auth_method=method,
-        signing_algorithms=algorithms,
-    )
-
-
 def _json_object(response: httpx.Response) -> dict[str, Any]:
     try:
         document = response.json()
@@ -382,27 +347,3 @@ def _json_object(response: httpx.Response) -> dict[str, Any]:
         log.warning("OIDC provider's answer at %s is not a JSON object", response.request.url)
         raise OidcError(f"The sign-in provider's answer could not be read. {_RETRY}")
     return document
-
-
-def _error_code(response: httpx.Response) -> str:
-    """The OAuth error code and description of a refusal, or its first words."""
-    try:
-        document = response.json()
-    except ValueError:
-        return response.text[:200]
-    if not isinstance(document, dict):
-        return "not an OAuth error"
-    return f"{document.get('error')}: {document.get('error_description')}"[:300]
-
-
-def _reason(error: JoseError) -> str:
-    """A few words on why an ID token was refused, for the person and the log."""
-    if isinstance(error, BadSignatureError):
-        return "bad signature"
-    if isinstance(error, ExpiredTokenError):
-        return "expired"
-    if isinstance(error, InvalidKeyIdError):
-        return "unknown signing key"
-    if isinstance(error, (InvalidClaimError, MissingClaimError)):
-        return f"{'missing' if isinstance(error, MissingClaimError) else 'wrong'} {error.claim}"
-    return error.error or type(error).__name__
