@@ -200,6 +200,28 @@ async def test_an_expired_id_token_is_refused(oidc_provider: OidcProvider) -> No
         await finish(client, oidc_provider, code, fresh)
 
 
+async def test_an_id_token_from_the_future_is_refused(oidc_provider: OidcProvider) -> None:
+    """Issued (iat) more than the leeway after our clock's now: a clock far off, or a replay
+    of something not yet valid."""
+    clock = real_clock()
+    sub = person(oidc_provider, email="a@example.com", email_verified=True)
+    client = client_for(oidc_provider, clock=clock)
+    code, pending = await start(client, oidc_provider, sub)
+
+    clock.advance(timedelta(seconds=-120))
+    with pytest.raises(OidcError, match=r"\(wrong iat\)"):
+        await finish(client, oidc_provider, code, pending)
+
+
+async def test_a_person_without_an_email_address_is_refused(oidc_provider: OidcProvider) -> None:
+    sub = person(oidc_provider, name="No Mail")
+    client = client_for(oidc_provider)
+    code, pending = await start(client, oidc_provider, sub)
+
+    with pytest.raises(OidcError, match="did not share your e-mail address"):
+        await finish(client, oidc_provider, code, pending)
+
+
 async def test_a_sign_in_left_too_long_at_the_provider_is_refused(
     oidc_provider: OidcProvider,
 ) -> None:
