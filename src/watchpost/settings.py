@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-from pydantic import Field, field_validator
+from pydantic import Field, SecretStr, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from watchpost.destinations import parse_networks
@@ -317,6 +317,109 @@ class Settings(BaseSettings):
         if self.public_base is None:
             return None
         return urlsplit(self.public_base).hostname
+
+    # Single sign-on with OpenID Connect (watchpost/console/oidc.py).
+    oidc_issuer: str | None = Field(
+        default=None,
+        description="Issuer URL of the OpenID Connect provider people sign in with (its "
+        "/.well-known/openid-configuration is read from there). Unset: no single sign-on.",
+    )
+    oidc_client_secret: SecretStr | None = Field(
+        default=None,
+        description="Client secret of Watchpost's registration at the provider; never logged "
+        "nor shown.",
+    )
+    oidc_client_id: str | None = Field(default=None, description="Client id of that registration.")
+    oidc_teams: str = Field(
+        default="",
+        description="Which verified e-mail domains join which team with which role: "
+        "`domain=Team:role` pairs, comma-separated (`example.com=Ops:responder, "
+        "corp.example=Platform:admin`); a domain may be named once per team. Roles: owner, "
+        "admin, responder, viewer. Empty: single sign-on adds nobody to a team.",
+    )
+    oidc_button: str = Field(
+        default="Sign in with SSO", min_length=1, description="Label of the sign-in button."
+    )
+
+    @field_validator("oidc_issuer")
+    @classmethod
+    def _oidc_issuer(cls, value: str | None) -> str | None:
+        text = (value or "").strip()
+        parts = urlsplit(text)
+        if text and (parts.scheme not in ("http", "https") or not parts.hostname or parts.query):
+            raise ValueError("WATCHPOST_OIDC_ISSUER must be an http(s):// URL without a query")
+        return text or None
+
+    @field_validator("oidc_client_id")
+    @classmethod
+    def _oidc_client(cls, value: str | None, info: ValidationInfo) -> str | None:
+        # Declared after the issuer and the secret, so both are read; checked here, not on the
+        # secret, because a validation error prints the value it was given.
+        secret = info.data.get("oidc_client_secret")
+        value = (value or "").strip() or None
+        if info.data.get("oidc_issuer") and not (value and secret and secret.get_secret_value()):
+            raise ValueError(
+                "WATCHPOST_OIDC_ISSUER needs WATCHPOST_OIDC_CLIENT_ID and "
+                "WATCHPOST_OIDC_CLIENT_SECRET"
+            )
+        return value
+
+    @field_validator("oidc_teams")
+    @classmethod
+    def _oidc_teams(cls, value: str) -> str:
+        parse_oidc_teams(value)  # a typo fails at start, not at someone's first sign-in
+        return value
+
+    @cached_property
+    def oidc_team_map(self) -> OidcTeams:
+        """oidc_teams parsed: e-mail domain → (team name, role) pairs."""
+        return parse_oidc_teams(self.oidc_teams)
+
+
+OIDC_ROLES = ("owner", "admin", "responder", "viewer")
+OidcTeams = dict[str, tuple[tuple[str, str], ...]]
+"""E-mail domain (lower case) → the (team name, role) pairs its people get."""
+
+
+def _is_domain(text: str) -> bool:
+    """A DNS name of two or more labels (letters, digits, inner hyphens), as e-mail has."""
+    labels = text.split(".")
+    return len(labels) > 1 and all(
+        0 < len(label) <= 63
+        and label.isascii()
+        and label.replace("-", "").isalnum()
+        and not label.startswith("-")
+        and not label.endswith("-")
+        for label in labels
+    )
+
+
+def parse_oidc_teams(text: str) -> OidcTeams:
+    """WATCHPOST_OIDC_TEAMS: `domain=Team:role` pairs, comma-separated.
+
+    The role is after the last colon, so a team name may hold a colon but not a comma.
+    """
+    teams: dict[str, list[tuple[str, str]]] = {}
+    for part in text.split(","):
+        entry = part.strip()
+        if not entry:
+            continue
+        domain, equals, grant = entry.partition("=")
+        team, colon, role = grant.rpartition(":")
+        domain, team, role = domain.strip().lower(), team.strip(), role.strip().lower()
+        if not (equals and colon and domain and team and role):
+            raise ValueError(f"WATCHPOST_OIDC_TEAMS: {entry!r} is not domain=Team:role")
+        if not _is_domain(domain):
+            raise ValueError(f"WATCHPOST_OIDC_TEAMS: {domain!r} is not an e-mail domain")
+        if role not in OIDC_ROLES:
+            raise ValueError(
+                f"WATCHPOST_OIDC_TEAMS: {role!r} is not a role ({', '.join(OIDC_ROLES)})"
+            )
+        grants = teams.setdefault(domain, [])
+        if any(named.casefold() == team.casefold() for named, _ in grants):
+            raise ValueError(f"WATCHPOST_OIDC_TEAMS: {domain} names team {team!r} twice")
+        grants.append((team, role))
+    return {domain: tuple(grants) for domain, grants in teams.items()}
 
 
 @dataclass(frozen=True)
