@@ -11,7 +11,8 @@ from pydantic import ValidationError
 
 from tests.console.oidc_provider import OidcProvider, Rewriting, client_for, finish, person, start
 from watchpost.console.oidc import OidcError, team_role_for
-from watchpost.settings import Settings, parse_oidc_teams
+from watchpost.setting_values import parse_oidc_teams
+from watchpost.settings import Settings
 
 pytestmark = pytest.mark.filterwarnings("ignore:get_jwt_config:DeprecationWarning")
 

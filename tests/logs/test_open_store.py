@@ -10,7 +10,8 @@ from pydantic import ValidationError
 from watchpost.logs.clickhouse import ClickHouseStore
 from watchpost.logs.embedded import EmbeddedStore
 from watchpost.logs.store import memory_limit_mb, open_store
-from watchpost.settings import Settings, parse_clickhouse_url
+from watchpost.setting_values import parse_clickhouse_url
+from watchpost.settings import Settings
 
 
 async def test_the_embedded_store_lives_under_the_data_folder(tmp_path: Path) -> None:

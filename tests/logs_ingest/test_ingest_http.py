@@ -32,7 +32,8 @@ from watchpost.clock import FrozenClock
 from watchpost.ingestion.state import CONCURRENT_BODIES
 from watchpost.logs.ingest_body import MAX_BODY_BYTES
 from watchpost.logs.store import Field, Word
-from watchpost.settings import Settings, parse_source_quotas
+from watchpost.setting_values import parse_source_quotas
+from watchpost.settings import Settings
 
 
 async def test_json_object_array_ndjson_and_msgpack_are_stored(

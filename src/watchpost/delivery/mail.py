@@ -20,7 +20,8 @@ from jinja2 import Environment
 
 from watchpost.delivery.sending import Outcome
 from watchpost.masking import mask_url
-from watchpost.settings import Settings, parse_smtp_url
+from watchpost.setting_values import parse_smtp_url
+from watchpost.settings import Settings
 
 NOT_CONFIGURED: Final = "not sent: no SMTP server is configured (WATCHPOST_SMTP_URL)"
 

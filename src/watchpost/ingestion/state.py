@@ -36,7 +36,7 @@ from watchpost.logs.events import MetricPoint
 from watchpost.logs.ingest_body import MAX_BODY_BYTES, declared_too_large
 from watchpost.logs.store import LogStore
 from watchpost.ratelimit import RateLimiter
-from watchpost.settings import parse_source_quotas
+from watchpost.setting_values import parse_source_quotas
 from watchpost.sources.models import Source
 
 TOKEN_TTL: Final = 10.0

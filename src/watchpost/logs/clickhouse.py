@@ -25,7 +25,7 @@ from watchpost.logs.retention import expired_partitions
 from watchpost.logs.sql import Query, order_by, where
 from watchpost.logs.store import MetricSearch, Search, capped
 from watchpost.logs.writer import SerialWriter
-from watchpost.settings import ClickHouseServer, parse_clickhouse_url
+from watchpost.setting_values import ClickHouseServer, parse_clickhouse_url
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 SETTINGS = "SETTINGS fsync_after_insert = 1, fsync_part_directory = 1"

@@ -39,7 +39,7 @@ from watchpost.logsearch.sql_rewrite import (
     output_format,
     rewrite,
 )
-from watchpost.settings import ClickHouseServer
+from watchpost.setting_values import ClickHouseServer
 from watchpost.sources.models import Source
 from watchpost.teams.service import authenticate
 

@@ -11,6 +11,8 @@ owner` names the owners.
 
 from __future__ import annotations
 
+from typing import Literal
+
 import sqlalchemy as sa
 from alembic import op
 
@@ -20,7 +22,7 @@ revision = "0033"
 down_revision = "0032"
 
 
-def _rebuild() -> str:
+def _rebuild() -> Literal["always", "auto"]:
     """SQLite rebuilds the table (keeping AUTOINCREMENT); PostgreSQL alters it in place."""
     return "always" if op.get_bind().dialect.name == "sqlite" else "auto"
 
