@@ -63,7 +63,7 @@ def address(request: Request) -> str | None:
 
 
 def _oidc_enabled(request: Request) -> bool:
-    return bool(getattr(request.app.state.ctx.settings, "oidc_issuer", None))
+    return bool(request.app.state.ctx.settings.oidc_issuer)
 
 
 def _login_page(request: Request, *, status: int = 200, **context: Any) -> Response:
@@ -72,6 +72,7 @@ def _login_page(request: Request, *, status: int = 200, **context: Any) -> Respo
         "login.html",
         status=status,
         sso=_oidc_enabled(request),
+        sso_label=request.app.state.ctx.settings.oidc_button,
         next=safe_next(request.query_params.get("next")),
         **context,
     )
