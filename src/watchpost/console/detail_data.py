@@ -112,18 +112,21 @@ async def availability(
     session: AsyncSession, *, column: str, subject_id: int, created_at: datetime, now: datetime
 ) -> dict[str, float | None]:
     """Each range's availability as `/sla?from=<now - range>` answers it: the API's own
-    summary over the part of the range the object existed (one query per range)."""
-    found: dict[str, float | None] = {}
-    for name, span in AVAILABILITY_RANGES.items():
-        within = reports.Period(max(now - span, created_at), now)
-        if within.start >= within.end:
-            found[name] = None
-            continue
-        summary = await reports.summary(
-            session, column=column, subject_id=subject_id, within=within, now=now
-        )
-        found[name] = float(summary["availability"])
-    return found
+    summary over the part of the range the object existed (one query for all ranges)."""
+    periods = {
+        name: reports.Period(max(now - span, created_at), now)
+        for name, span in AVAILABILITY_RANGES.items()
+    }
+    existed = {name: within for name, within in periods.items() if within.start < within.end}
+    if not existed:
+        return dict.fromkeys(periods)
+    found = await reports.summaries(
+        session, column=column, subject_id=subject_id, periods=list(existed.values()), now=now
+    )
+    shown = {
+        name: float(summary["availability"]) for name, summary in zip(existed, found, strict=True)
+    }
+    return {name: shown.get(name) for name in periods}
 
 
 async def latest_incidents(
@@ -178,8 +181,8 @@ def since(
 async def monitor_detail(
     db: AsyncSession, *, team_id: int, monitor_id: int, now: datetime
 ) -> MonitorDetail:
-    """The monitor's page: 8 queries (the monitor, 4 availabilities, 1 series, checks,
-    incidents); NotFound for another team's or a missing monitor."""
+    """The monitor's page: 5 queries (the monitor, its incidents, availability, series,
+    checks); NotFound for another team's or a missing monitor."""
     monitor = await monitors.get_monitor(db, team_id=team_id, monitor_id=monitor_id)
     state = monitor_state(monitor)
     incidents = await latest_incidents(
@@ -223,7 +226,7 @@ def last_pings(heartbeat: Heartbeat, incidents: Sequence[Incident]) -> list[Ping
 async def heartbeat_detail(
     db: AsyncSession, *, team_id: int, heartbeat_id: int, public_base: str, now: datetime
 ) -> HeartbeatDetail:
-    """The heartbeat's page: 6 queries (the heartbeat, 4 availabilities, incidents);
+    """The heartbeat's page: 3 queries (the heartbeat, its incidents, availability);
     `public_base` is what the API's `url` starts with (settings.public_base or the
     request's base URL)."""
     heartbeat = await heartbeats.get_heartbeat(db, team_id=team_id, heartbeat_id=heartbeat_id)
@@ -267,8 +270,8 @@ async def latest_samples(db: AsyncSession, *, team_id: int, target_id: int) -> l
 async def target_detail(
     db: AsyncSession, *, team_id: int, collector_id: int, target_id: int, now: datetime
 ) -> TargetDetail:
-    """The collector target's page: 9 queries (collector, target, 4 availabilities,
-    checks, samples, incidents); NotFound for another team's or a missing one, or a target
+    """The collector target's page: 6 queries (collector, target, incidents,
+    availability, checks, samples); NotFound for another team's or a missing one, or a target
     of another collector."""
     collector = await collectors.get_collector(db, team_id=team_id, collector_id=collector_id)
     target = await collectors.get_target(
