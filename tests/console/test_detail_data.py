@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 import pytest
@@ -130,9 +130,7 @@ async def test_a_monitor_checked_by_the_engine(app: FastAPI, api: Api, clock: Fr
     assert detail.availability["24h"] == round(100 * (1 - 90 / 400), 4)
 
 
-def created_at(resource: dict[str, Any]) -> Any:
-    from datetime import datetime
-
+def created_at(resource: dict[str, Any]) -> datetime:
     return datetime.fromisoformat(resource["attributes"]["created_at"].replace("Z", "+00:00"))
 
 
@@ -213,7 +211,7 @@ async def test_the_charts_series_from_a_year_of_history(
     assert detail.series["24h"] == week[-24:]
 
 
-async def _backdate(app: FastAPI, monitor_id: int, at: Any) -> None:
+async def _backdate(app: FastAPI, monitor_id: int, at: datetime) -> None:
     async with app.state.ctx.db.write_sessions() as session, session.begin():
         row = await session.get(Monitor, monitor_id)
         assert row is not None
