@@ -12,10 +12,12 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Final, cast
+from typing import Any, Final, cast
 
-from sqlalchemy import Table, bindparam, select
+from sqlalchemy import FunctionElement, Integer, Table, bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.compiler import SQLCompiler
 
 from watchpost.history.models import CheckRollup
 from watchpost.history.periods import bucket_start
@@ -40,10 +42,32 @@ RANGES: Final[dict[str, tuple[timedelta, timedelta]]] = {
 """Range name → (how far back, one point's width)."""
 LONGEST: Final = max(span for span, _ in RANGES.values())
 
+
+class _EpochHours(FunctionElement[int]):
+    """Whole hours from the Unix epoch to a UTC timestamp column, on both backends: the
+    rows arrive as numbers, without a datetime to parse each."""
+
+    type = Integer()
+    name = "epoch_hours"
+    inherit_cache = True
+
+
+@compiles(_EpochHours, "postgresql")
+def _epoch_hours_postgresql(element: _EpochHours, compiler: SQLCompiler, **kw: Any) -> str:
+    (moment,) = (compiler.process(clause, **kw) for clause in element.clauses)
+    return f"CAST(floor(extract(epoch FROM {moment}) / 3600) AS BIGINT)"
+
+
+@compiles(_EpochHours, "sqlite")
+def _epoch_hours_sqlite(element: _EpochHours, compiler: SQLCompiler, **kw: Any) -> str:
+    (moment,) = (compiler.process(clause, **kw) for clause in element.clauses)
+    return f"(CAST(strftime('%s', {moment}) AS INTEGER) / 3600)"  # stored as naive UTC text
+
+
 _rollups = cast(Table, CheckRollup.__table__)
 _HOURLY: Final = (
     select(
-        _rollups.c.period_start,
+        _EpochHours(_rollups.c.period_start),
         _rollups.c.down_s + _rollups.c.failures,
         _rollups.c.latency_sum,
         _rollups.c.latency_count,
@@ -104,10 +128,7 @@ async def response_series(
         "high": now,
     }
     connection = await session.connection()
-    rows = [
-        (_hours(start), float(down or 0), float(latency_sum or 0), int(latency_count or 0))
-        for start, down, latency_sum, latency_count in await connection.execute(_HOURLY, params)
-    ]
+    rows: list[_Hour] = [tuple(row) for row in await connection.execute(_HOURLY, params)]
     return {
         name: points(rows, now=now, span=span, width=width)
         for name, (span, width) in RANGES.items()
