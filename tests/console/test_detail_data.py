@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
 import pytest
@@ -134,34 +134,54 @@ def created_at(resource: dict[str, Any]) -> datetime:
     return datetime.fromisoformat(resource["attributes"]["created_at"].replace("Z", "+00:00"))
 
 
-async def test_a_paused_and_a_down_monitor(app: FastAPI, api: Api, clock: FrozenClock) -> None:
-    created = await create_monitor(api, url="http://127.0.0.1:9/", confirmation_period=0)
-    monitor_id = int(created["id"])
-    detail = await read(
-        app,
-        lambda s: monitor_detail(s, team_id=api.team_id, monitor_id=monitor_id, now=clock.now()),
-    )
-    assert (detail.state, detail.since) == ("pending", clock.now())
-    assert detail.checks == [] and detail.incidents == []
-    assert all(not p.down and p.ms is None for p in detail.series["30d"])
-    assert detail.availability == {name: None for name in AVAILABILITY_RANGES}  # existed 0 s
+async def test_a_monitor_pending_down_recovering_and_paused(
+    app: FastAPI, api: Api, clock: FrozenClock
+) -> None:
+    async def detail_now() -> Any:
+        return await read(
+            app,
+            lambda s: monitor_detail(
+                s, team_id=api.team_id, monitor_id=monitor_id, now=clock.now()
+            ),
+        )
 
-    clock.advance(90)
-    await engine_of(app).tick()  # nothing listens on port 9: down at once
-    detail = await read(
-        app,
-        lambda s: monitor_detail(s, team_id=api.team_id, monitor_id=monitor_id, now=clock.now()),
-    )
-    assert detail.state == "down" and detail.since == clock.now()
-    assert detail.incidents[0].resolved_at is None
-    assert detail.checks[0].error and not detail.checks[0].ok
+    async with recording_server() as server:
+        server.status["/"] = 503
+        created = await create_monitor(
+            api,
+            url=server.url("/"),
+            check_frequency=60,
+            confirmation_period=0,
+            recovery_period=600,
+        )
+        monitor_id = int(created["id"])
+        detail = await detail_now()
+        assert (detail.state, detail.since) == ("pending", clock.now())
+        assert detail.checks == [] and detail.incidents == []
+        assert all(not p.down and p.ms is None for p in detail.series["30d"])
+        assert detail.availability == dict.fromkeys(AVAILABILITY_RANGES)  # existed 0 s
+
+        engine = engine_of(app)
+        clock.advance(90)
+        await engine.tick()
+        failed_at = clock.now()
+        clock.advance(60)
+        await engine.tick()
+        detail = await detail_now()
+        assert (detail.state, detail.since) == ("down", failed_at)
+        assert detail.incidents[0].resolved_at is None
+        assert detail.checks[0].error and "503" in detail.checks[0].error
+
+        server.status["/"] = 200
+        clock.advance(60)
+        await engine.tick()  # a success: recovery is validated for 10 minutes
+        detail = await detail_now()
+        assert (detail.state, detail.since) == ("pending", clock.now())
+        assert detail.checks[0].ok and detail.incidents[0].resolved_at is None
 
     clock.advance(30)
     data(await api.patch(f"{MONITORS}/{monitor_id}", {"paused": True}))
-    detail = await read(
-        app,
-        lambda s: monitor_detail(s, team_id=api.team_id, monitor_id=monitor_id, now=clock.now()),
-    )
+    detail = await detail_now()
     assert (detail.state, detail.since) == ("paused", clock.now())
 
 
@@ -255,6 +275,28 @@ async def test_a_heartbeat_pinged_then_failing(app: FastAPI, api: Api, clock: Fr
     for name, span in AVAILABILITY_RANGES.items():
         assert latest.availability[name] == await sla(api, path, clock, span), name
     assert latest.availability["24h"] == 80.0  # 30 minutes down of 2.5 hours
+
+
+async def test_a_heartbeat_in_its_maintenance_window(
+    app: FastAPI, api: Api, clock: FrozenClock
+) -> None:
+    clock.set(datetime(2026, 1, 5, 2, 30, tzinfo=UTC))
+    window = {"maintenance_from": "02:00:00", "maintenance_to": "03:00:00"}
+    heartbeat = await create_heartbeat(api, **window)
+    assert (await api.get(heartbeat.url)).status_code == 200
+
+    async def state_at(hour: int, minute: int) -> str:
+        now = datetime(2026, 1, 5, hour, minute, tzinfo=UTC)
+        detail = await read(
+            app,
+            lambda s: heartbeat_detail(
+                s, team_id=api.team_id, heartbeat_id=heartbeat.id, public_base="", now=now
+            ),
+        )
+        return str(detail.state)
+
+    assert await state_at(2, 31) == "maintenance"
+    assert await state_at(3, 1) == "up"
 
 
 async def test_a_collector_target_down_with_its_samples(

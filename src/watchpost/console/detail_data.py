@@ -161,20 +161,25 @@ def since(
     paused_at: datetime | None,
     never_checked: bool,
     failing_since: datetime | None = None,
+    recovering_since: datetime | None = None,
 ) -> datetime | None:
-    """When the object entered its state, as far as the stored facts tell: down since its
-    open incident started, up since its last incident resolved (else since it was
-    created), paused since it was paused, pending since creation until its first check."""
+    """When the object entered its state, as far as the stored facts tell: down since the
+    run of failures began (a monitor's `failing_since`) or its open incident started, up
+    since its last incident resolved (else since it was created: a pause in between is not
+    recorded), paused since it was paused, pending since a monitor's recovery began or,
+    never checked, since creation; maintenance is not recorded."""
     if state == "paused":
         return paused_at
     if state == "down":
+        if failing_since is not None:
+            return failing_since
         open_ = next((i for i in incidents if i.resolved_at is None), None)
-        return open_.started_at if open_ is not None else failing_since
+        return open_.started_at if open_ is not None else None
     if state == "up":
         resolved = [i.resolved_at for i in incidents if i.resolved_at is not None]
         return max(resolved, default=created_at)
-    if state == "pending" and never_checked:
-        return created_at
+    if state == "pending":
+        return recovering_since or (created_at if never_checked else None)
     return None
 
 
@@ -198,6 +203,7 @@ async def monitor_detail(
             paused_at=monitor.paused_at,
             never_checked=monitor.last_checked_at is None,
             failing_since=monitor.failing_since,
+            recovering_since=monitor.recovering_since,
         ),
         availability=await availability(
             db, column="monitor_id", subject_id=monitor.id, created_at=monitor.created_at, now=now

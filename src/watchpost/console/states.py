@@ -1,7 +1,8 @@
 """An object's state in the console's five words, from what the API shows as `status`.
 
 The console says Up, Down, Paused, Pending or Maintenance for every kind of object; the
-domains keep a few more statuses, mapped here once so every page says the same word.
+domains keep a few more statuses. These are the rules console/overview_query.py applies in
+SQL to a page of rows, for one object in Python: a detail page says the same word.
 """
 
 from __future__ import annotations
@@ -22,9 +23,8 @@ _MONITOR: Final[dict[str, State]] = {
     "paused": "paused",
     "pending": "pending",
     "maintenance": "maintenance",
-    # Recovering after an outage: its incident is still open until recovery is confirmed,
-    # so the console keeps saying Down (red means down, and this one still is).
-    "validating": "down",
+    # A success after a confirmed outage, recovery not yet confirmed (as the overview says).
+    "validating": "pending",
 }
 _OTHERS: Final[dict[str, State]] = {
     "up": "up",
@@ -41,18 +41,18 @@ def monitor_state(monitor: Monitor) -> State:
 
 
 def heartbeat_state(heartbeat: Heartbeat, now: datetime) -> State:
-    """The heartbeat's `status`; Maintenance while its window is open unless it is down
-    (a failure before the window keeps its incident open through it)."""
+    """The heartbeat's `status`; an up or down one is in Maintenance while its window is
+    open (the rule heartbeats.checking.observe_heartbeats records, as the overview reads)."""
     if heartbeat.paused:
         return "paused"
-    state = _OTHERS.get(heartbeat.status, "pending")
-    if state != "down" and in_maintenance(heartbeat, now):
-        return "maintenance"
-    return state
+    if heartbeat.status not in ("up", "down"):
+        return "pending"
+    return "maintenance" if in_maintenance(heartbeat, now) else _OTHERS[heartbeat.status]
 
 
 def target_state(target: CollectorTarget, now: datetime) -> State:
-    """The target's `status`; Paused while disabled or `paused_until` is ahead."""
-    if target.paused_until is not None and target.paused_until > now:
+    """The target's `status`; Paused while disabled or `paused_until` is ahead (the
+    engine does not check it then)."""
+    if not target.enabled or (target.paused_until is not None and target.paused_until > now):
         return "paused"
     return _OTHERS.get(target.status, "pending")
