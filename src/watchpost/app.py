@@ -68,6 +68,8 @@ def create_app(
 def build_app(ctx: AppContext, *, engine: bool = False, retention: bool | None = None) -> FastAPI:
     """The app around a context. The context may be swapped (`app.state.ctx`) before use:
     the tests build the routes once and give every test a fresh database."""
+    from watchpost.console.routes import SECRET_PATH_PREFIXES as CONSOLE_SECRETS
+    from watchpost.console.routes import console_routes
     from watchpost.public_pages.access import (
         PREFIX,
         PageDenied,
@@ -144,8 +146,9 @@ def build_app(ctx: AppContext, *, engine: bool = False, retention: bool | None =
     # Listed flat rather than included: see routes.py for what nesting costs per request.
     app.router.routes.extend([*flat_routes([health]), *public_routes(), *api_routes()])
     app.router.routes.extend(docs_routes(app.title, app.openapi_url or "/openapi.json"))
+    app.router.routes.extend(console_routes())  # the operator console's pages
     app.router.routes.extend(page_fallback_routes())  # last: any other path of a page, 404
     # uvicorn configures its loggers before the app starts serving; filters stay on them.
-    redact_secret_paths(secret_path_prefixes())
+    redact_secret_paths([*secret_path_prefixes(), *CONSOLE_SECRETS])
     mask_logged_urls()  # every log record of the process, whichever logger writes it
     return app

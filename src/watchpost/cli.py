@@ -11,7 +11,7 @@ import signal
 import socket
 import sys
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from watchpost import __version__, masking
 
@@ -259,26 +259,46 @@ def cmd_token_revoke(args: argparse.Namespace) -> None:
 
 
 def cmd_user_create(args: argparse.Namespace) -> None:
+    from watchpost.console.paths import link_url
+    from watchpost.people.accounts import PeopleError, make_link, set_password
     from watchpost.teams.service import TokenError, create_user
 
-    try:
-        user = _with_session(
-            lambda session, now: create_user(
-                session, team_name=args.team, email=args.email, name=args.name, now=now
-            )
+    password = sys.stdin.readline().rstrip("\r\n") if args.password_stdin else None
+
+    async def work(session: Any, now: Any) -> tuple[int, str | None]:
+        user = await create_user(
+            session, team_name=args.team, email=args.email, name=args.name, now=now, role=args.role
         )
-    except TokenError as exc:
+        if password is not None:
+            await set_password(session, user, password, now)
+            return user.id, None
+        if user.password_hash is not None:
+            return user.id, None  # a person who signs in already: nothing to set
+        return user.id, await make_link(session, user=user, purpose="password", now=now)
+
+    try:
+        user_id, token = _with_session(work)
+    except (TokenError, PeopleError) as exc:
         raise CliError(str(exc)) from None
-    print(user.id)
+    if token is None:
+        print(user_id)
+        return
+    base = _settings().public_base or "http://127.0.0.1:8000"
+    print(link_url(base, token))
+    print(
+        f"person {user_id} is {args.role} of {args.team!r}; the link above sets their password "
+        "and works once, for 24 hours (WATCHPOST_PUBLIC_URL sets its address)",
+        file=sys.stderr,
+    )
 
 
 def cmd_user_list(args: argparse.Namespace) -> None:
     from watchpost.teams.service import list_users
 
     rows = _with_session(lambda session, _now: list_users(session, team_name=args.team))
-    print(f"{'ID':<8} {'TEAM':<24} {'EMAIL':<32} NAME")
-    for user, team in rows:
-        print(f"{user.id:<8} {team:<24} {user.email:<32} {user.name}")
+    print(f"{'ID':<8} {'TEAM':<24} {'ROLE':<10} {'EMAIL':<32} NAME")
+    for user, team, role in rows:
+        print(f"{user.id:<8} {team:<24} {role:<10} {user.email:<32} {user.name}")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -331,10 +351,25 @@ def build_parser() -> argparse.ArgumentParser:
 
     user = commands.add_parser("user", help="manage the people of a team")
     user_commands = user.add_subparsers(dest="user_command", required=True, parser_class=_Parser)
-    user_create = user_commands.add_parser("create", help="add a user to a team; prints its id")
-    user_create.add_argument("--team", required=True)
+    user_create = user_commands.add_parser(
+        "create",
+        help="add a person to a team (created if new); prints a one-time link that sets their "
+        "password (or, with --password-stdin or for a person who has one, their id)",
+    )
+    user_create.add_argument("--team", required=True, help="team name (created if needed)")
     user_create.add_argument("--email", required=True)
     user_create.add_argument("--name", required=True)
+    user_create.add_argument(
+        "--role",
+        default="admin",
+        choices=["owner", "admin", "responder", "viewer"],
+        help="the person's role in the team (default admin)",
+    )
+    user_create.add_argument(
+        "--password-stdin",
+        action="store_true",
+        help="read the person's password from the first line of standard input (for scripts)",
+    )
     user_create.set_defaults(run=cmd_user_create)
     user_list = user_commands.add_parser("list", help="list users")
     user_list.add_argument("--team", default=None, help="only this team's users")

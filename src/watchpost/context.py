@@ -43,6 +43,9 @@ class AppContext:
             clock=clock or SystemClock(),
             box=SecretBox(key),
             limits=RateLimits.per_minute(
-                settings.rate_limit_per_minute, settings.ping_rate_limit_per_minute
+                settings.rate_limit_per_minute,
+                settings.ping_rate_limit_per_minute,
+                settings.login_per_minute_address,
+                settings.login_per_minute_account,
             ),
         )

@@ -85,10 +85,21 @@ class RateLimits:
 
     tokens: RateLimiter | None
     addresses: RateLimiter | None
+    # Console sign-in attempts (passwords, second factors, reset requests): per client
+    # address and per e-mail address.
+    login_addresses: RateLimiter | None = None
+    login_accounts: RateLimiter | None = None
 
     @classmethod
-    def per_minute(cls, tokens: int, addresses: int) -> RateLimits:
+    def per_minute(
+        cls, tokens: int, addresses: int, login_addresses: int = 0, login_accounts: int = 0
+    ) -> RateLimits:
+        def limiter(per_minute: int) -> RateLimiter | None:
+            return RateLimiter(per_minute) if per_minute > 0 else None
+
         return cls(
-            tokens=RateLimiter(tokens) if tokens > 0 else None,
-            addresses=RateLimiter(addresses) if addresses > 0 else None,
+            tokens=limiter(tokens),
+            addresses=limiter(addresses),
+            login_addresses=limiter(login_addresses),
+            login_accounts=limiter(login_accounts),
         )

@@ -220,6 +220,20 @@ class Settings(BaseSettings):
         "(EU accounts: https://events.eu.pagerduty.com/v2/enqueue).",
     )
 
+    # The console's sign-in (watchpost/people, watchpost/console).
+    session_idle_timeout: float = _positive(
+        12 * 3600, "Seconds a console session may go unused before it ends (signed out)."
+    )
+    session_lifetime: float = _positive(
+        14 * 86400, "Seconds a console session lasts at most, however often it is used."
+    )
+    login_per_minute_address: int = _per_minute(
+        20, "Sign-in attempts a minute from one client address (0: no limit)."
+    )
+    login_per_minute_account: int = _per_minute(
+        6, "Sign-in attempts a minute for one e-mail address, from anywhere (0: no limit)."
+    )
+
     @field_validator("delivery_retry_delays")
     @classmethod
     def _delays(cls, value: str) -> str:

@@ -91,7 +91,10 @@ class SharedEngines:
             clock=clock,
             box=self._boxes[key],
             limits=RateLimits.per_minute(
-                settings.rate_limit_per_minute, settings.ping_rate_limit_per_minute
+                settings.rate_limit_per_minute,
+                settings.ping_rate_limit_per_minute,
+                settings.login_per_minute_address,
+                settings.login_per_minute_account,
             ),
         )
 

@@ -8,6 +8,7 @@ from sqlalchemy import MetaData
 
 # Domains with a models module, one per line.
 MODEL_DOMAINS = (
+    "audit",
     "channels",
     "collectors",
     "delivery",
@@ -19,6 +20,7 @@ MODEL_DOMAINS = (
     "monitors",
     "oncall",
     "pagerduty",
+    "people",
     "policies",
     "sources",
     "status_pages",

@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.delivery import targets
 from watchpost.delivery.targets import Target
 from watchpost.oncall.now import on_call_now
-from watchpost.teams.models import User
+from watchpost.teams.models import User, team_users
 from watchpost.urgencies.models import Urgency
 from watchpost.webhooks.models import OutgoingWebhook
 
@@ -62,7 +62,7 @@ async def members_of(
             team = (await targets.members(session, {team_id}))[team_id]
             found += people([target["recipient"] for target in team], ways)
         elif kind in ("user", "incident_metadata"):
-            user = select(User.email).where(User.team_id == team_id)
+            user = team_users(team_id).with_only_columns(User.email)
             if kind == "incident_metadata":
                 key = member.get("metadata_key") or ""
                 named = [str(value).strip().lower() for value in metadata.get(key, [])]

@@ -18,7 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.channels.models import NotificationChannel
 from watchpost.pagerduty.models import PagerDutyIntegration
-from watchpost.teams.models import User
+from watchpost.teams.models import Membership, User
 
 Target = dict[str, Any]
 
@@ -61,7 +61,10 @@ async def members(session: AsyncSession, team_ids: set[int]) -> dict[int, list[T
     found: dict[int, list[Target]] = defaultdict(list)
     if team_ids:
         rows = await session.execute(
-            select(User.team_id, User.email).where(User.team_id.in_(team_ids)).order_by(User.id)
+            select(Membership.team_id, User.email)
+            .join(Membership, Membership.user_id == User.id)
+            .where(Membership.team_id.in_(team_ids))
+            .order_by(User.id)
         )
         for team_id, email in rows:
             found[team_id].append({"channel": "email", "recipient": email})

@@ -19,7 +19,7 @@ from watchpost.errors import Problem
 from watchpost.oncall.models import OnCallCalendar
 from watchpost.pagerduty.models import PagerDutyIntegration
 from watchpost.policies.models import Policy
-from watchpost.teams.models import User
+from watchpost.teams.models import User, team_users
 from watchpost.teams.service import Principal
 from watchpost.validation import INT64_MAX, parse_id
 
@@ -153,7 +153,7 @@ async def _resolved(
 async def _user(
     session: AsyncSession, caller: Principal, item: MetadataValueIn, item_id: int | None
 ) -> dict[str, Any] | None:
-    stmt = select(User).where(User.team_id == caller.team_id)
+    stmt = team_users(caller.team_id)
     if item_id is not None:
         stmt = stmt.where(User.id == item_id)
     elif item.email is not None:

@@ -16,7 +16,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.oncall.models import OnCallCalendar, OnCallEvent
-from watchpost.teams.models import User
+from watchpost.teams.models import User, team_users
 
 DEFAULT_NAME = "Primary"
 """The name a team's default calendar is made with."""
@@ -86,7 +86,7 @@ async def members(session: AsyncSession, team_id: int, emails: Iterable[str]) ->
         found |= {
             user.email.lower(): user
             for user in await session.scalars(
-                select(User).where(User.team_id == team_id, func.lower(User.email).in_(chunk))
+                team_users(team_id).where(func.lower(User.email).in_(chunk))
             )
         }
     return [found[email] for email in wanted if email in found]

@@ -27,7 +27,7 @@ from watchpost.plain_groups import reference_problems
 from watchpost.policies.models import Policy, PolicyGroup
 from watchpost.policies.schemas import PolicyCreate, PolicyStep, PolicyUpdate, stored_steps
 from watchpost.problems import team_name_problems
-from watchpost.teams.models import User
+from watchpost.teams.models import User, team_users
 from watchpost.teams.service import Principal
 from watchpost.urgencies.models import Urgency
 from watchpost.webhooks.models import OutgoingWebhook
@@ -76,8 +76,9 @@ async def _step_problems(
                     problems.append((where, f"{where}: a user member needs an id or an email"))
                     continue
                 found = await session.scalar(
-                    select(User.id).where(
-                        User.team_id == team_id,
+                    team_users(team_id)
+                    .with_only_columns(User.id)
+                    .where(
                         User.id == member.id
                         if member.id is not None
                         else func.lower(User.email) == (member.email or "").lower(),

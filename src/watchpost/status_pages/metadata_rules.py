@@ -22,7 +22,7 @@ from watchpost.status_pages.resource_types import (
     MATCHING,
 )
 from watchpost.status_pages.schemas import MetadataRuleIn, ResourceFields
-from watchpost.teams.models import User
+from watchpost.teams.models import User, team_users
 from watchpost.validation import parse_id
 
 
@@ -111,7 +111,7 @@ async def _user_value(
     session: AsyncSession, *, team_id: int, where: str, item: Any, item_id: str | None
 ) -> Resolved:
     """The one user of the team the value names, by id, e-mail or name."""
-    stmt = select(User).where(User.team_id == team_id)
+    stmt = team_users(team_id)
     if item_id is not None:
         wanted = f"id {item_id}"
         stmt = stmt.where(User.id == (parse_id(item_id.strip()) or -1))

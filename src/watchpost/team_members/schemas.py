@@ -19,12 +19,11 @@ class TeamMemberAttributes(BaseModel):
     team_name: str
 
 
-ROLE = "member"
-"""Every person's role: there are no roles here."""
 ABOUT = (
     "The team's people (added with `watchpost user create`): `first_name` is the first word "
-    "of the person's name, `last_name` the rest. There are no roles, invitations or mobile "
-    "apps: `role` is always `member`, `role_id` and `invited_at` null, `mobile_app_platforms` "
-    'empty. With `email`, the answer is the one member with that address (`{"data": {…}}`, '
-    "not a list; case-insensitive), or a 404. Inviting and removing members are not offered."
+    "of the person's name, `last_name` the rest. `role` is the person's role in the team: "
+    "`owner`, `admin`, `responder` or `viewer` (the console's roles); `role_id` and "
+    "`invited_at` are null, `mobile_app_platforms` empty. With `email`, the answer is the one "
+    'member with that address (`{"data": {…}}`, not a list; case-insensitive), or a 404. '
+    "People are invited and removed in the console."
 )

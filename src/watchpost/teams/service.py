@@ -9,7 +9,7 @@ from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from watchpost.crypto import hash_token, random_token
-from watchpost.teams.models import ApiToken, Team, User
+from watchpost.teams.models import ApiToken, Membership, Team, User
 
 TOKEN_PREFIX = "wp_"  # noqa: S105  (a public prefix, not a secret)
 SHOWN_PREFIX_LENGTH = 12
@@ -101,24 +101,36 @@ async def authenticate(db: AsyncSession | AsyncConnection, token: str) -> Princi
 
 
 async def create_user(
-    session: AsyncSession, *, team_name: str, email: str, name: str, now: datetime
+    session: AsyncSession,
+    *,
+    team_name: str,
+    email: str,
+    name: str,
+    now: datetime,
+    role: str = "admin",
 ) -> User:
+    """The person with that e-mail (created if new) added to the team (created if needed)
+    with role."""
+    from watchpost.people.accounts import PeopleError, add_person
+
     team = await get_or_create_team(session, name=team_name, now=now)
-    existing = await session.scalar(
-        select(User).where(User.team_id == team.id, User.email == email.lower())
-    )
-    if existing is not None:
-        raise TokenError(f"team {team_name!r} already has a user with e-mail {email!r}")
-    user = User(team_id=team.id, email=email.lower(), name=name, created_at=now)
-    session.add(user)
-    await session.flush()
+    try:
+        user, _ = await add_person(session, team=team, email=email, name=name, role=role, now=now)
+    except PeopleError as exc:
+        raise TokenError(exc.message) from None
     return user
 
 
 async def list_users(
     session: AsyncSession, *, team_name: str | None = None
-) -> list[tuple[User, str]]:
-    stmt = select(User, Team.name).join(Team, Team.id == User.team_id).order_by(User.id)
+) -> list[tuple[User, str, str]]:
+    """Every membership: the person, the team's name and the role."""
+    stmt = (
+        select(User, Team.name, Membership.role)
+        .join(Membership, Membership.user_id == User.id)
+        .join(Team, Team.id == Membership.team_id)
+        .order_by(User.id, Team.name)
+    )
     if team_name is not None:
         stmt = stmt.where(Team.name == team_name)
-    return [(user, name) for user, name in (await session.execute(stmt)).tuples()]
+    return [(user, name, role) for user, name, role in (await session.execute(stmt)).tuples()]

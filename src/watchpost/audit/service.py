@@ -1,0 +1,81 @@
+"""Writing and reading the audit log. No HTTP here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Final
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from watchpost.audit.models import AuditEvent
+from watchpost.clock import isoformat_ms
+from watchpost.db.queries import team_rows
+from watchpost.listing import Page, PageRequest, Resource, paginate, resource
+
+TYPE: Final = "audit_event"
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who did it: a signed-in person, an API token, the command line or Watchpost itself."""
+
+    kind: str
+    label: str
+    id: int | None = None
+    address: str | None = None
+
+
+async def record(
+    db: AsyncSession,
+    *,
+    team_id: int,
+    actor: Actor,
+    action: str,
+    now: datetime,
+    subject_type: str | None = None,
+    subject_id: int | None = None,
+    subject: str | None = None,
+    details: dict[str, Any] | None = None,
+) -> None:
+    """Adds an entry in the caller's transaction: it is kept exactly when the change is."""
+    db.add(
+        AuditEvent(
+            team_id=team_id,
+            at=now,
+            actor_kind=actor.kind,
+            actor_id=actor.id,
+            actor=actor.label[:320],
+            action=action,
+            subject_type=subject_type,
+            subject_id=subject_id,
+            subject=None if subject is None else subject[:255],
+            details=details or {},
+            address=actor.address,
+        )
+    )
+
+
+async def page(db: AsyncSession, *, team_id: int, paging: PageRequest) -> Page[AuditEvent]:
+    """Newest first."""
+    stmt = team_rows(AuditEvent, team_id=team_id)
+    return await paginate(db, stmt, paging, order_by=AuditEvent.id.desc())
+
+
+def render(event: AuditEvent) -> Resource:
+    return resource(
+        TYPE,
+        event.id,
+        {
+            "at": isoformat_ms(event.at),
+            "actor_type": event.actor_kind,
+            "actor_id": event.actor_id,
+            "actor": event.actor,
+            "action": event.action,
+            "subject_type": event.subject_type,
+            "subject_id": event.subject_id,
+            "subject": event.subject,
+            "details": event.details,
+            "ip_address": event.address,
+        },
+    )

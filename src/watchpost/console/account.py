@@ -1,0 +1,208 @@
+"""The signed-in person's own page: their sessions (each can be ended, or all at once), their
+password and two-factor sign-in; and switching the team they look at."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import RedirectResponse, Response
+
+from watchpost.audit.service import Actor, record
+from watchpost.console.auth import Viewer, checked_form, lifetimes, safe_next, viewer, write_db
+from watchpost.console.errors import ConsoleRoute
+from watchpost.console.web import render
+from watchpost.people import accounts, passwords, second_factor, sessions
+from watchpost.people.models import ConsoleSession
+from watchpost.teams.models import User
+
+router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
+Signed = Annotated[Viewer, Depends(viewer)]
+PENDING_SECRET = "watchpost_totp_setup"  # noqa: S105 (a cookie name)
+"""Cookie holding the encrypted TOTP secret being set up, until a code of it is entered."""
+
+
+def actor(request: Request, who: Viewer) -> Actor:
+    return Actor(
+        "person", who.user.email, who.user.id, request.client.host if request.client else None
+    )
+
+
+async def _page(request: Request, who: Viewer, *, status: int = 200, **extra: object) -> Response:
+    ctx = request.app.state.ctx
+    db = await write_db(request)
+    async with db.begin():
+        live = await sessions.listed(
+            db, user_id=who.user.id, now=ctx.clock.now(), lifetimes=lifetimes(request)
+        )
+    return render(
+        request,
+        "account.html",
+        status=status,
+        viewer=who,
+        section="account",
+        sessions=live,
+        current=who.session.id,
+        totp=second_factor.enabled(who.user),
+        **extra,
+    )
+
+
+@router.get("/account")
+async def account(request: Request, who: Signed) -> Response:
+    return await _page(request, who)
+
+
+@router.post("/account/sessions/{session_id}/revoke")
+async def revoke(request: Request, who: Signed, session_id: int) -> Response:
+    await checked_form(request, who)
+    now = request.app.state.ctx.clock.now()
+    db = await write_db(request)
+    async with db.begin():
+        await sessions.revoke(db, session_id=session_id, user_id=who.user.id, now=now)
+    return RedirectResponse("/account", status_code=303)
+
+
+@router.post("/account/sessions/revoke-all")
+async def revoke_all(request: Request, who: Signed) -> Response:
+    """Signs out every browser, this one too."""
+    await checked_form(request, who)
+    now = request.app.state.ctx.clock.now()
+    db = await write_db(request)
+    async with db.begin():
+        await sessions.revoke_all(db, user_id=who.user.id, now=now)
+        await record(
+            db,
+            team_id=who.team_id,
+            actor=actor(request, who),
+            action="sessions.revoked",
+            now=now,
+        )
+    return RedirectResponse("/login", status_code=303)
+
+
+@router.post("/account/password")
+async def change_password(request: Request, who: Signed) -> Response:
+    form = await checked_form(request, who)
+    current = str(form.get("current", ""))
+    new = str(form.get("password", ""))
+    errors: dict[str, str] = {}
+    if not await passwords.verify(who.user.password_hash, current):
+        errors["current"] = "Your current password is not right"
+    elif new != str(form.get("confirm", "")):
+        errors["confirm"] = "The two new passwords are not the same"
+    elif problem := passwords.problem(new):
+        errors["password"] = problem
+    if errors:
+        return await _page(request, who, status=422, errors=errors)
+    now = request.app.state.ctx.clock.now()
+    db = await write_db(request)
+    async with db.begin():
+        user = await db.get(User, who.user.id)
+        assert user is not None
+        await accounts.set_password(db, user, new, now)  # ends every session, this one too
+        await record(
+            db, team_id=who.team_id, actor=actor(request, who), action="password.changed", now=now
+        )
+    return RedirectResponse("/login", status_code=303)
+
+
+@router.post("/account/two-factor/start")
+async def totp_start(request: Request, who: Signed) -> Response:
+    await checked_form(request, who)
+    ctx = request.app.state.ctx
+    secret = second_factor.new_secret()
+    response = await _page(
+        request,
+        who,
+        setup_secret=secret,
+        setup_uri=second_factor.provisioning_uri(secret, who.user.email),
+    )
+    response.set_cookie(
+        PENDING_SECRET,
+        ctx.box.encrypt(secret),
+        max_age=900,
+        path="/account",
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+    )
+    return response
+
+
+@router.post("/account/two-factor/enable")
+async def totp_enable(request: Request, who: Signed) -> Response:
+    form = await checked_form(request, who)
+    ctx = request.app.state.ctx
+    now = ctx.clock.now()
+    sealed = request.cookies.get(PENDING_SECRET, "")
+    try:
+        secret = ctx.box.decrypt(sealed) if sealed else ""
+    except ValueError:
+        secret = ""
+    code = str(form.get("code", ""))
+    if not secret or not second_factor.code_matches(secret, code, now):
+        return await _page(
+            request,
+            who,
+            status=422,
+            setup_secret=secret or None,
+            setup_uri=second_factor.provisioning_uri(secret, who.user.email) if secret else None,
+            errors={"code": "That code is not right: enter the code your app shows now"},
+        )
+    db = await write_db(request)
+    async with db.begin():
+        user = await db.get(User, who.user.id)
+        assert user is not None
+        codes = await second_factor.enable(db, user=user, secret=secret, box=ctx.box, now=now)
+        await record(
+            db, team_id=who.team_id, actor=actor(request, who), action="two_factor.enabled", now=now
+        )
+    who.user = user  # the page shows two-factor sign-in on
+    response = await _page(request, who, recovery_codes=codes)
+    response.delete_cookie(PENDING_SECRET, path="/account")
+    return response
+
+
+@router.post("/account/two-factor/disable")
+async def totp_disable(request: Request, who: Signed) -> Response:
+    form = await checked_form(request, who)
+    ctx = request.app.state.ctx
+    now = ctx.clock.now()
+    db = await write_db(request)
+    async with db.begin():
+        user = await db.get(User, who.user.id)
+        assert user is not None
+        ok = await second_factor.verify(
+            db, user=user, code=str(form.get("code", "")), box=ctx.box, now=now
+        )
+        if ok:
+            await second_factor.disable(db, user=user)
+            await record(
+                db,
+                team_id=who.team_id,
+                actor=actor(request, who),
+                action="two_factor.disabled",
+                now=now,
+            )
+    if not ok:
+        return await _page(
+            request, who, status=422, errors={"disable-code": "That code is not right"}
+        )
+    return RedirectResponse("/account", status_code=303)
+
+
+@router.post("/team/switch")
+async def switch_team(request: Request, who: Signed) -> Response:
+    form = await checked_form(request, who)
+    wanted = str(form.get("team_id", ""))
+    team = next((t for t in who.teams if str(t.team_id) == wanted), None)
+    if team is not None:
+        db = await write_db(request)
+        async with db.begin():
+            row = await db.get(ConsoleSession, who.session.id)
+            if row is not None:
+                row.team_id = team.team_id
+    # Another team's page of an object would be a 404: land on the overview.
+    target = safe_next(str(form.get("next", "/")))
+    return RedirectResponse("/" if target.count("/") > 1 else target, status_code=303)

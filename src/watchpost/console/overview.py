@@ -1,0 +1,23 @@
+"""`/`: the sign-in page when signed out, the team's overview when signed in."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import RedirectResponse, Response
+
+from watchpost.console.auth import SignInNeeded, viewer
+from watchpost.console.errors import ConsoleRoute
+from watchpost.console.web import render
+
+router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
+
+
+@router.get("/")
+async def home(request: Request) -> Response:
+    try:
+        who = await viewer(request)
+    except SignInNeeded:
+        if request.url.query:
+            return RedirectResponse("/login", status_code=303)
+        return render(request, "login.html", sso=False, next="/")
+    return render(request, "overview.html", viewer=who, section="overview", live="/console/events")

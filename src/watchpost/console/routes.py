@@ -1,0 +1,37 @@
+"""Every console route, as one list the app adds before the status pages' fallback."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import Response, StreamingResponse
+from fastapi.routing import APIRoute
+
+from watchpost.console import account, live, login, overview
+from watchpost.console.auth import Viewer, viewer
+from watchpost.console.errors import ConsoleRoute
+from watchpost.console.paths import LINK_PATH
+from watchpost.console.web import STATIC_PATH, static_file
+
+router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
+SECRET_PATH_PREFIXES = (LINK_PATH + "/",)
+
+
+@router.get(STATIC_PATH + "/{name}")
+async def static(name: str, request: Request) -> Response:
+    return static_file(name, request)
+
+
+@router.get("/console/events")
+async def events(request: Request, who: Annotated[Viewer, Depends(viewer)]) -> Response:
+    return StreamingResponse(
+        live.events(request, who.team_id),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+    )
+
+
+def console_routes() -> list[APIRoute]:
+    routers = (router, login.router, account.router, overview.router)
+    return [route for r in routers for route in r.routes if isinstance(route, APIRoute)]

@@ -1,0 +1,67 @@
+// Watchpost console: enhancements only. Every page works without this file.
+"use strict";
+
+// A form with data-confirm asks first (the server asks again when JavaScript is off).
+document.addEventListener("submit", (event) => {
+  const form = event.target;
+  const submitter = event.submitter;
+  const message = (submitter && submitter.dataset.confirm) || form.dataset.confirm;
+  if (message && !window.confirm(message)) {
+    event.preventDefault();
+  }
+});
+
+// "Select all" checkboxes select the rows of their table.
+document.addEventListener("change", (event) => {
+  const box = event.target;
+  if (box.matches && box.matches("input[data-select-all]")) {
+    const table = box.closest("form") || document;
+    for (const row of table.querySelectorAll("input[name='item']")) {
+      row.checked = box.checked;
+    }
+  }
+});
+
+// Copy buttons copy the text of the element they name.
+document.addEventListener("click", (event) => {
+  const button = event.target.closest && event.target.closest("button[data-copy]");
+  if (!button) return;
+  const source = document.getElementById(button.dataset.copy);
+  if (source && navigator.clipboard) {
+    navigator.clipboard.writeText(source.textContent.trim()).then(() => {
+      button.textContent = "Copied";
+    });
+  }
+});
+
+// Live pages: the server tells (server-sent events) when the team's state changed; the
+// page's main content is then fetched again and swapped in place.
+(() => {
+  const main = document.querySelector("main[data-live]");
+  if (!main || !window.EventSource) return;
+  let refreshing = false;
+  const refresh = async () => {
+    if (refreshing) return;
+    refreshing = true;
+    try {
+      const answer = await fetch(window.location.href, { headers: { "Accept": "text/html" } });
+      if (answer.ok && !answer.redirected) {
+        const page = new DOMParser().parseFromString(await answer.text(), "text/html");
+        const fresh = page.querySelector("main");
+        const focused = document.activeElement && document.activeElement.id;
+        const typing = document.activeElement && document.activeElement.matches("input, select, textarea");
+        if (fresh && !typing) {
+          main.innerHTML = fresh.innerHTML;
+          if (focused) {
+            const again = document.getElementById(focused);
+            if (again) again.focus();
+          }
+        }
+      }
+    } finally {
+      refreshing = false;
+    }
+  };
+  const source = new EventSource(main.dataset.live);
+  source.addEventListener("change", refresh);
+})();
