@@ -62,7 +62,7 @@ def test_axes_say_milliseconds_and_round_times() -> None:
 
     month = [Point(START + timedelta(hours=4 * k), 2500.0, False) for k in range(180)]
     root = parse(response_chart_svg(month, label="last 30 days"))
-    assert texts(root, "chart-label")[:3] == ["0 ms", "1.25 s", "2.5 s"]
+    assert texts(root, "chart-label")[:3] == ["0 s", "1.25 s", "2.5 s"]
     days = texts(root, "chart-label")[3:]
     assert days and all(re.fullmatch(r"\d\d [A-Z][a-z]{2}", t) for t in days), days
 

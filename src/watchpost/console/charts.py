@@ -39,8 +39,10 @@ def _nice_top(highest: float) -> float:
     return float(10 * magnitude)
 
 
-def _ms_text(value: float) -> str:
-    if value >= 1000:
+def _ms_text(value: float, *, seconds: bool = False) -> str:
+    """Milliseconds as people read them: "250 ms", "2.5 s" (`seconds`: in s even below 1 s,
+    so one axis keeps one unit)."""
+    if value >= 1000 or seconds:
         return f"{value / 1000:g} s"
     return f"{value:g} ms"
 
@@ -96,7 +98,11 @@ def response_chart_svg(
     ]
     plot_w, plot_h = width - LEFT - RIGHT, height - TOP - BOTTOM
     bottom = TOP + plot_h
-    parts.append(f'<path class="chart-axis" d="M{LEFT} {TOP}V{bottom}H{LEFT + plot_w}"/>')
+    # lines, not one L-shaped path: a path would be filled unless the stylesheet says not
+    parts.append(f'<line class="chart-axis" x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{bottom}"/>')
+    parts.append(
+        f'<line class="chart-axis" x1="{LEFT}" y1="{bottom}" x2="{LEFT + plot_w}" y2="{bottom}"/>'
+    )
     if not timed:
         parts.append(
             f'<text class="chart-empty" x="{_number(LEFT + plot_w / 2)}" '
@@ -122,12 +128,15 @@ def response_chart_svg(
     parts += _down_marks(points, x, step, bottom)
     for k in range(1, 5):
         level = top * k / 4
-        parts.append(f'<path class="chart-grid" d="M{LEFT} {_number(y(level))}H{LEFT + plot_w}"/>')
+        level_y = _number(y(level))
+        parts.append(
+            f'<line class="chart-grid" x1="{LEFT}" y1="{level_y}" x2="{LEFT + plot_w}" y2="{level_y}"/>'
+        )
     for k in range(0, 5, 2):
         level = top * k / 4
         parts.append(
             f'<text class="chart-label" x="{LEFT - 4}" y="{_number(y(level) + 4)}" '
-            f'text-anchor="end">{_ms_text(level)}</text>'
+            f'text-anchor="end">{_ms_text(level, seconds=top >= 1000)}</text>'
         )
     for at in _time_ticks(start, span):
         tick_x = x(at)
