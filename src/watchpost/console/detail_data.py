@@ -130,12 +130,14 @@ async def availability(
 
 
 async def latest_incidents(
-    session: AsyncSession, *, team_id: int, column: str, subject_id: int
+    session: AsyncSession, *, column: str, subject_id: int
 ) -> list[Incident]:
-    """The object's newest incidents, newest first (by its reference column's index)."""
+    """The object's newest incidents, newest first. By its reference column alone (the
+    object was found in the team already): then its index is the only one to take, where
+    a team_id term lets SQLite walk every incident of the team instead."""
     rows = await session.scalars(
         select(Incident)
-        .where(Incident.team_id == team_id, getattr(Incident, column) == subject_id)
+        .where(getattr(Incident, column) == subject_id)
         .order_by(Incident.started_at.desc(), Incident.id.desc())
         .limit(LATEST_INCIDENTS)
     )
@@ -190,9 +192,7 @@ async def monitor_detail(
     checks); NotFound for another team's or a missing monitor."""
     monitor = await monitors.get_monitor(db, team_id=team_id, monitor_id=monitor_id)
     state = monitor_state(monitor)
-    incidents = await latest_incidents(
-        db, team_id=team_id, column="monitor_id", subject_id=monitor.id
-    )
+    incidents = await latest_incidents(db, column="monitor_id", subject_id=monitor.id)
     return MonitorDetail(
         monitor=monitor,
         state=state,
@@ -237,9 +237,7 @@ async def heartbeat_detail(
     request's base URL)."""
     heartbeat = await heartbeats.get_heartbeat(db, team_id=team_id, heartbeat_id=heartbeat_id)
     state = heartbeat_state(heartbeat, now)
-    incidents = await latest_incidents(
-        db, team_id=team_id, column="heartbeat_id", subject_id=heartbeat.id
-    )
+    incidents = await latest_incidents(db, column="heartbeat_id", subject_id=heartbeat.id)
     return HeartbeatDetail(
         heartbeat=heartbeat,
         state=state,
@@ -263,11 +261,13 @@ async def heartbeat_detail(
     )
 
 
-async def latest_samples(db: AsyncSession, *, team_id: int, target_id: int) -> list[MetricSample]:
+async def latest_samples(db: AsyncSession, *, target_id: int) -> list[MetricSample]:
+    """The target's newest samples (one per check), read backwards along (target_id, at):
+    LATEST_SAMPLES rows, however many a day holds."""
     rows = await db.execute(
         select(TargetMetricSample.at, TargetMetricSample.values)
-        .where(TargetMetricSample.target_id == target_id, TargetMetricSample.team_id == team_id)
-        .order_by(TargetMetricSample.at.desc(), TargetMetricSample.id.desc())
+        .where(TargetMetricSample.target_id == target_id)
+        .order_by(TargetMetricSample.at.desc())
         .limit(LATEST_SAMPLES)
     )
     return [MetricSample(at, dict(values)) for at, values in rows]
@@ -284,9 +284,7 @@ async def target_detail(
         db, team_id=team_id, collector_id=collector.id, target_id=target_id
     )
     state = target_state(target, now)
-    incidents = await latest_incidents(
-        db, team_id=team_id, column="collector_target_id", subject_id=target.id
-    )
+    incidents = await latest_incidents(db, column="collector_target_id", subject_id=target.id)
     return TargetDetail(
         target=target,
         collector=collector,
@@ -306,6 +304,6 @@ async def target_detail(
             now=now,
         ),
         checks=await latest_checks(db, subject_type="collector_target", subject_id=target.id),
-        samples=await latest_samples(db, team_id=team_id, target_id=target.id),
+        samples=await latest_samples(db, target_id=target.id),
         incidents=incidents,
     )
