@@ -8,6 +8,7 @@ give the response times.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, Final
@@ -73,17 +74,46 @@ async def summary(
 ) -> dict[str, Any]:
     """`availability` (percent), `total_downtime`, `number_of_incidents`, `longest_incident`,
     `average_incident` (seconds) of the object's incidents within the period."""
-    reference = getattr(Incident, column)
-    rows = await session.execute(
-        select(Incident.started_at, Incident.resolved_at).where(
-            reference == subject_id,
-            Incident.started_at < within.end,
-            or_(Incident.resolved_at.is_(None), Incident.resolved_at > within.start),
-        )
+    (found,) = await summaries(
+        session, column=column, subject_id=subject_id, periods=[within], now=now
     )
+    return found
+
+
+async def summaries(
+    session: AsyncSession,
+    *,
+    column: str,
+    subject_id: int,
+    periods: Sequence[Period],
+    now: datetime,
+) -> list[dict[str, Any]]:
+    """summary() of each period, from one read of the incidents overlapping any of them
+    (the console shows four periods at once)."""
+    reference = getattr(Incident, column)
+    start = min(within.start for within in periods)
+    end = max(within.end for within in periods)
+    found = (
+        await session.execute(
+            select(Incident.started_at, Incident.resolved_at).where(
+                reference == subject_id,
+                Incident.started_at < end,
+                or_(Incident.resolved_at.is_(None), Incident.resolved_at > start),
+            )
+        )
+    ).all()
+    rows = [(started, resolved) for started, resolved in found]
+    return [_summary(rows, within, now) for within in periods]
+
+
+def _summary(
+    rows: Sequence[tuple[datetime, datetime | None]], within: Period, now: datetime
+) -> dict[str, Any]:
+    """summary() of the incidents (started_at, resolved_at) that overlap the period."""
     spans = [
         (min(resolved or now, within.end) - max(started, within.start)).total_seconds()
         for started, resolved in rows
+        if started < within.end and (resolved is None or resolved > within.start)
     ]
     spans = [max(span, 0.0) for span in spans]
     length = (within.end - within.start).total_seconds()

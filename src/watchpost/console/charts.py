@@ -1,0 +1,201 @@
+"""Server-rendered SVG charts for the console: no script, no inline style (the console's
+CSP forbids it); the stylesheet colours them through their classes:
+`chart`, `chart-line`, `chart-axis`, `chart-grid`, `chart-down`, `chart-label`, `chart-empty`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Final
+
+from markupsafe import Markup, escape
+
+from watchpost.console.series import Point
+
+LEFT: Final = 56
+RIGHT: Final = 8
+TOP: Final = 8
+BOTTOM: Final = 24
+EMPTY: Final = "No checks in this period"
+X_TICKS: Final = 5
+
+
+def _number(value: float) -> str:
+    """A coordinate with at most one decimal (short markup, stable output)."""
+    text = f"{value:.1f}"
+    return text[:-2] if text.endswith(".0") else text
+
+
+def _nice_top(highest: float) -> float:
+    """A round number just above `highest` for the y axis (1, 2, 2.5 or 5 times a power of ten)."""
+    if highest <= 0:
+        return 1.0
+    magnitude = 10 ** math.floor(math.log10(highest))
+    for step in (1, 2, 2.5, 5, 10):
+        if step * magnitude >= highest:
+            return float(step * magnitude)
+    return float(10 * magnitude)
+
+
+def _ms_text(value: float, *, seconds: bool = False) -> str:
+    """Milliseconds as people read them: "250 ms", "2.5 s" (`seconds`: in s even below 1 s,
+    so one axis keeps one unit)."""
+    if value >= 1000 or seconds:
+        return f"{value / 1000:g} s"
+    return f"{value:g} ms"
+
+
+_TICK_STEPS: Final = tuple(
+    timedelta(hours=hours) for hours in (1, 2, 3, 6, 12, 24, 48, 7 * 24, 14 * 24, 28 * 24)
+)
+_EPOCH: Final = datetime(2000, 1, 3, tzinfo=UTC)
+"""A Monday at 00:00 UTC: ticks a week apart fall on Mondays."""
+
+
+def _time_ticks(start: datetime, span: timedelta) -> list[datetime]:
+    """Round UTC times within the span, at most X_TICKS + 1 of them, evenly apart."""
+    step = next((s for s in _TICK_STEPS if span / s <= X_TICKS), _TICK_STEPS[-1])
+    first = _EPOCH + math.ceil((start - _EPOCH) / step) * step
+    return [first + step * k for k in range(int((start + span - first) / step) + 1)]
+
+
+def _time_text(at: datetime, span: timedelta) -> str:
+    return at.strftime("%H:%M") if span <= timedelta(hours=36) else at.strftime("%d %b")
+
+
+def _step(points: Sequence[Point]) -> timedelta:
+    """One point's width: the spacing of the points (an hour for a single point)."""
+    if len(points) < 2:
+        return timedelta(hours=1)
+    return (points[-1].at - points[0].at) / (len(points) - 1)
+
+
+def _summary(points: Sequence[Point]) -> str:
+    timed = [p.ms for p in points if p.ms is not None]
+    downs = sum(1 for p in points if p.down)
+    text = (
+        f"Average {_ms_text(round(sum(timed) / len(timed)))}, highest {_ms_text(round(max(timed)))}"
+    )
+    return text + (f"; down in {downs} of {len(points)} periods." if downs else "; never down.")
+
+
+def response_chart_svg(
+    points: Sequence[Point], *, label: str, width: int = 720, height: int = 180
+) -> Markup:
+    """A line chart of response times (ms) over time, down periods shaded behind it.
+
+    Its accessible name is "Response time, <label>" (e.g. "last 24 hours"); a series
+    without a timed check says "No checks in this period" in the name and the drawing.
+    """
+    timed = [p.ms for p in points if p.ms is not None]
+    name = f"Response time, {label}" + ("" if timed else f": {EMPTY.lower()}")
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" role="img" '
+        f'viewBox="0 0 {width} {height}" aria-label="{escape(name)}">',
+        f"<title>{escape(name)}</title>",
+    ]
+    plot_w, plot_h = width - LEFT - RIGHT, height - TOP - BOTTOM
+    bottom = TOP + plot_h
+    # lines, not one L-shaped path: a path would be filled unless the stylesheet says not
+    parts.append(f'<line class="chart-axis" x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{bottom}"/>')
+    parts.append(
+        f'<line class="chart-axis" x1="{LEFT}" y1="{bottom}" x2="{LEFT + plot_w}" y2="{bottom}"/>'
+    )
+    if not timed:
+        parts.append(
+            f'<text class="chart-empty" x="{_number(LEFT + plot_w / 2)}" '
+            f'y="{_number(TOP + plot_h / 2)}" text-anchor="middle">{EMPTY}</text>'
+        )
+    if not points:
+        return Markup("".join(parts) + "</svg>")  # noqa: S704 (every text escaped above)
+    if timed:
+        parts.insert(2, f"<desc>{escape(_summary(points))}</desc>")
+
+    step = _step(points)
+    start = points[0].at
+    span = points[-1].at + step - start
+
+    def x(at: datetime) -> float:
+        return LEFT + (at - start) / span * plot_w
+
+    top = _nice_top(max(timed, default=0.0))
+
+    def y(ms: float) -> float:
+        return bottom - ms / top * plot_h
+
+    parts += _down_marks(points, x, step, bottom)
+    for k in range(1, 5):
+        level = top * k / 4
+        level_y = _number(y(level))
+        parts.append(
+            f'<line class="chart-grid" x1="{LEFT}" y1="{level_y}" x2="{LEFT + plot_w}" y2="{level_y}"/>'
+        )
+    for k in range(0, 5, 2):
+        level = top * k / 4
+        parts.append(
+            f'<text class="chart-label" x="{LEFT - 4}" y="{_number(y(level) + 4)}" '
+            f'text-anchor="end">{_ms_text(level, seconds=top >= 1000)}</text>'
+        )
+    for at in _time_ticks(start, span):
+        tick_x = x(at)
+        if LEFT + 16 <= tick_x <= LEFT + plot_w - 16:
+            parts.append(
+                f'<text class="chart-label" x="{_number(tick_x)}" y="{height - 6}" '
+                f'text-anchor="middle">{_time_text(at, span)}</text>'
+            )
+    parts += _line(points, lambda p: x(p.at + step / 2), y)
+    parts.append("</svg>")
+    return Markup("".join(parts))  # noqa: S704 (every text escaped above)
+
+
+def _down_marks(
+    points: Sequence[Point], x: Callable[[datetime], float], step: timedelta, bottom: float
+) -> list[str]:
+    """One shaded rectangle per run of down points, with its time as a tooltip."""
+    marks: list[str] = []
+    index = 0
+    while index < len(points):
+        if not points[index].down:
+            index += 1
+            continue
+        end = index
+        while end + 1 < len(points) and points[end + 1].down:
+            end += 1
+        left, right = x(points[index].at), x(points[end].at + step)
+        title = f"Down between {points[index].at:%Y-%m-%d %H:%M} and {points[end].at + step:%Y-%m-%d %H:%M} UTC"
+        marks.append(
+            f'<rect class="chart-down" x="{_number(left)}" y="{TOP}" '
+            f'width="{_number(max(right - left, 1))}" height="{_number(bottom - TOP)}">'
+            f"<title>{title}</title></rect>"
+        )
+        index = end + 1
+    return marks
+
+
+def _line(
+    points: Sequence[Point], x: Callable[[Point], float], y: Callable[[float], float]
+) -> list[str]:
+    """The response-time line, broken where a slot has no timed check; a lone point is
+    a dot."""
+    runs: list[list[tuple[float, float]]] = [[]]
+    for point in points:
+        if point.ms is None:
+            if runs[-1]:
+                runs.append([])
+            continue
+        runs[-1].append((x(point), y(point.ms)))
+    shapes: list[str] = []
+    path = []
+    for run in runs:
+        if len(run) == 1:
+            (px, py) = run[0]
+            shapes.append(
+                f'<circle class="chart-line" cx="{_number(px)}" cy="{_number(py)}" r="2"/>'
+            )
+        elif run:
+            path.append("M" + "L".join(f"{_number(px)} {_number(py)}" for px, py in run))
+    if path:
+        shapes.insert(0, f'<path class="chart-line" d="{"".join(path)}"/>')
+    return shapes

@@ -1,0 +1,135 @@
+"""Response-time series for a detail page's charts, from the hourly check rollups.
+
+One indexed read of at most 30 days of one subject's hourly rollups (≤ 721 rows) serves
+every range: 24 h and 7 d by the hour, 30 d by four hours (≤ 181 points each). The raw
+results are not used: they are kept for a day at most and a check every few seconds would
+make thousands of points.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any, Final, cast
+
+from sqlalchemy import FunctionElement, Integer, Table, bindparam, select
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.compiler import SQLCompiler
+
+from watchpost.history.models import CheckRollup
+from watchpost.history.periods import bucket_start
+
+
+@dataclass(frozen=True)
+class Point:
+    """One slot of a chart: its start, the average response time of the checks in it
+    (None: no timed check), and whether the subject was seen down in it (a failed check,
+    or time attributed to one)."""
+
+    at: datetime
+    ms: float | None
+    down: bool
+
+
+RANGES: Final[dict[str, tuple[timedelta, timedelta]]] = {
+    "24h": (timedelta(hours=24), timedelta(hours=1)),
+    "7d": (timedelta(days=7), timedelta(hours=1)),
+    "30d": (timedelta(days=30), timedelta(hours=4)),
+}
+"""Range name → (how far back, one point's width)."""
+LONGEST: Final = max(span for span, _ in RANGES.values())
+
+
+class _EpochHours(FunctionElement[int]):
+    """Whole hours from the Unix epoch to a UTC timestamp column, on both backends: the
+    rows arrive as numbers, without a datetime to parse each."""
+
+    type = Integer()
+    name = "epoch_hours"
+    inherit_cache = True
+
+
+@compiles(_EpochHours, "postgresql")
+def _epoch_hours_postgresql(element: _EpochHours, compiler: SQLCompiler, **kw: Any) -> str:
+    (moment,) = (compiler.process(clause, **kw) for clause in element.clauses)
+    return f"CAST(floor(extract(epoch FROM {moment}) / 3600) AS BIGINT)"
+
+
+@compiles(_EpochHours, "sqlite")
+def _epoch_hours_sqlite(element: _EpochHours, compiler: SQLCompiler, **kw: Any) -> str:
+    (moment,) = (compiler.process(clause, **kw) for clause in element.clauses)
+    return f"(CAST(strftime('%s', {moment}) AS INTEGER) / 3600)"  # stored as naive UTC text
+
+
+_rollups = cast(Table, CheckRollup.__table__)
+_HOURLY: Final = (
+    select(
+        _EpochHours(_rollups.c.period_start),
+        _rollups.c.down_s + _rollups.c.failures,
+        _rollups.c.latency_sum,
+        _rollups.c.latency_count,
+    )
+    .where(
+        _rollups.c.subject_type == bindparam("subject_type"),
+        _rollups.c.subject_id == bindparam("subject_id"),
+        _rollups.c.granularity == "hour",
+        _rollups.c.period_start >= bindparam("low"),
+        _rollups.c.period_start < bindparam("high"),
+    )
+    .order_by(_rollups.c.period_start)
+)
+"""The primary key's range: (subject_type, subject_id, granularity, period_start)."""
+_EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
+
+_Hour = tuple[int, float, float, int]
+"""(hours since the epoch, down seconds + failures, latency sum, latency count)."""
+
+
+def _hours(at: datetime) -> int:
+    """Whole hours from the epoch to `at` (the UTC hour holding it)."""
+    return int((at - _EPOCH).total_seconds() // 3600)
+
+
+def points(
+    hours: Sequence[_Hour], *, now: datetime, span: timedelta, width: timedelta
+) -> list[Point]:
+    """Every slot of `width` (whole hours, UTC-aligned) from `now - span` to now, oldest
+    first; `hours` oldest first. A slot without rollups has no response time and is not
+    down. Integer hours, not datetimes: 720 rows a page, three times."""
+    size = int(width.total_seconds() // 3600)
+    low = _hours(now - span)
+    first = low - low % size
+    sums: dict[int, list[float]] = {}
+    for hour, down, latency_sum, latency_count in hours[bisect_left(hours, (low,)) :]:
+        slot = sums.setdefault(hour - hour % size, [0.0, 0.0, 0.0])
+        slot[0] += latency_sum
+        slot[1] += latency_count
+        slot[2] += down
+    found: list[Point] = []
+    for slot_hour in range(first, _hours(now - timedelta(microseconds=1)) + 1, size):
+        total, timed, down = sums.get(slot_hour, (0.0, 0.0, 0.0))
+        at = _EPOCH + timedelta(hours=slot_hour)
+        found.append(Point(at, total / timed if timed else None, down > 0))
+    return found
+
+
+async def response_series(
+    session: AsyncSession, *, subject_type: str, subject_id: int, now: datetime
+) -> dict[str, list[Point]]:
+    """The subject's points for each of RANGES (one query)."""
+    now = now.astimezone(UTC)
+    params = {
+        "subject_type": subject_type,
+        "subject_id": subject_id,
+        "low": bucket_start(now - LONGEST, "hour"),
+        "high": now,
+    }
+    connection = await session.connection()
+    rows: list[_Hour] = [tuple(row) for row in await connection.execute(_HOURLY, params)]
+    return {
+        name: points(rows, now=now, span=span, width=width)
+        for name, (span, width) in RANGES.items()
+    }
