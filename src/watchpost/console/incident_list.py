@@ -70,6 +70,12 @@ class ListQuery:
     errors: dict[str, str] = field(default_factory=dict)
     filters: IncidentFilters = field(default_factory=IncidentFilters)
 
+    @property
+    def filtered(self) -> bool:
+        """Whether a filter beyond the status is in use (or wrong): the form shows open."""
+        chosen = (self.monitor_id, self.heartbeat_id, self.period, self.from_, self.to)
+        return any(chosen) or bool(self.errors) or self.per_page != DEFAULT_PAGE_SIZE
+
     def url(self, **changes: Any) -> str:
         """/incidents with these filters (and changes), empty ones left out."""
         values = {

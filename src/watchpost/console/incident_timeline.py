@@ -250,16 +250,12 @@ _ORDER: Final = {"started": 0, "escalation": 2, "delivery": 3, "next": 4}
 
 async def timeline(db: AsyncSession, incident: Incident) -> Timeline:
     """The incident's whole timeline, oldest first, the next escalation step last."""
-    own = [
-        Entry(
-            event.at,
-            event.kind,
-            ENTRY_TITLES.get(event.kind, event.kind.replace("_", " ").capitalize()),
-            mask_urls(event.text),
-            event.by,
-        )
-        for event in await service.timeline(db, incident=incident)
-    ]
+    own = []
+    for event in await service.timeline(db, incident=incident):
+        title = ENTRY_TITLES.get(event.kind, event.kind.replace("_", " ").capitalize())
+        # "Acknowledged by ann@…" under "Acknowledged by ann@…" says nothing new.
+        text = "" if event.text == f"{title} by {event.by}" else mask_urls(event.text)
+        own.append(Entry(event.at, event.kind, title, text, event.by))
     told, more = await _deliveries(db, incident)
     runs, escalations = await _runs(db, incident)
     merged = sorted(
