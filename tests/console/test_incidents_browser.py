@@ -12,6 +12,7 @@ from fastapi import FastAPI
 
 from tests.factories.api import Api, data
 from tests.factories.console import add_person, run_console_spec
+from tests.factories.delivery import create_webhook, deliverer_of, receiver
 from tests.factories.engine import engine_of, recording_server
 from tests.factories.incidents import create_reported_incident
 from tests.factories.monitors import create_monitor
@@ -32,11 +33,16 @@ test('a responder acknowledges and resolves the incident of a monitor that went 
   await expect(page).toHaveURL(new RegExp('/incidents/' + ids.down + '$'));
   await expect(page.getByRole('heading', { name: env.DOWN_NAME, level: 1 })).toBeVisible();
   await expect(page.getByText('Status code')).toBeVisible();
+  // Who was told: the webhook (its start, then the policy's first step), and what is next.
+  await expect(page.getByText('Webhook Ops hook: sent')).toHaveCount(2);
+  await expect(page.getByText('Next: step 2 of escalation policy Main')).toBeVisible();
+  await expect(page.getByText('Tell webhook Ops hook — done')).toBeVisible();
   await axe(page);
   await page.screenshot({ path: env.SHOTS + '/incident-1280.png', fullPage: true });
   await page.getByRole('button', { name: 'Acknowledge' }).click();
   await expect(page.getByText('Acknowledged by ' + env.RESPONDER).first()).toBeVisible();
   await expect(page.getByRole('button', { name: 'Acknowledge' })).toHaveCount(0);
+  await expect(page.getByText('Next: step 2 of escalation policy Main')).toHaveCount(0);
   await page.getByLabel('Comment').fill('Restarting the shop');
   await page.getByRole('button', { name: 'Add comment' }).click();
   await expect(page.getByText('Restarting the shop')).toBeVisible();
@@ -116,16 +122,26 @@ test('a new incident appears in the open list without a reload', async ({ page }
 async def test_a_monitor_goes_down_and_its_incident_is_handled_in_the_console(
     app: FastAPI, api: Api, playwright_runtime: browser.Runtime, tmp_path: Path
 ) -> None:
-    async with recording_server() as site:
+    async with recording_server() as site, receiver() as hook:
         site.status["/shop"] = 500
+        ops = await create_webhook(api, hook.url("/ops"), name="Ops hook")
+        steps = [
+            {"type": "escalation", "step_members": [{"type": "webhook", "id": int(ops["id"])}]},
+            {"type": "escalation", "wait_before": 900, "step_members": [{"type": "entire_team"}]},
+        ]
+        policy = data(await api.post("/api/v3/policies", {"name": "Main", "steps": steps}), 201)
         await create_monitor(
             api,
             url=site.url("/shop"),
             pronounceable_name="Shop",
             confirmation_period=0,
             email=False,
+            policy_id=policy["id"],
         )
         await engine_of(app).tick()
+        for _ in range(2):
+            await deliverer_of(app).tick()
+        assert [r.path for r in hook.received] == ["/ops", "/ops"]  # its start, and step 1
     opened = (await api.get("/api/v2/incidents?resolved=false")).json()["data"]
     assert len(opened) == 1, opened  # the engine opened it: the monitor is down
     down = opened[0]

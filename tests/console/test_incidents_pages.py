@@ -162,8 +162,14 @@ async def test_the_timeline_shows_who_was_told_and_the_next_escalation_step(
     assert "Escalation policy Main started" in text
     assert "Next: step 2 of escalation policy Main" in text
     assert "Tell the entire team, after 600 s" in text
+    assert "Tell webhook Pager — <strong>done</strong>" in text
     started = text.index("<strong>Started</strong>")
     assert started < text.index("E-mail to ann@example.com") < text.index("Next: step 2")
+    # Acknowledged: the policy stops for good, so no next step is announced.
+    token = await csrf(client, f"/incidents/{incident}")
+    await client.post(f"/incidents/{incident}/acknowledge", data={"csrf": token})
+    text = re.sub(r"\s+", " ", (await client.get(f"/incidents/{incident}")).text)
+    assert "Next: step 2" not in text and "round 1 of 1 · over" in text
 
 
 async def test_a_responder_acts_as_themselves_and_it_is_audited(

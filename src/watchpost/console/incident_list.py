@@ -8,6 +8,7 @@ one COUNT and one page of rows from the (team_id, id) index, never the whole lis
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Final
@@ -15,7 +16,6 @@ from urllib.parse import urlencode
 
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
-from starlette.datastructures import QueryParams
 
 from watchpost.errors import InvalidRequest
 from watchpost.heartbeats.models import Heartbeat
@@ -101,7 +101,7 @@ def _number(raw: str | None, default: int, high: int) -> int:
     return min(int(text), high)
 
 
-def read_query(params: QueryParams, now: datetime) -> ListQuery:
+def read_query(params: Mapping[str, str], now: datetime) -> ListQuery:
     """The list's query from the URL: bad filters are reported (the API's messages), bad
     page numbers fall back to the first page."""
     query = ListQuery(

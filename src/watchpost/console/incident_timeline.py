@@ -24,6 +24,7 @@ from watchpost.incidents.rendering import INCIDENT
 from watchpost.listing import MAX_PER_PAGE, PageRequest
 from watchpost.masking import mask_urls
 from watchpost.policies.models import Policy, PolicyRun
+from watchpost.teams.models import User, team_users
 from watchpost.webhooks.models import OutgoingWebhook
 
 EVENT_WORDS: Final = {
@@ -181,7 +182,11 @@ async def _deliveries(db: AsyncSession, incident: Incident) -> tuple[list[Entry]
     return entries, page.links.get("next") is not None
 
 
-def step_words(step: dict[str, Any]) -> str:
+Names = dict[tuple[str, Any], str]
+"""Names of what steps name, by (member type, id): webhooks, people."""
+
+
+def step_words(step: dict[str, Any], names: Names | None = None) -> str:
     """A policy step in a few words: what it does, to whom, after how long."""
     kind = str(step.get("type") or "")
     words = STEP_WORDS.get(kind, kind)
@@ -189,7 +194,8 @@ def step_words(step: dict[str, Any]) -> str:
         members = []
         for member in step.get("step_members") or []:
             noun = MEMBER_WORDS.get(str(member.get("type")), str(member.get("type")))
-            named = member.get("email") or member.get("id")
+            named = (names or {}).get((str(member.get("type")), member.get("id")))
+            named = named or member.get("email") or member.get("id")
             members.append(f"{noun} {named}" if named and " " not in noun else noun)
         words += " " + (", ".join(members) or "nobody")
     if step.get("wait_until_time"):
@@ -199,8 +205,10 @@ def step_words(step: dict[str, Any]) -> str:
     return words
 
 
-def _run(run: PolicyRun, policy: Policy) -> Run:
-    over = run.next_at is None
+def _run(run: PolicyRun, policy: Policy, incident: Incident, names: Names) -> Run:
+    # A run stops for good once someone acknowledges or resolves: its row learns it only
+    # when its next step falls due (escalation.escalate), the page says it at once.
+    over = run.next_at is None or incident.status != "started"
     steps = []
     for number, step in enumerate(policy.steps):
         if number < run.step or (run.round > 0 and not over and number > run.step):
@@ -212,8 +220,32 @@ def _run(run: PolicyRun, policy: Policy) -> Run:
         else:
             state = "not reached"
         due = run.next_at if state == "next" else None
-        steps.append(Step(number + 1, step_words(step), state, due))
+        steps.append(Step(number + 1, step_words(step, names), state, due))
     return Run(policy.name, run.round + 1, policy.repeat_count + 1, over, steps)
+
+
+async def _member_names(db: AsyncSession, team_id: int, policies: list[Policy]) -> Names:
+    """The names of the webhooks and people the policies' steps name (one query each)."""
+    wanted: dict[str, set[int]] = {"webhook": set(), "user": set()}
+    for policy in policies:
+        for step in policy.steps:
+            for member in step.get("step_members") or []:
+                if member.get("type") in wanted and isinstance(member.get("id"), int):
+                    wanted[member["type"]].add(member["id"])
+    names: Names = {}
+    if wanted["webhook"]:
+        hooks = select(OutgoingWebhook.id, OutgoingWebhook.name).where(
+            OutgoingWebhook.team_id == team_id, OutgoingWebhook.id.in_(wanted["webhook"])
+        )
+        names.update((("webhook", id_), name) for id_, name in await db.execute(hooks))
+    if wanted["user"]:
+        people = (
+            team_users(team_id)
+            .with_only_columns(User.id, User.email)
+            .where(User.id.in_(wanted["user"]))
+        )
+        names.update((("user", id_), email) for id_, email in await db.execute(people))
+    return names
 
 
 async def _runs(db: AsyncSession, incident: Incident) -> tuple[list[Run], list[Entry]]:
@@ -223,9 +255,11 @@ async def _runs(db: AsyncSession, incident: Incident) -> tuple[list[Run], list[E
         .where(PolicyRun.incident_id == incident.id)
         .order_by(PolicyRun.id)
     )
+    pairs = list(found.tuples())
+    names = await _member_names(db, incident.team_id, [policy for _, policy in pairs])
     runs, entries = [], []
-    for run, policy in found.tuples():
-        shown_run = _run(run, policy)
+    for run, policy in pairs:
+        shown_run = _run(run, policy, incident, names)
         runs.append(shown_run)
         entries.append(
             Entry(run.created_at, "escalation", f"Escalation policy {policy.name} started")
