@@ -256,6 +256,7 @@ async def test_a_viewer_reads_but_cannot_act_even_by_a_direct_post(
     for action, form in (
         ("acknowledge", {}),
         ("resolve", {}),
+        ("reopen", {}),
         ("comments", {"content": "Looking"}),
     ):
         refused = await client.post(f"/incidents/{incident}/{action}", data={"csrf": token, **form})
