@@ -102,5 +102,8 @@ def error_beside(html: str, name: str) -> str:
         return ""
     text = re.sub(r"<[^>]+>", "", found.group(1)).replace("Error:", "").strip()
     return (
-        text.replace("&#39;", "'").replace("&#34;", '"').replace("&quot;", '"').replace("&amp;", "&")
+        text.replace("&#39;", "'")
+        .replace("&#34;", '"')
+        .replace("&quot;", '"')
+        .replace("&amp;", "&")
     )

@@ -49,7 +49,9 @@ async def test_each_type_created_by_the_form_is_what_the_api_creates(
     assert by_form["attributes"] == by_api["attributes"]
 
 
-async def test_the_form_shows_only_the_types_fields(app: FastAPI, client: httpx.AsyncClient) -> None:
+async def test_the_form_shows_only_the_types_fields(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
     await _signed_in(app, client)
     tcp = (await client.get("/monitors/new?type=tcp")).text
     names = {name for name, _ in form_of(tcp, "/monitors/new")}
@@ -131,9 +133,7 @@ async def test_changing_the_type_when_editing(
     await _signed_in(app, client)
     created = data(await api.post(MONITORS, MINIMAL["status"]), 201)
     page = f"/monitors/{created['id']}/edit"
-    answer = await post_form(
-        client, f"{page}?type=tcp", page, url="db.example.com", port="5432"
-    )
+    answer = await post_form(client, f"{page}?type=tcp", page, url="db.example.com", port="5432")
     assert answer.status_code == 303, answer.text[:3000]
     after = data(await api.get(f"{MONITORS}/{created['id']}"))["attributes"]
     assert after["monitor_type"] == "tcp" and after["port"] == "5432"
