@@ -97,6 +97,7 @@ async def test_a_targets_error_and_its_secret_kept_on_edit(
     assert bad.status_code == 422
     body = {"kind": "postgres", "host": "db.example.com", "port": 99999}
     messages, fields = errors(await api.post(f"{COLLECTORS}/{collector}/targets", body))
+    assert set(fields) == {"port", "ssl_mode"}
     assert error_beside(bad.text, "port") == " ".join(m for m in messages if m.startswith("port"))
     assert "ssl_mode is required for postgres targets" in error_beside(bad.text, "ssl_mode")
     created = data(

@@ -16,6 +16,7 @@ from watchpost.console.forms import (
     CLEAR,
     FORM_ERROR,
     Field,
+    Raw,
     body_of,
     field_errors,
     initial,
@@ -46,7 +47,7 @@ def test_any_posted_form_becomes_a_body(
     index: int, items: list[tuple[str, str]], creating: bool
 ) -> None:
     fields = FORMS[index]
-    raw = posted(fields, FormData(items))
+    raw = posted(fields, FormData([(name, value) for name, value in items]))
     body = body_of(fields, raw, creating=creating, current={"request_headers": [{"id": 1}]})
     assert set(body) <= {f.name for f in fields}
     for f in fields:
@@ -85,6 +86,15 @@ def _value(f: Field) -> st.SearchStrategy[Any]:
     )
 
 
+def _submitted(f: Field, raw: Raw) -> list[tuple[str, str]]:
+    """What a browser posts for a field showing raw."""
+    if isinstance(raw, bool):
+        return [(f.name, "on")] if raw else []
+    if isinstance(raw, list):
+        return [(f.name, item) for item in raw]
+    return [(f.name, raw)]
+
+
 @st.composite
 def _shown(draw: st.DrawFn) -> tuple[list[Field], dict[str, Any]]:
     fields = draw(st.sampled_from(FORMS))
@@ -95,19 +105,7 @@ def _shown(draw: st.DrawFn) -> tuple[list[Field], dict[str, Any]]:
 @given(_shown())
 def test_a_value_shown_comes_back_as_it_was(shown: tuple[list[Field], dict[str, Any]]) -> None:
     fields, values = shown
-    form = FormData(
-        [
-            (f.name, item)
-            for f in fields
-            for item in (
-                ([] if raw_of(f, values[f.name]) is False else ["on"])
-                if f.input == "checkbox"
-                else raw_of(f, values[f.name])
-                if f.input == "choices"
-                else [raw_of(f, values[f.name])]
-            )
-        ]
-    )
+    form = FormData([item for f in fields for item in _submitted(f, raw_of(f, values[f.name]))])
     assert posted(fields, form) == initial(fields, values)
     body = body_of(fields, posted(fields, form), creating=False)
     for f in fields:

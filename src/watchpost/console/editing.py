@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Annotated, Any
+from typing import Annotated, Any, Final
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse, Response
@@ -40,7 +40,7 @@ from watchpost.validation import object_id
 
 router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
 Signed = Annotated[Viewer, Depends(viewer)]
-MAX_CHOICES = 1000
+MAX_CHOICES: Final = 1000
 """At most this many of the team's groups or policies are offered in a select."""
 
 
@@ -157,7 +157,16 @@ async def save(
 # ---------------------------------------------------------------------------- monitors
 
 
-TYPE_CHOICES = [(name, name.replace("_", " ").capitalize()) for name in MONITOR_TYPES]
+TYPE_WORDS: Final = {
+    "status": "Status (HTTP)",
+    "expected_status_code": "Expected status code (HTTP)",
+    "keyword": "Keyword (HTTP)",
+    "keyword_absence": "Keyword absence (HTTP)",
+    **{name: name.upper() for name in ("tcp", "udp", "smtp", "pop", "imap", "dns")},
+}
+TYPE_CHOICES: Final = [
+    (name, TYPE_WORDS.get(name, name.replace("_", " ").capitalize())) for name in MONITOR_TYPES
+]
 
 
 def _type(value: object, fallback: str = DEFAULT_MONITOR_TYPE) -> str:

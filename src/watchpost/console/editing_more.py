@@ -32,7 +32,8 @@ Signed = Annotated[Viewer, Depends(viewer)]
 
 # ------------------------------------------------------------------- collector targets
 
-KIND_CHOICES: Final = [(kind, kind.capitalize()) for kind in KINDS]
+KIND_WORDS: Final = {"postgres": "PostgreSQL", "mysql": "MySQL", "mongodb": "MongoDB"}
+KIND_CHOICES: Final = [(kind, KIND_WORDS.get(kind, kind.capitalize())) for kind in KINDS]
 
 
 def _kind(value: object) -> str:
@@ -52,7 +53,7 @@ def _target_page(
     fields = form_specs.target_fields(kind)
     creating = target_id is None
     chooser = None
-    if creating:
+    if creating and collectors_:
         chooser = Chooser(
             "/targets/new",
             [
@@ -74,7 +75,11 @@ def _target_page(
             "Choose",
         )
     return FormPage(
-        title=f"New {kind} target" if creating else f"Edit {kind} target",
+        title=(
+            "New collector target"
+            if creating and not collectors_
+            else f"{'New' if creating else 'Edit'} {KIND_WORDS.get(kind, kind)} target"
+        ),
         action="/targets/new" if creating else f"/targets/{target_id}/edit",
         back="/" if creating else f"/targets/{target_id}",
         submit="Create target" if creating else "Save target",

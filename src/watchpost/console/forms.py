@@ -149,7 +149,9 @@ def field_of(
     bounds = _bounds([*info.metadata, *metadata])
     if kind == "text" and _long([*info.metadata, *metadata]):
         kind = "textarea"
-    said = [hint if hint is not None else (info.description or "")]
+    # A reference's description speaks of the API's JSON (ids, null): the select says it all.
+    described = "" if choices is not None else info.description or ""
+    said = [hint if hint is not None else described]
     if bounds and kind == "number" and hint is None and len(bounds) < 20:
         said.append(f"{bounds}.")  # not the bounds of a column's integer type
     numeric = bool(allowed) and all(isinstance(value, int) for value in allowed)
