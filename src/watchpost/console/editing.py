@@ -1,4 +1,5 @@
-"""Forms to create and edit monitors and heartbeats (targets and groups: editing_more.py).
+"""Forms to create and edit monitors and heartbeats (targets and groups: editing_more.py;
+what they share: form_kit.py).
 
 Each POST builds the JSON body the API would receive (forms.body_of) and hands it to the same
 domain function the API endpoint calls (`create_from_body`, `update_from_body`): the domain
@@ -8,150 +9,30 @@ keeps what was typed. Creating and editing need Action.EDIT; another team's obje
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Final
 
 from fastapi import APIRouter, Depends, Request
-from fastapi.responses import RedirectResponse, Response
-from sqlalchemy import select
+from fastapi.responses import Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.audit.service import record
 from watchpost.console import form_specs
-from watchpost.console.account import actor
-from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.auth import Viewer, checked_form, viewer
 from watchpost.console.errors import ConsoleRoute
-from watchpost.console.forms import Field, Raw, body_of, field_errors, initial, posted
-from watchpost.console.web import render
-from watchpost.errors import InvalidRequest
+from watchpost.console.form_kit import Chooser, FormPage, references, save, show
+from watchpost.console.forms import Raw, body_of, initial, posted
 from watchpost.heartbeats import lists as heartbeat_lists
 from watchpost.heartbeats import service as heartbeats
 from watchpost.heartbeats.endpoints import public_base
-from watchpost.heartbeats.models import HeartbeatGroup
 from watchpost.http.deps import request_sessions
 from watchpost.monitors import lists as monitor_lists
 from watchpost.monitors import service as monitors
-from watchpost.monitors.models import MonitorGroup
 from watchpost.monitors.types import DEFAULT_MONITOR_TYPE, MONITOR_TYPES
 from watchpost.people.roles import Action
-from watchpost.policies.models import Policy
 from watchpost.validation import object_id
 
 router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
 Signed = Annotated[Viewer, Depends(viewer)]
-MAX_CHOICES: Final = 1000
-"""At most this many of the team's groups or policies are offered in a select."""
-
-
-@dataclass
-class Chooser:
-    """A GET form at the top choosing what the form below is for (a monitor's type …)."""
-
-    action: str
-    selects: list[dict[str, Any]]
-    button: str
-
-
-@dataclass
-class FormPage:
-    """What edit_form.html shows."""
-
-    title: str
-    action: str
-    back: str
-    submit: str
-    fields: list[Field]
-    values: Mapping[str, Raw]
-    hidden: dict[str, str] = field(default_factory=dict)
-    secrets: dict[str, bool] = field(default_factory=dict)
-    chooser: Chooser | None = None
-    empty: str | None = None
-
-
-def show(
-    request: Request, who: Viewer, page: FormPage, *, errors: dict[str, str] | None = None
-) -> Response:
-    sections: dict[str, list[Field]] = {}
-    for item in page.fields:
-        sections.setdefault(item.section or "Details", []).append(item)
-    return render(
-        request,
-        "edit_form.html",
-        status=422 if errors else 200,
-        viewer=who,
-        section="edit",
-        title=page.title,
-        action=page.action,
-        back=page.back,
-        submit=page.submit,
-        sections=list(sections.items()),
-        values=page.values,
-        hidden=page.hidden,
-        secrets=page.secrets,
-        chooser=page.chooser,
-        empty=page.empty,
-        errors=errors or {},
-    )
-
-
-async def choices(db: AsyncSession, model: Any, team_id: int) -> list[tuple[str, str]]:
-    """The team's rows of model (groups, policies) as (id, name) for a select."""
-    rows = await db.execute(
-        select(model.id, model.name)
-        .where(model.team_id == team_id)
-        .order_by(model.name, model.id)
-        .limit(MAX_CHOICES)
-    )
-    return [(str(row_id), name) for row_id, name in rows]
-
-
-async def references(db: AsyncSession, team_id: int) -> dict[str, Sequence[tuple[str, str]]]:
-    policies = await choices(db, Policy, team_id)
-    return {
-        "monitor_group_id": await choices(db, MonitorGroup, team_id),
-        "heartbeat_group_id": await choices(db, HeartbeatGroup, team_id),
-        "policy_id": policies,
-        "expiration_policy_id": policies,
-    }
-
-
-Save = Callable[[AsyncSession], Awaitable[tuple[str, int, str]]]
-"""Stores the body in the write session: (audit action, object id, object's name)."""
-
-
-async def save(
-    request: Request,
-    who: Viewer,
-    *,
-    subject_type: str,
-    store: Save,
-    redirect: Callable[[int], str],
-    again: Callable[[AsyncSession], Awaitable[FormPage]],
-) -> Response:
-    """Runs store with an audit entry in one transaction: a 303 to the object, or the form
-    again (422) with the domain's problems beside their fields."""
-    now = request.app.state.ctx.clock.now()
-    db = await write_db(request)
-    try:
-        async with db.begin():
-            action, object_id_, name = await store(db)
-            await record(
-                db,
-                team_id=who.team_id,
-                actor=actor(request, who),
-                action=action,
-                now=now,
-                subject_type=subject_type,
-                subject_id=object_id_,
-                subject=name,
-            )
-    except InvalidRequest as exc:
-        async with db.begin():
-            page = await again(db)
-        errors = field_errors(exc.problems, [f.name for f in page.fields])
-        return show(request, who, page, errors=errors)
-    return RedirectResponse(redirect(object_id_), status_code=303)
 
 
 # ---------------------------------------------------------------------------- monitors

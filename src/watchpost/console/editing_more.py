@@ -16,8 +16,8 @@ from watchpost.collectors.models import Collector
 from watchpost.collectors.target_kinds import KIND_RULES, KINDS
 from watchpost.console import form_specs
 from watchpost.console.auth import Viewer, checked_form, viewer
-from watchpost.console.editing import Chooser, FormPage, choices, save, show
 from watchpost.console.errors import ConsoleRoute
+from watchpost.console.form_kit import Chooser, FormPage, choices, save, show
 from watchpost.console.forms import Raw, body_of, initial, posted
 from watchpost.errors import NotFound
 from watchpost.groups import lists as group_lists
