@@ -151,3 +151,32 @@ async def test_creating_is_audited(app: FastAPI, client: httpx.AsyncClient) -> N
     assert [(e.action, e.actor, e.subject) for e in events if e.action != "session.created"] == [
         ("monitor.created", EMAIL, "https://example.com")
     ]
+
+
+async def test_editing_headers_keeps_their_ids_and_a_moved_url_asks_for_the_password(
+    app: FastAPI, client: httpx.AsyncClient, api: Api
+) -> None:
+    await _signed_in(app, client)
+    body = {
+        **MINIMAL["status"],
+        "request_headers": [{"name": "X-One", "value": "1"}, {"name": "X-Two", "value": "2"}],
+        "auth_username": "ops",
+        "auth_password": TEST_PASSWORD,
+    }
+    created = data(await api.post(MONITORS, body), 201)
+    before = {h["name"]: h["id"] for h in created["attributes"]["request_headers"]}
+    page = f"/monitors/{created['id']}/edit"
+    assert "X-One: 1\nX-Two: 2" in (await client.get(page)).text
+    saved = await post_form(client, page, page, request_headers="X-Two: 22\nX-Three: 3")
+    assert saved.status_code == 303, saved.text[:3000]
+    after = data(await api.get(f"{MONITORS}/{created['id']}"))["attributes"]["request_headers"]
+    assert [(h["name"], h["value"]) for h in after] == [("X-Two", "22"), ("X-Three", "3")]
+    assert after[0]["id"] == before["X-Two"] and after[1]["id"] not in before.values()
+    moved = await post_form(client, page, page, url="https://other.example.com")
+    assert moved.status_code == 422
+    messages, fields = errors(
+        await api.patch(f"{MONITORS}/{created['id']}", {"url": "https://other.example.com"})
+    )
+    assert fields == ["auth_password"]
+    assert error_beside(moved.text, "auth_password") == " ".join(messages)
+    assert 'value="https://other.example.com"' in moved.text

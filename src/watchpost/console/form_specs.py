@@ -74,6 +74,17 @@ LABELS: Final[dict[str, str]] = {
     "tls": "TLS",
     "api_key": "API key",
 }
+STORED = "Kept with the object; checks do not use it."
+HINTS: Final[dict[str, str]] = {
+    # The models' descriptions speak to API clients (null, Terraform); these to people.
+    "proxy_host": STORED,
+    "proxy_port": STORED,
+    "ip_version": STORED,
+    "critical_alert": STORED,
+    "expiration_policy_id": "",
+    "ssl_expiration": "None: no alert.",
+    "domain_expiration": "None: no alert.",
+}
 URL_LABELS: Final = {"http": "URL", "host": "Host", "name": "Scenario name"}
 URL_HINTS: Final = {
     "http": "An absolute http:// or https:// URL.",
@@ -98,6 +109,8 @@ TEXTAREA_HINTS: Final = {
 
 def _field(model: type[BaseModel], name: str, **options: Any) -> Field:
     label = options.pop("label", None) or LABELS.get(name)
+    if name in HINTS and "hint" not in options:
+        options["hint"] = HINTS[name]
     field = field_of(model, name, label=label, **options)
     extra = TEXTAREA_HINTS.get(field.input)
     if extra and extra not in field.hint:
