@@ -10,6 +10,8 @@ from fastapi.routing import APIRoute
 
 from watchpost.console import (
     account,
+    editing,
+    editing_more,
     incidents,
     live,
     login,
@@ -47,5 +49,7 @@ def console_routes() -> list[APIRoute]:
         account.router,
         overview.router,
         incidents.router,
+        editing.router,
+        editing_more.router,
     )
     return [route for r in routers for route in r.routes if isinstance(route, APIRoute)]

@@ -65,3 +65,11 @@ document.addEventListener("click", (event) => {
   const source = new EventSource(main.dataset.live);
   source.addEventListener("change", refresh);
 })();
+
+// Forms to create and edit (editing.py): a chooser (monitor type, target kind) reloads the
+// form for the choice as soon as it changes; without JavaScript its button does the same.
+document.addEventListener("change", (event) => {
+  const select = event.target;
+  const form = select.closest && select.closest("form[data-autosubmit]");
+  if (form && select.matches("select")) form.submit();
+});
