@@ -107,8 +107,8 @@ _SYSTEMS: Final = (
 
 
 def browser_name(user_agent: str) -> str:
-    """The browser of a session as a person names it ("Firefox on Linux"): the first match of each's browser as a person names it (the first match of each
-    table, in order (Chrome's User-Agent also says Safari)."""
+    """The browser of a session as a person names it ("Firefox on Linux"): the first match
+    of each table, in order (Chrome's User-Agent also says Safari)."""
     browser = next((name for mark, name in _BROWSERS if mark in user_agent), None)
     system = next((name for mark, name in _SYSTEMS if mark in user_agent), None)
     if browser and system:
