@@ -227,11 +227,39 @@ def cmd_migrate(_args: argparse.Namespace) -> None:
     print("database is up to date", file=sys.stderr)
 
 
-def cmd_token_create(args: argparse.Namespace) -> None:
-    from watchpost.teams.service import create_token
+def _cli_actor() -> Any:
+    """The audit log's actor of a CLI command: the operating system's user running it."""
+    import getpass
 
-    token = _with_session(lambda session, now: create_token(session, team_name=args.team, now=now))
-    print(token)
+    from watchpost.audit.service import Actor
+
+    try:
+        who = getpass.getuser()
+    except (KeyError, OSError):
+        who = "unknown"
+    return Actor("cli", f"command line ({who})")
+
+
+def cmd_token_create(args: argparse.Namespace) -> None:
+    from watchpost.audit.service import record
+    from watchpost.teams.service import create_team_token, get_or_create_team
+
+    async def work(session: Any, now: Any) -> str:
+        team = await get_or_create_team(session, name=args.team, now=now)
+        row, token = await create_team_token(session, team_id=team.id, now=now)
+        await record(
+            session,
+            team_id=team.id,
+            actor=_cli_actor(),
+            action="token.created",
+            now=now,
+            subject_type="token",
+            subject_id=row.id,
+            subject=row.prefix,
+        )
+        return token
+
+    print(_with_session(work))
 
 
 def cmd_token_list(_args: argparse.Namespace) -> None:
@@ -247,12 +275,25 @@ def cmd_token_list(_args: argparse.Namespace) -> None:
 
 
 def cmd_token_revoke(args: argparse.Namespace) -> None:
+    from watchpost.audit.service import record
     from watchpost.teams.service import TokenError, revoke_token
 
-    try:
-        token = _with_session(
-            lambda session, now: revoke_token(session, prefix=args.token_prefix, now=now)
+    async def work(session: Any, now: Any) -> Any:
+        token = await revoke_token(session, prefix=args.token_prefix, now=now)
+        await record(
+            session,
+            team_id=token.team_id,
+            actor=_cli_actor(),
+            action="token.revoked",
+            now=now,
+            subject_type="token",
+            subject_id=token.id,
+            subject=token.prefix,
         )
+        return token
+
+    try:
+        token = _with_session(work)
     except TokenError as exc:
         raise CliError(str(exc)) from None
     print(f"revoked token {token.prefix}…", file=sys.stderr)

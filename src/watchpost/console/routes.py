@@ -8,7 +8,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response, StreamingResponse
 from fastapi.routing import APIRoute
 
-from watchpost.console import account, live, login, overview
+from watchpost.console import account, live, login, overview, team, team_audit, team_tokens
 from watchpost.console.auth import Viewer, viewer
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.paths import LINK_PATH
@@ -33,5 +33,13 @@ async def events(request: Request, who: Annotated[Viewer, Depends(viewer)]) -> R
 
 
 def console_routes() -> list[APIRoute]:
-    routers = (router, login.router, account.router, overview.router)
+    routers = (
+        router,
+        login.router,
+        account.router,
+        overview.router,
+        team.router,
+        team_tokens.router,
+        team_audit.router,
+    )
     return [route for r in routers for route in r.routes if isinstance(route, APIRoute)]

@@ -65,3 +65,11 @@ document.addEventListener("click", (event) => {
   const source = new EventSource(main.dataset.live);
   source.addEventListener("change", refresh);
 })();
+
+// ---- Team pages (/team, /team/tokens): a form whose confirmation the browser asked for
+// says so (confirm=yes), so the server does not ask a second time.
+document.addEventListener("submit", (event) => {
+  if (event.defaultPrevented) return;
+  const field = event.target.querySelector("input[data-set-when-confirmed]");
+  if (field) field.value = "yes";
+});
