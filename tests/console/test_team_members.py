@@ -9,18 +9,29 @@ from fastapi import FastAPI
 
 from tests.console.team_support import actions, audit_entries, person, role_of, user_id
 from tests.factories.console import add_person
+from watchpost.people import accounts, second_factor
 
 
 async def test_members_list_names_emails_roles_and_two_factor(app: FastAPI) -> None:
     await add_person(app, email="bo@example.com", role="viewer", name="Bo Viewer")
+    ctx = app.state.ctx
+    async with ctx.db.write_sessions() as db, db.begin():
+        bo = await accounts.by_email(db, "bo@example.com")
+        assert bo is not None
+        secret = second_factor.new_secret()
+        await second_factor.enable(db, user=bo, secret=secret, box=ctx.box, now=ctx.clock.now())
     async with person(app, "ann@example.com", "admin", name="Ann Admin") as (client, _):
         page = await client.get("/team")
     assert page.status_code == 200
     assert page.headers["cache-control"] == "no-store"
     text = page.text
     assert text.count("<h1>") == 1 and "Team acme" in text
-    for shown in ("Ann Admin", "ann@example.com", "Bo Viewer", "bo@example.com", "Off"):
+    for shown in ("Ann Admin", "ann@example.com", "Bo Viewer", "bo@example.com"):
         assert shown in text
+    rows = text.split("<tr>")
+    [bo_row] = [row for row in rows if "bo@example.com" in row]
+    [ann_row] = [row for row in rows if "ann@example.com" in row]
+    assert "Two-factor on" in bo_row and "Two-factor off" in ann_row
     # An admin may give every role but owner.
     assert 'value="owner"' not in text and 'value="admin"' in text
     assert 'label for="email">Email<' in text and 'label for="role">Role<' in text
