@@ -227,36 +227,14 @@ def cmd_migrate(_args: argparse.Namespace) -> None:
     print("database is up to date", file=sys.stderr)
 
 
-def _cli_actor() -> Any:
-    """The audit log's actor of a CLI command: the operating system's user running it."""
-    import getpass
-
-    from watchpost.audit.service import Actor
-
-    try:
-        who = getpass.getuser()
-    except (KeyError, OSError):
-        who = "unknown"
-    return Actor("cli", f"command line ({who})")
-
-
 def cmd_token_create(args: argparse.Namespace) -> None:
-    from watchpost.audit.service import record
+    from watchpost.audit.service import cli_actor, record_token
     from watchpost.teams.service import create_team_token, get_or_create_team
 
     async def work(session: Any, now: Any) -> str:
         team = await get_or_create_team(session, name=args.team, now=now)
         row, token = await create_team_token(session, team_id=team.id, now=now)
-        await record(
-            session,
-            team_id=team.id,
-            actor=_cli_actor(),
-            action="token.created",
-            now=now,
-            subject_type="token",
-            subject_id=row.id,
-            subject=row.prefix,
-        )
+        await record_token(session, row, action="token.created", actor=cli_actor(), now=now)
         return token
 
     print(_with_session(work))
@@ -275,21 +253,12 @@ def cmd_token_list(_args: argparse.Namespace) -> None:
 
 
 def cmd_token_revoke(args: argparse.Namespace) -> None:
-    from watchpost.audit.service import record
+    from watchpost.audit.service import cli_actor, record_token
     from watchpost.teams.service import TokenError, revoke_token
 
     async def work(session: Any, now: Any) -> Any:
         token = await revoke_token(session, prefix=args.token_prefix, now=now)
-        await record(
-            session,
-            team_id=token.team_id,
-            actor=_cli_actor(),
-            action="token.revoked",
-            now=now,
-            subject_type="token",
-            subject_id=token.id,
-            subject=token.prefix,
-        )
+        await record_token(session, token, action="token.revoked", actor=cli_actor(), now=now)
         return token
 
     try:

@@ -19,7 +19,8 @@ from fastapi.dependencies.models import Dependant
 from fastapi.params import Depends as DependsParam
 from fastapi.routing import APIRoute
 
-from watchpost.http.audited import AuditedRoute
+from watchpost.audit.endpoints import record_api_write
+from watchpost.http.audited import audited_route
 from watchpost.http.body import read_json_object
 from watchpost.http.deps import current_principal
 from watchpost.http.errors import error_responses
@@ -161,7 +162,10 @@ def api_routes() -> list[APIRoute]:
     (http/audited.py)."""
     routers = [router for domain in API_DOMAINS for router in _routers(f"{domain}.endpoints")]
     return flat_routes(
-        routers, [Depends(current_principal)], error_responses(429), route_class=AuditedRoute
+        routers,
+        [Depends(current_principal)],
+        error_responses(429),
+        route_class=audited_route(record_api_write),
     )
 
 

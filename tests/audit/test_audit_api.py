@@ -43,9 +43,9 @@ async def test_the_log_is_the_teams_newest_first_and_paged(
     item = body["data"][0]
     assert item["type"] == "audit_event" and item["id"].isdigit()
     assert item["attributes"] == {
-        "at": (clock.now() + timedelta(seconds=4)).isoformat(timespec="milliseconds").replace(
-            "+00:00", "Z"
-        ),
+        "at": (clock.now() + timedelta(seconds=4))
+        .isoformat(timespec="milliseconds")
+        .replace("+00:00", "Z"),
         "actor_type": "person",
         "actor_id": 3,
         "actor": "ann@example.com",
@@ -79,13 +79,19 @@ async def test_the_apis_writes_are_recorded_with_the_token_as_actor(
     app: FastAPI, api: Api, other_api: Api
 ) -> None:
     created = data(
-        await api.post("/api/v2/monitors", {"url": "https://example.com", "pronounceable_name": "Shop"}),
+        await api.post(
+            "/api/v2/monitors", {"url": "https://example.com", "pronounceable_name": "Shop"}
+        ),
         201,
     )
     monitor = created["id"]
     assert (await api.get(f"/api/v2/monitors/{monitor}")).status_code == 200  # a read: nothing
-    assert (await api.patch(f"/api/v2/monitors/{monitor}", {"check_frequency": 60})).status_code == 200
-    assert (await api.patch(f"/api/v2/monitors/{monitor}", {"check_frequency": -1})).status_code == 422
+    assert (
+        await api.patch(f"/api/v2/monitors/{monitor}", {"check_frequency": 60})
+    ).status_code == 200
+    assert (
+        await api.patch(f"/api/v2/monitors/{monitor}", {"check_frequency": -1})
+    ).status_code == 422
     incident = await create_engine_incident(app, api)
     assert (await api.post(f"/api/v2/incidents/{incident}/acknowledge", {})).status_code == 200
     assert (await api.delete(f"/api/v2/monitors/{monitor}")).status_code == 204

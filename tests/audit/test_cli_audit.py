@@ -23,4 +23,4 @@ def test_token_create_and_revoke_are_recorded(tmp_path: Path) -> None:
     assert [row[0] for row in rows] == ["token.created", "token.revoked"]
     for _, kind, actor, subject_type, subject, team in rows:
         assert kind == "cli" and actor.startswith("command line (")
-        assert subject_type == "token" and subject == token[:12] and team == "acme"
+        assert subject_type == "token" and subject == token[:12] + "…" and team == "acme"

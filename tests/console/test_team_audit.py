@@ -58,7 +58,7 @@ async def test_the_audit_log_is_newest_first_paged_and_the_teams_own(
     assert '<option value="25" selected>' in first.text
     moment = clock.now() - timedelta(hours=2) + timedelta(minutes=59)
     assert f'title="{moment:%Y-%m-%d %H:%M:%S} UTC"' in first.text  # the exact time
-    assert "wp_abcdefghi… <span class=\"muted\">(API token)</span>" in first.text
+    assert 'wp_abcdefghi… <span class="muted">(API token)</span>' in first.text
     assert "There is nothing on this page." in beyond.text
     assert odd.text.count("<tr>") == 1 + 50  # bad values: page 1 of the default size
 

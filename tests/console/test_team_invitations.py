@@ -25,7 +25,12 @@ async def test_an_invitation_is_mailed_and_its_link_sets_the_password_and_signs_
         async with person(app, "ann@example.com", "admin", name="Ann Admin") as (admin, token):
             answer = await admin.post(
                 "/team/invitations",
-                data={"csrf": token, "email": "Cy@Example.com", "name": "Cy Young", "role": "responder"},
+                data={
+                    "csrf": token,
+                    "email": "Cy@Example.com",
+                    "name": "Cy Young",
+                    "role": "responder",
+                },
             )
     assert answer.status_code == 200
     assert "Cy Young" in answer.text and "is now responder of acme" in answer.text

@@ -66,9 +66,7 @@ async def test_a_token_needs_a_name(app: FastAPI) -> None:
     assert await tokens(app) == []
 
 
-async def test_another_teams_token_is_a_404_and_stays(
-    app: FastAPI, other_api: Api
-) -> None:
+async def test_another_teams_token_is_a_404_and_stays(app: FastAPI, other_api: Api) -> None:
     async with person(app, "ann@example.com", "owner") as (admin, csrf):
         [theirs] = await tokens(app)
         listed = await admin.get("/team/tokens")

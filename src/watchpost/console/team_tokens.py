@@ -10,7 +10,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.audit.service import record
+from watchpost.audit.service import record_token
 from watchpost.console.auth import Viewer, checked_form, viewer, write_db
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.team import actor, confirm_page, confirmed
@@ -64,16 +64,7 @@ async def create(request: Request, who: Signed) -> Response:
         row, token = await service.create_team_token(
             db, team_id=who.team_id, now=now, name=name, created_by_id=who.user.id
         )
-        await record(
-            db,
-            team_id=who.team_id,
-            actor=actor(request, who),
-            action="token.created",
-            now=now,
-            subject_type="token",
-            subject_id=row.id,
-            subject=f"{row.prefix}… ({name})",
-        )
+        await record_token(db, row, action="token.created", actor=actor(request, who), now=now)
         return await _page(request, who, db, created=token, created_name=name, typed="")
 
 
@@ -101,14 +92,5 @@ async def revoke(request: Request, who: Signed, token_id: int) -> Response:
                 back="/team/tokens",
             )
         await service.revoke_team_token(db, team_id=who.team_id, token_id=token_id, now=now)
-        await record(
-            db,
-            team_id=who.team_id,
-            actor=actor(request, who),
-            action="token.revoked",
-            now=now,
-            subject_type="token",
-            subject_id=row.id,
-            subject=label,
-        )
+        await record_token(db, row, action="token.revoked", actor=actor(request, who), now=now)
     return RedirectResponse("/team/tokens", status_code=303)

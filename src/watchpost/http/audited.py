@@ -1,6 +1,7 @@
 """The audit log's record of what the API's tokens change, in one place instead of in every
-endpoint: each token-protected POST, PUT, PATCH and DELETE route is an `AuditedRoute`
-(routes.api_routes), which records `<type>.created` / `.updated` / `.deleted` (or the
+endpoint: each token-protected POST, PUT, PATCH and DELETE route is of the class
+`audited_route(recorder)` makes (routes.api_routes, with audit/endpoints.record_api_write as
+the recorder: the HTTP kit does not import the audit domain), which records `<type>.created` / `.updated` / `.deleted` (or the
 action's word: `incident.acknowledged`) once the endpoint has answered 2xx, with the token
 (its shown prefix) as the actor.
 
@@ -17,8 +18,9 @@ the id in the path, or for a creation the `data.id` of the answer.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Final
 
 import orjson
@@ -26,8 +28,8 @@ from fastapi import Request
 from fastapi.responses import Response
 from fastapi.routing import APIRoute
 from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.audit.service import Actor, record
 from watchpost.http.deps import PRINCIPAL, request_sessions
 from watchpost.teams.service import Principal
 
@@ -55,6 +57,26 @@ class Change:
     type: str
     done: str
     id_param: str | None
+
+
+@dataclass(frozen=True)
+class ApiWrite:
+    """One successful write of a token, as the audit log records it."""
+
+    team_id: int
+    token_id: int
+    token_prefix: str
+    address: str | None
+    action: str  # <type>.<done>
+    subject_type: str
+    subject_id: int | None
+    subject: str | None
+    request: str  # "PATCH /api/v2/monitors/5"
+    at: datetime
+
+
+Recorder = Callable[[AsyncSession, ApiWrite], Awaitable[None]]
+"""Adds an ApiWrite's entry in the session's transaction."""
 
 
 def _singular(segment: str) -> str:
@@ -103,52 +125,50 @@ def _subject(data: dict[str, Any]) -> str | None:
     return None
 
 
-async def _record(request: Request, response: Response, change: Change) -> None:
+async def _record(request: Request, response: Response, change: Change, recorder: Recorder) -> None:
     caller: Principal | None = request.scope.get(PRINCIPAL)
     if caller is None:
         return
     data = _answered(response)
     raw_id = request.path_params.get(change.id_param) if change.id_param else data.get("id")
-    subject_id = int(raw_id) if isinstance(raw_id, str) and raw_id.isdigit() else None
-    ctx = request.app.state.ctx
+    write = ApiWrite(
+        team_id=caller.team_id,
+        token_id=caller.token_id,
+        token_prefix=caller.prefix,
+        address=request.client.host if request.client else None,
+        action=f"{change.type}.{change.done}",
+        subject_type=change.type,
+        subject_id=int(raw_id) if isinstance(raw_id, str) and raw_id.isdigit() else None,
+        subject=_subject(data),
+        request=f"{request.method} {request.url.path}",
+        at=request.app.state.ctx.clock.now(),
+    )
     sessions = request_sessions(request)
     try:
         await sessions.close()  # the endpoint is done with its sessions: one connection at a time
         db = await sessions.write()
         async with db.begin():
-            await record(
-                db,
-                team_id=caller.team_id,
-                actor=Actor(
-                    "token",
-                    caller.prefix + "…",
-                    caller.token_id,
-                    request.client.host if request.client else None,
-                ),
-                action=f"{change.type}.{change.done}",
-                now=ctx.clock.now(),
-                subject_type=change.type,
-                subject_id=subject_id,
-                subject=_subject(data),
-                details={"request": f"{request.method} {request.url.path}"},
-            )
+            await recorder(db, write)
     except SQLAlchemyError:
-        log.exception("audit entry of %s %s not written", request.method, request.url.path)
+        log.exception("audit entry of %s not written", write.request)
 
 
-class AuditedRoute(APIRoute):
-    """A route of the API whose successful writes the audit log records."""
+def audited_route(recorder: Recorder) -> type[APIRoute]:
+    """The class of the API's routes: a route whose successful writes recorder records."""
 
-    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
-        handler = super().get_route_handler()
-        change = change_of(self.path, self.methods or set(), self.status_code)
-        if change is None:
-            return handler
+    class AuditedRoute(APIRoute):
+        def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+            handler = super().get_route_handler()
+            change = change_of(self.path, self.methods or set(), self.status_code)
+            if change is None:
+                return handler
 
-        async def handle(request: Request) -> Response:
-            response = await handler(request)
-            if 200 <= response.status_code < 300:
-                await _record(request, response, change)
-            return response
+            async def handle(request: Request) -> Response:
+                response = await handler(request)
+                if 200 <= response.status_code < 300:
+                    await _record(request, response, change, recorder)
+                return response
 
-        return handle
+            return handle
+
+    return AuditedRoute
