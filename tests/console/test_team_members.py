@@ -165,6 +165,12 @@ async def test_another_teams_member_is_a_404(app: FastAPI) -> None:
         ):
             answer = await client.post(path, data={"csrf": token, **form})
             assert answer.status_code == 404, path
+        for odd in ("abc", "99999999999999999999999", "-1"):
+            answer = await client.post(
+                f"/team/members/{odd}/role", data={"csrf": token, "role": "admin"}
+            )
+            assert answer.status_code == 404, odd
+            assert "There is nothing here." in answer.text
     assert await role_of(app, "gus@example.com", "globex") == "viewer"
 
 

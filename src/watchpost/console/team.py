@@ -24,6 +24,7 @@ from watchpost.people import accounts, second_factor
 from watchpost.people.roles import ROLES, Action, may_grant
 from watchpost.teams.models import Team, User
 from watchpost.teams.service import team_members
+from watchpost.validation import object_id
 
 router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
 Signed = Annotated[Viewer, Depends(viewer)]
@@ -101,8 +102,10 @@ async def members_page(request: Request, who: Signed) -> Response:
     return await _members_page(request, who, form={"role": "viewer"})
 
 
-async def _member(db: AsyncSession, who: Viewer, user_id: int) -> tuple[User, str]:
-    """The team's member user_id and their role; another team's person is a 404."""
+async def _member(db: AsyncSession, who: Viewer, raw_id: str) -> tuple[User, str]:
+    """The team's member the path names and their role; another team's person (or no id)
+    is a 404."""
+    user_id = object_id(raw_id, "member")
     role = await accounts.role_in(db, user_id=user_id, team_id=who.team_id)
     user = await db.get(User, user_id) if role is not None else None
     if user is None or role is None:
@@ -111,7 +114,7 @@ async def _member(db: AsyncSession, who: Viewer, user_id: int) -> tuple[User, st
 
 
 @router.post("/team/members/{user_id}/role")
-async def change_role(request: Request, who: Signed, user_id: int) -> Response:
+async def change_role(request: Request, who: Signed, user_id: str) -> Response:
     form = await checked_form(request, who)
     who.require(Action.MANAGE_PEOPLE)
     new = str(form.get("role", ""))
@@ -125,7 +128,7 @@ async def change_role(request: Request, who: Signed, user_id: int) -> Response:
             who.require(Action.MANAGE_OWNERS)  # only owners give or take owner
         error: str | None = None
         try:
-            await accounts.set_role(db, team_id=who.team_id, user_id=user_id, role=new)
+            await accounts.set_role(db, team_id=who.team_id, user_id=user.id, role=new)
         except accounts.PeopleError as exc:
             error = exc.message
         else:
@@ -146,14 +149,14 @@ async def change_role(request: Request, who: Signed, user_id: int) -> Response:
             who,
             status=422,
             wrote=True,
-            errors={f"role-{user_id}": error},
+            errors={f"role-{user.id}": error},
             form={"role": "viewer"},
         )
-    return RedirectResponse("/" if user_id == who.user.id else "/team", status_code=303)
+    return RedirectResponse("/" if user.id == who.user.id else "/team", status_code=303)
 
 
 @router.post("/team/members/{user_id}/remove")
-async def remove(request: Request, who: Signed, user_id: int) -> Response:
+async def remove(request: Request, who: Signed, user_id: str) -> Response:
     form = await checked_form(request, who)
     who.require(Action.MANAGE_PEOPLE)
     now = request.app.state.ctx.clock.now()
@@ -169,12 +172,12 @@ async def remove(request: Request, who: Signed, user_id: int) -> Response:
                 title="Remove a member",
                 message=f"Remove {user.name} ({user.email}) from {who.team_name}? "
                 "They lose access to the team at once.",
-                action=f"/team/members/{user_id}/remove",
+                action=f"/team/members/{user.id}/remove",
                 button=f"Remove {user.name}",
             )
         error: str | None = None
         try:
-            await accounts.remove_member(db, team_id=who.team_id, user_id=user_id)
+            await accounts.remove_member(db, team_id=who.team_id, user_id=user.id)
         except accounts.PeopleError as exc:
             error = exc.message
         else:
@@ -195,10 +198,10 @@ async def remove(request: Request, who: Signed, user_id: int) -> Response:
             who,
             status=422,
             wrote=True,
-            errors={f"role-{user_id}": error},
+            errors={f"role-{user.id}": error},
             form={"role": "viewer"},
         )
-    return RedirectResponse("/" if user_id == who.user.id else "/team", status_code=303)
+    return RedirectResponse("/" if user.id == who.user.id else "/team", status_code=303)
 
 
 @router.post("/team/invitations")

@@ -20,6 +20,7 @@ from watchpost.http.deps import request_sessions
 from watchpost.people.roles import Action
 from watchpost.teams import service
 from watchpost.teams.models import ApiToken
+from watchpost.validation import object_id
 
 router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
 Signed = Annotated[Viewer, Depends(viewer)]
@@ -69,13 +70,13 @@ async def create(request: Request, who: Signed) -> Response:
 
 
 @router.post("/team/tokens/{token_id}/revoke")
-async def revoke(request: Request, who: Signed, token_id: int) -> Response:
+async def revoke(request: Request, who: Signed, token_id: str) -> Response:
     form = await checked_form(request, who)
     who.require(Action.MANAGE_PEOPLE)
     now = request.app.state.ctx.clock.now()
     db = await write_db(request)
     async with db.begin():
-        row = await db.get(ApiToken, token_id)
+        row = await db.get(ApiToken, object_id(token_id, "token"))
         if row is None or row.team_id != who.team_id:
             raise NotFound("token", token_id)
         label = f"{row.prefix}…" + (f" ({row.name})" if row.name else "")
@@ -91,6 +92,6 @@ async def revoke(request: Request, who: Signed, token_id: int) -> Response:
                 button="Revoke the token",
                 back="/team/tokens",
             )
-        await service.revoke_team_token(db, team_id=who.team_id, token_id=token_id, now=now)
+        await service.revoke_team_token(db, team_id=who.team_id, token_id=row.id, now=now)
         await record_token(db, row, action="token.revoked", actor=actor(request, who), now=now)
     return RedirectResponse("/team/tokens", status_code=303)
