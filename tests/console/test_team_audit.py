@@ -11,6 +11,7 @@ import pyotp
 from fastapi import FastAPI
 
 from tests.console.team_support import actions, person
+from tests.factories.console import add_person
 from watchpost.audit.service import Actor, record
 from watchpost.clock import FrozenClock
 from watchpost.teams.models import Team
@@ -128,3 +129,20 @@ async def test_turning_the_requirement_off_lets_everyone_in_again(app: FastAPI) 
         off = await owner.post("/team/settings", data={"csrf": csrf})
         assert off.status_code == 303
     assert await actions(app) == ["team.two_factor_required"]
+
+
+async def test_a_person_of_two_teams_can_still_switch_to_the_one_without_the_rule(
+    app: FastAPI,
+) -> None:
+    await add_person(app, email="bo@example.com", role="viewer", team="globex")
+    async with person(app, "bo@example.com", "owner", team="acme") as (client, csrf):
+        await client.post("/team/settings", data={"csrf": csrf, "require_two_factor": "on"})
+        assert (await client.get("/")).status_code == 303  # acme: two-factor first
+        async with app.state.ctx.db.read_sessions() as db:
+            globex = await get_or_create_team(db, name="globex", now=app.state.ctx.clock.now())
+        switched = await client.post(
+            "/team/switch", data={"csrf": csrf, "team_id": str(globex.id), "next": "/"}
+        )
+        assert switched.status_code == 303
+        overview = await client.get("/")
+        assert overview.status_code == 200 and "Overview of globex" in overview.text
