@@ -17,6 +17,9 @@ from watchpost.console import (
     login,
     overview,
     sso,
+    team,
+    team_audit,
+    team_tokens,
 )
 from watchpost.console.auth import Viewer, viewer
 from watchpost.console.errors import ConsoleRoute
@@ -51,5 +54,8 @@ def console_routes() -> list[APIRoute]:
         incidents.router,
         editing.router,
         editing_more.router,
+        team.router,
+        team_tokens.router,
+        team_audit.router,
     )
     return [route for r in routers for route in r.routes if isinstance(route, APIRoute)]

@@ -73,3 +73,11 @@ document.addEventListener("change", (event) => {
   const form = select.closest && select.closest("form[data-autosubmit]");
   if (form && select.matches("select")) form.submit();
 });
+
+// ---- Team pages (/team, /team/tokens): a form whose confirmation the browser asked for
+// says so (confirm=yes), so the server does not ask a second time.
+document.addEventListener("submit", (event) => {
+  if (event.defaultPrevented) return;
+  const field = event.target.querySelector("input[data-set-when-confirmed]");
+  if (field) field.value = "yes";
+});
