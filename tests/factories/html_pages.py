@@ -96,4 +96,5 @@ async def seed_html_pages(api: Api, app: FastAPI) -> dict[str, str]:
         "docs": "/docs",
         "redoc": "/redoc",
         "oauth2_redirect": "/docs/oauth2-redirect",
+        "console": "/",  # signed out: the console's sign-in page
     }
