@@ -1,0 +1,1 @@
+"""The operator console: server-rendered pages that call the domains' services."""
