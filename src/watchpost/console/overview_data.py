@@ -104,9 +104,10 @@ def parse_filter(query: Mapping[str, str | list[str]]) -> OverviewFilter:
     sort = _first(query, "sort")
     per_page = _number(_first(query, "per_page"))
     page = _number(_first(query, "page"))
-    search = " ".join(_first(query, "q").split())[:SEARCH_MAX]
+    printable = "".join(ch if ch.isprintable() else " " for ch in _first(query, "q"))
+    search = " ".join(printable.split())[:SEARCH_MAX].strip()
     return OverviewFilter(
-        search="".join(ch for ch in search if ch.isprintable()),
+        search=search,
         states=states,
         kinds=kinds,
         group_id=group_id,
