@@ -15,7 +15,7 @@ from watchpost.console.overview_data import (
     parse_filter,
     to_query,
 )
-from watchpost.console.overview_query import KINDS, STATES
+from watchpost.console.overview_rules import KINDS, STATES
 
 NAMES = ("q", "state", "kind", "group", "sort", "page", "per_page", "other")
 values = st.one_of(st.text(max_size=40), st.sampled_from(["up", "-1", "0", "250", "monitor:3"]))

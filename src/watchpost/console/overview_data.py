@@ -10,39 +10,31 @@ The filter lives in the URL: `parse_filter` reads it and never fails, `to_query`
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any, Final
 from urllib.parse import urlencode
 
-from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from watchpost.console.overview_history import Row as Row
+from watchpost.console.overview_history import read_details
 from watchpost.console.overview_query import (
-    GROUP_KINDS,
-    KINDS,
-    LIMIT_PER_KIND,
-    STATES,
-    SUBJECT_TYPES,
-    branch,
-    ids_in,
-    ordering,
-    rows_of,
+    Shape,
+    count_query,
+    ids_query,
+    page_query,
+    parameters,
     team_counts_query,
 )
-from watchpost.history.models import CheckRollup, LastObservation
-from watchpost.history.periods import bucket_start
+from watchpost.console.overview_rules import GROUP_KINDS, KINDS, LIMIT_PER_KIND, STATES
 
 SORTS: Final[tuple[str, ...]] = ("state", "name", "-name", "since", "response_time")
 PER_PAGES: Final[tuple[int, ...]] = (25, 50, 100, 250)
 DEFAULT_PER_PAGE: Final = 50
 SEARCH_MAX: Final = 200
 """Longer searches are cut: nothing a person types is longer, and LIKE costs grow with it."""
-SPARK_HOURS: Final = 24
-AVAILABILITY_DAYS: Final = 30
-_SUBJECT_KINDS: Final = {subject: kind for kind, subject in SUBJECT_TYPES.items()}
 
 
 @dataclass(frozen=True)
@@ -138,30 +130,6 @@ def to_query(flt: OverviewFilter, **changes: Any) -> str:
     return urlencode(params)
 
 
-@dataclass(frozen=True)
-class Row:
-    """One line of the overview."""
-
-    kind: str
-    """"monitor", "heartbeat" or "target"."""
-    id: int
-    name: str
-    url: str | None
-    """A monitor's URL, a target's address; None for heartbeats."""
-    state: str
-    since: datetime | None
-    response_ms: float | None
-    """The latest check's response time."""
-    spark: tuple[float | None, ...]
-    """Mean response time of each of the last 24 UTC hours (the current one last); None
-    where no check measured one."""
-    spark_down: tuple[bool, ...]
-    """Whether any check of that hour failed."""
-    availability_30d: float | None
-    """Percent of the observed time outside maintenance that was up, over the last 30 UTC
-    days (today so far included); None when nothing was observed."""
-
-
 @dataclass
 class Overview:
     counts: dict[str, int]
@@ -179,42 +147,31 @@ async def overview(
 ) -> Overview:
     """The counts and one page of the team's rows matching the filter (a page past the last
     shows the last)."""
-    counts = dict.fromkeys(STATES, 0)
-    for state, number in await db.execute(team_counts_query(team_id=team_id, now=now)):
-        counts[state] = counts.get(state, 0) + int(number)
-    matching = rows_of(
-        team_id=team_id,
-        now=now,
-        kinds=flt.kinds,
-        search=flt.search,
-        states=flt.states,
-        group=flt.group,
-        since=flt.sort == "since",
-        latency=flt.sort == "response_time",
+    connection = await db.connection()
+    values = parameters(
+        team_id=team_id, now=now, search=flt.search, states=flt.states, group_id=flt.group_id
     )
-    if matching is None:
+    counts = dict.fromkeys(STATES, 0)
+    for state, number in await connection.execute(team_counts_query(), values):
+        counts[state] = counts.get(state, 0) + int(number)
+    shape = shape_of_filter(flt)
+    paging = page_query(shape, flt.sort)
+    if paging is None:
         return Overview(counts=counts, per_page=flt.per_page)
-    rows = matching.subquery("matching")
-    total = int(await db.scalar(select(func.count()).select_from(rows)) or 0)
+    if shape.unfiltered:
+        total = sum(counts.values())
+    else:
+        counting = count_query(shape)
+        assert counting is not None
+        total = int((await connection.execute(counting, values)).scalar_one())
     pages = max(1, -(-total // flt.per_page))
     page = min(flt.page, pages)
-    shown = (
-        await db.execute(
-            select(rows.c.kind, rows.c.id, rows.c.name, rows.c.url, rows.c.state)
-            .order_by(*ordering(flt.sort, rows.c))
-            .limit(flt.per_page)
-            .offset((page - 1) * flt.per_page)
-        )
-    ).all()
-    by_kind: dict[str, list[int]] = defaultdict(list)
-    for row in shown:
-        by_kind[row.kind].append(row.id)
-    details = await _details(db, team_id=team_id, by_kind=by_kind, now=now)
+    values |= {"limit": flt.per_page, "offset": (page - 1) * flt.per_page}
+    shown = [(kind, row_id) for kind, row_id in await connection.execute(paging, values)]
+    details = await read_details(connection, team_id=team_id, shown=shown, now=now)
     return Overview(
         counts=counts,
-        rows=[
-            details.row(kind, row_id, name, url, state) for kind, row_id, name, url, state in shown
-        ],
+        rows=[details.row(kind, row_id) for kind, row_id in shown],
         total=total,
         page=page,
         per_page=flt.per_page,
@@ -222,82 +179,13 @@ async def overview(
     )
 
 
-@dataclass
-class _Details:
-    """What the page's rows need beyond their table: read for those rows only."""
-
-    since: dict[tuple[str, int], datetime | None] = field(default_factory=dict)
-    latency: dict[tuple[str, int], float | None] = field(default_factory=dict)
-    spark: dict[tuple[str, int], dict[datetime, tuple[float | None, bool]]] = field(
-        default_factory=lambda: defaultdict(dict)
+def shape_of_filter(flt: OverviewFilter) -> Shape:
+    return Shape(
+        kinds=tuple(kind for kind in KINDS if not flt.kinds or kind in flt.kinds),
+        search=bool(flt.search),
+        states=bool(flt.states),
+        group=flt.group_kind if flt.group_id is not None else None,
     )
-    availability: dict[tuple[str, int], float | None] = field(default_factory=dict)
-    hours: tuple[datetime, ...] = ()
-
-    def row(self, kind: str, row_id: int, name: str, url: str | None, state: str) -> Row:
-        key = (kind, row_id)
-        hours = self.spark.get(key, {})
-        spark = tuple(hours.get(hour, (None, False)) for hour in self.hours)
-        return Row(
-            kind=kind,
-            id=row_id,
-            name=name,
-            url=url,
-            state=state,
-            since=self.since.get(key),
-            response_ms=self.latency.get(key),
-            spark=tuple(mean for mean, _ in spark),
-            spark_down=tuple(down for _, down in spark),
-            availability_30d=self.availability.get(key),
-        )
-
-
-async def _details(
-    db: AsyncSession, *, team_id: int, by_kind: Mapping[str, Sequence[int]], now: datetime
-) -> _Details:
-    current = bucket_start(now, "hour")
-    first_hour = current - timedelta(hours=SPARK_HOURS - 1)
-    found = _Details(hours=tuple(first_hour + timedelta(hours=n) for n in range(SPARK_HOURS)))
-    if not by_kind:
-        return found
-    for kind, ids in by_kind.items():
-        stmt = branch(kind, team_id=team_id, now=now, since=True, only_ids=ids)
-        assert stmt is not None
-        for row in await db.execute(stmt):
-            found.since[(kind, row.id)] = row.since
-    lasts = await db.execute(
-        select(LastObservation.subject_type, LastObservation.subject_id, LastObservation.latency_ms)
-        .where(LastObservation.team_id == team_id)
-        .where(ids_in(LastObservation, dict(by_kind)))
-    )
-    for subject_type, subject_id, latency in lasts:
-        found.latency[(_SUBJECT_KINDS[subject_type], subject_id)] = latency
-    r = CheckRollup
-    hourly = await db.execute(
-        select(
-            r.subject_type, r.subject_id, r.period_start, r.failures, r.latency_sum, r.latency_count
-        )
-        .where(ids_in(r, dict(by_kind)))
-        .where(r.granularity == "hour", r.period_start >= first_hour, r.period_start <= current)
-        .where(r.team_id == team_id)
-    )
-    for subject_type, subject_id, start, failures, latency_sum, latency_count in hourly:
-        mean = latency_sum / latency_count if latency_count else None
-        found.spark[(_SUBJECT_KINDS[subject_type], subject_id)][start] = (mean, failures > 0)
-    first_day = bucket_start(now, "day") - timedelta(days=AVAILABILITY_DAYS - 1)
-    daily = await db.execute(
-        select(r.subject_type, r.subject_id, func.sum(r.up_s), func.sum(r.down_s))
-        .where(ids_in(r, dict(by_kind)))
-        .where(r.granularity == "day", r.period_start >= first_day, r.period_start <= now)
-        .where(r.team_id == team_id)
-        .group_by(r.subject_type, r.subject_id)
-    )
-    for subject_type, subject_id, up_s, down_s in daily:
-        counted = float(up_s or 0) + float(down_s or 0)
-        found.availability[(_SUBJECT_KINDS[subject_type], subject_id)] = (
-            round(100 * float(up_s or 0) / counted, 4) if counted > 0 else None
-        )
-    return found
 
 
 async def all_matching_ids(
@@ -306,21 +194,15 @@ async def all_matching_ids(
     """kind → ids of every row matching the filter (sort and page aside), at most
     LIMIT_PER_KIND of each kind, for "select all matching" bulk actions. `now` is the time
     the states are read at (a target paused until then, a heartbeat's maintenance)."""
+    connection = await db.connection()
+    values = parameters(
+        team_id=team_id, now=now, search=flt.search, states=flt.states, group_id=flt.group_id
+    )
+    values["limit"] = LIMIT_PER_KIND
+    shape = shape_of_filter(flt)
     found: dict[str, list[int]] = {}
-    for kind in KINDS:
-        if flt.kinds and kind not in flt.kinds:
-            continue
-        stmt = branch(
-            kind,
-            team_id=team_id,
-            now=now,
-            search=flt.search,
-            states=flt.states,
-            group=flt.group,
-        )
-        if stmt is None:
-            continue
-        matching = stmt.subquery("matching")
-        ids = await db.scalars(select(matching.c.id).order_by(matching.c.id).limit(LIMIT_PER_KIND))
-        found[kind] = list(ids)
+    for kind in shape.kinds:
+        stmt = ids_query(kind, shape)
+        if stmt is not None:
+            found[kind] = list(await connection.scalars(stmt, values))
     return found
