@@ -84,10 +84,11 @@ async def every_state(
             confirmation_period=0,
             recovery_period=600,
         )
-    now = clock.now()
+    now = clock.advance(60)
     await check(app, made["Up"]["id"], ok=True, at=now, latency_ms=80.0)
     await check(app, made["Down"]["id"], ok=False, at=now)
-    await check(app, made["Validating"]["id"], ok=False, at=now - timedelta(minutes=5))
+    await check(app, made["Validating"]["id"], ok=False, at=now)
+    now = clock.advance(60)
     await check(app, made["Validating"]["id"], ok=True, at=now)
     data(await api.patch(f"{MONITORS}/{made['Paused']['id']}", {"paused": True}))
     async with app.state.ctx.db.write_sessions() as session, session.begin():
@@ -147,10 +148,22 @@ async def test_each_kind_shows_its_state_in_words_and_the_counts_cover_the_team(
     assert seen.counts == {"up": 3, "down": 2, "paused": 3, "pending": 3, "maintenance": 2}
     assert (seen.total, seen.pages) == (13, 1)
     by_name = {row.name: row for row in seen.rows}
-    now = clock.now()
-    assert by_name["Down site"].since == now  # the outage's first failure
-    assert by_name["Validating site"].since == now  # recovery began
-    assert by_name["Pending site"].since == now  # created, never checked
+    created, now = clock.now() - timedelta(seconds=120), clock.now()
+    assert {name: row.since for name, row in by_name.items()} == {
+        "Up site": created,  # no incident since it was created
+        "Down site": created + timedelta(seconds=60),  # the outage's first failure
+        "Validating site": now,  # recovery began
+        "Pending site": created,  # never checked
+        "Paused site": now,
+        "Maintenance site": None,
+        "up job": None,  # no incident, and its first ping is not kept
+        "down job": now,  # the failure ping's incident began
+        "pending job": now,
+        "paused job": now,
+        "quiet job": None,
+        "redis target db.internal:6379": now,
+        "memcached target cache.internal:11211": None,
+    }
     assert by_name["Up site"].url == "https://up.example.com"
     assert by_name["up job"].url is None
     assert by_name["redis target db.internal:6379"].url == "db.internal:6379"

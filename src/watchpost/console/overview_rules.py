@@ -16,11 +16,16 @@ States (the five words the console shows), from the API's `status` of each kind:
 - collector target: not enabled (`disabled`) or `paused_until` in the future → **paused**
   (the engine does not check it: engine/checked_rows.py); else `up`, `down`, or pending.
 
+Names: a monitor's `pronounceable_name`, else its URL (as its incidents are named); a
+heartbeat's name; a target as its incidents name it ("redis target db.internal:6379"),
+its address being its URL.
+
 "Since" (when the row entered its state), from what the rows record; None where nothing
 records it:
 
-- down: a monitor's `failing_since` (the outage's first failure), a heartbeat's
-  `next_due_at` (the deadline it missed), a target's open incident's start;
+- down: a monitor's `failing_since` (the outage's first failure); a heartbeat's or a
+  target's open incident's start (a heartbeat goes down by a failure ping or by its
+  missed deadline, and both open one), else a heartbeat's missed `next_due_at`;
 - up: the end of its latest resolved incident, else (monitors and targets) its creation;
   a pause in between is not recorded anywhere, so it is not seen;
 - pending: a validating monitor's `recovering_since`; else its creation if never
@@ -122,6 +127,15 @@ def _last_resolved(column: Any, row_id: Any) -> Any:
     return select(func.max(Incident.resolved_at)).where(column == row_id).scalar_subquery()
 
 
+def _open_since(column: Any, row_id: Any) -> Any:
+    """The start of the row's open incident (one at most; over its index)."""
+    return (
+        select(func.max(Incident.started_at))
+        .where(column == row_id, Incident.resolved_at.is_(None))
+        .scalar_subquery()
+    )
+
+
 def _monitor_since() -> ColumnElement[datetime]:
     m = Monitor
     return case(
@@ -137,7 +151,7 @@ def _monitor_since() -> ColumnElement[datetime]:
 def _heartbeat_since(state: ColumnElement[str]) -> ColumnElement[datetime]:
     h = Heartbeat
     return case(
-        (state == "down", h.next_due_at),
+        (state == "down", func.coalesce(_open_since(Incident.heartbeat_id, h.id), h.next_due_at)),
         (state == "paused", h.paused_at),
         (state == "up", _last_resolved(Incident.heartbeat_id, h.id)),
         (and_(state == "pending", h.last_ping_at.is_(None)), h.created_at),
@@ -147,14 +161,9 @@ def _heartbeat_since(state: ColumnElement[str]) -> ColumnElement[datetime]:
 
 def _target_since(state: ColumnElement[str]) -> ColumnElement[datetime]:
     t = CollectorTarget
-    opened = (
-        select(func.max(Incident.started_at))
-        .where(Incident.collector_target_id == t.id, Incident.resolved_at.is_(None))
-        .scalar_subquery()
-    )
     resolved = _last_resolved(Incident.collector_target_id, t.id)
     return case(
-        (state == "down", opened),
+        (state == "down", _open_since(Incident.collector_target_id, t.id)),
         (state == "up", func.coalesce(resolved, t.created_at)),
         (and_(state == "pending", t.last_ping_at.is_(None)), t.created_at),
         else_=null(),
