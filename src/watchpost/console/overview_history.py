@@ -2,7 +2,8 @@
 for the sparkline and its 30-day availability.
 
 Read for the rows of the page shown only, from the rollups and last observations
-(history/models.py): one query each for the whole page, one IN list per kind. The ids are
+(history/models.py): one query each for the whole page, one IN list per kind (and
+the last response time with the rows' own columns). The ids are
 the team's own (the page was read by team), so these look rows up by their primary key
 alone: a team_id term could lead the planner to the team's index, every row of the team.
 """
@@ -16,13 +17,13 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Final
 
-from sqlalchemy import Select, bindparam, func, select
+from sqlalchemy import Select, and_, bindparam, case, func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from watchpost.console.overview_query import ids_in, parameters, rows_query
 from watchpost.console.overview_rules import SUBJECT_TYPES
 from watchpost.db.base import UTCDateTime
-from watchpost.history.models import CheckRollup, LastObservation
+from watchpost.history.models import CheckRollup
 from watchpost.history.periods import bucket_start
 
 SPARK_HOURS: Final = 24
@@ -59,60 +60,61 @@ Key = tuple[str, int]
 
 @dataclass
 class Details:
-    """What the page's rows need beyond their own table."""
+    """What the page's rows need beyond their kind and id."""
 
-    hours: tuple[datetime, ...]
-    rows: dict[Key, tuple[str, str | None, str, datetime | None]] = field(default_factory=dict)
-    """Name, URL, state and since."""
-    latency: dict[Key, float | None] = field(default_factory=dict)
-    spark: dict[Key, dict[datetime, tuple[float | None, bool]]] = field(
-        default_factory=lambda: defaultdict(dict)
+    rows: dict[Key, Any] = field(default_factory=dict)
+    """Name, URL, state, since and latency (overview_query.rows_query)."""
+    spark: dict[Key, tuple[tuple[float | None, ...], tuple[bool, ...]]] = field(
+        default_factory=dict
     )
     availability: dict[Key, float | None] = field(default_factory=dict)
 
     def row(self, kind: str, row_id: int) -> Row:
         key = (kind, row_id)
-        name, url, state, since = self.rows[key]
-        hours = self.spark.get(key, {})
-        spark = [hours.get(hour, (None, False)) for hour in self.hours]
+        found = self.rows[key]
+        spark, down = self.spark.get(key, _NO_SPARK)
         return Row(
             kind=kind,
             id=row_id,
-            name=name,
-            url=url,
-            state=state,
-            since=since,
-            response_ms=self.latency.get(key),
-            spark=tuple(mean for mean, _ in spark),
-            spark_down=tuple(down for _, down in spark),
+            name=found.name,
+            url=found.url,
+            state=found.state,
+            since=found.since,
+            response_ms=found.latency,
+            spark=spark,
+            spark_down=down,
             availability_30d=self.availability.get(key),
         )
 
 
+_NO_SPARK: Final = ((None,) * SPARK_HOURS, (False,) * SPARK_HOURS)
 _r = CheckRollup
 
 
-@functools.cache
-def _latency_query(kinds: tuple[str, ...]) -> Select[Any]:
-    o = LastObservation
-    return select(o.subject_type, o.subject_id, o.latency_ms).where(ids_in(o, kinds))
+def _hour(n: int) -> Any:
+    return bindparam(f"hour_{n}", type_=UTCDateTime())
 
 
 @functools.cache
 def _hours_query(kinds: tuple[str, ...]) -> Select[Any]:
-    """Hourly buckets within [first_hour, now]."""
-    return select(
-        _r.subject_type,
-        _r.subject_id,
-        _r.period_start,
-        _r.failures,
-        _r.latency_sum,
-        _r.latency_count,
-    ).where(
-        ids_in(_r, kinds),
-        _r.granularity == "hour",
-        _r.period_start >= _bound("first_hour", UTCDateTime()),
-        _r.period_start <= _bound("now", UTCDateTime()),
+    """Each row's 24 hours as columns (bound: hour_0 … hour_23): the mean response time of
+    each, then whether each had a failure. One result row a subject: the page's rows are
+    read as 50 rows, not 1,200."""
+    in_hour = [_r.period_start == _hour(n) for n in range(SPARK_HOURS)]
+    means = [
+        func.max(case((and_(hour, _r.latency_count > 0), _r.latency_sum / _r.latency_count)))
+        for hour in in_hour
+    ]
+    failed = [func.max(case((and_(hour, _r.failures > 0), 1), else_=0)) for hour in in_hour]
+    return (
+        select(_r.subject_type, _r.subject_id, *means, *failed)
+        .where(
+            ids_in(_r, kinds),
+            _r.granularity == "hour",
+            _r.period_start >= _hour(0),
+            _r.period_start <= _hour(SPARK_HOURS - 1),
+        )
+        .group_by(_r.subject_type, _r.subject_id)
     )
 
 
@@ -124,15 +126,11 @@ def _days_query(kinds: tuple[str, ...]) -> Select[Any]:
         .where(
             ids_in(_r, kinds),
             _r.granularity == "day",
-            _r.period_start >= _bound("first_day", UTCDateTime()),
-            _r.period_start <= _bound("now", UTCDateTime()),
+            _r.period_start >= bindparam("first_day", type_=UTCDateTime()),
+            _r.period_start <= bindparam("now", type_=UTCDateTime()),
         )
         .group_by(_r.subject_type, _r.subject_id)
     )
-
-
-def _bound(name: str, type_: Any = None) -> Any:
-    return bindparam(name, type_=type_)
 
 
 async def read_details(
@@ -142,34 +140,28 @@ async def read_details(
     shown: Sequence[Key],
     now: datetime,
 ) -> Details:
-    """Name, URL, state, since, last response time, sparkline buckets and availability of
-    the rows named."""
-    current = bucket_start(now, "hour")
-    first_hour = current - timedelta(hours=SPARK_HOURS - 1)
-    found = Details(hours=tuple(first_hour + timedelta(hours=n) for n in range(SPARK_HOURS)))
+    """Name, URL, state, since, last response time, sparkline and availability of the
+    rows named."""
+    found = Details()
     by_kind: dict[str, list[int]] = defaultdict(list)
     for kind, row_id in shown:
         by_kind[kind].append(row_id)
     kinds = tuple(by_kind)
     if not kinds:
         return found
-    values = parameters(team_id=team_id, now=now) | {
-        "first_hour": first_hour,
-        "first_day": bucket_start(now, "day") - timedelta(days=AVAILABILITY_DAYS - 1),
-    }
+    first_hour = bucket_start(now, "hour") - timedelta(hours=SPARK_HOURS - 1)
+    values = parameters(team_id=team_id, now=now)
+    values["first_day"] = bucket_start(now, "day") - timedelta(days=AVAILABILITY_DAYS - 1)
+    values |= {f"hour_{n}": first_hour + timedelta(hours=n) for n in range(SPARK_HOURS)}
     values |= {f"ids_{kind}": ids for kind, ids in by_kind.items()}
     for kind, ids in by_kind.items():
         for row in await connection.execute(rows_query(kind), values | {"ids": ids}):
-            found.rows[(kind, row.id)] = (row.name, row.url, row.state, row.since)
-    for subject_type, subject_id, latency in await connection.execute(
-        _latency_query(kinds), values
-    ):
-        found.latency[(_KIND_OF[subject_type], subject_id)] = latency
-    for subject_type, subject_id, start, failures, total, count in await connection.execute(
-        _hours_query(kinds), values
-    ):
-        mean = total / count if count else None
-        found.spark[(_KIND_OF[subject_type], subject_id)][start] = (mean, failures > 0)
+            found.rows[(kind, row.id)] = row
+    for subject_type, subject_id, *hours in await connection.execute(_hours_query(kinds), values):
+        found.spark[(_KIND_OF[subject_type], subject_id)] = (
+            tuple(hours[:SPARK_HOURS]),
+            tuple(bool(failed) for failed in hours[SPARK_HOURS:]),
+        )
     for subject_type, subject_id, up_s, down_s in await connection.execute(
         _days_query(kinds), values
     ):

@@ -44,7 +44,7 @@ from watchpost.console.overview_rules import (
 )
 from watchpost.heartbeats.checking import OBSERVATION_STANDS_FOR
 
-ROW_COLUMNS: Final = ("name", "url", "state", "since")
+ROW_COLUMNS: Final = ("name", "url", "state", "since", "latency")
 """What the page shows of each row beyond its kind and id."""
 SORT_COLUMNS: Final[dict[str, tuple[str, ...]]] = {
     "state": ("state", "name"),
@@ -190,7 +190,8 @@ def ids_query(kind: str, shape: Shape) -> Select[Any] | None:
 
 
 def rows_query(kind: str) -> Select[Any]:
-    """Name, URL, state and since of one kind's rows named by id (bound: ids)."""
+    """Name, URL, state, since and last response time of one kind's rows named by id
+    (bound: ids)."""
     stmt = branch(kind, output=ROW_COLUMNS, only_ids=True)
     assert stmt is not None
     return stmt
