@@ -2,9 +2,10 @@
 collector targets with their state, last response time, 24-hour sparkline and 30-day
 availability.
 
-The list is filtered, counted, sorted and paged by the database (overview_query.py, which
-also says how each kind's state and "since" are read); the history of only the rows shown
-is then read from the rollups and last observations, one query each for the whole page.
+The list is filtered, counted, sorted and paged by the database (overview_query.py; how
+each kind's name, state and "since" are read is in overview_rules.py); the rows shown, and
+only they, are then read in full with their history (overview_history.py: rollups and last
+observations, one query each for the whole page).
 The filter lives in the URL: `parse_filter` reads it and never fails, `to_query` writes it.
 """
 
