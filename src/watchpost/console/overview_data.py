@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any, Final
 from urllib.parse import urlencode
 
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from watchpost.console.overview_history import Row as Row
 from watchpost.console.overview_history import read_details
@@ -159,16 +159,18 @@ async def overview(
     paging = page_query(shape, flt.sort)
     if paging is None:
         return Overview(counts=counts, per_page=flt.per_page)
-    if shape.unfiltered:
-        total = sum(counts.values())
-    else:
-        counting = count_query(shape)
-        assert counting is not None
-        total = int((await connection.execute(counting, values)).scalar_one())
+    values |= {"limit": flt.per_page, "offset": (flt.page - 1) * flt.per_page}
+    found = (await connection.execute(paging, values)).all()
+    if found:
+        total, page = int(found[0].total), flt.page
+    else:  # nothing matches, or the page is past the last: count, and show the last
+        total = await _total(connection, shape, values, counts)
+        page = min(flt.page, max(1, -(-total // flt.per_page)))
+        if total and page != flt.page:
+            values["offset"] = (page - 1) * flt.per_page
+            found = (await connection.execute(paging, values)).all()
     pages = max(1, -(-total // flt.per_page))
-    page = min(flt.page, pages)
-    values |= {"limit": flt.per_page, "offset": (page - 1) * flt.per_page}
-    shown = [(kind, row_id) for kind, row_id in await connection.execute(paging, values)]
+    shown = [(row.kind, row.id) for row in found]
     details = await read_details(connection, team_id=team_id, shown=shown, now=now)
     return Overview(
         counts=counts,
@@ -178,6 +180,16 @@ async def overview(
         per_page=flt.per_page,
         pages=pages,
     )
+
+
+async def _total(
+    connection: AsyncConnection, shape: Shape, values: dict[str, Any], counts: dict[str, int]
+) -> int:
+    if shape.unfiltered:
+        return sum(counts.values())
+    counting = count_query(shape)
+    assert counting is not None
+    return int((await connection.execute(counting, values)).scalar_one())
 
 
 def shape_of_filter(flt: OverviewFilter) -> Shape:
