@@ -162,7 +162,8 @@ async def overview(
     values |= {"limit": flt.per_page, "offset": (flt.page - 1) * flt.per_page}
     found = (await connection.execute(paging, values)).all()
     if found:
-        total, page = int(found[0].total), flt.page
+        page = flt.page
+        total = sum(counts.values()) if shape.unfiltered else int(found[0].total)
     else:  # nothing matches, or the page is past the last: count, and show the last
         total = await _total(connection, shape, values, counts)
         page = min(flt.page, max(1, -(-total // flt.per_page)))

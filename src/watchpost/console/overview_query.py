@@ -159,14 +159,17 @@ def count_query(shape: Shape) -> Select[Any] | None:
 
 @functools.cache
 def page_query(shape: Shape, sort: str) -> Select[Any] | None:
-    """The kind and id of a page (bound: limit, offset) of the matching rows, in order, and
-    in each row the number of matching rows (a window count: one pass over them, where a
-    separate count would read them twice)."""
+    """The kind and id of a page (bound: limit, offset) of the matching rows, in order; when
+    filtered, each row also carries the number of matching rows (a window count: measured
+    cheaper than a second pass over them, and dearer than none for the unfiltered list)."""
     rows = rows_of(shape, SORT_COLUMNS.get(sort, SORT_COLUMNS["state"]))
     if rows is None:
         return None
+    columns = [rows.c.kind, rows.c.id]
+    if not shape.unfiltered:  # the whole team's total is the sum of its counts by state
+        columns.append(func.count().over().label("total"))
     return (
-        select(rows.c.kind, rows.c.id, func.count().over().label("total"))
+        select(*columns)
         .order_by(*ordering(sort, rows.c))
         .limit(bindparam("limit", type_=Integer))
         .offset(bindparam("offset", type_=Integer))
