@@ -1,0 +1,446 @@
+"""Console overview benchmark: the overview's data at `--monitors` monitors (default 10,000).
+
+Builds a throw-away database (SQLite; PostgreSQL with --postgres, in a schema of its own
+that is dropped afterwards) migrated to the newest schema, with one team holding the
+monitors: a third of them down, each with 30 days of history in the rollup tables (hourly
+and daily, as history.service.record leaves them) and a last observation; one monitor has
+365 days. The history is written by the database itself (INSERT … SELECT from a small
+template of one monitor's buckets, varied per monitor), so 7 million rollups take seconds.
+
+Then, in-process (no HTTP), each case runs `--runs` times one after another after a few
+warm-up runs: wall time per call, p50 and p99. The cases are the overview's first page, a
+filtered search, the search that finds the 365-day monitor, and beside them the bare
+ceiling: the cheapest indexed page of the same table
+(`SELECT id, pronounceable_name FROM monitors WHERE team_id = ? ORDER BY id LIMIT 50`)
+through the same session.
+
+`measure(label, fn)` times any async callable the same way and `results_table` prints the
+rows, so the full HTML page can be added beside these once it exists.
+
+    .venv/bin/python bench/console_bench.py [--monitors 10000] [--runs 200]
+        [--postgres [URL]]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import math
+import os
+import platform
+import secrets
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))  # this checkout's code
+
+from sqlalchemy import insert, select, text
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from watchpost.console.overview_data import OverviewFilter, overview
+from watchpost.db.migrate import upgrade
+from watchpost.db.session import Database, create_engine
+from watchpost.history.models import CheckRollup, LastObservation
+from watchpost.monitors.models import Monitor
+from watchpost.setting_values import to_async_url
+from watchpost.teams.models import Team
+
+DEFAULT_POSTGRES_URL = "postgresql://root@127.0.0.1:5432/test"
+HISTORY_DAYS = 30
+LONG_DAYS = 365
+WARMUP = 5
+NOW = datetime(2026, 11, 20, 12, 30, tzinfo=UTC)
+
+
+# ------------------------------------------------------------------------------ timing
+
+
+@dataclass(frozen=True)
+class Result:
+    label: str
+    runs: int
+    p50_ms: float
+    p99_ms: float
+    cpu_p50_ms: float
+    cpu_p99_ms: float
+    note: str = ""
+
+
+def percentile(sorted_seconds: list[float], pct: float) -> float:
+    """Nearest-rank percentile, in milliseconds."""
+    if not sorted_seconds:
+        return math.nan
+    rank = max(1, math.ceil(pct / 100 * len(sorted_seconds)))
+    return sorted_seconds[rank - 1] * 1000
+
+
+async def measure(
+    label: str, fn: Callable[[], Awaitable[Any]], *, runs: int, note: str = ""
+) -> Result:
+    """Wall and process CPU time of `fn()` over `runs` calls one after another (after
+    WARMUP unmeasured ones); the collector runs between calls, not inside them. On a busy
+    machine the CPU time is the steadier of the two (SQLite runs in this process, so its
+    work is in it; PostgreSQL's is not)."""
+    for _ in range(WARMUP):
+        await fn()
+    times: list[float] = []
+    cpu: list[float] = []
+    for _ in range(runs):
+        gc.collect()
+        gc.disable()
+        start, start_cpu = time.perf_counter(), time.process_time()
+        await fn()
+        cpu.append(time.process_time() - start_cpu)
+        times.append(time.perf_counter() - start)
+        gc.enable()
+    times.sort()
+    cpu.sort()
+    return Result(
+        label,
+        runs,
+        percentile(times, 50),
+        percentile(times, 99),
+        percentile(cpu, 50),
+        percentile(cpu, 99),
+        note,
+    )
+
+
+def results_table(results: list[Result]) -> str:
+    lines = [
+        "| case | runs | p50 ms | p99 ms | CPU p50 ms | CPU p99 ms | note |",
+        "|---|---:|---:|---:|---:|---:|---|",
+    ]
+    lines += [
+        f"| {r.label} | {r.runs} | {r.p50_ms:.2f} | {r.p99_ms:.2f} | {r.cpu_p50_ms:.2f}"
+        f" | {r.cpu_p99_ms:.2f} | {r.note} |"
+        for r in results
+    ]
+    return "\n".join(lines)
+
+
+def machine() -> str:
+    return (
+        f"{platform.python_implementation()} {platform.python_version()}, "
+        f"{os.cpu_count()} cores, {platform.machine()}, {platform.system()}, "
+        f"{datetime.now(UTC):%Y-%m-%d}"
+    )
+
+
+# ------------------------------------------------------------------------------ database
+
+
+@contextmanager
+def database(postgres: str | None) -> Iterator[str]:
+    """A migrated, empty database as an async URL: a SQLite file in a temporary folder, or
+    a new schema of the PostgreSQL server (dropped afterwards)."""
+    if postgres is None:
+        folder = Path(tempfile.mkdtemp(prefix="console-bench-"))
+        try:
+            url = to_async_url(f"sqlite:///{folder / 'watchpost.db'}")
+            upgrade(url)
+            yield url
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+        return
+    import psycopg
+
+    schema = f"console_bench_{os.getpid()}_{secrets.token_hex(4)}"
+    with psycopg.connect(postgres, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    separator = "&" if "?" in postgres else "?"
+    try:
+        url = to_async_url(postgres + separator + "options=" + quote(f"-csearch_path={schema}"))
+        upgrade(url)
+        yield url
+    finally:
+        with psycopg.connect(postgres, autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+
+
+def is_down(number: int) -> bool:
+    return number % 3 == 0
+
+
+async def seed(db: Database, monitors: int) -> tuple[int, int]:
+    """The team and its monitors with their history; (team id, the 365-day monitor's id)."""
+    async with db.write_sessions() as session, session.begin():
+        team_id = (
+            await session.execute(
+                insert(Team).values(name="bench", created_at=NOW).returning(Team.id)
+            )
+        ).scalar_one()
+        await insert_monitors(session, team_id, monitors)
+        await session.execute(
+            insert(Team).values(name="neighbours", created_at=NOW).returning(Team.id)
+        )
+        ids = list(await session.scalars(select(Monitor.id).order_by(Monitor.id)))
+        await history(session, team_id)
+    return team_id, ids[len(ids) // 2]
+
+
+async def insert_monitors(session: AsyncSession, team_id: int, count: int) -> None:
+    created = NOW - timedelta(days=HISTORY_DAYS + 5)
+    rows = []
+    for n in range(1, count + 1):
+        down = is_down(n)
+        rows.append(
+            {
+                "team_id": team_id,
+                "monitor_type": "status",
+                "url": f"https://service-{n}.example.com/health",
+                "pronounceable_name": f"Service {n}",
+                "check_frequency": 180,
+                "confirmation_period": 0,
+                "recovery_period": 180,
+                "request_timeout": 30,
+                "status": "down" if down else "up",
+                "check_status": "down" if down else "up",
+                "failing_since": NOW - timedelta(minutes=n % 600) if down else None,
+                "last_checked_at": NOW - timedelta(seconds=60),
+                "next_check_at": NOW + timedelta(seconds=120),
+                "created_at": created,
+                "updated_at": created,
+            }
+        )
+    for start in range(0, len(rows), 5000):
+        await session.execute(insert(Monitor), rows[start : start + 5000])
+
+
+def template(days: int, *, down: bool) -> list[dict[str, Any]]:
+    """One monitor's buckets for `days` days up to NOW (profile 1: down since the last
+    hours, with failures; 0: up, a failure now and then)."""
+    profile = int(down)
+    rows: list[dict[str, Any]] = []
+    hour_now = NOW.replace(minute=0, second=0, microsecond=0)
+    hours = days * 24
+    for back in range(hours):
+        start = hour_now - timedelta(hours=back)
+        seconds = 1800.0 if back == 0 else 3600.0
+        failing = (down and back < 6) or back % 97 == 13
+        failures = 20 if failing else 0
+        checks = 10 if back == 0 else 20
+        rows.append(
+            {
+                "profile": profile,
+                "granularity": "hour",
+                "period_start": start,
+                "up_s": 0.0 if failing else seconds,
+                "down_s": seconds if failing else 0.0,
+                "checks": checks,
+                "failures": min(failures, checks),
+                "latency_sum": 120.0 * checks + back % 17,
+                "latency_count": checks,
+            }
+        )
+    names = ("up_s", "down_s", "checks", "failures", "latency_sum", "latency_count")
+    days_of: dict[datetime, dict[str, Any]] = {}
+    for row in list(rows):
+        day = row["period_start"].replace(hour=0)
+        if day not in days_of:
+            days_of[day] = {"profile": profile, "granularity": "day", "period_start": day}
+            days_of[day] |= dict.fromkeys(names, 0)
+            rows.append(days_of[day])
+        for name in names:
+            days_of[day][name] += row[name]
+    return rows
+
+
+async def history(session: AsyncSession, team_id: int) -> None:
+    """Every monitor's rollups from its profile's template, one INSERT … SELECT each; the
+    365-day monitor's older buckets; each monitor's last observation."""
+    moment = "TEXT" if session.get_bind().dialect.name == "sqlite" else "TIMESTAMPTZ"
+    await session.execute(
+        text(
+            "CREATE TABLE bench_template (profile INTEGER, granularity VARCHAR(4),"
+            f" period_start {moment}, up_s FLOAT, down_s FLOAT, checks INTEGER,"
+            " failures INTEGER, latency_sum FLOAT, latency_count INTEGER)"
+        )
+    )
+    rows = template(HISTORY_DAYS, down=False) + template(HISTORY_DAYS, down=True)
+    stored = [{**row, "period_start": sqlish(session, row["period_start"])} for row in rows]
+    await session.execute(
+        text(
+            "INSERT INTO bench_template VALUES (:profile, :granularity, :period_start, :up_s,"
+            " :down_s, :checks, :failures, :latency_sum, :latency_count)"
+        ),
+        stored,
+    )
+    if (
+        session.get_bind().dialect.name == "sqlite"
+    ):  # a throw-away file: no durability, and the index built once at the end
+        await session.execute(text("PRAGMA cache_size = -262144"))
+    await session.execute(text("DROP INDEX ix_check_rollups_granularity_period_start"))
+    await session.execute(
+        text(
+            "INSERT INTO check_rollups (subject_type, subject_id, granularity, period_start,"
+            " team_id, up_s, down_s, maintenance_s, checks, failures, latency_sum,"
+            " latency_count, latency_min, latency_max)"
+            " SELECT 'monitor', m.id, t.granularity, t.period_start, m.team_id, t.up_s,"
+            " t.down_s, 0, t.checks, t.failures, t.latency_sum + (m.id % 89) * t.latency_count,"
+            " t.latency_count, 80, 400"
+            " FROM monitors m JOIN bench_template t"
+            " ON t.profile = (CASE WHEN m.status = 'down' THEN 1 ELSE 0 END)"
+            " WHERE m.team_id = :team ORDER BY m.id, t.granularity, t.period_start"
+        ),
+        {"team": team_id},
+    )
+    await session.execute(text("DROP TABLE bench_template"))
+    await session.execute(
+        text(
+            "CREATE INDEX ix_check_rollups_granularity_period_start"
+            " ON check_rollups (granularity, period_start)"
+        )
+    )
+    await session.execute(
+        text(
+            "INSERT INTO check_last_observations (subject_type, subject_id, team_id, at, state,"
+            " valid_for_s, latency_ms) SELECT 'monitor', m.id, m.team_id, :at, m.status, 360,"
+            " 100 + (m.id % 89) FROM monitors m WHERE m.team_id = :team"
+        ),
+        {"team": team_id, "at": sqlish(session, NOW - timedelta(seconds=60))},
+    )
+
+
+def sqlish(session: AsyncSession, moment: datetime) -> Any:
+    """A moment as the UTC columns store it on this backend (db/base.py UTCDateTime)."""
+    if session.get_bind().dialect.name == "sqlite":
+        return moment.astimezone(UTC).replace(tzinfo=None).strftime("%Y-%m-%d %H:%M:%S.%f")
+    return moment
+
+
+async def long_history(db: Database, team_id: int, monitor_id: int) -> None:
+    """The older 335 days of the 365-day monitor (its last 30 are already there)."""
+    rows = [
+        row
+        for row in template(LONG_DAYS, down=False)
+        if row["period_start"] < NOW - timedelta(days=HISTORY_DAYS + 1)
+    ]
+    async with db.write_sessions() as session, session.begin():
+        await session.execute(
+            insert(CheckRollup),
+            [
+                {
+                    **{k: v for k, v in row.items() if k != "profile"},
+                    "subject_type": "monitor",
+                    "subject_id": monitor_id,
+                    "team_id": team_id,
+                }
+                for row in rows
+            ],
+        )
+
+
+# ------------------------------------------------------------------------------ running
+
+
+@asynccontextmanager
+async def reading(db: Database) -> AsyncIterator[AsyncSession]:
+    async with db.read_sessions() as session:
+        yield session
+
+
+async def run(url: str, args: argparse.Namespace) -> list[Result]:
+    db = Database(create_engine(url))
+    try:
+        started = time.perf_counter()
+        team_id, long_id = await seed(db, args.monitors)
+        await long_history(db, team_id, long_id)
+        async with db.write_sessions() as session, session.begin():
+            await session.execute(text("ANALYZE"))  # as a long-running database would be
+        async with db.read_sessions() as session:
+            rollups = await session.scalar(select(text("count(*)")).select_from(CheckRollup))
+            lasts = await session.scalar(select(text("count(*)")).select_from(LastObservation))
+        print(
+            f"seeded {args.monitors} monitors ({args.monitors // 3} down), {rollups} rollups,"
+            f" {lasts} last observations in {time.perf_counter() - started:.1f} s"
+        )
+        first_page = OverviewFilter()
+        searched = OverviewFilter(search="service-1", states=frozenset({"down", "up"}))
+        long_name = f"Service {long_id}"
+
+        async def page(flt: OverviewFilter) -> int:
+            async with reading(db) as session:
+                found = await overview(session, team_id=team_id, flt=flt, now=NOW)
+            assert found.rows, "the bench page is empty"
+            return found.total
+
+        async def ceiling() -> None:
+            async with reading(db) as session:
+                rows = await session.execute(
+                    select(Monitor.id, Monitor.pronounceable_name)
+                    .where(Monitor.team_id == team_id)
+                    .order_by(Monitor.id)
+                    .limit(50)
+                )
+                assert len(rows.all()) == min(50, args.monitors)
+
+        totals = {
+            "first": await page(first_page),
+            "search": await page(searched),
+            "long": await page(OverviewFilter(search=long_name)),
+        }
+        results = [
+            await measure("bare ceiling (indexed page of 50 ids, names)", ceiling, runs=args.runs),
+            await measure(
+                "overview: first page (50 rows, sort by state)",
+                lambda: page(first_page),
+                runs=args.runs,
+                note=f"{totals['first']} rows match",
+            ),
+            await measure(
+                'overview: search "service-1", state down or up',
+                lambda: page(searched),
+                runs=args.runs,
+                note=f"{totals['search']} rows match",
+            ),
+            await measure(
+                "overview: search finding the 365-day monitor",
+                lambda: page(OverviewFilter(search=long_name)),
+                runs=args.runs,
+                note=f"{totals['long']} rows match",
+            ),
+        ]
+        return results
+    finally:
+        await db.dispose()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--monitors", type=int, default=10_000)
+    parser.add_argument("--runs", type=int, default=200)
+    parser.add_argument(
+        "--postgres",
+        nargs="?",
+        const=os.environ.get("WATCHPOST_TEST_POSTGRES_URL", DEFAULT_POSTGRES_URL),
+        default=None,
+        help="run on PostgreSQL (default URL: $WATCHPOST_TEST_POSTGRES_URL or the test server)",
+    )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.monitors < 3:
+        raise SystemExit("--monitors must be at least 3")
+    backend = "PostgreSQL" if args.postgres else "SQLite"
+    with database(args.postgres) as url:
+        results = asyncio.run(run(url, args))
+    print(f"\nConsole overview, {args.monitors} monitors, {backend}; {machine()}\n")
+    print(results_table(results))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
