@@ -36,7 +36,7 @@ import tempfile
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -47,6 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))  # this che
 from sqlalchemy import insert, select, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
+import console_pages
 from watchpost.console.overview_data import OverviewFilter, overview
 from watchpost.db.migrate import upgrade
 from watchpost.db.session import Database, create_engine
@@ -411,9 +412,35 @@ async def run(url: str, args: argparse.Namespace) -> list[Result]:
                 note=f"{totals['long']} rows match",
             ),
         ]
+        results += await http_cases(url, team_id, long_id, args.runs)
         return results
     finally:
         await db.dispose()
+
+
+async def http_cases(url: str, team_id: int, long_id: int, runs: int) -> list[Result]:
+    """The pages as a browser gets them (bench/console_pages.py), with their sizes."""
+    client = await console_pages.signed_in_client(url, team_id, NOW)
+    try:
+        cases = [
+            ("HTTP: bare ceiling (GET /healthz, same stack)", "/healthz"),
+            ("HTTP: overview, first page", "/"),
+            ('HTTP: overview, search "service-1", down or up', "/?q=service-1&state=down&state=up"),
+            ("HTTP: monitor page, 365 days of history", f"/monitors/{long_id}"),
+        ]
+        found = []
+        for label, path in cases:
+            sizes: list[int] = []
+            result = await measure(label, console_pages.page(client, path, sizes), runs=runs)
+            found.append(
+                replace(
+                    result, note=f"{max(sizes) / 1024:.0f} KB of HTML" if path != "/healthz" else ""
+                )
+            )
+        return found
+    finally:
+        await console_pages.database_of(client).dispose()
+        await console_pages.close(client)
 
 
 def build_parser() -> argparse.ArgumentParser:

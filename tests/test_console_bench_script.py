@@ -24,3 +24,5 @@ def test_the_console_bench_runs_on_a_tiny_team() -> None:
     for case in ("bare ceiling", "overview: first page", "overview: search"):
         assert f"| {case}" in done.stdout, done.stdout
     assert "| 6 rows match |" in done.stdout
+    for case in ("HTTP: bare ceiling", "HTTP: overview, first page", "HTTP: monitor page"):
+        assert f"| {case}" in done.stdout, done.stdout
