@@ -8,7 +8,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response, StreamingResponse
 from fastapi.routing import APIRoute
 
-from watchpost.console import account, live, login, overview, sso
+from watchpost.console import account, bulk, details, live, login, overview, sso
 from watchpost.console.auth import Viewer, viewer
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.paths import LINK_PATH
@@ -34,4 +34,5 @@ async def events(request: Request, who: Annotated[Viewer, Depends(viewer)]) -> R
 
 def console_routes() -> list[APIRoute]:
     routers = (router, login.router, sso.router, account.router, overview.router)
+    routers += (details.router, bulk.router)
     return [route for r in routers for route in r.routes if isinstance(route, APIRoute)]

@@ -65,3 +65,18 @@ document.addEventListener("click", (event) => {
   const source = new EventSource(main.dataset.live);
   source.addEventListener("change", refresh);
 })();
+
+// ---- Detail pages and bulk actions (details.py, bulk.py) ----
+// A confirmed data-confirm button posts confirm=yes: the server then does not ask again.
+document.addEventListener("submit", (event) => {
+  if (event.defaultPrevented) return;
+  const form = event.target;
+  const submitter = event.submitter;
+  const asked = (submitter && submitter.dataset.confirm) || form.dataset.confirm;
+  if (!asked || form.querySelector("input[name='confirm']")) return;
+  const confirmed = document.createElement("input");
+  confirmed.type = "hidden";
+  confirmed.name = "confirm";
+  confirmed.value = "yes";
+  form.appendChild(confirmed);
+});
