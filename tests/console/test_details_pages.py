@@ -52,7 +52,7 @@ async def audit(app: FastAPI) -> list[tuple[str, int | None, str]]:
                 AuditEvent.id
             )
         )
-        return [tuple(row) for row in rows if not row[0].startswith("session")]  # type: ignore[misc]
+        return [(a, b, c) for a, b, c in rows if not a.startswith("session")]
 
 
 def text_of(html: str) -> str:
@@ -90,8 +90,10 @@ async def test_a_monitor_page_shows_what_the_api_knows(
     assert server.url("/health") in page.text
     assert 'class="state state-down">Down<' in page.text
     assert "since 30 min ago" in words
-    assert re.search(r'<svg[^>]* role="img"[^>]*aria-label="Response time, last 24 hours"', page.text)
-    assert 'href="/monitors/%d?range=24h#chart" aria-current="true"' % monitor_id in page.text
+    assert re.search(
+        r'<svg[^>]* role="img"[^>]*aria-label="Response time, last 24 hours"', page.text
+    )
+    assert f'href="/monitors/{monitor_id}?range=24h#chart" aria-current="true"' in page.text
     for name, span in AVAILABILITY_RANGES.items():
         shown = await sla(api, f"{MONITORS}/{monitor_id}/sla", clock, span)
         assert f"{shown:.2f} %" in page.text, (name, shown)
@@ -102,7 +104,7 @@ async def test_a_monitor_page_shows_what_the_api_knows(
 
     week = await client.get(f"/monitors/{monitor_id}?range=7d")
     assert 'aria-label="Response time, last 7 days"' in week.text
-    assert 'href="/monitors/%d?range=7d#chart" aria-current="true"' % monitor_id in week.text
+    assert f'href="/monitors/{monitor_id}?range=7d#chart" aria-current="true"' in week.text
     odd = await client.get(f"/monitors/{monitor_id}?range=nonsense")
     assert 'aria-label="Response time, last 24 hours"' in odd.text
 
@@ -260,7 +262,9 @@ async def test_check_now_makes_the_monitor_due_for_the_engine(
     app: FastAPI, api: Api, client: httpx.AsyncClient, clock: FrozenClock
 ) -> None:
     async with recording_server() as server:
-        monitor_id = int((await create_monitor(api, url=server.url("/"), check_frequency=3600))["id"])
+        monitor_id = int(
+            (await create_monitor(api, url=server.url("/"), check_frequency=3600))["id"]
+        )
         engine = engine_of(app)
         clock.advance(5)
         await engine.tick()
@@ -295,7 +299,9 @@ async def test_a_refused_role_changes_nothing(
         if action == "check" and kind == "heartbeat":
             continue
         if action == "resume":
-            data(await api.patch(path, {"enabled": False} if kind == "target" else {"paused": True}))
+            data(
+                await api.patch(path, {"enabled": False} if kind == "target" else {"paused": True})
+            )
         before = await _state(api, kind, path)
         answer = await client.post(
             f"{PAGES[kind]}/{object_id}/{action}", data={"csrf": token, "confirm": "yes"}

@@ -55,12 +55,12 @@ def parse_items(values: list[str]) -> dict[Kind, list[int]]:
         number = int(raw[:20])
         if not 0 < number <= MAX_ID:
             raise NotFound("item", value[:40])
-        found[kind].append(number)  # type: ignore[index]  # kind checked above
+        found[kind].append(number)
     return {kind: sorted(set(ids)) for kind, ids in found.items()}
 
 
 def what(items: dict[Kind, list[int]]) -> str:
-    """"12 monitors and heartbeats", "1 collector target"."""
+    """ "12 monitors and heartbeats", "1 collector target"."""
     count = sum(len(ids) for ids in items.values())
     kinds = [kind for kind in operations.MODELS if items.get(kind)]
     words = [(SINGULARS if count == 1 else PLURALS)[kind] for kind in kinds]

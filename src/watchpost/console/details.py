@@ -40,7 +40,12 @@ Signed = Annotated[Viewer, Depends(viewer)]
 LIVE: Final = "/console/events"
 
 RANGE_NAMES: Final = {"24h": "24 hours", "7d": "7 days", "30d": "30 days"}
-AVAILABILITY_NAMES: Final = {"24h": "24 hours", "7d": "7 days", "30d": "30 days", "365d": "365 days"}
+AVAILABILITY_NAMES: Final = {
+    "24h": "24 hours",
+    "7d": "7 days",
+    "30d": "30 days",
+    "365d": "365 days",
+}
 assert set(RANGE_NAMES) == set(RANGES) and set(AVAILABILITY_NAMES) == set(AVAILABILITY_RANGES)
 
 NEEDS: Final[dict[Operation, Action]] = {
@@ -171,7 +176,9 @@ def confirmation(
     )
 
 
-async def act(request: Request, who: Viewer, kind: Kind, object_id: int, operation: Operation) -> Response:
+async def act(
+    request: Request, who: Viewer, kind: Kind, object_id: int, operation: Operation
+) -> Response:
     """One button of an object's page: CSRF, role, then the change in one transaction."""
     form = await checked_form(request, who)
     who.require(NEEDS[operation])

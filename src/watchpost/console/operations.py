@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Final, Literal
+from typing import Final, Literal, cast
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -39,7 +39,11 @@ MODELS: Final[dict[Kind, type[Item]]] = {
     "heartbeat": Heartbeat,
     "target": CollectorTarget,
 }
-PATHS: Final[dict[Kind, str]] = {"monitor": "monitors", "heartbeat": "heartbeats", "target": "targets"}
+PATHS: Final[dict[Kind, str]] = {
+    "monitor": "monitors",
+    "heartbeat": "heartbeats",
+    "target": "targets",
+}
 SUBJECT_TYPES: Final[dict[Kind, str]] = {
     "monitor": "monitor",
     "heartbeat": "heartbeat",
@@ -86,7 +90,7 @@ async def load(
     query = select(model).where(model.team_id == team_id, model.id.in_(wanted)).order_by(model.id)
     if lock:
         query = query.with_for_update()
-    found = list((await db.scalars(query)).all())
+    found = cast(list[Item], list((await db.scalars(query)).all()))
     if len(found) != len(wanted):
         missing = sorted(set(wanted) - {item.id for item in found})
         raise NotFound(SUBJECT_TYPES[kind], missing[0])

@@ -34,5 +34,5 @@ async def events(request: Request, who: Annotated[Viewer, Depends(viewer)]) -> R
 
 def console_routes() -> list[APIRoute]:
     routers = (router, login.router, sso.router, account.router, overview.router)
-    routers += (details.router, bulk.router)
-    return [route for r in routers for route in r.routes if isinstance(route, APIRoute)]
+    mine = (details.router, bulk.router)  # the detail pages and the overview's bulk actions
+    return [route for r in (*routers, *mine) for route in r.routes if isinstance(route, APIRoute)]

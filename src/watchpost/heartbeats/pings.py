@@ -15,9 +15,7 @@ import codecs
 import enum
 from dataclasses import dataclass
 from datetime import datetime
-from typing import cast
-
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from sqlalchemy import Table, bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -162,9 +160,7 @@ async def record_ping(
     A recorded ping goes into the heartbeat's ping log with what `received` says of it."""
     received = received or Received()
     if failure is None:
-        hit = (
-            await session.execute(_SUCCESS_OF_UP, {"ping_token": token, "ping_at": now})
-        ).first()
+        hit = (await session.execute(_SUCCESS_OF_UP, {"ping_token": token, "ping_at": now})).first()
         if hit is not None:
             await _log(session, log_row(hit[0], hit[1], now, None, received))
             return Ping.RECORDED
