@@ -21,6 +21,7 @@ from tests.factories.monitors import MONITORS, create_monitor
 from tests.factories.objects import create_collector, create_target, target_body, unique_name
 from tests.factories.servers import free_port
 from watchpost.audit.models import AuditEvent
+from watchpost.collectors.models import CollectorTarget
 from watchpost.clock import FrozenClock
 from watchpost.collectors import metrics
 from watchpost.console.detail_data import AVAILABILITY_RANGES
@@ -278,6 +279,28 @@ async def test_check_now_makes_the_monitor_due_for_the_engine(
         await engine.tick()
         assert (await load(app, Monitor, monitor_id)).last_checked_at > checked
     assert ("monitor.check_requested", monitor_id, "responder@example.com") in await audit(app)
+
+
+async def test_check_now_of_a_target_and_none_for_heartbeats(
+    app: FastAPI, api: Api, client: httpx.AsyncClient, clock: FrozenClock
+) -> None:
+    objects = await _objects(api)
+    target_id, target_api = objects["target"]
+    clock.advance(5)
+    await engine_of(app).tick()  # checked: due again in a while
+    assert (await load(app, CollectorTarget, target_id)).next_check_at > clock.now()
+    token = await signed(app, client, "responder")
+    answer = await client.post(f"/targets/{target_id}/check", data={"csrf": token})
+    assert answer.headers["location"] == f"/targets/{target_id}?done=checking"
+    assert (await load(app, CollectorTarget, target_id)).next_check_at == clock.now()
+    data(await api.patch(target_api, {"enabled": False}))
+    answer = await client.post(f"/targets/{target_id}/check", data={"csrf": token})
+    assert answer.headers["location"] == f"/targets/{target_id}?done=not_checked"
+    heartbeat_id = objects["heartbeat"][0]
+    page = (await client.get(f"/heartbeats/{heartbeat_id}")).text
+    assert ">Check now<" not in page
+    refused = await client.post(f"/heartbeats/{heartbeat_id}/check", data={"csrf": token})
+    assert refused.status_code in (404, 405)
 
 
 REFUSED = [
