@@ -21,9 +21,9 @@ from tests.factories.monitors import MONITORS, create_monitor
 from tests.factories.objects import create_collector, create_target, target_body, unique_name
 from tests.factories.servers import free_port
 from watchpost.audit.models import AuditEvent
-from watchpost.collectors.models import CollectorTarget
 from watchpost.clock import FrozenClock
 from watchpost.collectors import metrics
+from watchpost.collectors.models import CollectorTarget
 from watchpost.console.detail_data import AVAILABILITY_RANGES
 from watchpost.monitors.models import Monitor
 
@@ -202,7 +202,7 @@ async def test_a_target_page_with_its_metrics(
     assert re.search(r'href="/incidents/\d+"', page.text)
 
 
-async def _state(api: Api, kind: str, path: str) -> Any:
+async def api_state(api: Api, kind: str, path: str) -> Any:
     """What the API shows of the object: paused (monitors, heartbeats) or not enabled."""
     answer = await api.get(path)
     if answer.status_code == 404:
@@ -211,7 +211,7 @@ async def _state(api: Api, kind: str, path: str) -> Any:
     return not attributes["enabled"] if kind == "target" else attributes["paused"]
 
 
-async def _objects(api: Api) -> dict[str, tuple[int, str]]:
+async def three_objects(api: Api) -> dict[str, tuple[int, str]]:
     monitor_id = int((await create_monitor(api))["id"])
     heartbeat = await create_heartbeat(api)
     target_id, target_api = await target_path(api)
@@ -229,27 +229,27 @@ PAGES = {"monitor": "/monitors", "heartbeat": "/heartbeats", "target": "/targets
 async def test_pause_resume_and_delete_as_the_api_shows_them(
     app: FastAPI, api: Api, client: httpx.AsyncClient, kind: str
 ) -> None:
-    object_id, path = (await _objects(api))[kind]
+    object_id, path = (await three_objects(api))[kind]
     page = f"{PAGES[kind]}/{object_id}"
     token = await signed(app, client, "responder")
     paused = await client.post(f"{page}/pause", data={"csrf": token})
     assert (paused.status_code, paused.headers["location"]) == (303, f"{page}?done=paused")
-    assert await _state(api, kind, path) is True
+    assert await api_state(api, kind, path) is True
     shown = await client.get(paused.headers["location"])
     assert "Paused." in shown.text and 'class="state state-paused">Paused<' in shown.text
     assert ">Resume<" in shown.text
     resumed = await client.post(f"{page}/resume", data={"csrf": token})
     assert resumed.headers["location"] == f"{page}?done=resumed"
-    assert await _state(api, kind, path) is False
+    assert await api_state(api, kind, path) is False
 
     token = await signed(app, client, "admin")
     asked = await client.post(f"{page}/delete", data={"csrf": token})
     assert asked.status_code == 200 and "<h1>Delete the " in asked.text
     assert 'name="confirm" value="yes"' in asked.text
-    assert await _state(api, kind, path) is False  # not yet
+    assert await api_state(api, kind, path) is False  # not yet
     deleted = await client.post(f"{page}/delete", data={"csrf": token, "confirm": "yes"})
     assert (deleted.status_code, deleted.headers["location"]) == (303, "/?done=deleted")
-    assert await _state(api, kind, path) == "gone"
+    assert await api_state(api, kind, path) == "gone"
     subject = {"monitor": "monitor", "heartbeat": "heartbeat", "target": "collector_target"}[kind]
     assert [(action, actor) for action, _, actor in await audit(app)] == [
         (f"{subject}.paused", "responder@example.com"),
@@ -284,7 +284,7 @@ async def test_check_now_makes_the_monitor_due_for_the_engine(
 async def test_check_now_of_a_target_and_none_for_heartbeats(
     app: FastAPI, api: Api, client: httpx.AsyncClient, clock: FrozenClock
 ) -> None:
-    objects = await _objects(api)
+    objects = await three_objects(api)
     target_id, target_api = objects["target"]
     clock.advance(5)
     await engine_of(app).tick()  # checked: due again in a while
@@ -316,7 +316,7 @@ REFUSED = [
 async def test_a_refused_role_changes_nothing(
     app: FastAPI, api: Api, client: httpx.AsyncClient, role: str, action: str
 ) -> None:
-    objects = await _objects(api)
+    objects = await three_objects(api)
     token = await signed(app, client, role)
     for kind, (object_id, path) in objects.items():
         if action == "check" and kind == "heartbeat":
@@ -325,20 +325,20 @@ async def test_a_refused_role_changes_nothing(
             data(
                 await api.patch(path, {"enabled": False} if kind == "target" else {"paused": True})
             )
-        before = await _state(api, kind, path)
+        before = await api_state(api, kind, path)
         answer = await client.post(
             f"{PAGES[kind]}/{object_id}/{action}", data={"csrf": token, "confirm": "yes"}
         )
         assert answer.status_code == 403, (kind, answer.status_code)
         assert "does not allow" in answer.text
-        assert await _state(api, kind, path) == before
+        assert await api_state(api, kind, path) == before
     assert await audit(app) == []
 
 
 async def test_another_teams_object_is_not_found(
     app: FastAPI, api: Api, other_api: Api, client: httpx.AsyncClient
 ) -> None:
-    theirs = await _objects(other_api)
+    theirs = await three_objects(other_api)
     token = await signed(app, client, "admin")
     for kind, (object_id, path) in theirs.items():
         assert (await client.get(f"{PAGES[kind]}/{object_id}")).status_code == 404
@@ -347,14 +347,14 @@ async def test_another_teams_object_is_not_found(
                 f"{PAGES[kind]}/{object_id}/{action}", data={"csrf": token, "confirm": "yes"}
             )
             assert answer.status_code == 404, (kind, action)
-        assert await _state(other_api, kind, path) is False
+        assert await api_state(other_api, kind, path) is False
     assert (await client.get("/monitors/999999")).status_code == 404
 
 
 async def test_a_form_without_its_token_or_from_another_site_is_refused(
     app: FastAPI, api: Api, client: httpx.AsyncClient
 ) -> None:
-    object_id, path = (await _objects(api))["monitor"]
+    object_id, path = (await three_objects(api))["monitor"]
     token = await signed(app, client, "admin")
     missing = await client.post(f"/monitors/{object_id}/pause", data={})
     forged = await client.post(f"/monitors/{object_id}/pause", data={"csrf": "0" * 40})
@@ -364,63 +364,6 @@ async def test_a_form_without_its_token_or_from_another_site_is_refused(
         headers={"Origin": "https://evil.example", "Sec-Fetch-Site": "cross-site"},
     )
     assert [missing.status_code, forged.status_code, cross.status_code] == [403] * 3
-    assert await _state(api, "monitor", path) is False
+    assert await api_state(api, "monitor", path) is False
     bulk = await client.post("/bulk", data={"action": "pause", "item": f"monitor:{object_id}"})
-    assert bulk.status_code == 403 and await _state(api, "monitor", path) is False
-
-
-async def test_bulk_pause_asks_then_pauses_all_at_once(
-    app: FastAPI, api: Api, other_api: Api, client: httpx.AsyncClient
-) -> None:
-    mine = [await _objects(api) for _ in range(2)]
-    items = [f"monitor:{o['monitor'][0]}" for o in mine] + [f"heartbeat:{mine[0]['heartbeat'][0]}"]
-    token = await signed(app, client, "responder")
-    form = {"csrf": token, "action": "pause", "item": items, "q": "shop", "state": "down"}
-    asked = await client.post("/bulk", data=form)
-    assert asked.status_code == 200
-    assert "<h1>Pause 3 monitors and heartbeats?</h1>" in asked.text
-    assert [await _state(api, k, o[k][1]) for o in mine for k in o] == [False] * 6
-    # the confirmation page re-posts every field, confirmed
-    fields = re.findall(r'<input type="hidden" name="([a-z_]+)" value="([^"]*)">', asked.text)
-    assert ("confirm", "yes") in fields and ("q", "shop") in fields
-    assert sorted(v for n, v in fields if n == "item") == sorted(items)
-    body: dict[str, list[str]] = {}
-    for name, value in fields:
-        body.setdefault(name, []).append(value)
-    done = await client.post("/bulk", data=body)
-    assert done.status_code == 303
-    assert done.headers["location"] == "/?q=shop&state=down&done=paused&n=3"
-    assert [await _state(api, "monitor", o["monitor"][1]) for o in mine] == [True, True]
-    assert await _state(api, "heartbeat", mine[0]["heartbeat"][1]) is True
-    assert await _state(api, "heartbeat", mine[1]["heartbeat"][1]) is False
-    assert len([row for row in await audit(app) if row[0].endswith(".paused")]) == 3
-    overview = await client.get(done.headers["location"])
-    assert "Paused 3." in overview.text
-
-    # another team's id among them: 404, nothing changed
-    theirs = (await _objects(other_api))["monitor"]
-    mixed = {**form, "item": [f"monitor:{mine[1]['monitor'][0]}", f"monitor:{theirs[0]}"]}
-    mixed["action"] = "resume"
-    refused = await client.post("/bulk", data={**mixed, "confirm": "yes"})
-    assert refused.status_code == 404
-    assert await _state(api, "monitor", mine[1]["monitor"][1]) is True
-    assert (await client.post("/bulk", data={**form, "item": ["monitor:x"]})).status_code == 404
-
-    # a responder may not delete; an admin may
-    delete = {**form, "action": "delete", "confirm": "yes", "item": items}
-    assert (await client.post("/bulk", data=delete)).status_code == 403
-    assert await _state(api, "monitor", mine[0]["monitor"][1]) is True
-    token = await signed(app, client, "admin")
-    gone = await client.post("/bulk", data={**delete, "csrf": token})
-    assert gone.headers["location"].endswith("done=deleted&n=3")
-    assert [await _state(api, "monitor", o["monitor"][1]) for o in mine] == ["gone", "gone"]
-
-
-async def test_bulk_as_a_viewer_is_refused(
-    app: FastAPI, api: Api, client: httpx.AsyncClient
-) -> None:
-    object_id, path = (await _objects(api))["monitor"]
-    token = await signed(app, client, "viewer")
-    form = {"csrf": token, "action": "pause", "item": f"monitor:{object_id}", "confirm": "yes"}
-    assert (await client.post("/bulk", data=form)).status_code == 403
-    assert await _state(api, "monitor", path) is False
+    assert bulk.status_code == 403 and await api_state(api, "monitor", path) is False
