@@ -8,7 +8,7 @@ import re
 import httpx
 from fastapi import FastAPI
 
-from tests.console.test_details_pages import three_objects, api_state, audit, signed
+from tests.console.test_details_pages import api_state, audit, signed, three_objects
 from tests.factories.api import Api
 
 

@@ -89,8 +89,11 @@ async def _output(request: Request) -> tuple[str, bool]:
 
 
 async def _received(request: Request, exit_code: int | None = None) -> Received:
-    """What the ping log keeps of the request: its body's first bytes, who sent it."""
-    body, truncated = await _output(request)
+    """What the ping log keeps of the request: its body's first bytes, who sent it. A
+    request announcing no body (most pings: a GET) is not read."""
+    headers = request.headers
+    sends_body = "content-length" in headers or "transfer-encoding" in headers
+    body, truncated = await _output(request) if sends_body else ("", False)
     return Received(
         body=body,
         truncated=truncated,
