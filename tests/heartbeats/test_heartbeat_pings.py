@@ -258,8 +258,8 @@ async def test_a_success_ping_of_an_up_heartbeat_is_two_statements(
 ) -> None:
     """One conditional UPDATE, then the ping log's upsert into the heartbeat's ring of rows
     (heartbeats/models.py HeartbeatPing): no prune, no count, no third statement. It was
-    one statement before the log; the second cost ≈ 0.15–0.2 ms of CPU per ping in process
-    (bench/api_inprocess.py's ping case on SQLite: ≈ 0.7–0.95 ms before, 0.87–1.2 ms after,
+    one statement before the log; the second cost ≈ 0.15 to 0.2 ms of CPU per ping in process
+    (bench/api_inprocess.py's ping case on SQLite: ≈ 0.7 to 0.95 ms before, 0.87 to 1.2 ms after,
     on a loaded 2-core machine), the price of showing every ping on the heartbeat's page."""
     made = await create_heartbeat(api)
     await _ping(client, made.url)
