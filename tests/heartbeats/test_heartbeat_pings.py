@@ -258,9 +258,9 @@ async def test_a_success_ping_of_an_up_heartbeat_is_two_statements(
 ) -> None:
     """One conditional UPDATE, then the ping log's upsert into the heartbeat's ring of rows
     (heartbeats/models.py HeartbeatPing): no prune, no count, no third statement. It was
-    one statement before the log; the second cost ≈ 0.15 to 0.2 ms of CPU per ping in process
-    (bench/api_inprocess.py's ping case on SQLite: ≈ 0.7 to 0.95 ms before, 0.87 to 1.2 ms after,
-    on a loaded 2-core machine), the price of showing every ping on the heartbeat's page."""
+    one statement before the log; the second costs ≈ 0.14 ms of CPU per ping (a success ping
+    of an up heartbeat in process on SQLite, as bench/api_inprocess.py sends it: ≈ 0.64 ms
+    before, ≈ 0.79 ms after), the price of showing every ping on the heartbeat's page."""
     made = await create_heartbeat(api)
     await _ping(client, made.url)
     with _Statements(app) as seen:
