@@ -5,13 +5,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import errno
+import functools
 import gc
 import logging
 import signal
 import socket
 import sys
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from watchpost import __version__, masking
 
@@ -228,10 +229,10 @@ def cmd_migrate(_args: argparse.Namespace) -> None:
 
 
 def cmd_token_create(args: argparse.Namespace) -> None:
-    from watchpost.teams.service import create_token
+    from watchpost import admin
 
-    token = _with_session(lambda session, now: create_token(session, team_name=args.team, now=now))
-    print(token)
+    work = functools.partial(admin.create_token, team_name=args.team)
+    print(_with_session(lambda session, now: work(session, now=now)))
 
 
 def cmd_token_list(_args: argparse.Namespace) -> None:
@@ -247,11 +248,12 @@ def cmd_token_list(_args: argparse.Namespace) -> None:
 
 
 def cmd_token_revoke(args: argparse.Namespace) -> None:
-    from watchpost.teams.service import TokenError, revoke_token
+    from watchpost import admin
+    from watchpost.teams.service import TokenError
 
     try:
         token = _with_session(
-            lambda session, now: revoke_token(session, prefix=args.token_prefix, now=now)
+            lambda session, now: admin.revoke(session, prefix=args.token_prefix, now=now)
         )
     except TokenError as exc:
         raise CliError(str(exc)) from None
@@ -259,24 +261,21 @@ def cmd_token_revoke(args: argparse.Namespace) -> None:
 
 
 def cmd_user_create(args: argparse.Namespace) -> None:
+    from watchpost import admin
     from watchpost.console.paths import link_url
-    from watchpost.people.accounts import PeopleError, create_user, make_link, set_password
+    from watchpost.people.accounts import PeopleError
 
     password = sys.stdin.readline().rstrip("\r\n") if args.password_stdin else None
-
-    async def work(session: Any, now: Any) -> tuple[int, str | None]:
-        user = await create_user(
-            session, team_name=args.team, email=args.email, name=args.name, now=now, role=args.role
-        )
-        if password is not None:
-            await set_password(session, user, password, now)
-            return user.id, None
-        if user.password_hash is not None:
-            return user.id, None  # a person who signs in already: nothing to set
-        return user.id, await make_link(session, user=user, purpose="password", now=now)
-
+    work = functools.partial(
+        admin.add_person,
+        team_name=args.team,
+        email=args.email,
+        name=args.name,
+        role=args.role,
+        password=password,
+    )
     try:
-        user_id, token = _with_session(work)
+        user_id, token = _with_session(lambda session, now: work(session, now=now))
     except PeopleError as exc:
         raise CliError(str(exc)) from None
     if token is None:

@@ -19,12 +19,15 @@ from fastapi.dependencies.models import Dependant
 from fastapi.params import Depends as DependsParam
 from fastapi.routing import APIRoute
 
+from watchpost.audit.endpoints import record_api_write
+from watchpost.http.audited import audited_route
 from watchpost.http.body import read_json_object
 from watchpost.http.deps import current_principal
 from watchpost.http.errors import error_responses
 
 # Domains whose `endpoints.routers` serve the token-protected API, one per line.
 API_DOMAINS = (
+    "audit",
     "channels",
     "collectors",
     "delivery",
@@ -86,10 +89,11 @@ def flat_routes(
     routers: Iterable[APIRouter],
     dependencies: Sequence[DependsParam] = (),
     responses: Mapping[int | str, dict[str, Any]] | None = None,
+    route_class: type[APIRoute] = APIRoute,
 ) -> list[APIRoute]:
-    """The routers' routes rebuilt as top-level routes, with dependencies run first (and
-    responses added to each route's documented ones)."""
-    target = APIRouter(dependencies=list(dependencies))
+    """The routers' routes rebuilt as top-level routes (of route_class), with dependencies
+    run first (and responses added to each route's documented ones)."""
+    target = APIRouter(dependencies=list(dependencies), route_class=route_class)
     for router in routers:
         for route in router.routes:
             if not isinstance(route, APIRoute):
@@ -154,9 +158,15 @@ def _add(
 
 def api_routes() -> list[APIRoute]:
     """Every token-protected route; the token check (and the token's rate limit) runs before
-    anything else of the route."""
+    anything else of the route, and the audit log records its successful writes
+    (http/audited.py)."""
     routers = [router for domain in API_DOMAINS for router in _routers(f"{domain}.endpoints")]
-    return flat_routes(routers, [Depends(current_principal)], error_responses(429))
+    return flat_routes(
+        routers,
+        [Depends(current_principal)],
+        error_responses(429),
+        route_class=audited_route(record_api_write),
+    )
 
 
 def public_routes() -> list[APIRoute]:

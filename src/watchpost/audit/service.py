@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import getpass
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -12,6 +13,9 @@ from watchpost.audit.models import AuditEvent
 from watchpost.clock import isoformat_ms
 from watchpost.db.queries import team_rows
 from watchpost.listing import Page, PageRequest, Resource, paginate, resource
+
+if TYPE_CHECKING:  # teams records its tokens here: no import back at run time
+    from watchpost.teams.models import ApiToken
 
 TYPE: Final = "audit_event"
 
@@ -53,6 +57,32 @@ async def record(
             details=details or {},
             address=actor.address,
         )
+    )
+
+
+def cli_actor() -> Actor:
+    """The command line as an actor, named by the operating system's user running it."""
+    try:
+        who = getpass.getuser()
+    except (KeyError, OSError):
+        who = "unknown"
+    return Actor("cli", f"command line ({who})")
+
+
+async def record_token(
+    db: AsyncSession, token: ApiToken, *, action: str, actor: Actor, now: datetime
+) -> None:
+    """A token's creation or revocation (token.created, token.revoked), named by its prefix."""
+    label = f"{token.prefix}…" + (f" ({token.name})" if token.name else "")
+    await record(
+        db,
+        team_id=token.team_id,
+        actor=actor,
+        action=action,
+        now=now,
+        subject_type="token",
+        subject_id=token.id,
+        subject=label,
     )
 
 

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query
 from fastapi.responses import Response
 from sqlalchemy import Row
 
-from watchpost.collectors import databases, metrics, service
+from watchpost.collectors import databases, metrics, service, target_requests
 from watchpost.collectors.models import Collector, CollectorTarget
 from watchpost.collectors.schemas import (
     COLLECTOR_NOT_NULL,
@@ -22,8 +22,6 @@ from watchpost.collectors.schemas import (
     TargetCreate,
     TargetUpdate,
     parse_collector,
-    parse_target_create,
-    parse_target_update,
 )
 from watchpost.collectors.target_kinds import rules_markdown
 from watchpost.http.body import JsonObject
@@ -161,13 +159,11 @@ async def create_target(
 ) -> Response:
     cid = object_id(collector_id, service.COLLECTOR)
     async with db.begin():
-        await service.check_collector(db, team_id=caller.team_id, collector_id=cid)
-        data = parse_target_create(body)
-        target = await service.create_target(
+        target = await target_requests.create_target_from_body(
             db,
             team_id=caller.team_id,
             collector_id=cid,
-            data=data,
+            body=body,
             box=ctx.box,
             now=ctx.clock.now(),
         )
@@ -216,14 +212,8 @@ async def update_target(
         target = await service.get_target(
             db, team_id=caller.team_id, collector_id=cid, target_id=tid
         )
-        data = parse_target_update(body, service.target_values(target))
-        await service.update_target(
-            db,
-            target=target,
-            data=data,
-            sent=list(data.model_fields_set),
-            box=ctx.box,
-            now=ctx.clock.now(),
+        await target_requests.update_target_from_body(
+            db, target=target, body=body, box=ctx.box, now=ctx.clock.now()
         )
     return single(_target(target))
 

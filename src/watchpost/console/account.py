@@ -50,6 +50,12 @@ async def _page(request: Request, who: Viewer, *, status: int = 200, **extra: ob
 
 @router.get("/account")
 async def account(request: Request, who: Signed) -> Response:
+    if request.query_params.get("two-factor") == "required" and not second_factor.enabled(who.user):
+        notice = (
+            f"{who.team_name} requires two-factor sign-in: turn it on below to go on "
+            "to the team's pages."
+        )
+        return await _page(request, who, notice=notice)
     return await _page(request, who)
 
 

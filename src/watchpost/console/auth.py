@@ -18,14 +18,15 @@ from typing import Final
 from urllib.parse import quote, urlsplit
 
 from fastapi import Request
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.datastructures import FormData
 
 from watchpost.http.deps import request_sessions
-from watchpost.people import accounts, sessions
+from watchpost.people import accounts, second_factor, sessions
 from watchpost.people.models import ConsoleSession
 from watchpost.people.roles import Action, allowed
-from watchpost.teams.models import User
+from watchpost.teams.models import Team, User
 
 COOKIE: Final = "watchpost_session"
 MAX_FORM_FIELDS: Final = 20_000  # a bulk action may name thousands of monitors
@@ -50,6 +51,16 @@ class Refused(Exception):
 
 class NoTeam(Exception):
     """Signed in, but a member of no team."""
+
+
+class TwoFactorRequired(Exception):
+    """The team requires two-factor sign-in and the person has not turned it on: they are
+    sent to their account page to do so."""
+
+
+TWO_FACTOR_FREE: Final = ("/account", "/login", "/logout", "/team/switch")
+"""Paths a person whose team requires two-factor sign-in still reaches without it: where it
+is turned on, signing in and out, and another team."""
 
 
 @dataclass
@@ -122,6 +133,10 @@ async def viewer(request: Request) -> Viewer:
     if not teams:
         raise NoTeam()
     current = next((t for t in teams if t.team_id == session.team_id), teams[0])
+    if not second_factor.enabled(user) and not request.url.path.startswith(TWO_FACTOR_FREE):
+        required = select(Team.require_two_factor).where(Team.id == current.team_id)
+        if await db.scalar(required):  # a query only for people without a second factor
+            raise TwoFactorRequired()
     return Viewer(user, session, current.team_id, current.team_name, current.role, teams)
 
 

@@ -12,7 +12,14 @@ from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
 from fastapi.routing import APIRoute
 
-from watchpost.console.auth import NoTeam, Refused, SecondFactorNeeded, SignInNeeded, login_redirect
+from watchpost.console.auth import (
+    NoTeam,
+    Refused,
+    SecondFactorNeeded,
+    SignInNeeded,
+    TwoFactorRequired,
+    login_redirect,
+)
 from watchpost.console.web import render
 from watchpost.errors import ApiError, TooManyRequests
 
@@ -30,6 +37,8 @@ def answer(request: Request, exc: Exception) -> Response | None:
         return RedirectResponse(login_redirect(request), status_code=303)
     if isinstance(exc, SecondFactorNeeded):
         return RedirectResponse("/login/two-factor", status_code=303)
+    if isinstance(exc, TwoFactorRequired):
+        return RedirectResponse("/account?two-factor=required#two-factor", status_code=303)
     if isinstance(exc, NoTeam):
         return error_page(
             request,

@@ -79,7 +79,12 @@ def _login_page(request: Request, *, status: int = 200, **context: Any) -> Respo
 
 
 async def begin_session(
-    request: Request, user: User, *, second_factor_done: bool, via: str
+    request: Request,
+    user: User,
+    *,
+    second_factor_done: bool,
+    via: str,
+    next_path: str | None = None,
 ) -> Response:
     """Starts a session for user (in its own transaction) and sends them on."""
     ctx = request.app.state.ctx
@@ -107,7 +112,8 @@ async def begin_session(
                 now=now,
                 details={"via": via},
             )
-    target = "/login/two-factor" if needs else safe_next(request.query_params.get("next"))
+    wanted = next_path if next_path is not None else request.query_params.get("next")
+    target = "/login/two-factor" if needs else safe_next(wanted)
     response = RedirectResponse(target, status_code=303)
     set_cookie(request, response, token)
     return response

@@ -8,7 +8,21 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response, StreamingResponse
 from fastapi.routing import APIRoute
 
-from watchpost.console import account, bulk, details, live, login, overview, sso
+from watchpost.console import (
+    account,
+    bulk,
+    details,
+    editing,
+    editing_more,
+    incidents,
+    live,
+    login,
+    overview,
+    sso,
+    team,
+    team_audit,
+    team_tokens,
+)
 from watchpost.console.auth import Viewer, viewer
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.paths import LINK_PATH
@@ -33,6 +47,19 @@ async def events(request: Request, who: Annotated[Viewer, Depends(viewer)]) -> R
 
 
 def console_routes() -> list[APIRoute]:
-    routers = (router, login.router, sso.router, account.router, overview.router)
-    mine = (details.router, bulk.router)  # the detail pages and the overview's bulk actions
-    return [route for r in (*routers, *mine) for route in r.routes if isinstance(route, APIRoute)]
+    routers = (
+        router,
+        login.router,
+        sso.router,
+        account.router,
+        overview.router,
+        incidents.router,
+        editing.router,
+        editing_more.router,
+        team.router,
+        team_tokens.router,
+        team_audit.router,
+        details.router,  # after editing: /monitors/new is the form's
+        bulk.router,
+    )
+    return [route for r in routers for route in r.routes if isinstance(route, APIRoute)]

@@ -11,7 +11,6 @@ membership keeps its role (an admin made an owner in the console is not demoted 
 from __future__ import annotations
 
 from typing import Final
-from weakref import WeakKeyDictionary
 
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
@@ -34,16 +33,18 @@ from watchpost.teams.service import get_or_create_team
 router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
 PENDING: Final = "watchpost_sso"
 CALLBACK: Final = "/login/sso/callback"
-_CLIENTS: WeakKeyDictionary[AppContext, OidcClient] = WeakKeyDictionary()
 
 
-def client_of(ctx: AppContext) -> OidcClient | None:
-    """The process's client (discovery and keys cached), None when SSO is off."""
-    found = _CLIENTS.get(ctx)
-    if found is None:
-        found = OidcClient.from_settings(ctx.settings, ctx.clock)
-        if found is not None:
-            _CLIENTS[ctx] = found
+def client_of(request: Request) -> OidcClient | None:
+    """The app's client (discovery and keys cached, kept on the app with the context it was
+    made for), None when SSO is off."""
+    ctx: AppContext = request.app.state.ctx
+    kept = getattr(request.app.state, "oidc", None)
+    if kept is not None and kept[0] is ctx:
+        found: OidcClient | None = kept[1]
+        return found
+    found = OidcClient.from_settings(ctx.settings, ctx.clock)
+    request.app.state.oidc = (ctx, found)
     return found
 
 
@@ -59,7 +60,7 @@ def _refused(request: Request, message: str) -> Response:
 @router.get("/login/sso")
 async def start(request: Request) -> Response:
     ctx = request.app.state.ctx
-    client = client_of(ctx)
+    client = client_of(request)
     if client is None:
         return error_page(request, 404, "Not found", "Single sign-on is not set up here.")
     try:
@@ -84,7 +85,7 @@ async def start(request: Request) -> Response:
 @router.get(CALLBACK)
 async def callback(request: Request) -> Response:
     ctx = request.app.state.ctx
-    client = client_of(ctx)
+    client = client_of(request)
     if client is None:
         return error_page(request, 404, "Not found", "Single sign-on is not set up here.")
     query = request.query_params
@@ -135,7 +136,8 @@ async def callback(request: Request) -> Response:
         return _refused(
             request, f"{identity.email} may not sign in here: its domain is not given a team."
         )
-    request.scope["query_string"] = f"next={next_path}".encode()  # begin_session reads `next`
-    response = await begin_session(request, user, second_factor_done=False, via="single sign-on")
+    response = await begin_session(
+        request, user, second_factor_done=False, via="single sign-on", next_path=next_path
+    )
     response.delete_cookie(PENDING, path="/login/sso")
     return response

@@ -87,6 +87,36 @@ def iso(moment: datetime | None) -> str:
     return "" if moment is None else moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
+_BROWSERS: Final = (
+    ("Edg/", "Edge"),
+    ("OPR/", "Opera"),
+    ("Firefox/", "Firefox"),
+    ("HeadlessChrome/", "Headless Chrome"),
+    ("Chrome/", "Chrome"),
+    ("Safari/", "Safari"),
+    ("curl/", "curl"),
+)
+_SYSTEMS: Final = (
+    ("Android", "Android"),
+    ("iPhone", "iOS"),
+    ("iPad", "iPadOS"),
+    ("Windows", "Windows"),
+    ("Mac OS X", "macOS"),
+    ("CrOS", "ChromeOS"),
+    ("Linux", "Linux"),
+)
+
+
+def browser_name(user_agent: str) -> str:
+    """The browser of a session as a person names it ("Firefox on Linux"): the first match
+    of each table, in order (Chrome's User-Agent also says Safari)."""
+    browser = next((name for mark, name in _BROWSERS if mark in user_agent), None)
+    system = next((name for mark, name in _SYSTEMS if mark in user_agent), None)
+    if browser and system:
+        return f"{browser} on {system}"
+    return browser or system or (user_agent[:60] or "Unknown browser")
+
+
 @cache
 def environment() -> Environment:
     env = Environment(
@@ -98,6 +128,7 @@ def environment() -> Environment:
     env.globals["asset"] = asset_url
     env.filters["exact"] = exact
     env.filters["iso"] = iso
+    env.filters["browser"] = browser_name
     return env
 
 

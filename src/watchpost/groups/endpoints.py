@@ -105,10 +105,14 @@ def group_router(
         openapi_extra=request_body(shapes.create),
     )
     async def create_group(body: JsonObject, caller: Caller, ctx: Context, db: WriteDb) -> Response:
-        values = shapes.parse_create(body, team_name=caller.team_name)
         async with db.begin():
-            group = await service.create_group(
-                kind, db, team_id=caller.team_id, values=values, now=ctx.clock.now()
+            group = await service.create_from_body(
+                kind,
+                db,
+                team_id=caller.team_id,
+                team_name=caller.team_name,
+                body=body,
+                now=ctx.clock.now(),
             )
         return single(view(group, caller), status=201)
 
@@ -152,8 +156,9 @@ def group_router(
     ) -> Response:
         async with db.begin():
             group = await find(db, caller, group_id)
-            changes = shapes.parse_update(body, team_name=caller.team_name)
-            await service.update_group(kind, db, group=group, changes=changes, now=ctx.clock.now())
+            await service.update_from_body(
+                kind, db, group=group, team_name=caller.team_name, body=body, now=ctx.clock.now()
+            )
         return single(view(group, caller))
 
     @router.delete(

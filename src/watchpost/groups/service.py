@@ -17,6 +17,7 @@ from watchpost.db.deletions import delete_named
 from watchpost.db.queries import one_or_404
 from watchpost.errors import InvalidRequest
 from watchpost.groups.group_kinds import Group, GroupKind
+from watchpost.groups.schemas import schemas_of
 
 
 def groups_of(kind: GroupKind, team_id: int) -> Select[tuple[Group]]:
@@ -46,6 +47,34 @@ async def create_group(
     session.add(group)
     await _flush(kind, session, group)
     return group
+
+
+async def create_from_body(
+    kind: GroupKind,
+    session: AsyncSession,
+    *,
+    team_id: int,
+    team_name: str,
+    body: dict[str, Any],
+    now: datetime,
+) -> Group:
+    """A group from a request body, every rule checked: the API's and the console's one path."""
+    values = schemas_of(kind).parse_create(body, team_name=team_name)
+    return await create_group(kind, session, team_id=team_id, values=values, now=now)
+
+
+async def update_from_body(
+    kind: GroupKind,
+    session: AsyncSession,
+    *,
+    group: Group,
+    team_name: str,
+    body: dict[str, Any],
+    now: datetime,
+) -> Group:
+    """A PATCH body checked, then stored (API and console)."""
+    changes = schemas_of(kind).parse_update(body, team_name=team_name)
+    return await update_group(kind, session, group=group, changes=changes, now=now)
 
 
 async def update_group(

@@ -22,8 +22,6 @@ from watchpost.heartbeats.schemas import (
     HeartbeatAttributes,
     HeartbeatCreate,
     HeartbeatUpdate,
-    parse_heartbeat_create,
-    parse_heartbeat_update,
 )
 from watchpost.http.body import JsonObject
 from watchpost.http.crud import Finder, Routes
@@ -80,12 +78,8 @@ async def create_heartbeat(
     request: Request, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
 ) -> Response:
     async with db.begin():
-        group_problems = await service.group_problems(
-            db, team_id=caller.team_id, team_name=caller.team_name, data=body
-        )
-        data = parse_heartbeat_create(body, group_problems=group_problems)
-        heartbeat = await service.create_heartbeat(
-            db, team_id=caller.team_id, data=data, now=ctx.clock.now()
+        heartbeat = await service.create_from_body(
+            db, team_id=caller.team_id, team_name=caller.team_name, body=body, now=ctx.clock.now()
         )
     return single(_heartbeat(heartbeat, caller, public_base(request, ctx)), status=201)
 
@@ -141,18 +135,8 @@ async def update_heartbeat(
 ) -> Response:
     async with db.begin():
         heartbeat = await _find(db, caller, heartbeat_id)
-        group_problems = await service.group_problems(
-            db, team_id=caller.team_id, team_name=caller.team_name, data=body
-        )
-        data = parse_heartbeat_update(
-            body, service.heartbeat_values(heartbeat), group_problems=group_problems
-        )
-        await service.update_heartbeat(
-            db,
-            heartbeat=heartbeat,
-            data=data,
-            sent=list(data.model_fields_set),
-            now=ctx.clock.now(),
+        await service.update_from_body(
+            db, heartbeat=heartbeat, team_name=caller.team_name, body=body, now=ctx.clock.now()
         )
     return single(_heartbeat(heartbeat, caller, public_base(request, ctx)))
 

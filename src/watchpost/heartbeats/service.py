@@ -23,6 +23,8 @@ from watchpost.heartbeats.schemas import (
     HeartbeatCreate,
     HeartbeatUpdate,
     default_grace,
+    parse_heartbeat_create,
+    parse_heartbeat_update,
 )
 from watchpost.incidents import service as incidents
 from watchpost.notification_fields import policy_ref_id
@@ -164,6 +166,34 @@ async def update_heartbeat(
     heartbeat.updated_at = now
     await _flush(session, group_id=data.heartbeat_group_id)
     return heartbeat
+
+
+async def create_from_body(
+    session: AsyncSession, *, team_id: int, team_name: str, body: dict[str, Any], now: datetime
+) -> Heartbeat:
+    """A heartbeat from a request body, every rule checked (an InvalidRequest naming every
+    problem): the one path the API and the console both create heartbeats by."""
+    problems = await group_problems(session, team_id=team_id, team_name=team_name, data=body)
+    data = parse_heartbeat_create(body, group_problems=problems)
+    return await create_heartbeat(session, team_id=team_id, data=data, now=now)
+
+
+async def update_from_body(
+    session: AsyncSession,
+    *,
+    heartbeat: Heartbeat,
+    team_name: str,
+    body: dict[str, Any],
+    now: datetime,
+) -> Heartbeat:
+    """A PATCH body checked against the heartbeat as it will be, then stored (API and console)."""
+    problems = await group_problems(
+        session, team_id=heartbeat.team_id, team_name=team_name, data=body
+    )
+    data = parse_heartbeat_update(body, heartbeat_values(heartbeat), group_problems=problems)
+    return await update_heartbeat(
+        session, heartbeat=heartbeat, data=data, sent=list(data.model_fields_set), now=now
+    )
 
 
 async def delete_heartbeat(session: AsyncSession, *, heartbeat: Heartbeat, now: datetime) -> None:

@@ -24,6 +24,8 @@ from watchpost.teams.service import Principal, authenticate
 
 _SESSIONS = "watchpost.sessions"
 _MANAGED = "watchpost.sessions.managed"
+PRINCIPAL = "watchpost.principal"
+"""Where the request's scope keeps the calling token's Principal (for http/audited.py)."""
 
 
 async def app_context(request: Request) -> AppContext:
@@ -158,6 +160,7 @@ async def current_principal(
     if principal is None:
         raise Unauthorized()
     check_token(request, principal.token_id)
+    request.scope[PRINCIPAL] = principal
     return principal
 
 

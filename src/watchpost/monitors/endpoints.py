@@ -26,8 +26,6 @@ from watchpost.monitors.schemas import (
     MonitorAttributes,
     MonitorCreate,
     MonitorUpdate,
-    parse_monitor_create,
-    parse_monitor_update,
 )
 from watchpost.monitors.types import EXPIRATION_DAYS, REGIONS, rules_markdown
 from watchpost.validation import FilterText
@@ -87,12 +85,13 @@ _find = Finder(service.get_monitor, lists.MONITOR, "monitor_id")
 )
 async def create_monitor(body: JsonObject, caller: Caller, ctx: Context, db: WriteDb) -> Response:
     async with db.begin():
-        extra = await service.group_problems(
-            db, team_id=caller.team_id, team_name=caller.team_name, body=body
-        )
-        data, values = parse_monitor_create(body, extra)
-        monitor = await service.create_monitor(
-            db, team_id=caller.team_id, data=data, values=values, box=ctx.box, now=ctx.clock.now()
+        monitor = await service.create_from_body(
+            db,
+            team_id=caller.team_id,
+            team_name=caller.team_name,
+            body=body,
+            box=ctx.box,
+            now=ctx.clock.now(),
         )
     return single(lists.monitor_resource(monitor, caller.team_name), status=201)
 
@@ -147,12 +146,13 @@ async def update_monitor(
 ) -> Response:
     async with db.begin():
         monitor = await _find(db, caller, monitor_id)
-        extra = await service.group_problems(
-            db, team_id=caller.team_id, team_name=caller.team_name, body=body
-        )
-        data, values = parse_monitor_update(body, service.monitor_values(monitor), extra)
-        await service.update_monitor(
-            db, monitor=monitor, data=data, values=values, box=ctx.box, now=ctx.clock.now()
+        await service.update_from_body(
+            db,
+            monitor=monitor,
+            team_name=caller.team_name,
+            body=body,
+            box=ctx.box,
+            now=ctx.clock.now(),
         )
     return single(lists.monitor_resource(monitor, caller.team_name))
 

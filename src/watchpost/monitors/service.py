@@ -16,7 +16,13 @@ from watchpost.delivery import outbox
 from watchpost.incidents import service as incidents
 from watchpost.monitors.lists import MONITOR, monitor_resource, port_text
 from watchpost.monitors.models import Monitor, MonitorGroup
-from watchpost.monitors.schemas import VALUE_FIELDS, MonitorCreate, MonitorUpdate
+from watchpost.monitors.schemas import (
+    VALUE_FIELDS,
+    MonitorCreate,
+    MonitorUpdate,
+    parse_monitor_create,
+    parse_monitor_update,
+)
 from watchpost.monitors.status_machine import apply, resume, state_of
 from watchpost.monitors.types import TYPE_FIELDS, port_numbers
 from watchpost.notification_fields import policy_ref_id
@@ -203,6 +209,41 @@ async def update_monitor(
     if pausing:
         await announce(session, monitor, "paused" if monitor.paused else "unpaused", now)
     return monitor
+
+
+async def create_from_body(
+    session: AsyncSession,
+    *,
+    team_id: int,
+    team_name: str,
+    body: dict[str, Any],
+    box: SecretBox,
+    now: datetime,
+) -> Monitor:
+    """A monitor from a request body, every rule checked (an InvalidRequest naming every
+    problem): the one path the API and the console both create monitors by."""
+    extra = await group_problems(session, team_id=team_id, team_name=team_name, body=body)
+    data, values = parse_monitor_create(body, extra)
+    return await create_monitor(
+        session, team_id=team_id, data=data, values=values, box=box, now=now
+    )
+
+
+async def update_from_body(
+    session: AsyncSession,
+    *,
+    monitor: Monitor,
+    team_name: str,
+    body: dict[str, Any],
+    box: SecretBox,
+    now: datetime,
+) -> Monitor:
+    """A PATCH body checked against the monitor as it will be, then stored (API and console)."""
+    extra = await group_problems(session, team_id=monitor.team_id, team_name=team_name, body=body)
+    data, values = parse_monitor_update(body, monitor_values(monitor), extra)
+    return await update_monitor(
+        session, monitor=monitor, data=data, values=values, box=box, now=now
+    )
 
 
 async def delete_monitor(session: AsyncSession, *, monitor: Monitor, now: datetime) -> None:

@@ -9,7 +9,7 @@ from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from watchpost.crypto import hash_token, random_token
-from watchpost.teams.models import ApiToken, Team
+from watchpost.teams.models import ApiToken, Membership, Team, User
 
 TOKEN_PREFIX = "wp_"  # noqa: S105  (a public prefix, not a secret)
 SHOWN_PREFIX_LENGTH = 12
@@ -26,6 +26,7 @@ class Principal:
     team_id: int
     team_name: str
     token_id: int
+    prefix: str = ""  # the token's shown prefix: how the audit log names it
 
 
 async def get_or_create_team(session: AsyncSession, *, name: str, now: datetime) -> Team:
@@ -37,19 +38,71 @@ async def get_or_create_team(session: AsyncSession, *, name: str, now: datetime)
     return team
 
 
-async def create_token(session: AsyncSession, *, team_name: str, now: datetime) -> str:
+async def create_token(
+    session: AsyncSession,
+    *,
+    team_name: str,
+    now: datetime,
+    name: str | None = None,
+    created_by_id: int | None = None,
+) -> str:
     """Mint a token for the team (created if needed); the plain token is returned only here."""
     team = await get_or_create_team(session, name=team_name, now=now)
-    token = random_token(TOKEN_PREFIX)
-    session.add(
-        ApiToken(
-            team_id=team.id,
-            prefix=token[:SHOWN_PREFIX_LENGTH],
-            token_hash=hash_token(token),
-            created_at=now,
-        )
+    _, token = await create_team_token(
+        session, team_id=team.id, now=now, name=name, created_by_id=created_by_id
     )
+    return token
+
+
+async def create_team_token(
+    session: AsyncSession,
+    *,
+    team_id: int,
+    now: datetime,
+    name: str | None = None,
+    created_by_id: int | None = None,
+) -> tuple[ApiToken, str]:
+    """A new token of the team (named, and by whom, when a person makes it in the console):
+    its row and the plain token, which exists only here."""
+    token = random_token(TOKEN_PREFIX)
+    row = ApiToken(
+        team_id=team_id,
+        prefix=token[:SHOWN_PREFIX_LENGTH],
+        token_hash=hash_token(token),
+        created_at=now,
+        name=(name or "").strip()[:255] or None,
+        created_by_id=created_by_id,
+    )
+    session.add(row)
     await session.flush()
+    return row, token
+
+
+async def team_tokens(session: AsyncSession, *, team_id: int) -> list[tuple[ApiToken, str | None]]:
+    """The team's tokens, newest first, each with the name of the person who made it (None:
+    made by the CLI, or that person is gone)."""
+    rows = await session.execute(
+        select(ApiToken, User.name)
+        .outerjoin(User, User.id == ApiToken.created_by_id)
+        .where(ApiToken.team_id == team_id)
+        .order_by(ApiToken.id.desc())
+    )
+    return [(token, by) for token, by in rows.tuples()]
+
+
+async def revoke_team_token(
+    session: AsyncSession, *, team_id: int, token_id: int, now: datetime
+) -> ApiToken:
+    """Revokes the team's token token_id (already revoked: unchanged); another team's token
+    is no token (TokenError)."""
+    token = await session.scalar(
+        select(ApiToken).where(ApiToken.id == token_id, ApiToken.team_id == team_id)
+    )
+    if token is None:
+        raise TokenError("no such token")
+    if token.revoked_at is None:
+        token.revoked_at = now
+        await session.flush()
     return token
 
 
@@ -86,7 +139,7 @@ _tokens, _teams = ApiToken.__table__.c, Team.__table__.c
 # Built once, on the tables rather than the ORM classes: constructing and ORM-compiling the
 # statement on every request cost more (≈ 400 µs of CPU) than running it.
 _AUTHENTICATE = (
-    select(_tokens.id, _tokens.team_id, _teams.name)
+    select(_tokens.id, _tokens.team_id, _tokens.prefix, _teams.name)
     .join_from(ApiToken.__table__, Team.__table__, _teams.id == _tokens.team_id)
     .where(_tokens.token_hash == bindparam("token_hash"), _tokens.revoked_at.is_(None))
 )
@@ -97,4 +150,24 @@ async def authenticate(db: AsyncSession | AsyncConnection, token: str) -> Princi
     row = (await db.execute(_AUTHENTICATE, {"token_hash": hash_token(token)})).first()
     if row is None:
         return None
-    return Principal(team_id=row.team_id, team_name=row.name, token_id=row.id)
+    return Principal(team_id=row.team_id, team_name=row.name, token_id=row.id, prefix=row.prefix)
+
+
+@dataclass(frozen=True)
+class Member:
+    """A person in a team, as the team's admins see them."""
+
+    user: User
+    role: str
+    since: datetime
+
+
+async def team_members(session: AsyncSession, *, team_id: int) -> list[Member]:
+    """The team's people by name (a team has tens of people, not thousands: one page)."""
+    rows = await session.execute(
+        select(User, Membership.role, Membership.created_at)
+        .join(Membership, Membership.user_id == User.id)
+        .where(Membership.team_id == team_id)
+        .order_by(User.name, User.id)
+    )
+    return [Member(user, role, since) for user, role, since in rows.tuples()]

@@ -66,6 +66,22 @@ document.addEventListener("click", (event) => {
   source.addEventListener("change", refresh);
 })();
 
+// Forms to create and edit (editing.py): a chooser (monitor type, target kind) reloads the
+// form for the choice as soon as it changes; without JavaScript its button does the same.
+document.addEventListener("change", (event) => {
+  const select = event.target;
+  const form = select.closest && select.closest("form[data-autosubmit]");
+  if (form && select.matches("select")) form.submit();
+});
+
+// ---- Team pages (/team, /team/tokens): a form whose confirmation the browser asked for
+// says so (confirm=yes), so the server does not ask a second time.
+document.addEventListener("submit", (event) => {
+  if (event.defaultPrevented) return;
+  const field = event.target.querySelector("input[data-set-when-confirmed]");
+  if (field) field.value = "yes";
+});
+
 // ---- Detail pages and bulk actions (details.py, bulk.py) ----
 // A confirmed data-confirm button posts confirm=yes: the server then does not ask again.
 document.addEventListener("submit", (event) => {

@@ -1,0 +1,55 @@
+"""From a request body to a stored collector target: the one path the API and the console
+both take, so the kind's table (target_kinds.py) is checked the same way for both."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Row
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from watchpost.collectors import service
+from watchpost.collectors.models import CollectorTarget
+from watchpost.collectors.schemas import parse_target_create, parse_target_update
+from watchpost.crypto import SecretBox
+from watchpost.db.queries import team_object
+
+
+async def create_target_from_body(
+    session: AsyncSession,
+    *,
+    team_id: int,
+    collector_id: int,
+    body: dict[str, Any],
+    box: SecretBox,
+    now: datetime,
+) -> Row[Any]:
+    """The collector must be the team's (else 404); then every rule at once (InvalidRequest)."""
+    await service.check_collector(session, team_id=team_id, collector_id=collector_id)
+    data = parse_target_create(body)
+    return await service.create_target(
+        session, team_id=team_id, collector_id=collector_id, data=data, box=box, now=now
+    )
+
+
+async def update_target_from_body(
+    session: AsyncSession,
+    *,
+    target: CollectorTarget,
+    body: dict[str, Any],
+    box: SecretBox,
+    now: datetime,
+) -> CollectorTarget:
+    """A PATCH body checked against the target as it will be, then stored."""
+    data = parse_target_update(body, service.target_values(target))
+    return await service.update_target(
+        session, target=target, data=data, sent=list(data.model_fields_set), box=box, now=now
+    )
+
+
+async def find_target(session: AsyncSession, *, team_id: int, target_id: int) -> CollectorTarget:
+    """The team's target of that id, whichever its collector (404 otherwise)."""
+    return await team_object(
+        session, CollectorTarget, service.TARGET, team_id=team_id, object_id=target_id
+    )

@@ -1,0 +1,137 @@
+"""What every create and edit form of the console shares: the page (edit_form.html), the
+team's groups and policies offered in selects, and `save`, which stores a body through the
+domain with an audit entry, or shows the form again with the domain's problems."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from fastapi import Request
+from fastapi.responses import RedirectResponse, Response
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from watchpost.audit.service import record
+from watchpost.console.account import actor
+from watchpost.console.auth import Viewer, write_db
+from watchpost.console.forms import Field, Raw, field_errors
+from watchpost.console.web import render
+from watchpost.errors import InvalidRequest
+from watchpost.heartbeats.models import HeartbeatGroup
+from watchpost.monitors.models import MonitorGroup
+from watchpost.policies.models import Policy
+
+MAX_CHOICES: Final = 1000
+"""At most this many of the team's groups or policies are offered in a select."""
+
+
+@dataclass
+class Chooser:
+    """A GET form at the top choosing what the form below is for (a monitor's type …)."""
+
+    action: str
+    selects: list[dict[str, Any]]
+    button: str
+
+
+@dataclass
+class FormPage:
+    """What edit_form.html shows."""
+
+    title: str
+    action: str
+    back: str
+    submit: str
+    fields: list[Field]
+    values: Mapping[str, Raw]
+    hidden: dict[str, str] = field(default_factory=dict)
+    secrets: dict[str, bool] = field(default_factory=dict)
+    chooser: Chooser | None = None
+    empty: str | None = None
+
+
+def show(
+    request: Request, who: Viewer, page: FormPage, *, errors: dict[str, str] | None = None
+) -> Response:
+    sections: dict[str, list[Field]] = {}
+    for item in page.fields:
+        sections.setdefault(item.section or "Details", []).append(item)
+    return render(
+        request,
+        "edit_form.html",
+        status=422 if errors else 200,
+        viewer=who,
+        section="edit",
+        title=page.title,
+        action=page.action,
+        back=page.back,
+        submit=page.submit,
+        sections=list(sections.items()),
+        values=page.values,
+        hidden=page.hidden,
+        secrets=page.secrets,
+        chooser=page.chooser,
+        empty=page.empty,
+        errors=errors or {},
+    )
+
+
+async def choices(db: AsyncSession, model: Any, team_id: int) -> list[tuple[str, str]]:
+    """The team's rows of model (groups, policies) as (id, name) for a select."""
+    rows = await db.execute(
+        select(model.id, model.name)
+        .where(model.team_id == team_id)
+        .order_by(model.name, model.id)
+        .limit(MAX_CHOICES)
+    )
+    return [(str(row_id), name) for row_id, name in rows]
+
+
+async def references(db: AsyncSession, team_id: int) -> dict[str, Sequence[tuple[str, str]]]:
+    policies = await choices(db, Policy, team_id)
+    return {
+        "monitor_group_id": await choices(db, MonitorGroup, team_id),
+        "heartbeat_group_id": await choices(db, HeartbeatGroup, team_id),
+        "policy_id": policies,
+        "expiration_policy_id": policies,
+    }
+
+
+Save = Callable[[AsyncSession], Awaitable[tuple[str, int, str]]]
+"""Stores the body in the write session: (audit action, object id, object's name)."""
+
+
+async def save(
+    request: Request,
+    who: Viewer,
+    *,
+    subject_type: str,
+    store: Save,
+    redirect: Callable[[int], str],
+    again: Callable[[AsyncSession], Awaitable[FormPage]],
+) -> Response:
+    """Runs store with an audit entry in one transaction: a 303 to the object, or the form
+    again (422) with the domain's problems beside their fields."""
+    now = request.app.state.ctx.clock.now()
+    db = await write_db(request)
+    try:
+        async with db.begin():
+            action, object_id_, name = await store(db)
+            await record(
+                db,
+                team_id=who.team_id,
+                actor=actor(request, who),
+                action=action,
+                now=now,
+                subject_type=subject_type,
+                subject_id=object_id_,
+                subject=name,
+            )
+    except InvalidRequest as exc:
+        async with db.begin():
+            page = await again(db)
+        errors = field_errors(exc.problems, [f.name for f in page.fields])
+        return show(request, who, page, errors=errors)
+    return RedirectResponse(redirect(object_id_), status_code=303)

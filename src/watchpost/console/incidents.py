@@ -1,0 +1,203 @@
+"""`/incidents`: the team's incidents (filters in the URL, newest first, in pages) and each
+incident's page: what it is about, what the check saw, its timeline, and Acknowledge,
+Resolve, Reopen and a comment for responders and up.
+
+Acting goes through the functions the API's endpoints call (transitions.apply,
+comments.reopen, comments.add_comment), with the signed-in person's e-mail where the API
+takes `acknowledged_by` / `resolved_by` / `reopened_by` and as the comment's author; each
+action is also an audit entry (`incident.acknowledged` …).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Final
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import RedirectResponse, Response
+
+from watchpost.audit.service import Actor, record
+from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.errors import ConsoleRoute
+from watchpost.console.incident_list import (
+    PAGE_SIZES,
+    PERIOD_LABELS,
+    STATE_CLASSES,
+    STATE_WORDS,
+    STATUSES,
+    about,
+    list_page,
+    read_query,
+    subject_names,
+)
+from watchpost.console.incident_timeline import check_facts, timeline
+from watchpost.console.web import relative, render
+from watchpost.errors import InvalidRequest
+from watchpost.http.deps import request_sessions
+from watchpost.incidents import comments, service
+from watchpost.incidents.models import Incident
+from watchpost.incidents.rendering import INCIDENT
+from watchpost.incidents.schemas import CommentCreate
+from watchpost.incidents.transitions import Change, apply
+from watchpost.people.roles import Action
+from watchpost.problems import parse
+from watchpost.validation import object_id
+
+router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
+Signed = Annotated[Viewer, Depends(viewer)]
+LIVE: Final = "/console/events"
+
+
+def _actor(request: Request, who: Viewer) -> Actor:
+    return Actor(
+        "person", who.user.email, who.user.id, request.client.host if request.client else None
+    )
+
+
+@router.get("/incidents")
+async def incidents(request: Request, who: Signed) -> Response:
+    now = request.app.state.ctx.clock.now()
+    query = read_query(request.query_params, now)
+    db = await request_sessions(request).read()
+    page = await list_page(db, team_id=who.team_id, query=query)
+    return render(
+        request,
+        "incidents.html",
+        status=200 if not query.errors else 422,
+        viewer=who,
+        section="incidents",
+        live=LIVE,
+        query=query,
+        page=page,
+        statuses=STATUSES,
+        periods=PERIOD_LABELS,
+        page_sizes=PAGE_SIZES,
+        relative=relative,
+    )
+
+
+async def _incident_page(
+    request: Request,
+    who: Viewer,
+    incident_id: str,
+    *,
+    errors: dict[str, str] | None = None,
+    comment: str = "",
+) -> Response:
+    db = await request_sessions(request).read()
+    incident = await service.get_incident(
+        db, team_id=who.team_id, incident_id=object_id(incident_id, INCIDENT)
+    )
+    names = await subject_names(
+        db,
+        {incident.monitor_id} if incident.monitor_id is not None else set(),
+        {incident.heartbeat_id} if incident.heartbeat_id is not None else set(),
+    )
+    status = incident.status
+    return render(
+        request,
+        "incident.html",
+        status=422 if errors else 200,
+        viewer=who,
+        section="incidents",
+        live=LIVE,
+        incident=incident,
+        state_word=STATE_WORDS[status],
+        state_class=STATE_CLASSES[status],
+        about=about(
+            incident.monitor_id, incident.heartbeat_id, incident.collector_target_id, names
+        ),
+        facts=check_facts(incident),
+        timeline=await timeline(db, incident),
+        relative=relative,
+        errors=errors or {},
+        comment=comment,
+    )
+
+
+@router.get("/incidents/{incident_id}")
+async def incident_page(request: Request, who: Signed, incident_id: str) -> Response:
+    return await _incident_page(request, who, incident_id)
+
+
+async def _act(request: Request, who: Viewer, incident_id: str, change: Change) -> Response:
+    """Acknowledge, resolve or reopen as the signed-in person, then back to the page."""
+    await checked_form(request, who)
+    who.require(Action.RESPOND)
+    ctx = request.app.state.ctx
+    now = ctx.clock.now()
+    iid = object_id(incident_id, INCIDENT)
+    db = await write_db(request)
+    async with db.begin():
+        incident: Incident = await service.get_incident(db, team_id=who.team_id, incident_id=iid)
+        if change is Change.REOPENED:
+            await comments.reopen(db, incident, by=who.user.email, now=now)
+        else:
+            await apply(db, incident, change, at=now, by=who.user.email)
+        await record(
+            db,
+            team_id=who.team_id,
+            actor=_actor(request, who),
+            action=f"incident.{change.value}",
+            now=now,
+            subject_type=INCIDENT,
+            subject_id=incident.id,
+            subject=incident.name,
+        )
+    return RedirectResponse(f"/incidents/{iid}", status_code=303)
+
+
+@router.post("/incidents/{incident_id}/acknowledge")
+async def acknowledge(request: Request, who: Signed, incident_id: str) -> Response:
+    return await _act(request, who, incident_id, Change.ACKNOWLEDGED)
+
+
+@router.post("/incidents/{incident_id}/resolve")
+async def resolve(request: Request, who: Signed, incident_id: str) -> Response:
+    return await _act(request, who, incident_id, Change.RESOLVED)
+
+
+@router.post("/incidents/{incident_id}/reopen")
+async def reopen(request: Request, who: Signed, incident_id: str) -> Response:
+    return await _act(request, who, incident_id, Change.REOPENED)
+
+
+@router.post("/incidents/{incident_id}/comments")
+async def comment(request: Request, who: Signed, incident_id: str) -> Response:
+    """A comment by the signed-in person; the API's rules for its content (CommentCreate)."""
+    form = await checked_form(request, who)
+    who.require(Action.RESPOND)
+    content = str(form.get("content", ""))
+    try:
+        data = parse(CommentCreate, {"content": content})
+    except InvalidRequest as exc:
+        message = "; ".join(text for _, text in exc.problems)
+        return await _incident_page(
+            request, who, incident_id, errors={"content": message}, comment=content
+        )
+    ctx = request.app.state.ctx
+    now = ctx.clock.now()
+    iid = object_id(incident_id, INCIDENT)
+    db = await write_db(request)
+    async with db.begin():
+        incident = await service.get_incident(db, team_id=who.team_id, incident_id=iid)
+        added = await comments.add_comment(
+            db,
+            incident,
+            content=data.content,
+            by=who.user.email,
+            now=now,
+            user_id=who.user.id,
+            user_email=who.user.email,
+        )
+        await record(
+            db,
+            team_id=who.team_id,
+            actor=_actor(request, who),
+            action="incident.commented",
+            now=now,
+            subject_type=INCIDENT,
+            subject_id=incident.id,
+            subject=incident.name,
+            details={"comment_id": added.id},
+        )
+    return RedirectResponse(f"/incidents/{iid}#timeline", status_code=303)

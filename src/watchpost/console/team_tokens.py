@@ -1,0 +1,97 @@
+"""/team/tokens: the team's API tokens, for admins: listed by their shown prefix, created
+with a name (the token itself is on the answer page once, never again: only its hash is
+kept) and revoked (the API refuses it from the next request on)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import RedirectResponse, Response
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from watchpost.audit.service import record_token
+from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.errors import ConsoleRoute
+from watchpost.console.team import actor, confirm_page, confirmed
+from watchpost.console.web import render
+from watchpost.errors import NotFound
+from watchpost.http.deps import request_sessions
+from watchpost.people.roles import Action
+from watchpost.teams import service
+from watchpost.teams.models import ApiToken
+from watchpost.validation import object_id
+
+router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
+Signed = Annotated[Viewer, Depends(viewer)]
+NAME_LENGTH = 255
+
+
+async def _page(
+    request: Request, who: Viewer, db: AsyncSession, *, status: int = 200, **extra: object
+) -> Response:
+    tokens = await service.team_tokens(db, team_id=who.team_id)
+    return render(
+        request,
+        "team_tokens.html",
+        status=status,
+        viewer=who,
+        section="team",
+        tab="tokens",
+        tokens=tokens,
+        **extra,
+    )
+
+
+@router.get("/team/tokens")
+async def tokens_page(request: Request, who: Signed) -> Response:
+    who.require(Action.MANAGE_PEOPLE)
+    return await _page(request, who, await request_sessions(request).read(), typed="")
+
+
+@router.post("/team/tokens")
+async def create(request: Request, who: Signed) -> Response:
+    form = await checked_form(request, who)
+    who.require(Action.MANAGE_PEOPLE)
+    name = " ".join(str(form.get("name", "")).split())
+    now = request.app.state.ctx.clock.now()
+    db = await write_db(request)
+    async with db.begin():
+        if not name or len(name) > NAME_LENGTH:
+            message = "Name the token (what uses it)" if not name else "Use a shorter name"
+            return await _page(
+                request, who, db, status=422, errors={"name": message}, typed=name[:NAME_LENGTH]
+            )
+        row, token = await service.create_team_token(
+            db, team_id=who.team_id, now=now, name=name, created_by_id=who.user.id
+        )
+        await record_token(db, row, action="token.created", actor=actor(request, who), now=now)
+        return await _page(request, who, db, created=token, created_name=name, typed="")
+
+
+@router.post("/team/tokens/{token_id}/revoke")
+async def revoke(request: Request, who: Signed, token_id: str) -> Response:
+    form = await checked_form(request, who)
+    who.require(Action.MANAGE_PEOPLE)
+    now = request.app.state.ctx.clock.now()
+    db = await write_db(request)
+    async with db.begin():
+        row = await db.get(ApiToken, object_id(token_id, "token"))
+        if row is None or row.team_id != who.team_id:
+            raise NotFound("token", token_id)
+        label = f"{row.prefix}…" + (f" ({row.name})" if row.name else "")
+        if row.revoked_at is not None:
+            return RedirectResponse("/team/tokens", status_code=303)
+        if not confirmed(form):
+            return confirm_page(
+                request,
+                who,
+                title="Revoke a token",
+                message=f"Revoke the token {label}? Whatever uses it is refused from now on.",
+                action=f"/team/tokens/{token_id}/revoke",
+                button="Revoke the token",
+                back="/team/tokens",
+            )
+        await service.revoke_team_token(db, team_id=who.team_id, token_id=row.id, now=now)
+        await record_token(db, row, action="token.revoked", actor=actor(request, who), now=now)
+    return RedirectResponse("/team/tokens", status_code=303)
