@@ -47,13 +47,18 @@ async def target_path(api: Api, collector_name: str | None = None) -> tuple[int,
 
 
 async def audit(app: FastAPI) -> list[tuple[str, int | None, str]]:
+    """What people did to monitors, heartbeats and targets (not the API's tokens, not
+    signing in), in order."""
     async with app.state.ctx.db.read_sessions() as session:
         rows = await session.execute(
-            select(AuditEvent.action, AuditEvent.subject_id, AuditEvent.actor).order_by(
-                AuditEvent.id
+            select(AuditEvent.action, AuditEvent.subject_id, AuditEvent.actor)
+            .where(
+                AuditEvent.actor_kind == "person",
+                AuditEvent.subject_type.in_(("monitor", "heartbeat", "collector_target")),
             )
+            .order_by(AuditEvent.id)
         )
-        return [(a, b, c) for a, b, c in rows if not a.startswith("session")]
+        return [(a, b, c) for a, b, c in rows]
 
 
 def text_of(html: str) -> str:
