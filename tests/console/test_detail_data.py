@@ -265,7 +265,10 @@ async def test_a_heartbeat_pinged_then_failing(app: FastAPI, api: Api, clock: Fr
     assert (await api.post(f"{heartbeat.url}/fail", content=b"disk full")).status_code == 200
     failing = await detail_now()
     assert failing.state == "down" and failing.since == clock.now()
-    assert [(p.at, p.kind) for p in failing.pings] == [(clock.now(), "fail")]
+    assert [(p.at, p.kind, p.body) for p in failing.pings] == [
+        (clock.now(), "fail", "disk full"),
+        (clock.now() - timedelta(hours=1), "success", None),
+    ]
     (incident,) = failing.incidents
     assert "disk full" in incident.cause
 

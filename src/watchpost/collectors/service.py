@@ -373,6 +373,15 @@ async def update_target(
     return target
 
 
+def check_target_now(target: CollectorTarget, now: datetime) -> bool:
+    """Make the target due at once, for the engine's next claim; False while disabled or
+    paused (never checked then)."""
+    if not target.enabled or (target.paused_until is not None and target.paused_until > now):
+        return False
+    target.due_now(now)
+    return True
+
+
 async def delete_target(session: AsyncSession, *, target: CollectorTarget, now: datetime) -> None:
     """Delete the target and its check history, in one transaction with what depends on it:
     its open incident is resolved (no check will ever recover it) and its collector's status

@@ -22,6 +22,7 @@ from watchpost.console.series import Point, response_series
 from watchpost.console.states import State, heartbeat_state, monitor_state, target_state
 from watchpost.heartbeats import service as heartbeats
 from watchpost.heartbeats.models import Heartbeat
+from watchpost.heartbeats.pings import ping_log
 from watchpost.history.reading import recent_results
 from watchpost.incidents.models import Incident
 from watchpost.monitors import service as monitors
@@ -52,12 +53,15 @@ class CheckRow:
 
 @dataclass(frozen=True)
 class PingRow:
-    """A ping as far as it is stored: `kind` is "success" or "fail"."""
+    """A logged ping: `kind` is "success" or "fail" (a /fail or a non-zero exit code)."""
 
     at: datetime
     kind: str
     exit_code: int | None
     body: str | None
+    body_truncated: bool = False
+    address: str | None = None
+    user_agent: str | None = None
 
 
 @dataclass(frozen=True)
@@ -91,7 +95,7 @@ class HeartbeatDetail:
     availability: dict[str, float | None]
     ping_url: str
     pings: list[PingRow]
-    """Newest first. Only the last ping is stored (`last_ping_at`): at most one row."""
+    """Newest first: the heartbeat's ping log (at most pings.PING_LOG_SIZE)."""
     incidents: list[Incident]
 
 
@@ -214,25 +218,29 @@ async def monitor_detail(
     )
 
 
-def last_pings(heartbeat: Heartbeat, incidents: Sequence[Incident]) -> list[PingRow]:
-    """The stored ping: a success moves a heartbeat up and a failure down, so a down
-    heartbeat whose open incident started no later than its last ping got a failure then
-    (an overdue one went down after it)."""
-    if heartbeat.last_ping_at is None:
-        return []
-    open_ = next((i for i in incidents if i.resolved_at is None), None)
-    failed = (
-        heartbeat.status == "down"
-        and open_ is not None
-        and open_.started_at <= heartbeat.last_ping_at
-    )
-    return [PingRow(heartbeat.last_ping_at, "fail" if failed else "success", None, None)]
+async def last_pings(db: AsyncSession, heartbeat: Heartbeat) -> list[PingRow]:
+    """The heartbeat's ping log, newest first (one read along its primary key)."""
+    if heartbeat.ping_count == 0:
+        return []  # never pinged since the log began: no read
+    return [
+        PingRow(
+            row.at,
+            row.kind,
+            row.exit_code,
+            row.body,
+            row.body_truncated,
+            row.address,
+            row.user_agent,
+        )
+        for row in await ping_log(db, heartbeat_id=heartbeat.id)
+    ]
 
 
 async def heartbeat_detail(
     db: AsyncSession, *, team_id: int, heartbeat_id: int, public_base: str, now: datetime
 ) -> HeartbeatDetail:
-    """The heartbeat's page: 3 queries (the heartbeat, its incidents, availability);
+    """The heartbeat's page: 4 queries (the heartbeat, its incidents, availability, its
+    ping log: none for a heartbeat never pinged);
     `public_base` is what the API's `url` starts with (settings.public_base or the
     request's base URL)."""
     heartbeat = await heartbeats.get_heartbeat(db, team_id=team_id, heartbeat_id=heartbeat_id)
@@ -256,7 +264,7 @@ async def heartbeat_detail(
             now=now,
         ),
         ping_url=f"{public_base}{heartbeats.PING_PATH}{heartbeat.token}",
-        pings=last_pings(heartbeat, incidents),
+        pings=await last_pings(db, heartbeat),
         incidents=incidents,
     )
 

@@ -10,6 +10,8 @@ from fastapi.routing import APIRoute
 
 from watchpost.console import (
     account,
+    bulk,
+    details,
     editing,
     editing_more,
     incidents,
@@ -57,5 +59,7 @@ def console_routes() -> list[APIRoute]:
         team.router,
         team_tokens.router,
         team_audit.router,
+        details.router,  # after editing: /monitors/new is the form's
+        bulk.router,
     )
     return [route for r in routers for route in r.routes if isinstance(route, APIRoute)]

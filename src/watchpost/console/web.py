@@ -20,6 +20,7 @@ from fastapi import Request
 from fastapi.responses import HTMLResponse, Response
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
+from watchpost.console.notices import notice_of
 from watchpost.http.security import html_policy
 
 FOLDER: Final = Path(__file__).parent
@@ -135,6 +136,7 @@ def render(request: Request, template: str, *, status: int = 200, **context: Any
     """A page: the template rendered with context (plus `request` and `now`), never stored
     by a cache, under the console's policy."""
     now = request.app.state.ctx.clock.now()
+    context.setdefault("notice", notice_of(request.query_params))  # after a redirect
     body = (
         environment()
         .get_template(template)

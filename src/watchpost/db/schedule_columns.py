@@ -28,6 +28,15 @@ class ScheduleColumns:
         self.lease_owner = None
         self.lease_expires_at = None
 
+    def due_now(self, now: datetime) -> None:
+        """Checked at the engine's next claim (a person asked: "check now"). A check running
+        now keeps its lease and its result: the row is being checked already."""
+        if self.lease_owner is not None and (
+            self.lease_expires_at is None or self.lease_expires_at > now
+        ):
+            return
+        self.next_check_at = now
+
     def unschedule(self) -> None:
         """Never picked (paused, disabled); a running check's result is void."""
         self.next_check_at = None

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Boolean, ForeignKey, Integer, String
+from sqlalchemy import Boolean, ForeignKey, Integer, PrimaryKeyConstraint, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from watchpost.db.base import Base, IdMixin, IdType, TeamOwnedMixin, TimestampMixin, UTCDateTime
@@ -53,3 +53,33 @@ class Heartbeat(
     next_due_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None, index=True)
     server_timezone: Mapped[str | None] = mapped_column(String(64), default=None)
     """The zone whose wall-clock time the period follows (checking.deadline_after)."""
+    ping_count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    """Pings recorded so far: numbers the ping log's rows (HeartbeatPing.seq)."""
+
+
+class HeartbeatPing(Base):
+    """One recorded ping, in a ring of PING_LOG_SIZE rows per heartbeat.
+
+    Ping number `seq` lands in slot `seq % PING_LOG_SIZE`, replacing the ping that many
+    before it (an upsert): the log is bounded by its key, with no prune to run and no row
+    count to keep. The heartbeat's row, locked by the ping's UPDATE, orders concurrent
+    pings of one heartbeat. Newest first is `seq` descending.
+    """
+
+    __tablename__ = "heartbeat_pings"
+    __table_args__ = (PrimaryKeyConstraint("heartbeat_id", "slot"),)
+
+    heartbeat_id: Mapped[int] = mapped_column(
+        IdType, ForeignKey("heartbeats.id", ondelete="CASCADE")
+    )
+    slot: Mapped[int] = mapped_column(Integer)
+    seq: Mapped[int] = mapped_column(Integer)
+    at: Mapped[datetime] = mapped_column(UTCDateTime())
+    kind: Mapped[str] = mapped_column(String(16))
+    """success or fail (a /fail or a non-zero exit code)."""
+    exit_code: Mapped[int | None] = mapped_column(Integer, default=None)
+    body: Mapped[str | None] = mapped_column(Text, default=None)
+    """The first 10 KB of the request body as text; null when it was empty."""
+    body_truncated: Mapped[bool] = mapped_column(Boolean, default=False)
+    address: Mapped[str | None] = mapped_column(String(64), default=None)
+    user_agent: Mapped[str | None] = mapped_column(String(255), default=None)

@@ -15,6 +15,7 @@ from watchpost.heartbeats.pings import (
     OUTPUT_LIMIT,
     Failure,
     Ping,
+    Received,
     failure_output,
     record_ping,
 )
@@ -59,7 +60,8 @@ OUTPUT_BODY = {
         "required": False,
         "description": (
             f"The job's output, any content type. The first {OUTPUT_LIMIT} bytes are kept "
-            "(as UTF-8, invalid bytes replaced) in the cause of the incident a failure opens."
+            "(as UTF-8, invalid bytes replaced) in the heartbeat's ping log and in the cause "
+            "of the incident a failure opens."
         ),
         "content": {"*/*": {"schema": {"type": "string", "format": "binary"}}},
     }
@@ -86,23 +88,43 @@ async def _output(request: Request) -> tuple[str, bool]:
     return failure_output(bytes(kept))
 
 
-async def _ping(ctx: Context, db: WriteDb, token: str, failure: Failure | None) -> Response:
+async def _received(request: Request, exit_code: int | None = None) -> Received:
+    """What the ping log keeps of the request: its body's first bytes, who sent it. A
+    request announcing no body (most pings: a GET) is not read."""
+    headers = request.headers
+    sends_body = "content-length" in headers or "transfer-encoding" in headers
+    body, truncated = await _output(request) if sends_body else ("", False)
+    return Received(
+        body=body,
+        truncated=truncated,
+        exit_code=exit_code,
+        address=request.client.host if request.client is not None else None,
+        user_agent=request.headers.get("user-agent"),
+    )
+
+
+async def _ping(
+    ctx: Context, db: WriteDb, token: str, failure: Failure | None, received: Received
+) -> Response:
     if len(token) > TOKEN_MAX:
         raise ApiError(404, NO_SUCH_HEARTBEAT)
     async with db.begin():
-        outcome = await record_ping(db, token=token, now=ctx.clock.now(), failure=failure)
+        outcome = await record_ping(
+            db, token=token, now=ctx.clock.now(), failure=failure, received=received
+        )
     if outcome is Ping.UNKNOWN:
         raise ApiError(404, NO_SUCH_HEARTBEAT)
     return PlainTextResponse(ANSWER)
 
 
-async def ping(token: str, ctx: Context, db: WriteDb) -> Response:
-    return await _ping(ctx, db, token, None)
+async def ping(token: str, request: Request, ctx: Context, db: WriteDb) -> Response:
+    return await _ping(ctx, db, token, None, await _received(request))
 
 
 async def ping_failure(token: str, request: Request, ctx: Context, db: WriteDb) -> Response:
-    output, truncated = await _output(request)
-    return await _ping(ctx, db, token, Failure(output=output, truncated=truncated))
+    received = await _received(request)
+    failure = Failure(output=received.body, truncated=received.truncated)
+    return await _ping(ctx, db, token, failure, received)
 
 
 # Read by hand rather than by the path's int convertor: that one accepts any run of digits and
@@ -121,11 +143,11 @@ async def ping_exit_code(
     code = ascii_int(exit_code, low=0, high=EXIT_CODE_MAX)
     if code is None:
         raise HTTPException(404)  # answered like a route that does not exist
+    received = await _received(request, code)
     if code == 0:
-        return await _ping(ctx, db, token, None)
-    output, truncated = await _output(request)
-    failure = Failure(exit_code=code, output=output, truncated=truncated)
-    return await _ping(ctx, db, token, failure)
+        return await _ping(ctx, db, token, None, received)
+    failure = Failure(exit_code=code, output=received.body, truncated=received.truncated)
+    return await _ping(ctx, db, token, failure, received)
 
 
 def _register(
@@ -133,7 +155,7 @@ def _register(
 ) -> None:
     """One route per method, so each has its own OpenAPI operation id."""
     for method in METHODS:
-        body = method == "POST" and endpoint is not ping
+        body = method == "POST"
         router.add_api_route(
             path,
             endpoint,

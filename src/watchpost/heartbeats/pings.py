@@ -1,9 +1,12 @@
 """What a ping does to its heartbeat. No HTTP in here.
 
 The common case, a success ping of a heartbeat that is up, is one conditional UPDATE by
-token. Anything that may change the state (pending or down, a failure, paused, unknown
-token) takes the heartbeat's row lock and decides under it, so concurrent pings of one
-heartbeat open or resolve at most one incident.
+token, then the ping log's upsert (two statements). Anything that may change the state
+(pending or down, a failure, paused, unknown token) takes the heartbeat's row lock and
+decides under it, so concurrent pings of one heartbeat open or resolve at most one incident.
+
+Every recorded ping is logged (models.HeartbeatPing: a ring of PING_LOG_SIZE rows per
+heartbeat); a paused heartbeat's ignored ping is not.
 """
 
 from __future__ import annotations
@@ -12,21 +15,26 @@ import codecs
 import enum
 from dataclasses import dataclass
 from datetime import datetime
-from typing import cast
+from typing import Any, Final, cast
 
 from sqlalchemy import Table, bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.clock import isoformat_ms
 from watchpost.db.base import UTCDateTime
+from watchpost.db.upsert import Upsert
 from watchpost.heartbeats.checking import DOWN, UP, deadline_after, due_after
-from watchpost.heartbeats.models import Heartbeat
+from watchpost.heartbeats.models import Heartbeat, HeartbeatPing
 from watchpost.incidents.transitions import AUTOMATIC, Change, apply, open_incident_for, start
 from watchpost.maintenance_windows import in_maintenance
 
 OUTPUT_LIMIT = 10 * 1024
 """Bytes of a failure's request body kept as its output; the rest is dropped."""
 EXIT_CODE_MAX = 255
+PING_LOG_SIZE: Final = 100
+"""Pings the log keeps per heartbeat: the newest."""
+USER_AGENT_LIMIT: Final = 255
+ADDRESS_LIMIT: Final = 64
 
 
 class Ping(enum.Enum):
@@ -54,6 +62,19 @@ class Failure:
         return text
 
 
+@dataclass(frozen=True)
+class Received:
+    """What the ping log keeps of a request besides its time and outcome."""
+
+    body: str = ""
+    truncated: bool = False
+    """More than OUTPUT_LIMIT bytes were sent."""
+    exit_code: int | None = None
+    """The exit code in the URL (0 too); None without one."""
+    address: str | None = None
+    user_agent: str | None = None
+
+
 def failure_output(raw: bytes) -> tuple[str, bool]:
     """The first OUTPUT_LIMIT bytes of raw as text, and whether more was sent.
 
@@ -79,18 +100,72 @@ _SUCCESS_OF_UP = (
         # a period in a zone's wall-clock time is reckoned below, in Python
         _heartbeats.c.server_timezone.is_(None),
     )
-    .values(last_ping_at=_now, next_due_at=due_after(_now))
-    .returning(_heartbeats.c.id)
+    .values(
+        last_ping_at=_now,
+        next_due_at=due_after(_now),
+        ping_count=_heartbeats.c.ping_count + 1,
+    )
+    .returning(_heartbeats.c.id, _heartbeats.c.ping_count)
+)
+_LOG: Final = Upsert(
+    cast(Table, HeartbeatPing.__table__),
+    keys=("heartbeat_id", "slot"),
+    update=lambda new: {
+        name: getattr(new, name)
+        for name in (
+            "seq",
+            "at",
+            "kind",
+            "exit_code",
+            "body",
+            "body_truncated",
+            "address",
+            "user_agent",
+        )
+    },
 )
 
 
+def log_row(
+    heartbeat_id: int, seq: int, now: datetime, failure: Failure | None, received: Received
+) -> dict[str, Any]:
+    """The ping log's row for ping number seq (its slot in the heartbeat's ring)."""
+    return {
+        "heartbeat_id": heartbeat_id,
+        "slot": seq % PING_LOG_SIZE,
+        "seq": seq,
+        "at": now,
+        "kind": "success" if failure is None else "fail",
+        "exit_code": received.exit_code,
+        "body": received.body or None,
+        "body_truncated": received.truncated,
+        "address": (received.address or "")[:ADDRESS_LIMIT] or None,
+        "user_agent": (received.user_agent or "")[:USER_AGENT_LIMIT] or None,
+    }
+
+
+async def _log(session: AsyncSession, row: dict[str, Any]) -> None:
+    """On the session's connection: the ORM's handling of a statement that loads nothing
+    cost more than the statement (bench/api_inprocess.py's ping)."""
+    connection = await session.connection()
+    await connection.execute(_LOG.statement(connection.dialect.name), row)
+
+
 async def record_ping(
-    session: AsyncSession, *, token: str, now: datetime, failure: Failure | None = None
+    session: AsyncSession,
+    *,
+    token: str,
+    now: datetime,
+    failure: Failure | None = None,
+    received: Received | None = None,
 ) -> Ping:
-    """Apply a ping: success moves the heartbeat up, a failure down; both set the deadline."""
+    """Apply a ping: success moves the heartbeat up, a failure down; both set the deadline.
+    A recorded ping goes into the heartbeat's ping log with what `received` says of it."""
+    received = received or Received()
     if failure is None:
-        hit = await session.execute(_SUCCESS_OF_UP, {"ping_token": token, "ping_at": now})
-        if hit.first() is not None:
+        hit = (await session.execute(_SUCCESS_OF_UP, {"ping_token": token, "ping_at": now})).first()
+        if hit is not None:
+            await _log(session, log_row(hit[0], hit[1], now, None, received))
             return Ping.RECORDED
     heartbeat = await session.scalar(
         select(Heartbeat).where(Heartbeat.token == token).with_for_update()
@@ -99,6 +174,8 @@ async def record_ping(
         return Ping.UNKNOWN
     if heartbeat.paused:
         return Ping.IGNORED
+    heartbeat.ping_count += 1
+    await _log(session, log_row(heartbeat.id, heartbeat.ping_count, now, failure, received))
     heartbeat.last_ping_at = now
     heartbeat.next_due_at = deadline_after(heartbeat, now)
     was = heartbeat.status
@@ -138,3 +215,14 @@ async def _open(
             at=now,
             heartbeat_id=heartbeat.id,
         )
+
+
+async def ping_log(session: AsyncSession, *, heartbeat_id: int) -> list[HeartbeatPing]:
+    """The heartbeat's logged pings, newest first (at most PING_LOG_SIZE: its ring, read
+    along the primary key)."""
+    rows = await session.scalars(
+        select(HeartbeatPing)
+        .where(HeartbeatPing.heartbeat_id == heartbeat_id)
+        .order_by(HeartbeatPing.seq.desc())
+    )
+    return list(rows)

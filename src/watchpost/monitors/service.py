@@ -120,6 +120,15 @@ def set_paused(monitor: Monitor, paused: bool, now: datetime) -> None:
         monitor.schedule_now(now)
 
 
+def check_now(monitor: Monitor, now: datetime) -> bool:
+    """Make the monitor due at once, for the engine's next claim (no second scheduler);
+    False while paused (never checked then)."""
+    if monitor.paused:
+        return False
+    monitor.due_now(now)
+    return True
+
+
 async def announce(session: AsyncSession, monitor: Monitor, event: str, at: datetime) -> None:
     """Put the monitor's `event` (created, updated, paused, unpaused, deleted) in the delivery
     outbox, with the monitor as the API shows it now."""

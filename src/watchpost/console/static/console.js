@@ -81,3 +81,18 @@ document.addEventListener("submit", (event) => {
   const field = event.target.querySelector("input[data-set-when-confirmed]");
   if (field) field.value = "yes";
 });
+
+// ---- Detail pages and bulk actions (details.py, bulk.py) ----
+// A confirmed data-confirm button posts confirm=yes: the server then does not ask again.
+document.addEventListener("submit", (event) => {
+  if (event.defaultPrevented) return;
+  const form = event.target;
+  const submitter = event.submitter;
+  const asked = (submitter && submitter.dataset.confirm) || form.dataset.confirm;
+  if (!asked || form.querySelector("input[name='confirm']")) return;
+  const confirmed = document.createElement("input");
+  confirmed.type = "hidden";
+  confirmed.name = "confirm";
+  confirmed.value = "yes";
+  form.appendChild(confirmed);
+});

@@ -1,0 +1,149 @@
+"""`POST /bulk`: the overview's bulk actions: pause, resume or delete the selected monitors,
+heartbeats and collector targets at once.
+
+The form names each one as `item=monitor:12` (repeated). Without `confirm=yes` the answer
+is a page asking "Pause 12 monitors and heartbeats?" with a button that posts the same form
+again, confirmed. Every id must be the team's (else 404 and nothing changed), and all the
+changes are one transaction. Then back to the overview with its filters (every other
+field posted is the overview's query) and "Paused 12".
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Annotated, Final
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import RedirectResponse, Response
+from starlette.datastructures import FormData
+
+from watchpost.console import operations
+from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.details import NEEDS, actor, confirmation
+from watchpost.console.errors import ConsoleRoute, error_page
+from watchpost.console.notices import done_query
+from watchpost.console.operations import Kind, Operation
+from watchpost.errors import InvalidRequest, NotFound
+
+router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
+Signed = Annotated[Viewer, Depends(viewer)]
+
+ACTIONS: Final[dict[str, Operation]] = {"pause": "pause", "resume": "resume", "delete": "delete"}
+OWN_FIELDS: Final = frozenset({"csrf", "action", "item", "confirm", "all_matching"})
+"""The bulk form's own fields; every other field is the overview's filter, kept."""
+PLURALS: Final[dict[Kind, str]] = {
+    "monitor": "monitors",
+    "heartbeat": "heartbeats",
+    "target": "collector targets",
+}
+SINGULARS: Final[dict[Kind, str]] = {
+    "monitor": "monitor",
+    "heartbeat": "heartbeat",
+    "target": "collector target",
+}
+MAX_ID: Final = 2**63 - 1
+
+
+def parse_items(values: list[str]) -> dict[Kind, list[int]]:
+    """`kind:id` values by kind; anything else names nothing (a 404, nothing changed)."""
+    found: dict[Kind, list[int]] = defaultdict(list)
+    for value in values:
+        kind, _, raw = value.partition(":")
+        if kind not in operations.MODELS or not raw.isascii() or not raw.isdigit():
+            raise NotFound("item", value[:40])
+        number = int(raw[:20])
+        if not 0 < number <= MAX_ID:
+            raise NotFound("item", value[:40])
+        found[kind].append(number)
+    return {kind: sorted(set(ids)) for kind, ids in found.items()}
+
+
+def what(items: dict[Kind, list[int]]) -> str:
+    """ "12 monitors and heartbeats", "1 collector target"."""
+    count = sum(len(ids) for ids in items.values())
+    kinds = [kind for kind in operations.MODELS if items.get(kind)]
+    words = [(SINGULARS if count == 1 else PLURALS)[kind] for kind in kinds]
+    named = words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+    return f"{count} {named}"
+
+
+def overview_query(form: FormData) -> list[tuple[str, str]]:
+    return [
+        (name, str(value))
+        for name, value in form.multi_items()
+        if name not in OWN_FIELDS and name not in ("done", "n") and isinstance(value, str)
+    ]
+
+
+@router.post("/bulk")
+async def bulk(request: Request, who: Signed) -> Response:
+    form = await checked_form(request, who)
+    operation = ACTIONS.get(str(form.get("action", "")))
+    if operation is None:
+        return error_page(request, 400, "Not possible", "Choose pause, resume or delete.")
+    who.require(NEEDS[operation])
+    if form.get("all_matching"):
+        return error_page(
+            request,
+            400,
+            "Not possible",
+            "Selecting all that match a filter is not available yet: select the rows.",
+        )
+    items = parse_items([str(value) for value in form.getlist("item")])
+    if not items:
+        return error_page(request, 400, "Nothing selected", "Select at least one row.")
+    kept = overview_query(form)
+    back = "/" + (f"?{urlencode(kept)}" if kept else "")
+    ctx = request.app.state.ctx
+    now = ctx.clock.now()
+    db = await write_db(request)
+    try:
+        async with db.begin():  # rolled back whole if any change is refused
+            loaded = {
+                kind: await operations.load(db, team_id=who.team_id, kind=kind, ids=ids)
+                for kind, ids in items.items()
+            }
+            if form.get("confirm") != "yes":
+                verb = operation.capitalize()
+                fields = [("action", operation)] + [
+                    ("item", f"{kind}:{item_id}") for kind, ids in items.items() for item_id in ids
+                ]
+                return confirmation(
+                    request,
+                    who,
+                    question=f"{verb} {what(items)}?",
+                    detail=BULK_DETAILS[operation],
+                    action="/bulk",
+                    button=f"{verb} {what(items)}",
+                    fields=fields + kept,
+                    back=back,
+                )
+            done = 0
+            who_did = actor(request, who)
+            for kind, found in loaded.items():
+                for item in found:
+                    done += await operations.apply(
+                        db,
+                        team_id=who.team_id,
+                        kind=kind,
+                        item=item,
+                        operation=operation,
+                        actor=who_did,
+                        box=ctx.box,
+                        now=now,
+                    )
+    except InvalidRequest as exc:
+        return error_page(request, 422, "Not possible", f"Nothing was changed: {exc}")
+    code = {"pause": "paused", "resume": "resumed", "delete": "deleted"}[operation]
+    separator = "&" if "?" in back else "?"
+    return RedirectResponse(f"{back}{separator}{done_query(code, done)}", status_code=303)
+
+
+BULK_DETAILS: Final[dict[Operation, str]] = {
+    "pause": "Paused ones are not checked and raise no alerts until resumed.",
+    "resume": "They are checked again from now on.",
+    "delete": "Their history goes with them; their incidents stay, open ones are resolved. "
+    "This cannot be undone.",
+    "check": "",
+}

@@ -1,0 +1,250 @@
+"""The pages of one monitor, heartbeat or collector target: `/monitors/{id}`,
+`/heartbeats/{id}`, `/targets/{id}`, and their buttons' POSTs (pause, resume, delete,
+check now; console/operations.py does the work).
+
+A page reads through console/detail_data.py (a handful of indexed reads); the chart's range
+is in the URL (`?range=7d`), so the range tabs are links that work without JavaScript.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Final
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import RedirectResponse, Response
+from sqlalchemy import select
+
+from watchpost.audit.service import Actor
+from watchpost.collectors.models import CollectorTarget
+from watchpost.console import operations
+from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.charts import response_chart_svg
+from watchpost.console.detail_data import (
+    AVAILABILITY_RANGES,
+    heartbeat_detail,
+    monitor_detail,
+    target_detail,
+)
+from watchpost.console.errors import ConsoleRoute, error_page
+from watchpost.console.notices import done_query
+from watchpost.console.operations import Kind, Operation
+from watchpost.console.series import RANGES, response_series
+from watchpost.console.web import render
+from watchpost.errors import InvalidRequest, NotFound
+from watchpost.heartbeats.endpoints import public_base
+from watchpost.http.deps import request_sessions
+from watchpost.people.roles import Action
+
+router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
+Signed = Annotated[Viewer, Depends(viewer)]
+LIVE: Final = "/console/events"
+
+RANGE_NAMES: Final = {"24h": "24 hours", "7d": "7 days", "30d": "30 days"}
+AVAILABILITY_NAMES: Final = {
+    "24h": "24 hours",
+    "7d": "7 days",
+    "30d": "30 days",
+    "365d": "365 days",
+}
+assert set(RANGE_NAMES) == set(RANGES) and set(AVAILABILITY_NAMES) == set(AVAILABILITY_RANGES)
+
+NEEDS: Final[dict[Operation, Action]] = {
+    "pause": Action.OPERATE,
+    "resume": Action.OPERATE,
+    "check": Action.OPERATE,
+    "delete": Action.EDIT,
+}
+OPERATIONS: Final[dict[Kind, tuple[Operation, ...]]] = {
+    "monitor": ("pause", "resume", "delete", "check"),
+    "heartbeat": ("pause", "resume", "delete"),  # a heartbeat waits for its pings
+    "target": ("pause", "resume", "delete", "check"),
+}
+
+
+def chosen_range(request: Request) -> str:
+    wanted = request.query_params.get("range", "24h")
+    return wanted if wanted in RANGES else "24h"
+
+
+def chart(points: Any, range_: str) -> Any:
+    return response_chart_svg(points, label=f"last {RANGE_NAMES[range_]}")
+
+
+def _page(request: Request, who: Viewer, template: str, **context: Any) -> Response:
+    return render(
+        request,
+        template,
+        viewer=who,
+        section="overview",
+        live=LIVE,
+        range_names=RANGE_NAMES,
+        availability_names=AVAILABILITY_NAMES,
+        **context,
+    )
+
+
+@router.get("/monitors/{monitor_id}")
+async def monitor_page(request: Request, who: Signed, monitor_id: int) -> Response:
+    db = await request_sessions(request).read()
+    now = request.app.state.ctx.clock.now()
+    detail = await monitor_detail(db, team_id=who.team_id, monitor_id=monitor_id, now=now)
+    range_ = chosen_range(request)
+    return _page(
+        request,
+        who,
+        "monitor.html",
+        title=operations.name_of("monitor", detail.monitor),
+        detail=detail,
+        range=range_,
+        chart=chart(detail.series[range_], range_),
+    )
+
+
+@router.get("/heartbeats/{heartbeat_id}")
+async def heartbeat_page(request: Request, who: Signed, heartbeat_id: int) -> Response:
+    ctx = request.app.state.ctx
+    db = await request_sessions(request).read()
+    detail = await heartbeat_detail(
+        db,
+        team_id=who.team_id,
+        heartbeat_id=heartbeat_id,
+        public_base=public_base(request, ctx),
+        now=ctx.clock.now(),
+    )
+    return _page(request, who, "heartbeat.html", title=detail.heartbeat.name, detail=detail)
+
+
+@router.get("/targets/{target_id}")
+async def target_page(request: Request, who: Signed, target_id: int) -> Response:
+    db = await request_sessions(request).read()
+    now = request.app.state.ctx.clock.now()
+    collector_id = await db.scalar(
+        select(CollectorTarget.collector_id).where(
+            CollectorTarget.team_id == who.team_id, CollectorTarget.id == target_id
+        )
+    )
+    if collector_id is None:
+        raise NotFound("collector_target", target_id)
+    detail = await target_detail(
+        db, team_id=who.team_id, collector_id=collector_id, target_id=target_id, now=now
+    )
+    series = await response_series(
+        db, subject_type="collector_target", subject_id=target_id, now=now
+    )
+    range_ = chosen_range(request)
+    return _page(
+        request,
+        who,
+        "target.html",
+        title=operations.target_name(detail.target),
+        detail=detail,
+        range=range_,
+        chart=chart(series[range_], range_),
+    )
+
+
+def actor(request: Request, who: Viewer) -> Actor:
+    address = request.client.host if request.client else None
+    return Actor("person", who.user.email, who.user.id, address)
+
+
+def confirmation(
+    request: Request,
+    who: Viewer,
+    *,
+    question: str,
+    detail: str,
+    action: str,
+    button: str,
+    fields: list[tuple[str, str]],
+    back: str,
+) -> Response:
+    """The server's own "are you sure?" (JavaScript off, or a POST from elsewhere): a page
+    re-posting the same fields with confirm=yes."""
+    return render(
+        request,
+        "confirm.html",
+        viewer=who,
+        section="overview",
+        title=question,
+        question=question,
+        detail=detail,
+        action=action,
+        button=button,
+        fields=fields,
+        back=back,
+    )
+
+
+async def act(
+    request: Request, who: Viewer, kind: Kind, object_id: int, operation: Operation
+) -> Response:
+    """One button of an object's page: CSRF, role, then the change in one transaction."""
+    form = await checked_form(request, who)
+    who.require(NEEDS[operation])
+    ctx = request.app.state.ctx
+    now = ctx.clock.now()
+    page = f"/{operations.PATHS[kind]}/{object_id}"
+    db = await write_db(request)
+    try:
+        async with db.begin():
+            (item,) = await operations.load(db, team_id=who.team_id, kind=kind, ids=[object_id])
+            if operation == "delete" and form.get("confirm") != "yes":
+                name = operations.name_of(kind, item)
+                return confirmation(
+                    request,
+                    who,
+                    question=f"Delete the {KIND_WORDS[kind]} “{name}”?",
+                    detail=DELETE_DETAILS[kind],
+                    action=f"{page}/delete",
+                    button=f"Delete {KIND_WORDS[kind]}",
+                    fields=[],
+                    back=page,
+                )
+            changed = await operations.apply(
+                db,
+                team_id=who.team_id,
+                kind=kind,
+                item=item,
+                operation=operation,
+                actor=actor(request, who),
+                box=ctx.box,
+                now=now,
+            )
+    except InvalidRequest as exc:
+        return error_page(request, 422, "Not possible", str(exc))
+    if operation == "delete":
+        return RedirectResponse(f"/?{done_query('deleted')}", status_code=303)
+    code = {"pause": "paused", "resume": "resumed", "check": "checking"}[operation]
+    if not changed:
+        code = "not_checked" if operation == "check" else "unchanged"
+    return RedirectResponse(f"{page}?{done_query(code)}", status_code=303)
+
+
+KIND_WORDS: Final[dict[Kind, str]] = {
+    "monitor": "monitor",
+    "heartbeat": "heartbeat",
+    "target": "collector target",
+}
+DELETE_DETAILS: Final[dict[Kind, str]] = {
+    "monitor": "Its check history goes with it; its incidents stay, an open one is resolved.",
+    "heartbeat": "Its ping log and history go with it; its incidents stay, an open one is "
+    "resolved. Its ping URL stops working.",
+    "target": "Its check history and metrics go with it; its incidents stay, an open one is "
+    "resolved.",
+}
+
+
+def _register(kind: Kind, operation: Operation) -> None:
+    async def endpoint(request: Request, who: Signed, object_id: int) -> Response:
+        return await act(request, who, kind, object_id, operation)
+
+    endpoint.__name__ = f"{operation}_{kind}"
+    router.add_api_route(
+        f"/{operations.PATHS[kind]}/{{object_id}}/{operation}", endpoint, methods=["POST"]
+    )
+
+
+for _kind, _operations in OPERATIONS.items():
+    for _operation in _operations:
+        _register(_kind, _operation)

@@ -1,0 +1,178 @@
+"""What the console's buttons do to monitors, heartbeats and collector targets: pause,
+resume, delete, check now; one object (its page) or many (the overview's bulk actions).
+
+Each goes through the domain's own path, as the API's PATCH and DELETE do: pausing is the
+PATCH of `paused` (monitors, heartbeats) or of `enabled` (targets: the API pauses one by
+disabling it), parsed and stored by the same functions; deleting is the DELETE's service
+call; "check now" makes the row due at once for the engine (monitors.service.check_now).
+Every change is an audit entry in the same transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Final, Literal, cast
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from watchpost.audit.service import Actor, record
+from watchpost.collectors import service as collectors
+from watchpost.collectors.models import CollectorTarget
+from watchpost.collectors.schemas import parse_target_update
+from watchpost.crypto import SecretBox
+from watchpost.errors import NotFound
+from watchpost.heartbeats import service as heartbeats
+from watchpost.heartbeats.models import Heartbeat
+from watchpost.heartbeats.schemas import parse_heartbeat_update
+from watchpost.monitors import service as monitors
+from watchpost.monitors.models import Monitor
+from watchpost.monitors.schemas import parse_monitor_update
+
+Kind = Literal["monitor", "heartbeat", "target"]
+Item = Monitor | Heartbeat | CollectorTarget
+Operation = Literal["pause", "resume", "delete", "check"]
+
+MODELS: Final[dict[Kind, type[Item]]] = {
+    "monitor": Monitor,
+    "heartbeat": Heartbeat,
+    "target": CollectorTarget,
+}
+PATHS: Final[dict[Kind, str]] = {
+    "monitor": "monitors",
+    "heartbeat": "heartbeats",
+    "target": "targets",
+}
+SUBJECT_TYPES: Final[dict[Kind, str]] = {
+    "monitor": "monitor",
+    "heartbeat": "heartbeat",
+    "target": "collector_target",
+}
+"""The audit log's (and the API's) name of each kind."""
+PAST: Final[dict[Operation, str]] = {
+    "pause": "paused",
+    "resume": "resumed",
+    "delete": "deleted",
+    "check": "check_requested",
+}
+
+
+def name_of(kind: Kind, item: Item) -> str:
+    """How the console names the object: a target by its kind and address."""
+    if isinstance(item, Monitor):
+        return item.pronounceable_name or item.url
+    if isinstance(item, Heartbeat):
+        return item.name
+    return target_name(item)
+
+
+def target_name(target: CollectorTarget) -> str:
+    address = target.host if target.port is None else f"{target.host}:{target.port}"
+    return f"{target.kind} at {address}"
+
+
+def is_paused(item: Item, now: datetime) -> bool:
+    if isinstance(item, CollectorTarget):
+        return not item.enabled or (item.paused_until is not None and item.paused_until > now)
+    return item.paused
+
+
+async def load(
+    db: AsyncSession, *, team_id: int, kind: Kind, ids: Sequence[int], lock: bool = True
+) -> list[Item]:
+    """The team's objects of kind with these ids, in one query (locked for the change);
+    NotFound when any is missing or another team's: nothing is then changed."""
+    model = MODELS[kind]
+    wanted = sorted(set(ids))
+    if not wanted:
+        return []
+    query = select(model).where(model.team_id == team_id, model.id.in_(wanted)).order_by(model.id)
+    if lock:
+        query = query.with_for_update()
+    found = cast(list[Item], list((await db.scalars(query)).all()))
+    if len(found) != len(wanted):
+        missing = sorted(set(wanted) - {item.id for item in found})
+        raise NotFound(SUBJECT_TYPES[kind], missing[0])
+    return found
+
+
+async def _pause(db: AsyncSession, item: Item, paused: bool, box: SecretBox, now: datetime) -> bool:
+    """The API's PATCH of this one field, parsed and stored as it parses and stores it."""
+    if isinstance(item, Monitor):
+        if item.paused == paused:
+            return False
+        data, values = parse_monitor_update({"paused": paused}, monitors.monitor_values(item), [])
+        await monitors.update_monitor(db, monitor=item, data=data, values=values, box=box, now=now)
+        return True
+    if isinstance(item, Heartbeat):
+        if item.paused == paused:
+            return False
+        hb = parse_heartbeat_update(
+            {"paused": paused}, heartbeats.heartbeat_values(item), group_problems=[]
+        )
+        await heartbeats.update_heartbeat(
+            db, heartbeat=item, data=hb, sent=list(hb.model_fields_set), now=now
+        )
+        return True
+    if item.enabled != paused:
+        return False
+    target = parse_target_update({"enabled": not paused}, collectors.target_values(item))
+    await collectors.update_target(
+        db, target=item, data=target, sent=list(target.model_fields_set), box=box, now=now
+    )
+    return True
+
+
+async def _delete(db: AsyncSession, item: Item, now: datetime) -> None:
+    if isinstance(item, Monitor):
+        await monitors.delete_monitor(db, monitor=item, now=now)
+    elif isinstance(item, Heartbeat):
+        await heartbeats.delete_heartbeat(db, heartbeat=item, now=now)
+    else:
+        await collectors.delete_target(db, target=item, now=now)
+
+
+def _check(item: Item, now: datetime) -> bool:
+    if isinstance(item, Monitor):
+        return monitors.check_now(item, now)
+    if isinstance(item, CollectorTarget):
+        return collectors.check_target_now(item, now)
+    return False  # a heartbeat waits for its pings
+
+
+async def apply(
+    db: AsyncSession,
+    *,
+    team_id: int,
+    kind: Kind,
+    item: Item,
+    operation: Operation,
+    actor: Actor,
+    box: SecretBox,
+    now: datetime,
+) -> bool:
+    """Do operation to one loaded object, in the caller's transaction, with its audit
+    entry; whether it changed anything (no entry when not)."""
+    name = name_of(kind, item)
+    subject_id = item.id
+    if operation == "delete":
+        await _delete(db, item, now)
+        changed = True
+    elif operation == "check":
+        changed = _check(item, now)
+        await db.flush()
+    else:
+        changed = await _pause(db, item, operation == "pause", box, now)
+    if changed:
+        await record(
+            db,
+            team_id=team_id,
+            actor=actor,
+            action=f"{SUBJECT_TYPES[kind]}.{PAST[operation]}",
+            now=now,
+            subject_type=SUBJECT_TYPES[kind],
+            subject_id=subject_id,
+            subject=name[:255],
+        )
+    return changed
