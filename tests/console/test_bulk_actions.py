@@ -9,7 +9,8 @@ import httpx
 from fastapi import FastAPI
 
 from tests.console.test_details_pages import api_state, audit, signed, three_objects
-from tests.factories.api import Api
+from tests.factories.api import Api, data
+from tests.factories.console import add_person, csrf, sign_in
 
 
 async def test_bulk_pause_asks_then_pauses_all_at_once(
@@ -67,3 +68,25 @@ async def test_bulk_as_a_viewer_is_refused(
     form = {"csrf": token, "action": "pause", "item": f"monitor:{object_id}", "confirm": "yes"}
     assert (await client.post("/bulk", data=form)).status_code == 403
     assert await api_state(api, "monitor", path) is False
+
+
+async def test_every_row_matching_the_filter(
+    app: FastAPI, client: httpx.AsyncClient, api: Api
+) -> None:
+    """`all_matching`: every row the overview's filter matches, not only the page shown."""
+    for n in range(3):
+        body = {"url": f"https://shop{n}.example.com", "pronounceable_name": f"Shop {n}"}
+        data(await api.post("/api/v2/monitors", body), 201)
+    data(await api.post("/api/v2/monitors", {"url": "https://blog.example.com"}), 201)
+    await add_person(app, email="ops@example.com", role="responder")
+    await sign_in(client, "ops@example.com")
+    token = await csrf(client, "/")
+    form = {"csrf": token, "action": "pause", "all_matching": "1", "q": "shop", "per_page": "25"}
+    asked = await client.post("/bulk", data=form)
+    assert asked.status_code == 200 and "Pause 3 monitors?" in asked.text
+    done = await client.post("/bulk", data={**form, "confirm": "yes"})
+    assert done.status_code == 303
+    assert done.headers["location"].startswith("/?q=shop&per_page=25&done=paused&n=3")
+    listed = (await api.get("/api/v2/monitors")).json()["data"]
+    paused = {m["attributes"]["url"] for m in listed if m["attributes"]["paused"]}
+    assert paused == {f"https://shop{n}.example.com" for n in range(3)}

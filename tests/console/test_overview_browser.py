@@ -41,8 +41,11 @@ test('search, filters and bulk pause', async ({ page }) => {
   await page.goto(env.BASE + '/?kind=monitor&sort=name');
   await page.getByRole('checkbox', { name: 'Select Shop' }).check();
   await page.getByRole('checkbox', { name: 'Select Api' }).check();
-  page.once('dialog', (dialog) => dialog.accept());
   await page.getByRole('button', { name: 'Pause', exact: true }).click();
+  // The confirmation says how many.
+  await expect(page.getByRole('heading', { name: 'Pause 2 monitors?' })).toBeVisible();
+  await axe(page);
+  await page.getByRole('button', { name: 'Pause 2 monitors' }).click();
   await expect(page.getByText(/Paused 2/)).toBeVisible();
   await phone(page);
   await page.goto(env.BASE + '/?state=paused');

@@ -1,7 +1,8 @@
 """`POST /bulk`: the overview's bulk actions: pause, resume or delete the selected monitors,
 heartbeats and collector targets at once.
 
-The form names each one as `item=monitor:12` (repeated). Without `confirm=yes` the answer
+The form names each one as `item=monitor:12` (repeated), or says `all_matching=1`: every row
+the overview's filter (the other fields) matches, read again when the action runs. Without `confirm=yes` the answer
 is a page asking "Pause 12 monitors and heartbeats?" with a button that posts the same form
 again, confirmed. Every id must be the team's (else 404 and nothing changed), and all the
 changes are one transaction. Then back to the overview with its filters (every other
@@ -24,6 +25,7 @@ from watchpost.console.details import NEEDS, actor, confirmation
 from watchpost.console.errors import ConsoleRoute, error_page
 from watchpost.console.notices import done_query
 from watchpost.console.operations import Kind, Operation
+from watchpost.console.overview_data import all_matching_ids, parse_filter
 from watchpost.errors import InvalidRequest, NotFound
 
 router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
@@ -83,32 +85,42 @@ async def bulk(request: Request, who: Signed) -> Response:
     if operation is None:
         return error_page(request, 400, "Not possible", "Choose pause, resume or delete.")
     who.require(NEEDS[operation])
-    if form.get("all_matching"):
-        return error_page(
-            request,
-            400,
-            "Not possible",
-            "Selecting all that match a filter is not available yet: select the rows.",
-        )
-    items = parse_items([str(value) for value in form.getlist("item")])
-    if not items:
-        return error_page(request, 400, "Nothing selected", "Select at least one row.")
     kept = overview_query(form)
     back = "/" + (f"?{urlencode(kept)}" if kept else "")
     ctx = request.app.state.ctx
     now = ctx.clock.now()
+    every = bool(form.get("all_matching"))
+    items = {} if every else parse_items([str(value) for value in form.getlist("item")])
+    if not items and not every:
+        return error_page(request, 400, "Nothing selected", "Select at least one row.")
     db = await write_db(request)
     try:
         async with db.begin():  # rolled back whole if any change is refused
+            if every:  # every row the overview's filter matches, read in this transaction
+                query: dict[str, list[str]] = {}
+                for name, value in kept:
+                    query.setdefault(name, []).append(value)
+                matching = await all_matching_ids(
+                    db, team_id=who.team_id, flt=parse_filter(query), now=now
+                )
+                items = {kind: ids for kind, ids in matching.items() if ids and kind in PLURALS}
+                if not items:
+                    return error_page(request, 400, "Nothing selected", "Nothing matches.")
             loaded = {
                 kind: await operations.load(db, team_id=who.team_id, kind=kind, ids=ids)
                 for kind, ids in items.items()
             }
             if form.get("confirm") != "yes":
                 verb = operation.capitalize()
-                fields = [("action", operation)] + [
-                    ("item", f"{kind}:{item_id}") for kind, ids in items.items() for item_id in ids
-                ]
+                fields = [("action", operation)] + (
+                    [("all_matching", "1")]
+                    if every
+                    else [
+                        ("item", f"{kind}:{item_id}")
+                        for kind, ids in items.items()
+                        for item_id in ids
+                    ]
+                )
                 return confirmation(
                     request,
                     who,

@@ -7,6 +7,7 @@ statements whatever the number of monitors (docs/benchmarks.md, "Console")."""
 from __future__ import annotations
 
 from typing import Any, Final
+from urllib.parse import parse_qsl
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
@@ -115,6 +116,7 @@ async def home(request: Request) -> Response:
         groups=groups,
         link=lambda **changes: "/?" + to_query(flt, **changes),
         filter_query=to_query(flt, page=1),
+        filter_fields=parse_qsl(to_query(flt)),
         spark=lambda row: sparkline_svg(
             row.spark, row.spark_down, label=f"Response time of {row.name}, last 24 hours"
         ),
