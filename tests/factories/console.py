@@ -70,7 +70,10 @@ def session_cookie(client: httpx.AsyncClient) -> str | None:
 
 
 SPEC_HEAD = r"""
-const { test, expect } = require('@playwright/test');
+const { test, expect: strictExpect } = require('@playwright/test');
+// A loaded CI machine (2 cores, the suite on 3 workers) can take seconds to answer a page:
+// wait as long for what a person would wait for, rather than fail.
+const expect = strictExpect.configure({ timeout: 15000 });
 const AxeBuilder = require('@axe-core/playwright').default;
 const env = process.env;
 
@@ -140,5 +143,6 @@ async def run_console_spec(
                 **(env or {}),
                 **more,
             },
-            run_timeout_s=400,
+            test_timeout_s=180,
+            run_timeout_s=900,
         )
