@@ -87,8 +87,9 @@ async def test_the_status_page_domain_serves_each_subdomain(
         response = await client.get("/healthz", headers={"Host": "status.example.org"})
         assert response.status_code == 200
         deeper = await client.get("/", headers={"Host": "a.b.status.example.org"})
-        # the server's own `/`: log ingestion, which takes POST only
-        assert deeper.status_code == 405 and "Acme Corp" not in deeper.text
+        # the server's own `/`: the console's sign-in page (and POST: log ingestion)
+        assert deeper.status_code == 200 and "Acme Corp" not in deeper.text
+        assert "<h1>Sign in</h1>" in deeper.text
     finally:
         app.state.ctx.settings = settings
 

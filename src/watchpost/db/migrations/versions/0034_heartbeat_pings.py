@@ -44,5 +44,22 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.drop_table(TABLE)
+    bind = op.get_bind()
+    # SQLite drops a column by rebuilding the table, and its triggers (row counts, metadata
+    # owners) die with the old one: made again from their own text afterwards.
+    triggers = (
+        list(
+            bind.execute(
+                sa.text(
+                    "SELECT sql FROM sqlite_master WHERE type = 'trigger' "
+                    "AND tbl_name = 'heartbeats'"
+                )
+            ).scalars()
+        )
+        if bind.dialect.name == "sqlite"
+        else []
+    )
     with op.batch_alter_table("heartbeats", table_kwargs={"sqlite_autoincrement": True}) as batch:
         batch.drop_column("ping_count")
+    for sql in triggers:
+        op.execute(sql)
