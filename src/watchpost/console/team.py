@@ -143,16 +143,24 @@ async def change_role(request: Request, who: Signed, user_id: str) -> Response:
                 subject=user.email,
                 details={"from": old, "to": new},
             )
+    return await _after_role_change(request, who, user.id, error)
+
+
+async def _after_role_change(
+    request: Request, who: Viewer, user_id: int, error: str | None
+) -> Response:
+    """The members page again with the error beside the member's role, else on: to `/` for
+    a person who just changed their own role (the team page may no longer be theirs)."""
     if error is not None:
         return await _members_page(
             request,
             who,
             status=422,
             wrote=True,
-            errors={f"role-{user.id}": error},
+            errors={f"role-{user_id}": error},
             form={"role": "viewer"},
         )
-    return RedirectResponse("/" if user.id == who.user.id else "/team", status_code=303)
+    return RedirectResponse("/" if user_id == who.user.id else "/team", status_code=303)
 
 
 @router.post("/team/members/{user_id}/remove")
@@ -192,16 +200,7 @@ async def remove(request: Request, who: Signed, user_id: str) -> Response:
                 subject=user.email,
                 details={"role": role},
             )
-    if error is not None:
-        return await _members_page(
-            request,
-            who,
-            status=422,
-            wrote=True,
-            errors={f"role-{user.id}": error},
-            form={"role": "viewer"},
-        )
-    return RedirectResponse("/" if user.id == who.user.id else "/team", status_code=303)
+    return await _after_role_change(request, who, user.id, error)
 
 
 @router.post("/team/invitations")
