@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import httpx
 import pytest
+from fastapi import FastAPI
 
+from tests.factories.api import TEST_PASSWORD
+from tests.factories.console import add_person
+from watchpost.console.auth import safe_next
 from watchpost.console.web import asset_url, assets, browser_name
 
 
@@ -45,3 +49,32 @@ async def test_static_files_are_named_by_content_and_kept(client: httpx.AsyncCli
     assert (await client.get("/console/static/console.0000.css")).status_code == 404
     js = await client.get(asset_url("console.js"))
     assert js.headers["content-type"].startswith("text/javascript")
+
+
+@pytest.mark.parametrize(
+    ("wanted", "went"),
+    [
+        ("/monitors/3?range=7d", "/monitors/3?range=7d"),
+        ("//evil.example/", "/"),
+        ("/\\evil.example", "/"),
+        ("https://evil.example/", "/"),
+        ("javascript:alert(1)", "/"),
+        ("/ok\nSet-Cookie: x=1", "/"),
+        ("", "/"),
+        (None, "/"),
+    ],
+)
+def test_where_to_go_after_signing_in_is_a_path_of_this_server(
+    wanted: str | None, went: str
+) -> None:
+    assert safe_next(wanted) == went
+
+
+async def test_a_hostile_next_after_sign_in_stays_here(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    await add_person(app, email="ann@example.com")
+    answer = await client.post(
+        "/login?next=//evil.example/x", data={"email": "ann@example.com", "password": TEST_PASSWORD}
+    )
+    assert answer.status_code == 303 and answer.headers["location"] == "/"
