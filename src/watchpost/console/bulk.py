@@ -32,7 +32,9 @@ router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
 Signed = Annotated[Viewer, Depends(viewer)]
 
 ACTIONS: Final[dict[str, Operation]] = {"pause": "pause", "resume": "resume", "delete": "delete"}
-OWN_FIELDS: Final = frozenset({"csrf", "action", "item", "confirm", "all_matching"})
+OWN_FIELDS: Final = frozenset({"csrf", "action", "item", "confirm", "all_matching", "list"})
+LIST_PATHS: Final = frozenset({"/", "/monitors", "/heartbeats"})
+"""Where the list a bulk action came from may be; the answer goes back there."""
 """The bulk form's own fields; every other field is the overview's filter, kept."""
 PLURALS: Final[dict[Kind, str]] = {
     "monitor": "monitors",
@@ -86,7 +88,9 @@ async def bulk(request: Request, who: Signed) -> Response:
         return error_page(request, 400, "Not possible", "Choose pause, resume or delete.")
     who.require(NEEDS[operation])
     kept = overview_query(form)
-    back = "/" + (f"?{urlencode(kept)}" if kept else "")
+    came_from = str(form.get("list", "/"))
+    came_from = came_from if came_from in LIST_PATHS else "/"
+    back = came_from + (f"?{urlencode(kept)}" if kept else "")
     ctx = request.app.state.ctx
     now = ctx.clock.now()
     every = bool(form.get("all_matching"))
@@ -128,7 +132,7 @@ async def bulk(request: Request, who: Signed) -> Response:
                     detail=BULK_DETAILS[operation],
                     action="/bulk",
                     button=f"{verb} {what(items)}",
-                    fields=fields + kept,
+                    fields=[*fields, ("list", came_from), *kept],
                     back=back,
                 )
             done = 0

@@ -75,7 +75,9 @@ def _page(request: Request, who: Viewer, template: str, **context: Any) -> Respo
         request,
         template,
         viewer=who,
-        section="overview",
+        section={"monitor.html": "monitors", "heartbeat.html": "heartbeats"}.get(
+            template, "overview"
+        ),
         live=LIVE,
         range_names=RANGE_NAMES,
         availability_names=AVAILABILITY_NAMES,

@@ -63,7 +63,10 @@ def show(
         "edit_form.html",
         status=422 if errors else 200,
         viewer=who,
-        section="edit",
+        section=next(
+            (key for key in ("monitors", "heartbeats") if page.action.startswith(f"/{key}")),
+            "overview",
+        ),
         title=page.title,
         action=page.action,
         back=page.back,

@@ -6,6 +6,7 @@ statements whatever the number of monitors (docs/benchmarks.md, "Console")."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Final
 from urllib.parse import parse_qsl
 
@@ -15,7 +16,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.collectors.models import Collector
-from watchpost.console.auth import SignInNeeded, viewer
+from watchpost.console.auth import SignInNeeded, Viewer, viewer
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.overview_data import PER_PAGES, SORTS, overview, parse_filter, to_query
 from watchpost.console.overview_rules import KINDS, STATES
@@ -98,24 +99,56 @@ async def home(request: Request) -> Response:
             sso_label=request.app.state.ctx.settings.oidc_button,
             next="/",
         )
+    return await _page(request, who, kind=None)
+
+
+LISTS: Final = {
+    "monitor": ("monitors", "Monitors"),
+    "heartbeat": ("heartbeats", "Heartbeats"),
+}
+"""The kinds with a list page of their own: the overview's list of that kind alone."""
+
+
+@router.get("/monitors", include_in_schema=False)
+async def monitors(request: Request) -> Response:
+    return await _page(request, await viewer(request), kind="monitor")
+
+
+@router.get("/heartbeats", include_in_schema=False)
+async def heartbeats(request: Request) -> Response:
+    return await _page(request, await viewer(request), kind="heartbeat")
+
+
+async def _page(request: Request, who: Viewer, *, kind: str | None) -> Response:
+    """The overview (kind None), or the list of one kind: the same filters, without the
+    team's counts and open incidents, under that kind's own path."""
     flt = parse_filter(_query(request))
+    base = "/"
+    if kind is not None:
+        flt = replace(flt, kinds=frozenset({kind}))
+        base = PATHS[kind]
     now = request.app.state.ctx.clock.now()
     db = await request_sessions(request).read()
     found = await overview(db, team_id=who.team_id, flt=flt, now=now)
-    incidents = await _open_incidents(db, who.team_id)
+    incidents = await _open_incidents(db, who.team_id) if kind is None else []
     groups = await _groups(db, who.team_id)
+    shown = flt if kind is None else replace(flt, kinds=frozenset())
+    section, title = LISTS[kind] if kind is not None else ("overview", "Overview")
     return render(
         request,
         "overview.html",
         viewer=who,
-        section="overview",
+        section=section,
+        title=title,
+        kind=kind,
+        base=base,
         live="/console/events",
         flt=flt,
         data=found,
         incidents=incidents,
         groups=groups,
-        link=lambda **changes: "/?" + to_query(flt, **changes),
-        filter_query=to_query(flt, page=1),
+        link=lambda **changes: _link(base, to_query(shown, **changes)),
+        filter_query=to_query(shown, page=1),
         filter_fields=parse_qsl(to_query(flt)),
         spark=lambda row: sparkline_svg(
             row.spark, row.spark_down, label=f"Response time of {row.name}, last 24 hours"
@@ -128,3 +161,7 @@ async def home(request: Request) -> Response:
         per_pages=PER_PAGES,
         paths=PATHS,
     )
+
+
+def _link(base: str, query: str) -> str:
+    return base + ("?" + query if query else "")

@@ -20,6 +20,7 @@ from fastapi import Request
 from fastapi.responses import HTMLResponse, Response
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
+from watchpost.console.navigation import NAVIGATION
 from watchpost.console.notices import notice_of
 from watchpost.http.security import html_policy
 
@@ -129,6 +130,7 @@ def environment() -> Environment:
     env.filters["exact"] = exact
     env.filters["iso"] = iso
     env.filters["browser"] = browser_name
+    env.globals["navigation"] = NAVIGATION
     return env
 
 
