@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final
 
+from sqlalchemy import func, or_
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.audit.models import AuditEvent
@@ -86,9 +87,42 @@ async def record_token(
     )
 
 
-async def page(db: AsyncSession, *, team_id: int, paging: PageRequest) -> Page[AuditEvent]:
+@dataclass(frozen=True)
+class Filter:
+    """Which entries a reader wants: by who (part of the actor's label, any case), what (an
+    action, or its object's part: "monitor" finds monitor.paused and monitor.created), and
+    a time range [since, until). Empty fields do not filter."""
+
+    actor: str = ""
+    action: str = ""
+    since: datetime | None = None
+    until: datetime | None = None
+
+
+def _like(text: str) -> str:
+    escaped = text.lower().replace("/", "//").replace("%", "/%").replace("_", "/_")
+    return f"%{escaped}%"
+
+
+async def page(
+    db: AsyncSession, *, team_id: int, paging: PageRequest, where: Filter = Filter()
+) -> Page[AuditEvent]:
     """Newest first."""
     stmt = team_rows(AuditEvent, team_id=team_id)
+    if where.actor:
+        stmt = stmt.where(func.lower(AuditEvent.actor).like(_like(where.actor), escape="/"))
+    if where.action:
+        wanted = where.action.lower()
+        stmt = stmt.where(
+            or_(
+                AuditEvent.action == wanted,
+                AuditEvent.action.startswith(wanted + ".", autoescape=True),
+            )
+        )
+    if where.since is not None:
+        stmt = stmt.where(AuditEvent.at >= where.since)
+    if where.until is not None:
+        stmt = stmt.where(AuditEvent.at < where.until)
     return await paginate(db, stmt, paging, order_by=AuditEvent.id.desc())
 
 

@@ -21,6 +21,7 @@ from watchpost.console import (
     sso,
     team,
     team_audit,
+    team_settings,
     team_tokens,
 )
 from watchpost.console.auth import Viewer, viewer
@@ -59,6 +60,7 @@ def console_routes() -> list[APIRoute]:
         team.router,
         team_tokens.router,
         team_audit.router,
+        team_settings.router,
         details.router,  # after editing: /monitors/new is the form's
         bulk.router,
     )
