@@ -11,6 +11,7 @@ from fastapi.routing import APIRoute
 from watchpost.console import (
     account,
     bulk,
+    channels,
     details,
     editing,
     editing_more,
@@ -61,5 +62,6 @@ def console_routes() -> list[APIRoute]:
         team_audit.router,
         details.router,  # after editing: /monitors/new is the form's
         bulk.router,
+        channels.router,
     )
     return [route for r in routers for route in r.routes if isinstance(route, APIRoute)]
