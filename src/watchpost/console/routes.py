@@ -18,6 +18,7 @@ from watchpost.console import (
     incidents,
     live,
     login,
+    maintenance,
     overview,
     sso,
     team,
@@ -63,5 +64,6 @@ def console_routes() -> list[APIRoute]:
         details.router,  # after editing: /monitors/new is the form's
         bulk.router,
         channels.router,
+        maintenance.router,
     )
     return [route for r in routers for route in r.routes if isinstance(route, APIRoute)]
