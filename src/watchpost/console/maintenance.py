@@ -120,7 +120,7 @@ def _days(raw: Any) -> tuple[str, ...]:
 
 
 def _window_of(row: Any) -> Window:
-    return Window(row.f, row.t, row.z or "UTC", _days(row.d))
+    return Window(row.w_from, row.w_to, row.w_zone or "UTC", _days(row.w_days))
 
 
 def _rows(team_id: int) -> Any:
@@ -131,10 +131,10 @@ def _rows(team_id: int) -> Any:
             literal(kind).label("kind"),
             model.id.label("id"),
             name.label("name"),
-            model.maintenance_from.label("f"),
-            model.maintenance_to.label("t"),
-            model.maintenance_timezone.label("z"),
-            cast(model.maintenance_days, String).label("d"),
+            model.maintenance_from.label("w_from"),
+            model.maintenance_to.label("w_to"),
+            model.maintenance_timezone.label("w_zone"),
+            cast(model.maintenance_days, String).label("w_days"),
         ).where(model.team_id == team_id, model.maintenance_from.is_not(None))
 
     monitor_name = func.coalesce(Monitor.pronounceable_name, Monitor.url)
@@ -147,7 +147,7 @@ async def _page(
     db: AsyncSession, team_id: int, page: int, now: datetime
 ) -> tuple[list[Listed], bool]:
     rows = _rows(team_id)
-    keys = (rows.c.f, rows.c.t, rows.c.z, rows.c.d)
+    keys = (rows.c.w_from, rows.c.w_to, rows.c.w_zone, rows.c.w_days)
     grouped = await db.execute(
         select(*keys, func.count().label("n"))
         .group_by(*keys)
@@ -163,7 +163,7 @@ async def _page(
         window = _window_of(row)
         item = listed.setdefault(window, Listed(window))
         item.count += int(row.n)
-        raw_keys.append((row.f, row.t, row.z, row.d))
+        raw_keys.append((row.w_from, row.w_to, row.w_zone, row.w_days))
     if raw_keys:
         number = func.row_number().over(partition_by=keys, order_by=(rows.c.name, rows.c.id))
         first = (
@@ -246,10 +246,10 @@ async def _covered(db: AsyncSession, team_id: int, window: Window) -> tuple[list
     found: dict[str, list[int]] = {"monitor": [], "heartbeat": []}
     rows = _rows(team_id)
     answer = await db.execute(
-        select(rows.c.kind, rows.c.id, rows.c.d).where(
-            rows.c.f == window.maintenance_from,
-            rows.c.t == window.maintenance_to,
-            rows.c.z == window.maintenance_timezone,
+        select(rows.c.kind, rows.c.id, rows.c.w_days).where(
+            rows.c.w_from == window.maintenance_from,
+            rows.c.w_to == window.maintenance_to,
+            rows.c.w_zone == window.maintenance_timezone,
         )
     )
     for kind, object_id_, days in answer:
