@@ -48,17 +48,17 @@ test('an ntfy channel is built from the form and its test arrives', async ({ pag
   await check(page, 'channel-new-slack');
   await page.getByLabel('Service').selectOption('ntfy');
   await expect(page.getByRole('group', { name: 'ntfy' })).toBeVisible();
-  await page.getByLabel('Name').fill('Phones');
+  await page.getByLabel('Name', { exact: true }).fill('Phones');
   await page.getByLabel('Server').fill('http://127.0.0.1:' + env.HOOK_PORT);
   await page.getByLabel('Topic').fill('bad topic');
   await page.getByLabel('Priority').selectOption('high');
-  await page.getByLabel('Access token').fill('tk_browserSecret42');
+  await page.getByLabel('Access token', { exact: true }).fill('tk_browserSecret42');
   await page.getByRole('button', { name: 'Create channel' }).click();
   await expect(page.getByRole('alert').first()).toContainText('There is a problem');
   await expect(page.getByLabel('Topic')).toHaveValue('bad topic');
   await check(page, 'channel-error');
   await page.getByLabel('Topic').fill('ops-alerts');
-  await page.getByLabel('Access token').fill('tk_browserSecret42');
+  await page.getByLabel('Access token', { exact: true }).fill('tk_browserSecret42');
   await page.getByRole('button', { name: 'Create channel' }).click();
   await expect(page.getByRole('status')).toContainText('Channel created.');
   const row = page.getByRole('row').filter({ hasText: 'Phones' });
@@ -70,10 +70,10 @@ test('an ntfy channel is built from the form and its test arrives', async ({ pag
 
   await page.getByRole('link', { name: 'Edit Phones' }).click();
   await expect(page.getByLabel('Topic')).toHaveValue('ops-alerts');
-  await expect(page.getByLabel('Access token')).toHaveValue('');
+  await expect(page.getByLabel('Access token', { exact: true })).toHaveValue('');
   await expect(page.getByText('Stored, not shown. Leave empty to keep it.')).toBeVisible();
   await check(page, 'channel-edit');
-  await page.getByLabel('Name').fill('On-call phones');
+  await page.getByLabel('Name', { exact: true }).fill('On-call phones');
   await page.getByRole('button', { name: 'Save channel' }).click();
   await expect(page.getByRole('status')).toContainText('Channel saved.');
   await expect(page.getByRole('row').filter({ hasText: 'On-call phones' })).toBeVisible();

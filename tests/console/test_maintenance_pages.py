@@ -28,7 +28,12 @@ async def heartbeat(api: Api, name: str, **window: Any) -> str:
 
 async def window_of(api: Api, path: str) -> tuple[Any, ...]:
     a = data(await api.get(path))["attributes"]
-    return (a["maintenance_from"], a["maintenance_to"], a["maintenance_timezone"], a["maintenance_days"])
+    return (
+        a["maintenance_from"],
+        a["maintenance_to"],
+        a["maintenance_timezone"],
+        a["maintenance_days"],
+    )
 
 
 async def actions(app: FastAPI, team: str = "acme") -> list[str]:
@@ -137,7 +142,9 @@ async def test_errors_are_shown_beside_their_fields_and_nothing_changes(
     assert empty.status_code == bad.status_code == 422
     for name in ("maintenance_from", "maintenance_to", "covers"):
         assert f'id="{name}-error"' in empty.text
-    assert 'id="maintenance_from-error"' in bad.text and 'id="maintenance_timezone-error"' in bad.text
+    assert (
+        'id="maintenance_from-error"' in bad.text and 'id="maintenance_timezone-error"' in bad.text
+    )
     assert 'value="Mars/Olympus"' in bad.text and f'value="{shop}" checked' in bad.text
     assert (await window_of(api, f"{MONITORS}/{shop}"))[0] is None
     assert await actions(app) == []
