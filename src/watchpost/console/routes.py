@@ -11,12 +11,14 @@ from fastapi.routing import APIRoute
 from watchpost.console import (
     account,
     bulk,
+    channels,
     details,
     editing,
     editing_more,
     incidents,
     live,
     login,
+    maintenance,
     overview,
     sso,
     team,
@@ -63,5 +65,7 @@ def console_routes() -> list[APIRoute]:
         team_settings.router,
         details.router,  # after editing: /monitors/new is the form's
         bulk.router,
+        channels.router,
+        maintenance.router,
     )
     return [route for r in routers for route in r.routes if isinstance(route, APIRoute)]
