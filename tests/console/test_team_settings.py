@@ -159,3 +159,19 @@ async def test_the_audit_log_filters(app: FastAPI, clock: FrozenClock) -> None:
             "/team/audit", params={"actor": "wp_", "page": "2", "per_page": "25"}
         )
         assert "actor=wp_" in many.text
+
+
+async def test_a_person_changes_their_name(app: FastAPI) -> None:
+    async with person(app, "vic@example.com", "viewer", name="Vic") as (client, csrf):
+        assert 'id="name" name="name" value="Vic"' in (await client.get("/account")).text
+        empty = await client.post("/account/name", data={"csrf": csrf, "name": "  "})
+        assert empty.status_code == 422 and "</span> Type your name</p>" in empty.text
+        long = await client.post("/account/name", data={"csrf": csrf, "name": "v" * 300})
+        assert long.status_code == 422 and "Use at most 255 characters" in long.text
+        forged = await client.post("/account/name", data={"name": "Forged"})
+        assert forged.status_code == 403
+        done = await client.post("/account/name", data={"csrf": csrf, "name": " Vic  Lee "})
+        assert done.headers["location"] == "/account?done=saved"
+        page = (await client.get(done.headers["location"])).text
+        assert "<dd>Vic Lee</dd>" in page and "Saved." in page
+    assert "person.renamed" in await actions(app)

@@ -3,7 +3,7 @@ password and two-factor sign-in; and switching the team they look at."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Final
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse, Response
@@ -16,6 +16,7 @@ from watchpost.people import accounts, passwords, second_factor, sessions
 from watchpost.people.models import ConsoleSession
 from watchpost.teams.models import User
 
+NAME_LENGTH: Final = 255
 router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
 Signed = Annotated[Viewer, Depends(viewer)]
 PENDING_SECRET = "watchpost_totp_setup"  # noqa: S105 (a cookie name)
@@ -85,6 +86,36 @@ async def revoke_all(request: Request, who: Signed) -> Response:
             now=now,
         )
     return RedirectResponse("/login", status_code=303)
+
+
+@router.post("/account/name")
+async def change_name(request: Request, who: Signed) -> Response:
+    """The person's name, as their teams see it (members, audit log)."""
+    form = await checked_form(request, who)
+    name = " ".join(str(form.get("name", "")).split())
+    if not name or len(name) > NAME_LENGTH:
+        problem = "Type your name" if not name else f"Use at most {NAME_LENGTH} characters"
+        return await _page(
+            request, who, status=422, errors={"name": problem}, typed_name=name[:NAME_LENGTH]
+        )
+    if name != who.user.name:
+        now = request.app.state.ctx.clock.now()
+        db = await write_db(request)
+        async with db.begin():
+            user = await db.get(User, who.user.id)
+            assert user is not None
+            user.name = name
+            await record(
+                db,
+                team_id=who.team_id,
+                actor=actor(request, who),
+                action="person.renamed",
+                now=now,
+                subject_type="person",
+                subject_id=user.id,
+                subject=user.email,
+            )
+    return RedirectResponse("/account?done=saved", status_code=303)
 
 
 @router.post("/account/password")

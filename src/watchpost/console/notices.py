@@ -14,6 +14,7 @@ NOTICES: Final[dict[str, str]] = {
     "checking": "A check is due now: its result appears here within seconds",
     "unchanged": "Nothing changed: it already was so",
     "not_checked": "Not checked: it is paused",
+    "saved": "Saved",
 }
 
 
