@@ -19,6 +19,10 @@ from watchpost.console import (
     login,
     overview,
     sso,
+    status_pages,
+    status_pages_layout,
+    status_pages_subscribers,
+    status_reports,
     team,
     team_audit,
     team_tokens,
@@ -61,5 +65,9 @@ def console_routes() -> list[APIRoute]:
         team_audit.router,
         details.router,  # after editing: /monitors/new is the form's
         bulk.router,
+        status_pages.router,
+        status_pages_layout.router,
+        status_reports.router,
+        status_pages_subscribers.router,
     )
     return [route for r in routers for route in r.routes if isinstance(route, APIRoute)]
