@@ -38,7 +38,7 @@ async def _order(app: FastAPI, page_id: str) -> list[tuple[int, int, int]]:
             .where(StatusPageResource.status_page_id == int(page_id))
             .order_by(StatusPageSection.position, StatusPageResource.position)
         )
-        return [tuple(row) for row in rows]  # type: ignore[misc]
+        return [tuple(row) for row in rows]
 
 
 async def _built(api: Api) -> tuple[dict[str, Any], list[str], list[str]]:

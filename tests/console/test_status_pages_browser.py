@@ -48,7 +48,7 @@ test('build, reorder without JavaScript, report, see it in public', async ({ bro
   await page.getByRole('button', { name: 'Add resource' }).click();
   await expect(page.getByRole('status')).toHaveText('Resource added.');
   expect(await names(page)).toEqual(['Website', 'Shop', 'Nightly backup']);
-  await shots(page, 'status-page-editor');
+  await page.screenshot({ path: env.SHOTS + '/status-page-editor-nojs.png', fullPage: true });
 
   // Move down, with JavaScript off: a plain form post.
   await page.getByRole('button', { name: 'Move down Website' }).click();
@@ -67,12 +67,12 @@ test('build, reorder without JavaScript, report, see it in public', async ({ bro
   await expect(page.getByRole('heading', { name: 'There is a problem' })).toBeVisible();
   await expect(page.getByLabel('Title', { exact: true })).toHaveAccessibleDescription(/Give the report a title/);
   await expect(page.getByLabel('Message')).toHaveValue('Checkout fails for some.');
-  await shots(page, 'status-report-error');
+  await page.screenshot({ path: env.SHOTS + '/status-report-error-nojs.png', fullPage: true });
   await page.getByLabel('Title', { exact: true }).fill('Checkout errors');
   await page.getByLabel('Shop', { exact: true }).selectOption('downtime');
   await page.getByRole('button', { name: 'Post report' }).click();
   await expect(page.getByRole('status')).toHaveText('Report posted.');
-  await shots(page, 'status-report');
+  await page.screenshot({ path: env.SHOTS + '/status-report-nojs.png', fullPage: true });
 
   // The public page shows it.
   await page.goto(env.BASE + '/status/acme-status');
@@ -93,7 +93,12 @@ test('the list, settings and subscribers fit a phone; a drop reorders with JavaS
   await shots(page, 'status-page-settings');
   await page.goto(env.BASE + '/status-pages/' + id + '/subscribers');
   await shots(page, 'status-page-subscribers');
+  await page.goto(env.BASE + '/status-pages/' + id + '/reports/new');
+  await shots(page, 'status-report-new');
+  await page.goto(env.BASE + '/status-pages/' + id + '/reports');
+  await shots(page, 'status-reports');
   await page.goto(env.BASE + '/status-pages/' + id);
+  await shots(page, 'status-page-editor');
   const first = page.locator('ol.sp-resources').first();
   await first.locator('li').nth(1).dragTo(first.locator('li').nth(0));
   await expect(page.locator('ol.sp-resources').first().locator('li strong').first()).toHaveText('Shop');
