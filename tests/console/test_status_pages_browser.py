@@ -54,8 +54,11 @@ test('build, reorder without JavaScript, report, see it in public', async ({ bro
   await page.getByRole('button', { name: 'Move down Website' }).click();
   await expect(page.getByRole('status')).toHaveText('Moved.');
   expect(await names(page)).toEqual(['Shop', 'Website', 'Nightly backup']);
+  await expect(page.locator('ol.sp-resources li strong').first()).toHaveText('Shop');
+  // Down from the bottom of a section: the top of the next one.
   await page.getByRole('button', { name: 'Move down Website' }).click();
-  expect(await names(page)).toEqual(['Shop', 'Nightly backup', 'Website']);
+  await expect(page.getByRole('status')).toHaveText('Moved.');
+  expect(await names(page)).toEqual(['Shop', 'Website', 'Nightly backup']);
   const second = page.locator('section.sp-section').nth(1);
   await expect(second.getByRole('listitem')).toHaveCount(2);
 
@@ -99,7 +102,11 @@ test('the list, settings and subscribers fit a phone; a drop reorders with JavaS
   await shots(page, 'status-reports');
   await page.goto(env.BASE + '/status-pages/' + id);
   await shots(page, 'status-page-editor');
+  // The drag on a page of its own (the other test reorders Acme's at the same time).
+  await page.goto(env.BASE + '/status-pages');
+  await page.getByRole('link', { name: 'Beta status' }).click();
   const first = page.locator('ol.sp-resources').first();
+  await expect(first.locator('li strong').first()).toHaveText('Website');
   await first.locator('li').nth(1).dragTo(first.locator('li').nth(0));
   await expect(page.locator('ol.sp-resources').first().locator('li strong').first()).toHaveText('Shop');
 });
@@ -134,6 +141,15 @@ async def test_status_pages_in_the_browser(
         }
         data(await api.post(f"{base}/resources", body), 201)
     data(await api.post("/api/v2/heartbeats", {"name": "Nightly backup"}), 201)
+    beta = data(
+        await api.post(
+            "/api/v2/status-pages", {"subdomain": "beta", "company_name": "Beta status"}
+        ),
+        201,
+    )
+    for name in ("Website", "Shop"):
+        body = {"resource_type": "ManuallyTrackedItem", "public_name": name}
+        data(await api.post(f"/api/v2/status-pages/{beta['id']}/resources", body), 201)
     await run_console_spec(
         app, playwright_runtime, tmp_path, SPEC, tests=2, env={"EMAIL": "ann@example.com"}
     )
