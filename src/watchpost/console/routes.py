@@ -21,6 +21,10 @@ from watchpost.console import (
     maintenance,
     overview,
     sso,
+    status_pages,
+    status_pages_layout,
+    status_pages_subscribers,
+    status_reports,
     team,
     team_audit,
     team_settings,
@@ -67,5 +71,9 @@ def console_routes() -> list[APIRoute]:
         bulk.router,
         channels.router,
         maintenance.router,
+        status_pages.router,
+        status_pages_layout.router,
+        status_reports.router,
+        status_pages_subscribers.router,
     )
     return [route for r in routers for route in r.routes if isinstance(route, APIRoute)]

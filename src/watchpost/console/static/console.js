@@ -96,3 +96,63 @@ document.addEventListener("submit", (event) => {
   confirmed.value = "yes";
   form.appendChild(confirmed);
 });
+
+// Status pages (console/status_pages_layout.py): drag a resource to another place, in its
+// section or another one. The drop posts the same move the Move up / Move down buttons
+// post (section_id and position instead of a direction), then the page is read again.
+(() => {
+  const lists = document.querySelectorAll("ol[data-sortable]");
+  if (!lists.length) return;
+  document.body.classList.add("sp-js");
+  const csrf = document.querySelector("input[name='csrf']");
+  let dragged = null;
+  for (const list of lists) {
+    for (const item of list.querySelectorAll("li[data-resource-id]")) {
+      item.draggable = true;
+      item.addEventListener("dragstart", (event) => {
+        dragged = item;
+        item.classList.add("sp-dragging");
+        event.dataTransfer.effectAllowed = "move";
+        event.dataTransfer.setData("text/plain", item.dataset.resourceId);
+      });
+      item.addEventListener("dragend", () => {
+        item.classList.remove("sp-dragging");
+        for (const over of document.querySelectorAll(".sp-over")) over.classList.remove("sp-over");
+      });
+    }
+    list.addEventListener("dragover", (event) => {
+      if (!dragged) return;
+      event.preventDefault();
+      const target = event.target.closest("li[data-resource-id]");
+      for (const over of document.querySelectorAll(".sp-over")) over.classList.remove("sp-over");
+      if (target && target !== dragged) target.classList.add("sp-over");
+    });
+    list.addEventListener("drop", (event) => {
+      if (!dragged) return;
+      event.preventDefault();
+      const items = [...list.querySelectorAll("li[data-resource-id]")].filter((li) => li !== dragged);
+      const target = event.target.closest("li[data-resource-id]");
+      let position = target ? items.indexOf(target) : items.length;
+      if (position < 0) position = items.length;
+      const body = new URLSearchParams({
+        csrf: csrf ? csrf.value : "",
+        section_id: list.dataset.sectionId,
+        position: String(position),
+      });
+      const url = list.dataset.sortable + dragged.dataset.resourceId + "/move";
+      dragged = null;
+      fetch(url, {
+        method: "POST",
+        body,
+        credentials: "same-origin",
+        headers: { "X-Requested-With": "fetch" },
+      }).then((answer) => {
+        if (answer.ok) {
+          window.location.reload();
+        } else {
+          answer.text().then((text) => window.alert(text || "The move was refused."));
+        }
+      });
+    });
+  }
+})();

@@ -1,0 +1,146 @@
+"""What the status page screens of the console share: finding the team's page (another
+team's is a 404, as in the API), its public addresses, paging numbers from the URL and the
+audit entry every change writes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, Any, Final
+from urllib.parse import urlsplit
+
+from fastapi import Depends, Request
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from watchpost.audit.service import record
+from watchpost.console.account import actor
+from watchpost.console.auth import Viewer, viewer
+from watchpost.console.notices import notice_of
+from watchpost.listing import PageRequest
+from watchpost.status_pages import pages
+from watchpost.status_pages.models import StatusPage
+from watchpost.validation import object_id
+
+Signed = Annotated[Viewer, Depends(viewer)]
+SECTION: Final = "status_pages"
+"""The navigation key of every status page screen."""
+PER_PAGE: Final = 25
+
+
+def number(raw: str | None, default: int, high: int) -> int:
+    """A page number or size from the URL; anything else is the default (a console page
+    shows its first page rather than an error)."""
+    text = (raw or "").strip()
+    if not text.isascii() or not text.isdigit() or len(text) > 9:
+        return default
+    return max(1, min(int(text), high))
+
+
+def paging_of(request: Request, per_page: int = PER_PAGE) -> PageRequest:
+    query = request.query_params
+    return PageRequest(
+        page=number(query.get("page"), 1, 10**9),
+        per_page=per_page,
+        base_url=request.url.path,
+        other_params=(),
+    )
+
+
+async def team_page(
+    db: AsyncSession, who: Viewer, page_id: str, *, lock: bool = False
+) -> StatusPage:
+    """The signed-in team's page of that id (the API's own lookup: another team's is a 404)."""
+    return await pages.get_page(
+        db, team_id=who.team_id, page_id=object_id(page_id, pages.PAGE), lock=lock
+    )
+
+
+async def audit(
+    request: Request,
+    db: AsyncSession,
+    who: Viewer,
+    action: str,
+    *,
+    subject_type: str,
+    subject_id: int,
+    subject: str,
+    details: dict[str, Any] | None = None,
+) -> None:
+    await record(
+        db,
+        team_id=who.team_id,
+        actor=actor(request, who),
+        action=action,
+        now=request.app.state.ctx.clock.now(),
+        subject_type=subject_type,
+        subject_id=subject_id,
+        subject=subject,
+        details=details,
+    )
+
+
+@dataclass(frozen=True)
+class Addresses:
+    """Where a page is seen, and the DNS record its custom domain needs."""
+
+    path: str
+    """`/status/{subdomain}` on this server: always served, whatever the DNS."""
+    server_url: str
+    """The same as an absolute URL when WATCHPOST_PUBLIC_URL is set, else the path."""
+    subdomain_url: str | None
+    """`https://{subdomain}.{WATCHPOST_STATUS_PAGE_DOMAIN}` when that is set."""
+    custom_url: str | None
+    dns_name: str | None
+    """The custom domain, fully qualified (the CNAME record's name)."""
+    dns_target: str
+    """What the CNAME points at: the page's own subdomain host, else this server's host."""
+
+
+def addresses(request: Request, page: StatusPage) -> Addresses:
+    settings = request.app.state.ctx.settings
+    path = f"/status/{page.subdomain}"
+    public = (settings.public_base or "").rstrip("/")
+    server_host = urlsplit(public).hostname if public else None
+    domain = settings.status_page_domain
+    subdomain_host = f"{page.subdomain}.{domain}" if domain else None
+    target = subdomain_host or server_host or (request.url.hostname or "this server's host name")
+    return Addresses(
+        path=path,
+        server_url=f"{public}{path}" if public else path,
+        subdomain_url=f"https://{subdomain_host}" if subdomain_host else None,
+        custom_url=f"https://{page.custom_domain}" if page.custom_domain else None,
+        dns_name=f"{page.custom_domain}." if page.custom_domain else None,
+        dns_target=f"{target}.",
+    )
+
+
+STATE_WORDS: Final = {
+    "operational": ("up", "All up"),
+    "degraded": ("degraded", "Degraded"),
+    "downtime": ("down", "Down"),
+    "maintenance": ("maintenance", "Maintenance"),
+    "not_monitored": ("pending", "Not monitored"),
+}
+
+
+def state_of(state: str) -> tuple[str, str]:
+    """(css state, words) of a page's aggregate state."""
+    return STATE_WORDS.get(state, ("pending", state.replace("_", " ").capitalize()))
+
+
+DONE: Final = {
+    "created": "Status page created.",
+    "saved": "Settings saved.",
+    "section_added": "Section added.",
+    "resource_added": "Resource added.",
+    "moved": "Moved.",
+    "removed": "Removed.",
+    "report_posted": "Report posted.",
+    "update_posted": "Update posted.",
+    "resolved": "Resolved.",
+    "ended": "Maintenance ended.",
+}
+
+
+def notice_for(request: Request) -> str | None:
+    """The line after a status page action (`?done=<code>`), else the console's own."""
+    return DONE.get(request.query_params.get("done", "")) or notice_of(request.query_params)

@@ -1,0 +1,560 @@
+"""/status-pages/{id}: a page's editor. Its sections and the resources in them, in page
+order; adding a section or a resource (a monitor, heartbeat or group with its widget);
+removing them; ordering them by Move up / Move down buttons (plain forms: no JavaScript
+needed) or by drag and drop (console.js posts the same move, with the section and position
+dropped at). Every change goes through the API's own services (status_pages/sections.py,
+resources.py: positions, fixed positions, limits) in one transaction with its audit entry.
+
+Moving up from the top of a section goes to the end of the section above; moving down from
+its bottom to the top of the section below: so a resource changes section without
+JavaScript too."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from fastapi import APIRouter, Request
+from fastapi.responses import RedirectResponse, Response
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+from starlette.datastructures import FormData
+
+from watchpost.console.auth import Viewer, checked_form, write_db
+from watchpost.console.errors import ConsoleRoute
+from watchpost.console.forms import field_errors
+from watchpost.console.status_pages_kit import (
+    SECTION,
+    Signed,
+    addresses,
+    audit,
+    notice_for,
+    team_page,
+)
+from watchpost.console.web import render
+from watchpost.errors import InvalidRequest, NotFound
+from watchpost.heartbeats.models import Heartbeat, HeartbeatGroup
+from watchpost.http.deps import request_sessions
+from watchpost.monitors.models import Monitor, MonitorGroup
+from watchpost.people.roles import Action
+from watchpost.problems import parse
+from watchpost.public_pages.page_data import sections_of
+from watchpost.status_pages import resources, sections
+from watchpost.status_pages.models import StatusPage, StatusPageResource, StatusPageSection
+from watchpost.status_pages.rendering import public_name
+from watchpost.status_pages.resource_rows import ResourceRow, all_rows
+from watchpost.status_pages.resource_types import MANUAL, RESOURCE_KINDS
+from watchpost.status_pages.schemas import ResourceFields, SectionCreate, SectionUpdate
+from watchpost.subscriptions.models import StatusPageSubscriber
+from watchpost.validation import object_id
+
+router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
+MAX_ITEMS: Final = 1000
+"""At most this many of the team's monitors (and of each other kind) are offered."""
+
+KINDS: Final[tuple[tuple[str, str, Any, tuple[Any, ...]], ...]] = (
+    ("Monitor", "Monitors", Monitor, (Monitor.pronounceable_name, Monitor.url)),
+    ("Heartbeat", "Heartbeats", Heartbeat, (Heartbeat.name,)),
+    ("MonitorGroup", "Monitor groups", MonitorGroup, (MonitorGroup.name,)),
+    ("HeartbeatGroup", "Heartbeat groups", HeartbeatGroup, (HeartbeatGroup.name,)),
+)
+"""What a resource can show: (resource_type, heading, model, name columns)."""
+WIDGETS: Final[dict[str, str]] = {
+    "history": "Status and history bars",
+    "plain": "Status only",
+    "intraday_history": "Status and detailed (hourly) history",
+    "response_times": "Response times chart (monitors only)",
+}
+KIND_WORDS: Final = {
+    "Monitor": "Monitor",
+    "Heartbeat": "Heartbeat",
+    "MonitorGroup": "Monitor group",
+    "HeartbeatGroup": "Heartbeat group",
+    "ResourceGroup": "Monitor group",
+    MANUAL: "Tracked by hand",
+}
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A resource as the editor lists it."""
+
+    row: ResourceRow
+    name: str
+    kind: str
+    widget: str
+    first: bool
+    last: bool
+
+
+@dataclass(frozen=True)
+class SectionShown:
+    section: StatusPageSection
+    label: str
+    resources: list[Shown]
+    first: bool
+    last: bool
+
+
+async def _item_choices(db: AsyncSession, team_id: int) -> list[tuple[str, list[tuple[str, str]]]]:
+    """The team's items by kind: (heading, [(value "Type:id", name)])."""
+    groups = []
+    for resource_type, heading, model, names in KINDS:
+        rows = await db.execute(
+            select(model.id, *names)
+            .where(model.team_id == team_id)
+            .order_by(func.coalesce(*names) if len(names) > 1 else names[0], model.id)
+            .limit(MAX_ITEMS)
+        )
+        found = [
+            (f"{resource_type}:{row[0]}", next((str(v) for v in row[1:] if v), f"#{row[0]}"))
+            for row in rows
+        ]
+        if found:
+            groups.append((heading, found))
+    groups.append(("Other", [(f"{MANUAL}:", "An item tracked by hand (status set by reports)")]))
+    return groups
+
+
+def _layout(
+    page_sections: Sequence[StatusPageSection], rows: list[ResourceRow], targets: dict[Any, Any]
+) -> list[SectionShown]:
+    by_section: dict[int, list[ResourceRow]] = {}
+    for row in sorted(rows, key=lambda r: (r.position, r.id)):
+        by_section.setdefault(row.status_page_section_id, []).append(row)
+    shown = []
+    count = len(page_sections)
+    for index, section in enumerate(page_sections):
+        items = by_section.get(section.id, [])
+        listed = [
+            Shown(
+                row=row,
+                name=public_name(row, targets.get((row.resource_type, row.resource_id))),
+                kind=KIND_WORDS.get(row.resource_type, row.resource_type),
+                widget=WIDGETS.get(row.widget_type, row.widget_type),
+                first=index == 0 and n == 0,
+                last=index == count - 1 and n == len(items) - 1,
+            )
+            for n, row in enumerate(items)
+        ]
+        label = section.name or f"Section {index + 1} (no heading shown)"
+        shown.append(SectionShown(section, label, listed, index == 0, index == count - 1))
+    return shown
+
+
+async def editor(
+    request: Request,
+    who: Viewer,
+    db: AsyncSession,
+    page: StatusPage,
+    *,
+    errors: dict[str, str] | None = None,
+    typed: dict[str, str] | None = None,
+) -> Response:
+    """The editor page (also shown again, 422, with a form's errors beside its fields)."""
+    rows = await all_rows(db, page_id=page.id)
+    targets = await resources.load_targets(db, rows)
+    page_sections = await sections_of(db, page)
+    subscribers = await db.scalar(
+        select(func.count()).where(StatusPageSubscriber.status_page_id == page.id)
+    )
+    return render(
+        request,
+        "status_page.html",
+        status=422 if errors else 200,
+        viewer=who,
+        section=SECTION,
+        page=page,
+        where=addresses(request, page),
+        layout=_layout(page_sections, rows, targets),
+        resource_count=len(rows),
+        items=await _item_choices(db, who.team_id) if who.may(Action.EDIT) else [],
+        widgets=WIDGETS,
+        subscribers=subscribers or 0,
+        errors=errors or {},
+        typed=typed or {},
+        notice=notice_for(request),
+    )
+
+
+@router.get("/status-pages/{page_id}")
+async def edit_page(request: Request, who: Signed, page_id: str) -> Response:
+    who.require(Action.READ)
+    db = await request_sessions(request).read()
+    return await editor(request, who, db, await team_page(db, who, page_id))
+
+
+def _back(page: StatusPage, done: str, anchor: str = "") -> Response:
+    return RedirectResponse(
+        f"/status-pages/{page.id}?done={done}" + (f"#{anchor}" if anchor else ""), status_code=303
+    )
+
+
+async def _again(
+    request: Request,
+    who: Viewer,
+    page_id: str,
+    exc: InvalidRequest,
+    shown: dict[str, str],
+    typed: dict[str, str],
+) -> Response:
+    """The editor again with the domain's problems beside the fields (names mapped)."""
+    db = await write_db(request)
+    async with db.begin():
+        page = await team_page(db, who, page_id)
+        raw = field_errors(exc.problems, list(shown))
+        errors = {shown.get(name, name): message for name, message in raw.items()}
+        return await editor(request, who, db, page, errors=errors, typed=typed)
+
+
+# ------------------------------------------------------------------------ sections
+
+
+@router.post("/status-pages/{page_id}/sections")
+async def add_section(request: Request, who: Signed, page_id: str) -> Response:
+    form = await checked_form(request, who)
+    who.require(Action.EDIT)
+    name = str(form.get("section_name", ""))
+    db = await write_db(request)
+    try:
+        async with db.begin():
+            page = await team_page(db, who, page_id, lock=True)
+            data = parse(SectionCreate, {"name": name})
+            section = await sections.create_section(
+                db, page=page, data=data, now=request.app.state.ctx.clock.now()
+            )
+            await audit(
+                request,
+                db,
+                who,
+                "status_page_section.created",
+                subject_type=sections.SECTION,
+                subject_id=section.id,
+                subject=f"{page.company_name}: {section.name or 'unnamed section'}",
+            )
+    except InvalidRequest as exc:
+        return await _again(
+            request, who, page_id, exc, {"name": "section_name"}, {"section_name": name}
+        )
+    return _back(page, "section_added", f"section-{section.id}")
+
+
+async def _section(db: AsyncSession, page: StatusPage, section_id: str) -> StatusPageSection:
+    return await sections.get_section(
+        db,
+        team_id=page.team_id,
+        page_id=page.id,
+        section_id=object_id(section_id, sections.SECTION),
+    )
+
+
+@router.post("/status-pages/{page_id}/sections/{section_id}/move")
+async def move_section(request: Request, who: Signed, page_id: str, section_id: str) -> Response:
+    form = await checked_form(request, who)
+    who.require(Action.EDIT)
+    direction = str(form.get("direction", ""))
+    db = await write_db(request)
+    async with db.begin():
+        page = await team_page(db, who, page_id, lock=True)
+        section = await _section(db, page, section_id)
+        ordered = await sections_of(db, page)
+        index = next(i for i, s in enumerate(ordered) if s.id == section.id)
+        other = index - 1 if direction == "up" else index + 1 if direction == "down" else -1
+        if not 0 <= other < len(ordered):
+            return _back(page, "unchanged", f"section-{section.id}")
+        data = SectionUpdate(position=ordered[other].position)
+        await sections.update_section(
+            db, page=page, section=section, data=data, sent={"position"}, now=_now(request)
+        )
+        await audit(
+            request,
+            db,
+            who,
+            "status_page_section.moved",
+            subject_type=sections.SECTION,
+            subject_id=section.id,
+            subject=f"{page.company_name}: {section.name or 'unnamed section'}",
+            details={"position": section.position},
+        )
+    return _back(page, "moved", f"section-{section.id}")
+
+
+@router.post("/status-pages/{page_id}/sections/{section_id}/delete")
+async def delete_section(request: Request, who: Signed, page_id: str, section_id: str) -> Response:
+    form = await checked_form(request, who)
+    who.require(Action.EDIT)
+    db = await write_db(request)
+    async with db.begin():
+        page = await team_page(db, who, page_id, lock=True)
+        section = await _section(db, page, section_id)
+        label = section.name or "the unnamed section"
+        if str(form.get("confirm", "")) != "yes":
+            held = await db.scalar(
+                select(func.count()).where(StatusPageResource.status_page_section_id == section.id)
+            )
+            return _confirm(
+                request,
+                who,
+                page,
+                question=f"Remove {label}?",
+                detail=f"Its {held or 0} resources are removed from the page with it.",
+                action=f"/status-pages/{page.id}/sections/{section.id}/delete",
+                button="Remove the section",
+            )
+        await audit(
+            request,
+            db,
+            who,
+            "status_page_section.deleted",
+            subject_type=sections.SECTION,
+            subject_id=section.id,
+            subject=f"{page.company_name}: {label}",
+        )
+        await sections.delete_section(db, page=page, section=section)
+    return _back(page, "removed", "layout")
+
+
+def _confirm(
+    request: Request,
+    who: Viewer,
+    page: StatusPage,
+    *,
+    question: str,
+    detail: str,
+    action: str,
+    button: str,
+) -> Response:
+    return render(
+        request,
+        "confirm.html",
+        viewer=who,
+        section=SECTION,
+        title=question,
+        question=question,
+        detail=detail,
+        action=action,
+        fields=[],
+        button=button,
+        back=f"/status-pages/{page.id}#layout",
+    )
+
+
+def _now(request: Request) -> Any:
+    return request.app.state.ctx.clock.now()
+
+
+# ----------------------------------------------------------------------- resources
+
+ADD_FIELDS: Final = {
+    "resource_type": "item",
+    "resource_id": "item",
+    "widget_type": "widget_type",
+    "public_name": "public_name",
+    "status_page_section_id": "section_id",
+    "explanation": "explanation",
+}
+"""The API's field → the add form's field its problem is shown beside."""
+
+
+def _add_body(form: FormData) -> tuple[dict[str, Any], dict[str, str]]:
+    """The API's body for the add form, and what was typed (kept on a 422)."""
+    typed = {
+        name: str(form.get(name, ""))
+        for name in ("item", "widget_type", "public_name", "section_id", "explanation")
+    }
+    body: dict[str, Any] = {}
+    resource_type, _, item_id = typed["item"].partition(":")
+    if resource_type:
+        body["resource_type"] = resource_type
+        if item_id:
+            body["resource_id"] = item_id
+    if typed["widget_type"]:
+        body["widget_type"] = typed["widget_type"]
+    if typed["public_name"].strip():
+        body["public_name"] = typed["public_name"]
+    if typed["explanation"].strip():
+        body["explanation"] = typed["explanation"]
+    if typed["section_id"]:
+        section = typed["section_id"]
+        body["status_page_section_id"] = int(section) if section.isdigit() else section
+    return body, typed
+
+
+@router.post("/status-pages/{page_id}/resources")
+async def add_resource(request: Request, who: Signed, page_id: str) -> Response:
+    form = await checked_form(request, who)
+    who.require(Action.EDIT)
+    body, typed = _add_body(form)
+    db = await write_db(request)
+    try:
+        async with db.begin():
+            page = await team_page(db, who, page_id, lock=True)
+            if "resource_type" not in body:
+                raise InvalidRequest.field("resource_type", "Choose what the resource shows")
+            data = parse(ResourceFields, body)
+            created = await resources.create_resource(
+                db,
+                page=page,
+                team_name=who.team_name,
+                data=data,
+                sent=set(data.model_fields_set),
+                now=_now(request),
+            )
+            await audit(
+                request,
+                db,
+                who,
+                "status_page_resource.created",
+                subject_type=resources.RESOURCE,
+                subject_id=created.id,
+                subject=f"{page.company_name}: {typed['public_name'].strip() or typed['item']}",
+                details={
+                    "resource_type": created.resource_type,
+                    "widget_type": created.widget_type,
+                },
+            )
+    except InvalidRequest as exc:
+        return await _again(request, who, page_id, exc, ADD_FIELDS, typed)
+    return _back(page, "resource_added", f"resource-{created.id}")
+
+
+async def _resource(db: AsyncSession, page: StatusPage, resource_id: str) -> StatusPageResource:
+    return await resources.get_resource(
+        db,
+        team_id=page.team_id,
+        page_id=page.id,
+        resource_id=object_id(resource_id, resources.RESOURCE),
+    )
+
+
+async def _neighbour(
+    db: AsyncSession, page: StatusPage, row: StatusPageResource, direction: str
+) -> tuple[int, int] | None:
+    """(section id, position) a move up or down takes the resource to, or None."""
+    ordered = await sections_of(db, page)
+    index = next(i for i, s in enumerate(ordered) if s.id == row.status_page_section_id)
+    here = sorted(
+        (
+            r
+            for r in await all_rows(db, page_id=page.id)
+            if r.status_page_section_id == row.status_page_section_id
+        ),
+        key=lambda r: (r.position, r.id),
+    )
+    at = next(i for i, r in enumerate(here) if r.id == row.id)
+    if direction == "up":
+        if at > 0:
+            return row.status_page_section_id, here[at - 1].position
+        if index > 0:  # to the end of the section above
+            return ordered[index - 1].id, -1
+    elif direction == "down":
+        if at < len(here) - 1:
+            return row.status_page_section_id, here[at + 1].position
+        if index < len(ordered) - 1:  # to the top of the section below
+            return ordered[index + 1].id, 0
+    return None
+
+
+@router.post("/status-pages/{page_id}/resources/{resource_id}/move")
+async def move_resource(request: Request, who: Signed, page_id: str, resource_id: str) -> Response:
+    """direction=up|down (the buttons), or section_id and position (a drop: console.js)."""
+    form = await checked_form(request, who)
+    who.require(Action.EDIT)
+    direction = str(form.get("direction", ""))
+    dropped = "position" in form
+    db = await write_db(request)
+    try:
+        async with db.begin():
+            page = await team_page(db, who, page_id, lock=True)
+            row = await _resource(db, page, resource_id)
+            if dropped:
+                body: dict[str, Any] = {"position": _int(form.get("position"))}
+                if form.get("section_id"):
+                    body["status_page_section_id"] = _int(form.get("section_id"))
+            else:
+                target = await _neighbour(db, page, row, direction)
+                if target is None:
+                    return _back(page, "unchanged", f"resource-{row.id}")
+                section_id, position = target
+                body = {"status_page_section_id": section_id}
+                if position >= 0:
+                    body["position"] = position
+            data = parse(ResourceFields, body)
+            await resources.update_resource(
+                db,
+                page=page,
+                team_name=who.team_name,
+                resource=row,
+                data=data,
+                sent=set(data.model_fields_set),
+                now=_now(request),
+            )
+            await audit(
+                request,
+                db,
+                who,
+                "status_page_resource.moved",
+                subject_type=resources.RESOURCE,
+                subject_id=row.id,
+                subject=f"{page.company_name}: resource {row.id}",
+                details={"section_id": row.status_page_section_id, "position": row.position},
+            )
+    except InvalidRequest as exc:
+        if dropped and request.headers.get("x-requested-with") == "fetch":
+            return Response(str(exc.problems[0][1]), status_code=422, media_type="text/plain")
+        return await _again(request, who, page_id, exc, {}, {})
+    if request.headers.get("x-requested-with") == "fetch":
+        return Response(status_code=204)
+    return _back(page, "moved", f"resource-{row.id}")
+
+
+def _int(value: object) -> int | str:
+    text = str(value or "").strip()
+    return int(text) if text.isascii() and text.isdigit() and len(text) < 10 else text
+
+
+@router.post("/status-pages/{page_id}/resources/{resource_id}/delete")
+async def delete_resource(
+    request: Request, who: Signed, page_id: str, resource_id: str
+) -> Response:
+    form = await checked_form(request, who)
+    who.require(Action.EDIT)
+    db = await write_db(request)
+    async with db.begin():
+        page = await team_page(db, who, page_id, lock=True)
+        row = await _resource(db, page, resource_id)
+        [shown] = await all_rows_of(db, page, row.id)
+        if str(form.get("confirm", "")) != "yes":
+            return _confirm(
+                request,
+                who,
+                page,
+                question=f"Remove {shown} from the page?",
+                detail="Reports naming it stop showing it. The monitor or heartbeat itself stays.",
+                action=f"/status-pages/{page.id}/resources/{row.id}/delete",
+                button="Remove the resource",
+            )
+        await audit(
+            request,
+            db,
+            who,
+            "status_page_resource.deleted",
+            subject_type=resources.RESOURCE,
+            subject_id=row.id,
+            subject=f"{page.company_name}: {shown}",
+        )
+        await resources.delete_resource(db, resource=row)
+    return _back(page, "removed", "layout")
+
+
+async def all_rows_of(db: AsyncSession, page: StatusPage, resource_id: int) -> list[str]:
+    """The shown name of one resource of the page."""
+    rows = [r for r in await all_rows(db, page_id=page.id) if r.id == resource_id]
+    if not rows:
+        raise NotFound(resources.RESOURCE, resource_id)
+    targets = await resources.load_targets(db, rows)
+    return [public_name(rows[0], targets.get((rows[0].resource_type, rows[0].resource_id)))]
+
+
+assert set(WIDGETS) <= {w for kind in RESOURCE_KINDS.values() for w in kind.widgets}

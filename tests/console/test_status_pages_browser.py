@@ -1,0 +1,155 @@
+"""The status page editor in Chromium (SQLite and PostgreSQL): a page with two sections, a
+resource moved with JavaScript turned off (plain forms), a report posted and seen on the
+public page; axe-core and 375 px on each screen, screenshots at 1280 and 375 px."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi import FastAPI
+
+from tests.factories.api import Api, data
+from tests.factories.console import add_person, run_console_spec
+from watchpost.probes.monitors import browser
+
+SPEC = r"""
+async function shots(page, name) {
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await axe(page);
+  await page.screenshot({ path: env.SHOTS + '/' + name + '-1280.png', fullPage: true });
+  await phone(page);
+  await noSideScroll(page);
+  await axe(page);
+  await page.screenshot({ path: env.SHOTS + '/' + name + '-375.png', fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+function names(page) {
+  return page.locator('ol.sp-resources li strong').allTextContents();
+}
+
+test('build, reorder without JavaScript, report, see it in public', async ({ browser }) => {
+  const context = await browser.newContext({ javaScriptEnabled: false });
+  const page = await context.newPage();
+  page.setDefaultTimeout(20000);
+  await signIn(page, env.EMAIL);
+  await page.goto(env.BASE + '/status-pages');
+  await expect(page.getByRole('heading', { name: 'Status pages', level: 1 })).toBeVisible();
+  await page.getByRole('link', { name: 'Acme status' }).click();
+  await expect(page.getByRole('heading', { name: 'Acme status', level: 1 })).toBeVisible();
+
+  // A second section, then a resource added to it through the form.
+  await page.getByLabel('Section heading').fill('Background jobs');
+  await page.getByRole('button', { name: 'Add section' }).click();
+  await expect(page.getByRole('heading', { name: 'Background jobs', level: 3 })).toBeVisible();
+  await page.getByLabel('What it shows').selectOption({ label: 'Nightly backup' });
+  await page.getByLabel('Widget').selectOption('plain');
+  await page.getByLabel('Section', { exact: true }).selectOption({ label: 'Background jobs' });
+  await page.getByRole('button', { name: 'Add resource' }).click();
+  await expect(page.getByRole('status')).toHaveText('Resource added.');
+  expect(await names(page)).toEqual(['Website', 'Shop', 'Nightly backup']);
+  await page.screenshot({ path: env.SHOTS + '/status-page-editor-nojs.png', fullPage: true });
+
+  // Move down, with JavaScript off: a plain form post.
+  await page.getByRole('button', { name: 'Move down Website' }).click();
+  await expect(page.getByRole('status')).toHaveText('Moved.');
+  expect(await names(page)).toEqual(['Shop', 'Website', 'Nightly backup']);
+  await expect(page.locator('ol.sp-resources li strong').first()).toHaveText('Shop');
+  // Down from the bottom of a section: the top of the next one.
+  await page.getByRole('button', { name: 'Move down Website' }).click();
+  await expect(page.getByRole('status')).toHaveText('Moved.');
+  expect(await names(page)).toEqual(['Shop', 'Website', 'Nightly backup']);
+  const second = page.locator('section.sp-section').nth(1);
+  await expect(second.getByRole('listitem')).toHaveCount(2);
+
+  // A report, with an error first.
+  await page.getByRole('link', { name: 'Reports and maintenance' }).click();
+  await page.getByRole('link', { name: 'New report' }).click();
+  await page.getByLabel('Message').fill('Checkout fails for some.');
+  await page.getByRole('button', { name: 'Post report' }).click();
+  await expect(page.getByRole('heading', { name: 'There is a problem' })).toBeVisible();
+  await expect(page.getByLabel('Title', { exact: true })).toHaveAccessibleDescription(/Give the report a title/);
+  await expect(page.getByLabel('Message')).toHaveValue('Checkout fails for some.');
+  await page.screenshot({ path: env.SHOTS + '/status-report-error-nojs.png', fullPage: true });
+  await page.getByLabel('Title', { exact: true }).fill('Checkout errors');
+  await page.getByLabel('Shop', { exact: true }).selectOption('downtime');
+  await page.getByRole('button', { name: 'Post report' }).click();
+  await expect(page.getByRole('status')).toHaveText('Report posted.');
+  await page.screenshot({ path: env.SHOTS + '/status-report-nojs.png', fullPage: true });
+
+  // The public page shows it.
+  await page.goto(env.BASE + '/status/acme-status');
+  await expect(page.getByText('Checkout errors').first()).toBeVisible();
+  await expect(page.getByText('Checkout fails for some.').first()).toBeVisible();
+  await context.close();
+});
+
+test('the list, settings and subscribers fit a phone; a drop reorders with JavaScript', async ({ page }) => {
+  await signIn(page, env.EMAIL);
+  await page.goto(env.BASE + '/status-pages');
+  await shots(page, 'status-pages');
+  await page.getByRole('link', { name: 'Acme status' }).click();
+  const id = page.url().split('/').pop();
+  await page.goto(env.BASE + '/status-pages/' + id + '/settings');
+  await expect(page.getByLabel('Subdomain')).toHaveValue('acme-status');
+  await expect(page.getByText('status.acme.example. CNAME')).toBeVisible();
+  await shots(page, 'status-page-settings');
+  await page.goto(env.BASE + '/status-pages/' + id + '/subscribers');
+  await shots(page, 'status-page-subscribers');
+  await page.goto(env.BASE + '/status-pages/' + id + '/reports/new');
+  await shots(page, 'status-report-new');
+  await page.goto(env.BASE + '/status-pages/' + id + '/reports');
+  await shots(page, 'status-reports');
+  await page.goto(env.BASE + '/status-pages/' + id);
+  await shots(page, 'status-page-editor');
+  // The drag on a page of its own (the other test reorders Acme's at the same time).
+  await page.goto(env.BASE + '/status-pages');
+  await page.getByRole('link', { name: 'Beta status' }).click();
+  const first = page.locator('ol.sp-resources').first();
+  await expect(first.locator('li strong').first()).toHaveText('Website');
+  await first.locator('li').nth(1).dragTo(first.locator('li').nth(0));
+  await expect(page.locator('ol.sp-resources').first().locator('li strong').first()).toHaveText('Shop');
+});
+"""
+
+
+async def test_status_pages_in_the_browser(
+    app: FastAPI, api: Api, playwright_runtime: browser.Runtime, tmp_path: Path
+) -> None:
+    await add_person(app, email="ann@example.com", role="admin")
+    page = data(
+        await api.post(
+            "/api/v2/status-pages",
+            {
+                "subdomain": "acme-status",
+                "company_name": "Acme status",
+                "custom_domain": "status.acme.example",
+            },
+        ),
+        201,
+    )
+    base = f"/api/v2/status-pages/{page['id']}"
+    section = data(await api.post(f"{base}/sections", {"name": "Website"}), 201)
+    for name, url in (("Website", "https://example.com"), ("Shop", "https://shop.example.com")):
+        monitor = data(
+            await api.post("/api/v2/monitors", {"url": url, "pronounceable_name": name}), 201
+        )
+        body = {
+            "status_page_section_id": int(section["id"]),
+            "resource_type": "Monitor",
+            "resource_id": monitor["id"],
+        }
+        data(await api.post(f"{base}/resources", body), 201)
+    data(await api.post("/api/v2/heartbeats", {"name": "Nightly backup"}), 201)
+    beta = data(
+        await api.post(
+            "/api/v2/status-pages", {"subdomain": "beta", "company_name": "Beta status"}
+        ),
+        201,
+    )
+    for name in ("Website", "Shop"):
+        body = {"resource_type": "ManuallyTrackedItem", "public_name": name}
+        data(await api.post(f"/api/v2/status-pages/{beta['id']}/resources", body), 201)
+    await run_console_spec(
+        app, playwright_runtime, tmp_path, SPEC, tests=2, env={"EMAIL": "ann@example.com"}
+    )
