@@ -5,6 +5,7 @@ object as the API then shows it, refused roles and forged forms change nothing."
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 from typing import Any
 
 import httpx
@@ -306,6 +307,23 @@ async def test_check_now_of_a_target_and_none_for_heartbeats(
     assert ">Check now<" not in page
     refused = await client.post(f"/heartbeats/{heartbeat_id}/check", data={"csrf": token})
     assert refused.status_code in (404, 405)
+
+
+async def test_resume_ends_a_targets_pause_for_a_while(
+    app: FastAPI, api: Api, client: httpx.AsyncClient, clock: FrozenClock
+) -> None:
+    target_id, target_api = (await three_objects(api))["target"]
+    async with app.state.ctx.db.write_sessions() as db, db.begin():
+        target = await db.get(CollectorTarget, target_id)
+        assert target is not None
+        target.paused_until = clock.now() + timedelta(hours=3)
+    token = await signed(app, client, "responder")
+    assert "Paused" in (await client.get(f"/targets/{target_id}")).text
+    answer = await client.post(f"/targets/{target_id}/resume", data={"csrf": token})
+    assert answer.status_code == 303
+    resumed = await load(app, CollectorTarget, target_id)
+    assert resumed.paused_until is None and resumed.next_check_at == clock.now()
+    assert data(await api.get(target_api))["attributes"]["paused_until"] is None
 
 
 REFUSED = [

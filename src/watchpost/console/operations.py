@@ -115,6 +115,13 @@ async def _pause(db: AsyncSession, item: Item, paused: bool, box: SecretBox, now
             db, heartbeat=item, data=hb, sent=list(hb.model_fields_set), now=now
         )
         return True
+    if not paused and item.paused_until is not None and item.paused_until > now:
+        # Paused for a while (the hosted API's read-only paused_until): resuming ends it.
+        item.paused_until = None
+        item.updated_at = now
+        if item.enabled:
+            item.due_now(now)
+            return True
     if item.enabled != paused:
         return False
     target = parse_target_update({"enabled": not paused}, collectors.target_values(item))
