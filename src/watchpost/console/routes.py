@@ -15,6 +15,7 @@ from watchpost.console import (
     editing,
     editing_more,
     incidents,
+    integrations,
     live,
     login,
     overview,
@@ -22,6 +23,7 @@ from watchpost.console import (
     team,
     team_audit,
     team_tokens,
+    webhooks,
 )
 from watchpost.console.auth import Viewer, viewer
 from watchpost.console.errors import ConsoleRoute
@@ -61,5 +63,7 @@ def console_routes() -> list[APIRoute]:
         team_audit.router,
         details.router,  # after editing: /monitors/new is the form's
         bulk.router,
+        webhooks.router,
+        integrations.router,
     )
     return [route for r in routers for route in r.routes if isinstance(route, APIRoute)]
