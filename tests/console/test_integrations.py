@@ -83,7 +83,9 @@ async def test_incoming_problems_are_beside_their_fields(app: FastAPI) -> None:
         )
         bad_rule = await admin.post(
             "/integrations/incoming/new",
-            data=_incoming_form(csrf, started_rules='[{"rule_target": "json", "match_type": "equals"}]'),
+            data=_incoming_form(
+                csrf, started_rules='[{"rule_target": "json", "match_type": "equals"}]'
+            ),
         )
         bad_number = await admin.post(
             "/integrations/incoming/new", data=_incoming_form(csrf, recovery_period="-5")

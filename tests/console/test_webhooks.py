@@ -207,7 +207,9 @@ async def test_delete_and_rotate_ask_first_and_rotate_shows_the_new_secret_once(
         deleted = await admin.post(
             f"/webhooks/{webhook.id}/delete", data={"csrf": csrf, "confirm": "yes"}
         )
-        assert deleted.status_code == 303 and deleted.headers["location"] == "/webhooks?done=deleted"
+        assert (
+            deleted.status_code == 303 and deleted.headers["location"] == "/webhooks?done=deleted"
+        )
         assert (await admin.get(f"/webhooks/{webhook.id}")).status_code == 404
     assert await _webhooks(app) == []
     assert await actions(app) == [
@@ -297,9 +299,7 @@ async def test_roles_are_checked_on_the_server(app: FastAPI) -> None:
     assert await actions(app) == before
 
 
-async def test_another_teams_webhook_and_delivery_are_a_404(
-    app: FastAPI, other_api: Api
-) -> None:
+async def test_another_teams_webhook_and_delivery_are_a_404(app: FastAPI, other_api: Api) -> None:
     async with receiver() as hook:
         theirs = await create_webhook(other_api, hook.url(), name="Theirs")
         tested = await other_api.post(f"/api/v2/outgoing-webhooks/{theirs['id']}/test", {})

@@ -26,6 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.audit.service import record
 from watchpost.console.account import actor
 from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.errors import ConsoleRoute
 from watchpost.console.form_kit import FormPage, choices
 from watchpost.console.forms import (
     Field,
@@ -36,7 +37,6 @@ from watchpost.console.forms import (
     initial,
     posted,
 )
-from watchpost.console.errors import ConsoleRoute
 from watchpost.console.notices import done_query
 from watchpost.console.web import render
 from watchpost.console.webhooks import page_number
@@ -46,6 +46,7 @@ from watchpost.incoming import schemas as incoming_schemas
 from watchpost.incoming import service as incoming
 from watchpost.incoming.endpoints import public_base
 from watchpost.incoming.models import IncomingWebhook
+from watchpost.incoming.receive_endpoints import METHODS as RECEIVE_METHODS
 from watchpost.listing import PageRequest
 from watchpost.pagerduty import schemas as pagerduty_schemas
 from watchpost.pagerduty import service as pagerduty
@@ -86,9 +87,9 @@ def _paging(request: Request, name: str) -> PageRequest:
 def _named_links(links: Mapping[str, str | None], name: str) -> dict[str, str | None]:
     """The listing's links with its page parameter named for its kind."""
     return {
-        key: None if url is None else url.replace("?page=", f"?{name}=").replace(
-            "&page=", f"&{name}="
-        )
+        key: None
+        if url is None
+        else url.replace("?page=", f"?{name}=").replace("&page=", f"&{name}=")
         for key, url in links.items()
     }
 
@@ -417,11 +418,7 @@ async def _find_incoming(db: AsyncSession, who: Viewer, row_id: str) -> Incoming
 
 def curl_example(url: str) -> str:
     body = '{"title": "Disk almost full on db-1", "status": "firing"}'
-    return (
-        f"curl -X POST '{url}' \\\n"
-        "  -H 'Content-Type: application/json' \\\n"
-        f"  -d '{body}'"
-    )
+    return f"curl -X POST '{url}' \\\n  -H 'Content-Type: application/json' \\\n  -d '{body}'"
 
 
 @router.get(INCOMING + "/{row_id}")
@@ -444,6 +441,7 @@ async def incoming_page(request: Request, who: Signed, row_id: str) -> Response:
         row=row,
         url=url,
         curl=curl_example(url),
+        methods=RECEIVE_METHODS,
         policy=policy,
         rule_words=RULE_WORDS,
         rule_types=dict(RULE_TYPE_CHOICES),
@@ -552,9 +550,7 @@ def pagerduty_fields() -> list[Field]:
     ]
 
 
-def _pagerduty_page(
-    values: Mapping[str, Raw], row_id: int | None = None
-) -> FormPage:
+def _pagerduty_page(values: Mapping[str, Raw], row_id: int | None = None) -> FormPage:
     return FormPage(
         title="New PagerDuty integration" if row_id is None else "Edit PagerDuty integration",
         action=f"{PAGERDUTY}/new" if row_id is None else f"{PAGERDUTY}/{row_id}/edit",
@@ -566,9 +562,7 @@ def _pagerduty_page(
 
 
 async def _find_pagerduty(db: AsyncSession, who: Viewer, row_id: str) -> PagerDutyIntegration:
-    return await pagerduty.get(
-        db, team_id=who.team_id, object_id=object_id(row_id, pagerduty.TYPE)
-    )
+    return await pagerduty.get(db, team_id=who.team_id, object_id=object_id(row_id, pagerduty.TYPE))
 
 
 @router.get(PAGERDUTY + "/new")

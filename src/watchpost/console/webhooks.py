@@ -173,9 +173,7 @@ def _form(
 async def new_form(request: Request, who: Signed) -> Response:
     who.require(Action.EDIT)
     trigger_type = _trigger(request.query_params.get("trigger_type"))
-    return _form(
-        request, who, trigger_type=trigger_type, values=forms.new_values(trigger_type)
-    )
+    return _form(request, who, trigger_type=trigger_type, values=forms.new_values(trigger_type))
 
 
 @router.post("/webhooks/new")
@@ -324,6 +322,7 @@ async def _webhook_page(
         except NotFound:  # a stale id, or another webhook's: no result shown
             tested = None
     notice = NOTICES.get(request.query_params.get("done", "")) if fresh is None else None
+    extra: dict[str, Any] = {"notice": notice} if notice else {}
     return render(
         request,
         "webhook.html",
@@ -344,7 +343,7 @@ async def _webhook_page(
         tested=tested,
         secret=secret,
         fresh=fresh,
-        **({"notice": notice} if notice else {}),
+        **extra,
     )
 
 
@@ -397,8 +396,7 @@ async def delete(request: Request, who: Signed, webhook_id: str) -> Response:
                 request,
                 who,
                 question=f"Delete the webhook {webhook.name}?",
-                detail="Nothing is sent to it any more, and its delivery log is deleted "
-                "with it.",
+                detail="Nothing is sent to it any more, and its delivery log is deleted with it.",
                 action=f"/webhooks/{webhook.id}/delete",
                 button="Delete the webhook",
             )
