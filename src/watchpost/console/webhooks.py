@@ -285,7 +285,9 @@ def delivery_view(delivery: Delivery, event: DeliveryEvent) -> dict[str, Any]:
         "event": f"{event.trigger_type.replace('_', ' ')}: {event.event}",
         "subject": f"{event.subject_type} {event.subject_id}" if event.subject_id else "test",
         "test": event.subject_id == 0,
-        "state": STATE_WORDS.get(delivery.state, delivery.state),
+        "state": "Retrying"
+        if delivery.state == "pending" and failed_last
+        else STATE_WORDS.get(delivery.state, delivery.state),
         "state_class": STATE_CLASSES.get(delivery.state, "pending"),
         "attempts": delivery.attempts,
         "at": delivery.last_attempt_at,
