@@ -16,6 +16,7 @@ from watchpost.console import (
     editing,
     editing_more,
     incidents,
+    integrations,
     live,
     login,
     maintenance,
@@ -29,6 +30,7 @@ from watchpost.console import (
     team_audit,
     team_settings,
     team_tokens,
+    webhooks,
 )
 from watchpost.console.auth import Viewer, viewer
 from watchpost.console.errors import ConsoleRoute
@@ -75,5 +77,7 @@ def console_routes() -> list[APIRoute]:
         status_pages_layout.router,
         status_reports.router,
         status_pages_subscribers.router,
+        webhooks.router,
+        integrations.router,
     )
     return [route for r in routers for route in r.routes if isinstance(route, APIRoute)]

@@ -1,0 +1,485 @@
+"""/webhooks: the team's outgoing webhooks in the console. A paged list; a webhook's page
+with its settings, the events it fires on and its delivery log (paged, newest first); create,
+edit, delete (confirmed); Rotate secret (confirmed; the new key shown once); Send test (a real
+attempt through the delivery machinery, its outcome shown); Retry of a delivery (made due
+now, sent by the delivery worker).
+
+Every change goes through the domain functions the API calls (webhooks/service.py,
+delivery/service.py) with an audit entry in the same transaction. Reading needs Action.READ
+(any member); create, edit, delete and rotating the secret need Action.EDIT; Send test and
+Retry need Action.OPERATE (a responder's: they send what the webhook already says, change
+nothing of its settings). Another team's webhook or delivery is a 404.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Final
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import RedirectResponse, Response
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from watchpost.audit.service import record
+from watchpost.console import webhooks_forms as forms
+from watchpost.console.account import actor
+from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.errors import ConsoleRoute
+from watchpost.console.forms import Raw
+from watchpost.console.notices import done_query
+from watchpost.console.web import render
+from watchpost.delivery import service as deliveries
+from watchpost.delivery.models import Delivery, DeliveryEvent
+from watchpost.errors import InvalidRequest, NotFound
+from watchpost.http.deps import request_sessions
+from watchpost.listing import PageRequest
+from watchpost.people.roles import Action
+from watchpost.validation import object_id
+from watchpost.webhooks import service, signing
+from watchpost.webhooks.models import OutgoingWebhook
+from watchpost.webhooks.schemas import parse_webhook_create, parse_webhook_update
+from watchpost.webhooks.triggers import TRIGGER_RULES, TRIGGER_TYPES
+
+router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
+Signed = Annotated[Viewer, Depends(viewer)]
+
+SECTION: Final = "webhooks"
+PAGE_SIZE: Final = 25
+LOG_PAGE_SIZE: Final = 20
+EXCERPT_SHOWN: Final = 300
+"""Characters of a response excerpt the log shows (the API keeps the first KB)."""
+NOTICES: Final = {
+    "retried": "Queued again: the delivery worker sends it within seconds. Reload to see it.",
+    "saved": "Saved.",
+}
+STATE_WORDS: Final = {
+    "pending": "Pending",
+    "succeeded": "Delivered",
+    "failed": "Failed",
+    "cancelled": "Cancelled",
+}
+STATE_CLASSES: Final = {
+    "pending": "pending",
+    "succeeded": "up",
+    "failed": "down",
+    "cancelled": "paused",
+}
+
+
+def page_number(raw: str | None) -> int:
+    """A page number from the URL; anything else is the first page."""
+    text = (raw or "").strip()
+    return int(text) if text.isascii() and text.isdigit() and 0 < len(text) < 10 else 1
+
+
+def paging(request: Request, size: int, name: str = "page") -> PageRequest:
+    others = tuple((k, v) for k, v in request.query_params.multi_items() if k == "tab")
+    return PageRequest(
+        page=max(1, page_number(request.query_params.get(name))),
+        per_page=size,
+        base_url=request.url.path,
+        other_params=others,
+    )
+
+
+def _trigger(value: object, fallback: str = forms.DEFAULT_TRIGGER) -> str:
+    return value if isinstance(value, str) and value in TRIGGER_TYPES else fallback
+
+
+def events_of(webhook: OutgoingWebhook) -> list[str]:
+    """The words of the events the webhook fires on."""
+    accepted = TRIGGER_RULES[webhook.trigger_type].accepted
+    if not accepted:
+        return [TRIGGER_RULES[webhook.trigger_type].fires_when.capitalize()]
+    return [forms.FLAG_WORDS[name][0] for name in accepted if getattr(webhook, name)]
+
+
+async def _find(db: AsyncSession, who: Viewer, webhook_id: str) -> OutgoingWebhook:
+    return await service.get_webhook(
+        db, team_id=who.team_id, webhook_id=object_id(webhook_id, service.WEBHOOK)
+    )
+
+
+async def _audit(
+    request: Request, who: Viewer, db: AsyncSession, action: str, webhook: OutgoingWebhook
+) -> None:
+    await record(
+        db,
+        team_id=who.team_id,
+        actor=actor(request, who),
+        action=action,
+        now=request.app.state.ctx.clock.now(),
+        subject_type=service.WEBHOOK,
+        subject_id=webhook.id,
+        subject=webhook.name,
+    )
+
+
+# ------------------------------------------------------------------------------- list
+
+
+@router.get("/webhooks")
+async def list_page(request: Request, who: Signed) -> Response:
+    who.require(Action.READ)
+    db = await request_sessions(request).read()
+    wanted = paging(request, PAGE_SIZE)
+    page = await service.list_webhooks(db, team_id=who.team_id, paging=wanted)
+    return render(
+        request,
+        "webhooks.html",
+        viewer=who,
+        section=SECTION,
+        rows=[(webhook, events_of(webhook)) for webhook in page.data],
+        links=page.links,
+        page_number=wanted.page,
+        trigger_words=forms.TRIGGER_WORDS,
+    )
+
+
+# ------------------------------------------------------------------------------- form
+
+
+def _form(
+    request: Request,
+    who: Viewer,
+    *,
+    trigger_type: str,
+    values: dict[str, Raw],
+    webhook: OutgoingWebhook | None = None,
+    errors: dict[str, str] | None = None,
+) -> Response:
+    template = webhook.custom_webhook_template if webhook is not None else None
+    return render(
+        request,
+        "webhook_form.html",
+        status=422 if errors else 200,
+        viewer=who,
+        section=SECTION,
+        webhook=webhook,
+        trigger_type=trigger_type,
+        trigger_words=forms.TRIGGER_WORDS,
+        fires_when=TRIGGER_RULES[trigger_type].fires_when,
+        main=forms.main_fields(),
+        flags=forms.flag_fields(trigger_type),
+        request_fields=forms.template_fields(),
+        values=values,
+        secrets={
+            "auth_password": template is not None and template.auth_password_encrypted is not None
+        },
+        errors=errors or {},
+    )
+
+
+@router.get("/webhooks/new")
+async def new_form(request: Request, who: Signed) -> Response:
+    who.require(Action.EDIT)
+    trigger_type = _trigger(request.query_params.get("trigger_type"))
+    return _form(request, who, trigger_type=trigger_type, values=forms.new_values(trigger_type))
+
+
+@router.post("/webhooks/new")
+async def create(request: Request, who: Signed) -> Response:
+    form = await checked_form(request, who)
+    who.require(Action.EDIT)
+    sent = str(form.get("trigger_type", ""))
+    trigger_type = _trigger(sent)
+    raw = forms.read(trigger_type, form)
+    body = forms.create_body(trigger_type, raw)
+    body["trigger_type"] = sent
+    ctx = request.app.state.ctx
+    secret = signing.new_secret()
+    db = await write_db(request)
+    try:
+        data = parse_webhook_create(body, team_name=who.team_name)
+        async with db.begin():
+            webhook = await service.create_webhook(
+                db,
+                team_id=who.team_id,
+                data=data,
+                box=ctx.box,
+                now=ctx.clock.now(),
+                signing_secret=secret,
+            )
+            await _audit(request, who, db, "outgoing_webhook.created", webhook)
+    except InvalidRequest as exc:
+        shown = {f.name for f in forms.all_fields(trigger_type)} | {"trigger_type"}
+        errors = forms.form_problems(exc.problems, shown)
+        return _form(request, who, trigger_type=trigger_type, values=raw, errors=errors)
+    async with db.begin():
+        return await _webhook_page(
+            request, who, db, webhook_id=webhook.id, secret=secret, fresh="created"
+        )
+
+
+@router.get("/webhooks/{webhook_id}/edit")
+async def edit_form(request: Request, who: Signed, webhook_id: str) -> Response:
+    who.require(Action.EDIT)
+    db = await request_sessions(request).read()
+    webhook = await _find(db, who, webhook_id)
+    return _form(
+        request,
+        who,
+        trigger_type=webhook.trigger_type,
+        values=forms.current_values(webhook),
+        webhook=webhook,
+    )
+
+
+@router.post("/webhooks/{webhook_id}/edit")
+async def update(request: Request, who: Signed, webhook_id: str) -> Response:
+    form = await checked_form(request, who)
+    who.require(Action.EDIT)
+    ctx = request.app.state.ctx
+    db = await write_db(request)
+    async with db.begin():
+        webhook = await _find(db, who, webhook_id)
+        raw = forms.read(webhook.trigger_type, form)
+        body = forms.update_body(webhook, raw)
+        try:
+            data = parse_webhook_update(
+                body,
+                trigger_type=webhook.trigger_type,
+                url=webhook.url,
+                template=service.template_values(webhook),
+                team_name=who.team_name,
+            )
+        except InvalidRequest as exc:  # nothing changed yet
+            shown = {f.name for f in forms.all_fields(webhook.trigger_type)}
+            errors = forms.form_problems(exc.problems, shown)
+            return _form(
+                request,
+                who,
+                trigger_type=webhook.trigger_type,
+                values=raw,
+                webhook=webhook,
+                errors=errors,
+            )
+        await service.update_webhook(
+            db,
+            webhook=webhook,
+            data=data,
+            sent=set(data.model_fields_set),
+            box=ctx.box,
+            now=ctx.clock.now(),
+        )
+        await _audit(request, who, db, "outgoing_webhook.updated", webhook)
+        found = webhook.id
+    return RedirectResponse(f"/webhooks/{found}?done=saved", status_code=303)
+
+
+# ------------------------------------------------------------------------- one webhook
+
+
+def _excerpt(text: str | None) -> str | None:
+    if text is None:
+        return None
+    return text if len(text) <= EXCERPT_SHOWN else text[:EXCERPT_SHOWN] + "…"
+
+
+def delivery_view(delivery: Delivery, event: DeliveryEvent) -> dict[str, Any]:
+    """What the log shows of a delivery (its last attempt's outcome)."""
+    failed_last = delivery.attempts > 0 and (
+        delivery.status_code is None or not 200 <= delivery.status_code < 300
+    )
+    return {
+        "id": delivery.id,
+        "event": f"{event.trigger_type.replace('_', ' ')}: {event.event}",
+        "subject": f"{event.subject_type} {event.subject_id}" if event.subject_id else "test",
+        "test": event.subject_id == 0,
+        "state": "Retrying"
+        if delivery.state == "pending" and failed_last
+        else STATE_WORDS.get(delivery.state, delivery.state),
+        "state_class": STATE_CLASSES.get(delivery.state, "pending"),
+        "attempts": delivery.attempts,
+        "at": delivery.last_attempt_at,
+        "created_at": delivery.created_at,
+        "status_code": delivery.status_code,
+        "error": delivery.error,
+        "duration_ms": delivery.duration_ms,
+        "excerpt": _excerpt(delivery.response_excerpt),
+        "next_at": delivery.next_attempt_at if delivery.state == "pending" else None,
+        "retryable": delivery.state in ("failed", "cancelled")
+        or (delivery.state == "pending" and failed_last),
+    }
+
+
+async def _webhook_page(
+    request: Request,
+    who: Viewer,
+    db: AsyncSession,
+    *,
+    webhook_id: int,
+    secret: str | None = None,
+    fresh: str | None = None,
+) -> Response:
+    webhook = await service.get_webhook(db, team_id=who.team_id, webhook_id=webhook_id)
+    wanted = paging(request, LOG_PAGE_SIZE) if fresh is None else paging_first()
+    page = await deliveries.list_deliveries(db, webhook=webhook, paging=wanted)
+    tested = None
+    tested_id = request.query_params.get("tested", "")
+    if fresh is None and tested_id.isascii() and tested_id.isdigit() and len(tested_id) < 19:
+        try:
+            tested = delivery_view(
+                *await deliveries.get_delivery(db, webhook=webhook, delivery_id=int(tested_id))
+            )
+        except NotFound:  # a stale id, or another webhook's: no result shown
+            tested = None
+    notice = NOTICES.get(request.query_params.get("done", "")) if fresh is None else None
+    extra: dict[str, Any] = {"notice": notice} if notice else {}
+    return render(
+        request,
+        "webhook.html",
+        viewer=who,
+        section=SECTION,
+        webhook=webhook,
+        events=events_of(webhook),
+        flags=[
+            (forms.FLAG_WORDS[name][0], getattr(webhook, name))
+            for name in TRIGGER_RULES[webhook.trigger_type].accepted
+        ],
+        fires_when=TRIGGER_RULES[webhook.trigger_type].fires_when,
+        trigger_words=forms.TRIGGER_WORDS,
+        custom=webhook.custom_webhook_template,
+        log=[delivery_view(delivery, event) for delivery, event in page.data],
+        links=page.links,
+        page_number=wanted.page,
+        tested=tested,
+        secret=secret,
+        fresh=fresh,
+        **extra,
+    )
+
+
+def paging_first() -> PageRequest:
+    return PageRequest(page=1, per_page=LOG_PAGE_SIZE, base_url="", other_params=())
+
+
+@router.get("/webhooks/{webhook_id}")
+async def webhook_page(request: Request, who: Signed, webhook_id: str) -> Response:
+    who.require(Action.READ)
+    found = object_id(webhook_id, service.WEBHOOK)
+    db = await request_sessions(request).read()
+    return await _webhook_page(request, who, db, webhook_id=found)
+
+
+# ----------------------------------------------------------------------------- actions
+
+
+def _confirmed(form: Any) -> bool:
+    return str(form.get("confirm", "")) == "yes"
+
+
+def _confirm(
+    request: Request, who: Viewer, *, question: str, detail: str, action: str, button: str
+) -> Response:
+    return render(
+        request,
+        "confirm.html",
+        viewer=who,
+        section=SECTION,
+        title=question,
+        question=question,
+        detail=detail,
+        action=action,
+        button=button,
+        back=action.rsplit("/", 1)[0],
+        fields=[],
+    )
+
+
+@router.post("/webhooks/{webhook_id}/delete")
+async def delete(request: Request, who: Signed, webhook_id: str) -> Response:
+    form = await checked_form(request, who)
+    who.require(Action.EDIT)
+    db = await write_db(request)
+    async with db.begin():
+        webhook = await _find(db, who, webhook_id)
+        if not _confirmed(form):
+            return _confirm(
+                request,
+                who,
+                question=f"Delete the webhook {webhook.name}?",
+                detail="Nothing is sent to it any more, and its delivery log is deleted with it.",
+                action=f"/webhooks/{webhook.id}/delete",
+                button="Delete the webhook",
+            )
+        await _audit(request, who, db, "outgoing_webhook.deleted", webhook)
+        await service.delete_webhook(db, webhook=webhook)
+    return RedirectResponse("/webhooks?" + done_query("deleted"), status_code=303)
+
+
+@router.post("/webhooks/{webhook_id}/rotate-secret")
+async def rotate_secret(request: Request, who: Signed, webhook_id: str) -> Response:
+    form = await checked_form(request, who)
+    who.require(Action.EDIT)
+    ctx = request.app.state.ctx
+    secret = signing.new_secret()
+    db = await write_db(request)
+    async with db.begin():
+        webhook = await _find(db, who, webhook_id)
+        if not _confirmed(form):
+            return _confirm(
+                request,
+                who,
+                question=f"Rotate the signing secret of {webhook.name}?",
+                detail="A new secret signs from now on and is shown once. For 24 hours "
+                "requests carry the old secret's signature too, so the receiver can switch.",
+                action=f"/webhooks/{webhook.id}/rotate-secret",
+                button="Rotate the secret",
+            )
+        await service.rotate_secret(
+            db, webhook=webhook, box=ctx.box, now=ctx.clock.now(), signing_secret=secret
+        )
+        await _audit(request, who, db, "outgoing_webhook.secret_rotated", webhook)
+        found = webhook.id
+    async with db.begin():
+        return await _webhook_page(
+            request, who, db, webhook_id=found, secret=secret, fresh="rotated"
+        )
+
+
+@router.post("/webhooks/{webhook_id}/test")
+async def send_test(request: Request, who: Signed, webhook_id: str) -> Response:
+    await checked_form(request, who)
+    who.require(Action.OPERATE)
+    ctx = request.app.state.ctx
+    db = await write_db(request)
+    async with db.begin():
+        webhook = await _find(db, who, webhook_id)
+    delivery, _ = await deliveries.send_test(
+        db,
+        webhook=webhook,
+        team_name=who.team_name,
+        box=ctx.box,
+        settings=ctx.settings,
+        now=ctx.clock.now(),
+    )
+    async with db.begin():
+        await _audit(request, who, db, "outgoing_webhook.tested", webhook)
+    return RedirectResponse(
+        f"/webhooks/{webhook.id}?tested={delivery.id}#test-result", status_code=303
+    )
+
+
+@router.post("/webhooks/{webhook_id}/deliveries/{delivery_id}/retry")
+async def retry(request: Request, who: Signed, webhook_id: str, delivery_id: str) -> Response:
+    await checked_form(request, who)
+    who.require(Action.OPERATE)
+    ctx = request.app.state.ctx
+    db = await write_db(request)
+    async with db.begin():
+        webhook = await _find(db, who, webhook_id)
+        delivery, _ = await deliveries.get_delivery(
+            db, webhook=webhook, delivery_id=object_id(delivery_id, deliveries.DELIVERY)
+        )
+        await deliveries.retry(db, delivery=delivery, now=ctx.clock.now())
+        await record(
+            db,
+            team_id=who.team_id,
+            actor=actor(request, who),
+            action="outgoing_webhook_delivery.retried",
+            now=ctx.clock.now(),
+            subject_type=deliveries.DELIVERY,
+            subject_id=delivery.id,
+            subject=webhook.name,
+        )
+    return RedirectResponse(f"/webhooks/{webhook.id}?done=retried#log", status_code=303)
