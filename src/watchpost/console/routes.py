@@ -17,7 +17,11 @@ from watchpost.console import (
     incidents,
     live,
     login,
+    oncall,
     overview,
+    people_contact,
+    policies,
+    policies_urgencies,
     sso,
     team,
     team_audit,
@@ -61,5 +65,9 @@ def console_routes() -> list[APIRoute]:
         team_audit.router,
         details.router,  # after editing: /monitors/new is the form's
         bulk.router,
+        policies_urgencies.router,  # before policies: /policies/urgencies is no policy's id
+        policies.router,
+        oncall.router,
+        people_contact.router,
     )
     return [route for r in routers for route in r.routes if isinstance(route, APIRoute)]
