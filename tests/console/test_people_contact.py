@@ -17,7 +17,7 @@ async def _name(app: FastAPI, email: str) -> str:
     async with app.state.ctx.db.read_sessions() as db:
         found = await db.scalar(select(User.name).where(User.email == email))
         assert found is not None
-        return found
+        return str(found)
 
 
 async def test_the_page_shows_contact_ways_shifts_and_policies(app: FastAPI, api: Api) -> None:
