@@ -422,6 +422,8 @@ async def names(
 # --------------------------------------------------------------------------- in words
 
 _VERBS: Final = {"call": "call", "sms": "text", "email": "e-mail"}
+PEOPLE: Final = ("current_on_call", "entire_team", "user", "incident_metadata")
+"""Members that are people: told in the ways of the step's urgency."""
 
 
 def duration(seconds: int) -> str:
@@ -495,8 +497,12 @@ def step_words(step: Mapping[str, Any], found: Names, *, first: bool) -> str:
     kind = step.get("type")
     when = _when(step, first)
     if kind == "escalation":
-        who = _listed([_who(m, found) for m in step.get("step_members") or []]) or "nobody"
-        return f"{when}, {_how(step, found)} {who}"
+        members = step.get("step_members") or []
+        people = [_who(m, found) for m in members if m.get("type") in PEOPLE]
+        others = [_who(m, found) for m in members if m.get("type") not in PEOPLE]
+        said = [f"{_how(step, found)} {_listed(people)}"] if people else []
+        said += [f"notify {_listed(others)}"] if others else []
+        return f"{when}, {' and '.join(said) or 'tell nobody'}"
     if kind in ("time_branching", "metadata_branching"):
         if kind == "time_branching":
             days = [dict(DAYS).get(d, d)[:3] for d in step.get("days") or []]
