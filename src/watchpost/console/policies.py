@@ -31,6 +31,7 @@ from watchpost.heartbeats.models import Heartbeat
 from watchpost.http.deps import request_sessions
 from watchpost.listing import PageRequest
 from watchpost.monitors.models import Monitor
+from watchpost.oncall.models import OnCallCalendar
 from watchpost.people.roles import Action
 from watchpost.policies import service
 from watchpost.policies.models import Policy, PolicyGroup
@@ -144,6 +145,15 @@ async def _form(
         .order_by(PolicyGroup.name, PolicyGroup.id)
         .limit(steps_kit.MAX_CHOICES)
     )
+    default = await db.scalar(
+        select(OnCallCalendar.id).where(OnCallCalendar.default_of_team_id == who.team_id)
+    )
+    ticked = {item for row in rows for item in row["on_call"]}
+    calendar_choices = [(steps_kit.DEFAULT_CALENDAR, "The team's default calendar")] + [
+        (key, name)
+        for key, name in found.calendars.items()
+        if key != str(default) or key in ticked  # the default by its id: only if stored so
+    ]
     others = {
         key: name for key, name in found.policies.items() if policy is None or key != str(policy.id)
     }
@@ -166,6 +176,7 @@ async def _form(
         values=values,
         rows=rows,
         names=found,
+        calendar_choices=calendar_choices,
         urgencies=[
             (key, f"{name} ({', '.join(ways) or 'nobody is told'})")
             for key, (name, ways) in found.urgencies.items()
