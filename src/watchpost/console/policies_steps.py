@@ -88,6 +88,7 @@ TEXTS: Final = (
     "time_to",
     "metadata_key",
     "metadata_values",
+    "metadata_kept",
     "action_type",
     "policy_id",
     "instructions_comment",
@@ -128,6 +129,25 @@ def seconds_of(text: str) -> int | str | None:
     return round(minutes * 60)
 
 
+def _plain(value: Mapping[str, Any]) -> bool:
+    """A metadata value the form shows as text: a String with a value, nothing else."""
+    return (
+        set(value) <= {"type", "value"}
+        and value.get("type", "String") == "String"
+        and isinstance(value.get("value"), str)
+        and "," not in value["value"]
+        and value["value"].strip() == value["value"] != ""
+    )
+
+
+def _json_list(text: str) -> list[dict[str, Any]]:
+    try:
+        found = json.loads(text) if text else []
+    except ValueError:
+        return []
+    return [item for item in found if isinstance(item, dict)] if isinstance(found, list) else []
+
+
 def row_of(step: Mapping[str, Any]) -> Row:
     """A stored step as the form's row."""
     row = blank_row(str(step.get("type", "escalation")))
@@ -139,8 +159,10 @@ def row_of(step: Mapping[str, Any]) -> Row:
     for name in ("urgency_id", "policy_id"):
         row[name] = "" if step.get(name) is None else str(step[name])
     row["days"] = [str(day) for day in step.get("days") or []]
-    values = [v.get("value") for v in step.get("metadata_values") or [] if v.get("value")]
-    row["metadata_values"] = ", ".join(str(v) for v in values)
+    plain = [v for v in step.get("metadata_values") or [] if _plain(v)]
+    row["metadata_values"] = ", ".join(str(v["value"]) for v in plain)
+    other = [dict(v) for v in step.get("metadata_values") or [] if not _plain(v)]
+    row["metadata_kept"] = json.dumps(other) if other else ""  # no_value, items …: as stored
     row["reminder"] = bool(step.get("instructions_reminder_enabled"))
     hours = step.get("instructions_reminder_interval_hours")
     row["reminder_hours"] = "" if hours is None else str(hours)
@@ -208,12 +230,7 @@ def _members(row: Row) -> list[dict[str, Any]]:
         members.append({"type": "incident_metadata", "metadata_key": row["metadata_member"]})
     if row["member_policy"].strip():
         members.append({"type": "policy", "id": _number(row["member_policy"])})
-    try:
-        kept = json.loads(row["kept"]) if row["kept"] else []
-    except ValueError:
-        kept = []
-    members += [m for m in kept if isinstance(m, dict)] if isinstance(kept, list) else []
-    return members
+    return members + _json_list(row["kept"])
 
 
 def step_of(row: Row) -> dict[str, Any]:
@@ -234,18 +251,21 @@ def step_of(row: Row) -> dict[str, Any]:
             for name in ("timezone", "time_from", "time_to"):
                 if row[name].strip():
                     step[name] = row[name].strip()
-            step["days"] = list(row["days"])
+            if row["days"]:
+                step["days"] = list(row["days"])
         else:
             step["metadata_key"] = row["metadata_key"].strip()
             values = [v.strip() for v in row["metadata_values"].split(",") if v.strip()]
-            step["metadata_values"] = [{"type": "String", "value": v} for v in values]
+            typed = [{"type": "String", "value": v} for v in values]
+            step["metadata_values"] = typed + _json_list(row["metadata_kept"])
         if row["action_type"]:
             step["action_type"] = row["action_type"]
         if (policy := _number(row["policy_id"])) is not None:
             step["policy_id"] = policy
     elif kind == "instructions":
         step["instructions_comment"] = row["instructions_comment"]
-        step["instructions_reminder_enabled"] = bool(row["reminder"])
+        if row["reminder"]:
+            step["instructions_reminder_enabled"] = True
         if (hours := _number(row["reminder_hours"])) is not None:
             step["instructions_reminder_interval_hours"] = hours
     elif kind == "resolve_remove":
@@ -496,13 +516,14 @@ def step_words(step: Mapping[str, Any], found: Names, *, first: bool) -> str:
     """One stored step in words."""
     kind = step.get("type")
     when = _when(step, first)
+    when = when if when == "then" else when + ","
     if kind == "escalation":
         members = step.get("step_members") or []
         people = [_who(m, found) for m in members if m.get("type") in PEOPLE]
         others = [_who(m, found) for m in members if m.get("type") not in PEOPLE]
         said = [f"{_how(step, found)} {_listed(people)}"] if people else []
         said += [f"notify {_listed(others)}"] if others else []
-        return f"{when}, {' and '.join(said) or 'tell nobody'}"
+        return f"{when} {' and '.join(said) or 'tell nobody'}"
     if kind in ("time_branching", "metadata_branching"):
         if kind == "time_branching":
             days = [dict(DAYS).get(d, d)[:3] for d in step.get("days") or []]
@@ -519,13 +540,13 @@ def step_words(step: Mapping[str, Any], found: Names, *, first: bool) -> str:
             what = f"run policy {found.policies.get(key, key)}"
         else:
             what = dict(BRANCH_ACTIONS)[action].lower()
-        return f"{when}, {rule}: {what}"
+        return f"{when} {rule}: {what}"
     if kind == "instructions":
-        return f"{when}, add instructions to the incident"
+        return f"{when} add instructions to the incident"
     if kind == "resolve_remove":
         action = "remove" if step.get("action_type") == "remove_incident" else "resolve"
-        return f"{when}, {action} the incident"
-    return f"{when}, {str(kind).replace('_', ' ')}"
+        return f"{when} {action} the incident"
+    return f"{when} {str(kind).replace('_', ' ')}"
 
 
 def describe(policy: Policy, found: Names) -> str:
