@@ -106,13 +106,32 @@ async def test_only_admins_put_someone_else_on_call_and_viewers_nobody(
             f"/on-call/{theirs['id']}/overrides", data={"csrf": csrf, "user": str(ann), **shift}
         )
         assert other.status_code == into.status_code == 404
+        rotation = await admin.post(
+            f"/on-call/{theirs['id']}/rotation",
+            data={"csrf": csrf, "users": "ann@example.com", "rotation_length": "1"},
+        )
+        assert rotation.status_code == 404
+        their_event = {**{k: v + ":00Z" for k, v in shift.items()}, "users": ["x@example.com"]}
+        await create_member(app, "globex", "x@example.com", "X")
+        made = await other_api.post(f"{ON_CALLS}/{theirs['id']}/events", their_event)
+        assert made.status_code == 201, made.text
+        removed = await admin.post(
+            f"/on-call/{theirs['id']}/overrides/{made.json()['id']}/delete",
+            data={"csrf": csrf, "confirm": "yes"},
+        )
+        mine_path = await admin.post(
+            f"/on-call/default/overrides/{made.json()['id']}/delete",
+            data={"csrf": csrf, "confirm": "yes"},
+        )
+        assert removed.status_code == mine_path.status_code == 404
         assert "Theirs" not in (await admin.get("/on-call")).text
         done = await admin.post(
             "/on-call/default/overrides", data={"csrf": csrf, "user": str(ann), **shift}
         )
         assert done.status_code == 303
-    [event] = await _events(app)
+    [event] = [e for e in await _events(app) if e.users != ["x@example.com"]]
     assert event.users == ["ann@example.com"] and event.override
+    assert len(await _events(app)) == 2  # theirs stays
     assert await _console_actions(app) == ["on_call.override_created"]
 
 
