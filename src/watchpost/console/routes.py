@@ -20,7 +20,11 @@ from watchpost.console import (
     live,
     login,
     maintenance,
+    oncall,
     overview,
+    people_contact,
+    policies,
+    policies_urgencies,
     sso,
     status_pages,
     status_pages_layout,
@@ -79,5 +83,9 @@ def console_routes() -> list[APIRoute]:
         status_pages_subscribers.router,
         webhooks.router,
         integrations.router,
+        policies_urgencies.router,  # before policies: /policies/urgencies is no policy's id
+        policies.router,
+        oncall.router,
+        people_contact.router,
     )
     return [route for r in routers for route in r.routes if isinstance(route, APIRoute)]

@@ -1,0 +1,392 @@
+"""/on-call: the team's on-call calendars with who is on call now and next; a calendar's
+page with the coming four weeks day by day, its rotation (shown, and set with a form) and
+overrides ("I take Friday").
+
+Everything goes through the API's on-call code: calendars.make, rotation.set_rotation and
+events.make/remove check and store; who is on call is oncall/now.py's rule (through
+oncall_days.py). Times are typed and shown in UTC. Reading needs Action.READ; an override
+for oneself Action.RESPOND, for someone else, a rotation or a new calendar Action.EDIT.
+Another team's calendar or event is a 404. The pages take the write session as the API's
+on-call routes do: the team's default calendar is made the first time it is needed.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Annotated, Any, Final
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import RedirectResponse, Response
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from watchpost.audit.service import record
+from watchpost.console import oncall_days
+from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.errors import ConsoleRoute
+from watchpost.console.forms import field_errors
+from watchpost.console.policies import principal
+from watchpost.console.team import actor, confirm_page, confirmed
+from watchpost.console.web import render
+from watchpost.errors import InvalidRequest
+from watchpost.listing import PageRequest
+from watchpost.oncall import calendars, events, rotation
+from watchpost.oncall import now as on_call
+from watchpost.oncall.models import OnCallCalendar
+from watchpost.oncall.schemas import DAYS, CalendarCreate, EventCreate, RotationCreate, rfc3339
+from watchpost.people.roles import Action
+from watchpost.problems import accepted, checked
+from watchpost.teams.models import User, team_users
+from watchpost.validation import object_id
+
+router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
+Signed = Annotated[Viewer, Depends(viewer)]
+PER_PAGE: Final = 50
+MAX_PEOPLE: Final = 1000
+INTERVALS: Final = (("hour", "Hours"), ("day", "Days"), ("week", "Weeks"))
+
+
+def _utc(moment: datetime | None) -> str:
+    """A time as a datetime-local input holds it (UTC)."""
+    return "" if moment is None else moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M")
+
+
+def _rfc3339(text: str) -> str:
+    """A datetime-local value (UTC) as the API's RFC 3339; anything else as typed, for the
+    domain to name."""
+    stripped = text.strip()
+    if len(stripped) == 16 and stripped[10] == "T":
+        return stripped + ":00Z"
+    return stripped
+
+
+async def _members(db: AsyncSession, team_id: int) -> list[User]:
+    return list(
+        await db.scalars(team_users(team_id).order_by(User.name, User.id).limit(MAX_PEOPLE))
+    )
+
+
+@router.get("/on-call")
+async def on_call_list(request: Request, who: Signed) -> Response:
+    who.require(Action.READ)
+    now = request.app.state.ctx.clock.now()
+    raw = request.query_params.get("page", "1")
+    number = min(int(raw), 100_000) if raw.isdigit() and int(raw) > 0 else 1
+    paging = PageRequest(page=number, per_page=PER_PAGE, base_url="/on-call", other_params=())
+    db = await write_db(request)
+    async with db.begin():
+        await on_call.default_id(db, who.team_id, now=now)
+        page = await calendars.page(db, principal(who), paging, None)
+        shown = list(page.data)
+        until = now + timedelta(days=oncall_days.DAYS_SHOWN)
+        found = await oncall_days.events_between(db, [c.id for c in shown], now, until)
+        rows = []
+        emails: set[str] = set()
+        for calendar in shown:
+            current, following = oncall_days.now_and_next(
+                oncall_days.pieces(found[calendar.id], now, until), now
+            )
+            rows.append((calendar, current, following))
+            for piece in (current, following):
+                emails |= {e.lower() for e in piece.emails} if piece else set()
+        people = await oncall_days.people(db, who.team_id, emails)
+    return render(
+        request,
+        "oncall.html",
+        viewer=who,
+        section="oncall",
+        title="On-call",
+        rows=rows,
+        people=people,
+        page_number=number,
+        has_next=page.links.get("next") is not None,
+        may_edit=who.may(Action.EDIT),
+        errors={},
+        typed="",
+    )
+
+
+@router.post("/on-call/new")
+async def create_calendar(request: Request, who: Signed) -> Response:
+    form = await checked_form(request, who)
+    who.require(Action.EDIT)
+    now = request.app.state.ctx.clock.now()
+    name = " ".join(str(form.get("name") or "").split())
+    db = await write_db(request)
+    try:
+        async with db.begin():
+            await on_call.default_id(db, who.team_id, now=now)
+            data = accepted(*checked(CalendarCreate, {"name": name}))
+            made = await calendars.make(db, principal(who), data, now=now)
+            await _audit(request, who, db, "on_call_calendar.created", made, made.name)
+    except InvalidRequest as exc:
+        return render(
+            request,
+            "error.html",
+            status=422,
+            title="Not possible",
+            message=" ".join(m for _, m in exc.problems) + " Go back and name the calendar.",
+            viewer=who,
+            section="oncall",
+        )
+    return RedirectResponse(f"/on-call/{made.id}", status_code=303)
+
+
+async def _audit(
+    request: Request,
+    who: Viewer,
+    db: AsyncSession,
+    action: str,
+    calendar: OnCallCalendar,
+    subject: str,
+    details: dict[str, Any] | None = None,
+) -> None:
+    await record(
+        db,
+        team_id=who.team_id,
+        actor=actor(request, who),
+        action=action,
+        now=request.app.state.ctx.clock.now(),
+        subject_type="on_call_calendar",
+        subject_id=calendar.id,
+        subject=subject,
+        details=details,
+    )
+
+
+def _rotation_values(calendar: OnCallCalendar) -> dict[str, str]:
+    stored = calendar.rotation or {}
+    hours = [
+        f"{h['day']} {h['start_time']}-{h['end_time']}" for h in stored.get("working_hours") or []
+    ]
+    return {
+        "users": "\n".join(stored.get("users") or []),
+        "rotation_length": str(stored.get("rotation_length") or "1"),
+        "rotation_interval": str(stored.get("rotation_interval") or "week"),
+        "start_rotations_at": (stored.get("start_rotations_at") or "")[:16],
+        "end_rotations_at": (stored.get("end_rotations_at") or "")[:16],
+        "timezone": str(stored.get("timezone") or "UTC"),
+        "working_hours": "\n".join(hours),
+    }
+
+
+async def _calendar_page(
+    request: Request,
+    who: Viewer,
+    db: AsyncSession,
+    calendar: OnCallCalendar,
+    *,
+    errors: dict[str, str] | None = None,
+    rotation_values: dict[str, str] | None = None,
+    override_values: dict[str, str] | None = None,
+) -> Response:
+    now = request.app.state.ctx.clock.now()
+    first = events.today(now)
+    until = first + timedelta(days=oncall_days.DAYS_SHOWN)
+    found = (await oncall_days.events_between(db, [calendar.id], first, until))[calendar.id]
+    pieces = oncall_days.pieces(found, first, until)
+    current, following = oncall_days.now_and_next(oncall_days.pieces(found, now, until), now)
+    overrides = [e for e in found if e.override and e.ends_at > now]
+    emails = {e.lower() for p in pieces for e in p.emails}
+    emails |= {e.lower() for o in overrides for e in o.users}
+    people = await oncall_days.people(db, who.team_id, emails)
+    members = await _members(db, who.team_id) if who.may(Action.EDIT) else [who.user]
+    start = now.replace(minute=0, second=0, microsecond=0) + timedelta(hours=1)
+    return render(
+        request,
+        "oncall_calendar.html",
+        status=422 if errors else 200,
+        viewer=who,
+        section="oncall",
+        title=f"On-call: {calendar.name}",
+        calendar=calendar,
+        current=current,
+        following=following,
+        days=oncall_days.by_day(pieces, first.date(), oncall_days.DAYS_SHOWN),
+        people=people,
+        overrides=overrides,
+        members=members,
+        rotation=calendar.rotation,
+        rotation_values=rotation_values or _rotation_values(calendar),
+        override_values=override_values
+        or {
+            "starts_at": _utc(start),
+            "ends_at": _utc(start + timedelta(days=1)),
+            "user": str(who.user.id),
+        },
+        intervals=INTERVALS,
+        may_edit=who.may(Action.EDIT),
+        may_take=who.may(Action.RESPOND),
+        errors=errors or {},
+    )
+
+
+async def _calendar(db: AsyncSession, who: Viewer, raw_id: str, now: datetime) -> OnCallCalendar:
+    if raw_id != calendars.DEFAULT:
+        object_id(raw_id, calendars.TYPE)  # not a number: a 404, not a 422
+    return await calendars.find(db, who.team_id, raw_id, now=now)
+
+
+@router.get("/on-call/{calendar_id}")
+async def calendar_page(request: Request, who: Signed, calendar_id: str) -> Response:
+    who.require(Action.READ)
+    now = request.app.state.ctx.clock.now()
+    db = await write_db(request)
+    async with db.begin():
+        calendar = await _calendar(db, who, calendar_id, now)
+        return await _calendar_page(request, who, db, calendar)
+
+
+def _working_hours(text: str) -> list[dict[str, str]]:
+    """ "monday 09:00-17:00" lines as the API's working hours (parts as typed: the domain
+    names what is wrong)."""
+    hours: list[dict[str, str]] = []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        day, _, span = line.strip().partition(" ")
+        start, _, end = span.strip().partition("-")
+        hours.append(
+            {"day": day.strip().lower(), "start_time": start.strip(), "end_time": end.strip()}
+        )
+    return hours
+
+
+ROTATION_FIELDS: Final = (
+    "users",
+    "rotation_length",
+    "rotation_interval",
+    "start_rotations_at",
+    "end_rotations_at",
+    "timezone",
+    "working_hours",
+)
+
+
+@router.post("/on-call/{calendar_id}/rotation")
+async def set_rotation(request: Request, who: Signed, calendar_id: str) -> Response:
+    form = await checked_form(request, who)
+    who.require(Action.EDIT)
+    now = request.app.state.ctx.clock.now()
+    values = {name: str(form.get(name) or "") for name in ROTATION_FIELDS}
+    length = values["rotation_length"].strip()
+    body: dict[str, Any] = {
+        "users": [line.strip() for line in values["users"].splitlines() if line.strip()],
+        "rotation_length": int(length) if length.isascii() and length.isdigit() else length,
+        "rotation_interval": values["rotation_interval"],
+        "start_rotations_at": _rfc3339(values["start_rotations_at"]),
+        "end_rotations_at": _rfc3339(values["end_rotations_at"]),
+        "timezone": values["timezone"].strip() or "UTC",
+        "working_hours": _working_hours(values["working_hours"]),
+    }
+    db = await write_db(request)
+    try:
+        async with db.begin():
+            calendar = await _calendar(db, who, calendar_id, now)
+            data = accepted(*checked(RotationCreate, body))
+            await rotation.set_rotation(db, calendar, data, who.team_name, now)
+            await _audit(request, who, db, "on_call.rotation_set", calendar, calendar.name)
+            saved = calendar.id
+    except InvalidRequest as exc:
+        errors = field_errors(exc.problems, ROTATION_FIELDS)
+        async with db.begin():
+            calendar = await _calendar(db, who, calendar_id, now)
+            return await _calendar_page(
+                request, who, db, calendar, errors=errors, rotation_values=values
+            )
+    return RedirectResponse(f"/on-call/{saved}#rotation", status_code=303)
+
+
+OVERRIDE_FIELDS: Final = ("starts_at", "ends_at", "user")
+
+
+@router.post("/on-call/{calendar_id}/overrides")
+async def take_over(request: Request, who: Signed, calendar_id: str) -> Response:
+    """An override: the signed-in person (or, for an admin, the member chosen) is on call
+    instead of the regular events' people from starts_at until ends_at."""
+    form = await checked_form(request, who)
+    who.require(Action.RESPOND)
+    now = request.app.state.ctx.clock.now()
+    values = {name: str(form.get(name) or "") for name in OVERRIDE_FIELDS}
+    chosen = values["user"].strip() or str(who.user.id)
+    if chosen != str(who.user.id):
+        who.require(Action.EDIT)  # someone else's shift: admins only
+    db = await write_db(request)
+    try:
+        async with db.begin():
+            calendar = await _calendar(db, who, calendar_id, now)
+            person = who.user
+            if chosen != str(who.user.id):
+                found = await db.scalar(
+                    team_users(who.team_id).where(User.id == object_id(chosen, "user"))
+                )
+                if found is None:
+                    raise InvalidRequest([("user", "Choose a member of the team")])
+                person = found
+            body = {
+                "starts_at": _rfc3339(values["starts_at"]),
+                "ends_at": _rfc3339(values["ends_at"]),
+                "users": [person.email],
+                "override": True,
+            }
+            data = accepted(*checked(EventCreate, body))
+            made = await events.make(db, calendar, data, now)
+            details = {
+                "event_id": made.id,
+                "user": person.email,
+                "starts_at": rfc3339(made.starts_at),
+                "ends_at": rfc3339(made.ends_at),
+            }
+            await _audit(
+                request, who, db, "on_call.override_created", calendar, calendar.name, details
+            )
+            saved = calendar.id
+    except InvalidRequest as exc:
+        problems = [
+            ("user" if name == "users" else name, message) for name, message in exc.problems
+        ]
+        errors = field_errors(problems, OVERRIDE_FIELDS)
+        async with db.begin():
+            calendar = await _calendar(db, who, calendar_id, now)
+            return await _calendar_page(
+                request, who, db, calendar, errors=errors, override_values=values
+            )
+    return RedirectResponse(f"/on-call/{saved}#overrides", status_code=303)
+
+
+@router.post("/on-call/{calendar_id}/overrides/{event_id}/delete")
+async def remove_override(
+    request: Request, who: Signed, calendar_id: str, event_id: str
+) -> Response:
+    """Remove an override: one's own (Action.RESPOND), anyone's (Action.EDIT)."""
+    form = await checked_form(request, who)
+    who.require(Action.RESPOND)
+    now = request.app.state.ctx.clock.now()
+    db = await write_db(request)
+    async with db.begin():
+        calendar = await _calendar(db, who, calendar_id, now)
+        event = await events.get(db, calendar, object_id(event_id, events.TYPE))
+        if not event.override:
+            raise InvalidRequest([(None, "Only overrides are removed here")])
+        own = [e.lower() for e in event.users] == [who.user.email.lower()]
+        if not own:
+            who.require(Action.EDIT)
+        if not confirmed(form):
+            return confirm_page(
+                request,
+                who,
+                title="Remove an override",
+                message=(
+                    f"Remove the override of {', '.join(event.users)} from "
+                    f"{rfc3339(event.starts_at)} to {rfc3339(event.ends_at)}?"
+                ),
+                action=f"/on-call/{calendar.id}/overrides/{event.id}/delete",
+                button="Remove the override",
+                back=f"/on-call/{calendar.id}",
+            )
+        details = {"event_id": event.id, "users": list(event.users)}
+        await events.remove(db, calendar, event, now)
+        await _audit(request, who, db, "on_call.override_removed", calendar, calendar.name, details)
+    return RedirectResponse(f"/on-call/{calendar.id}?done=deleted#overrides", status_code=303)
+
+
+__all__ = ["DAYS", "router"]

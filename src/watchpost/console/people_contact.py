@@ -1,0 +1,172 @@
+"""/team/people/{user_id}: a member of the team as those who must reach them see it: their
+name, e-mail and role; how Watchpost tells them (what the team's urgencies switch on:
+e-mail to their address, SMS and calls through the instance's services); when they are on
+call in the coming weeks; the escalation policies that name them.
+
+Watchpost keeps no phone number per person (the API's `phone_numbers` is always empty and
+the SMS and call services' recipients are in their URLs, WATCHPOST_SMS_URL and
+WATCHPOST_CALL_URL), so the page says so rather than offering a field nothing would use. What
+a person's contact details hold that can change here is their name: a person edits their
+own (any role), an admin anyone's in the team. Another team's person is a 404.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Annotated, Any, Final
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import RedirectResponse, Response
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from watchpost.audit.service import record
+from watchpost.console import oncall_days
+from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.errors import ConsoleRoute
+from watchpost.console.team import actor
+from watchpost.console.web import render
+from watchpost.errors import NotFound
+from watchpost.http.deps import request_sessions
+from watchpost.oncall.models import OnCallCalendar
+from watchpost.people.roles import Action
+from watchpost.policies.models import Policy
+from watchpost.team_members import service as members
+from watchpost.teams.models import User
+from watchpost.urgencies.models import Urgency
+from watchpost.validation import object_id
+
+router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
+Signed = Annotated[Viewer, Depends(viewer)]
+NAME_LENGTH: Final = 255
+MAX_POLICIES: Final = 1000
+"""At most this many of the team's policies are read to find those naming the person."""
+SHIFT_DAYS: Final = 14
+
+
+def may_change(who: Viewer, user_id: int) -> bool:
+    return who.user.id == user_id or who.may(Action.MANAGE_PEOPLE)
+
+
+async def _member(db: AsyncSession, who: Viewer, raw_id: str) -> tuple[User, str]:
+    return await members.get(db, team_id=who.team_id, object_id=object_id(raw_id, "user"))
+
+
+def _names_person(step: dict[str, Any], user: User) -> bool:
+    return any(
+        member.get("type") == "user"
+        and (
+            member.get("id") == user.id
+            or str(member.get("email") or "").lower() == user.email.lower()
+        )
+        for member in step.get("step_members") or []
+    )
+
+
+async def _page(
+    request: Request,
+    who: Viewer,
+    db: AsyncSession,
+    member: tuple[User, str],
+    *,
+    errors: dict[str, str] | None = None,
+    typed: str | None = None,
+) -> Response:
+    user, role = member
+    now = request.app.state.ctx.clock.now()
+    settings = request.app.state.ctx.settings
+    ways = {"email": True, "sms": False, "call": False}
+    for urgency in await db.scalars(
+        select(Urgency).where(Urgency.team_id == who.team_id).limit(MAX_POLICIES)
+    ):
+        ways["sms"] = ways["sms"] or urgency.sms
+        ways["call"] = ways["call"] or urgency.call
+    calendars = {
+        cid: name
+        for cid, name in await db.execute(
+            select(OnCallCalendar.id, OnCallCalendar.name)
+            .where(OnCallCalendar.team_id == who.team_id)
+            .limit(MAX_POLICIES)
+        )
+    }
+    until = now + timedelta(days=SHIFT_DAYS)
+    found = await oncall_days.events_between(db, list(calendars), now, until)
+    shifts = []
+    email = user.email.lower()
+    for calendar_id, listed in found.items():
+        for piece in oncall_days.pieces(listed, now, until):
+            if email in (e.lower() for e in piece.emails):
+                shifts.append((piece, calendar_id, calendars[calendar_id]))
+    shifts.sort(key=lambda item: item[0].starts)
+    policies = [
+        (policy_id, name)
+        for policy_id, name, steps in await db.execute(
+            select(Policy.id, Policy.name, Policy.steps)
+            .where(Policy.team_id == who.team_id)
+            .order_by(Policy.name, Policy.id)
+            .limit(MAX_POLICIES)
+        )
+        if any(_names_person(step, user) for step in steps or [])
+    ]
+    return render(
+        request,
+        "person.html",
+        status=422 if errors else 200,
+        viewer=who,
+        section="team",
+        title=user.name or user.email,
+        person=user,
+        role=role,
+        ways=ways,
+        sms_service=bool(settings.sms_url),
+        call_service=bool(settings.call_url),
+        shifts=shifts,
+        policies=policies,
+        shift_days=SHIFT_DAYS,
+        may_change=may_change(who, user.id),
+        typed=user.name if typed is None else typed,
+        errors=errors or {},
+    )
+
+
+@router.get("/team/people/{user_id}")
+async def person_page(request: Request, who: Signed, user_id: str) -> Response:
+    who.require(Action.READ)
+    db = await request_sessions(request).read()
+    return await _page(request, who, db, await _member(db, who, user_id))
+
+
+@router.post("/team/people/{user_id}")
+async def change_person(request: Request, who: Signed, user_id: str) -> Response:
+    """A person's name: their own, or (admins) any member's."""
+    form = await checked_form(request, who)
+    who.require(Action.READ)
+    name = " ".join(str(form.get("name", "")).split())
+    db = await write_db(request)
+    async with db.begin():
+        member = await _member(db, who, user_id)
+        user = member[0]
+        if not may_change(who, user.id):
+            who.require(Action.MANAGE_PEOPLE)  # the refusal page
+        if not name or len(name) > NAME_LENGTH:
+            message = "Enter the person's name" if not name else "Use a shorter name"
+            return await _page(
+                request, who, db, member, errors={"name": message}, typed=name[:NAME_LENGTH]
+            )
+        row = await db.get(User, user.id)
+        if row is None:
+            raise NotFound("user", user_id)
+        before = row.name
+        row.name = name
+        await record(
+            db,
+            team_id=who.team_id,
+            actor=actor(request, who),
+            action="person.renamed",
+            now=request.app.state.ctx.clock.now(),
+            subject_type="user",
+            subject_id=row.id,
+            subject=row.email,
+            details={"from": before, "to": name},
+        )
+    return RedirectResponse(f"/team/people/{user.id}", status_code=303)

@@ -1,0 +1,225 @@
+"""/policies/urgencies: the team's urgencies (how an escalation step that names one tells
+people: e-mail, SMS, call …), listed, created, edited and deleted through the API's service
+(urgencies/service.py) with an audit entry. Reading needs Action.READ, changing
+Action.EDIT; another team's urgency is a 404. Its router comes before the policies' own, so
+that /policies/urgencies is not read as a policy's id."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Final
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import RedirectResponse, Response
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from watchpost.audit.service import record
+from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.errors import ConsoleRoute
+from watchpost.console.forms import field_errors
+from watchpost.console.policies import PER_PAGE, principal
+from watchpost.console.team import actor, confirm_page, confirmed
+from watchpost.console.web import render
+from watchpost.errors import InvalidRequest
+from watchpost.http.deps import request_sessions
+from watchpost.listing import PageRequest
+from watchpost.people.roles import Action
+from watchpost.problems import accepted, checked
+from watchpost.urgencies import service
+from watchpost.urgencies.models import Urgency, UrgencyGroup
+from watchpost.urgencies.schemas import (
+    DEFAULTS,
+    URGENCY_NOT_NULL,
+    WAYS,
+    UrgencyCreate,
+    UrgencyUpdate,
+)
+from watchpost.validation import object_id
+
+router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
+Signed = Annotated[Viewer, Depends(viewer)]
+WAY_WORDS: Final = {
+    "email": ("E-mail", "To each person told."),
+    "sms": ("SMS", "Through the instance's SMS service (WATCHPOST_SMS_URL)."),
+    "call": ("Phone call", "Through the instance's call service (WATCHPOST_CALL_URL)."),
+    "push": ("Push notification", "Stored: this instance has no push service."),
+    "critical_alert": ("Critical alert", "Stored: this instance has no push service."),
+}
+FIELDS: Final = ("name", *WAYS, "urgency_group_id")
+
+
+def ways_of(urgency: Urgency) -> list[str]:
+    return [WAY_WORDS[way][0] for way in WAYS if getattr(urgency, way)]
+
+
+@router.get("/policies/urgencies")
+async def urgency_list(request: Request, who: Signed) -> Response:
+    who.require(Action.READ)
+    db = await request_sessions(request).read()
+    raw = request.query_params.get("page", "1")
+    number = min(int(raw), 100_000) if raw.isdigit() and int(raw) > 0 else 1
+    paging = PageRequest(
+        page=number, per_page=PER_PAGE, base_url="/policies/urgencies", other_params=()
+    )
+    page = await service.page(db, principal(who), paging)
+    return render(
+        request,
+        "urgency_list.html",
+        viewer=who,
+        section="policies",
+        title="Urgencies",
+        rows=[(u, ways_of(u)) for u in page.data],
+        page_number=number,
+        has_next=page.links.get("next") is not None,
+        may_edit=who.may(Action.EDIT),
+    )
+
+
+async def _urgency(db: AsyncSession, who: Viewer, urgency_id: str) -> Urgency:
+    found = object_id(urgency_id, "urgency")
+    return await service.get(db, team_id=who.team_id, object_id=found)
+
+
+async def _form(
+    request: Request,
+    who: Viewer,
+    db: AsyncSession,
+    urgency: Urgency | None,
+    values: dict[str, Any],
+    errors: dict[str, str] | None = None,
+) -> Response:
+    groups = await db.execute(
+        select(UrgencyGroup.id, UrgencyGroup.name)
+        .where(UrgencyGroup.team_id == who.team_id)
+        .order_by(UrgencyGroup.name, UrgencyGroup.id)
+        .limit(1000)
+    )
+    return render(
+        request,
+        "urgency_form.html",
+        status=422 if errors else 200,
+        viewer=who,
+        section="policies",
+        title="New urgency" if urgency is None else f"Edit urgency {urgency.name}",
+        action="/policies/urgencies/new"
+        if urgency is None
+        else f"/policies/urgencies/{urgency.id}/edit",
+        values=values,
+        ways=[(way, *WAY_WORDS[way]) for way in WAYS],
+        groups=[(str(gid), name) for gid, name in groups],
+        errors=errors or {},
+    )
+
+
+@router.get("/policies/urgencies/new")
+async def new_urgency(request: Request, who: Signed) -> Response:
+    who.require(Action.EDIT)
+    db = await request_sessions(request).read()
+    values: dict[str, Any] = {"name": "", "urgency_group_id": "", **DEFAULTS}
+    return await _form(request, who, db, None, values)
+
+
+@router.get("/policies/urgencies/{urgency_id}/edit")
+async def edit_urgency(request: Request, who: Signed, urgency_id: str) -> Response:
+    who.require(Action.EDIT)
+    db = await request_sessions(request).read()
+    urgency = await _urgency(db, who, urgency_id)
+    values: dict[str, Any] = {way: getattr(urgency, way) for way in WAYS}
+    group = urgency.urgency_group_id
+    values |= {"name": urgency.name, "urgency_group_id": "" if group is None else str(group)}
+    return await _form(request, who, db, urgency, values)
+
+
+def _posted(form: Any) -> dict[str, Any]:
+    values: dict[str, Any] = {way: form.get(way) is not None for way in WAYS}
+    values["name"] = str(form.get("name") or "")
+    values["urgency_group_id"] = str(form.get("urgency_group_id") or "")
+    return values
+
+
+def _body(values: dict[str, Any]) -> dict[str, Any]:
+    body: dict[str, Any] = {"name": " ".join(values["name"].split())}
+    body |= {way: values[way] for way in WAYS}
+    group = values["urgency_group_id"].strip()
+    body["urgency_group_id"] = (int(group) if group.isdigit() else group) if group else None
+    return body
+
+
+async def _save(request: Request, who: Viewer, urgency_id: str | None) -> Response:
+    form = await checked_form(request, who)
+    who.require(Action.EDIT)
+    values = _posted(form)
+    ctx = request.app.state.ctx
+    db = await write_db(request)
+    try:
+        async with db.begin():
+            urgency = None if urgency_id is None else await _urgency(db, who, urgency_id)
+            if urgency is None:
+                made = accepted(*checked(UrgencyCreate, _body(values)))
+                urgency = await service.make(db, principal(who), ctx, made)
+                action = "urgency.created"
+            else:
+                data = accepted(*checked(UrgencyUpdate, _body(values), not_null=URGENCY_NOT_NULL))
+                urgency = await service.change(db, principal(who), urgency, ctx, data)
+                action = "urgency.updated"
+            await record(
+                db,
+                team_id=who.team_id,
+                actor=actor(request, who),
+                action=action,
+                now=ctx.clock.now(),
+                subject_type="urgency",
+                subject_id=urgency.id,
+                subject=urgency.name,
+            )
+    except InvalidRequest as exc:
+        async with db.begin():
+            urgency = None if urgency_id is None else await _urgency(db, who, urgency_id)
+            errors = field_errors(exc.problems, FIELDS)
+            return await _form(request, who, db, urgency, values, errors)
+    return RedirectResponse("/policies/urgencies", status_code=303)
+
+
+@router.post("/policies/urgencies/new")
+async def create_urgency(request: Request, who: Signed) -> Response:
+    return await _save(request, who, None)
+
+
+@router.post("/policies/urgencies/{urgency_id}/edit")
+async def update_urgency(request: Request, who: Signed, urgency_id: str) -> Response:
+    return await _save(request, who, urgency_id)
+
+
+@router.post("/policies/urgencies/{urgency_id}/delete")
+async def delete_urgency(request: Request, who: Signed, urgency_id: str) -> Response:
+    form = await checked_form(request, who)
+    who.require(Action.EDIT)
+    db = await write_db(request)
+    async with db.begin():
+        urgency = await _urgency(db, who, urgency_id)
+        if not confirmed(form):
+            return confirm_page(
+                request,
+                who,
+                title="Delete an urgency",
+                message=(
+                    f"Delete the urgency {urgency.name}? The escalation steps naming it will "
+                    "tell people by e-mail only."
+                ),
+                action=f"/policies/urgencies/{urgency.id}/delete",
+                button="Delete the urgency",
+                back="/policies/urgencies",
+            )
+        name, removed = urgency.name, urgency.id
+        await service.remove(db, urgency)
+        await record(
+            db,
+            team_id=who.team_id,
+            actor=actor(request, who),
+            action="urgency.deleted",
+            now=request.app.state.ctx.clock.now(),
+            subject_type="urgency",
+            subject_id=removed,
+            subject=name,
+        )
+    return RedirectResponse("/policies/urgencies?done=deleted", status_code=303)
