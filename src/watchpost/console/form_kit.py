@@ -50,6 +50,9 @@ class FormPage:
     secrets: dict[str, bool] = field(default_factory=dict)
     chooser: Chooser | None = None
     empty: str | None = None
+    section: str | None = None
+    """The navigation's entry the form belongs to; None: the monitors' or heartbeats' by
+    its action, else the overview's."""
 
 
 def show(
@@ -63,7 +66,8 @@ def show(
         "edit_form.html",
         status=422 if errors else 200,
         viewer=who,
-        section=next(
+        section=page.section
+        or next(
             (key for key in ("monitors", "heartbeats") if page.action.startswith(f"/{key}")),
             "overview",
         ),

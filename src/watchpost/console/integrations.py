@@ -27,12 +27,11 @@ from watchpost.audit.service import record
 from watchpost.console.account import actor
 from watchpost.console.auth import Viewer, checked_form, viewer, write_db
 from watchpost.console.errors import ConsoleRoute
-from watchpost.console.form_kit import FormPage, choices
+from watchpost.console.form_kit import FormPage, choices, save, show
 from watchpost.console.forms import (
     Field,
     Raw,
     body_of,
-    field_errors,
     field_of,
     initial,
     posted,
@@ -119,68 +118,6 @@ async def list_page(request: Request, who: Signed) -> Response:
 
 
 # ------------------------------------------------------------------------ shared kit
-
-
-def _show(
-    request: Request, who: Viewer, page: FormPage, errors: dict[str, str] | None = None
-) -> Response:
-    sections: dict[str, list[Field]] = {}
-    for item in page.fields:
-        sections.setdefault(item.section or "Details", []).append(item)
-    return render(
-        request,
-        "edit_form.html",
-        status=422 if errors else 200,
-        viewer=who,
-        section=SECTION,
-        title=page.title,
-        action=page.action,
-        back=page.back,
-        submit=page.submit,
-        sections=list(sections.items()),
-        values=page.values,
-        hidden=page.hidden,
-        secrets=page.secrets,
-        chooser=None,
-        empty=None,
-        errors=errors or {},
-    )
-
-
-Store = Callable[[AsyncSession], Awaitable[tuple[str, int, str]]]
-
-
-async def _save(
-    request: Request,
-    who: Viewer,
-    *,
-    subject_type: str,
-    store: Store,
-    where: str,
-    again: Callable[[AsyncSession], Awaitable[FormPage]],
-) -> Response:
-    """store and its audit entry in one transaction, then the object's page; or the form
-    again (422, values kept, nothing written) with the problems beside their fields."""
-    now = request.app.state.ctx.clock.now()
-    db = await write_db(request)
-    try:
-        async with db.begin():
-            action, found, name = await store(db)
-            await record(
-                db,
-                team_id=who.team_id,
-                actor=actor(request, who),
-                action=action,
-                now=now,
-                subject_type=subject_type,
-                subject_id=found,
-                subject=name,
-            )
-    except InvalidRequest as exc:
-        async with db.begin():
-            page = await again(db)
-        return _show(request, who, page, field_errors(exc.problems, [f.name for f in page.fields]))
-    return RedirectResponse(f"{where}/{found}?done=saved", status_code=303)
 
 
 async def _delete(
@@ -373,6 +310,7 @@ def _incoming_page(
         submit="Create incoming webhook" if row_id is None else "Save incoming webhook",
         fields=fields,
         values=values,
+        section=SECTION,
     )
 
 
@@ -385,7 +323,7 @@ async def new_incoming(request: Request, who: Signed) -> Response:
     who.require(Action.EDIT)
     db = await request_sessions(request).read()
     fields = incoming_fields(await _policies(db, who))
-    return _show(request, who, _incoming_page(fields, incoming_values(fields, None)))
+    return show(request, who, _incoming_page(fields, incoming_values(fields, None)))
 
 
 @router.post(INCOMING + "/new")
@@ -405,8 +343,13 @@ async def create_incoming(request: Request, who: Signed) -> Response:
     async def again(db: AsyncSession) -> FormPage:
         return _incoming_page(incoming_fields(await _policies(db, who)), raw)
 
-    return await _save(
-        request, who, subject_type="incoming_webhook", store=store, where=INCOMING, again=again
+    return await save(
+        request,
+        who,
+        subject_type="incoming_webhook",
+        store=store,
+        redirect=lambda found: f"{INCOMING}/{found}?done=saved",
+        again=again,
     )
 
 
@@ -456,7 +399,7 @@ async def edit_incoming(request: Request, who: Signed, row_id: str) -> Response:
     db = await request_sessions(request).read()
     row = await _find_incoming(db, who, row_id)
     fields = incoming_fields(await _policies(db, who))
-    return _show(request, who, _incoming_page(fields, incoming_values(fields, row), row.id))
+    return show(request, who, _incoming_page(fields, incoming_values(fields, row), row.id))
 
 
 @router.post(INCOMING + "/{row_id}/edit")
@@ -482,8 +425,13 @@ async def update_incoming(request: Request, who: Signed, row_id: str) -> Respons
     async def again(db: AsyncSession) -> FormPage:
         return _incoming_page(incoming_fields(await _policies(db, who)), raw, found)
 
-    return await _save(
-        request, who, subject_type="incoming_webhook", store=store, where=INCOMING, again=again
+    return await save(
+        request,
+        who,
+        subject_type="incoming_webhook",
+        store=store,
+        redirect=lambda found: f"{INCOMING}/{found}?done=saved",
+        again=again,
     )
 
 
@@ -558,6 +506,7 @@ def _pagerduty_page(values: Mapping[str, Raw], row_id: int | None = None) -> For
         submit="Create integration" if row_id is None else "Save integration",
         fields=pagerduty_fields(),
         values=values,
+        section=SECTION,
     )
 
 
@@ -571,7 +520,7 @@ async def new_pagerduty(request: Request, who: Signed) -> Response:
     values = initial(
         pagerduty_fields(), {"severity": "critical", "notify_alongside_primary_responder": True}
     )
-    return _show(request, who, _pagerduty_page(values))
+    return show(request, who, _pagerduty_page(values))
 
 
 @router.post(PAGERDUTY + "/new")
@@ -590,12 +539,12 @@ async def create_pagerduty(request: Request, who: Signed) -> Response:
     async def again(db: AsyncSession) -> FormPage:
         return _pagerduty_page(raw)
 
-    return await _save(
+    return await save(
         request,
         who,
         subject_type="pagerduty_integration",
         store=store,
-        where=PAGERDUTY,
+        redirect=lambda found: f"{PAGERDUTY}/{found}?done=saved",
         again=again,
     )
 
@@ -622,7 +571,7 @@ async def edit_pagerduty(request: Request, who: Signed, row_id: str) -> Response
     db = await request_sessions(request).read()
     row = await _find_pagerduty(db, who, row_id)
     values = initial(pagerduty_fields(), pagerduty.render(row, who.team_name)["attributes"])
-    return _show(request, who, _pagerduty_page(values, row.id))
+    return show(request, who, _pagerduty_page(values, row.id))
 
 
 @router.post(PAGERDUTY + "/{row_id}/edit")
@@ -649,12 +598,12 @@ async def update_pagerduty(request: Request, who: Signed, row_id: str) -> Respon
     async def again(db: AsyncSession) -> FormPage:
         return _pagerduty_page(raw, found)
 
-    return await _save(
+    return await save(
         request,
         who,
         subject_type="pagerduty_integration",
         store=store,
-        where=PAGERDUTY,
+        redirect=lambda found: f"{PAGERDUTY}/{found}?done=saved",
         again=again,
     )
 
