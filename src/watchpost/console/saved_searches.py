@@ -1,0 +1,159 @@
+"""Saved searches of the log explorer, per team: the current query, source and time range
+saved under a name (POST /logs/saved), listed on /logs (a link re-opens the search) and
+deleted (POST /logs/saved/{id}/delete). Saving and deleting need Action.RESPOND (responders
+and up: people who investigate); any member reads them. Each change has an audit entry.
+The table is migration 0035's."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Final
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import RedirectResponse, Response
+from sqlalchemy import ForeignKey, String, Text, UniqueConstraint, select
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import Mapped, mapped_column
+
+from watchpost.audit.service import record
+from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.errors import ConsoleRoute
+from watchpost.console.team import actor
+from watchpost.db.base import Base, IdMixin, IdType, UTCDateTime
+from watchpost.errors import NotFound
+from watchpost.people.roles import Action
+from watchpost.validation import object_id
+
+router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
+Signed = Annotated[Viewer, Depends(viewer)]
+NAME_LENGTH: Final = 255
+MAX_SHOWN: Final = 100
+"""Saved searches listed on /logs (the newest)."""
+
+
+class SavedSearch(IdMixin, Base):
+    __tablename__ = "saved_searches"
+    __table_args__ = (UniqueConstraint("team_id", "name"),)
+
+    team_id: Mapped[int] = mapped_column(IdType, ForeignKey("teams.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(String(255))
+    query: Mapped[str] = mapped_column(Text)
+    source: Mapped[str] = mapped_column(String(40))
+    time_range: Mapped[str] = mapped_column(String(16))
+    range_from: Mapped[str] = mapped_column(String(40))
+    range_to: Mapped[str] = mapped_column(String(40))
+    created_by_id: Mapped[int | None] = mapped_column(IdType, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(timezone=True))
+
+    @property
+    def link(self) -> str:
+        values = {
+            "q": self.query,
+            "source": self.source,
+            "range": self.time_range,
+            "from": self.range_from,
+            "to": self.range_to,
+        }
+        kept = [(key, value) for key, value in values.items() if value]
+        return "/logs" + (f"?{urlencode(kept)}" if kept else "")
+
+
+async def saved_of(db: AsyncSession, team_id: int) -> list[SavedSearch]:
+    rows = await db.scalars(
+        select(SavedSearch)
+        .where(SavedSearch.team_id == team_id)
+        .order_by(SavedSearch.name)
+        .limit(MAX_SHOWN)
+    )
+    return list(rows)
+
+
+def _text(form: object, name: str, limit: int) -> str:
+    return str(getattr(form, "get")(name, "") or "")[:limit]  # noqa: B009
+
+
+@router.post("/logs/saved")
+async def save(request: Request, who: Signed) -> Response:
+    form = await checked_form(request, who)
+    who.require(Action.RESPOND)
+    from watchpost.console.logs import explorer_page  # the page shows the form's errors
+
+    name = " ".join(str(form.get("name", "")).split())
+    fields = {
+        "q": _text(form, "q", 2000),
+        "source": _text(form, "source", 40),
+        "range": _text(form, "range", 16),
+        "from": _text(form, "from", 40),
+        "to": _text(form, "to", 40),
+    }
+    problem = None
+    if not name:
+        problem = "Name the search"
+    elif len(name) > NAME_LENGTH:
+        problem = "Use a shorter name"
+    now = request.app.state.ctx.clock.now()
+    db = await write_db(request)
+    async with db.begin():
+        if problem is None:
+            taken = await db.scalar(
+                select(SavedSearch.id).where(
+                    SavedSearch.team_id == who.team_id, SavedSearch.name == name
+                )
+            )
+            if taken is not None:
+                problem = "A saved search has this name: choose another"
+        if problem is not None:
+            return await explorer_page(
+                request, who, fields, status=422, save_errors={"save-name": problem}, typed=name
+            )
+        row = SavedSearch(
+            team_id=who.team_id,
+            name=name,
+            query=fields["q"],
+            source=fields["source"],
+            time_range=fields["range"],
+            range_from=fields["from"],
+            range_to=fields["to"],
+            created_by_id=who.user.id,
+            created_at=now,
+        )
+        db.add(row)
+        await db.flush()
+        await record(
+            db,
+            team_id=who.team_id,
+            actor=actor(request, who),
+            action="saved_search.created",
+            now=now,
+            subject_type="saved_search",
+            subject_id=row.id,
+            subject=name,
+            details={"query": fields["q"], "range": fields["range"]},
+        )
+        link = row.link
+    return RedirectResponse(link + ("&" if "?" in link else "?") + "saved=1", status_code=303)
+
+
+@router.post("/logs/saved/{search_id}/delete")
+async def delete(request: Request, who: Signed, search_id: str) -> Response:
+    await checked_form(request, who)
+    who.require(Action.RESPOND)
+    now = request.app.state.ctx.clock.now()
+    db = await write_db(request)
+    async with db.begin():
+        row = await db.get(SavedSearch, object_id(search_id, "saved search"))
+        if row is None or row.team_id != who.team_id:
+            raise NotFound("saved search", search_id)
+        await record(
+            db,
+            team_id=who.team_id,
+            actor=actor(request, who),
+            action="saved_search.deleted",
+            now=now,
+            subject_type="saved_search",
+            subject_id=row.id,
+            subject=row.name,
+        )
+        await db.delete(row)
+    return RedirectResponse("/logs?done=deleted", status_code=303)
