@@ -66,12 +66,15 @@ async def explorer_page(
     query: dict[str, str],
     *,
     status: int = 200,
+    db: AsyncSession | None = None,
     **extra: Any,
 ) -> Response:
-    """The explorer for a search (`query`: the URL's parameters, or a form's)."""
+    """The explorer for a search (`query`: the URL's parameters, or a form's; `db`: the
+    request's session when it already has one)."""
     ctx = request.app.state.ctx
     found = read(query, ctx.clock.now())
-    db = await request_sessions(request).read()
+    if db is None:
+        db = await request_sessions(request).read()
     choices = await _choices(db, who.team_id)
     saved = await saved_of(db, who.team_id)
     sources: dict[int, params.TeamSource] = {}

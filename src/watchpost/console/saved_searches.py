@@ -94,19 +94,20 @@ async def save(request: Request, who: Signed) -> Response:
         problem = "Use a shorter name"
     now = request.app.state.ctx.clock.now()
     db = await write_db(request)
-    async with db.begin():
-        if problem is None:
+    if problem is None:
+        async with db.begin():
             taken = await db.scalar(
                 select(SavedSearch.id).where(
                     SavedSearch.team_id == who.team_id, SavedSearch.name == name
                 )
             )
-            if taken is not None:
-                problem = "A saved search has this name: choose another"
-        if problem is not None:
-            return await explorer_page(
-                request, who, fields, status=422, save_errors={"save-name": problem}, typed=name
-            )
+        if taken is not None:
+            problem = "A saved search has this name: choose another"
+    if problem is not None:
+        return await explorer_page(
+            request, who, fields, status=422, db=db, save_errors={"save-name": problem}, typed=name
+        )
+    async with db.begin():
         row = SavedSearch(
             team_id=who.team_id,
             name=name,
