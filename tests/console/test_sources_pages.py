@@ -47,7 +47,7 @@ async def test_a_source_is_created_its_token_shown_once_and_it_takes_logs(
         # ready to paste: this server's real ingest address with its scheme, and the token
         assert "curl -X POST &#39;http://testserver/&#39;" in created.text
         assert "host=&#39;http://testserver&#39;" in created.text  # logtail-python
-        assert 'uri = &#34;http://testserver/&#34;' in created.text  # Vector
+        assert "uri = &#34;http://testserver/&#34;" in created.text  # Vector
         assert "endpoint: http://testserver" in created.text  # OpenTelemetry Collector
         assert created.text.count(token) >= 4
         [source] = await _sources(app)
@@ -118,9 +118,7 @@ async def test_retention_is_changed_and_a_source_deleted_after_confirming(
     assert updated.details == {"logs_retention": [30, 3]}
 
 
-async def test_roles_below_admin_are_refused_and_nothing_changes(
-    app: FastAPI, api: Api
-) -> None:
+async def test_roles_below_admin_are_refused_and_nothing_changes(app: FastAPI, api: Api) -> None:
     source_id, _ = await create_source(api, "web")
     for role in ("viewer", "responder"):
         async with person(app, f"{role}@example.com", role) as (member, csrf):
@@ -129,9 +127,7 @@ async def test_roles_below_admin_are_refused_and_nothing_changes(
             assert "Create a source" not in listed.text
             answers = [
                 await member.get("/sources/new"),
-                await member.post(
-                    "/sources", data={"csrf": csrf, "name": "x", "platform": "http"}
-                ),
+                await member.post("/sources", data={"csrf": csrf, "name": "x", "platform": "http"}),
                 await member.post(
                     f"/sources/{source_id}",
                     data={"csrf": csrf, "logs_retention": "1", "metrics_retention": "1"},
