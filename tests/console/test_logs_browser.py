@@ -34,7 +34,7 @@ test('an admin creates a source and is shown its token once, with examples', asy
   await expect(page.getByRole('heading', { name: 'Source “Billing” created' })).toBeVisible();
   const token = (await page.locator('#source-token').textContent()).trim();
   expect(token).toMatch(/^wps_/);
-  await page.getByText('Python (logtail-python)').click();  // its <details>
+  await page.getByText('Python (logtail-python)', { exact: true }).click();  // its <details>
   await expect(page.getByText("host='" + env.BASE + "'")).toBeVisible();
   await axe(page);
   await page.screenshot({ path: env.SHOTS + '/source-created-1280.png', fullPage: true });
