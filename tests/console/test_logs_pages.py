@@ -5,6 +5,7 @@ sampler bounds what reaches a browser."""
 
 from __future__ import annotations
 
+import asyncio
 import html
 import re
 from collections.abc import AsyncIterator
@@ -139,6 +140,22 @@ async def test_saved_searches_are_kept_per_team_with_role_checks(
     assert await actions(app) == ["source.created", "saved_search.created", "saved_search.deleted"]
     [entry] = [e for e in await audit_entries(app) if e.action == "saved_search.created"]
     assert entry.actor == "rita@example.com" and entry.subject == "Errors today"
+
+
+async def test_saves_of_one_name_at_the_same_instant_keep_one_and_refuse_the_others(
+    app: FastAPI, api: Api
+) -> None:
+    await create_source(api, "web")
+    async with person(app, "rita@example.com", "responder") as (member, csrf):
+        form = {"csrf": csrf, "q": "level:error", "range": "24h", "name": "Errors"}
+        answers = await asyncio.gather(*(member.post("/logs/saved", data=form) for _ in range(4)))
+    assert sorted(a.status_code for a in answers) == [303, 422, 422, 422]
+    for refused in (a for a in answers if a.status_code == 422):
+        assert 'id="save-name-error"' in refused.text and "has this name" in refused.text
+        assert 'value="Errors"' in refused.text  # kept as typed
+    async with app.state.ctx.db.read_sessions() as db:
+        assert [row.name for row in await db.scalars(select(SavedSearch))] == ["Errors"]
+    assert await actions(app) == ["source.created", "saved_search.created"]
 
 
 async def _burst(count: int) -> AsyncIterator[bytes]:

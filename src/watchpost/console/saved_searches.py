@@ -13,6 +13,7 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy import ForeignKey, String, Text, UniqueConstraint, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -94,45 +95,43 @@ async def save(request: Request, who: Signed) -> Response:
         problem = "Use a shorter name"
     now = request.app.state.ctx.clock.now()
     db = await write_db(request)
+    link = ""
     if problem is None:
         async with db.begin():
-            taken = await db.scalar(
-                select(SavedSearch.id).where(
-                    SavedSearch.team_id == who.team_id, SavedSearch.name == name
-                )
+            row = SavedSearch(
+                team_id=who.team_id,
+                name=name,
+                query=fields["q"],
+                source=fields["source"],
+                time_range=fields["range"],
+                range_from=fields["from"],
+                range_to=fields["to"],
+                created_by_id=who.user.id,
+                created_at=now,
             )
-        if taken is not None:
-            problem = "A saved search has this name: choose another"
+            try:
+                # the unique (team, name) decides, also between two saves at the same instant
+                async with db.begin_nested():
+                    db.add(row)
+            except IntegrityError:
+                problem = "A saved search has this name: choose another"
+            else:
+                await record(
+                    db,
+                    team_id=who.team_id,
+                    actor=actor(request, who),
+                    action="saved_search.created",
+                    now=now,
+                    subject_type="saved_search",
+                    subject_id=row.id,
+                    subject=name,
+                    details={"query": fields["q"], "range": fields["range"]},
+                )
+                link = row.link
     if problem is not None:
         return await explorer_page(
             request, who, fields, status=422, db=db, save_errors={"save-name": problem}, typed=name
         )
-    async with db.begin():
-        row = SavedSearch(
-            team_id=who.team_id,
-            name=name,
-            query=fields["q"],
-            source=fields["source"],
-            time_range=fields["range"],
-            range_from=fields["from"],
-            range_to=fields["to"],
-            created_by_id=who.user.id,
-            created_at=now,
-        )
-        db.add(row)
-        await db.flush()
-        await record(
-            db,
-            team_id=who.team_id,
-            actor=actor(request, who),
-            action="saved_search.created",
-            now=now,
-            subject_type="saved_search",
-            subject_id=row.id,
-            subject=name,
-            details={"query": fields["q"], "range": fields["range"]},
-        )
-        link = row.link
     return RedirectResponse(link + ("&" if "?" in link else "?") + "saved=1", status_code=303)
 
 
