@@ -54,9 +54,9 @@ async def test_the_explorer_finds_pages_and_filters(
         assert page.text.count('class="log-row') == 50
         assert "request 59 served" in page.text and "request 9 served" not in page.text
         assert "&#34;status&#34;: 200" in page.text  # the whole JSON, in <details>
-        older = html.unescape(
-            re.search(r'href="([^"]+)" class="button secondary">Load older', page.text).group(1)
-        )  # type: ignore[union-attr]
+        more = re.search(r'href="([^"]+)" class="button secondary">Load older', page.text)
+        assert more is not None
+        older = html.unescape(more.group(1))
         second = await member.get(older)
         assert second.status_code == 200
         assert second.text.count('class="log-row') == 10 and "request 0 served" in second.text
