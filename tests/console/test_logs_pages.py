@@ -103,6 +103,18 @@ async def test_query_errors_are_shown_beside_the_query_box(app: FastAPI, api: Ap
     assert stream.status_code == 422
 
 
+async def test_a_request_the_domain_finds_invalid_is_a_422_page(app: FastAPI, api: Api) -> None:
+    """The tail's stream reads its source through the query API's own reading, whose
+    InvalidRequest becomes the console's error page (errors.py), never JSON or a 500."""
+    await create_source(api, "web")
+    async with person(app, "vera@example.com", "viewer") as (member, _):
+        stream = await member.get("/logs/tail/events", params={"source": "web,db"})
+    assert stream.status_code == 422
+    assert stream.headers["content-type"].startswith("text/html")
+    assert "<h1>Not possible</h1>" in stream.text
+    assert "must be a comma-separated list of source ids" in stream.text
+
+
 async def test_saved_searches_are_kept_per_team_with_role_checks(
     app: FastAPI, api: Api, other_api: Api
 ) -> None:
