@@ -198,8 +198,11 @@ def svg(found: Histogram, until: datetime) -> Markup:
     for index in range(0, bars, max(1, bars // 5)):
         at = found.start + found.step * index
         x = LEFT + index * bar_w
+        label = _label(at, found.step, span)
+        # a label near the right edge ends at its tick, so the chart does not cut it off
+        anchor = ' text-anchor="end"' if x + 7 * len(label) > WIDTH - 4 else ""
         parts.append(
-            f'<text x="{x:.1f}" y="{HEIGHT - 4}">{escape(_label(at, found.step, span))}</text>'
+            f'<text x="{min(x, WIDTH - 4):.1f}" y="{HEIGHT - 4}"{anchor}>{escape(label)}</text>'
         )
     parts.append("</svg>")
     return Markup("".join(parts))  # noqa: S704  (every text in it is escaped above)
