@@ -42,6 +42,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+import httpx
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))  # this checkout's code
 
 from sqlalchemy import insert, select, text
@@ -454,6 +456,18 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="run on PostgreSQL (default URL: $WATCHPOST_TEST_POSTGRES_URL or the test server)",
     )
+    parser.add_argument(
+        "--logs",
+        type=int,
+        default=0,
+        metavar="EVENTS",
+        help="bench the log explorer and live tail instead, over EVENTS events (10000000: "
+        "the issue's); --runs then counts each page's runs",
+    )
+    parser.add_argument(
+        "--tail-rate", type=int, default=5000, help="events a second sent during the tail bench"
+    )
+    parser.add_argument("--tail-seconds", type=float, default=20.0)
     return parser
 
 
@@ -462,10 +476,302 @@ def main(argv: list[str] | None = None) -> int:
     if args.monitors < 3:
         raise SystemExit("--monitors must be at least 3")
     backend = "PostgreSQL" if args.postgres else "SQLite"
+    if args.logs:
+        return logs_main(args, backend)
     with database(args.postgres) as url:
         results = asyncio.run(run(url, args))
     print(f"\nConsole overview, {args.monitors} monitors, {backend}; {machine()}\n")
     print(results_table(results))
+    return 0
+
+
+# ------------------------------------------------------------------------------ logs
+#
+# `--logs EVENTS`: the log explorer (/logs) and its live tail over EVENTS events of one
+# source on the embedded store (DuckDB), spread over the 24 hours before a fixed "now"
+# (logs_query_bench.events: one in 1,000 with "kaboom", context.user.id 4242 for about 10),
+# appended through the store in batches of LOGS_BATCH. The app and the signed-in owner are
+# those of console_pages (the whole stack in-process), the people on SQLite or PostgreSQL.
+# Cases, each --runs times: the explorer's first page over 24 h (its 50 newest events and
+# its histogram), the same with a field filter, the 7-day page and the 7-day histogram alone,
+# each beside its ceiling: the query API's own first page (GET /api/v1/query, batch 50) for
+# the same search through the same stack. Then the live tail on a real server (uvicorn on
+# this event loop): --tail-rate events a second appended for --tail-seconds while one
+# browser's stream (GET /logs/tail/events) is read; what reached it, what it was told was
+# skipped, and what neither accounts for.
+
+LOGS_BATCH = 20_000
+EXPLORER_PAGE = 50
+
+
+async def logs_people(
+    url: str, data: Path, now: datetime
+) -> tuple[Any, httpx.AsyncClient, str, int]:
+    """The app (store in `data`), a client signed in as its team's owner, the team's API
+    token and its source's id."""
+    from watchpost.app import build_app
+    from watchpost.clock import FrozenClock
+    from watchpost.context import AppContext
+    from watchpost.people import accounts
+    from watchpost.settings import Settings
+    from watchpost.teams.service import create_token
+
+    settings = Settings(
+        database_url=url, data_dir=data, secret_key="bench key " * 4, rate_limit_per_minute=0
+    )
+    ctx = AppContext.build(settings, FrozenClock(now))
+    app = build_app(ctx)
+    async with ctx.db.write_sessions() as session, session.begin():
+        token = await create_token(session, team_name="bench", now=now)
+        team = await session.scalar(select(Team).where(Team.name == "bench"))
+        assert team is not None
+        user, _ = await accounts.add_person(
+            session, team=team, email="bench@example.com", name="Bench", role="owner", now=now
+        )
+        await accounts.set_password(session, user, console_pages.PASSWORD, now)
+    client = httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://bench.example"
+    )
+    made = await client.post(
+        "/api/v1/sources",
+        json={"name": "app", "platform": "python"},
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert made.status_code == 201, made.text[:300]
+    source_id = int(made.json()["data"]["id"])
+    answer = await client.post(
+        "/login", data={"email": "bench@example.com", "password": console_pages.PASSWORD}
+    )
+    assert answer.status_code == 303, answer.text[:300]
+    return app, client, token, source_id
+
+
+async def logs_append(store: Any, count: int, source_id: int, team_id: int) -> float:
+    """Appends the events (logs_query_bench's) in batches of LOGS_BATCH; events a second."""
+    import logs_query_bench
+
+    began = time.perf_counter()
+    pending: list[Any] = []
+    for batch in logs_query_bench.events(count, source_id, team_id):
+        pending += batch
+        if len(pending) >= LOGS_BATCH:
+            await store.append(pending)
+            pending = []
+    if pending:
+        await store.append(pending)
+    return count / (time.perf_counter() - began)
+
+
+def api_page(
+    client: httpx.AsyncClient, token: str, params: dict[str, str], rows: list[int]
+) -> Callable[[], Awaitable[Any]]:
+    """The query API's own first page (the ceiling of an explorer page)."""
+
+    async def get() -> None:
+        answer = await client.get(
+            "/api/v1/query", params=params, headers={"Authorization": f"Bearer {token}"}
+        )
+        assert answer.status_code == 200, answer.text[:300]
+        rows.append(len(answer.json()["data"]))
+
+    return get
+
+
+async def logs_run(url: str, data: Path, args: argparse.Namespace) -> tuple[list[Result], str]:
+    import logs_query_bench
+    from watchpost.console.logs_histogram import histogram
+    from watchpost.logs.query_language import parse
+    from watchpost.logs.store import Search
+
+    now = logs_query_bench.NOW
+    app, client, token, source_id = await logs_people(url, data, now)
+    ctx = app.state.ctx
+    try:
+        team_id = int(
+            (
+                await client.get(
+                    f"/api/v1/sources/{source_id}", headers={"Authorization": f"Bearer {token}"}
+                )
+            ).json()["data"]["attributes"]["team_id"]
+        )
+        started = time.perf_counter()
+        rate = await logs_append(ctx.logs, args.logs, source_id, team_id)
+        print(
+            f"appended {args.logs:,} events in {time.perf_counter() - started:.0f} s"
+            f" ({rate:,.0f} events/s)",
+            flush=True,
+        )
+        field = "context.user.id:4242"
+        until = now.replace(microsecond=0) + timedelta(seconds=1)  # as the explorer's preset
+        results: list[Result] = []
+        cases = [
+            ("24 h", "24h", "", timedelta(hours=24)),
+            (f"24 h, {field}", "24h", field, timedelta(hours=24)),
+            ("7 d", "7d", "", timedelta(days=7)),
+        ]
+        for name, preset, query, span in cases:
+            rows: list[int] = []
+            params = {
+                "source_ids": str(source_id),
+                "query": query,
+                "batch": str(EXPLORER_PAGE),
+                "from": (now - span).isoformat(),
+                "to": until.isoformat(),
+            }
+            ceiling = await measure(
+                f"ceiling: GET /api/v1/query, {name}, first {EXPLORER_PAGE}",
+                api_page(client, token, params, rows),
+                runs=args.runs,
+            )
+            results.append(replace(ceiling, note=f"{rows[-1]} rows"))
+            sizes: list[int] = []
+            path = f"/logs?source={source_id}&range={preset}" + (
+                f"&q={quote(query)}" if query else ""
+            )
+            shown = await measure(
+                f"explorer: GET /logs, {name} (first page + histogram)",
+                console_pages.page(client, path, sizes),
+                runs=args.runs,
+            )
+            results.append(replace(shown, note=f"{max(sizes) / 1024:.0f} KB of HTML"))
+        week = Search(
+            source_ids=[source_id],
+            terms=parse(""),
+            since=now - timedelta(days=7),
+            until=until,
+            newest_first=True,
+            limit=EXPLORER_PAGE,
+        )
+        counted: list[int] = []
+
+        async def week_histogram() -> None:
+            found = await histogram(ctx.logs, week)
+            assert found is not None
+            counted.append(found.total)
+
+        drawn = await measure("histogram alone, 7 d", week_histogram, runs=args.runs)
+        results.append(replace(drawn, note=f"{counted[-1]:,} events counted"))
+        tail = await logs_tail(app, client, source_id, team_id, args)
+        return results, tail
+    finally:
+        await client.aclose()
+        await ctx.logs.close()
+        await ctx.db.dispose()
+
+
+async def logs_tail(
+    app: Any, client: httpx.AsyncClient, source_id: int, team_id: int, args: argparse.Namespace
+) -> str:
+    """One browser's live tail while --tail-rate events a second arrive."""
+    import socket
+    from contextlib import suppress
+
+    import uvicorn
+
+    import logs_query_bench
+    from watchpost.console.auth import COOKIE
+    from watchpost.console.logs import TAIL_LINES_PER_S
+
+    store = app.state.ctx.logs
+    cookie = client.cookies.get(COOKIE)
+    assert cookie, "not signed in"
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(app, log_config=None, lifespan="off"))
+    serving = asyncio.create_task(server.serve(sockets=[sock]))
+    for _ in range(1500):
+        if server.started or serving.done():
+            break
+        await asyncio.sleep(0.01)
+    assert server.started, "uvicorn did not start"
+    base = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    shown = skipped = sent = 0
+    stop = asyncio.Event()
+    started = asyncio.Event()
+
+    async def produce() -> None:
+        nonlocal sent
+        await started.wait()
+        tick = 0.1
+        per_tick = max(1, round(args.tail_rate * tick))
+        began = time.monotonic()
+        made = logs_query_bench.events(10**9, source_id, team_id)  # endless enough
+        while not stop.is_set():
+            batch: list[Any] = []
+            while len(batch) < per_tick:
+                batch += next(made)
+            await store.append(batch[:per_tick])
+            sent += per_tick
+            ahead = began + tick * (sent // per_tick) - time.monotonic()
+            if ahead > 0:
+                await asyncio.sleep(ahead)
+
+    async def consume() -> None:
+        nonlocal shown, skipped
+        async with (
+            httpx.AsyncClient(base_url=base, timeout=httpx.Timeout(30.0, read=60.0)) as browser,
+            browser.stream(
+                "GET",
+                f"/logs/tail/events?source={source_id}",
+                headers={"Cookie": f"{COOKIE}={cookie}", "Accept": "text/event-stream"},
+            ) as stream,
+        ):
+            assert stream.status_code == 200, stream.status_code
+            last = ""
+            async for line in stream.aiter_lines():
+                if line.startswith("retry:"):
+                    started.set()
+                elif line == "event: log":
+                    shown += 1
+                elif line.startswith("data: ") and last == "event: skipped":
+                    skipped = int(line[6:])
+                last = line
+
+    consumer = asyncio.create_task(consume())
+    producer = asyncio.create_task(produce())
+    try:
+        await asyncio.wait_for(started.wait(), 30)
+        began, cpu = time.perf_counter(), time.process_time()
+        await asyncio.sleep(args.tail_seconds)
+        stop.set()
+        await producer
+        await asyncio.sleep(LAG_DRAIN_S)  # the tail's last poll
+        elapsed = time.perf_counter() - began
+        cpu_share = (time.process_time() - cpu) / elapsed
+    finally:
+        stop.set()
+        consumer.cancel()
+        with suppress(asyncio.CancelledError, httpx.HTTPError):
+            await consumer
+        server.should_exit = True
+        await serving
+        sock.close()
+    missing = sent - shown - skipped
+    return (
+        f"live tail: {sent:,} events sent at {args.tail_rate:,}/s for {args.tail_seconds:.0f} s;"
+        f" the browser got {shown:,} lines ({shown / elapsed:.0f}/s, the cap is"
+        f" {TAIL_LINES_PER_S}/s) and was told {skipped:,} were skipped; {missing:,} neither"
+        f" shown nor counted; this process used {cpu_share:.0%} of a core"
+    )
+
+
+LAG_DRAIN_S = 2.0
+
+
+def logs_main(args: argparse.Namespace, backend: str) -> int:
+    data = Path(tempfile.mkdtemp(prefix="console-logs-bench-"))
+    try:
+        with database(args.postgres) as url:
+            results, tail = asyncio.run(logs_run(url, data, args))
+    finally:
+        shutil.rmtree(data, ignore_errors=True)
+    print(
+        f"\nConsole logs, {args.logs:,} events over 24 h, embedded store (DuckDB),"
+        f" people on {backend}; {machine()}\n"
+    )
+    print(results_table(results))
+    print()
+    print(tail)
     return 0
 
 

@@ -21,7 +21,7 @@ from watchpost.console.auth import (
     login_redirect,
 )
 from watchpost.console.web import render
-from watchpost.errors import ApiError, TooManyRequests
+from watchpost.errors import ApiError, InvalidRequest, TooManyRequests
 
 
 def error_page(request: Request, status: int, title: str, message: str, **extra: Any) -> Response:
@@ -60,6 +60,8 @@ def answer(request: Request, exc: Exception) -> Response | None:
         if exc.status == 404:
             return error_page(request, 404, "Not found", "There is nothing here.")
         return error_page(request, exc.status, "Not possible", exc.message)
+    if isinstance(exc, InvalidRequest):  # one a form did not catch to show beside its field
+        return error_page(request, exc.status, "Not possible", str(exc))
     return None
 
 

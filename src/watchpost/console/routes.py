@@ -36,6 +36,10 @@ from watchpost.console import (
     team_tokens,
     webhooks,
 )
+from watchpost.console import logs as console_logs
+from watchpost.console import metrics as console_metrics
+from watchpost.console import saved_searches as console_saved_searches
+from watchpost.console import sources as console_sources
 from watchpost.console.auth import Viewer, viewer
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.paths import LINK_PATH
@@ -87,5 +91,9 @@ def console_routes() -> list[APIRoute]:
         policies.router,
         oncall.router,
         people_contact.router,
+        console_sources.router,
+        console_logs.router,
+        console_saved_searches.router,
+        console_metrics.router,
     )
     return [route for r in routers for route in r.routes if isinstance(route, APIRoute)]

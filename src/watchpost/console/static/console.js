@@ -156,3 +156,57 @@ document.addEventListener("submit", (event) => {
     });
   }
 })();
+
+// ---- Logs: the live tail (/logs/tail, console/logs.py) ----
+// Lines arrive as server-sent events (the server sends at most so many a second and says how
+// many it skipped); the page keeps the last data-keep lines. Pause stops adding lines (they
+// are counted) until Resume.
+(() => {
+  const box = document.querySelector("[data-tail]");
+  if (!box || !window.EventSource) return;
+  const list = box.querySelector("[data-tail-lines]");
+  const toggle = box.querySelector("[data-tail-toggle]");
+  const state = box.querySelector("[data-tail-state]");
+  const skippedLine = box.querySelector("[data-tail-skipped]");
+  const keep = parseInt(box.dataset.keep, 10) || 500;
+  let paused = false;
+  let held = 0;
+  let skipped = 0;
+  const say = () => {
+    const parts = [];
+    if (skipped) parts.push("Skipped " + skipped + " lines (too many a second to show)");
+    if (held) parts.push(held + " lines arrived while paused (not shown)");
+    skippedLine.textContent = parts.join(". ");
+  };
+  toggle.hidden = false;
+  state.textContent = "Connecting…";
+  toggle.addEventListener("click", () => {
+    paused = !paused;
+    toggle.textContent = paused ? "Resume" : "Pause";
+    toggle.setAttribute("aria-pressed", paused ? "true" : "false");
+    state.textContent = paused ? "Paused" : "Live";
+  });
+  const source = new EventSource(box.dataset.tail);
+  source.addEventListener("open", () => { if (!paused) state.textContent = "Live"; });
+  source.addEventListener("error", () => { state.textContent = "Reconnecting…"; });
+  source.addEventListener("skipped", (event) => {
+    skipped = parseInt(event.data, 10) || skipped;
+    say();
+  });
+  source.addEventListener("log", (event) => {
+    if (paused) { held += 1; say(); return; }
+    let data;
+    try { data = JSON.parse(event.data); } catch (e) { return; }
+    const item = document.createElement("li");
+    const time = document.createElement("time");
+    time.textContent = data.dt;
+    const line = document.createElement("span");
+    line.className = "log-message";
+    line.textContent = " " + data.line;
+    item.append(time, line);
+    list.append(item);
+    while (list.children.length > keep) list.firstElementChild.remove();
+    const nearBottom = window.innerHeight + window.scrollY >= document.body.scrollHeight - 80;
+    if (nearBottom) item.scrollIntoView({ block: "end" });
+  });
+})();

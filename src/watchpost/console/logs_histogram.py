@@ -1,0 +1,208 @@
+# ruff: noqa: S608  (SQL text holds table names the store made and ints computed here; values are bound)
+"""The log explorer's histogram: how many events match a search in each slice of its time
+range, counted by the logs store's own engine (one GROUP BY per day table on the embedded
+DuckDB store, one on ClickHouse), never by reading the events. The WHERE clause is the one
+the store's searches use (logs/sql.py `where`), so the bars count what the results list.
+
+On the embedded store, a term its SQL can only narrow (a field without a column of its own,
+a word holding the separator) is checked row by row by searches; a count cannot do that,
+so the bars then count a superset and the histogram says it is approximate.
+
+The LogStore protocol has no counting method; this module reads the two engines' insides
+(the embedded store's day tables and read cursors, ClickHouse's client). A `count_by_slice`
+method on the stores would be the better home (see docs/architecture.md).
+
+The chart is SVG drawn on the server (`role="img"`, an accessible name, a `<title>` per bar
+for hover), coloured by the stylesheet.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any, Final
+
+import duckdb
+from markupsafe import Markup, escape
+
+from watchpost.logs.day_tables import table
+from watchpost.logs.sql import where
+from watchpost.logs.store import LogStore, Search
+
+STEPS: Final = tuple(
+    timedelta(seconds=s)
+    for s in (
+        1, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400,
+    )
+)  # fmt: skip
+MAX_BARS: Final = 60
+
+
+@dataclass(frozen=True)
+class Histogram:
+    start: datetime
+    step: timedelta
+    counts: list[int]
+    approximate: bool
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts)
+
+
+def step_for(since: datetime, until: datetime) -> timedelta:
+    """The slice: the smallest round step giving at most MAX_BARS bars."""
+    span = until - since
+    return next(
+        (s for s in STEPS if span / s <= MAX_BARS),
+        STEPS[-1] * math.ceil(span / (STEPS[-1] * MAX_BARS)),
+    )
+
+
+def _micros(at: datetime) -> int:
+    return round(at.astimezone(UTC).timestamp() * 1_000_000)
+
+
+async def histogram(store: LogStore, search: Search) -> Histogram | None:
+    """Counts of the search's events per slice of [since, until); None when the store is of
+    a kind this module cannot count on."""
+    assert search.since is not None and search.until is not None
+    step = step_for(search.since, search.until)
+    start = search.since
+    bars = math.ceil((search.until - start) / step)
+    width = _micros(start + step) - _micros(start)
+    counts = [0] * bars
+    approximate = False
+    if not search.source_ids:
+        return Histogram(start, step, counts, False)
+    from watchpost.logs.clickhouse import ClickHouseStore
+    from watchpost.logs.embedded import EmbeddedStore
+
+    if isinstance(store, EmbeddedStore):
+        rows, approximate = await _embedded(store, search, _micros(start), width)
+    elif isinstance(store, ClickHouseStore):
+        rows = await _clickhouse(store, search, _micros(start), width)
+    else:
+        return None
+    for bucket, count in rows:
+        if 0 <= int(bucket) < bars:
+            counts[int(bucket)] += int(count)
+    return Histogram(start, step, counts, approximate)
+
+
+async def _embedded(
+    store: Any, search: Search, start_us: int, width_us: int
+) -> tuple[list[tuple[int, int]], bool]:
+    await store._open()
+    await store.flush()  # what was acknowledged is counted, as searches find it
+    days = store._days_between("logs", search.since, search.until)
+    if not days:
+        return [], False
+    statements: list[tuple[str, list[Any]]] = []
+    approximate = False
+    for day in days:
+        clause, query = where(search, "duckdb", store._columns(day))
+        approximate = approximate or bool(query.verify)
+        statements.append(
+            (
+                f"SELECT (epoch_us(dt) - {int(start_us)}) // {int(width_us)} AS b, count(*) "
+                f"FROM {table('logs', day)} WHERE {clause} GROUP BY b",
+                query.params,
+            )
+        )
+
+    def run(cursor: duckdb.DuckDBPyConnection) -> list[tuple[int, int]]:
+        found: list[tuple[int, int]] = []
+        for sql, params in statements:
+            try:
+                found += cursor.execute(sql, params).fetchall()
+            except duckdb.CatalogException:  # the day was dropped meanwhile
+                continue
+        return found
+
+    rows: list[tuple[int, int]] = await store._read(run)
+    return rows, approximate
+
+
+async def _clickhouse(
+    store: Any, search: Search, start_us: int, width_us: int
+) -> list[tuple[int, int]]:
+    clause, query = where(search, "clickhouse")
+    sql = (
+        f"SELECT intDiv(toUnixTimestamp64Micro(dt) - {int(start_us)}, {int(width_us)}) AS b, "
+        f"count() FROM {store.db}.logs WHERE {clause} GROUP BY b"
+    )
+    result: list[Sequence[Any]] = await store._query(sql, query)
+    return [(int(row[0]), int(row[1])) for row in result]
+
+
+# ------------------------------------------------------------------------------- drawing
+
+WIDTH: Final = 760
+HEIGHT: Final = 120
+LEFT: Final = 48
+BOTTOM: Final = 20
+TOP: Final = 6
+
+
+def _label(at: datetime, step: timedelta, span: timedelta) -> str:
+    at = at.astimezone(UTC)
+    if span > timedelta(days=2):
+        return at.strftime("%b %d %H:%M")
+    if step >= timedelta(minutes=1):
+        return at.strftime("%H:%M")
+    return at.strftime("%H:%M:%S")
+
+
+def _nice_top(highest: int) -> int:
+    if highest <= 0:
+        return 1
+    magnitude = 10 ** math.floor(math.log10(highest))
+    for step in (1, 2, 5, 10):
+        if step * magnitude >= highest:
+            return int(step * magnitude)
+    return int(10 * magnitude)
+
+
+def svg(found: Histogram, until: datetime) -> Markup:
+    """The histogram as an SVG bar chart."""
+    bars = len(found.counts)
+    span = until - found.start
+    top = _nice_top(max(found.counts, default=0))
+    plot_w = WIDTH - LEFT - 4
+    plot_h = HEIGHT - TOP - BOTTOM
+    bar_w = plot_w / max(bars, 1)
+    about = "about " if found.approximate else ""
+    name = (
+        f"Matching events over time: {about}{found.total:,} between "
+        f"{found.start.astimezone(UTC):%Y-%m-%d %H:%M} and {until.astimezone(UTC):%Y-%m-%d %H:%M} UTC"
+    )
+    parts = [
+        f'<svg class="chart histogram" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
+        f'aria-label="{escape(name)}" preserveAspectRatio="none">',
+        f'<line class="chart-axis" x1="{LEFT}" y1="{TOP + plot_h}" x2="{WIDTH - 4}" y2="{TOP + plot_h}"/>',
+        f'<text x="{LEFT - 4}" y="{TOP + 10}" text-anchor="end">{top:,}</text>',
+        f'<text x="{LEFT - 4}" y="{TOP + plot_h}" text-anchor="end">0</text>',
+    ]
+    for index, count in enumerate(found.counts):
+        at = found.start + found.step * index
+        height = plot_h * count / top
+        x = LEFT + index * bar_w
+        tip = f"{count:,} events from {_label(at, found.step, span)}"
+        parts.append(
+            f'<rect class="histogram-bar" x="{x + 0.5:.1f}" y="{TOP + plot_h - height:.1f}" '
+            f'width="{max(bar_w - 1, 0.5):.1f}" height="{height:.1f}"><title>{escape(tip)}</title></rect>'
+        )
+    for index in range(0, bars, max(1, bars // 5)):
+        at = found.start + found.step * index
+        x = LEFT + index * bar_w
+        label = _label(at, found.step, span)
+        # a label near the right edge ends at its tick, so the chart does not cut it off
+        anchor = ' text-anchor="end"' if x + 7 * len(label) > WIDTH - 4 else ""
+        parts.append(
+            f'<text x="{min(x, WIDTH - 4):.1f}" y="{HEIGHT - 4}"{anchor}>{escape(label)}</text>'
+        )
+    parts.append("</svg>")
+    return Markup("".join(parts))  # noqa: S704  (every text in it is escaped above)

@@ -1,0 +1,129 @@
+"""Saved searches of the log explorer, per team: the current query, source and time range
+saved under a name (POST /logs/saved), listed on /logs (a link re-opens the search) and
+deleted (POST /logs/saved/{id}/delete). Saving and deleting need Action.RESPOND (responders
+and up: people who investigate); any member reads them. Each change has an audit entry.
+The table is migration 0035's."""
+
+from __future__ import annotations
+
+from typing import Annotated, Final
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import RedirectResponse, Response
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from watchpost.audit.service import record
+from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.errors import ConsoleRoute
+from watchpost.console.team import actor
+from watchpost.errors import NotFound
+from watchpost.logsearch.models import SavedSearch
+from watchpost.people.roles import Action
+from watchpost.validation import object_id
+
+router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
+Signed = Annotated[Viewer, Depends(viewer)]
+NAME_LENGTH: Final = 255
+MAX_SHOWN: Final = 100
+"""Saved searches listed on /logs (the newest)."""
+
+
+async def saved_of(db: AsyncSession, team_id: int) -> list[SavedSearch]:
+    rows = await db.scalars(
+        select(SavedSearch)
+        .where(SavedSearch.team_id == team_id)
+        .order_by(SavedSearch.name)
+        .limit(MAX_SHOWN)
+    )
+    return list(rows)
+
+
+def _text(form: object, name: str, limit: int) -> str:
+    return str(getattr(form, "get")(name, "") or "")[:limit]  # noqa: B009
+
+
+@router.post("/logs/saved")
+async def save(request: Request, who: Signed) -> Response:
+    form = await checked_form(request, who)
+    who.require(Action.RESPOND)
+    from watchpost.console.logs import explorer_page  # the page shows the form's errors
+
+    name = " ".join(str(form.get("name", "")).split())
+    fields = {
+        "q": _text(form, "q", 2000),
+        "source": _text(form, "source", 40),
+        "range": _text(form, "range", 16),
+        "from": _text(form, "from", 40),
+        "to": _text(form, "to", 40),
+    }
+    problem = None
+    if not name:
+        problem = "Name the search"
+    elif len(name) > NAME_LENGTH:
+        problem = "Use a shorter name"
+    now = request.app.state.ctx.clock.now()
+    db = await write_db(request)
+    link = ""
+    if problem is None:
+        async with db.begin():
+            row = SavedSearch(
+                team_id=who.team_id,
+                name=name,
+                query=fields["q"],
+                source=fields["source"],
+                time_range=fields["range"],
+                range_from=fields["from"],
+                range_to=fields["to"],
+                created_by_id=who.user.id,
+                created_at=now,
+            )
+            try:
+                # the unique (team, name) decides, also between two saves at the same instant
+                async with db.begin_nested():
+                    db.add(row)
+            except IntegrityError:
+                problem = "A saved search has this name: choose another"
+            else:
+                await record(
+                    db,
+                    team_id=who.team_id,
+                    actor=actor(request, who),
+                    action="saved_search.created",
+                    now=now,
+                    subject_type="saved_search",
+                    subject_id=row.id,
+                    subject=name,
+                    details={"query": fields["q"], "range": fields["range"]},
+                )
+                link = row.link
+    if problem is not None:
+        return await explorer_page(
+            request, who, fields, status=422, db=db, save_errors={"save-name": problem}, typed=name
+        )
+    return RedirectResponse(link + ("&" if "?" in link else "?") + "saved=1", status_code=303)
+
+
+@router.post("/logs/saved/{search_id}/delete")
+async def delete(request: Request, who: Signed, search_id: str) -> Response:
+    await checked_form(request, who)
+    who.require(Action.RESPOND)
+    now = request.app.state.ctx.clock.now()
+    db = await write_db(request)
+    async with db.begin():
+        row = await db.get(SavedSearch, object_id(search_id, "saved search"))
+        if row is None or row.team_id != who.team_id:
+            raise NotFound("saved search", search_id)
+        await record(
+            db,
+            team_id=who.team_id,
+            actor=actor(request, who),
+            action="saved_search.deleted",
+            now=now,
+            subject_type="saved_search",
+            subject_id=row.id,
+            subject=row.name,
+        )
+        await db.delete(row)
+    return RedirectResponse("/logs?done=deleted", status_code=303)

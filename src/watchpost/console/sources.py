@@ -1,0 +1,274 @@
+"""/sources: the team's log sources. Listed a page at a time (in SQL), created with a name
+and platform (the source's token is on the answer page once, with ready-to-paste examples
+for curl, logtail-python, Vector and the OpenTelemetry Collector naming this server's
+ingest address; never again afterwards), its retention changed, deleted after a
+confirmation. Every change goes through sources/service.py, as the API's does, with an
+audit entry. Reading needs any role; changing needs Action.EDIT (admins)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Final
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import RedirectResponse, Response
+from sqlalchemy import func, select
+
+from watchpost.audit.service import record
+from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.errors import ConsoleRoute
+from watchpost.console.notices import done_query
+from watchpost.console.sources_examples import examples
+from watchpost.console.team import actor, confirmed
+from watchpost.console.web import render
+from watchpost.errors import InvalidRequest
+from watchpost.http.deps import request_sessions
+from watchpost.people.roles import Action
+from watchpost.sources import service
+from watchpost.sources.models import Source
+from watchpost.sources.platforms import DEFAULT_LOGS_RETENTION, DEFAULT_METRICS_RETENTION, PLATFORMS
+from watchpost.sources.schemas import parse_source_create, parse_source_update
+from watchpost.validation import object_id
+
+router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
+Signed = Annotated[Viewer, Depends(viewer)]
+PER_PAGE: Final = 50
+RETENTION_FIELDS: Final = ("logs_retention", "metrics_retention")
+
+
+def page_number(raw: str | None) -> int:
+    """?page=N (1 when absent or not a small positive number)."""
+    text = (raw or "").strip()
+    return int(text) if text.isascii() and text.isdigit() and 0 < len(text) < 7 and int(text) else 1
+
+
+def problems_by_field(error: InvalidRequest) -> dict[str, str]:
+    """The domain's problems as {form field: message} (the first message of each field)."""
+    found: dict[str, str] = {}
+    for name, message in error.problems:
+        found.setdefault(name or "name", message[0].upper() + message[1:] if message else "")
+    return found
+
+
+def _whole_number(form: Any, name: str) -> int | str:
+    """A number field as an int when it is one, else the text typed (the domain refuses it)."""
+    text = str(form.get(name, "")).strip()
+    return int(text) if text.isascii() and text.isdigit() and len(text) < 12 else text
+
+
+def ingest_address(request: Request) -> service.Ingesting:
+    return service.ingesting(request.app.state.ctx.settings, request.url.scheme, request.url.netloc)
+
+
+@router.get("/sources")
+async def list_page(request: Request, who: Signed) -> Response:
+    who.require(Action.READ)
+    page = page_number(request.query_params.get("page"))
+    db = await request_sessions(request).read()
+    rows = list(
+        await db.scalars(
+            select(Source)
+            .where(Source.team_id == who.team_id)
+            .order_by(Source.id)
+            .offset((page - 1) * PER_PAGE)
+            .limit(PER_PAGE + 1)
+        )
+    )
+    total = await db.scalar(select(func.count()).where(Source.team_id == who.team_id)) or 0
+    return render(
+        request,
+        "sources.html",
+        viewer=who,
+        section="sources",
+        sources=rows[:PER_PAGE],
+        page=page,
+        more=len(rows) > PER_PAGE,
+        total=total,
+        ingest=ingest_address(request),
+    )
+
+
+def _new_page(
+    request: Request, who: Viewer, *, values: dict[str, Any], errors: dict[str, str] | None = None
+) -> Response:
+    return render(
+        request,
+        "source_new.html",
+        status=422 if errors else 200,
+        viewer=who,
+        section="sources",
+        platforms=PLATFORMS,
+        values=values,
+        errors=errors or {},
+    )
+
+
+NEW_DEFAULTS: Final[dict[str, Any]] = {
+    "name": "",
+    "platform": "http",
+    "logs_retention": DEFAULT_LOGS_RETENTION,
+    "metrics_retention": DEFAULT_METRICS_RETENTION,
+}
+
+
+@router.get("/sources/new")
+async def new_page(request: Request, who: Signed) -> Response:
+    who.require(Action.EDIT)
+    return _new_page(request, who, values=dict(NEW_DEFAULTS))
+
+
+@router.post("/sources")
+async def create(request: Request, who: Signed) -> Response:
+    form = await checked_form(request, who)
+    who.require(Action.EDIT)
+    ctx = request.app.state.ctx
+    body: dict[str, Any] = {
+        "name": " ".join(str(form.get("name", "")).split()),
+        "platform": str(form.get("platform", "")),
+        **{name: _whole_number(form, name) for name in RETENTION_FIELDS},
+    }
+    try:
+        data = parse_source_create(body, team_name=who.team_name)
+    except InvalidRequest as error:
+        return _new_page(request, who, values=body, errors=problems_by_field(error))
+    now = ctx.clock.now()
+    db = await write_db(request)
+    async with db.begin():
+        source = await service.create_source(
+            db, team_id=who.team_id, data=data, box=ctx.box, now=now
+        )
+        token = ctx.box.decrypt(source.token_encrypted)
+        await record(
+            db,
+            team_id=who.team_id,
+            actor=actor(request, who),
+            action="source.created",
+            now=now,
+            subject_type="source",
+            subject_id=source.id,
+            subject=source.name,
+            details={"platform": source.platform},
+        )
+    to = ingest_address(request)
+    return render(
+        request,
+        "source_created.html",
+        viewer=who,
+        section="sources",
+        source=source,
+        token=token,
+        ingest=to,
+        examples=examples(to.url, token),
+    )
+
+
+async def _source(request: Request, who: Viewer, source_id: str, db: Any) -> Source:
+    return await service.get_source(
+        db, team_id=who.team_id, source_id=object_id(source_id, "source")
+    )
+
+
+def _source_page(
+    request: Request,
+    who: Viewer,
+    source: Source,
+    *,
+    values: dict[str, Any] | None = None,
+    errors: dict[str, str] | None = None,
+) -> Response:
+    to = ingest_address(request)
+    return render(
+        request,
+        "source.html",
+        status=422 if errors else 200,
+        viewer=who,
+        section="sources",
+        source=source,
+        ingest=to,
+        examples=examples(to.url, None),
+        values=values or {name: getattr(source, name) for name in RETENTION_FIELDS},
+        errors=errors or {},
+    )
+
+
+@router.get("/sources/{source_id}")
+async def source_page(request: Request, who: Signed, source_id: str) -> Response:
+    who.require(Action.READ)
+    db = await request_sessions(request).read()
+    return _source_page(request, who, await _source(request, who, source_id, db))
+
+
+@router.post("/sources/{source_id}")
+async def edit(request: Request, who: Signed, source_id: str) -> Response:
+    form = await checked_form(request, who)
+    who.require(Action.EDIT)
+    ctx = request.app.state.ctx
+    body = {name: _whole_number(form, name) for name in RETENTION_FIELDS}
+    now = ctx.clock.now()
+    db = await write_db(request)
+    async with db.begin():
+        source = await _source(request, who, source_id, db)
+        try:
+            data = parse_source_update(
+                body, platform=source.platform, team_name=who.team_name, settings=source.settings
+            )
+        except InvalidRequest as error:
+            return _source_page(request, who, source, values=body, errors=problems_by_field(error))
+        before = {name: getattr(source, name) for name in RETENTION_FIELDS}
+        await service.update_source(
+            db, source=source, data=data, sent=set(data.model_fields_set), box=ctx.box, now=now
+        )
+        changed = {
+            name: [before[name], getattr(source, name)]
+            for name in RETENTION_FIELDS
+            if before[name] != getattr(source, name)
+        }
+        if changed:
+            await record(
+                db,
+                team_id=who.team_id,
+                actor=actor(request, who),
+                action="source.updated",
+                now=now,
+                subject_type="source",
+                subject_id=source.id,
+                subject=source.name,
+                details=changed,
+            )
+    return RedirectResponse(f"/sources/{source.id}?saved=1", status_code=303)
+
+
+@router.post("/sources/{source_id}/delete")
+async def delete(request: Request, who: Signed, source_id: str) -> Response:
+    form = await checked_form(request, who)
+    who.require(Action.EDIT)
+    now = request.app.state.ctx.clock.now()
+    db = await write_db(request)
+    async with db.begin():
+        source = await _source(request, who, source_id, db)
+        if not confirmed(form):
+            return render(
+                request,
+                "team_confirm.html",
+                viewer=who,
+                section="sources",
+                title="Delete a source",
+                message=(
+                    f"Delete the source {source.name}? Its token stops working at once and "
+                    "its logs are no longer searchable."
+                ),
+                action=f"/sources/{source.id}/delete",
+                button="Delete the source",
+                back=f"/sources/{source.id}",
+            )
+        await record(
+            db,
+            team_id=who.team_id,
+            actor=actor(request, who),
+            action="source.deleted",
+            now=now,
+            subject_type="source",
+            subject_id=source.id,
+            subject=source.name,
+        )
+        await service.delete_source(db, source=source)
+    return RedirectResponse(f"/sources?{done_query('deleted')}", status_code=303)
