@@ -38,8 +38,9 @@ from watchpost.public_pages.report_view import report_views, split_current
 from watchpost.public_pages.templates import page_context
 from watchpost.public_pages.templates import render as render_public
 from watchpost.public_pages.view import page_view
-from watchpost.status_pages import pages, resources
+from watchpost.status_pages import pages
 from watchpost.status_pages.models import StatusPage, StatusPageGroup
+from watchpost.status_pages.page_states import page_states
 from watchpost.status_pages.schemas import PageCreate, PageUpdate
 from watchpost.subscriptions.models import StatusPageSubscriber
 
@@ -265,13 +266,13 @@ async def list_pages(request: Request, who: Signed) -> Response:
     found = await pages.list_pages(db, team_id=who.team_id, paging=paging)
     now = request.app.state.ctx.clock.now()
     counts = await _subscriber_counts(db, [p.id for p in found.data])
+    states = await page_states(db, found.data, now=now)  # the API's aggregate_state, batched
     rows = []
-    for page in found.data:  # at most PER_PAGE pages: the state is the API's aggregate_state
-        state = await resources.page_state(db, page=page, now=now)
+    for page in found.data:
         rows.append(
             {
                 "page": page,
-                "state": state_of(state),
+                "state": state_of(states[page.id]),
                 "where": addresses(request, page),
                 "subscribers": counts.get(page.id, 0),
             }
