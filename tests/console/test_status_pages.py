@@ -147,7 +147,7 @@ async def test_create_then_edit_settings_through_the_domain(app: FastAPI, api: A
         assert saved.status_code == 303, saved.text[:2000]
         editor = await client.get(page_url)
         settings = await client.get(f"{page_url}/settings")
-    assert "status.acme.example. CNAME" in editor.text
+    assert "status.acme.example. CNAME testserver." in editor.text
     assert secret not in editor.text and secret not in settings.text
     assert "Set. Leave empty to keep it." in settings.text
     async with app.state.ctx.db.read_sessions() as db:
@@ -465,3 +465,21 @@ async def test_the_list_reads_every_state_together_as_the_api_answers_each(
         html, after = await _statements(app, client, "/status-pages")
         assert _state_words(html)["More 5"] == "Down"
         assert after == before, (before, after)
+
+
+async def test_the_dns_record_of_a_server_known_by_its_address_is_an_a_record(
+    app: FastAPI, api: Api
+) -> None:
+    page = await _page(api, custom_domain="status.acme.example")
+    async with person(app, "ann@example.com", "admin") as (client, _):
+        for host, record in (
+            ("192.0.2.7", "status.acme.example. A 192.0.2.7<"),
+            ("[2001:db8::7]", "status.acme.example. AAAA 2001:db8::7<"),
+            ("console.acme.example", "status.acme.example. CNAME console.acme.example.<"),
+        ):
+            editor = await client.get(f"/status-pages/{page['id']}", headers={"Host": host})
+            settings = await client.get(
+                f"/status-pages/{page['id']}/settings", headers={"Host": host}
+            )
+            assert editor.status_code == settings.status_code == 200
+            assert record in editor.text and record in settings.text, host
