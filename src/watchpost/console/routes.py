@@ -23,6 +23,8 @@ from watchpost.console import (
     sso,
     status_pages,
     status_pages_layout,
+    status_pages_list,
+    status_pages_resources,
     status_pages_subscribers,
     status_reports,
     team,
@@ -72,7 +74,9 @@ def console_routes() -> list[APIRoute]:
         channels.router,
         maintenance.router,
         status_pages.router,
+        status_pages_list.router,
         status_pages_layout.router,
+        status_pages_resources.router,
         status_reports.router,
         status_pages_subscribers.router,
     )
