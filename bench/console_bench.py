@@ -414,13 +414,17 @@ async def run(url: str, args: argparse.Namespace) -> list[Result]:
                 note=f"{totals['long']} rows match",
             ),
         ]
-        results += await http_cases(url, team_id, long_id, args.runs)
+        results += await http_cases(
+            url, team_id, long_id, args.runs, status_editor=args.status_editor
+        )
         return results
     finally:
         await db.dispose()
 
 
-async def http_cases(url: str, team_id: int, long_id: int, runs: int) -> list[Result]:
+async def http_cases(
+    url: str, team_id: int, long_id: int, runs: int, *, status_editor: bool = False
+) -> list[Result]:
     """The pages as a browser gets them (bench/console_pages.py), with their sizes."""
     client = await console_pages.signed_in_client(url, team_id, NOW)
     try:
@@ -439,6 +443,8 @@ async def http_cases(url: str, team_id: int, long_id: int, runs: int) -> list[Re
                     result, note=f"{max(sizes) / 1024:.0f} KB of HTML" if path != "/healthz" else ""
                 )
             )
+        if status_editor:
+            found += await status_page_cases(client, team_id, runs)
         return found
     finally:
         await console_pages.database_of(client).dispose()
@@ -468,6 +474,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--tail-rate", type=int, default=5000, help="events a second sent during the tail bench"
     )
     parser.add_argument("--tail-seconds", type=float, default=20.0)
+    parser.add_argument(
+        "--status-editor",
+        action="store_true",
+        help=f"also the status page editor of a page with {EDITOR_RESOURCES} resources and the"
+        f" list of {LISTED_PAGES} status pages, over HTTP (beside the bare ceiling again)",
+    )
     return parser
 
 
@@ -773,6 +785,101 @@ def logs_main(args: argparse.Namespace, backend: str) -> int:
     print()
     print(tail)
     return 0
+
+
+# ------------------------------------------------------------------ status pages (--status-editor)
+
+EDITOR_RESOURCES = 200
+EDITOR_SECTIONS = 10
+LISTED_PAGES = 25
+LISTED_RESOURCES = 8
+"""Resources of each of the other pages of the list (a full page of the console's list)."""
+
+
+async def seed_status_pages(db: Database, team_id: int) -> int:
+    """Through the API's own services: the editor's page, EDITOR_RESOURCES resources in
+    EDITOR_SECTIONS sections, each showing one of the team's monitors (taken in turn), and
+    LISTED_PAGES - 1 more pages of LISTED_RESOURCES monitors each; the editor page's id."""
+    from watchpost.status_pages import pages, resources, sections
+    from watchpost.status_pages.schemas import PageCreate, ResourceFields, SectionCreate
+
+    async with db.write_sessions() as session, session.begin():
+        monitor_ids = list(
+            await session.scalars(
+                select(Monitor.id).where(Monitor.team_id == team_id).order_by(Monitor.id)
+            )
+        )
+        taken = 0
+
+        async def add_page(n: int, count: int, section_count: int) -> int:
+            nonlocal taken
+            page = await pages.create_page(
+                session,
+                team_id=team_id,
+                team_name="bench",
+                data=PageCreate(subdomain=f"bench-{n}", company_name=f"Bench status {n}"),
+                now=NOW,
+            )
+            per_section = math.ceil(count / section_count)
+            for s in range(section_count):
+                section = await sections.create_section(
+                    session, page=page, data=SectionCreate(name=f"Section {s + 1}"), now=NOW
+                )
+                for _ in range(min(per_section, count - s * per_section)):
+                    data = ResourceFields(
+                        status_page_section_id=section.id,
+                        resource_type="Monitor",
+                        resource_id=monitor_ids[taken % len(monitor_ids)],
+                    )
+                    taken += 1
+                    await resources.create_resource(
+                        session,
+                        page=page,
+                        team_name="bench",
+                        data=data,
+                        sent=set(data.model_fields_set),
+                        now=NOW,
+                    )
+            return page.id
+
+        editor_id = await add_page(0, EDITOR_RESOURCES, EDITOR_SECTIONS)
+        for n in range(1, LISTED_PAGES):
+            await add_page(n, LISTED_RESOURCES, 1)
+    return editor_id
+
+
+async def status_page_cases(client: Any, team_id: int, runs: int) -> list[Result]:
+    """The status page editor (/status-pages/{id}) of a page with EDITOR_RESOURCES
+    resources and the list (/status-pages: LISTED_PAGES rows, each with the state its
+    public page shows now), over HTTP as http_cases measures, beside the bare ceiling taken
+    again right before them."""
+    db = console_pages.database_of(client)
+    started = time.perf_counter()
+    editor_id = await seed_status_pages(db, team_id)
+    print(
+        f"seeded {LISTED_PAGES} status pages ({EDITOR_RESOURCES} resources on one,"
+        f" {LISTED_RESOURCES} on each other) in {time.perf_counter() - started:.1f} s"
+    )
+    cases = [
+        ("HTTP: bare ceiling again (GET /healthz)", "/healthz", ""),
+        (
+            f"HTTP: status page editor, {EDITOR_RESOURCES} resources",
+            f"/status-pages/{editor_id}",
+            f"{EDITOR_SECTIONS} sections",
+        ),
+        (
+            f"HTTP: status pages list, {LISTED_PAGES} rows with their state",
+            "/status-pages",
+            f"{EDITOR_RESOURCES + (LISTED_PAGES - 1) * LISTED_RESOURCES} resources in all",
+        ),
+    ]
+    found = []
+    for label, path, note in cases:
+        sizes: list[int] = []
+        result = await measure(label, console_pages.page(client, path, sizes), runs=runs)
+        size = f"{max(sizes) / 1024:.0f} KB of HTML" if path != "/healthz" else ""
+        found.append(replace(result, note="; ".join(x for x in (note, size) if x)))
+    return found
 
 
 if __name__ == "__main__":

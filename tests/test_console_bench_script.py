@@ -62,3 +62,22 @@ def test_the_console_logs_bench_runs_on_a_few_events() -> None:
     assert tail is not None, done.stdout
     sent, shown, skipped, missing = (int(g.replace(",", "")) for g in tail.groups())
     assert sent >= 200 and shown > 0 and missing == 0 and shown + skipped == sent
+
+
+def test_the_console_bench_measures_the_status_page_editor() -> None:
+    done = subprocess.run(  # noqa: S603  (our own script, fixed arguments)
+        [sys.executable, str(SCRIPT), "--monitors", "6", "--runs", "2", "--status-editor"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "seeded 25 status pages (200 resources on one, 8 on each other)" in done.stdout
+    for case in (
+        "HTTP: bare ceiling again (GET /healthz)",
+        "HTTP: status page editor, 200 resources",
+        "HTTP: status pages list, 25 rows with their state",
+    ):
+        assert f"| {case} | 2 |" in done.stdout, done.stdout
+    assert "| 10 sections; " in done.stdout and "| 392 resources in all; " in done.stdout

@@ -5,15 +5,25 @@ entries."""
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from datetime import datetime, timedelta
+from typing import Any, Literal
 
 import httpx
 from fastapi import FastAPI
-from sqlalchemy import select
+from sqlalchemy import event, select
 
 from tests.console.team_support import audit_entries, person
 from tests.factories.api import Api, data
+from tests.factories.history import at, obs, write
+from watchpost.clock import FrozenClock
+from watchpost.console.status_pages_kit import state_of
+from watchpost.incidents.models import Incident
+from watchpost.status_pages import resources
 from watchpost.status_pages.models import StatusPage, StatusPageResource, StatusPageSection
+from watchpost.status_pages.page_states import page_states
+
+PAGES = "/api/v2/status-pages"
 
 
 async def _page(api: Api, subdomain: str = "acme-status", **extra: Any) -> dict[str, Any]:
@@ -74,7 +84,7 @@ async def test_the_list_shows_state_and_addresses(app: FastAPI, api: Api, other_
         listed = await client.get("/status-pages")
     assert listed.status_code == 200
     assert "Acme status" in listed.text and "/status/acme-status" in listed.text
-    assert "https://status.acme.example" in listed.text
+    assert "https://<wbr>status.acme.example" in listed.text  # breaks after the scheme
     assert "All up" in listed.text
     assert "globex-status" not in listed.text
     assert "New status page" not in listed.text  # a viewer creates nothing
@@ -137,7 +147,7 @@ async def test_create_then_edit_settings_through_the_domain(app: FastAPI, api: A
         assert saved.status_code == 303, saved.text[:2000]
         editor = await client.get(page_url)
         settings = await client.get(f"{page_url}/settings")
-    assert "status.acme.example. CNAME" in editor.text
+    assert "status.acme.example. CNAME testserver." in editor.text
     assert secret not in editor.text and secret not in settings.text
     assert "Set. Leave empty to keep it." in settings.text
     async with app.state.ctx.db.read_sessions() as db:
@@ -335,3 +345,141 @@ async def test_deleting_a_page_asks_then_deletes(app: FastAPI, api: Api) -> None
         assert done.status_code == 303
         assert (await client.get(base)).status_code == 404
     assert await mine(app) == ["status_page.deleted"]
+
+
+async def _checked(
+    app: FastAPI,
+    team_id: int,
+    monitor_id: int,
+    start: datetime,
+    end: datetime,
+    state: Literal["up", "down"] = "up",
+) -> None:
+    """A check of the monitor every 5 minutes in [start, end], each standing 10 minutes."""
+    count = int((end - start).total_seconds() // 300) + 1
+    moments = [start + timedelta(minutes=5 * n) for n in range(count)]
+    await write(
+        app, [obs(team_id, m, state, subject_id=monitor_id, valid_for_s=600) for m in moments]
+    )
+
+
+async def _open_incident(app: FastAPI, team_id: int, monitor_id: int, start: datetime) -> None:
+    async with app.state.ctx.db.write_sessions() as session, session.begin():
+        session.add(
+            Incident(
+                team_id=team_id,
+                name="Down",
+                cause="timeout",
+                started_at=start,
+                resolved_at=None,
+                metadata_={},
+                created_at=start,
+                updated_at=start,
+                monitor_id=monitor_id,
+            )
+        )
+
+
+async def _statements(app: FastAPI, client: httpx.AsyncClient, path: str) -> tuple[str, int]:
+    """The page's HTML and how many SQL statements answering it took."""
+    count = 0
+
+    def counted(*_: Any) -> None:
+        nonlocal count
+        count += 1
+
+    engine = app.state.ctx.db.engine.sync_engine
+    event.listen(engine, "before_cursor_execute", counted)
+    try:
+        answer = await client.get(path)
+    finally:
+        event.remove(engine, "before_cursor_execute", counted)
+    assert answer.status_code == 200
+    return answer.text, count
+
+
+def _state_words(html: str) -> dict[str, str]:
+    """Page name → the state the list shows for it."""
+    found = re.findall(
+        r'<a href="/status-pages/\d+">([^<]+)</a>.*?class="state state-[a-z]+"'
+        r"[^>]*>\s*([^<]+?)\s*<",
+        html,
+        re.S,
+    )
+    return {name: words for name, words in found}
+
+
+async def test_the_list_reads_every_state_together_as_the_api_answers_each(
+    app: FastAPI, api: Api, clock: FrozenClock
+) -> None:
+    """Pages in different states, time zones and shortest incident lengths: the list shows
+    what the API's aggregate_state says of each, and reads them all with the same number of
+    statements whatever the number of pages (no query per row)."""
+    up = int(data(await api.post("/api/v2/monitors", {"url": "https://a.example"}), 201)["id"])
+    down = int(data(await api.post("/api/v2/monitors", {"url": "https://b.example"}), 201)["id"])
+    await _checked(app, api.team_id, up, at(3), at(3, 4))
+    await _checked(app, api.team_id, down, at(3), at(3, 2))
+    await _checked(app, api.team_id, down, at(3, 2, 5), at(3, 4), "down")
+    await _open_incident(app, api.team_id, down, at(3, 2, 5))
+    clock.set(at(3, 4))
+
+    async def page(name: str, shows: list[int], **attributes: Any) -> tuple[str, list[str]]:
+        body = {"subdomain": name.lower().replace(" ", "-"), "company_name": name, **attributes}
+        made = data(await api.post("/api/v2/status-pages", body), 201)["id"]
+        rids = []
+        for monitor_id in shows:
+            item = {"resource_type": "Monitor", "resource_id": str(monitor_id)}
+            rids.append(data(await api.post(f"{PAGES}/{made}/resources", item), 201)["id"])
+        return str(made), rids
+
+    await page("Calm", [up])
+    await page("Broken Berlin", [up, down], timezone="Europe/Berlin")
+    await page("Broken Short", [down], min_incident_length=600)
+    reported, (rid,) = await page("Reported", [up], timezone="America/New_York")
+    report = {
+        "title": "Slow",
+        "message": "Slower than usual.",
+        "affected_resources": [{"status_page_resource_id": rid, "status": "degraded"}],
+        "notify_subscribers": False,
+    }
+    data(await api.post(f"{PAGES}/{reported}/status-reports", report), 201)
+    await page("Empty", [])
+    expected = {
+        "Calm": "operational",
+        "Broken Berlin": "downtime",
+        "Broken Short": "downtime",
+        "Reported": "degraded",
+        "Empty": "operational",
+    }
+    async with app.state.ctx.db.read_sessions() as db:
+        found = list(await db.scalars(select(StatusPage).order_by(StatusPage.id)))
+        batched = await page_states(db, found, now=at(3, 4))
+        one_by_one = {p.id: await resources.page_state(db, page=p, now=at(3, 4)) for p in found}
+    assert batched == one_by_one
+    assert {p.company_name: batched[p.id] for p in found} == expected
+    async with person(app, "vic@example.com", "viewer") as (client, _):
+        html, before = await _statements(app, client, "/status-pages")
+        assert _state_words(html) == {name: state_of(state)[1] for name, state in expected.items()}
+        for n in range(6):  # more pages of a time zone already listed: no more statements
+            await page(f"More {n}", [up, down])
+        html, after = await _statements(app, client, "/status-pages")
+        assert _state_words(html)["More 5"] == "Down"
+        assert after == before, (before, after)
+
+
+async def test_the_dns_record_of_a_server_known_by_its_address_is_an_a_record(
+    app: FastAPI, api: Api
+) -> None:
+    page = await _page(api, custom_domain="status.acme.example")
+    async with person(app, "ann@example.com", "admin") as (client, _):
+        for host, record in (
+            ("192.0.2.7", "status.acme.example. A 192.0.2.7<"),
+            ("[2001:db8::7]", "status.acme.example. AAAA 2001:db8::7<"),
+            ("console.acme.example", "status.acme.example. CNAME console.acme.example.<"),
+        ):
+            editor = await client.get(f"/status-pages/{page['id']}", headers={"Host": host})
+            settings = await client.get(
+                f"/status-pages/{page['id']}/settings", headers={"Host": host}
+            )
+            assert editor.status_code == settings.status_code == 200
+            assert record in editor.text and record in settings.text, host

@@ -1,8 +1,8 @@
-"""/status-pages: the team's status pages (paged, with what each shows now and where it
-lives), a new page, a page's settings (every attribute the API's status page has, through
-the API's own schema and service), its preview, and deleting it. The page's layout
-(sections and resources) is status_pages_layout.py; its reports status_reports.py; its
-subscribers status_pages_subscribers.py."""
+"""/status-pages: a new page, a page's settings (every attribute the API's status page has,
+through the API's own schema and service) and deleting it. The list and the preview are
+status_pages_list.py; the layout (sections) status_pages_layout.py and its resources
+status_pages_resources.py; reports status_reports.py; subscribers
+status_pages_subscribers.py."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from typing import Any, Final
 
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
-from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console.auth import Viewer, checked_form, write_db
@@ -24,8 +23,6 @@ from watchpost.console.status_pages_kit import (
     Signed,
     addresses,
     audit,
-    paging_of,
-    state_of,
     team_page,
 )
 from watchpost.console.web import render
@@ -33,15 +30,9 @@ from watchpost.errors import InvalidRequest
 from watchpost.http.deps import request_sessions
 from watchpost.people.roles import Action
 from watchpost.problems import parse
-from watchpost.public_pages.caching import uncached
-from watchpost.public_pages.report_view import report_views, split_current
-from watchpost.public_pages.templates import page_context
-from watchpost.public_pages.templates import render as render_public
-from watchpost.public_pages.view import page_view
-from watchpost.status_pages import pages, resources
+from watchpost.status_pages import pages
 from watchpost.status_pages.models import StatusPage, StatusPageGroup
 from watchpost.status_pages.schemas import PageCreate, PageUpdate
-from watchpost.subscriptions.models import StatusPageSubscriber
 
 router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
 SUBJECT: Final = "status_page"
@@ -243,50 +234,6 @@ def _show_form(
     )
 
 
-# ------------------------------------------------------------------------ the list
-
-
-async def _subscriber_counts(db: AsyncSession, page_ids: list[int]) -> dict[int, int]:
-    if not page_ids:
-        return {}
-    rows = await db.execute(
-        select(StatusPageSubscriber.status_page_id, func.count())
-        .where(StatusPageSubscriber.status_page_id.in_(page_ids))
-        .group_by(StatusPageSubscriber.status_page_id)
-    )
-    return {page_id: count for page_id, count in rows.tuples()}
-
-
-@router.get("/status-pages")
-async def list_pages(request: Request, who: Signed) -> Response:
-    who.require(Action.READ)
-    paging = paging_of(request)
-    db = await request_sessions(request).read()
-    found = await pages.list_pages(db, team_id=who.team_id, paging=paging)
-    now = request.app.state.ctx.clock.now()
-    counts = await _subscriber_counts(db, [p.id for p in found.data])
-    rows = []
-    for page in found.data:  # at most PER_PAGE pages: the state is the API's aggregate_state
-        state = await resources.page_state(db, page=page, now=now)
-        rows.append(
-            {
-                "page": page,
-                "state": state_of(state),
-                "where": addresses(request, page),
-                "subscribers": counts.get(page.id, 0),
-            }
-        )
-    return render(
-        request,
-        "status_pages.html",
-        viewer=who,
-        section=SECTION,
-        rows=rows,
-        links=found.links,
-        page_number=paging.page,
-    )
-
-
 # --------------------------------------------------------------------- create, edit
 
 
@@ -431,23 +378,3 @@ async def delete_page(request: Request, who: Signed, page_id: str) -> Response:
         )
         await pages.delete_page(db, page=page)
     return RedirectResponse("/status-pages?done=deleted", status_code=303)
-
-
-@router.get("/status-pages/{page_id}/preview")
-async def preview(request: Request, who: Signed, page_id: str) -> Response:
-    """The public page as its visitors see it now, for the team's members only: also while
-    it is unpublished, password-protected or restricted to addresses (the public address
-    answers those with a 404, the password form or a 403). Its links lead to the public
-    address. Never cached, never indexed."""
-    who.require(Action.READ)
-    db = await request_sessions(request).read()
-    page = await team_page(db, who, page_id)
-    now = request.app.state.ctx.clock.now()
-    view = await page_view(db, page, now)
-    reports = await report_views(db, page, now, view.names)
-    current, _ = split_current(reports)
-    context = {**page_context(page, f"/status/{page.subdomain}"), "noindex": True}
-    body = render_public("index.html", **context, view=view, current=current)
-    response = uncached(body, 200, control="no-store")
-    response.headers["X-Robots-Tag"] = "noindex"
-    return response

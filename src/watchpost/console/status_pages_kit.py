@@ -4,6 +4,7 @@ audit entry every change writes."""
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass
 from typing import Annotated, Any, Final
 from urllib.parse import urlsplit
@@ -92,7 +93,10 @@ class Addresses:
     dns_name: str | None
     """The custom domain, fully qualified (the CNAME record's name)."""
     dns_target: str
-    """What the CNAME points at: the page's own subdomain host, else this server's host."""
+    """What the record points at: the page's own subdomain host, else this server's host."""
+    dns_type: str = "CNAME"
+    """CNAME to a host name; A (AAAA) when this server is known by an IPv4 (IPv6) address
+    only, since a CNAME cannot name an address."""
 
 
 def addresses(request: Request, page: StatusPage) -> Addresses:
@@ -103,14 +107,24 @@ def addresses(request: Request, page: StatusPage) -> Addresses:
     domain = settings.status_page_domain
     subdomain_host = f"{page.subdomain}.{domain}" if domain else None
     target = subdomain_host or server_host or (request.url.hostname or "this server's host name")
+    dns_type = _record_type(target)
     return Addresses(
         path=path,
         server_url=f"{public}{path}" if public else path,
         subdomain_url=f"https://{subdomain_host}" if subdomain_host else None,
         custom_url=f"https://{page.custom_domain}" if page.custom_domain else None,
         dns_name=f"{page.custom_domain}." if page.custom_domain else None,
-        dns_target=f"{target}.",
+        dns_target=f"{target}." if dns_type == "CNAME" else target,
+        dns_type=dns_type,
     )
+
+
+def _record_type(target: str) -> str:
+    try:
+        address = ipaddress.ip_address(target.strip("[]"))
+    except ValueError:
+        return "CNAME"
+    return "A" if address.version == 4 else "AAAA"
 
 
 STATE_WORDS: Final = {

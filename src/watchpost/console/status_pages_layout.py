@@ -19,7 +19,6 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
-from starlette.datastructures import FormData
 
 from watchpost.console.auth import Viewer, checked_form, write_db
 from watchpost.console.errors import ConsoleRoute
@@ -33,7 +32,7 @@ from watchpost.console.status_pages_kit import (
     team_page,
 )
 from watchpost.console.web import render
-from watchpost.errors import InvalidRequest, NotFound
+from watchpost.errors import InvalidRequest
 from watchpost.heartbeats.models import Heartbeat, HeartbeatGroup
 from watchpost.http.deps import request_sessions
 from watchpost.monitors.models import Monitor, MonitorGroup
@@ -45,7 +44,7 @@ from watchpost.status_pages.models import StatusPage, StatusPageResource, Status
 from watchpost.status_pages.rendering import public_name
 from watchpost.status_pages.resource_rows import ResourceRow, all_rows
 from watchpost.status_pages.resource_types import MANUAL, RESOURCE_KINDS
-from watchpost.status_pages.schemas import ResourceFields, SectionCreate, SectionUpdate
+from watchpost.status_pages.schemas import SectionCreate, SectionUpdate
 from watchpost.subscriptions.models import StatusPageSubscriber
 from watchpost.validation import object_id
 
@@ -342,219 +341,6 @@ def _confirm(
 
 def _now(request: Request) -> Any:
     return request.app.state.ctx.clock.now()
-
-
-# ----------------------------------------------------------------------- resources
-
-ADD_FIELDS: Final = {
-    "resource_type": "item",
-    "resource_id": "item",
-    "widget_type": "widget_type",
-    "public_name": "public_name",
-    "status_page_section_id": "section_id",
-    "explanation": "explanation",
-}
-"""The API's field → the add form's field its problem is shown beside."""
-
-
-def _add_body(form: FormData) -> tuple[dict[str, Any], dict[str, str]]:
-    """The API's body for the add form, and what was typed (kept on a 422)."""
-    typed = {
-        name: str(form.get(name, ""))
-        for name in ("item", "widget_type", "public_name", "section_id", "explanation")
-    }
-    body: dict[str, Any] = {}
-    resource_type, _, item_id = typed["item"].partition(":")
-    if resource_type:
-        body["resource_type"] = resource_type
-        if item_id:
-            body["resource_id"] = item_id
-    if typed["widget_type"]:
-        body["widget_type"] = typed["widget_type"]
-    if typed["public_name"].strip():
-        body["public_name"] = typed["public_name"]
-    if typed["explanation"].strip():
-        body["explanation"] = typed["explanation"]
-    if typed["section_id"]:
-        section = typed["section_id"]
-        body["status_page_section_id"] = int(section) if section.isdigit() else section
-    return body, typed
-
-
-@router.post("/status-pages/{page_id}/resources")
-async def add_resource(request: Request, who: Signed, page_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
-    body, typed = _add_body(form)
-    db = await write_db(request)
-    try:
-        async with db.begin():
-            page = await team_page(db, who, page_id, lock=True)
-            if "resource_type" not in body:
-                raise InvalidRequest.field("resource_type", "Choose what the resource shows")
-            data = parse(ResourceFields, body)
-            created = await resources.create_resource(
-                db,
-                page=page,
-                team_name=who.team_name,
-                data=data,
-                sent=set(data.model_fields_set),
-                now=_now(request),
-            )
-            await audit(
-                request,
-                db,
-                who,
-                "status_page_resource.created",
-                subject_type=resources.RESOURCE,
-                subject_id=created.id,
-                subject=f"{page.company_name}: {typed['public_name'].strip() or typed['item']}",
-                details={
-                    "resource_type": created.resource_type,
-                    "widget_type": created.widget_type,
-                },
-            )
-    except InvalidRequest as exc:
-        return await _again(request, who, page_id, exc, ADD_FIELDS, typed)
-    return _back(page, "resource_added", f"resource-{created.id}")
-
-
-async def _resource(db: AsyncSession, page: StatusPage, resource_id: str) -> StatusPageResource:
-    return await resources.get_resource(
-        db,
-        team_id=page.team_id,
-        page_id=page.id,
-        resource_id=object_id(resource_id, resources.RESOURCE),
-    )
-
-
-async def _neighbour(
-    db: AsyncSession, page: StatusPage, row: StatusPageResource, direction: str
-) -> tuple[int, int] | None:
-    """(section id, position) a move up or down takes the resource to, or None."""
-    ordered = await sections_of(db, page)
-    index = next(i for i, s in enumerate(ordered) if s.id == row.status_page_section_id)
-    here = sorted(
-        (
-            r
-            for r in await all_rows(db, page_id=page.id)
-            if r.status_page_section_id == row.status_page_section_id
-        ),
-        key=lambda r: (r.position, r.id),
-    )
-    at = next(i for i, r in enumerate(here) if r.id == row.id)
-    if direction == "up":
-        if at > 0:
-            return row.status_page_section_id, here[at - 1].position
-        if index > 0:  # to the end of the section above
-            return ordered[index - 1].id, -1
-    elif direction == "down":
-        if at < len(here) - 1:
-            return row.status_page_section_id, here[at + 1].position
-        if index < len(ordered) - 1:  # to the top of the section below
-            return ordered[index + 1].id, 0
-    return None
-
-
-@router.post("/status-pages/{page_id}/resources/{resource_id}/move")
-async def move_resource(request: Request, who: Signed, page_id: str, resource_id: str) -> Response:
-    """direction=up|down (the buttons), or section_id and position (a drop: console.js)."""
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
-    direction = str(form.get("direction", ""))
-    dropped = "position" in form
-    db = await write_db(request)
-    try:
-        async with db.begin():
-            page = await team_page(db, who, page_id, lock=True)
-            row = await _resource(db, page, resource_id)
-            if dropped:
-                body: dict[str, Any] = {"position": _int(form.get("position"))}
-                if form.get("section_id"):
-                    body["status_page_section_id"] = _int(form.get("section_id"))
-            else:
-                target = await _neighbour(db, page, row, direction)
-                if target is None:
-                    return _back(page, "unchanged", f"resource-{row.id}")
-                section_id, position = target
-                body = {"status_page_section_id": section_id}
-                if position >= 0:
-                    body["position"] = position
-            data = parse(ResourceFields, body)
-            await resources.update_resource(
-                db,
-                page=page,
-                team_name=who.team_name,
-                resource=row,
-                data=data,
-                sent=set(data.model_fields_set),
-                now=_now(request),
-            )
-            await audit(
-                request,
-                db,
-                who,
-                "status_page_resource.moved",
-                subject_type=resources.RESOURCE,
-                subject_id=row.id,
-                subject=f"{page.company_name}: resource {row.id}",
-                details={"section_id": row.status_page_section_id, "position": row.position},
-            )
-    except InvalidRequest as exc:
-        if dropped and request.headers.get("x-requested-with") == "fetch":
-            return Response(str(exc.problems[0][1]), status_code=422, media_type="text/plain")
-        return await _again(request, who, page_id, exc, {}, {})
-    if request.headers.get("x-requested-with") == "fetch":
-        return Response(status_code=204)
-    return _back(page, "moved", f"resource-{row.id}")
-
-
-def _int(value: object) -> int | str:
-    text = str(value or "").strip()
-    return int(text) if text.isascii() and text.isdigit() and len(text) < 10 else text
-
-
-@router.post("/status-pages/{page_id}/resources/{resource_id}/delete")
-async def delete_resource(
-    request: Request, who: Signed, page_id: str, resource_id: str
-) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
-    db = await write_db(request)
-    async with db.begin():
-        page = await team_page(db, who, page_id, lock=True)
-        row = await _resource(db, page, resource_id)
-        [shown] = await all_rows_of(db, page, row.id)
-        if str(form.get("confirm", "")) != "yes":
-            return _confirm(
-                request,
-                who,
-                page,
-                question=f"Remove {shown} from the page?",
-                detail="Reports naming it stop showing it. The monitor or heartbeat itself stays.",
-                action=f"/status-pages/{page.id}/resources/{row.id}/delete",
-                button="Remove the resource",
-            )
-        await audit(
-            request,
-            db,
-            who,
-            "status_page_resource.deleted",
-            subject_type=resources.RESOURCE,
-            subject_id=row.id,
-            subject=f"{page.company_name}: {shown}",
-        )
-        await resources.delete_resource(db, resource=row)
-    return _back(page, "removed", "layout")
-
-
-async def all_rows_of(db: AsyncSession, page: StatusPage, resource_id: int) -> list[str]:
-    """The shown name of one resource of the page."""
-    rows = [r for r in await all_rows(db, page_id=page.id) if r.id == resource_id]
-    if not rows:
-        raise NotFound(resources.RESOURCE, resource_id)
-    targets = await resources.load_targets(db, rows)
-    return [public_name(rows[0], targets.get((rows[0].resource_type, rows[0].resource_id)))]
 
 
 assert set(WIDGETS) <= {w for kind in RESOURCE_KINDS.values() for w in kind.widgets}
