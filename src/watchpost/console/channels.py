@@ -32,12 +32,12 @@ from watchpost.console.channels_kinds import (
     DEFAULT_KIND,
     KINDS,
     Kind,
-    KindProblem,
     kind_named,
     kind_of_service,
     label_of_service,
     stored_values,
 )
+from watchpost.console.channels_urls import KindProblem
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.team_audit import DEFAULT_SIZE, PAGE_SIZES, _number
 from watchpost.console.web import render

@@ -17,6 +17,8 @@ from watchpost.console import (
     editing_more,
     incidents,
     integrations,
+    integrations_incoming,
+    integrations_pagerduty,
     live,
     login,
     maintenance,
@@ -37,6 +39,7 @@ from watchpost.console import (
     team_settings,
     team_tokens,
     webhooks,
+    webhooks_actions,
 )
 from watchpost.console import logs as console_logs
 from watchpost.console import metrics as console_metrics
@@ -90,7 +93,10 @@ def console_routes() -> list[APIRoute]:
         status_reports.router,
         status_pages_subscribers.router,
         webhooks.router,
+        webhooks_actions.router,
         integrations.router,
+        integrations_incoming.router,
+        integrations_pagerduty.router,
         policies_urgencies.router,  # before policies: /policies/urgencies is no policy's id
         policies.router,
         oncall.router,

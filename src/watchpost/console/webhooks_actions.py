@@ -1,0 +1,153 @@
+"""The actions of a webhook's page in the console (console/webhooks.py shows it): delete and
+rotate the signing secret (each after a confirmation), Send test, and Retry a delivery."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import RedirectResponse, Response
+
+from watchpost.audit.service import record
+from watchpost.console.account import actor
+from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.errors import ConsoleRoute
+from watchpost.console.notices import done_query
+from watchpost.console.web import render
+from watchpost.console.webhooks import (
+    SECTION,
+    _audit,
+    _find,
+    _webhook_page,
+)
+from watchpost.delivery import service as deliveries
+from watchpost.people.roles import Action
+from watchpost.validation import object_id
+from watchpost.webhooks import service, signing
+
+router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
+Signed = Annotated[Viewer, Depends(viewer)]
+
+
+# ----------------------------------------------------------------------------- actions
+
+
+def _confirmed(form: Any) -> bool:
+    return str(form.get("confirm", "")) == "yes"
+
+
+def _confirm(
+    request: Request, who: Viewer, *, question: str, detail: str, action: str, button: str
+) -> Response:
+    return render(
+        request,
+        "confirm.html",
+        viewer=who,
+        section=SECTION,
+        title=question,
+        question=question,
+        detail=detail,
+        action=action,
+        button=button,
+        back=action.rsplit("/", 1)[0],
+        fields=[],
+    )
+
+
+@router.post("/webhooks/{webhook_id}/delete")
+async def delete(request: Request, who: Signed, webhook_id: str) -> Response:
+    form = await checked_form(request, who)
+    who.require(Action.EDIT)
+    db = await write_db(request)
+    async with db.begin():
+        webhook = await _find(db, who, webhook_id)
+        if not _confirmed(form):
+            return _confirm(
+                request,
+                who,
+                question=f"Delete the webhook {webhook.name}?",
+                detail="Nothing is sent to it any more, and its delivery log is deleted with it.",
+                action=f"/webhooks/{webhook.id}/delete",
+                button="Delete the webhook",
+            )
+        await _audit(request, who, db, "outgoing_webhook.deleted", webhook)
+        await service.delete_webhook(db, webhook=webhook)
+    return RedirectResponse("/webhooks?" + done_query("deleted"), status_code=303)
+
+
+@router.post("/webhooks/{webhook_id}/rotate-secret")
+async def rotate_secret(request: Request, who: Signed, webhook_id: str) -> Response:
+    form = await checked_form(request, who)
+    who.require(Action.EDIT)
+    ctx = request.app.state.ctx
+    secret = signing.new_secret()
+    db = await write_db(request)
+    async with db.begin():
+        webhook = await _find(db, who, webhook_id)
+        if not _confirmed(form):
+            return _confirm(
+                request,
+                who,
+                question=f"Rotate the signing secret of {webhook.name}?",
+                detail="A new secret signs from now on and is shown once. For 24 hours "
+                "requests carry the old secret's signature too, so the receiver can switch.",
+                action=f"/webhooks/{webhook.id}/rotate-secret",
+                button="Rotate the secret",
+            )
+        await service.rotate_secret(
+            db, webhook=webhook, box=ctx.box, now=ctx.clock.now(), signing_secret=secret
+        )
+        await _audit(request, who, db, "outgoing_webhook.secret_rotated", webhook)
+        found = webhook.id
+    async with db.begin():
+        return await _webhook_page(
+            request, who, db, webhook_id=found, secret=secret, fresh="rotated"
+        )
+
+
+@router.post("/webhooks/{webhook_id}/test")
+async def send_test(request: Request, who: Signed, webhook_id: str) -> Response:
+    await checked_form(request, who)
+    who.require(Action.OPERATE)
+    ctx = request.app.state.ctx
+    db = await write_db(request)
+    async with db.begin():
+        webhook = await _find(db, who, webhook_id)
+    delivery, _ = await deliveries.send_test(
+        db,
+        webhook=webhook,
+        team_name=who.team_name,
+        box=ctx.box,
+        settings=ctx.settings,
+        now=ctx.clock.now(),
+    )
+    async with db.begin():
+        await _audit(request, who, db, "outgoing_webhook.tested", webhook)
+    return RedirectResponse(
+        f"/webhooks/{webhook.id}?tested={delivery.id}#test-result", status_code=303
+    )
+
+
+@router.post("/webhooks/{webhook_id}/deliveries/{delivery_id}/retry")
+async def retry(request: Request, who: Signed, webhook_id: str, delivery_id: str) -> Response:
+    await checked_form(request, who)
+    who.require(Action.OPERATE)
+    ctx = request.app.state.ctx
+    db = await write_db(request)
+    async with db.begin():
+        webhook = await _find(db, who, webhook_id)
+        delivery, _ = await deliveries.get_delivery(
+            db, webhook=webhook, delivery_id=object_id(delivery_id, deliveries.DELIVERY)
+        )
+        await deliveries.retry(db, delivery=delivery, now=ctx.clock.now())
+        await record(
+            db,
+            team_id=who.team_id,
+            actor=actor(request, who),
+            action="outgoing_webhook_delivery.retried",
+            now=ctx.clock.now(),
+            subject_type=deliveries.DELIVERY,
+            subject_id=delivery.id,
+            subject=webhook.name,
+        )
+    return RedirectResponse(f"/webhooks/{webhook.id}?done=retried#log", status_code=303)
