@@ -10,6 +10,7 @@ import pytest
 from starlette.datastructures import FormData, UploadFile
 
 from watchpost.console import policies_steps as kit
+from watchpost.console import policies_words as words
 from watchpost.policies.models import Policy
 
 STEPS: list[dict[str, Any]] = [
@@ -142,7 +143,7 @@ def test_problems_go_beside_their_rows_fields() -> None:
 
 
 def test_a_policy_reads_as_a_sentence() -> None:
-    names = kit.Names(
+    names = words.Names(
         users={"3": "Bob"},
         emails={"ann@example.com": "2"},
         webhooks={"5": "Ops hook"},
@@ -179,7 +180,7 @@ def test_a_policy_reads_as_a_sentence() -> None:
             STEPS[5],
         ],
     )
-    assert kit.describe(policy, names) == (
+    assert words.describe(policy, names) == (
         "After 5 min, call and e-mail whoever is on call; "
         "15 min later, e-mail the whole team and notify webhook Ops hook; "
         "then e-mail Ann and whoever is on call in Nights; "
@@ -187,6 +188,6 @@ def test_a_policy_reads_as_a_sentence() -> None:
         "1 h later, remove the incident; "
         "then repeat 3 times, 10 min apart; then run policy Last resort."
     )
-    assert kit.describe(Policy(name="Empty", steps=[], repeat_count=0), names) == (
+    assert words.describe(Policy(name="Empty", steps=[], repeat_count=0), names) == (
         "No steps: tells nobody."
     )

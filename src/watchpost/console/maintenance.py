@@ -13,16 +13,11 @@ by its four values (`?from=02:00:00&to=03:00:00&tz=UTC&days=mon,tue`).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from datetime import datetime, timedelta
 from typing import Annotated, Any, Final
-from urllib.parse import urlencode
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse, Response
-from sqlalchemy import String, and_, cast, func, literal, or_, select, union_all
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.audit.service import record
@@ -30,161 +25,36 @@ from watchpost.console.account import actor
 from watchpost.console.auth import Viewer, checked_form, viewer, write_db
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import field_errors
+from watchpost.console.maintenance_data import (
+    DAY_WORDS,
+    MAX_CHOICES,
+    Window,
+    _choices,
+    _covered,
+    _page,
+    _window_from_query,
+)
 from watchpost.console.team_audit import _number
 from watchpost.console.web import render
 from watchpost.errors import InvalidRequest, NotFound
 from watchpost.heartbeats import service as heartbeats
-from watchpost.heartbeats.models import Heartbeat
 from watchpost.http.deps import request_sessions
 from watchpost.maintenance_windows import (
-    WEEKDAYS,
-    in_maintenance,
-    maintenance_end,
-    maintenance_intervals,
     weekdays_in_order,
 )
 from watchpost.monitors import service as monitors
-from watchpost.monitors.models import Monitor
 from watchpost.people.roles import Action
 
 router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
 Signed = Annotated[Viewer, Depends(viewer)]
 SECTION: Final = "maintenance"
 PATH: Final = "/maintenance-windows"
-PER_PAGE: Final = 25
-SHOWN: Final = 10
-"""At most this many covered monitors and heartbeats are named per window in the list."""
-MAX_CHOICES: Final = 1000
-"""At most this many monitors (and as many heartbeats) are offered in the form."""
-DAY_WORDS: Final = dict(
-    zip(WEEKDAYS, ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"), strict=True)
-)
 NOTICES: Final = {
     "created": "Maintenance window created.",
     "saved": "Maintenance window saved.",
     "deleted": "Maintenance window deleted: its monitors and heartbeats have none now.",
 }
 FIELDS: Final = ("maintenance_from", "maintenance_to", "maintenance_timezone", "maintenance_days")
-
-
-@dataclass(frozen=True)
-class Window:
-    """A window's four values (days in week order; none: every day)."""
-
-    maintenance_from: str
-    maintenance_to: str
-    maintenance_timezone: str
-    days: tuple[str, ...]
-
-    @property
-    def maintenance_days(self) -> list[str]:
-        return list(self.days)
-
-    @property
-    def query(self) -> str:
-        return urlencode(
-            {
-                "from": self.maintenance_from,
-                "to": self.maintenance_to,
-                "tz": self.maintenance_timezone,
-                "days": ",".join(self.days),
-            }
-        )
-
-    @property
-    def schedule(self) -> str:
-        hours = f"{self.maintenance_from[:5]} to {self.maintenance_to[:5]}"
-        if self.maintenance_to <= self.maintenance_from:
-            hours += " (next day)"
-        days = ", ".join(DAY_WORDS[d] for d in self.days) if self.days else "Every day"
-        return f"{days}, {hours} {self.maintenance_timezone}"
-
-
-@dataclass
-class Listed:
-    window: Window
-    count: int = 0
-    covers: list[tuple[str, int, str]] = field(default_factory=list)
-    """(kind, id, name) of the first few monitors and heartbeats it covers."""
-    now_until: datetime | None = None
-    next_start: datetime | None = None
-
-
-def _days(raw: Any) -> tuple[str, ...]:
-    if isinstance(raw, str):
-        try:
-            raw = json.loads(raw)
-        except ValueError:
-            raw = []
-    return tuple(weekdays_in_order([str(d) for d in raw or []]))
-
-
-def _window_of(row: Any) -> Window:
-    return Window(row.w_from, row.w_to, row.w_zone or "UTC", _days(row.w_days))
-
-
-def _rows(team_id: int) -> Any:
-    """Every windowed monitor and heartbeat of the team: kind, id, name and the window."""
-
-    def of(model: Any, kind: str, name: Any) -> Any:
-        return select(
-            literal(kind).label("kind"),
-            model.id.label("id"),
-            name.label("name"),
-            model.maintenance_from.label("w_from"),
-            model.maintenance_to.label("w_to"),
-            model.maintenance_timezone.label("w_zone"),
-            cast(model.maintenance_days, String).label("w_days"),
-        ).where(model.team_id == team_id, model.maintenance_from.is_not(None))
-
-    monitor_name = func.coalesce(Monitor.pronounceable_name, Monitor.url)
-    return union_all(
-        of(Monitor, "monitor", monitor_name), of(Heartbeat, "heartbeat", Heartbeat.name)
-    ).subquery()
-
-
-async def _page(
-    db: AsyncSession, team_id: int, page: int, now: datetime
-) -> tuple[list[Listed], bool]:
-    rows = _rows(team_id)
-    keys = (rows.c.w_from, rows.c.w_to, rows.c.w_zone, rows.c.w_days)
-    grouped = await db.execute(
-        select(*keys, func.count().label("n"))
-        .group_by(*keys)
-        .order_by(*keys)
-        .offset((page - 1) * PER_PAGE)
-        .limit(PER_PAGE + 1)
-    )
-    found = list(grouped)
-    more = len(found) > PER_PAGE
-    listed: dict[Window, Listed] = {}
-    raw_keys = []
-    for row in found[:PER_PAGE]:
-        window = _window_of(row)
-        item = listed.setdefault(window, Listed(window))
-        item.count += int(row.n)
-        raw_keys.append((row.w_from, row.w_to, row.w_zone, row.w_days))
-    if raw_keys:
-        number = func.row_number().over(partition_by=keys, order_by=(rows.c.name, rows.c.id))
-        first = (
-            select(rows, number.label("rn"))
-            .where(
-                or_(*(and_(*(k == v for k, v in zip(keys, key, strict=True))) for key in raw_keys))
-            )
-            .subquery()
-        )
-        named = await db.execute(select(first).where(first.c.rn <= SHOWN).order_by(first.c.name))
-        for row in named:
-            item = listed[_window_of(row)]
-            if len(item.covers) < SHOWN:
-                item.covers.append((row.kind, row.id, row.name))
-    for item in listed.values():
-        if in_maintenance(item.window, now):
-            item.now_until = maintenance_end(item.window, now)
-        upcoming = maintenance_intervals(item.window, now, now + timedelta(days=8))
-        starts = [low for low, _ in upcoming if low > now]
-        item.next_start = starts[0] if starts else None
-    return list(listed.values()), more
 
 
 @router.get(PATH)
@@ -206,56 +76,6 @@ async def windows_page(request: Request, who: Signed) -> Response:
         next=f"{PATH}?page={page + 1}" if more else None,
         notice=NOTICES.get(request.query_params.get("done", "")),
     )
-
-
-# -------------------------------------------------------------------------------- forms
-
-
-def _window_from_query(query: Mapping[str, Any], prefix: str = "") -> Window:
-    """The window a URL or a form's hidden fields name (a 404 when incomplete)."""
-    start = str(query.get(prefix + "from", ""))
-    end = str(query.get(prefix + "to", ""))
-    zone = str(query.get(prefix + "tz", "")) or "UTC"
-    days = [d for d in str(query.get(prefix + "days", "")).split(",") if d]
-    if not start or not end or any(d not in WEEKDAYS for d in days):
-        raise NotFound("maintenance window", start)
-    return Window(start, end, zone, tuple(weekdays_in_order(days)))
-
-
-async def _choices(
-    db: AsyncSession, team_id: int
-) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
-    name = func.coalesce(Monitor.pronounceable_name, Monitor.url)
-    found_monitors = await db.execute(
-        select(Monitor.id, name)
-        .where(Monitor.team_id == team_id)
-        .order_by(name, Monitor.id)
-        .limit(MAX_CHOICES)
-    )
-    found_heartbeats = await db.execute(
-        select(Heartbeat.id, Heartbeat.name)
-        .where(Heartbeat.team_id == team_id)
-        .order_by(Heartbeat.name, Heartbeat.id)
-        .limit(MAX_CHOICES)
-    )
-    return [(i, n) for i, n in found_monitors], [(i, n) for i, n in found_heartbeats]
-
-
-async def _covered(db: AsyncSession, team_id: int, window: Window) -> tuple[list[int], list[int]]:
-    """The ids of the team's monitors and heartbeats in exactly this window."""
-    found: dict[str, list[int]] = {"monitor": [], "heartbeat": []}
-    rows = _rows(team_id)
-    answer = await db.execute(
-        select(rows.c.kind, rows.c.id, rows.c.w_days).where(
-            rows.c.w_from == window.maintenance_from,
-            rows.c.w_to == window.maintenance_to,
-            rows.c.w_zone == window.maintenance_timezone,
-        )
-    )
-    for kind, object_id_, days in answer:
-        if _days(days) == window.days:
-            found[kind].append(int(object_id_))
-    return found["monitor"], found["heartbeat"]
 
 
 async def _form(
