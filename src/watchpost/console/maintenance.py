@@ -3,7 +3,8 @@
 A window is not an object of its own in the API: each monitor and heartbeat has its
 `maintenance_from`, `maintenance_to`, `maintenance_timezone` and `maintenance_days`
 (maintenance_windows.py). The console shows a window as those four values shared by one or
-more monitors and heartbeats ("which monitors it covers"), grouped and paged in SQL. Creating
+more monitors and heartbeats ("which monitors it covers"), grouped and paged in SQL
+(maintenance_data.py holds the window value and those reads). Creating
 a window sets it on the chosen monitors and heartbeats, editing sets the new values on the
 ones still chosen and clears it on the ones no longer chosen, deleting clears it on all:
 every change goes through the same update_from_body the API's PATCH uses (its rules, its
@@ -29,10 +30,10 @@ from watchpost.console.maintenance_data import (
     DAY_WORDS,
     MAX_CHOICES,
     Window,
-    _choices,
-    _covered,
-    _page,
-    _window_from_query,
+    choices,
+    covered,
+    window_from_query,
+    window_page,
 )
 from watchpost.console.team_audit import _number
 from watchpost.console.web import render
@@ -63,7 +64,7 @@ async def windows_page(request: Request, who: Signed) -> Response:
     page = _number(request.query_params.get("page"), 1, 10**6)
     db = await request_sessions(request).read()
     now = request.app.state.ctx.clock.now()
-    windows, more = await _page(db, who.team_id, page, now)
+    windows, more = await window_page(db, who.team_id, page, now)
     return render(
         request,
         "maintenance_windows.html",
@@ -87,7 +88,7 @@ async def _form(
     values: Mapping[str, Any],
     errors: dict[str, str] | None = None,
 ) -> Response:
-    monitor_choices, heartbeat_choices = await _choices(db, who.team_id)
+    monitor_choices, heartbeat_choices = await choices(db, who.team_id)
     return render(
         request,
         "maintenance_form.html",
@@ -122,9 +123,9 @@ async def new_window(request: Request, who: Signed) -> Response:
 @router.get(PATH + "/edit")
 async def edit_window(request: Request, who: Signed) -> Response:
     who.require(Action.EDIT)
-    window = _window_from_query(request.query_params)
+    window = window_from_query(request.query_params)
     db = await request_sessions(request).read()
-    monitor_ids, heartbeat_ids = await _covered(db, who.team_id, window)
+    monitor_ids, heartbeat_ids = await covered(db, who.team_id, window)
     if not monitor_ids and not heartbeat_ids:
         raise NotFound("maintenance window", window.query)
     values = {
@@ -216,7 +217,7 @@ async def _save(request: Request, who: Viewer, *, old: Window | None, form: Any)
             async with db.begin():
                 dropped: tuple[list[int], list[int]] = ([], [])
                 if old is not None:
-                    was_m, was_h = await _covered(db, who.team_id, old)
+                    was_m, was_h = await covered(db, who.team_id, old)
                     dropped = (
                         [i for i in was_m if i not in monitor_ids],
                         [i for i in was_h if i not in heartbeat_ids],
@@ -264,7 +265,7 @@ async def create_window(request: Request, who: Signed) -> Response:
 async def update_window(request: Request, who: Signed) -> Response:
     form = await checked_form(request, who)
     who.require(Action.EDIT)
-    old = _window_from_query(form, "old_")
+    old = window_from_query(form, "old_")
     return await _save(request, who, old=old, form=form)
 
 
@@ -272,10 +273,10 @@ async def update_window(request: Request, who: Signed) -> Response:
 async def delete_window(request: Request, who: Signed) -> Response:
     form = await checked_form(request, who)
     who.require(Action.EDIT)
-    window = _window_from_query(form)
+    window = window_from_query(form)
     db = await write_db(request)
     async with db.begin():
-        monitor_ids, heartbeat_ids = await _covered(db, who.team_id, window)
+        monitor_ids, heartbeat_ids = await covered(db, who.team_id, window)
         if not monitor_ids and not heartbeat_ids:
             raise NotFound("maintenance window", window.query)
         if str(form.get("confirm", "")) != "yes":

@@ -117,7 +117,7 @@ def _rows(team_id: int) -> Any:
     ).subquery()
 
 
-async def _page(
+async def window_page(
     db: AsyncSession, team_id: int, page: int, now: datetime
 ) -> tuple[list[Listed], bool]:
     rows = _rows(team_id)
@@ -161,7 +161,7 @@ async def _page(
     return list(listed.values()), more
 
 
-def _window_from_query(query: Mapping[str, Any], prefix: str = "") -> Window:
+def window_from_query(query: Mapping[str, Any], prefix: str = "") -> Window:
     """The window a URL or a form's hidden fields name (a 404 when incomplete)."""
     start = str(query.get(prefix + "from", ""))
     end = str(query.get(prefix + "to", ""))
@@ -172,7 +172,7 @@ def _window_from_query(query: Mapping[str, Any], prefix: str = "") -> Window:
     return Window(start, end, zone, tuple(weekdays_in_order(days)))
 
 
-async def _choices(
+async def choices(
     db: AsyncSession, team_id: int
 ) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
     name = func.coalesce(Monitor.pronounceable_name, Monitor.url)
@@ -191,7 +191,7 @@ async def _choices(
     return [(i, n) for i, n in found_monitors], [(i, n) for i, n in found_heartbeats]
 
 
-async def _covered(db: AsyncSession, team_id: int, window: Window) -> tuple[list[int], list[int]]:
+async def covered(db: AsyncSession, team_id: int, window: Window) -> tuple[list[int], list[int]]:
     """The ids of the team's monitors and heartbeats in exactly this window."""
     found: dict[str, list[int]] = {"monitor": [], "heartbeat": []}
     rows = _rows(team_id)
