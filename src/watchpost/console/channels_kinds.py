@@ -1,8 +1,9 @@
-"""The kinds of notification channel the console offers a form for, and how each turns its
-labelled fields into the Apprise URL the API stores (and reads them back from it).
+"""The kinds of notification channel the console offers a form for: each one's labelled
+fields, and the functions (in console/channels_urls.py) that turn them into the Apprise URL
+the API stores and read them back from it.
 
 Apprise does the parsing: a pasted webhook URL (Slack's, Discord's, Teams' Workflows one) is
-read by Apprise's own native-URL support, and every URL built here is instantiated by Apprise
+read by Apprise's own native-URL support, and every URL built is instantiated by Apprise
 before it is stored; what is stored is the URL Apprise itself writes for the plugin
 (`url(privacy=False)`). The console only checks what Apprise would silently accept but
 cannot deliver to (no topic, no chat, no recipient). Messages never repeat a secret.
