@@ -1,16 +1,11 @@
 """/integrations: the team's incoming webhooks and PagerDuty integrations in the console.
 
-One page lists both kinds (each paged in SQL on its own: `incoming_page`, `pagerduty_page`);
-each object has its page, a create and an edit form, and a confirmed delete. An incoming
-webhook's page shows its receiving URL (this server's public scheme and host, as the API
-shows it) and a ready-to-paste curl example. Every change goes through the domain functions
-the API calls (incoming/service.py, pagerduty/service.py) with an audit entry in the same
-transaction; the domain's problems come back beside their fields. Reading needs
-Action.READ; every change Action.EDIT. Another team's object is a 404.
-
-An incoming webhook's rules and extracted fields are the hosted API's lists of objects: the
-form takes each as JSON (the API's own shape, checked by the domain); a text that is not
-JSON is the one problem the console names itself.
+One page lists both kinds (each paged in SQL on its own: `incoming_page`, `pagerduty_page`).
+Each object's page, create and edit forms and confirmed delete are in
+console/integrations_incoming.py and console/integrations_pagerduty.py; this module holds the
+list page and what both share: the section's paths and notices, the signed-in team as the
+domain's caller (`_caller`) and the confirmed delete with its audit entry (`_delete`).
+Reading needs Action.READ; every change Action.EDIT. Another team's object is a 404.
 """
 
 from __future__ import annotations
