@@ -93,7 +93,7 @@ test('a maintenance window is made from its form', async ({ page }) => {
   await check(page, 'maintenance-new');
   await page.getByRole('button', { name: 'Create window' }).click();
   await expect(page.getByRole('status')).toContainText('Maintenance window created.');
-  await expect(page.getByRole('heading', { level: 2 }))
+  await expect(page.getByRole('main').getByRole('heading', { level: 2 }))
     .toHaveText('Sat, Sun, 02:00 to 03:30 Europe/Berlin');
   await expect(page.getByRole('link', { name: 'Shop' })).toBeVisible();
   await check(page, 'maintenance');
