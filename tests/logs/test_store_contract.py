@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from tests.factories.logs import log_event
@@ -266,3 +267,35 @@ def test_new_event_ids_ascend_and_stay_unique() -> None:
     assert new_event_ids(0) == []
     event = LogEvent(first[0], 1, 1, NOW, "", "", "", {}, b"{}")  # the shape the contract names
     assert event.attributes == {}
+
+
+async def test_counts_by_slice_are_what_searches_find(logs_store: LogStore) -> None:
+    """count_by_slice counts, per slice, exactly the events a search of the same terms lists:
+    across a day boundary, other sources and the range's ends left out, a cursor ignored."""
+    start = datetime(2026, 11, 20, 23, 0, tzinfo=UTC)
+    events = [
+        log_event(start + timedelta(minutes=7 * i), "failed" if i % 3 else "fine", level="error")
+        for i in range(20)  # 23:00 to 01:13, over midnight; the range ends at 01:00
+    ]
+    outside = [
+        log_event(start - timedelta(seconds=1), "failed"),
+        log_event(start + timedelta(hours=2), "failed"),
+        log_event(start + timedelta(minutes=5), "failed", source_id=2, team_id=2),
+    ]
+    await logs_store.append(events + outside)
+    until = start + timedelta(hours=2)
+    width = timedelta(minutes=15)
+    search = Search([1], [Word("failed")], since=start, until=until, limit=1)
+    listed = await logs_store.search(Search([1], [Word("failed")], since=start, until=until))
+    expected: dict[int, int] = {}
+    for event in listed:
+        index = (event.dt - start) // width
+        expected[index] = expected.get(index, 0) + 1
+    assert sum(expected.values()) == 12  # 23:00 to 00:59, two in three
+    found = await logs_store.count_by_slice(search, start, width)
+    assert found.counts == expected
+    assert not found.approximate
+    cursor = replace(search, before=(start + timedelta(minutes=30), events[4].id))
+    assert (await logs_store.count_by_slice(cursor, start, width)).counts == expected
+    nothing = await logs_store.count_by_slice(replace(search, source_ids=[]), start, width)
+    assert nothing.counts == {}

@@ -117,9 +117,8 @@ async def explorer_page(
                 older = found.older(params.encode_cursor(ctx.box, owner, stored[-1]))
             if before is None:
                 counted = await histogram(ctx.logs, search)
-                if counted is not None:
-                    chart = svg(counted, found.until)
-                    approximate = counted.approximate
+                chart = svg(counted, found.until)
+                approximate = counted.approximate
     return render(
         request,
         "logs.html",

@@ -1,16 +1,7 @@
-# ruff: noqa: S608  (SQL text holds table names the store made and ints computed here; values are bound)
 """The log explorer's histogram: how many events match a search in each slice of its time
-range, counted by the logs store's own engine (one GROUP BY per day table on the embedded
-DuckDB store, one on ClickHouse), never by reading the events. The WHERE clause is the one
-the store's searches use (logs/sql.py `where`), so the bars count what the results list.
-
-On the embedded store, a term its SQL can only narrow (a field without a column of its own,
-a word holding the separator) is checked row by row by searches; a count cannot do that,
-so the bars then count a superset and the histogram says it is approximate.
-
-The LogStore protocol has no counting method; this module reads the two engines' insides
-(the embedded store's day tables and read cursors, ClickHouse's client). A `count_by_slice`
-method on the stores would be the better home (see docs/architecture.md).
+range, counted by the logs store's own engine (`LogStore.count_by_slice`, logs/counting.py:
+one GROUP BY, never reading the events), so the bars count what the results list; "about"
+when the store could only count a superset.
 
 The chart is SVG drawn on the server (`role="img"`, an accessible name, a `<title>` per bar
 for hover), coloured by the stylesheet.
@@ -19,16 +10,12 @@ for hover), coloured by the stylesheet.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any, Final
+from typing import Final
 
-import duckdb
 from markupsafe import Markup, escape
 
-from watchpost.logs.day_tables import table
-from watchpost.logs.sql import where
 from watchpost.logs.store import LogStore, Search
 
 STEPS: Final = tuple(
@@ -61,81 +48,15 @@ def step_for(since: datetime, until: datetime) -> timedelta:
     )
 
 
-def _micros(at: datetime) -> int:
-    return round(at.astimezone(UTC).timestamp() * 1_000_000)
-
-
-async def histogram(store: LogStore, search: Search) -> Histogram | None:
-    """Counts of the search's events per slice of [since, until); None when the store is of
-    a kind this module cannot count on."""
+async def histogram(store: LogStore, search: Search) -> Histogram:
+    """Counts of the search's events per slice of [since, until), by the store's engine."""
     assert search.since is not None and search.until is not None
     step = step_for(search.since, search.until)
     start = search.since
     bars = math.ceil((search.until - start) / step)
-    width = _micros(start + step) - _micros(start)
-    counts = [0] * bars
-    approximate = False
-    if not search.source_ids:
-        return Histogram(start, step, counts, False)
-    from watchpost.logs.clickhouse import ClickHouseStore
-    from watchpost.logs.embedded import EmbeddedStore
-
-    if isinstance(store, EmbeddedStore):
-        rows, approximate = await _embedded(store, search, _micros(start), width)
-    elif isinstance(store, ClickHouseStore):
-        rows = await _clickhouse(store, search, _micros(start), width)
-    else:
-        return None
-    for bucket, count in rows:
-        if 0 <= int(bucket) < bars:
-            counts[int(bucket)] += int(count)
-    return Histogram(start, step, counts, approximate)
-
-
-async def _embedded(
-    store: Any, search: Search, start_us: int, width_us: int
-) -> tuple[list[tuple[int, int]], bool]:
-    await store._open()
-    await store.flush()  # what was acknowledged is counted, as searches find it
-    days = store._days_between("logs", search.since, search.until)
-    if not days:
-        return [], False
-    statements: list[tuple[str, list[Any]]] = []
-    approximate = False
-    for day in days:
-        clause, query = where(search, "duckdb", store._columns(day))
-        approximate = approximate or bool(query.verify)
-        statements.append(
-            (
-                f"SELECT (epoch_us(dt) - {int(start_us)}) // {int(width_us)} AS b, count(*) "
-                f"FROM {table('logs', day)} WHERE {clause} GROUP BY b",
-                query.params,
-            )
-        )
-
-    def run(cursor: duckdb.DuckDBPyConnection) -> list[tuple[int, int]]:
-        found: list[tuple[int, int]] = []
-        for sql, params in statements:
-            try:
-                found += cursor.execute(sql, params).fetchall()
-            except duckdb.CatalogException:  # the day was dropped meanwhile
-                continue
-        return found
-
-    rows: list[tuple[int, int]] = await store._read(run)
-    return rows, approximate
-
-
-async def _clickhouse(
-    store: Any, search: Search, start_us: int, width_us: int
-) -> list[tuple[int, int]]:
-    clause, query = where(search, "clickhouse")
-    sql = (
-        f"SELECT intDiv(toUnixTimestamp64Micro(dt) - {int(start_us)}, {int(width_us)}) AS b, "
-        f"count() FROM {store.db}.logs WHERE {clause} GROUP BY b"
-    )
-    result: list[Sequence[Any]] = await store._query(sql, query)
-    return [(int(row[0]), int(row[1])) for row in result]
+    found = await store.count_by_slice(search, start, step)
+    counts = [found.counts.get(index, 0) for index in range(bars)]
+    return Histogram(start, step, counts, found.approximate)
 
 
 # ------------------------------------------------------------------------------- drawing

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import clickhouse_connect
 from clickhouse_connect.driver.client import Client
 
+from watchpost.logs import counting
 from watchpost.logs.batch import EventBatch, from_micros
 from watchpost.logs.events import LogEvent, MetricPoint, StoredEvent
 from watchpost.logs.retention import expired_partitions
@@ -203,6 +204,12 @@ class ClickHouseStore:
                 )
                 dropped += sum(counts[s] for s in sources)
         return dropped
+
+    async def count_by_slice(
+        self, search: Search, start: datetime, width: timedelta
+    ) -> counting.SliceCounts:
+        """LogStore.count_by_slice."""
+        return await counting.on_clickhouse(self, search, start, width)
 
     async def close(self) -> None:
         await asyncio.to_thread(self._writer.close)

@@ -1,4 +1,3 @@
-# ruff: noqa: S608  (SQL text holds table names made of dates and ints; values are bound)
 # ruff: noqa: S608  (SQL text holds table and column names the store made; values are bound)
 """The embedded logs store: DuckDB files under <data_dir>/logs/, nothing to run.
 
@@ -10,9 +9,8 @@ event as sent), `text` (the message and every attribute value, lower-cased, each
 `"a.<path>"` (up to MAX_ATTRIBUTE_COLUMNS a day, added as new paths arrive; uncompressed
 when its first values are id-like, columns.column_type): the attributes stored the way
 ClickHouse stores a JSON column's paths, so `field:value` reads one narrow column instead of
-every event's attributes. A path without a column (past the limit, or
-differing only in case from one that has one) is found through `text` and checked on the
-event itself (Query.verify).
+every event's attributes. A path without a column (past the limit, or differing only in
+case from one that has one) is found through `text` and checked on the event (Query.verify).
 
 Appends arrive as columns (logs/batch.py) and become an Arrow table a day (logs/day_tables.py);
 an append returns once they are in the journal (`journal/`, logs/journal.py: fsynced, group
@@ -42,6 +40,7 @@ import orjson
 
 from watchpost.logs.batch import EventBatch, from_micros
 from watchpost.logs.columns import Layout, upgrade
+from watchpost.logs.counting import SliceCounts, on_embedded
 from watchpost.logs.day_tables import COLUMNS, DDL, LogTables, table
 from watchpost.logs.events import LogEvent, MetricPoint, StoredEvent
 from watchpost.logs.journal import Journal
@@ -341,6 +340,11 @@ class EmbeddedStore:
 
     async def append_metrics(self, points: Sequence[MetricPoint]) -> None:
         await self._writer.write("metrics", points)
+
+    async def count_by_slice(
+        self, search: Search, start: datetime, width: timedelta
+    ) -> SliceCounts:
+        return await on_embedded(self, search, start, width)
 
     async def drop_expired(self, now: datetime, retention_days: Mapping[int, int]) -> int:
         await self._open()

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Protocol
 
 from watchpost.logs.batch import EventBatch
 from watchpost.logs.events import LogEvent, MetricPoint, StoredEvent
 
 if TYPE_CHECKING:
+    from watchpost.logs.counting import SliceCounts
     from watchpost.settings import Settings
 
 MAX_LIMIT = 1000
@@ -73,6 +74,13 @@ class LogStore(Protocol):
 
     async def search(self, search: Search) -> list[StoredEvent]:
         """The events of the search, in its order, at most min(limit, MAX_LIMIT)."""
+        ...
+
+    async def count_by_slice(
+        self, search: Search, start: datetime, width: timedelta
+    ) -> SliceCounts:
+        """How many of the search's events fall in each slice of `width` from `start`, counted
+        by the engine (logs/counting.py SliceCounts); its limit, order and cursor are ignored."""
         ...
 
     async def drop_expired(self, now: datetime, retention_days: Mapping[int, int]) -> int:
