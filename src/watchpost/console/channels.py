@@ -39,7 +39,8 @@ from watchpost.console.channels_kinds import (
 )
 from watchpost.console.channels_urls import KindProblem
 from watchpost.console.errors import ConsoleRoute
-from watchpost.console.team_audit import DEFAULT_SIZE, PAGE_SIZES, _number
+from watchpost.console.query_numbers import number
+from watchpost.console.team_audit import DEFAULT_SIZE, PAGE_SIZES
 from watchpost.console.web import render
 from watchpost.delivery import service as delivery
 from watchpost.http.deps import request_sessions
@@ -79,9 +80,9 @@ async def _list(
     request: Request, who: Viewer, db: AsyncSession, *, status: int = 200, **extra: Any
 ) -> Response:
     query = request.query_params
-    size = _number(query.get("per_page"), DEFAULT_SIZE, PAGE_SIZES[-1])
+    size = number(query.get("per_page"), DEFAULT_SIZE, PAGE_SIZES[-1])
     paging = PageRequest(
-        page=_number(query.get("page"), 1, 10**9),
+        page=number(query.get("page"), 1, 10**9),
         per_page=size,
         base_url=request.url.path,
         other_params=(),

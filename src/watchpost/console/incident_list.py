@@ -17,6 +17,7 @@ from urllib.parse import urlencode
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from watchpost.console.query_numbers import number
 from watchpost.errors import InvalidRequest
 from watchpost.heartbeats.models import Heartbeat
 from watchpost.incidents.lists import INCIDENTS
@@ -94,13 +95,6 @@ class ListQuery:
         return "/incidents" + (f"?{urlencode(kept)}" if kept else "")
 
 
-def _number(raw: str | None, default: int, high: int) -> int:
-    text = (raw or "").strip()
-    if not text.isascii() or not text.isdigit() or int(text) < 1:
-        return default
-    return min(int(text), high)
-
-
 def read_query(params: Mapping[str, str], now: datetime) -> ListQuery:
     """The list's query from the URL: bad filters are reported (the API's messages), bad
     page numbers fall back to the first page."""
@@ -111,8 +105,8 @@ def read_query(params: Mapping[str, str], now: datetime) -> ListQuery:
         period=params.get("period", "") if params.get("period") in PERIODS else "",
         from_=params.get("from", "").strip(),
         to=params.get("to", "").strip(),
-        page=_number(params.get("page"), 1, 10**9),
-        per_page=_number(params.get("per_page"), DEFAULT_PAGE_SIZE, MAX_PER_PAGE),
+        page=number(params.get("page"), 1, 10**9),
+        per_page=number(params.get("per_page"), DEFAULT_PAGE_SIZE, MAX_PER_PAGE),
     )
     try:
         query.filters = parse_filters(

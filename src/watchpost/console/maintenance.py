@@ -35,7 +35,7 @@ from watchpost.console.maintenance_data import (
     window_from_query,
     window_page,
 )
-from watchpost.console.team_audit import _number
+from watchpost.console.query_numbers import number
 from watchpost.console.web import render
 from watchpost.errors import InvalidRequest, NotFound
 from watchpost.heartbeats import service as heartbeats
@@ -61,7 +61,7 @@ FIELDS: Final = ("maintenance_from", "maintenance_to", "maintenance_timezone", "
 @router.get(PATH)
 async def windows_page(request: Request, who: Signed) -> Response:
     who.require(Action.READ)
-    page = _number(request.query_params.get("page"), 1, 10**6)
+    page = number(request.query_params.get("page"), 1, 10**6)
     db = await request_sessions(request).read()
     now = request.app.state.ctx.clock.now()
     windows, more = await window_page(db, who.team_id, page, now)

@@ -25,6 +25,7 @@ from watchpost.console.auth import Viewer, checked_form, viewer, write_db
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import field_errors
 from watchpost.console.policies import principal
+from watchpost.console.query_numbers import number
 from watchpost.console.team import actor, confirm_page, confirmed
 from watchpost.console.web import render
 from watchpost.errors import InvalidRequest
@@ -69,9 +70,8 @@ async def _members(db: AsyncSession, team_id: int) -> list[User]:
 async def on_call_list(request: Request, who: Signed) -> Response:
     who.require(Action.READ)
     now = request.app.state.ctx.clock.now()
-    raw = request.query_params.get("page", "1")
-    number = min(int(raw), 100_000) if raw.isdigit() and int(raw) > 0 else 1
-    paging = PageRequest(page=number, per_page=PER_PAGE, base_url="/on-call", other_params=())
+    asked = number(request.query_params.get("page"), 1, 100_000)
+    paging = PageRequest(page=asked, per_page=PER_PAGE, base_url="/on-call", other_params=())
     db = await write_db(request)
     async with db.begin():
         await on_call.default_id(db, who.team_id, now=now)
@@ -97,7 +97,7 @@ async def on_call_list(request: Request, who: Signed) -> Response:
         title="On-call",
         rows=rows,
         people=people,
-        page_number=number,
+        page_number=asked,
         has_next=page.links.get("next") is not None,
         may_edit=who.may(Action.EDIT),
         errors={},

@@ -24,6 +24,7 @@ from watchpost.audit.service import record
 from watchpost.console import policies_steps as steps_kit
 from watchpost.console.auth import Viewer, checked_form, viewer, write_db
 from watchpost.console.errors import ConsoleRoute
+from watchpost.console.query_numbers import number
 from watchpost.console.team import actor, confirm_page, confirmed
 from watchpost.console.web import render
 from watchpost.errors import InvalidRequest
@@ -53,8 +54,7 @@ def principal(who: Viewer) -> Principal:
 
 
 def _page_number(request: Request) -> int:
-    raw = request.query_params.get("page", "1")
-    return min(int(raw), 100_000) if raw.isdigit() and int(raw) > 0 else 1
+    return number(request.query_params.get("page"), 1, 100_000)
 
 
 async def users_of(

@@ -13,6 +13,7 @@ from starlette.datastructures import QueryParams
 from watchpost.audit import service as audit
 from watchpost.console.auth import Viewer, viewer
 from watchpost.console.errors import ConsoleRoute
+from watchpost.console.query_numbers import number
 from watchpost.console.web import render
 from watchpost.http.deps import request_sessions
 from watchpost.listing import PageRequest
@@ -23,15 +24,6 @@ Signed = Annotated[Viewer, Depends(viewer)]
 PAGE_SIZES: Final = (25, 50, 100, 250)
 DEFAULT_SIZE: Final = 50
 FILTER_LENGTH: Final = 100
-
-
-def _number(raw: str | None, default: int, high: int) -> int:
-    """A page number or size from the URL; anything else is the default (a page of the
-    console is not an API: a bad value shows the first page, not an error)."""
-    text = (raw or "").strip()
-    if not text.isascii() or not text.isdigit() or len(text) > 9:
-        return default
-    return max(1, min(int(text), high))
 
 
 def _day(raw: str | None) -> date | None:
@@ -70,10 +62,10 @@ def _filter(query: QueryParams) -> tuple[audit.Filter, tuple[tuple[str, str], ..
 async def audit_page(request: Request, who: Signed) -> Response:
     who.require(Action.MANAGE_PEOPLE)
     query = request.query_params
-    size = _number(query.get("per_page"), DEFAULT_SIZE, PAGE_SIZES[-1])
+    size = number(query.get("per_page"), DEFAULT_SIZE, PAGE_SIZES[-1])
     where, kept = _filter(query)
     paging = PageRequest(
-        page=_number(query.get("page"), 1, 10**9),
+        page=number(query.get("page"), 1, 10**9),
         per_page=size,
         base_url=request.url.path,
         other_params=kept,

@@ -25,6 +25,7 @@ from watchpost.console.account import actor
 from watchpost.console.auth import Viewer, checked_form, viewer, write_db
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import Raw
+from watchpost.console.query_numbers import number
 from watchpost.console.web import render
 from watchpost.delivery import service as deliveries
 from watchpost.delivery.models import Delivery, DeliveryEvent
@@ -66,8 +67,7 @@ STATE_CLASSES: Final = {
 
 def page_number(raw: str | None) -> int:
     """A page number from the URL; anything else is the first page."""
-    text = (raw or "").strip()
-    return int(text) if text.isascii() and text.isdigit() and 0 < len(text) < 10 else 1
+    return number(raw)
 
 
 def paging(request: Request, size: int, name: str = "page") -> PageRequest:
