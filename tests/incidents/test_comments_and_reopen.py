@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import httpx
 import pytest
 from fastapi import FastAPI
 
@@ -147,3 +148,19 @@ async def test_an_incident_is_not_reopened_beside_another_open_one(api: Api) -> 
     assert data(await api.get(f"{INCIDENTS}/{first['id']}"))["attributes"]["status"] == "resolved"
     _, fields = errors(await api.post(f"{INCIDENTS}/{first['id']}/reopen", {"by": "x"}))
     assert fields == ["by"]
+
+
+async def test_an_incoming_webhooks_incident_is_not_reopened_beside_its_open_one(
+    api: Api, client: httpx.AsyncClient
+) -> None:
+    unused = {f"{kind}_rule_type": "unused" for kind in ("started", "acknowledged", "resolved")}
+    made = data(await api.post("/api/v2/incoming-webhooks", unused), 201)
+    url = made["attributes"]["url"].removeprefix("http://testserver")
+    assert (await client.get(url)).json() == {"result": "started"}
+    (first,) = (await api.get(INCIDENTS)).json()["data"]
+    await api.post(f"{INCIDENTS}/{first['id']}/resolve", {})
+    assert (await client.get(url)).json() == {"result": "started"}  # a new one
+    response = await api.post(f"{INCIDENTS}/{first['id']}/reopen", {})
+    assert response.status_code == 409, response.text
+    assert "incoming webhook has another open incident" in response.text
+    assert data(await api.get(f"{INCIDENTS}/{first['id']}"))["attributes"]["status"] == "resolved"

@@ -113,10 +113,11 @@ async def add_comment(
 
 async def reopen(session: AsyncSession, incident: Incident, *, by: str, now: datetime) -> None:
     """Open a resolved incident again (409 when it is open, or when the object it is about
-    has another open incident: an object has at most one)."""
+    (a monitor, heartbeat, collector target or incoming webhook) has another open incident:
+    an object has at most one)."""
     if incident.resolved_at is None:
         raise Conflict(f"Incident {incident.id} is not resolved")
-    for column in ("monitor_id", "heartbeat_id", "collector_target_id"):
+    for column in ("monitor_id", "heartbeat_id", "collector_target_id", "incoming_webhook_id"):
         subject = getattr(incident, column)
         if subject is not None:
             current = await open_incident_for(session, **{column: subject})
