@@ -143,6 +143,22 @@ async def test_late_events_come_once(app: FastAPI, api: Api, store: Recorded) ->
         assert (await stream.next_event())["id"] == last.id  # neither was sent again
 
 
+async def test_nothing_twice_when_the_window_outgrows_its_memory(
+    app: FastAPI, api: Api, store: Recorded, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """More events in the re-read window than the tail remembers (MAX_SEEN; 25,000 ids at
+    5,000 events/s against 20,000): those it forgot are not read again, so none comes twice."""
+    monkeypatch.setattr(tail, "MAX_SEEN", 3)
+    source = await new_source(api)
+    async with serving(app) as url, tailing(app, url, api) as stream:
+        burst = [event(source, api, {"message": f"burst {n}"}) for n in range(10)]
+        await store.append(burst)
+        assert [(await stream.next_event())["id"] for _ in burst] == [e.id for e in burst]
+        last = event(source, api, {"message": "last"})
+        await store.append([last])
+        assert (await stream.next_event())["id"] == last.id  # the next poll re-read the window
+
+
 async def test_heartbeat(
     app: FastAPI, api: Api, store: Recorded, monkeypatch: pytest.MonkeyPatch
 ) -> None:

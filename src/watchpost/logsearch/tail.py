@@ -3,10 +3,12 @@
 The store is polled with `after_id` (ids ascend with the time of receipt). Events appended
 by other processes can become visible slightly out of id order (an id is taken before the
 append commits), so each poll reads from the ids of LAG_S seconds before the previous poll
-began, and skips those already sent (a set holding only that window's ids). Memory per connection is bounded: at
-most PAGES_PER_POLL pages of PAGE events are read per poll, and the set is cut to MAX_SEEN;
-a tail that falls that far behind stops re-reading the window until it catches up (late
-events can then be missed; the query API still finds them). The stream ends when the client
+began, and skips those already sent (a set holding only that window's ids). Memory per
+connection is bounded: at most PAGES_PER_POLL pages of PAGE events are read per poll, and the
+set is cut to its MAX_SEEN newest ids, the window then starting at the oldest it kept (at
+more than MAX_SEEN / LAG_S events a second); a tail that falls that far behind stops
+re-reading the window until it catches up. Late events can then be missed (the query API
+still finds them); none is sent twice. The stream ends when the client
 disconnects; TAILS_PER_TEAM tails may be open at once per team and process.
 """
 
@@ -128,7 +130,9 @@ async def follow(
         low = window
         seen = {event_id for event_id in seen if event_id > low}
         if len(seen) > MAX_SEEN:
-            seen = set(sorted(seen)[-MAX_SEEN:])
+            kept = sorted(seen)[-MAX_SEEN:]
+            seen = set(kept)
+            low = max(low, kept[0] - 1)  # what it forgot is not read again (never sent twice)
         if time.monotonic() - last_sent >= HEARTBEAT_S:
             yield b": keepalive\n\n"
             last_sent = time.monotonic()
