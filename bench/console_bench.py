@@ -708,11 +708,13 @@ async def logs_tail(
         per_tick = max(1, round(args.tail_rate * tick))
         began = time.monotonic()
         made = logs_query_bench.events(10**9, source_id, team_id)  # endless enough
+        waiting: list[Any] = []
         while not stop.is_set():
-            batch: list[Any] = []
-            while len(batch) < per_tick:
-                batch += next(made)
-            await store.append(batch[:per_tick])
+            while len(waiting) < per_tick:
+                waiting += next(made)
+            # ids taken now, as ingestion takes them on receipt (the tail follows ids)
+            await store.append(logs_query_bench.with_ids(waiting[:per_tick]))
+            del waiting[:per_tick]
             sent += per_tick
             ahead = began + tick * (sent // per_tick) - time.monotonic()
             if ahead > 0:

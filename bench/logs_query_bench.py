@@ -88,13 +88,14 @@ def events(count: int, source_id: int, team_id: int) -> Iterator[list[LogEvent]]
             LogEvent(0, source_id, team_id, dt, level, "", message, attributes, orjson.dumps(body))
         )
         if len(batch) == BATCH:
-            yield _with_ids(batch)
+            yield with_ids(batch)
             batch = []
     if batch:
-        yield _with_ids(batch)
+        yield with_ids(batch)
 
 
-def _with_ids(batch: list[LogEvent]) -> list[LogEvent]:
+def with_ids(batch: list[LogEvent]) -> list[LogEvent]:
+    """The events with new ids, taken now."""
     ids = new_event_ids(len(batch))
     return [
         LogEvent(

@@ -143,12 +143,16 @@ async def test_late_events_come_once(app: FastAPI, api: Api, store: Recorded) ->
         assert (await stream.next_event())["id"] == last.id  # neither was sent again
 
 
+@pytest.mark.parametrize("page", [1000, 2])
 async def test_nothing_twice_when_the_window_outgrows_its_memory(
-    app: FastAPI, api: Api, store: Recorded, monkeypatch: pytest.MonkeyPatch
+    app: FastAPI, api: Api, store: Recorded, monkeypatch: pytest.MonkeyPatch, page: int
 ) -> None:
     """More events in the re-read window than the tail remembers (MAX_SEEN; 25,000 ids at
-    5,000 events/s against 20,000): those it forgot are not read again, so none comes twice."""
+    5,000 events/s against 20,000): those it forgot are not read again, so none comes twice;
+    also while it reads on behind (a page a poll: the window re-read a page at a time)."""
     monkeypatch.setattr(tail, "MAX_SEEN", 3)
+    monkeypatch.setattr(tail, "PAGE", page)
+    monkeypatch.setattr(tail, "PAGES_PER_POLL", 1 if page == 2 else tail.PAGES_PER_POLL)
     source = await new_source(api)
     async with serving(app) as url, tailing(app, url, api) as stream:
         burst = [event(source, api, {"message": f"burst {n}"}) for n in range(10)]

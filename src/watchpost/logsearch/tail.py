@@ -127,12 +127,14 @@ async def follow(
             after = found[-1].id
             if page_number == PAGES_PER_POLL - 1:
                 resume = after  # behind: read on from here next time, without the window
-        low = window
+        low = max(low, window)  # never back below ids it may have forgotten
         seen = {event_id for event_id in seen if event_id > low}
         if len(seen) > MAX_SEEN:
             kept = sorted(seen)[-MAX_SEEN:]
             seen = set(kept)
             low = max(low, kept[0] - 1)  # what it forgot is not read again (never sent twice)
+            if resume is not None:
+                resume = max(resume, low)
         if time.monotonic() - last_sent >= HEARTBEAT_S:
             yield b": keepalive\n\n"
             last_sent = time.monotonic()
