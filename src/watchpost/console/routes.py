@@ -23,6 +23,8 @@ from watchpost.console import (
     login,
     maintenance,
     oncall,
+    oncall_calendars,
+    oncall_events,
     overview,
     people_contact,
     policies,
@@ -100,6 +102,8 @@ def console_routes() -> list[APIRoute]:
         policies_urgencies.router,  # before policies: /policies/urgencies is no policy's id
         policies.router,
         oncall.router,
+        oncall_calendars.router,
+        oncall_events.router,
         people_contact.router,
         console_sources.router,
         console_logs.router,
