@@ -28,6 +28,7 @@ from watchpost.console import (
     overview,
     people_contact,
     policies,
+    policies_groups,
     policies_urgencies,
     sso,
     status_pages,
@@ -99,6 +100,7 @@ def console_routes() -> list[APIRoute]:
         integrations.router,
         integrations_incoming.router,
         integrations_pagerduty.router,
+        policies_groups.router,  # before policies: /policies/groups is no policy's id
         policies_urgencies.router,  # before policies: /policies/urgencies is no policy's id
         policies.router,
         oncall.router,
