@@ -3,7 +3,8 @@ with JavaScript off (the steps editor's buttons are plain submits), then a monit
 goes down (a local server answering 500, the check engine on the test's clock) and the policy
 runs: step 1 notifies a webhook at once (a local receiver), step 2 e-mails a person
 (aiosmtpd) only once the clock passes its 5 minutes. A responder takes an on-call shift by
-the form; the pages are axe-clean and fit 375 px; screenshots at 1280 and 375 px."""
+the form; an admin's shift edit is refused beside its field; the pages (policy and urgency
+groups, a calendar's settings and a shift's form among them) are axe-clean and fit 375 px; screenshots at 1280 and 375 px."""
 
 from __future__ import annotations
 
@@ -102,6 +103,11 @@ test('the policy pages read well at 1280 and 375 px and pass axe', async ({ page
   await look(page, '/policies/' + ids.policy + '/edit', 'Edit Main', 'policy-form');
   await look(page, '/policies/urgencies', 'Urgencies', 'urgencies');
   await look(page, '/policies/urgencies/new', 'New urgency', 'urgency-form');
+  await look(page, '/policies/groups', 'Policy groups', 'policy-groups');
+  await page.getByRole('link', { name: 'Night crew' }).click();
+  await expect(page.getByRole('link', { name: 'Main', exact: true })).toBeVisible();
+  await look(page, '/policies/groups/' + ids.group, 'Night crew', 'policy-group');
+  await look(page, '/policies/urgency-groups', 'Urgency groups', 'urgency-groups');
 });
 
 test('the on-call and people pages read well at 1280 and 375 px and pass axe', async ({ page }) => {
@@ -110,6 +116,14 @@ test('the on-call and people pages read well at 1280 and 375 px and pass axe', a
   await look(page, '/on-call/default', 'Primary', 'oncall-calendar');
   await look(page, '/team/people/' + ids.bob, 'Bob Builder', 'person');
   await expect(page.getByText('in Primary').first()).toBeVisible();  // Bob's rotation days
+  await look(page, '/on-call/default/edit', 'Settings of Primary', 'oncall-settings');
+  await expect(page.getByText('it cannot be deleted')).toBeVisible();
+  await look(page, '/on-call/default/events/' + ids.event + '/edit', 'Edit a shift', 'oncall-event');
+  await page.getByLabel('Until (UTC)').fill('2025-12-01T00:00');
+  await page.getByRole('button', { name: 'Save the shift' }).click();
+  await expect(page.getByText('There is a problem')).toBeVisible();
+  await expect(page.locator('#ends_at-error')).toBeVisible();
+  await axe(page);
 });
 
 test('a responder takes a shift and sees it in the calendar', async ({ page }) => {
@@ -197,6 +211,12 @@ async def test_a_policy_edited_in_the_form_runs_when_a_monitor_goes_down(
             }
             made = await api.post("/api/v2/on-calls/default/rotation", rotation)
             assert made.status_code in (200, 201), made.text
+            group = data(await api.post("/api/v2/policy-groups", {"name": "Night crew"}), 201)
+            joined = {"policy_group_id": int(group["id"])}
+            assert (await api.patch(f"/api/v3/policies/{policy['id']}", joined)).status_code == 200
+            ids["group"] = int(group["id"])
+            shifts = (await api.get("/api/v2/on-calls/default/events")).json()["events"]
+            ids["event"] = int(shifts[0]["id"])
             opened = (await api.get("/api/v2/incidents?resolved=false")).json()["data"]
             ids["incident"] = int(opened[0]["id"])
             await run_console_spec(

@@ -1,9 +1,10 @@
 """/on-call: the team's on-call calendars with who is on call now and next; a calendar's
 page with the coming four weeks day by day, its rotation (shown, and set with a form) and
-overrides ("I take Friday").
+overrides ("I take Friday"), and its shifts one by one. Creating, renaming and deleting a
+calendar are in oncall_calendars.py; editing and deleting a single shift in oncall_events.py.
 
-Everything goes through the API's on-call code: calendars.make, rotation.set_rotation and
-events.make/remove check and store; who is on call is oncall/now.py's rule (through
+Everything goes through the API's on-call code: rotation.set_rotation and events.make/remove
+check and store; who is on call is oncall/now.py's rule (through
 oncall_days.py). Times are typed and shown in UTC. Reading needs Action.READ; an override
 for oneself Action.RESPOND, for someone else, a rotation or a new calendar Action.EDIT.
 Another team's calendar or event is a 404. The pages take the write session as the API's
@@ -33,7 +34,7 @@ from watchpost.listing import PageRequest
 from watchpost.oncall import calendars, events, rotation
 from watchpost.oncall import now as on_call
 from watchpost.oncall.models import OnCallCalendar
-from watchpost.oncall.schemas import DAYS, CalendarCreate, EventCreate, RotationCreate, rfc3339
+from watchpost.oncall.schemas import DAYS, EventCreate, RotationCreate, rfc3339
 from watchpost.people.roles import Action
 from watchpost.problems import accepted, checked
 from watchpost.teams.models import User, team_users
@@ -46,12 +47,12 @@ MAX_PEOPLE: Final = 1000
 INTERVALS: Final = (("hour", "Hours"), ("day", "Days"), ("week", "Weeks"))
 
 
-def _utc(moment: datetime | None) -> str:
+def utc_value(moment: datetime | None) -> str:
     """A time as a datetime-local input holds it (UTC)."""
     return "" if moment is None else moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M")
 
 
-def _rfc3339(text: str) -> str:
+def rfc3339_of(text: str) -> str:
     """A datetime-local value (UTC) as the API's RFC 3339; anything else as typed, for the
     domain to name."""
     stripped = text.strip()
@@ -60,7 +61,8 @@ def _rfc3339(text: str) -> str:
     return stripped
 
 
-async def _members(db: AsyncSession, team_id: int) -> list[User]:
+async def member_list(db: AsyncSession, team_id: int) -> list[User]:
+    """The team's members by name (at most MAX_PEOPLE), for the forms' choices."""
     return list(
         await db.scalars(team_users(team_id).order_by(User.name, User.id).limit(MAX_PEOPLE))
     )
@@ -105,33 +107,7 @@ async def on_call_list(request: Request, who: Signed) -> Response:
     )
 
 
-@router.post("/on-call/new")
-async def create_calendar(request: Request, who: Signed) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
-    now = request.app.state.ctx.clock.now()
-    name = " ".join(str(form.get("name") or "").split())
-    db = await write_db(request)
-    try:
-        async with db.begin():
-            await on_call.default_id(db, who.team_id, now=now)
-            data = accepted(*checked(CalendarCreate, {"name": name}))
-            made = await calendars.make(db, principal(who), data, now=now)
-            await _audit(request, who, db, "on_call_calendar.created", made, made.name)
-    except InvalidRequest as exc:
-        return render(
-            request,
-            "error.html",
-            status=422,
-            title="Not possible",
-            message=" ".join(m for _, m in exc.problems) + " Go back and name the calendar.",
-            viewer=who,
-            section="oncall",
-        )
-    return RedirectResponse(f"/on-call/{made.id}", status_code=303)
-
-
-async def _audit(
+async def audit(
     request: Request,
     who: Viewer,
     db: AsyncSession,
@@ -169,7 +145,7 @@ def _rotation_values(calendar: OnCallCalendar) -> dict[str, str]:
     }
 
 
-async def _calendar_page(
+async def show_calendar(
     request: Request,
     who: Viewer,
     db: AsyncSession,
@@ -187,9 +163,9 @@ async def _calendar_page(
     current, following = oncall_days.now_and_next(oncall_days.pieces(found, now, until), now)
     overrides = [e for e in found if e.override and e.ends_at > now]
     emails = {e.lower() for p in pieces for e in p.emails}
-    emails |= {e.lower() for o in overrides for e in o.users}
+    emails |= {e.lower() for o in found for e in o.users}
     people = await oncall_days.people(db, who.team_id, emails)
-    members = await _members(db, who.team_id) if who.may(Action.EDIT) else [who.user]
+    members = await member_list(db, who.team_id) if who.may(Action.EDIT) else [who.user]
     start = now.replace(minute=0, second=0, microsecond=0) + timedelta(hours=1)
     return render(
         request,
@@ -204,13 +180,14 @@ async def _calendar_page(
         days=oncall_days.by_day(pieces, first.date(), oncall_days.DAYS_SHOWN),
         people=people,
         overrides=overrides,
+        shifts=found,
         members=members,
         rotation=calendar.rotation,
         rotation_values=rotation_values or _rotation_values(calendar),
         override_values=override_values
         or {
-            "starts_at": _utc(start),
-            "ends_at": _utc(start + timedelta(days=1)),
+            "starts_at": utc_value(start),
+            "ends_at": utc_value(start + timedelta(days=1)),
             "user": str(who.user.id),
         },
         intervals=INTERVALS,
@@ -220,7 +197,9 @@ async def _calendar_page(
     )
 
 
-async def _calendar(db: AsyncSession, who: Viewer, raw_id: str, now: datetime) -> OnCallCalendar:
+async def find_calendar(
+    db: AsyncSession, who: Viewer, raw_id: str, now: datetime
+) -> OnCallCalendar:
     if raw_id != calendars.DEFAULT:
         object_id(raw_id, calendars.TYPE)  # not a number: a 404, not a 422
     return await calendars.find(db, who.team_id, raw_id, now=now)
@@ -232,8 +211,8 @@ async def calendar_page(request: Request, who: Signed, calendar_id: str) -> Resp
     now = request.app.state.ctx.clock.now()
     db = await write_db(request)
     async with db.begin():
-        calendar = await _calendar(db, who, calendar_id, now)
-        return await _calendar_page(request, who, db, calendar)
+        calendar = await find_calendar(db, who, calendar_id, now)
+        return await show_calendar(request, who, db, calendar)
 
 
 def _working_hours(text: str) -> list[dict[str, str]]:
@@ -273,24 +252,24 @@ async def set_rotation(request: Request, who: Signed, calendar_id: str) -> Respo
         "users": [line.strip() for line in values["users"].splitlines() if line.strip()],
         "rotation_length": int(length) if length.isascii() and length.isdigit() else length,
         "rotation_interval": values["rotation_interval"],
-        "start_rotations_at": _rfc3339(values["start_rotations_at"]),
-        "end_rotations_at": _rfc3339(values["end_rotations_at"]),
+        "start_rotations_at": rfc3339_of(values["start_rotations_at"]),
+        "end_rotations_at": rfc3339_of(values["end_rotations_at"]),
         "timezone": values["timezone"].strip() or "UTC",
         "working_hours": _working_hours(values["working_hours"]),
     }
     db = await write_db(request)
     try:
         async with db.begin():
-            calendar = await _calendar(db, who, calendar_id, now)
+            calendar = await find_calendar(db, who, calendar_id, now)
             data = accepted(*checked(RotationCreate, body))
             await rotation.set_rotation(db, calendar, data, who.team_name, now)
-            await _audit(request, who, db, "on_call.rotation_set", calendar, calendar.name)
+            await audit(request, who, db, "on_call.rotation_set", calendar, calendar.name)
             saved = calendar.id
     except InvalidRequest as exc:
         errors = field_errors(exc.problems, ROTATION_FIELDS)
         async with db.begin():
-            calendar = await _calendar(db, who, calendar_id, now)
-            return await _calendar_page(
+            calendar = await find_calendar(db, who, calendar_id, now)
+            return await show_calendar(
                 request, who, db, calendar, errors=errors, rotation_values=values
             )
     return RedirectResponse(f"/on-call/{saved}#rotation", status_code=303)
@@ -313,7 +292,7 @@ async def take_over(request: Request, who: Signed, calendar_id: str) -> Response
     db = await write_db(request)
     try:
         async with db.begin():
-            calendar = await _calendar(db, who, calendar_id, now)
+            calendar = await find_calendar(db, who, calendar_id, now)
             person = who.user
             if chosen != str(who.user.id):
                 found = await db.scalar(
@@ -323,8 +302,8 @@ async def take_over(request: Request, who: Signed, calendar_id: str) -> Response
                     raise InvalidRequest([("user", "Choose a member of the team")])
                 person = found
             body = {
-                "starts_at": _rfc3339(values["starts_at"]),
-                "ends_at": _rfc3339(values["ends_at"]),
+                "starts_at": rfc3339_of(values["starts_at"]),
+                "ends_at": rfc3339_of(values["ends_at"]),
                 "users": [person.email],
                 "override": True,
             }
@@ -336,7 +315,7 @@ async def take_over(request: Request, who: Signed, calendar_id: str) -> Response
                 "starts_at": rfc3339(made.starts_at),
                 "ends_at": rfc3339(made.ends_at),
             }
-            await _audit(
+            await audit(
                 request, who, db, "on_call.override_created", calendar, calendar.name, details
             )
             saved = calendar.id
@@ -346,8 +325,8 @@ async def take_over(request: Request, who: Signed, calendar_id: str) -> Response
         ]
         errors = field_errors(problems, OVERRIDE_FIELDS)
         async with db.begin():
-            calendar = await _calendar(db, who, calendar_id, now)
-            return await _calendar_page(
+            calendar = await find_calendar(db, who, calendar_id, now)
+            return await show_calendar(
                 request, who, db, calendar, errors=errors, override_values=values
             )
     return RedirectResponse(f"/on-call/{saved}#overrides", status_code=303)
@@ -363,7 +342,7 @@ async def remove_override(
     now = request.app.state.ctx.clock.now()
     db = await write_db(request)
     async with db.begin():
-        calendar = await _calendar(db, who, calendar_id, now)
+        calendar = await find_calendar(db, who, calendar_id, now)
         event = await events.get(db, calendar, object_id(event_id, events.TYPE))
         if not event.override:
             raise InvalidRequest([(None, "Only overrides are removed here")])
@@ -385,7 +364,7 @@ async def remove_override(
             )
         details = {"event_id": event.id, "users": list(event.users)}
         await events.remove(db, calendar, event, now)
-        await _audit(request, who, db, "on_call.override_removed", calendar, calendar.name, details)
+        await audit(request, who, db, "on_call.override_removed", calendar, calendar.name, details)
     return RedirectResponse(f"/on-call/{calendar.id}?done=deleted#overrides", status_code=303)
 
 

@@ -131,7 +131,8 @@ async def change(
     await db.flush()
 
 
-def _names_calendar(steps: Any, calendar_id: int) -> bool:
+def names_calendar(steps: Any, calendar_id: int) -> bool:
+    """Whether a policy's steps name the calendar (a `current_on_call` member with its id)."""
     return any(
         member.get("type") == "current_on_call" and member.get("id") == calendar_id
         for step in steps or []
@@ -149,7 +150,7 @@ async def remove(db: AsyncSession, calendar: OnCallCalendar) -> None:
     rows = await db.execute(
         select(policies.c.id, policies.c.steps).where(policies.c.team_id == calendar.team_id)
     )
-    naming = sorted(policy_id for policy_id, steps in rows if _names_calendar(steps, calendar.id))
+    naming = sorted(policy_id for policy_id, steps in rows if names_calendar(steps, calendar.id))
     if naming:
         listed = ", ".join(str(policy_id) for policy_id in naming)
         raise Conflict(
