@@ -14,6 +14,8 @@ LISTS = (
     "/incidents",
     "/on-call",
     "/policies",
+    "/policies/groups",
+    "/policies/urgency-groups",
     "/channels",
     "/team/audit",
     "/maintenance-windows",

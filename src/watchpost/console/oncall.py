@@ -250,7 +250,9 @@ async def set_rotation(request: Request, who: Signed, calendar_id: str) -> Respo
     length = values["rotation_length"].strip()
     body: dict[str, Any] = {
         "users": [line.strip() for line in values["users"].splitlines() if line.strip()],
-        "rotation_length": int(length) if length.isascii() and length.isdigit() else length,
+        "rotation_length": int(length)
+        if length.isascii() and length.isdigit() and len(length) <= 18
+        else length,
         "rotation_interval": values["rotation_interval"],
         "start_rotations_at": rfc3339_of(values["start_rotations_at"]),
         "end_rotations_at": rfc3339_of(values["end_rotations_at"]),

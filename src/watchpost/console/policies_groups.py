@@ -25,6 +25,7 @@ from watchpost.console.auth import Viewer, checked_form, viewer, write_db
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import field_errors
 from watchpost.console.policies import PER_PAGE, principal
+from watchpost.console.query_numbers import number
 from watchpost.console.team import actor, confirm_page, confirmed
 from watchpost.console.web import render
 from watchpost.errors import InvalidRequest
@@ -125,7 +126,8 @@ def _body(values: dict[str, str], *, creating: bool) -> dict[str, Any]:
     position = values["sort_index"].strip()
     if position:
         digits = position.lstrip("-")
-        body["sort_index"] = int(position) if digits.isascii() and digits.isdigit() else position
+        plain = digits.isascii() and digits.isdigit() and len(digits) <= 18
+        body["sort_index"] = int(position) if plain else position  # else the API's 422
     elif not creating:
         body["sort_index"] = None
     return body
@@ -150,9 +152,8 @@ async def _list(
     values: dict[str, str] | None = None,
     errors: dict[str, str] | None = None,
 ) -> Response:
-    raw = request.query_params.get("page", "1")
-    number = min(int(raw), 100_000) if raw.isdigit() and int(raw) > 0 else 1
-    paging = PageRequest(page=number, per_page=PER_PAGE, base_url=kind.path, other_params=())
+    asked = number(request.query_params.get("page"), 1, 100_000)
+    paging = PageRequest(page=asked, per_page=PER_PAGE, base_url=kind.path, other_params=())
     page = await kind.groups.page(db, principal(who), paging)
     shown = list(page.data)
     members = await _members(db, kind, who.team_id, [g.id for g in shown], MEMBERS_LISTED)
@@ -162,7 +163,7 @@ async def _list(
         status=422 if errors else 200,
         title=kind.plural,
         rows=[(g, members[g.id]) for g in shown],
-        page_number=number,
+        page_number=asked,
         has_next=page.links.get("next") is not None,
         values=values or {"name": "", "sort_index": ""},
         errors=errors or {},
