@@ -90,3 +90,14 @@ async def test_the_list_form_of_another_team_is_a_404(
             assert answer.status_code == 404, body
     assert len(await _order(app, theirs["id"])) == 3
     assert await mine(app, "globex") == []
+
+
+async def test_a_long_custom_domain_wraps_between_its_labels(app: FastAPI, api: Api) -> None:
+    domain = "status-of-the-subsidiary.customer-facing-department.example"
+    await _page(api, "long-domain", custom_domain=domain)
+    async with person(app, "ann@example.com", "viewer") as (client, _):
+        listed = (await client.get("/status-pages")).text
+    assert (
+        "https://<wbr>status-of-the-subsidiary.<wbr>customer-facing-department.<wbr>example"
+        in listed
+    )
