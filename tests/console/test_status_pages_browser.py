@@ -56,7 +56,7 @@ test('build, reorder without JavaScript, report, see it in public', async ({ bro
   expect(await names(page)).toEqual(['Website', 'Shop', 'Nightly backup']);
   await page.screenshot({ path: env.SHOTS + '/status-page-editor-nojs.png', fullPage: true });
 
-  // Move down, with JavaScript off: a plain form post.
+  // Move down, with JavaScript off: a plain form post (the list is one form).
   await page.getByRole('button', { name: 'Move down Website' }).click();
   await expect(page.getByRole('status')).toHaveText('Moved.');
   expect(await names(page)).toEqual(['Shop', 'Website', 'Nightly backup']);
@@ -82,11 +82,16 @@ test('build, reorder without JavaScript, report, see it in public', async ({ bro
   await page.getByRole('button', { name: 'Post report' }).click();
   await expect(page.getByRole('status')).toHaveText('Report posted.');
   await page.screenshot({ path: env.SHOTS + '/status-report-nojs.png', fullPage: true });
+  // Its update edited (its own form, without JavaScript).
+  await page.getByRole('link', { name: /^Edit the update of/ }).click();
+  await page.getByLabel('Message').fill('Checkout fails for some cards.');
+  await page.getByRole('button', { name: 'Save the update' }).click();
+  await expect(page.getByRole('status')).toHaveText('Update saved.');
 
   // The public page shows it.
   await page.goto(env.BASE + '/status/acme-status');
   await expect(page.getByText('Checkout errors').first()).toBeVisible();
-  await expect(page.getByText('Checkout fails for some.').first()).toBeVisible();
+  await expect(page.getByText('Checkout fails for some cards.').first()).toBeVisible();
   await context.close();
 });
 
@@ -150,7 +155,13 @@ async def test_status_pages_in_the_browser(
     data(await api.post("/api/v2/heartbeats", {"name": "Nightly backup"}), 201)
     beta = data(
         await api.post(
-            "/api/v2/status-pages", {"subdomain": "beta", "company_name": "Beta status"}
+            "/api/v2/status-pages",
+            {
+                "subdomain": "beta",
+                "company_name": "Beta status",
+                # Long: at 375 px it wraps between its labels, no sideways scroll (shots()).
+                "custom_domain": "status-of-the-subsidiary.customer-facing-department.example",
+            },
         ),
         201,
     )

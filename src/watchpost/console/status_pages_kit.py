@@ -150,6 +150,8 @@ DONE: Final = {
     "removed": "Removed.",
     "report_posted": "Report posted.",
     "update_posted": "Update posted.",
+    "update_saved": "Update saved.",
+    "update_deleted": "Update deleted.",
     "resolved": "Resolved.",
     "ended": "Maintenance ended.",
 }

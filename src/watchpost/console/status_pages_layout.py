@@ -97,19 +97,19 @@ class SectionShown:
 
 
 async def _item_choices(db: AsyncSession, team_id: int) -> list[tuple[str, list[tuple[str, str]]]]:
-    """The team's items by kind: (heading, [(value "Type:id", name)])."""
+    """The team's items by kind: (heading, [(value "Type:id", name)]). The name is the first
+    non-empty of the kind's name columns, taken (and ordered by) in the query: a page of a
+    thousand monitors is read as two columns, not built row by row."""
     groups = []
     for resource_type, heading, model, names in KINDS:
+        named = func.coalesce(*(func.nullif(c, "") for c in names)) if len(names) > 1 else names[0]
         rows = await db.execute(
-            select(model.id, *names)
+            select(model.id, named)
             .where(model.team_id == team_id)
-            .order_by(func.coalesce(*names) if len(names) > 1 else names[0], model.id)
+            .order_by(named, model.id)
             .limit(MAX_ITEMS)
         )
-        found = [
-            (f"{resource_type}:{row[0]}", next((str(v) for v in row[1:] if v), f"#{row[0]}"))
-            for row in rows
-        ]
+        found = [(f"{resource_type}:{id_}", name or f"#{id_}") for id_, name in rows]
         if found:
             groups.append((heading, found))
     groups.append(("Other", [(f"{MANUAL}:", "An item tracked by hand (status set by reports)")]))
@@ -252,7 +252,13 @@ async def _section(db: AsyncSession, page: StatusPage, section_id: str) -> Statu
 async def move_section(request: Request, who: Signed, page_id: str, section_id: str) -> Response:
     form = await checked_form(request, who)
     who.require(Action.EDIT)
-    direction = str(form.get("direction", ""))
+    return await section_moved(request, who, page_id, section_id, str(form.get("direction", "")))
+
+
+async def section_moved(
+    request: Request, who: Viewer, page_id: str, section_id: str, direction: str
+) -> Response:
+    """Move a section up or down (checked form and role already)."""
     db = await write_db(request)
     async with db.begin():
         page = await team_page(db, who, page_id, lock=True)
@@ -283,12 +289,20 @@ async def move_section(request: Request, who: Signed, page_id: str, section_id: 
 async def delete_section(request: Request, who: Signed, page_id: str, section_id: str) -> Response:
     form = await checked_form(request, who)
     who.require(Action.EDIT)
+    confirmed = str(form.get("confirm", "")) == "yes"
+    return await section_removed(request, who, page_id, section_id, confirmed=confirmed)
+
+
+async def section_removed(
+    request: Request, who: Viewer, page_id: str, section_id: str, *, confirmed: bool
+) -> Response:
+    """Ask, then (confirmed) remove a section with its resources."""
     db = await write_db(request)
     async with db.begin():
         page = await team_page(db, who, page_id, lock=True)
         section = await _section(db, page, section_id)
         label = section.name or "the unnamed section"
-        if str(form.get("confirm", "")) != "yes":
+        if not confirmed:
             held = await db.scalar(
                 select(func.count()).where(StatusPageResource.status_page_section_id == section.id)
             )

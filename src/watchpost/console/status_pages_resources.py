@@ -5,6 +5,7 @@ audit entry; errors are shown on the editor (status_pages_layout.editor) beside 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Final
 
 from fastapi import APIRouter, Request
@@ -12,7 +13,7 @@ from fastapi.responses import Response
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.datastructures import FormData
 
-from watchpost.console.auth import checked_form, write_db
+from watchpost.console.auth import Viewer, checked_form, write_db
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.status_pages_kit import (
     Signed,
@@ -156,6 +157,13 @@ async def move_resource(request: Request, who: Signed, page_id: str, resource_id
     """direction=up|down (the buttons), or section_id and position (a drop: console.js)."""
     form = await checked_form(request, who)
     who.require(Action.EDIT)
+    return await resource_moved(request, who, page_id, resource_id, form)
+
+
+async def resource_moved(
+    request: Request, who: Viewer, page_id: str, resource_id: str, form: Mapping[str, Any]
+) -> Response:
+    """Move a resource: form's direction (up|down), or its section_id and position."""
     direction = str(form.get("direction", ""))
     dropped = "position" in form
     db = await write_db(request)
@@ -215,12 +223,20 @@ async def delete_resource(
 ) -> Response:
     form = await checked_form(request, who)
     who.require(Action.EDIT)
+    confirmed = str(form.get("confirm", "")) == "yes"
+    return await resource_removed(request, who, page_id, resource_id, confirmed=confirmed)
+
+
+async def resource_removed(
+    request: Request, who: Viewer, page_id: str, resource_id: str, *, confirmed: bool
+) -> Response:
+    """Ask, then (confirmed) remove a resource from the page."""
     db = await write_db(request)
     async with db.begin():
         page = await team_page(db, who, page_id, lock=True)
         row = await _resource(db, page, resource_id)
         [shown] = await all_rows_of(db, page, row.id)
-        if str(form.get("confirm", "")) != "yes":
+        if not confirmed:
             return _confirm(
                 request,
                 who,

@@ -1,0 +1,163 @@
+"""/status-pages/{id}/reports/{id}/updates/{id}: one status update of a report, its message
+edited or the update deleted (asked first), through the API's own `reports.change_update` /
+`reports.delete_update` (the report's state follows its updates there) in one transaction
+with the audit entry. Responders may, as they may post one; another team's is a 404."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import RedirectResponse, Response
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from watchpost.console.auth import Viewer, checked_form, write_db
+from watchpost.console.errors import ConsoleRoute
+from watchpost.console.forms import field_errors
+from watchpost.console.status_pages_kit import SECTION, Signed, audit, team_page
+from watchpost.console.web import render
+from watchpost.errors import InvalidRequest
+from watchpost.http.deps import request_sessions
+from watchpost.people.roles import Action
+from watchpost.problems import parse
+from watchpost.status_pages import reports
+from watchpost.status_pages.models import StatusPage, StatusReport, StatusUpdate
+from watchpost.status_pages.report_schemas import UpdateChange
+from watchpost.validation import object_id
+
+router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
+PATH = "/status-pages/{page_id}/reports/{report_id}/updates/{update_id}"
+
+
+async def _found(
+    db: AsyncSession, who: Viewer, page_id: str, report_id: str, update_id: str, *, lock: bool
+) -> tuple[StatusPage, StatusReport, StatusUpdate]:
+    """The team's page, its report and the report's update (else a 404), as the API finds them."""
+    page = await team_page(db, who, page_id, lock=lock)
+    report = await reports.get_report(
+        db, team_id=page.team_id, page_id=page.id, report_id=object_id(report_id, reports.REPORT)
+    )
+    update = await reports.get_update(
+        db, report=report, update_id=object_id(update_id, reports.UPDATE)
+    )
+    return page, report, update
+
+
+def _form(
+    request: Request,
+    who: Viewer,
+    found: tuple[StatusPage, StatusReport, StatusUpdate],
+    *,
+    message: str,
+    notify: bool,
+    errors: dict[str, str] | None = None,
+) -> Response:
+    page, report, update = found
+    return render(
+        request,
+        "status_update_form.html",
+        status=422 if errors else 200,
+        viewer=who,
+        section=SECTION,
+        page=page,
+        report=report,
+        update=update,
+        message=message,
+        notify=notify,
+        errors=errors or {},
+    )
+
+
+def _back(page: StatusPage, report: StatusReport, done: str) -> Response:
+    return RedirectResponse(
+        f"/status-pages/{page.id}/reports/{report.id}?done={done}", status_code=303
+    )
+
+
+@router.get(PATH)
+async def edit_update(
+    request: Request, who: Signed, page_id: str, report_id: str, update_id: str
+) -> Response:
+    who.require(Action.RESPOND)
+    db = await request_sessions(request).read()
+    found = await _found(db, who, page_id, report_id, update_id, lock=False)
+    return _form(request, who, found, message=found[2].message, notify=found[2].notify_subscribers)
+
+
+@router.post(PATH)
+async def save_update(
+    request: Request, who: Signed, page_id: str, report_id: str, update_id: str
+) -> Response:
+    form = await checked_form(request, who)
+    who.require(Action.RESPOND)
+    message = str(form.get("message", ""))
+    notify = form.get("notify_subscribers") is not None
+    db = await write_db(request)
+    try:
+        async with db.begin():
+            page, report, update = await _found(db, who, page_id, report_id, update_id, lock=True)
+            data = parse(UpdateChange, {"message": message, "notify_subscribers": notify})
+            await reports.change_update(
+                db,
+                page=page,
+                report=report,
+                update=update,
+                data=data,
+                sent=set(data.model_fields_set),
+                now=request.app.state.ctx.clock.now(),
+            )
+            await audit(
+                request,
+                db,
+                who,
+                "status_update.updated",
+                subject_type=reports.REPORT,
+                subject_id=report.id,
+                subject=f"{page.company_name}: {report.title}",
+                details={"status_update_id": update.id},
+            )
+    except InvalidRequest as exc:
+        async with db.begin():
+            found = await _found(db, who, page_id, report_id, update_id, lock=False)
+            errors = field_errors(exc.problems, ("message", "notify_subscribers"))
+            return _form(request, who, found, message=message, notify=notify, errors=errors)
+    return _back(page, report, "update_saved")
+
+
+@router.post(PATH + "/delete")
+async def delete_update(
+    request: Request, who: Signed, page_id: str, report_id: str, update_id: str
+) -> Response:
+    form = await checked_form(request, who)
+    who.require(Action.RESPOND)
+    db = await write_db(request)
+    async with db.begin():
+        page, report, update = await _found(db, who, page_id, report_id, update_id, lock=True)
+        base = f"/status-pages/{page.id}/reports/{report.id}"
+        if str(form.get("confirm", "")) != "yes":
+            return render(
+                request,
+                "confirm.html",
+                viewer=who,
+                section=SECTION,
+                title="Delete this status update?",
+                question="Delete this status update?",
+                detail="The report's status then follows its remaining updates. "
+                "Subscribers told of it are not told again.",
+                action=f"{base}/updates/{update.id}/delete",
+                fields=[],
+                button="Delete the update",
+                back=base,
+            )
+        await audit(
+            request,
+            db,
+            who,
+            "status_update.deleted",
+            subject_type=reports.REPORT,
+            subject_id=report.id,
+            subject=f"{page.company_name}: {report.title}",
+            details={"status_update_id": update.id},
+        )
+        await reports.delete_update(
+            db, report=report, update=update, now=request.app.state.ctx.clock.now()
+        )
+    return _back(page, report, "update_deleted")
