@@ -32,7 +32,7 @@ async def test_a_person_keeps_their_own_numbers_on_the_account_page(app: FastAPI
             "/account/phone-numbers", data={"csrf": csrf, "phone_numbers": "+15550001111\n555-01"}
         )
         assert wrong.status_code == 422
-        assert 'id="phone_numbers-error"' in wrong.text and "'555-01' is not a phone" in wrong.text
+        assert 'id="phone_numbers-error"' in wrong.text and "“555-01” is not a phone" in wrong.text
         assert "+15550001111\n555-01</textarea>" in wrong.text  # as typed, to be corrected
         forged = await vera.post("/account/phone-numbers", data={"csrf": "x", "phone_numbers": ""})
         assert forged.status_code == 403

@@ -64,5 +64,5 @@ def test_at_most_five_numbers() -> None:
     assert len(phones.numbers(five)) == 5
     with pytest.raises(phones.PhoneProblem, match="at most 5"):
         phones.numbers(five + "\n+15550001119")
-    with pytest.raises(phones.PhoneProblem, match="'12'"):
+    with pytest.raises(phones.PhoneProblem, match="“12”"):
         phones.numbers("+15550001111\n12")

@@ -48,7 +48,7 @@ async def person(ctx: AppContext, email: str) -> Person | None:
 def addressed(url: str, numbers: tuple[str, ...]) -> str | Any | None:
     """What to send through: the URL as it is, an Apprise service with `numbers` as its
     recipients, or None when there are no numbers and the URL names no recipient."""
-    parsed = url_to_dict(url, secure_logging=True)
+    parsed = url_to_dict(url, secure_logging=True)  # type: ignore[no-untyped-call]
     if not parsed or not isinstance(parsed.get("targets"), list):
         return url  # a URL Apprise refuses (notify says so), or one with no recipients
     if not numbers:

@@ -29,9 +29,10 @@ def normalised(typed: str) -> str:
     shown = typed.strip()
     number = _SEPARATORS.sub("", shown) if len(shown) <= MAX_TYPED else shown
     if not _E164.fullmatch(number):
+        what = f"“{shown[:MAX_TYPED]}” is not" if shown else "Enter"
         raise PhoneProblem(
-            f"{shown[:MAX_TYPED]!r} is not a phone number in international form: "
-            "+ and the country code, then the number (8 to 15 digits in all)"
+            f"{what} a phone number in international form: + and the country code, then "
+            "the number (8 to 15 digits in all)"
         )
     return number
 
