@@ -6,9 +6,11 @@ texted, and the attempt says so, unless the URL names recipients of its own."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import orjson
+import pytest
 from fastapi import FastAPI
 from sqlalchemy import update
 
@@ -137,3 +139,13 @@ def test_the_numbers_replace_the_urls_recipients_and_keep_the_rest() -> None:
     assert addressed("smseagle://tok@gw.example", ()) is None
     # A service that takes no recipients is sent to as it is.
     assert addressed("json://127.0.0.1:9/sms", ("+15550002222",)) == "json://127.0.0.1:9/sms"
+
+
+def test_a_url_its_plugin_refuses_is_sent_as_it_is_and_its_secret_not_logged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Sending it then fails as any URL Apprise refuses does (chat.notify)."""
+    refused = "twilio://AC123:s3cr3t-token@+15550001000?method=nonsense"
+    with caplog.at_level(logging.DEBUG):
+        assert addressed(refused, ("+15550002222",)) == refused
+    assert "s3cr3t-token" not in caplog.text
