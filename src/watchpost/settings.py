@@ -192,14 +192,17 @@ class Settings(BaseSettings):
     )
     sms_url: str | None = Field(
         default=None,
-        description="Apprise URL of the SMS service that tells people of incidents whose `sms` "
-        "is true (e.g. twilio://SID:token@+15550001111/+15550002222, recipients included). "
-        "Unset: nothing is sent, and the delivery log says why.",
+        description="Apprise URL of the SMS service that tells people of incidents (e.g. "
+        "twilio://SID:token@+15550001111). A person an escalation step texts gets it at their "
+        "own phone numbers, which replace the URL's recipients; recipients in the URL are for "
+        "people without a number and incidents whose own `sms` is true. Unset: nothing is "
+        "sent, and the delivery log says why.",
     )
     call_url: str | None = Field(
         default=None,
-        description="Apprise URL of the phone call service for incidents whose `call` is true. "
-        "Unset: nothing is sent, and the delivery log says why.",
+        description="Apprise URL of the phone call service; people are called at their own "
+        "numbers as with WATCHPOST_SMS_URL. Unset: nothing is sent, and the delivery log says "
+        "why.",
     )
     mail_from: str = Field(
         default="Watchpost <watchpost@localhost>", description="Sender of alert e-mail."

@@ -80,22 +80,25 @@ async def test_an_urgency_with_sms_call_and_email_uses_all_three(app: FastAPI, a
                 "ann@example.com",
                 "bob@example.com",
             ]
+            # a text and a call each (json:// takes no recipients: each goes to the URL)
             for way in ("/sms", "/call"):
                 assert [r.json()["title"] for r in gateway.at(way)] == [
                     "Down: Checkout (reported by hand)"
-                ]
+                ] * 2
             assert await told(api, incident) == [
-                ("call", "succeeded", None),
+                ("call", "succeeded", "ann@example.com"),
+                ("call", "succeeded", "bob@example.com"),
                 ("email", "succeeded", "ann@example.com"),
                 ("email", "succeeded", "ann@example.com"),
                 ("email", "succeeded", "bob@example.com"),
-                ("sms", "succeeded", None),
+                ("sms", "succeeded", "ann@example.com"),
+                ("sms", "succeeded", "bob@example.com"),
             ]
             # whoever was told, every way, hears of the resolution
             assert (await api.post(f"{INCIDENTS}/{incident['id']}/resolve", {})).status_code == 200
             await worker.tick()
             await worker.tick()
-            assert len(gateway.at("/sms")) == 2 and len(gateway.at("/call")) == 2
+            assert len(gateway.at("/sms")) == 4 and len(gateway.at("/call")) == 4
             resolved = [m["To"] for m in mailbox.messages if m["Subject"].startswith("Resolved")]
             assert sorted(resolved) == ["ann@example.com", "bob@example.com"]
 

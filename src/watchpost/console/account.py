@@ -29,7 +29,9 @@ def actor(request: Request, who: Viewer) -> Actor:
     )
 
 
-async def _page(request: Request, who: Viewer, *, status: int = 200, **extra: object) -> Response:
+async def account_page(
+    request: Request, who: Viewer, *, status: int = 200, **extra: object
+) -> Response:
     ctx = request.app.state.ctx
     db = await write_db(request)
     async with db.begin():
@@ -56,8 +58,8 @@ async def account(request: Request, who: Signed) -> Response:
             f"{who.team_name} requires two-factor sign-in: turn it on below to go on "
             "to the team's pages."
         )
-        return await _page(request, who, notice=notice)
-    return await _page(request, who)
+        return await account_page(request, who, notice=notice)
+    return await account_page(request, who)
 
 
 @router.post("/account/sessions/{session_id}/revoke")
@@ -95,7 +97,7 @@ async def change_name(request: Request, who: Signed) -> Response:
     name = " ".join(str(form.get("name", "")).split())
     if not name or len(name) > NAME_LENGTH:
         problem = "Type your name" if not name else f"Use at most {NAME_LENGTH} characters"
-        return await _page(
+        return await account_page(
             request, who, status=422, errors={"name": problem}, typed_name=name[:NAME_LENGTH]
         )
     if name != who.user.name:
@@ -131,7 +133,7 @@ async def change_password(request: Request, who: Signed) -> Response:
     elif problem := passwords.problem(new):
         errors["password"] = problem
     if errors:
-        return await _page(request, who, status=422, errors=errors)
+        return await account_page(request, who, status=422, errors=errors)
     now = request.app.state.ctx.clock.now()
     db = await write_db(request)
     async with db.begin():
@@ -149,7 +151,7 @@ async def totp_start(request: Request, who: Signed) -> Response:
     await checked_form(request, who)
     ctx = request.app.state.ctx
     secret = second_factor.new_secret()
-    response = await _page(
+    response = await account_page(
         request,
         who,
         setup_secret=secret,
@@ -179,7 +181,7 @@ async def totp_enable(request: Request, who: Signed) -> Response:
         secret = ""
     code = str(form.get("code", ""))
     if not secret or not second_factor.code_matches(secret, code, now):
-        return await _page(
+        return await account_page(
             request,
             who,
             status=422,
@@ -196,7 +198,7 @@ async def totp_enable(request: Request, who: Signed) -> Response:
             db, team_id=who.team_id, actor=actor(request, who), action="two_factor.enabled", now=now
         )
     who.user = user  # the page shows two-factor sign-in on
-    response = await _page(request, who, recovery_codes=codes)
+    response = await account_page(request, who, recovery_codes=codes)
     response.delete_cookie(PENDING_SECRET, path="/account")
     return response
 
@@ -223,7 +225,7 @@ async def totp_disable(request: Request, who: Signed) -> Response:
                 now=now,
             )
     if not ok:
-        return await _page(
+        return await account_page(
             request, who, status=422, errors={"disable-code": "That code is not right"}
         )
     return RedirectResponse("/account", status_code=303)

@@ -1,12 +1,10 @@
 """/team/people/{user_id}: a member of the team as those who must reach them see it: their
-name, e-mail and role; how Watchpost tells them (what the team's urgencies switch on:
-e-mail to their address, SMS and calls through the instance's services); when they are on
-call in the coming weeks; the escalation policies that name them.
+name, e-mail, role and phone numbers; how Watchpost tells them (what the team's urgencies
+switch on: e-mail to their address, SMS and calls to their numbers through the instance's
+services); when they are on call in the coming weeks; the escalation policies that name them.
 
-Watchpost keeps no phone number per person (the API's `phone_numbers` is always empty and
-the SMS and call services' recipients are in their URLs, WATCHPOST_SMS_URL and
-WATCHPOST_CALL_URL), so the page says so rather than offering a field nothing would use. What
-a person's contact details hold that can change here is their name: a person edits their
+What can change here is their name and their phone numbers (the numbers' form posts to
+people_phones.py, which shows this page again beside a wrong number): a person changes their
 own (any role), an admin anyone's in the team. Another team's person is a 404.
 """
 
@@ -48,7 +46,7 @@ def may_change(who: Viewer, user_id: int) -> bool:
     return who.user.id == user_id or who.may(Action.MANAGE_PEOPLE)
 
 
-async def _member(db: AsyncSession, who: Viewer, raw_id: str) -> tuple[User, str]:
+async def member_of(db: AsyncSession, who: Viewer, raw_id: str) -> tuple[User, str]:
     return await members.get(db, team_id=who.team_id, object_id=object_id(raw_id, "user"))
 
 
@@ -63,7 +61,7 @@ def _names_person(step: dict[str, Any], user: User) -> bool:
     )
 
 
-async def _page(
+async def contact_page(
     request: Request,
     who: Viewer,
     db: AsyncSession,
@@ -71,6 +69,7 @@ async def _page(
     *,
     errors: dict[str, str] | None = None,
     typed: str | None = None,
+    typed_phones: str | None = None,
 ) -> Response:
     user, role = member
     now = request.app.state.ctx.clock.now()
@@ -125,6 +124,7 @@ async def _page(
         shift_days=SHIFT_DAYS,
         may_change=may_change(who, user.id),
         typed=user.name if typed is None else typed,
+        typed_phones="\n".join(user.phone_numbers) if typed_phones is None else typed_phones,
         errors=errors or {},
     )
 
@@ -133,7 +133,7 @@ async def _page(
 async def person_page(request: Request, who: Signed, user_id: str) -> Response:
     who.require(Action.READ)
     db = await request_sessions(request).read()
-    return await _page(request, who, db, await _member(db, who, user_id))
+    return await contact_page(request, who, db, await member_of(db, who, user_id))
 
 
 @router.post("/team/people/{user_id}")
@@ -144,13 +144,13 @@ async def change_person(request: Request, who: Signed, user_id: str) -> Response
     name = " ".join(str(form.get("name", "")).split())
     db = await write_db(request)
     async with db.begin():
-        member = await _member(db, who, user_id)
+        member = await member_of(db, who, user_id)
         user = member[0]
         if not may_change(who, user.id):
             who.require(Action.MANAGE_PEOPLE)  # the refusal page
         if not name or len(name) > NAME_LENGTH:
             message = "Enter the person's name" if not name else "Use a shorter name"
-            return await _page(
+            return await contact_page(
                 request, who, db, member, errors={"name": message}, typed=name[:NAME_LENGTH]
             )
         row = await db.get(User, user.id)

@@ -17,7 +17,9 @@ import apprise
 
 from watchpost import outbound
 from watchpost.crypto import SecretBox
+from watchpost.delivery import phone_targets
 from watchpost.delivery.mail import summary
+from watchpost.delivery.phone_targets import Person
 from watchpost.delivery.sending import Outcome
 from watchpost.settings import Settings
 
@@ -38,17 +40,29 @@ SERVICES: Final = {
 
 
 async def send_to_service(
-    way: str, payload: dict[str, Any], *, settings: Settings, acknowledge_url: str | None
+    way: str,
+    payload: dict[str, Any],
+    *,
+    settings: Settings,
+    acknowledge_url: str | None,
+    person: Person | None = None,
 ) -> Outcome:
-    """The event to the configured SMS or call service (an Apprise URL in the settings)."""
+    """The event to the configured SMS or call service (an Apprise URL in the settings): to
+    the person's numbers when a person is told (phone_targets.py), else to the recipients
+    the URL names."""
     setting, missing = SERVICES[way]
     url = getattr(settings, setting)
     if not url:
         return Outcome(error=missing, final=True)
-    return await notify(url, payload, acknowledge_url=acknowledge_url)
+    service = phone_targets.addressed(url, person.numbers) if person is not None else url
+    if service is None:
+        assert person is not None
+        return Outcome(error=f"not sent: {person.name} has no phone number", final=True)
+    return await notify(service, payload, acknowledge_url=acknowledge_url)
 
 
-async def notify(url: str, payload: dict[str, Any], *, acknowledge_url: str | None) -> Outcome:
+async def notify(url: Any, payload: dict[str, Any], *, acknowledge_url: str | None) -> Outcome:
+    """One send through an Apprise URL (or a service already made of one)."""
     title, text = summary(payload, acknowledge_url=acknowledge_url)
     sender = apprise.Apprise()
     if not sender.add(url):

@@ -71,7 +71,8 @@ def receiver(job: Job) -> str:
     if job.channel_id is not None:
         return f"notification channel {job.channel_id}"
     if job.channel in ("sms", "call"):
-        return f"the {job.channel.upper()} service"
+        told = f" for {job.recipient}" if job.recipient else ""
+        return f"the {job.channel.upper()} service{told}"
     if job.webhook_id is None or job.url is None:
         return f"e-mail to {job.recipient}"
     return f"webhook {job.webhook_id} ({host_of(job.url)})"

@@ -34,12 +34,15 @@ async def ways_of(session: AsyncSession, team_id: int, urgency_id: int | None) -
 
 
 def people(emails: Sequence[str], ways: Sequence[str]) -> list[Target]:
-    """The targets telling these people (their addresses) in these ways: an e-mail each, and
-    the SMS and call services once (their recipients are in the service's URL)."""
-    if not emails:
-        return []
-    mails = [{"channel": "email", "recipient": email} for email in emails if "email" in ways]
-    return [*mails, *({"channel": way} for way in ("sms", "call") if way in ways)]
+    """The targets telling these people (their addresses) in these ways: an e-mail, an SMS
+    and a call each (the SMS and call go to the person's numbers, found when sent:
+    phone_targets.py)."""
+    return [
+        {"channel": way, "recipient": email}
+        for email in emails
+        for way in PERSON_WAYS
+        if way in ways
+    ]
 
 
 async def members_of(

@@ -1,7 +1,9 @@
 """Who a delivery goes to, and the delivery rows made for them.
 
 A target is {"channel": "webhook", "webhook_id": …}, {"channel": "email", "recipient": …},
-{"channel": "sms"}, {"channel": "call"} or {"channel": "apprise", "channel_id": …} or {"channel": "pagerduty", "pagerduty_id": …}; dispatch
+{"channel": "sms"|"call", "recipient": … (a person told: their e-mail; without one, an
+incident's own flag, to the service URL's recipients)} or {"channel": "apprise", "channel_id":
+…} or {"channel": "pagerduty", "pagerduty_id": …}; dispatch
 (the event's receivers) and escalation (a step's members) both name targets, and both make
 their rows here.
 """

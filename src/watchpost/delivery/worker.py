@@ -29,6 +29,7 @@ from watchpost.delivery import (
     mail,
     outbox,
     pagerduty,
+    phone_targets,
     results,
     sending,
 )
@@ -92,10 +93,16 @@ class Deliverer:
                 ),
             )
         if job.channel in chat.SERVICES:
+            person = None
+            if job.recipient is not None:  # a person told (else: an incident's own flag)
+                person = await phone_targets.person(self.ctx, job.recipient)
+                if person is None:
+                    return Outcome(error="not sent: nobody has that address now", final=True)
             return await chat.send_to_service(
                 job.channel,
                 job.payload,
                 settings=self.settings,
+                person=person,
                 acknowledge_url=acknowledge_url(
                     self.settings, self.ctx.box, job.subject_id, job.channel.upper()
                 ),

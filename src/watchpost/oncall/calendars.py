@@ -57,7 +57,7 @@ def user_resource(user: User) -> Resource:
         "first_name": first,
         "last_name": last.strip(),
         "email": user.email,
-        "phone_numbers": [],
+        "phone_numbers": list(user.phone_numbers or []),
     }
     return resource("user", user.id, attributes)
 

@@ -2,7 +2,18 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Boolean, ForeignKey, Select, String, Text, UniqueConstraint, false, select
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    ForeignKey,
+    Select,
+    String,
+    Text,
+    UniqueConstraint,
+    false,
+    select,
+    text,
+)
 from sqlalchemy.orm import Mapped, mapped_column
 
 from watchpost.db.base import Base, IdMixin, IdType, UTCDateTime
@@ -36,7 +47,8 @@ class ApiToken(IdMixin, Base):
 class User(IdMixin, Base):
     """A person: one row whatever the number of teams they belong to (`Membership`). Named by
     status page metadata rules and on-call settings, told by e-mail alerts, signed in to the
-    console. The e-mail is stored in lower case."""
+    console. The e-mail is stored in lower case; `phone_numbers` are E.164 (people/phones.py),
+    where SMS and calls telling this person go."""
 
     __tablename__ = "users"
 
@@ -47,6 +59,9 @@ class User(IdMixin, Base):
     password_changed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
     totp_secret_encrypted: Mapped[str | None] = mapped_column(Text, default=None)
     totp_enabled_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+    phone_numbers: Mapped[list[str]] = mapped_column(
+        JSON, default=list, server_default=text("'[]'")
+    )
 
 
 class Membership(IdMixin, Base):

@@ -1,0 +1,93 @@
+"""A person's phone numbers, where SMS and calls telling them go: their own on /account, any
+team member's (admins) on /team/people/{id}. One textarea, a number a line, checked by
+people/phones.py; a wrong one is shown beside the field on the page it came from.
+
+The audit entry says whose numbers changed and how many they have now, never the numbers.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Final
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import RedirectResponse, Response
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from watchpost.audit.service import record
+from watchpost.console.account import account_page
+from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.errors import ConsoleRoute
+from watchpost.console.people_contact import contact_page, may_change, member_of
+from watchpost.console.team import actor
+from watchpost.errors import NotFound
+from watchpost.people import phones
+from watchpost.people.roles import Action
+from watchpost.teams.models import User
+
+router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
+Signed = Annotated[Viewer, Depends(viewer)]
+FIELD: Final = "phone_numbers"
+MAX_FORM: Final = 1000
+"""The most of the field's text read (and shown again beside an error)."""
+
+
+async def _save(
+    request: Request, who: Viewer, db: AsyncSession, user_id: int, numbers: list[str]
+) -> None:
+    """Keep the person's numbers and say so in the audit log (unchanged: nothing)."""
+    row = await db.get(User, user_id)
+    if row is None:
+        raise NotFound("user", user_id)
+    if row.phone_numbers == numbers:
+        return
+    before = len(row.phone_numbers or [])
+    row.phone_numbers = numbers
+    await record(
+        db,
+        team_id=who.team_id,
+        actor=actor(request, who),
+        action="person.phone_numbers_changed",
+        now=request.app.state.ctx.clock.now(),
+        subject_type="user",
+        subject_id=row.id,
+        subject=row.email,
+        details={"numbers_before": before, "numbers": len(numbers)},
+    )
+
+
+@router.post("/account/phone-numbers")
+async def change_own(request: Request, who: Signed) -> Response:
+    """The signed-in person's own numbers (any role)."""
+    form = await checked_form(request, who)
+    typed = str(form.get(FIELD, ""))[:MAX_FORM]
+    try:
+        numbers = phones.numbers(typed)
+    except phones.PhoneProblem as problem:
+        return await account_page(
+            request, who, status=422, errors={FIELD: str(problem)}, typed_phones=typed
+        )
+    db = await write_db(request)
+    async with db.begin():
+        await _save(request, who, db, who.user.id, numbers)
+    return RedirectResponse("/account?done=saved#phone-numbers", status_code=303)
+
+
+@router.post("/team/people/{user_id}/phone-numbers")
+async def change_member(request: Request, who: Signed, user_id: str) -> Response:
+    """A member's numbers: their own, or (admins) anyone's in the team."""
+    form = await checked_form(request, who)
+    who.require(Action.READ)
+    typed = str(form.get(FIELD, ""))[:MAX_FORM]
+    db = await write_db(request)
+    async with db.begin():
+        member = await member_of(db, who, user_id)
+        if not may_change(who, member[0].id):
+            who.require(Action.MANAGE_PEOPLE)  # the refusal page
+        try:
+            numbers = phones.numbers(typed)
+        except phones.PhoneProblem as problem:
+            return await contact_page(
+                request, who, db, member, errors={FIELD: str(problem)}, typed_phones=typed
+            )
+        await _save(request, who, db, member[0].id, numbers)
+    return RedirectResponse(f"/team/people/{member[0].id}#phone-numbers", status_code=303)
