@@ -10,6 +10,7 @@ an incident is never offered as one; `note` says which rule could not be satisfi
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -54,7 +55,8 @@ def _value(rule: Mapping[str, Any]) -> str | None:
         return next((text for text in FILLERS if content not in text), None)
     wanted = kind == "matches_regex"
     plain = content.strip("^$").replace("\\", "")
-    for text in (content, plain, *FILLERS) if wanted else FILLERS:
+    bare = re.sub(r"[\^$.*+?()\[\]{}|\\]", "", content)
+    for text in (content, plain, bare, *FILLERS) if wanted else FILLERS:
         if patterns.matches(content, text) is wanted:
             return text
     return None
