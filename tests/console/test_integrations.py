@@ -1,5 +1,5 @@
 """/integrations in the console over httpx: incoming webhooks (receiving URL and curl
-example, rules as the API's JSON) and PagerDuty integrations created, edited and deleted
+example; their rules editor: test_integrations_rules.py) and PagerDuty integrations created, edited and deleted
 through their forms; problems beside their fields; roles and other teams refused."""
 
 from __future__ import annotations
@@ -16,7 +16,14 @@ from tests.factories.api import Api, data
 from watchpost.incoming.models import IncomingWebhook
 from watchpost.pagerduty.models import PagerDutyIntegration
 
-RULES = '[{"rule_target": "json", "target_field": "status", "match_type": "equals", "content": "firing"}]'
+RULE = {
+    "started_rules-count": "1",
+    "started_rules-0-rule_target": "json",
+    "started_rules-0-target_field": "status",
+    "started_rules-0-match_type": "equals",
+    "started_rules-0-content": "firing",
+}
+NO_RULE = {"started_rules-count": "0"}
 
 
 async def _incoming(app: FastAPI) -> list[IncomingWebhook]:
@@ -38,7 +45,7 @@ def _incoming_form(csrf: str, **more: str) -> dict[str, str]:
         "recovery_period": "0",
         "email": "on",
         "started_rule_type": "any",
-        "started_rules": RULES,
+        **RULE,
         "acknowledged_rule_type": "unused",
         "resolved_rule_type": "unused",
         **more,
@@ -50,7 +57,7 @@ async def test_an_incoming_webhook_is_created_and_its_url_receives(
 ) -> None:
     async with person(app, "ann@example.com", "admin") as (admin, csrf):
         form = await admin.get("/integrations/incoming/new")
-        assert form.status_code == 200 and 'for="started_rules"' in form.text
+        assert form.status_code == 200 and 'for="started_rule_type"' in form.text
         made = await admin.post("/integrations/incoming/new", data=_incoming_form(csrf))
         assert made.status_code == 303, made.text[:400]
         [row] = await _incoming(app)
@@ -75,27 +82,22 @@ async def test_an_incoming_webhook_is_created_and_its_url_receives(
 
 async def test_incoming_problems_are_beside_their_fields(app: FastAPI) -> None:
     async with person(app, "ann@example.com", "admin") as (admin, csrf):
-        not_json = await admin.post(
-            "/integrations/incoming/new", data=_incoming_form(csrf, started_rules="[{oops")
-        )
         no_rule = await admin.post(
-            "/integrations/incoming/new", data=_incoming_form(csrf, started_rules="")
+            "/integrations/incoming/new", data=_incoming_form(csrf, **NO_RULE)
         )
         bad_rule = await admin.post(
             "/integrations/incoming/new",
-            data=_incoming_form(
-                csrf, started_rules='[{"rule_target": "json", "match_type": "equals"}]'
-            ),
+            data=_incoming_form(csrf, **{"started_rules-0-target_field": ""}),
         )
         bad_number = await admin.post(
             "/integrations/incoming/new", data=_incoming_form(csrf, recovery_period="-5")
         )
-    for answer in (not_json, no_rule, bad_rule, bad_number):
+    for answer in (no_rule, bad_rule, bad_number):
         assert answer.status_code == 422
-    assert 'id="started_rules-error"' in not_json.text and "not valid JSON" in not_json.text
-    assert "[{oops" in not_json.text  # kept as typed
     assert 'id="started_rules-error"' in no_rule.text and "needs at least one" in no_rule.text
-    assert 'id="started_rules-error"' in bad_rule.text and "target_field" in bad_rule.text
+    assert 'id="started_rules-0-target_field-error"' in bad_rule.text
+    assert "rule 1: target_field is required" in bad_rule.text
+    assert 'value="firing"' in bad_rule.text  # kept as typed
     assert 'id="recovery_period-error"' in bad_number.text
     assert await _incoming(app) == []
     assert await actions(app) == []
@@ -110,7 +112,7 @@ async def test_an_incoming_webhook_is_edited_and_deleted_after_asking(app: FastA
         saved = await admin.post(
             f"/integrations/incoming/{row.id}/edit",
             data=_incoming_form(
-                csrf, name="Grafana", started_rule_type="unused", started_rules="", paused="on"
+                csrf, name="Grafana", started_rule_type="unused", paused="on", **NO_RULE
             ),
         )
         assert saved.status_code == 303

@@ -2,7 +2,8 @@
 form (its signing secret shown once), presses Send test and sees the local aiohttp receiver's
 answer; a monitor really goes down (the check engine against a server answering 500), the
 delivery worker sends the incident, the receiver fails it once, the log shows the failure,
-Retry queues it again and the log shows it delivered. The integrations pages too; axe-core
+Retry queues it again and the log shows it delivered. The integrations pages too (an incoming
+webhook's rules edited as rows at 375 px); axe-core
 on every page, no sideways scroll at 375 px, screenshots at 1280 and 375 px; Rotate secret
 with JavaScript off (the server's own confirmation)."""
 
@@ -105,6 +106,36 @@ test('at 375 px the webhook and integrations pages fit without sideways scrollin
   await page.screenshot({ path: env.SHOTS + '/integrations-1280.png', fullPage: true });
 });
 
+test('at 375 px the incoming webhook rules are edited as rows', async ({ page }) => {
+  await phone(page);
+  await signIn(page, env.ADMIN);
+  await page.goto(env.BASE + '/integrations/incoming/' + env.INCOMING_ID + '/edit');
+  await expect(page.getByRole('heading', { name: 'How a request is matched' })).toBeVisible();
+  await page.getByLabel('Requests that start an incident').selectOption('all');
+  await page.getByRole('button', { name: 'Add a rule to rules to start an incident' }).click();
+  const rule = page.getByRole('group', { name: 'Rule 1' });
+  await rule.getByLabel('Looks at').selectOption('header');
+  await rule.getByLabel('Name or JSON path').fill('X-Source');
+  await rule.getByLabel('Holds when the value').selectOption('contains');
+  await rule.getByLabel('Text or regular expression').fill('grafana');
+  await page.getByRole('button', { name: 'Set the incident title' }).click();
+  await expect(rule.getByLabel('Name or JSON path')).toHaveValue('X-Source');  // kept
+  const title = page.getByRole('group', { name: 'Incident title' });
+  await title.getByLabel('Name or JSON path').fill('');
+  await page.getByRole('button', { name: 'Save incoming webhook' }).click();
+  await expect(page.getByRole('heading', { name: 'There is a problem' })).toBeVisible();
+  await expect(title.getByText('target_field is required')).toBeVisible();
+  await noSideScroll(page);
+  await axe(page);
+  await page.screenshot({ path: env.SHOTS + '/integration-incoming-rules-375.png', fullPage: true });
+  await title.getByLabel('Name or JSON path').fill('alert.title');
+  await page.getByRole('button', { name: 'Save incoming webhook' }).click();
+  await expect(page.getByText('Saved.')).toBeVisible();
+  await expect(page.locator('#curl-example')).toContainText("-H 'X-Source: grafana'");
+  await noSideScroll(page);
+  await axe(page);
+});
+
 test.describe('with JavaScript off', () => {
   test.use({ javaScriptEnabled: false });
 
@@ -124,6 +155,7 @@ test.describe('with JavaScript off', () => {
     await expect(page.getByText('Saved.')).toBeVisible();
     await expect(page.getByText('Comment added').first()).toBeVisible();
   });
+
 });
 """
 
@@ -171,7 +203,7 @@ async def test_webhooks_in_chromium(
                 playwright_runtime,
                 tmp_path,
                 SPEC,
-                tests=3,
+                tests=4,
                 env={
                     "ADMIN": "ann@example.com",
                     "RECEIVER": hook.url("/hook"),

@@ -18,6 +18,7 @@ from watchpost.console import (
     incidents,
     integrations,
     integrations_incoming,
+    integrations_incoming_form,
     integrations_pagerduty,
     live,
     login,
@@ -103,6 +104,7 @@ def console_routes() -> list[APIRoute]:
         webhooks.router,
         webhooks_actions.router,
         integrations.router,
+        integrations_incoming_form.router,
         integrations_incoming.router,
         integrations_pagerduty.router,
         policies_groups.router,  # before policies: /policies/groups is no policy's id

@@ -101,10 +101,12 @@ def _rule_problems(values: dict[str, Any], targets: frozenset[str]) -> list[Prob
     allowed = ", ".join(sorted(targets))
     for name in sorted(STRUCTURED):
         value = values[name]
-        for item in value if isinstance(value, list) else [value] if value else []:
-            target = item.get("rule_target") or item.get("field_target")
-            if target not in targets:
-                problems.append((name, f"{name}: {target} is not one of {allowed} here"))
+        items = enumerate(value) if isinstance(value, list) else [(None, value)] if value else []
+        for index, item in items:
+            key = "rule_target" if "rule_target" in item else "field_target"
+            where = f"{name}.{key}" if index is None else f"{name}.{index}.{key}"
+            if item.get(key) not in targets:
+                problems.append((name, f"{where} {item.get(key)} is not one of {allowed} here"))
     return problems
 
 
