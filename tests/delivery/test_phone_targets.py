@@ -95,6 +95,37 @@ async def test_an_sms_goes_to_the_persons_numbers_through_the_gateway(
     ]
 
 
+async def test_an_incidents_own_sms_flag_texts_the_members_with_numbers(
+    app: FastAPI, api: Api
+) -> None:
+    """No policy: the incident's `sms` tells each member who has a number (start and
+    resolution alike), not the URL's own recipient; a member without one is not told."""
+    await create_member(app, "acme", "ann@example.com", "Ann Lee")
+    await create_member(app, "acme", "bob@example.com", "Bob")
+    await _numbers(app, "ann@example.com", "+15550001111")
+    async with receiver() as gateway:
+        gateway.answer(SMS_PATH, SENT, SENT)
+        configure(app, sms_url=f"smseagle://t0ken@127.0.0.1:{gateway.port}/+15559990000")
+        incident = await create_reported_incident(api, name="Checkout", sms=True, email=False)
+        await api.post(f"{INCIDENTS}/{incident['id']}/resolve", {})
+        await deliverer_of(app).tick()
+        assert _texted(gateway) == [("+15550001111", "t0ken")] * 2
+    assert await _told(api, incident) == [("ann@example.com", "succeeded", None)] * 2
+
+
+async def test_an_incidents_own_sms_flag_with_nobody_numbered_uses_the_urls_recipients(
+    app: FastAPI, api: Api
+) -> None:
+    await create_member(app, "acme", "bob@example.com", "Bob")
+    async with receiver() as gateway:
+        gateway.answer(SMS_PATH, SENT)
+        configure(app, sms_url=f"smseagle://t0ken@127.0.0.1:{gateway.port}/+15559990000")
+        incident = await create_reported_incident(api, sms=True, email=False)
+        await deliverer_of(app).tick()
+        assert _texted(gateway) == [("+15559990000", "t0ken")]
+    assert await _told(api, incident) == [(None, "succeeded", None)]
+
+
 async def test_the_urls_own_recipients_when_the_person_has_none(app: FastAPI, api: Api) -> None:
     await create_member(app, "acme", "bob@example.com", "Bob")
     async with receiver() as gateway:

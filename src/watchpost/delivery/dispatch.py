@@ -98,6 +98,9 @@ async def dispatch(session: AsyncSession, *, now: datetime, limit: int, first_de
     for hook in hooks:
         by_team[hook.team_id].append(hook)
     emailed = await targets.members(session, {e.team_id for e in events if "email" in e.channels})
+    phoned = await targets.phoned(
+        session, {e.team_id for e in events if {"sms", "call"} & set(e.channels)}
+    )
     chats = await targets.channels(
         session, {e.team_id for e in events if e.event in CHAT_EVENTS.get(e.trigger_type, ())}
     )
@@ -115,7 +118,9 @@ async def dispatch(session: AsyncSession, *, now: datetime, limit: int, first_de
         ]
         if "email" in event.channels:
             told += emailed[event.team_id]
-        told += [{"channel": way} for way in ("sms", "call") if way in event.channels]
+        for way in ("sms", "call"):
+            if way in event.channels:
+                told += targets.phone_targets(way, phoned[event.team_id])
         if event.event in CHAT_EVENTS.get(event.trigger_type, ()):
             told += chats[event.team_id]
         if _paged(event):

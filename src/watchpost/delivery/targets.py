@@ -1,8 +1,8 @@
 """Who a delivery goes to, and the delivery rows made for them.
 
 A target is {"channel": "webhook", "webhook_id": …}, {"channel": "email", "recipient": …},
-{"channel": "sms"|"call", "recipient": … (a person told: their e-mail; without one, an
-incident's own flag, to the service URL's recipients)} or {"channel": "apprise", "channel_id":
+{"channel": "sms"|"call", "recipient": … (a person told: their e-mail; without one, the
+recipients the service URL names)} or {"channel": "apprise", "channel_id":
 …} or {"channel": "pagerduty", "pagerduty_id": …}; dispatch
 (the event's receivers) and escalation (a step's members) both name targets, and both make
 their rows here.
@@ -71,6 +71,31 @@ async def members(session: AsyncSession, team_ids: set[int]) -> dict[int, list[T
         for team_id, email in rows:
             found[team_id].append({"channel": "email", "recipient": email})
     return found
+
+
+async def phoned(session: AsyncSession, team_ids: set[int]) -> dict[int, list[str]]:
+    """Each team's members who have a phone number (their e-mails): whom an incident's own
+    `sms` / `call` flag tells."""
+    found: dict[int, list[str]] = defaultdict(list)
+    if team_ids:
+        rows = await session.execute(
+            select(Membership.team_id, User.email, User.phone_numbers)
+            .join(Membership, Membership.user_id == User.id)
+            .where(Membership.team_id.in_(team_ids))
+            .order_by(User.id)
+        )
+        for team_id, email, numbers in rows:
+            if numbers:
+                found[team_id].append(email)
+    return found
+
+
+def phone_targets(way: str, emails: Sequence[str]) -> list[Target]:
+    """An incident's own `sms` / `call` flag: a delivery to each of these people, or, when
+    nobody has a number, one to the recipients the service URL names (phone_targets.py)."""
+    if not emails:
+        return [{"channel": way}]
+    return [{"channel": way, "recipient": email} for email in emails]
 
 
 async def channels(session: AsyncSession, team_ids: set[int]) -> dict[int, list[Target]]:

@@ -94,7 +94,7 @@ class Deliverer:
             )
         if job.channel in chat.SERVICES:
             person = None
-            if job.recipient is not None:  # a person told (else: an incident's own flag)
+            if job.recipient is not None:  # a person told (else: the URL's own recipients)
                 person = await phone_targets.person(self.ctx, job.recipient)
                 if person is None:
                     return Outcome(error="not sent: nobody has that address now", final=True)
