@@ -38,6 +38,7 @@ from watchpost.console.channels_kinds import (
     stored_values,
 )
 from watchpost.console.channels_urls import KindProblem
+from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.query_numbers import number
 from watchpost.console.team_audit import DEFAULT_SIZE, PAGE_SIZES
@@ -299,11 +300,10 @@ async def delete_channel(request: Request, who: Signed, channel_id: str) -> Resp
     db = await write_db(request)
     async with db.begin():
         channel = await _channel(db, who, channel_id)
-        if str(form.get("confirm", "")) != "yes":
-            return render(
+        if not confirmed(form):
+            return confirm_page(
                 request,
-                "confirm.html",
-                viewer=who,
+                who,
                 section=SECTION,
                 title="Delete a channel",
                 question=f"Delete the channel {channel.name}?",

@@ -20,6 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.audit.service import record
 from watchpost.console.account import actor
 from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.notices import done_query
 from watchpost.console.web import render
@@ -113,12 +114,11 @@ async def _delete(
     db = await write_db(request)
     async with db.begin():
         row = await find(db)
-        if str(form.get("confirm", "")) != "yes":
+        if not confirmed(form):
             question = f"Delete the {what} {row.name}?"
-            return render(
+            return confirm_page(
                 request,
-                "confirm.html",
-                viewer=who,
+                who,
                 section=SECTION,
                 title=question,
                 question=question,

@@ -23,11 +23,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.audit.service import record
 from watchpost.console import oncall_days
 from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import field_errors
 from watchpost.console.policies import principal
 from watchpost.console.query_numbers import number
-from watchpost.console.team import actor, confirm_page, confirmed
+from watchpost.console.team import actor
 from watchpost.console.web import render
 from watchpost.errors import InvalidRequest
 from watchpost.listing import PageRequest
@@ -355,8 +356,9 @@ async def remove_override(
             return confirm_page(
                 request,
                 who,
-                title="Remove an override",
-                message=(
+                section="oncall",
+                question="Remove an override",
+                detail=(
                     f"Remove the override of {', '.join(event.users)} from "
                     f"{rfc3339(event.starts_at)} to {rfc3339(event.ends_at)}?"
                 ),

@@ -18,11 +18,11 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import FORM_ERROR, field_errors
 from watchpost.console.oncall import audit, find_calendar
 from watchpost.console.policies import principal
-from watchpost.console.team import confirm_page, confirmed
 from watchpost.console.web import render
 from watchpost.errors import Conflict, InvalidRequest
 from watchpost.oncall import calendars
@@ -149,8 +149,9 @@ async def delete_calendar(request: Request, who: Signed, calendar_id: str) -> Re
                 return confirm_page(
                     request,
                     who,
-                    title="Delete an on-call calendar",
-                    message=(
+                    section="oncall",
+                    question="Delete an on-call calendar",
+                    detail=(
                         f"Delete the on-call calendar {calendar.name} with all its shifts, "
                         "overrides and rotation?"
                     ),

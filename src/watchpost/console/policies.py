@@ -23,9 +23,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.audit.service import record
 from watchpost.console import policies_steps as steps_kit
 from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.query_numbers import number
-from watchpost.console.team import actor, confirm_page, confirmed
+from watchpost.console.team import actor
 from watchpost.console.web import render
 from watchpost.errors import InvalidRequest
 from watchpost.heartbeats.models import Heartbeat
@@ -299,8 +300,9 @@ async def delete_policy(request: Request, who: Signed, policy_id: str) -> Respon
             return confirm_page(
                 request,
                 who,
-                title="Delete an escalation policy",
-                message=(
+                section="policies",
+                question="Delete an escalation policy",
+                detail=(
                     f"Delete the escalation policy {policy.name}? The monitors and heartbeats "
                     "using it will tell nobody by a policy; its running escalations stop."
                 ),

@@ -22,11 +22,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.audit.service import record
 from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import field_errors
 from watchpost.console.policies import PER_PAGE, principal
 from watchpost.console.query_numbers import number
-from watchpost.console.team import actor, confirm_page, confirmed
+from watchpost.console.team import actor
 from watchpost.console.web import render
 from watchpost.errors import InvalidRequest
 from watchpost.http.deps import request_sessions
@@ -283,8 +284,9 @@ def _add_routes(kind: Kind) -> None:
                 return confirm_page(
                     request,
                     who,
-                    title=f"Delete a {kind.noun}",
-                    message=(
+                    section="policies",
+                    question=f"Delete a {kind.noun}",
+                    detail=(
                         f"Delete the {kind.noun} {group.name}? Its {kind.member_words} stay, "
                         "in no group."
                     ),

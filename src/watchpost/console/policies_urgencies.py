@@ -15,10 +15,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.audit.service import record
 from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import field_errors
 from watchpost.console.policies import PER_PAGE, principal
-from watchpost.console.team import actor, confirm_page, confirmed
+from watchpost.console.team import actor
 from watchpost.console.web import render
 from watchpost.errors import InvalidRequest
 from watchpost.http.deps import request_sessions
@@ -201,8 +202,9 @@ async def delete_urgency(request: Request, who: Signed, urgency_id: str) -> Resp
             return confirm_page(
                 request,
                 who,
-                title="Delete an urgency",
-                message=(
+                section="policies",
+                question="Delete an urgency",
+                detail=(
                     f"Delete the urgency {urgency.name}? The escalation steps naming it will "
                     "tell people by e-mail only."
                 ),

@@ -15,10 +15,11 @@ from sqlalchemy import func, select
 
 from watchpost.audit.service import record
 from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.notices import done_query
 from watchpost.console.sources_examples import examples
-from watchpost.console.team import actor, confirmed
+from watchpost.console.team import actor
 from watchpost.console.web import render
 from watchpost.errors import InvalidRequest
 from watchpost.http.deps import request_sessions
@@ -246,13 +247,12 @@ async def delete(request: Request, who: Signed, source_id: str) -> Response:
     async with db.begin():
         source = await _source(request, who, source_id, db)
         if not confirmed(form):
-            return render(
+            return confirm_page(
                 request,
-                "team_confirm.html",
-                viewer=who,
+                who,
                 section="sources",
-                title="Delete a source",
-                message=(
+                question="Delete a source",
+                detail=(
                     f"Delete the source {source.name}? Its token stops working at once and "
                     "its logs are no longer searchable."
                 ),

@@ -14,6 +14,7 @@ from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console.auth import Viewer, checked_form, write_db
+from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.form_kit import choices
 from watchpost.console.forms import CLEAR, Field, Raw, body_of, field_errors, field_of, initial
@@ -352,11 +353,10 @@ async def delete_page(request: Request, who: Signed, page_id: str) -> Response:
     db = await write_db(request)
     async with db.begin():
         page = await team_page(db, who, page_id, lock=True)
-        if str(form.get("confirm", "")) != "yes":
-            return render(
+        if not confirmed(form):
+            return confirm_page(
                 request,
-                "confirm.html",
-                viewer=who,
+                who,
                 section=SECTION,
                 title="Delete a status page",
                 question=f"Delete the status page {page.company_name}?",

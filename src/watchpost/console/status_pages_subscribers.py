@@ -17,6 +17,7 @@ from fastapi.responses import RedirectResponse, Response, StreamingResponse
 from sqlalchemy import func, select
 
 from watchpost.console.auth import checked_form, write_db
+from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.status_pages_kit import (
     SECTION,
@@ -140,11 +141,10 @@ async def remove(request: Request, who: Signed, page_id: str, subscriber_id: str
             object_id=object_id(subscriber_id, TYPE),
             status_page_id=page.id,
         )
-        if str(form.get("confirm", "")) != "yes":
-            return render(
+        if not confirmed(form):
+            return confirm_page(
                 request,
-                "confirm.html",
-                viewer=who,
+                who,
                 section=SECTION,
                 title="Remove a subscriber",
                 question=f"Remove the subscriber {row.address}?",

@@ -10,6 +10,7 @@ from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console.auth import Viewer, checked_form, write_db
+from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import field_errors
 from watchpost.console.status_pages_kit import SECTION, Signed, audit, team_page
@@ -132,11 +133,10 @@ async def delete_update(
     async with db.begin():
         page, report, update = await _found(db, who, page_id, report_id, update_id, lock=True)
         base = f"/status-pages/{page.id}/reports/{report.id}"
-        if str(form.get("confirm", "")) != "yes":
-            return render(
+        if not confirmed(form):
+            return confirm_page(
                 request,
-                "confirm.html",
-                viewer=who,
+                who,
                 section=SECTION,
                 title="Delete this status update?",
                 question="Delete this status update?",

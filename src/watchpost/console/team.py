@@ -15,6 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.audit.service import Actor, record
 from watchpost.console import mailer
 from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.paths import link_url
 from watchpost.console.web import render
@@ -39,35 +40,6 @@ def actor(request: Request, who: Viewer) -> Actor:
 def grantable(who: Viewer) -> list[str]:
     """The roles this person may give (most to least)."""
     return [role for role in reversed(ROLES) if may_grant(who.role, role)]
-
-
-def confirmed(form: Any) -> bool:
-    return str(form.get("confirm", "")) == "yes"
-
-
-def confirm_page(
-    request: Request,
-    who: Viewer,
-    *,
-    title: str,
-    message: str,
-    action: str,
-    button: str,
-    back: str = "/team",
-) -> Response:
-    """The server's own confirmation (JavaScript off): a button posting again with
-    confirm=yes."""
-    return render(
-        request,
-        "team_confirm.html",
-        viewer=who,
-        section="team",
-        title=title,
-        message=message,
-        action=action,
-        button=button,
-        back=back,
-    )
 
 
 async def _members_page(
@@ -177,10 +149,12 @@ async def remove(request: Request, who: Signed, user_id: str) -> Response:
             return confirm_page(
                 request,
                 who,
-                title="Remove a member",
-                message=f"Remove {user.name} ({user.email}) from {who.team_name}? "
+                section="team",
+                question="Remove a member",
+                detail=f"Remove {user.name} ({user.email}) from {who.team_name}? "
                 "They lose access to the team at once.",
                 action=f"/team/members/{user.id}/remove",
+                back="/team",
                 button=f"Remove {user.name}",
             )
         error: str | None = None

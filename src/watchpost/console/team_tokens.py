@@ -12,8 +12,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.audit.service import record_token
 from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
-from watchpost.console.team import actor, confirm_page, confirmed
+from watchpost.console.team import actor
 from watchpost.console.web import render
 from watchpost.errors import NotFound
 from watchpost.http.deps import request_sessions
@@ -86,8 +87,9 @@ async def revoke(request: Request, who: Signed, token_id: str) -> Response:
             return confirm_page(
                 request,
                 who,
-                title="Revoke a token",
-                message=f"Revoke the token {label}? Whatever uses it is refused from now on.",
+                section="team",
+                question="Revoke a token",
+                detail=f"Revoke the token {label}? Whatever uses it is refused from now on.",
                 action=f"/team/tokens/{token_id}/revoke",
                 button="Revoke the token",
                 back="/team/tokens",
