@@ -38,6 +38,7 @@ from watchpost.delivery import attempt_log
 from watchpost.delivery import service as delivery_service
 from watchpost.delivery.models import Delivery, DeliveryAttempt
 from watchpost.delivery.results import Attempt
+from watchpost.delivery.schemas import WebhookDeliveryAttributes
 from watchpost.delivery.sending import Outcome
 from watchpost.delivery.worker import LEASE_MARGIN_S
 
@@ -101,6 +102,7 @@ async def test_two_failures_then_a_success_log_three_attempts(app: FastAPI, api:
 
     # The API's log: newest first, as the rows say.
     [shown] = (await api.get(f"{WEBHOOKS}/{webhook['id']}/deliveries")).json()["data"]
+    WebhookDeliveryAttributes.model_validate(shown["attributes"])  # as the OpenAPI says
     log = shown["attributes"]["attempt_log"]
     assert [(a["attempt"], a["status_code"], a["error"]) for a in log] == [
         (3, 200, None),
