@@ -2,7 +2,9 @@
 form (its signing secret shown once), presses Send test and sees the local aiohttp receiver's
 answer; a monitor really goes down (the check engine against a server answering 500), the
 delivery worker sends the incident, the receiver fails it once, the log shows the failure,
-Retry queues it again and the log shows it delivered. The integrations pages too (an incoming
+Retry queues it again and the log shows it delivered; the delivery unfolds (no JavaScript
+needed: <details>) to both attempts, the 500 and the 200, with their durations, in light
+and dark and at 375 px. The integrations pages too (an incoming
 webhook's rules edited as rows at 375 px); axe-core
 on every page, no sideways scroll at 375 px, screenshots at 1280 and 375 px; Rotate secret
 with JavaScript off (the server's own confirmation)."""
@@ -65,11 +67,11 @@ test('an admin creates a webhook, tests it, and retries a failed incident delive
   expect(made.status).toBe(201);
   await expect(async () => {
     await page.reload();
-    await expect(log.getByText('HTTP 500')).toBeVisible({ timeout: 1000 });
+    await expect(log.locator('td.answer', { hasText: 'HTTP 500' })).toBeVisible({ timeout: 1000 });
   }).toPass({ timeout: 60000 });
   await expect(log.getByRole('cell', { name: /started incident/ })).toBeVisible();
   await expect(log.getByRole('button', { name: /^Retry/ })).toHaveCount(1);
-  await expect(log.getByText('down for maintenance')).toBeHidden();  // inside its <details>
+  await expect(log.locator('td.answer').getByText('down for maintenance')).toBeHidden();  // inside its <details>
   await axe(page);
   await page.screenshot({ path: env.SHOTS + '/webhook-failed-1280.png', fullPage: true });
   await log.getByRole('button', { name: /^Retry/ }).click();
@@ -83,6 +85,33 @@ test('an admin creates a webhook, tests it, and retries a failed incident delive
   expect(await page.content()).not.toContain(secret);
   await axe(page);
   await page.screenshot({ path: env.SHOTS + '/webhook-1280.png', fullPage: true });
+
+  // The incident's delivery unfolds to its two attempts, newest first: the retry's 200, then
+  // the 500 that scheduled it, each with its duration.
+  const attempts = log.locator('details.attempts').filter({ hasText: '2 attempts' });
+  const tries = attempts.locator('li.attempt');
+  await expect(tries.first()).toBeHidden();
+  await attempts.getByText('2 attempts').click();
+  await expect(tries).toHaveCount(2);
+  await expect(tries.nth(0)).toContainText('Attempt 2');
+  await expect(tries.nth(0)).toContainText('HTTP 200');
+  await expect(tries.nth(0)).toContainText('Next retry: none');
+  await expect(tries.nth(1)).toContainText('Attempt 1');
+  await expect(tries.nth(1)).toContainText('HTTP 500');
+  await expect(tries.nth(1).getByText('down for maintenance')).toBeVisible();
+  await expect(tries.nth(1)).toContainText(/Next retry: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC/);
+  for (const n of [0, 1]) await expect(tries.nth(n)).toContainText(/Duration: \d+ ms/);
+  await axe(page);
+  await page.screenshot({ path: env.SHOTS + '/webhook-attempts-1280.png', fullPage: true });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await axe(page);
+  await page.screenshot({ path: env.SHOTS + '/webhook-attempts-dark-1280.png', fullPage: true });
+  await page.emulateMedia({ colorScheme: 'light' });
+  await phone(page);
+  await expect(tries).toHaveCount(2);
+  await noSideScroll(page);
+  await axe(page);
+  await page.screenshot({ path: env.SHOTS + '/webhook-attempts-375.png', fullPage: true });
 });
 
 test('at 375 px the webhook and integrations pages fit without sideways scrolling', async ({ page }) => {

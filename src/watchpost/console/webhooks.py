@@ -1,5 +1,6 @@
 """/webhooks: the team's outgoing webhooks in the console. A paged list; a webhook's page
-with its settings, the events it fires on and its delivery log (paged, newest first); create,
+with its settings, the events it fires on and its delivery log (paged, newest first; each
+delivery unfolds to its attempts, read for the whole page in one statement); create,
 edit, delete (confirmed); Rotate secret (confirmed; the new key shown once); Send test (a real
 attempt through the delivery machinery, its outcome shown); Retry of a delivery (made due
 now, sent by the delivery worker).
@@ -27,8 +28,9 @@ from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import Raw
 from watchpost.console.query_numbers import number
 from watchpost.console.web import render
+from watchpost.delivery import attempt_log
 from watchpost.delivery import service as deliveries
-from watchpost.delivery.models import Delivery, DeliveryEvent
+from watchpost.delivery.models import Delivery, DeliveryAttempt, DeliveryEvent
 from watchpost.errors import InvalidRequest, NotFound
 from watchpost.http.deps import request_sessions
 from watchpost.listing import PageRequest
@@ -274,6 +276,21 @@ def _excerpt(text: str | None) -> str | None:
     return text if len(text) <= EXCERPT_SHOWN else text[:EXCERPT_SHOWN] + "…"
 
 
+def attempt_view(attempt: DeliveryAttempt) -> dict[str, Any]:
+    """What the log shows of one attempt of a delivery."""
+    code = attempt.status_code
+    return {
+        "number": attempt.number,
+        "at": attempt.attempted_at,
+        "ok": code is not None and 200 <= code < 300,
+        "status_code": code,
+        "error": attempt.error,
+        "duration_ms": attempt.duration_ms,
+        "excerpt": _excerpt(attempt.response_excerpt),
+        "next_at": attempt.next_attempt_at,
+    }
+
+
 def delivery_view(delivery: Delivery, event: DeliveryEvent) -> dict[str, Any]:
     """What the log shows of a delivery (its last attempt's outcome)."""
     failed_last = delivery.attempts > 0 and (
@@ -313,6 +330,7 @@ async def _webhook_page(
     webhook = await service.get_webhook(db, team_id=who.team_id, webhook_id=webhook_id)
     wanted = paging(request, LOG_PAGE_SIZE) if fresh is None else paging_first()
     page = await deliveries.list_deliveries(db, webhook=webhook, paging=wanted)
+    logged = await attempt_log.attempts_of(db, [delivery.id for delivery, _ in page.data])
     tested = None
     tested_id = request.query_params.get("tested", "")
     if fresh is None and tested_id.isascii() and tested_id.isdigit() and len(tested_id) < 19:
@@ -338,7 +356,13 @@ async def _webhook_page(
         fires_when=TRIGGER_RULES[webhook.trigger_type].fires_when,
         trigger_words=forms.TRIGGER_WORDS,
         custom=webhook.custom_webhook_template,
-        log=[delivery_view(delivery, event) for delivery, event in page.data],
+        log=[
+            {
+                **delivery_view(delivery, event),
+                "tries": [attempt_view(attempt) for attempt in logged[delivery.id]],
+            }
+            for delivery, event in page.data
+        ],
         links=page.links,
         page_number=wanted.page,
         tested=tested,

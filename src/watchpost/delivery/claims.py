@@ -30,6 +30,7 @@ class Job:
     settings, or an e-mail's recipient."""
 
     delivery_id: int
+    team_id: int
     attempts: int
     """Attempts made before this one."""
     channel: str
@@ -66,6 +67,7 @@ class Job:
 
 _JOB_COLUMNS = (
     Delivery.id,
+    Delivery.team_id,
     Delivery.attempts,
     Delivery.channel,
     Delivery.recipient,

@@ -9,7 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.channels import service as channels
 from watchpost.delivery import service
 from watchpost.delivery.models import Delivery, DeliveryEvent
-from watchpost.delivery.schemas import ChannelTestAttributes, DeliveryAttributes
+from watchpost.delivery.schemas import ChannelTestAttributes, WebhookDeliveryAttributes
 from watchpost.http.body import JsonObject
 from watchpost.http.collection import ObjectId
 from watchpost.http.crud import CHILD_LIST_ERRORS, Finder, Routes
@@ -25,13 +25,14 @@ from watchpost.validation import object_id
 from watchpost.webhooks import service as webhooks
 
 router = APIRouter(prefix="/api/v2/outgoing-webhooks", tags=["outgoing webhooks"])
-delivery_routes = Routes(router, DeliveryAttributes)
+delivery_routes = Routes(router, WebhookDeliveryAttributes)
 
 SHAPE = (
     "A delivery is one event sent to this webhook: `state` is pending (an attempt is due at "
     "`next_attempt_at`), succeeded, failed (given up after the last retry, or 410 Gone) or "
     "cancelled (the webhook was disabled). `status_code`, `duration_ms`, `response_excerpt` "
-    "(the first KB) and `error` are those of the last attempt."
+    "(the first KB) and `error` are those of the last attempt; `attempt_log` (Watchpost's "
+    "own) lists every attempt, newest first: the newest 50 of a delivery are kept."
 )
 
 
@@ -47,7 +48,9 @@ async def _found(
     return await service.get_delivery(db, webhook=webhook, delivery_id=did)
 
 
-_delivery = service.delivery_resource
+async def _shown(db: AsyncSession, delivery: Delivery, event: DeliveryEvent) -> Response:
+    [shown] = await service.with_attempts(db, [(delivery, event)])
+    return single(shown)
 
 
 @delivery_routes.list(
@@ -61,7 +64,7 @@ async def list_deliveries(
 ) -> Response:
     webhook = await _webhook(db, caller, outgoing_webhook_id)
     page = await service.list_deliveries(db, webhook=webhook, paging=paging)
-    return listing((_delivery(delivery, event) for delivery, event in page.data), page.links)
+    return listing(await service.with_attempts(db, page.data), page.links)
 
 
 @delivery_routes.get(
@@ -73,7 +76,7 @@ async def get_delivery(
     outgoing_webhook_id: str, delivery_id: str, caller: Caller, db: ReadDb
 ) -> Response:
     delivery, event = await _found(db, caller, outgoing_webhook_id, delivery_id)
-    return single(_delivery(delivery, event))
+    return await _shown(db, delivery, event)
 
 
 @delivery_routes.action(
@@ -97,7 +100,7 @@ async def retry_delivery(
     async with db.begin():
         delivery, event = await _found(db, caller, outgoing_webhook_id, delivery_id)
         await service.retry(db, delivery=delivery, now=ctx.clock.now())
-    return single(_delivery(delivery, event))
+        return await _shown(db, delivery, event)
 
 
 @delivery_routes.action(
@@ -123,7 +126,8 @@ async def test_webhook(
         settings=ctx.settings,
         now=ctx.clock.now(),
     )
-    return single(_delivery(delivery, event))
+    async with db.begin():
+        return await _shown(db, delivery, event)
 
 
 channel_router = APIRouter(prefix="/api/v2/notification-channels", tags=["notification channels"])

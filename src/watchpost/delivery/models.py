@@ -10,9 +10,9 @@ claims checks.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
 
-from sqlalchemy import JSON, ForeignKey, Index, Integer, String, Text
+from sqlalchemy import JSON, ForeignKey, Index, Integer, PrimaryKeyConstraint, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from watchpost.db.base import Base, IdMixin, IdType, TeamOwnedMixin, UTCDateTime
@@ -91,3 +91,43 @@ class Delivery(IdMixin, TeamOwnedMixin, Base):
     delivered_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+ATTEMPT_LOG_SIZE: Final = 50
+"""The newest attempts of a delivery its log keeps (more than the retry schedule makes: only
+manual retries go past it)."""
+
+
+class DeliveryAttempt(Base):
+    """One finished attempt of a delivery, in a ring of ATTEMPT_LOG_SIZE rows per delivery.
+
+    Attempt number `number` (the delivery's `attempts` once it was made) lands in slot
+    `number % ATTEMPT_LOG_SIZE`, replacing the attempt that many before it (an upsert), so
+    manual retries never grow the log past its size and nothing needs pruning. Written with
+    the delivery's update, in its transaction; its rows go with their delivery (foreign key,
+    cascade), which goes with its event after WATCHPOST_DELIVERY_RETENTION_DAYS. Newest
+    first is `number` descending.
+    """
+
+    __tablename__ = "delivery_attempts"
+    __table_args__ = (
+        PrimaryKeyConstraint("delivery_id", "slot"),
+        Index("ix_delivery_attempts_delivery_id_number", "delivery_id", "number"),
+    )
+
+    delivery_id: Mapped[int] = mapped_column(
+        IdType, ForeignKey("deliveries.id", ondelete="CASCADE")
+    )
+    slot: Mapped[int] = mapped_column(Integer)
+    team_id: Mapped[int] = mapped_column(IdType)
+    """The delivery's team (no foreign key: the rows go with their delivery)."""
+    number: Mapped[int] = mapped_column(Integer)
+    attempted_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    status_code: Mapped[int | None] = mapped_column(Integer, default=None)
+    duration_ms: Mapped[int | None] = mapped_column(Integer, default=None)
+    response_excerpt: Mapped[str | None] = mapped_column(Text, default=None)
+    """The first KB of the answer, as the delivery keeps it."""
+    error: Mapped[str | None] = mapped_column(Text, default=None)
+    """Why it failed, masked as the delivery's is (no URL password or query values)."""
+    next_attempt_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+    """The attempt it scheduled; null when it ended the delivery."""

@@ -5,7 +5,8 @@ next attempt from WATCHPOST_DELIVERY_RETRY_DELAYS (with jitter; never sooner tha
 503's Retry-After), or gives the delivery up after the last one. 410 Gone disables the
 webhook; so does failing without a success for WATCHPOST_DELIVERY_DISABLE_AFTER. A result
 counts only while its worker still holds the lease: one that lost it (its worker stalled
-past the lease, and another worker took the delivery over) is dropped.
+past the lease, and another worker took the delivery over) is dropped. Every counted attempt
+is logged (attempt_log.py) in the same transaction: one statement for the batch.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any, Final
 from sqlalchemy import Table, bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.delivery import extensions
+from watchpost.delivery import attempt_log, extensions
 from watchpost.delivery.claims import Job
 from watchpost.delivery.models import Delivery
 from watchpost.delivery.sending import Outcome, host_of
@@ -132,9 +133,9 @@ _SUCCEEDED = (
 cost most of a busy worker's time."""
 
 
-async def _succeeded(session: AsyncSession, attempts: Sequence[Attempt]) -> int:
-    """Store a run of successes; those whose worker still held the lease count and clear
-    their webhook's failing streak."""
+async def _succeeded(session: AsyncSession, attempts: Sequence[Attempt]) -> list[Attempt]:
+    """Store a run of successes; those whose worker still held the lease count (returned)
+    and clear their webhook's failing streak."""
     held = set(
         (
             await session.execute(
@@ -149,7 +150,7 @@ async def _succeeded(session: AsyncSession, attempts: Sequence[Attempt]) -> int:
     )
     counted = [a for a in attempts if (a.job.delivery_id, a.owner) in held]
     if not counted:
-        return 0
+        return []
     await session.execute(
         _SUCCEEDED,
         [
@@ -173,29 +174,40 @@ async def _succeeded(session: AsyncSession, attempts: Sequence[Attempt]) -> int:
         .values(failing_since=None)
         .execution_options(synchronize_session=False)
     )
-    return len(counted)
+    return counted
 
 
 async def record(session: AsyncSession, attempts: Sequence[Attempt], *, settings: Settings) -> int:
-    """Store each attempt's outcome, in order; how many counted (their worker still held the
-    lease). Consecutive successes are stored together."""
-    counted = 0
+    """Store each attempt's outcome, in order, and log the attempts that counted (their worker
+    still held the lease); how many counted. Consecutive successes are stored together."""
+    logged: list[dict[str, Any]] = []
     run: list[Attempt] = []
+
+    async def successes() -> None:
+        for a in await _succeeded(session, run):
+            logged.append(attempt_log.row(a.job, a.outcome, a.at, None))
+        run.clear()
+
     for attempt in attempts:
         if attempt.outcome.ok:
             run.append(attempt)
             continue
         if run:
-            counted += await _succeeded(session, run)
-            run = []
-        counted += await _record_one(session, attempt, settings)
+            await successes()
+        failure = await _record_one(session, attempt, settings)
+        if failure is not None:
+            logged.append(failure)
     if run:
-        counted += await _succeeded(session, run)
-    return counted
+        await successes()
+    await attempt_log.write(session, logged)
+    return len(logged)
 
 
-async def _record_one(session: AsyncSession, attempt: Attempt, settings: Settings) -> int:
-    """Store a failed attempt's outcome: its next attempt or its end, and the webhook's side."""
+async def _record_one(
+    session: AsyncSession, attempt: Attempt, settings: Settings
+) -> dict[str, Any] | None:
+    """Store a failed attempt's outcome: its next attempt or its end, and the webhook's side;
+    its log row, or None when it did not count."""
     job, outcome, at = attempt.job, attempt.outcome, attempt.at
     made = job.attempts + 1
     values: dict[str, Any] = {
@@ -229,7 +241,7 @@ async def _record_one(session: AsyncSession, attempt: Attempt, settings: Setting
         .execution_options(synchronize_session=False)
     )
     if not result.rowcount:
-        return 0
+        return None
     await _failed(session, attempt, settings)
     error = outcome.error or ""
     if job.url is not None:
@@ -243,7 +255,7 @@ async def _record_one(session: AsyncSession, attempt: Attempt, settings: Setting
         error[:300],
         "given up" if delay is None else f"next attempt in {delay:.0f} s",
     )
-    return 1
+    return attempt_log.row(job, outcome, at, values["next_attempt_at"])
 
 
 async def cancel(session: AsyncSession, jobs: Sequence[Job], *, owner: str, at: datetime) -> None:

@@ -36,6 +36,27 @@ class DeliveryAttributes(BaseModel):
     delivered_at: str | None
 
 
+class DeliveryAttemptAttributes(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    attempt: int = Field(description="Its number: 1 for the first attempt of the delivery.")
+    attempted_at: str
+    status_code: int | None
+    duration_ms: int | None
+    response_excerpt: str | None = Field(description="The first KB of the answer.")
+    error: str | None
+    next_attempt_at: str | None = Field(
+        description="The attempt it scheduled; null when it ended the delivery."
+    )
+
+
+class WebhookDeliveryAttributes(DeliveryAttributes):
+    attempt_log: list[DeliveryAttemptAttributes] = Field(
+        description="Watchpost's own: the delivery's attempts, newest first (at most the "
+        "newest 50)."
+    )
+
+
 class ChannelTestAttributes(BaseModel):
     model_config = ConfigDict(extra="forbid")
 

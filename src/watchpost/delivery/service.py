@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import secrets
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any, Final
 
@@ -13,12 +14,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.channels.models import NotificationChannel
 from watchpost.clock import isoformat_ms
 from watchpost.crypto import SecretBox
-from watchpost.delivery import chat, claims, results, sending
-from watchpost.delivery.models import Delivery, DeliveryEvent
+from watchpost.delivery import attempt_log, chat, claims, results, sending
+from watchpost.delivery.models import Delivery, DeliveryAttempt, DeliveryEvent
 from watchpost.delivery.results import Attempt
 from watchpost.delivery.sending import Outcome
 from watchpost.errors import Conflict, NotFound
-from watchpost.listing import Page, PageRequest, paginate, resource
+from watchpost.listing import Page, PageRequest, Resource, paginate, resource
 from watchpost.settings import Settings
 from watchpost.webhooks.models import OutgoingWebhook
 
@@ -56,6 +57,39 @@ def delivery_attributes(delivery: Delivery, event: DeliveryEvent) -> dict[str, A
 
 def delivery_resource(delivery: Delivery, event: DeliveryEvent) -> dict[str, Any]:
     return resource(DELIVERY, delivery.id, delivery_attributes(delivery, event))
+
+
+def attempt_attributes(attempt: DeliveryAttempt) -> dict[str, Any]:
+    return {
+        "attempt": attempt.number,
+        "attempted_at": isoformat_ms(attempt.attempted_at),
+        "status_code": attempt.status_code,
+        "duration_ms": attempt.duration_ms,
+        "response_excerpt": attempt.response_excerpt,
+        "error": attempt.error,
+        "next_attempt_at": isoformat_ms(attempt.next_attempt_at)
+        if attempt.next_attempt_at is not None
+        else None,
+    }
+
+
+async def with_attempts(
+    session: AsyncSession, rows: Sequence[tuple[Delivery, DeliveryEvent]]
+) -> list[Resource]:
+    """A webhook's deliveries as resources with their `attempt_log`: the attempts of them
+    all read in one statement."""
+    logged = await attempt_log.attempts_of(session, [delivery.id for delivery, _ in rows])
+    return [
+        resource(
+            DELIVERY,
+            delivery.id,
+            {
+                **delivery_attributes(delivery, event),
+                "attempt_log": [attempt_attributes(a) for a in logged[delivery.id]],
+            },
+        )
+        for delivery, event in rows
+    ]
 
 
 def _deliveries(webhook: OutgoingWebhook) -> Any:
