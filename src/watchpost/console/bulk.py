@@ -21,7 +21,8 @@ from starlette.datastructures import FormData
 
 from watchpost.console import operations
 from watchpost.console.auth import Viewer, checked_form, viewer, write_db
-from watchpost.console.details import NEEDS, actor, confirmation
+from watchpost.console.confirming import confirm_page, confirmed
+from watchpost.console.details import NEEDS, actor
 from watchpost.console.errors import ConsoleRoute, error_page
 from watchpost.console.notices import done_query
 from watchpost.console.operations import Kind, Operation
@@ -114,7 +115,7 @@ async def bulk(request: Request, who: Signed) -> Response:
                 kind: await operations.load(db, team_id=who.team_id, kind=kind, ids=ids)
                 for kind, ids in items.items()
             }
-            if form.get("confirm") != "yes":
+            if not confirmed(form):
                 verb = operation.capitalize()
                 fields = [("action", operation)] + (
                     [("all_matching", "1")]
@@ -125,9 +126,10 @@ async def bulk(request: Request, who: Signed) -> Response:
                         for item_id in ids
                     ]
                 )
-                return confirmation(
+                return confirm_page(
                     request,
                     who,
+                    section="overview",
                     question=f"{verb} {what(items)}?",
                     detail=BULK_DETAILS[operation],
                     action="/bulk",

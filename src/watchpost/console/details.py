@@ -19,6 +19,7 @@ from watchpost.collectors.models import CollectorTarget
 from watchpost.console import operations
 from watchpost.console.auth import Viewer, checked_form, viewer, write_db
 from watchpost.console.charts import response_chart_svg
+from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.detail_data import (
     AVAILABILITY_RANGES,
     heartbeat_detail,
@@ -150,34 +151,6 @@ def actor(request: Request, who: Viewer) -> Actor:
     return Actor("person", who.user.email, who.user.id, address)
 
 
-def confirmation(
-    request: Request,
-    who: Viewer,
-    *,
-    question: str,
-    detail: str,
-    action: str,
-    button: str,
-    fields: list[tuple[str, str]],
-    back: str,
-) -> Response:
-    """The server's own "are you sure?" (JavaScript off, or a POST from elsewhere): a page
-    re-posting the same fields with confirm=yes."""
-    return render(
-        request,
-        "confirm.html",
-        viewer=who,
-        section="overview",
-        title=question,
-        question=question,
-        detail=detail,
-        action=action,
-        button=button,
-        fields=fields,
-        back=back,
-    )
-
-
 async def act(
     request: Request, who: Viewer, kind: Kind, object_id: int, operation: Operation
 ) -> Response:
@@ -191,11 +164,12 @@ async def act(
     try:
         async with db.begin():
             (item,) = await operations.load(db, team_id=who.team_id, kind=kind, ids=[object_id])
-            if operation == "delete" and form.get("confirm") != "yes":
+            if operation == "delete" and not confirmed(form):
                 name = operations.name_of(kind, item)
-                return confirmation(
+                return confirm_page(
                     request,
                     who,
+                    section="overview",
                     question=f"Delete the {KIND_WORDS[kind]} “{name}”?",
                     detail=DELETE_DETAILS[kind],
                     action=f"{page}/delete",

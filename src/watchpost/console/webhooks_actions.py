@@ -3,7 +3,7 @@ rotate the signing secret (each after a confirmation), Send test, and Retry a de
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse, Response
@@ -11,9 +11,9 @@ from fastapi.responses import RedirectResponse, Response
 from watchpost.audit.service import record
 from watchpost.console.account import actor
 from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.notices import done_query
-from watchpost.console.web import render
 from watchpost.console.webhooks import (
     SECTION,
     _audit,
@@ -32,28 +32,6 @@ Signed = Annotated[Viewer, Depends(viewer)]
 # ----------------------------------------------------------------------------- actions
 
 
-def _confirmed(form: Any) -> bool:
-    return str(form.get("confirm", "")) == "yes"
-
-
-def _confirm(
-    request: Request, who: Viewer, *, question: str, detail: str, action: str, button: str
-) -> Response:
-    return render(
-        request,
-        "confirm.html",
-        viewer=who,
-        section=SECTION,
-        title=question,
-        question=question,
-        detail=detail,
-        action=action,
-        button=button,
-        back=action.rsplit("/", 1)[0],
-        fields=[],
-    )
-
-
 @router.post("/webhooks/{webhook_id}/delete")
 async def delete(request: Request, who: Signed, webhook_id: str) -> Response:
     form = await checked_form(request, who)
@@ -61,13 +39,15 @@ async def delete(request: Request, who: Signed, webhook_id: str) -> Response:
     db = await write_db(request)
     async with db.begin():
         webhook = await _find(db, who, webhook_id)
-        if not _confirmed(form):
-            return _confirm(
+        if not confirmed(form):
+            return confirm_page(
                 request,
                 who,
+                section=SECTION,
                 question=f"Delete the webhook {webhook.name}?",
                 detail="Nothing is sent to it any more, and its delivery log is deleted with it.",
                 action=f"/webhooks/{webhook.id}/delete",
+                back=f"/webhooks/{webhook.id}",
                 button="Delete the webhook",
             )
         await _audit(request, who, db, "outgoing_webhook.deleted", webhook)
@@ -84,14 +64,16 @@ async def rotate_secret(request: Request, who: Signed, webhook_id: str) -> Respo
     db = await write_db(request)
     async with db.begin():
         webhook = await _find(db, who, webhook_id)
-        if not _confirmed(form):
-            return _confirm(
+        if not confirmed(form):
+            return confirm_page(
                 request,
                 who,
+                section=SECTION,
                 question=f"Rotate the signing secret of {webhook.name}?",
                 detail="A new secret signs from now on and is shown once. For 24 hours "
                 "requests carry the old secret's signature too, so the receiver can switch.",
                 action=f"/webhooks/{webhook.id}/rotate-secret",
+                back=f"/webhooks/{webhook.id}",
                 button="Rotate the secret",
             )
         await service.rotate_secret(
