@@ -188,9 +188,9 @@ async def test_a_resource_edited_attribute_by_attribute(app: FastAPI, api: Api) 
             assert saved.headers["location"].endswith(f"done=resource_saved#resource-{rid}")
             attributes = await _attributes(api, pid, rid)
             assert {k: attributes[k] for k in expected} == expected
-        form = (await client.get(edit)).text
-        assert 'value="Checkout"' in form and "Card payments." in form
-        assert re.search(r'id="fixed_position" name="fixed_position" value="on" checked', form)
+        shown = (await client.get(edit)).text
+        assert 'value="Checkout"' in shown and "Card payments." in shown
+        assert re.search(r'id="fixed_position" name="fixed_position" value="on" checked', shown)
         # An empty public name: the item's own again; unticked: no fixed position.
         sent |= {"public_name": ""}
         del sent["fixed_position"]
