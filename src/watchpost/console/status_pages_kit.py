@@ -146,6 +146,8 @@ DONE: Final = {
     "saved": "Settings saved.",
     "section_added": "Section added.",
     "resource_added": "Resource added.",
+    "section_saved": "Section renamed.",
+    "resource_saved": "Resource saved.",
     "moved": "Moved.",
     "removed": "Removed.",
     "report_posted": "Report posted.",
