@@ -39,18 +39,16 @@ async def test_a_shifts_people_are_ticked_among_the_members_and_typed(
     app: FastAPI, api: Api
 ) -> None:
     await add_person(app, email="ann@example.com", role="responder", name="Ann Early")
-    await add_person(app, email="bob@example.com", role="responder", name="")
+    await add_person(app, email="bob@example.com", role="responder", name="Bob Builder")
     shift = await _event(api, "2026-01-02T00:00:00Z", "2026-01-03T00:00:00Z", "ann@example.com")
     edit = f"/on-call/default/events/{shift}/edit"
     times = {"starts_at": "2026-01-02T00:00", "ends_at": "2026-01-03T00:00"}
     async with person(app, "adam@example.com", "admin", name="Adam Admin") as (admin, csrf):
         form = (await admin.get(edit)).text
         assert value_of(form, "Ann Early (ann@example.com)") == "ann@example.com"
-        assert value_of(form, "bob@example.com") == "bob@example.com"  # no name: the address
+        assert value_of(form, "Bob Builder (bob@example.com)") == "bob@example.com"
         assert 'value="ann@example.com" checked' in form and 'name="find"' not in form
         assert 'id="more_users"' in form
-        none = await admin.post(edit, data={"csrf": csrf, **times})
-        assert none.status_code == 422 and 'id="users-error"' in none.text
         typed = await admin.post(
             edit,
             data={
@@ -62,7 +60,7 @@ async def test_a_shifts_people_are_ticked_among_the_members_and_typed(
         )
         assert typed.status_code == 422 and "stranger@example.com" in typed.text
         assert 'id="users-error"' in typed.text and "must name members" in typed.text
-        assert "stranger@example.com</textarea>" in typed.text  # kept as typed, opened
+        assert "stranger@example.com\nANN@example.com</textarea>" in typed.text  # as typed
         assert await _users(app) == [["ann@example.com"]]
         saved = await admin.post(
             edit,
@@ -159,6 +157,9 @@ async def test_the_weeks_move_by_from_and_odd_values_fall_back_to_today(
         assert 'value="2026-02-26"' in moved and "From today" in moved
         for odd in ODD:
             answer = await admin.get(f"/on-call/default?from={quote(odd, safe='')}")
+            if "\x00" in odd:  # the app refuses NUL in any query value, in the API's shape
+                assert answer.status_code == 422 and "NUL" in answer.text
+                continue
             assert answer.status_code == 200, odd[:20]
             assert "The next four weeks" in answer.text, odd[:20]
             assert 'id="from-error"' in answer.text, odd[:20]

@@ -106,7 +106,9 @@ async def test_find_takes_its_text_as_plain_text_and_a_small_team_has_no_find(
 
 async def test_hostile_find_values_are_answered_on_every_picker(app: FastAPI, api: Api) -> None:
     await _small_team(api)
-    page = data(await api.post("/api/v2/status-pages", {"subdomain": "acme", "company_name": "A"}))
+    page = data(
+        await api.post("/api/v2/status-pages", {"subdomain": "acme", "company_name": "A"}), 201
+    )
     shift = {
         "starts_at": "2026-01-02T00:00:00Z",
         "ends_at": "2026-01-03T00:00:00Z",
@@ -124,6 +126,10 @@ async def test_hostile_find_values_are_answered_on_every_picker(app: FastAPI, ap
         for path in paths:
             for text in HOSTILE:
                 answer = await admin.get(f"{path}?find={text}")
+                if "%00" in text:  # the app refuses NUL in any query value, in the API's shape
+                    assert answer.status_code == 422, (path, text[:20])
+                    assert "find must not contain NUL characters" in answer.text
+                    continue
                 assert answer.status_code == 200, (path, text[:20], answer.text[:300])
                 assert "<script>alert" not in answer.text
                 assert "a" * 101 not in answer.text  # cut to 100 characters
@@ -133,7 +139,9 @@ async def test_hostile_find_values_are_answered_on_every_picker(app: FastAPI, ap
 
 async def test_the_status_page_editor_adds_the_1001st_monitor(app: FastAPI, api: Api) -> None:
     await many_monitors(app, api.team_id, 1001)
-    page = data(await api.post("/api/v2/status-pages", {"subdomain": "acme", "company_name": "A"}))
+    page = data(
+        await api.post("/api/v2/status-pages", {"subdomain": "acme", "company_name": "A"}), 201
+    )
     path = f"/status-pages/{page['id']}"
     async with person(app, "ann@example.com", "admin") as (admin, csrf):
         editor = (await admin.get(path)).text
@@ -150,13 +158,15 @@ async def test_the_status_page_editor_adds_the_1001st_monitor(app: FastAPI, api:
             f"{path}/resources", data={"csrf": csrf, "item": item, "widget_type": "plain"}
         )
         assert added.status_code == 303
-    resources = data(await api.get(f"/api/v2/status-pages/{page['id']}/resources"))
+    resources = (await api.get(f"/api/v2/status-pages/{page['id']}/resources")).json()["data"]
     assert [r["attributes"]["resource_id"] for r in resources] == [int(item.split(":")[1])]
 
 
 async def test_a_small_teams_status_page_editor_has_no_find(app: FastAPI, api: Api) -> None:
     await _small_team(api)
-    page = data(await api.post("/api/v2/status-pages", {"subdomain": "acme", "company_name": "A"}))
+    page = data(
+        await api.post("/api/v2/status-pages", {"subdomain": "acme", "company_name": "A"}), 201
+    )
     async with person(app, "ann@example.com", "admin") as (admin, _):
         editor = (await admin.get(f"/status-pages/{page['id']}")).text
         assert editor.count('value="Monitor:') == 4 and 'name="find"' not in editor

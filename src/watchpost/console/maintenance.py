@@ -97,7 +97,9 @@ async def _form(
         monitors=ids_of(values.get("monitors", [])),
         heartbeats=ids_of(values.get("heartbeats", [])),
     )
-    named = {} if window is None else dict(parse_qsl(window.query, keep_blank_values=True))
+    named: dict[str, str] = (
+        {} if window is None else dict(parse_qsl(window.query, keep_blank_values=True))
+    )
     return render(
         request,
         "maintenance_form.html",

@@ -101,7 +101,8 @@ async def _item_choices(
     URL) containing `find` (pickers.py), the one `chosen` ("Type:id") always; and each
     kind's Picked. The name is the first non-empty of the kind's name columns, taken (and
     ordered by) in the query: a page of a thousand monitors is read as two columns."""
-    groups, picked = [], []
+    groups: list[tuple[str, list[tuple[str, str]]]] = []
+    picked: list[Picked] = []
     kind, _, raw_id = chosen.partition(":")
     for resource_type, heading, model, names in KINDS:
         named = func.coalesce(*(func.nullif(c, "") for c in names)) if len(names) > 1 else names[0]
