@@ -125,7 +125,8 @@ async def test_a_shift_is_edited_beside_its_fields_and_deleted(app: FastAPI, api
         calendar = await admin.get("/on-call/default")
         assert f'/events/{shift}/edit"' in calendar.text and 'id="shifts"' in calendar.text
         form = await admin.get(edit)
-        assert form.status_code == 200 and "ann@example.com</textarea>" in form.text
+        assert form.status_code == 200 and 'value="ann@example.com" checked' in form.text
+        assert "Bob Late (bob@example.com)" in form.text and 'value="bob@example.com">' in form.text
         assert 'value="2026-01-02T00:00"' in form.text
         wrong = await admin.post(
             edit,
@@ -138,7 +139,8 @@ async def test_a_shift_is_edited_beside_its_fields_and_deleted(app: FastAPI, api
         )
         assert wrong.status_code == 422
         assert 'id="users-error"' in wrong.text and 'id="ends_at-error"' in wrong.text
-        assert "nobody@example.com</textarea>" in wrong.text  # kept as typed
+        assert 'value="nobody@example.com" checked' in wrong.text  # kept, to untick
+        assert "nobody@example.com (not a member of the team)" in wrong.text
         [unchanged] = await _events(app)
         assert unchanged.users == ["ann@example.com"]
         saved = await admin.post(

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Final
+from urllib.parse import parse_qsl
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse, Response
@@ -28,13 +29,13 @@ from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import field_errors
 from watchpost.console.maintenance_data import (
     DAY_WORDS,
-    MAX_CHOICES,
     Window,
     choices,
     covered,
     window_from_query,
     window_page,
 )
+from watchpost.console.pickers import find_text, ids_of
 from watchpost.console.query_numbers import number
 from watchpost.console.web import render
 from watchpost.errors import InvalidRequest, NotFound
@@ -87,8 +88,18 @@ async def _form(
     window: Window | None,
     values: Mapping[str, Any],
     errors: dict[str, str] | None = None,
+    find: str = "",
 ) -> Response:
-    monitor_choices, heartbeat_choices = await choices(db, who.team_id)
+    monitor_choices, heartbeat_choices = await choices(
+        db,
+        who.team_id,
+        find=find,
+        monitors=ids_of(values.get("monitors", [])),
+        heartbeats=ids_of(values.get("heartbeats", [])),
+    )
+    named: dict[str, str] = (
+        {} if window is None else dict(parse_qsl(window.query, keep_blank_values=True))
+    )
     return render(
         request,
         "maintenance_form.html",
@@ -101,7 +112,9 @@ async def _form(
         weekdays=list(DAY_WORDS.items()),
         monitors=monitor_choices,
         heartbeats=heartbeat_choices,
-        max_choices=MAX_CHOICES,
+        find=find,
+        find_action=f"{PATH}/new" if window is None else f"{PATH}/edit",
+        find_hidden=named,
         values=values,
         errors=errors or {},
     )
@@ -117,7 +130,8 @@ async def new_window(request: Request, who: Signed) -> Response:
         "monitors": [],
         "heartbeats": [],
     }
-    return await _form(request, who, db, window=None, values=values)
+    find = find_text(request.query_params.get("find"))
+    return await _form(request, who, db, window=None, values=values, find=find)
 
 
 @router.get(PATH + "/edit")
@@ -136,7 +150,8 @@ async def edit_window(request: Request, who: Signed) -> Response:
         "monitors": [str(i) for i in monitor_ids],
         "heartbeats": [str(i) for i in heartbeat_ids],
     }
-    return await _form(request, who, db, window=window, values=values)
+    find = find_text(request.query_params.get("find"))
+    return await _form(request, who, db, window=window, values=values, find=find)
 
 
 def _posted(form: Any) -> dict[str, Any]:
@@ -251,7 +266,15 @@ async def _save(request: Request, who: Viewer, *, old: Window | None, form: Any)
                 f"{PATH}?done={'created' if old is None else 'saved'}", status_code=303
             )
     async with db.begin():
-        return await _form(request, who, db, window=old, values=values, errors=errors)
+        return await _form(
+            request,
+            who,
+            db,
+            window=old,
+            values=values,
+            errors=errors,
+            find=find_text(form.get("find")),
+        )
 
 
 @router.post(PATH + "/new")

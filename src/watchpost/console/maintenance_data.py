@@ -4,14 +4,15 @@
 `maintenance_timezone`, `maintenance_days`) shared by one or more monitors and heartbeats;
 `window_page` groups and pages the team's windows in SQL with the first few objects each
 covers and when it is on now or starts next; `covered` finds the ids in exactly one window,
-`choices` the monitors and heartbeats offered in the form, and `window_from_query` the window
+`choices` the monitors and heartbeats offered in the form (pickers.py: found by name or
+URL, the chosen ones always), and `window_from_query` the window
 a URL or a form's hidden fields name.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Final
@@ -20,6 +21,7 @@ from urllib.parse import urlencode
 from sqlalchemy import String, and_, cast, func, literal, or_, select, union_all
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from watchpost.console.pickers import Picked, of_team, pick
 from watchpost.errors import NotFound
 from watchpost.heartbeats.models import Heartbeat
 from watchpost.maintenance_windows import (
@@ -34,8 +36,6 @@ from watchpost.monitors.models import Monitor
 PER_PAGE: Final = 25
 SHOWN: Final = 10
 """At most this many covered monitors and heartbeats are named per window in the list."""
-MAX_CHOICES: Final = 1000
-"""At most this many monitors (and as many heartbeats) are offered in the form."""
 DAY_WORDS: Final = dict(
     zip(WEEKDAYS, ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"), strict=True)
 )
@@ -173,22 +173,31 @@ def window_from_query(query: Mapping[str, Any], prefix: str = "") -> Window:
 
 
 async def choices(
-    db: AsyncSession, team_id: int
-) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
+    db: AsyncSession,
+    team_id: int,
+    *,
+    find: str = "",
+    monitors: Iterable[int] = (),
+    heartbeats: Iterable[int] = (),
+) -> tuple[Picked, Picked]:
+    """The monitors (name or URL containing `find`) and heartbeats offered in the form,
+    each the chosen ones and at most pickers.LIMIT more."""
     name = func.coalesce(Monitor.pronounceable_name, Monitor.url)
-    found_monitors = await db.execute(
-        select(Monitor.id, name)
-        .where(Monitor.team_id == team_id)
-        .order_by(name, Monitor.id)
-        .limit(MAX_CHOICES)
+    searched = (Monitor.pronounceable_name, Monitor.url)
+    found_monitors = await pick(
+        db,
+        of_team(Monitor, team_id, name),
+        Monitor.id,
+        name,
+        searched=searched,
+        find=find,
+        chosen=monitors,
     )
-    found_heartbeats = await db.execute(
-        select(Heartbeat.id, Heartbeat.name)
-        .where(Heartbeat.team_id == team_id)
-        .order_by(Heartbeat.name, Heartbeat.id)
-        .limit(MAX_CHOICES)
+    heartbeat_rows = of_team(Heartbeat, team_id, Heartbeat.name)
+    found_heartbeats = await pick(
+        db, heartbeat_rows, Heartbeat.id, Heartbeat.name, find=find, chosen=heartbeats
     )
-    return [(i, n) for i, n in found_monitors], [(i, n) for i, n in found_heartbeats]
+    return found_monitors, found_heartbeats
 
 
 async def covered(db: AsyncSession, team_id: int, window: Window) -> tuple[list[int], list[int]]:

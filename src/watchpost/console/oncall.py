@@ -1,5 +1,6 @@
 """/on-call: the team's on-call calendars with who is on call now and next; a calendar's
-page with the coming four weeks day by day, its rotation (shown, and set with a form) and
+page with four weeks day by day (from today, or from the day `?from=` names, moved by
+Earlier / Later: oncall_days.position), its rotation (shown, and set with a form) and
 overrides ("I take Friday"), and its shifts one by one. Creating, renaming and deleting a
 calendar are in oncall_calendars.py; editing and deleting a single shift in oncall_events.py.
 
@@ -13,7 +14,7 @@ on-call routes do: the team's default calendar is made the first time it is need
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, time, timedelta
 from typing import Annotated, Any, Final
 
 from fastapi import APIRouter, Depends, Request
@@ -21,11 +22,12 @@ from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.audit.service import record
-from watchpost.console import oncall_days
+from watchpost.console import oncall_days, oncall_people
 from watchpost.console.auth import Viewer, checked_form, viewer, write_db
 from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import field_errors
+from watchpost.console.pickers import find_text, ids_of
 from watchpost.console.policies import principal
 from watchpost.console.query_numbers import number
 from watchpost.console.team import actor
@@ -44,7 +46,6 @@ from watchpost.validation import object_id
 router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
 Signed = Annotated[Viewer, Depends(viewer)]
 PER_PAGE: Final = 50
-MAX_PEOPLE: Final = 1000
 INTERVALS: Final = (("hour", "Hours"), ("day", "Days"), ("week", "Weeks"))
 
 
@@ -60,13 +61,6 @@ def rfc3339_of(text: str) -> str:
     if len(stripped) == 16 and stripped[10] == "T":
         return stripped + ":00Z"
     return stripped
-
-
-async def member_list(db: AsyncSession, team_id: int) -> list[User]:
-    """The team's members by name (at most MAX_PEOPLE), for the forms' choices."""
-    return list(
-        await db.scalars(team_users(team_id).order_by(User.name, User.id).limit(MAX_PEOPLE))
-    )
 
 
 @router.get("/on-call")
@@ -155,18 +149,29 @@ async def show_calendar(
     errors: dict[str, str] | None = None,
     rotation_values: dict[str, str] | None = None,
     override_values: dict[str, str] | None = None,
+    at: oncall_days.Position | None = None,
+    find: str = "",
 ) -> Response:
     now = request.app.state.ctx.clock.now()
-    first = events.today(now)
+    today = events.today(now)
+    at = at or oncall_days.Position(today.date(), today.date())
+    first = datetime.combine(at.first, time(), tzinfo=UTC)
     until = first + timedelta(days=oncall_days.DAYS_SHOWN)
     found = (await oncall_days.events_between(db, [calendar.id], first, until))[calendar.id]
     pieces = oncall_days.pieces(found, first, until)
-    current, following = oncall_days.now_and_next(oncall_days.pieces(found, now, until), now)
-    overrides = [e for e in found if e.override and e.ends_at > now]
+    soon_until = now + timedelta(days=oncall_days.DAYS_SHOWN)
+    soon = found
+    if at.first != at.today:  # who is on call now and next: from the weeks after today
+        soon = (await oncall_days.events_between(db, [calendar.id], now, soon_until))[calendar.id]
+    current, following = oncall_days.now_and_next(oncall_days.pieces(soon, now, soon_until), now)
+    overrides = [e for e in soon if e.override and e.ends_at > now]
     emails = {e.lower() for p in pieces for e in p.emails}
-    emails |= {e.lower() for o in found for e in o.users}
+    emails |= {e.lower() for o in [*found, *soon] for e in o.users}
     people = await oncall_days.people(db, who.team_id, emails)
-    members = await member_list(db, who.team_id) if who.may(Action.EDIT) else [who.user]
+    chosen = ids_of([(override_values or {}).get("user", ""), who.user.id])
+    members = (
+        await oncall_people.by_id(db, who.team_id, find, chosen) if who.may(Action.EDIT) else None
+    )
     start = now.replace(minute=0, second=0, microsecond=0) + timedelta(hours=1)
     return render(
         request,
@@ -179,6 +184,8 @@ async def show_calendar(
         current=current,
         following=following,
         days=oncall_days.by_day(pieces, first.date(), oncall_days.DAYS_SHOWN),
+        at=at,
+        find=find,
         people=people,
         overrides=overrides,
         shifts=found,
@@ -213,7 +220,9 @@ async def calendar_page(request: Request, who: Signed, calendar_id: str) -> Resp
     db = await write_db(request)
     async with db.begin():
         calendar = await find_calendar(db, who, calendar_id, now)
-        return await show_calendar(request, who, db, calendar)
+        at = oncall_days.position(request.query_params.get("from"), events.today(now).date())
+        find = find_text(request.query_params.get("find"))
+        return await show_calendar(request, who, db, calendar, at=at, find=find)
 
 
 def _working_hours(text: str) -> list[dict[str, str]]:

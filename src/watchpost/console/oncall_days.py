@@ -1,10 +1,15 @@
 """Who is on call over the coming weeks, for the on-call pages: the events of a window read
 in one query, cut at every start and end, and each piece's people chosen by the rule of
 oncall/now.py (its `_people`: the overrides' people if any override covers the moment, else
-the regular events'), so the pages and the escalations never disagree."""
+the regular events'), so the pages and the escalations never disagree.
+
+A calendar's page shows DAYS_SHOWN days from today, or from the day its `?from=YYYY-MM-DD`
+names (`position`: Earlier / Later move by DAYS_SHOWN, at most REACH days from today either
+way; a value that is no such day falls back to today with a message)."""
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -20,9 +25,61 @@ from watchpost.oncall.models import OnCallEvent
 from watchpost.teams.models import User
 
 DAYS_SHOWN: Final = 28
+REACH: Final = 3653
+"""The calendar page is shown from at most this many days (ten years) before or after today."""
+_DAY: Final = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 MAX_EVENTS: Final = 20_000
 """At most this many events are read for one page (a rotation of hourly shifts over four
 weeks is 672)."""
+
+
+@dataclass(frozen=True)
+class Position:
+    """The first day a calendar's page shows, and the days Earlier and Later go to."""
+
+    first: date
+    today: date
+    problem: str = ""
+
+    def _within(self, day: date) -> date | None:
+        low, high = self.today - timedelta(days=REACH), self.today + timedelta(days=REACH)
+        nearest = min(max(day, low), high)
+        return None if nearest == self.first else nearest
+
+    @property
+    def earlier(self) -> date | None:
+        return self._within(self.first - timedelta(days=DAYS_SHOWN))
+
+    @property
+    def later(self) -> date | None:
+        return self._within(self.first + timedelta(days=DAYS_SHOWN))
+
+    @property
+    def query(self) -> str:
+        """`from=…` for a URL, empty when the page starts today."""
+        return "" if self.first == self.today else f"from={self.first.isoformat()}"
+
+
+def position(raw: object, today: date) -> Position:
+    """The position a `from` value names: a day YYYY-MM-DD within REACH days of today;
+    today when empty, and today with a problem to show when not such a day."""
+    text = str(raw or "").strip()
+    if not text:
+        return Position(today, today)
+    example = today.isoformat()
+    try:
+        if not _DAY.fullmatch(text):
+            raise ValueError(text)
+        day = date.fromisoformat(text)
+    except ValueError:
+        return Position(
+            today, today, f"Give the day as YYYY-MM-DD, such as {example}: shown from today."
+        )
+    if abs((day - today).days) > REACH:
+        return Position(
+            today, today, "Choose a day at most ten years before or after today: shown from today."
+        )
+    return Position(day, today)
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,8 @@
 """A single on-call shift (an event of a calendar) edited or deleted: its page
-/on-call/{id}/events/{event_id}/edit with its people (e-mail addresses, one a line), start
-and end (UTC), and its deletion after a confirmation.
+/on-call/{id}/events/{event_id}/edit with its people (the team's members ticked, by name and
+address, through oncall_people.py, with a Find when there are many; other addresses may be
+typed, one a line), start and end (UTC), and its deletion after a confirmation. The
+calendar page's position (`from`) is kept: saving or deleting returns to it.
 
 The body is the API's PATCH body, checked and stored by events.change (deleted by
 events.remove), so the rules are the API's: members' addresses only, the end after the
@@ -12,16 +14,19 @@ another team's calendar or event is a 404.
 
 from __future__ import annotations
 
+from datetime import UTC
 from typing import Annotated, Any, Final
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from watchpost.console import oncall_days, oncall_people
 from watchpost.console.auth import Viewer, checked_form, viewer, write_db
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import field_errors
 from watchpost.console.oncall import audit, find_calendar, rfc3339_of, utc_value
+from watchpost.console.pickers import find_text
 from watchpost.console.web import render
 from watchpost.errors import InvalidRequest
 from watchpost.oncall import events
@@ -36,12 +41,33 @@ Signed = Annotated[Viewer, Depends(viewer)]
 FIELDS: Final = ("users", "starts_at", "ends_at")
 
 
-def _values(event: OnCallEvent) -> dict[str, str]:
+def _values(event: OnCallEvent) -> dict[str, Any]:
     return {
-        "users": "\n".join(event.users),
+        "users": list(event.users),
+        "more_users": "",
         "starts_at": utc_value(event.starts_at),
         "ends_at": utc_value(event.ends_at),
     }
+
+
+def _posted(form: Any) -> dict[str, Any]:
+    return {
+        "users": [  # ticked boxes; lines of addresses too, as the form took them before
+            line.strip()
+            for item in form.getlist("users")
+            for line in str(item).splitlines()
+            if line.strip()
+        ],
+        "more_users": str(form.get("more_users") or ""),
+        "starts_at": str(form.get("starts_at") or ""),
+        "ends_at": str(form.get("ends_at") or ""),
+    }
+
+
+def _back(request: Request, raw: object) -> str:
+    """The calendar page's `from` to return to (empty: today; a bad value: today)."""
+    today = request.app.state.ctx.clock.now().astimezone(UTC).date()
+    return oncall_days.position(raw, today).query
 
 
 async def _found(
@@ -52,14 +78,23 @@ async def _found(
     return calendar, await events.get(db, calendar, object_id(event_id, events.TYPE))
 
 
-def _form(
+async def _form(
     request: Request,
     who: Viewer,
+    db: AsyncSession,
     calendar: OnCallCalendar,
     event: OnCallEvent,
-    values: dict[str, str],
+    values: dict[str, Any],
     errors: dict[str, str] | None = None,
+    *,
+    find: str = "",
+    back: str = "",
 ) -> Response:
+    chosen = list(values["users"])
+    members = await oncall_people.by_email(db, who.team_id, find, chosen)
+    offered = {key for key, _ in members.items}
+    others = [a for a in dict.fromkeys(chosen) if a.lower() not in offered]
+    ticked = {a.lower() for a in chosen}
     return render(
         request,
         "oncall_event.html",
@@ -70,6 +105,11 @@ def _form(
         calendar=calendar,
         event=event,
         values=values,
+        members=members,
+        others=others,
+        ticked=ticked,
+        find=find,
+        back=back,
         errors=errors or {},
     )
 
@@ -80,14 +120,19 @@ async def edit_event(request: Request, who: Signed, calendar_id: str, event_id: 
     db = await write_db(request)
     async with db.begin():
         calendar, event = await _found(db, who, calendar_id, event_id, request)
-        return _form(request, who, calendar, event, _values(event))
+        find = find_text(request.query_params.get("find"))
+        back = _back(request, request.query_params.get("from"))
+        return await _form(request, who, db, calendar, event, _values(event), find=find, back=back)
 
 
-def _body(values: dict[str, str], shown: dict[str, str]) -> dict[str, Any]:
-    """The PATCH body: the people, and each time only when it differs from the one shown."""
-    body: dict[str, Any] = {
-        "users": [line.strip() for line in values["users"].splitlines() if line.strip()]
-    }
+def _body(values: dict[str, Any], shown: dict[str, Any]) -> dict[str, Any]:
+    """The PATCH body: the people (ticked, then typed; each once), and each time only when
+    it differs from the one shown."""
+    typed = [line.strip() for line in values["more_users"].splitlines() if line.strip()]
+    people: dict[str, str] = {}
+    for item in [*values["users"], *typed]:
+        people.setdefault(item.lower(), item)
+    body: dict[str, Any] = {"users": list(people.values())}
     for name in ("starts_at", "ends_at"):
         if values[name].strip() != shown[name]:
             body[name] = rfc3339_of(values[name])
@@ -99,7 +144,9 @@ async def update_event(request: Request, who: Signed, calendar_id: str, event_id
     form = await checked_form(request, who)
     who.require(Action.EDIT)
     now = request.app.state.ctx.clock.now()
-    values = {name: str(form.get(name) or "") for name in FIELDS}
+    values = _posted(form)
+    find = find_text(form.get("find"))
+    back = _back(request, form.get("from"))
     db = await write_db(request)
     try:
         async with db.begin():
@@ -115,8 +162,15 @@ async def update_event(request: Request, who: Signed, calendar_id: str, event_id
     except InvalidRequest as exc:
         async with db.begin():
             calendar, event = await _found(db, who, calendar_id, event_id, request)
-            return _form(request, who, calendar, event, values, field_errors(exc.problems, FIELDS))
-    return RedirectResponse(f"/on-call/{saved}?done=saved#shifts", status_code=303)
+            errors = field_errors(exc.problems, FIELDS)
+            return await _form(
+                request, who, db, calendar, event, values, errors, find=find, back=back
+            )
+    return RedirectResponse(_calendar_url(saved, back, "saved"), status_code=303)
+
+
+def _calendar_url(calendar_id: int, back: str, done: str) -> str:
+    return f"/on-call/{calendar_id}?{back + '&' if back else ''}done={done}#shifts"
 
 
 @router.post("/on-call/{calendar_id}/events/{event_id}/delete")
@@ -124,6 +178,7 @@ async def delete_event(request: Request, who: Signed, calendar_id: str, event_id
     form = await checked_form(request, who)
     who.require(Action.EDIT)
     now = request.app.state.ctx.clock.now()
+    back = _back(request, form.get("from"))
     db = await write_db(request)
     try:
         async with db.begin():
@@ -142,9 +197,9 @@ async def delete_event(request: Request, who: Signed, calendar_id: str, event_id
                         f"until {rfc3339(event.ends_at)} in {calendar.name}."
                     ),
                     action=f"/on-call/{calendar.id}/events/{event.id}/delete",
-                    fields=[],
+                    fields=[("from", back[len("from=") :])] if back else [],
                     button=f"Delete the {kind}",
-                    back=f"/on-call/{calendar.id}#shifts",
+                    back=f"/on-call/{calendar.id}{'?' + back if back else ''}#shifts",
                 )
             details = {"event_id": event.id, **events.attributes(event)}
             await events.remove(db, calendar, event, now)
@@ -154,5 +209,5 @@ async def delete_event(request: Request, who: Signed, calendar_id: str, event_id
         async with db.begin():
             calendar, event = await _found(db, who, calendar_id, event_id, request)
             errors = field_errors(exc.problems, FIELDS)
-            return _form(request, who, calendar, event, _values(event), errors)
-    return RedirectResponse(f"/on-call/{saved}?done=deleted#shifts", status_code=303)
+            return await _form(request, who, db, calendar, event, _values(event), errors, back=back)
+    return RedirectResponse(_calendar_url(saved, back, "deleted"), status_code=303)

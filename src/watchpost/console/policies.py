@@ -21,10 +21,12 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.audit.service import record
+from watchpost.console import policies_choices
 from watchpost.console import policies_steps as steps_kit
 from watchpost.console.auth import Viewer, checked_form, viewer, write_db
 from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
+from watchpost.console.pickers import find_text
 from watchpost.console.query_numbers import number
 from watchpost.console.team import actor
 from watchpost.console.web import render
@@ -125,7 +127,8 @@ async def new_policy(request: Request, who: Signed) -> Response:
     values = {"name": "", "repeat_count": "0", "repeat_delay": "0"}
     values |= {"policy_group_id": "", "fallback_policy_id": ""}
     rows = [steps_kit.blank_row("escalation")]
-    return await _form(request, who, db, None, values, rows)
+    find = find_text(request.query_params.get("find"))
+    return await _form(request, who, db, None, values, rows, find=find)
 
 
 async def _form(
@@ -138,8 +141,9 @@ async def _form(
     *,
     errors: dict[str, str] | None = None,
     status: int = 200,
+    find: str = "",
 ) -> Response:
-    found = await steps_kit.names(db, who.team_id)
+    found, lists = await policies_choices.choices(db, who.team_id, rows, values, find)
     groups = await db.execute(
         select(PolicyGroup.id, PolicyGroup.name)
         .where(PolicyGroup.team_id == who.team_id)
@@ -191,6 +195,8 @@ async def _form(
         end_actions=steps_kit.END_ACTIONS,
         default_calendar=steps_kit.DEFAULT_CALENDAR,
         errors=errors or {},
+        find=find,
+        cut=[(words, picked.note) for words, picked in lists if picked.cut],
     )
 
 
@@ -220,13 +226,14 @@ async def _save(request: Request, who: Viewer, policy_id: str | None) -> Respons
     values = _values_of(form)
     rows = steps_kit.rows_posted(form)
     op = str(form.get("op") or "save")
+    find = find_text(form.get("find"))
     ctx = request.app.state.ctx
     db = await write_db(request)
     if op != "save":  # an editing button: the form again, nothing stored
         async with db.begin():
             policy = None if policy_id is None else await _policy(db, who, policy_id)
             rows = steps_kit.moved(rows, op, str(form.get("new_step_type") or "escalation"))
-            return await _form(request, who, db, policy, values, rows)
+            return await _form(request, who, db, policy, values, rows, find=find)
     now = ctx.clock.now()
     caller = principal(who)
     try:
@@ -256,7 +263,7 @@ async def _save(request: Request, who: Viewer, policy_id: str | None) -> Respons
         errors = steps_kit.step_errors(exc.problems, len(rows))
         async with db.begin():
             policy = None if policy_id is None else await _policy(db, who, policy_id)
-            return await _form(request, who, db, policy, values, rows, errors=errors)
+            return await _form(request, who, db, policy, values, rows, errors=errors, find=find)
     return RedirectResponse(f"/policies/{saved}", status_code=303)
 
 
@@ -280,7 +287,8 @@ async def edit_policy(request: Request, who: Signed, policy_id: str) -> Response
         ),
     }
     rows = [steps_kit.row_of(step) for step in policy.steps or []]
-    return await _form(request, who, db, policy, values, rows)
+    find = find_text(request.query_params.get("find"))
+    return await _form(request, who, db, policy, values, rows, find=find)
 
 
 @router.post("/policies/{policy_id}/edit")

@@ -2,8 +2,8 @@
 
 `describe` says what a stored policy does ("At once, e-mail whoever is on call (Primary);
 after 15 min more, e-mail the whole team; then repeat 3 times, 10 min apart"), naming the
-team's objects from `Names`, read once per page for every policy shown (no query per row);
-`names` with no steps reads the form's choices instead (up to `MAX_CHOICES` a kind). `DAYS`
+team's objects from `Names`, read once per page for every policy shown (no query per row;
+the form's choices are read by policies_choices.py into the same `Names`). `DAYS`
 and `BRANCH_ACTIONS` are the words for a branching step's days and actions, which the steps
 editor's form (policies_steps.py) offers too.
 """
@@ -26,7 +26,7 @@ from watchpost.urgencies.models import Urgency
 from watchpost.webhooks.models import OutgoingWebhook
 
 MAX_CHOICES: Final = 1000
-"""At most this many of a kind of the team's objects are offered in a step's choices."""
+"""At most this many of a kind of the objects steps name are read (and of urgencies offered)."""
 DAYS: Final = (
     ("mon", "Monday"),
     ("tue", "Tuesday"),
@@ -62,14 +62,11 @@ class Names:
     """An urgency's name and the ways it tells people."""
 
 
-async def _named(
-    db: AsyncSession, model: Any, team_id: int, ids: set[int] | None
-) -> dict[str, str]:
+async def _named(db: AsyncSession, model: Any, team_id: int, ids: set[int]) -> dict[str, str]:
     stmt = select(model.id, model.name).where(model.team_id == team_id)
-    if ids is not None:
-        if not ids:
-            return {}
-        stmt = stmt.where(model.id.in_(sorted(ids)[:MAX_CHOICES]))
+    if not ids:
+        return {}
+    stmt = stmt.where(model.id.in_(sorted(ids)[:MAX_CHOICES]))
     rows = await db.execute(stmt.order_by(model.name, model.id).limit(MAX_CHOICES))
     return {str(row_id): name for row_id, name in rows}
 
@@ -86,17 +83,15 @@ def _ids(steps: Iterable[Mapping[str, Any]], kind: str) -> set[int]:
 async def names(
     db: AsyncSession,
     team_id: int,
-    steps: Sequence[Mapping[str, Any]] | None = None,
+    steps: Sequence[Mapping[str, Any]],
     *,
     also: Iterable[int] = (),
 ) -> Names:
-    """The names of what steps name (all the team's, up to MAX_CHOICES a kind, with None:
-    the form's choices). One query a kind."""
-    every = steps is None
-    listed = list(steps or [])
+    """The names of what steps name. One query a kind."""
+    listed = list(steps)
 
-    def wanted(kind: str) -> set[int] | None:
-        return None if every else _ids(listed, kind)
+    def wanted(kind: str) -> set[int]:
+        return _ids(listed, kind)
 
     found = Names()
     user_ids = wanted("user")
@@ -107,10 +102,9 @@ async def names(
         if m.get("type") == "user" and m.get("email")
     }
     people = team_users(team_id).order_by(User.name, User.id).limit(MAX_CHOICES)
-    if not every:
-        people = people.where(
-            User.id.in_(sorted(user_ids or {0})) | User.email.in_(sorted(emails) or [""])
-        )
+    people = people.where(
+        User.id.in_(sorted(user_ids or {0})) | User.email.in_(sorted(emails) or [""])
+    )
     for user in await db.scalars(people):
         found.users[str(user.id)] = user.name or user.email
         found.emails[user.email.lower()] = str(user.id)
@@ -121,19 +115,14 @@ async def names(
     )
     found.calendars = await _named(db, OnCallCalendar, team_id, wanted("current_on_call"))
     policy_ids = (
-        None
-        if every
-        else _ids(listed, "policy")
+        _ids(listed, "policy")
         | set(also)
         | {s["policy_id"] for s in listed if isinstance(s.get("policy_id"), int)}
     )
     found.policies = await _named(db, Policy, team_id, policy_ids)
-    urgency_ids = (
-        None if every else {s["urgency_id"] for s in listed if isinstance(s.get("urgency_id"), int)}
-    )
+    urgency_ids = {s["urgency_id"] for s in listed if isinstance(s.get("urgency_id"), int)}
     stmt = select(Urgency).where(Urgency.team_id == team_id)
-    if urgency_ids is not None:
-        stmt = stmt.where(Urgency.id.in_(sorted(urgency_ids) or [0]))
+    stmt = stmt.where(Urgency.id.in_(sorted(urgency_ids) or [0]))
     for urgency in await db.scalars(stmt.order_by(Urgency.name, Urgency.id).limit(MAX_CHOICES)):
         ways = tuple(way for way in ("call", "sms", "email") if getattr(urgency, way))
         found.urgencies[str(urgency.id)] = (urgency.name, ways)

@@ -23,6 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.console.auth import Viewer, checked_form, write_db
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import field_errors
+from watchpost.console.pickers import Picked, find_text, ids_of, of_team, pick
 from watchpost.console.status_pages_kit import (
     SECTION,
     Signed,
@@ -49,9 +50,6 @@ from watchpost.subscriptions.models import StatusPageSubscriber
 from watchpost.validation import object_id
 
 router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
-MAX_ITEMS: Final = 1000
-"""At most this many of the team's monitors (and of each other kind) are offered."""
-
 KINDS: Final[tuple[tuple[str, str, Any, tuple[Any, ...]], ...]] = (
     ("Monitor", "Monitors", Monitor, (Monitor.pronounceable_name, Monitor.url)),
     ("Heartbeat", "Heartbeats", Heartbeat, (Heartbeat.name,)),
@@ -96,24 +94,32 @@ class SectionShown:
     last: bool
 
 
-async def _item_choices(db: AsyncSession, team_id: int) -> list[tuple[str, list[tuple[str, str]]]]:
-    """The team's items by kind: (heading, [(value "Type:id", name)]). The name is the first
-    non-empty of the kind's name columns, taken (and ordered by) in the query: a page of a
-    thousand monitors is read as two columns, not built row by row."""
-    groups = []
+async def _item_choices(
+    db: AsyncSession, team_id: int, find: str, chosen: str
+) -> tuple[list[tuple[str, list[tuple[str, str]]]], list[Picked]]:
+    """The team's items by kind: (heading, [(value "Type:id", name)]), each kind's name (or
+    URL) containing `find` (pickers.py), the one `chosen` ("Type:id") always; and each
+    kind's Picked. The name is the first non-empty of the kind's name columns, taken (and
+    ordered by) in the query: a page of a thousand monitors is read as two columns."""
+    groups: list[tuple[str, list[tuple[str, str]]]] = []
+    picked: list[Picked] = []
+    kind, _, raw_id = chosen.partition(":")
     for resource_type, heading, model, names in KINDS:
         named = func.coalesce(*(func.nullif(c, "") for c in names)) if len(names) > 1 else names[0]
-        rows = await db.execute(
-            select(model.id, named)
-            .where(model.team_id == team_id)
-            .order_by(named, model.id)
-            .limit(MAX_ITEMS)
+        found = await pick(
+            db,
+            of_team(model, team_id, named),
+            model.id,
+            named,
+            searched=names,
+            find=find,
+            chosen=ids_of([raw_id]) if kind == resource_type else (),
         )
-        found = [(f"{resource_type}:{id_}", name or f"#{id_}") for id_, name in rows]
-        if found:
-            groups.append((heading, found))
+        picked.append(found)
+        if found.items:
+            groups.append((heading, [(f"{resource_type}:{i}", n) for i, n in found.items]))
     groups.append(("Other", [(f"{MANUAL}:", "An item tracked by hand (status set by reports)")]))
-    return groups
+    return groups, picked
 
 
 def _layout(
@@ -158,6 +164,12 @@ async def editor(
     subscribers = await db.scalar(
         select(func.count()).where(StatusPageSubscriber.status_page_id == page.id)
     )
+    find = find_text(request.query_params.get("find"))
+    items, picked = (
+        await _item_choices(db, who.team_id, find, (typed or {}).get("item", ""))
+        if who.may(Action.EDIT)
+        else ([], [])
+    )
     return render(
         request,
         "status_page.html",
@@ -168,7 +180,9 @@ async def editor(
         where=addresses(request, page),
         layout=_layout(page_sections, rows, targets),
         resource_count=len(rows),
-        items=await _item_choices(db, who.team_id) if who.may(Action.EDIT) else [],
+        items=items,
+        find=find,
+        cut=[(k[1], p.note) for k, p in zip(KINDS, picked, strict=False) if p.cut],
         widgets=WIDGETS,
         subscribers=subscribers or 0,
         errors=errors or {},
