@@ -25,6 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.audit.service import record
 from watchpost.console.account import actor
 from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import field_errors
 from watchpost.console.maintenance_data import (
@@ -302,12 +303,11 @@ async def delete_window(request: Request, who: Signed) -> Response:
         monitor_ids, heartbeat_ids = await covered(db, who.team_id, window)
         if not monitor_ids and not heartbeat_ids:
             raise NotFound("maintenance window", window.query)
-        if str(form.get("confirm", "")) != "yes":
+        if not confirmed(form):
             count = len(monitor_ids) + len(heartbeat_ids)
-            return render(
+            return confirm_page(
                 request,
-                "confirm.html",
-                viewer=who,
+                who,
                 section=SECTION,
                 title="Delete a maintenance window",
                 question=f"Delete the maintenance window {window.schedule}?",

@@ -23,6 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console import oncall_days, oncall_people
 from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import field_errors
 from watchpost.console.oncall import audit, find_calendar, rfc3339_of, utc_value
@@ -183,12 +184,11 @@ async def delete_event(request: Request, who: Signed, calendar_id: str, event_id
     try:
         async with db.begin():
             calendar, event = await _found(db, who, calendar_id, event_id, request)
-            if str(form.get("confirm", "")) != "yes":
+            if not confirmed(form):
                 kind = "override" if event.override else "shift"
-                return render(
+                return confirm_page(
                     request,
-                    "confirm.html",
-                    viewer=who,
+                    who,
                     section="oncall",
                     title=f"Delete a {kind}",
                     question=f"Delete this {kind}?",

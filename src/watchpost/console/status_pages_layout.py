@@ -21,6 +21,7 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console.auth import Viewer, checked_form, write_db
+from watchpost.console.confirming import confirm_page
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import field_errors
 from watchpost.console.pickers import Picked, find_text, ids_of, of_team, pick
@@ -320,10 +321,11 @@ async def section_removed(
             held = await db.scalar(
                 select(func.count()).where(StatusPageResource.status_page_section_id == section.id)
             )
-            return _confirm(
+            return confirm_page(
                 request,
                 who,
-                page,
+                section=SECTION,
+                back=f"/status-pages/{page.id}#layout",
                 question=f"Remove {label}?",
                 detail=f"Its {held or 0} resources are removed from the page with it.",
                 action=f"/status-pages/{page.id}/sections/{section.id}/delete",
@@ -340,31 +342,6 @@ async def section_removed(
         )
         await sections.delete_section(db, page=page, section=section)
     return _back(page, "removed", "layout")
-
-
-def _confirm(
-    request: Request,
-    who: Viewer,
-    page: StatusPage,
-    *,
-    question: str,
-    detail: str,
-    action: str,
-    button: str,
-) -> Response:
-    return render(
-        request,
-        "confirm.html",
-        viewer=who,
-        section=SECTION,
-        title=question,
-        question=question,
-        detail=detail,
-        action=action,
-        fields=[],
-        button=button,
-        back=f"/status-pages/{page.id}#layout",
-    )
 
 
 def _now(request: Request) -> Any:

@@ -14,8 +14,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.datastructures import FormData
 
 from watchpost.console.auth import Viewer, checked_form, write_db
+from watchpost.console.confirming import confirm_page
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.status_pages_kit import (
+    SECTION,
     Signed,
     audit,
     team_page,
@@ -23,7 +25,6 @@ from watchpost.console.status_pages_kit import (
 from watchpost.console.status_pages_layout import (
     _again,
     _back,
-    _confirm,
     _now,
 )
 from watchpost.errors import InvalidRequest, NotFound
@@ -237,10 +238,11 @@ async def resource_removed(
         row = await _resource(db, page, resource_id)
         [shown] = await all_rows_of(db, page, row.id)
         if not confirmed:
-            return _confirm(
+            return confirm_page(
                 request,
                 who,
-                page,
+                section=SECTION,
+                back=f"/status-pages/{page.id}#layout",
                 question=f"Remove {shown} from the page?",
                 detail="Reports naming it stop showing it. The monitor or heartbeat itself stays.",
                 action=f"/status-pages/{page.id}/resources/{row.id}/delete",
