@@ -11,6 +11,7 @@ from tests.console.form_pages import error_beside, form_of, post_form
 from tests.factories.api import TEST_PASSWORD, Api, data, errors
 from tests.factories.console import add_person, sign_in
 from watchpost.collectors.target_kinds import KIND_RULES
+from watchpost.console import form_kit
 
 EMAIL = "ann@example.com"
 HEARTBEATS = "/api/v2/heartbeats"
@@ -157,3 +158,48 @@ async def test_a_monitor_group_is_offered_in_the_monitor_form(
     assert answer.status_code == 303
     (monitor,) = (await api.get("/api/v2/monitors")).json()["data"]
     assert monitor["attributes"]["monitor_group_id"] == int(group)
+
+
+async def test_a_choice_past_the_lists_end_is_offered_and_kept(
+    app: FastAPI, client: httpx.AsyncClient, api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The group and policy selects offer the first MAX_CHOICES by name and the object's own
+    choice wherever it stands: saving the form unchanged keeps it (it was cleared before)."""
+    monkeypatch.setattr(form_kit, "MAX_CHOICES", 2)
+    await _signed_in(app, client)
+    for name in ("Alpha", "Beta"):
+        await api.post("/api/v2/monitor-groups", {"name": name})
+        await api.post("/api/v3/policies", {"name": name, "steps": []})
+        await api.post("/api/v2/heartbeat-groups", {"name": name})
+    group = data(await api.post("/api/v2/monitor-groups", {"name": "Zed"}), 201)["id"]
+    policy = data(await api.post("/api/v3/policies", {"name": "Zed", "steps": []}), 201)["id"]
+    beat_group = data(await api.post("/api/v2/heartbeat-groups", {"name": "Zed"}), 201)["id"]
+    assert "Zed" not in (await client.get("/monitors/new")).text
+    monitor = data(
+        await api.post(
+            "/api/v2/monitors",
+            {
+                "url": "https://example.com",
+                "monitor_group_id": int(group),
+                "policy_id": int(policy),
+            },
+        ),
+        201,
+    )["id"]
+    heartbeat = data(
+        await api.post(
+            "/api/v2/heartbeats", {"name": "Backup", "heartbeat_group_id": int(beat_group)}
+        ),
+        201,
+    )["id"]
+    edit = f"/monitors/{monitor}/edit"
+    page = (await client.get(edit)).text
+    assert f'<option value="{group}" selected>Zed</option>' in page
+    assert f'<option value="{policy}" selected>Zed</option>' in page
+    assert (await post_form(client, edit, edit)).status_code == 303
+    kept = data(await api.get(f"/api/v2/monitors/{monitor}"))["attributes"]
+    assert (kept["monitor_group_id"], str(kept["policy_id"])) == (int(group), policy)
+    edit = f"/heartbeats/{heartbeat}/edit"
+    assert (await post_form(client, edit, edit)).status_code == 303
+    kept = data(await api.get(f"/api/v2/heartbeats/{heartbeat}"))["attributes"]
+    assert kept["heartbeat_group_id"] == int(beat_group)

@@ -133,7 +133,7 @@ async def create_monitor(request: Request, who: Signed) -> Response:
         return "monitor.created", monitor.id, monitor.pronounceable_name or monitor.url
 
     async def again(db: AsyncSession) -> FormPage:
-        refs = await references(db, who.team_id)
+        refs = await references(db, who.team_id, raw)
         return _monitor_page(monitor_type=monitor_type, refs=refs, values=raw, defaults={})
 
     return await save(
@@ -158,7 +158,7 @@ async def edit_monitor(request: Request, who: Signed, monitor_id: str) -> Respon
         attributes = form_specs.switched(attributes, monitor.monitor_type, monitor_type)
     page = _monitor_page(
         monitor_type=monitor_type,
-        refs=await references(db, who.team_id),
+        refs=await references(db, who.team_id, attributes),
         values=None,
         defaults=attributes,
         monitor_id=monitor.id,
@@ -202,7 +202,7 @@ async def update_monitor(request: Request, who: Signed, monitor_id: str) -> Resp
         monitor = await monitors.get_monitor(db, team_id=who.team_id, monitor_id=found)
         return _monitor_page(
             monitor_type=_type(sent_type, monitor.monitor_type),
-            refs=await references(db, who.team_id),
+            refs=await references(db, who.team_id, raw),
             values=raw,
             defaults={},
             monitor_id=found,
@@ -263,7 +263,7 @@ async def create_heartbeat(request: Request, who: Signed) -> Response:
         return "heartbeat.created", heartbeat.id, heartbeat.name
 
     async def again(db: AsyncSession) -> FormPage:
-        return _heartbeat_page(await references(db, who.team_id), raw, {})
+        return _heartbeat_page(await references(db, who.team_id, raw), raw, {})
 
     return await save(
         request,
@@ -284,7 +284,7 @@ async def edit_heartbeat(request: Request, who: Signed, heartbeat_id: str) -> Re
     attributes = heartbeat_lists.heartbeat_resource(
         heartbeat, public_base=public_base(request, request.app.state.ctx), team_name=who.team_name
     )["attributes"]
-    refs = await references(db, who.team_id)
+    refs = await references(db, who.team_id, attributes)
     return show(request, who, _heartbeat_page(refs, None, attributes, heartbeat.id))
 
 
@@ -306,7 +306,7 @@ async def update_heartbeat(request: Request, who: Signed, heartbeat_id: str) -> 
         return "heartbeat.updated", heartbeat.id, heartbeat.name
 
     async def again(db: AsyncSession) -> FormPage:
-        return _heartbeat_page(await references(db, who.team_id), raw, {}, found)
+        return _heartbeat_page(await references(db, who.team_id, raw), raw, {}, found)
 
     return await save(
         request,

@@ -4,16 +4,16 @@ domain with an audit entry, or shows the form again with the domain's problems."
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.audit.service import record
+from watchpost.console import pickers
 from watchpost.console.account import actor
 from watchpost.console.auth import Viewer, write_db
 from watchpost.console.forms import Field, Raw, field_errors
@@ -85,22 +85,38 @@ def show(
     )
 
 
-async def choices(db: AsyncSession, model: Any, team_id: int) -> list[tuple[str, str]]:
-    """The team's rows of model (groups, policies) as (id, name) for a select."""
-    rows = await db.execute(
-        select(model.id, model.name)
-        .where(model.team_id == team_id)
-        .order_by(model.name, model.id)
-        .limit(MAX_CHOICES)
+async def choices(
+    db: AsyncSession, model: Any, team_id: int, chosen: Iterable[object] = ()
+) -> list[tuple[str, str]]:
+    """The team's rows of model (groups, policies) as (id, name) for a select: the first
+    MAX_CHOICES by name, and the chosen ones (a form's current values) whatever their place,
+    so that saving never clears a choice the list did not reach."""
+    picked = await pickers.pick(
+        db,
+        pickers.of_team(model, team_id, model.name),
+        model.id,
+        model.name,
+        chosen=pickers.ids_of(chosen),
+        limit=MAX_CHOICES,
     )
-    return [(str(row_id), name) for row_id, name in rows]
+    return [(str(row_id), name) for row_id, name in picked.items]
 
 
-async def references(db: AsyncSession, team_id: int) -> dict[str, Sequence[tuple[str, str]]]:
-    policies = await choices(db, Policy, team_id)
+async def references(
+    db: AsyncSession, team_id: int, values: Mapping[str, Any] | None = None
+) -> dict[str, Sequence[tuple[str, str]]]:
+    """The selects of the monitor and heartbeat forms, offering `values`' own choices."""
+    now = values or {}
+    policies = await choices(
+        db, Policy, team_id, (now.get("policy_id"), now.get("expiration_policy_id"))
+    )
     return {
-        "monitor_group_id": await choices(db, MonitorGroup, team_id),
-        "heartbeat_group_id": await choices(db, HeartbeatGroup, team_id),
+        "monitor_group_id": await choices(
+            db, MonitorGroup, team_id, (now.get("monitor_group_id"),)
+        ),
+        "heartbeat_group_id": await choices(
+            db, HeartbeatGroup, team_id, (now.get("heartbeat_group_id"),)
+        ),
         "policy_id": policies,
         "expiration_policy_id": policies,
     }
