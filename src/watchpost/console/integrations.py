@@ -23,8 +23,8 @@ from watchpost.console.auth import Viewer, checked_form, viewer, write_db
 from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.notices import done_query
+from watchpost.console.query_numbers import number
 from watchpost.console.web import render
-from watchpost.console.webhooks import page_number
 from watchpost.http.deps import request_sessions
 from watchpost.incoming import service as incoming
 from watchpost.listing import PageRequest
@@ -52,7 +52,7 @@ def _paging(request: Request, name: str) -> PageRequest:
     other = "pagerduty_page" if name == "incoming_page" else "incoming_page"
     kept = request.query_params.get(other)
     return PageRequest(
-        page=page_number(request.query_params.get(name)),
+        page=number(request.query_params.get(name)),
         per_page=PAGE_SIZE,
         base_url=request.url.path,
         other_params=((other, kept),) if kept else (),

@@ -56,10 +56,6 @@ def principal(who: Viewer) -> Principal:
     return Principal(team_id=who.team_id, team_name=who.team_name, token_id=0)
 
 
-def _page_number(request: Request) -> int:
-    return number(request.query_params.get("page"), 1, 100_000)
-
-
 async def users_of(
     db: AsyncSession, team_id: int, policy_ids: list[int]
 ) -> dict[int, dict[str, Any]]:
@@ -94,8 +90,8 @@ async def users_of(
 async def policy_list(request: Request, who: Signed) -> Response:
     who.require(Action.READ)
     db = await request_sessions(request).read()
-    number = _page_number(request)
-    paging = PageRequest(page=number, per_page=PER_PAGE, base_url="/policies", other_params=())
+    asked = number(request.query_params.get("page"), 1, 100_000)
+    paging = PageRequest(page=asked, per_page=PER_PAGE, base_url="/policies", other_params=())
     page = await service.page(db, principal(who), paging)
     shown = list(page.data)
     all_steps = [step for policy in shown for step in policy.steps or []]
@@ -110,7 +106,7 @@ async def policy_list(request: Request, who: Signed) -> Response:
         section="policies",
         title="Escalation policies",
         rows=rows,
-        page_number=number,
+        page_number=asked,
         has_next=page.links.get("next") is not None,
         may_edit=who.may(Action.EDIT),
     )

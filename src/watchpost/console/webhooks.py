@@ -67,15 +67,10 @@ STATE_CLASSES: Final = {
 }
 
 
-def page_number(raw: str | None) -> int:
-    """A page number from the URL; anything else is the first page."""
-    return number(raw)
-
-
 def paging(request: Request, size: int, name: str = "page") -> PageRequest:
     others = tuple((k, v) for k, v in request.query_params.multi_items() if k == "tab")
     return PageRequest(
-        page=max(1, page_number(request.query_params.get(name))),
+        page=number(request.query_params.get(name)),
         per_page=size,
         base_url=request.url.path,
         other_params=others,
