@@ -40,6 +40,10 @@ class CollectorTarget(IdMixin, TeamOwnedMixin, TimestampMixin, ScheduleColumns, 
         IdType, ForeignKey("collectors.id", ondelete="CASCADE"), index=True
     )
     kind: Mapped[str] = mapped_column(String(32))
+    location_id: Mapped[int | None] = mapped_column(
+        IdType, ForeignKey("locations.id", ondelete="SET NULL"), index=True, default=None
+    )
+    """Checked by that location's agents; None: by the server's own engine."""
     host: Mapped[str] = mapped_column(String(255))
     port: Mapped[int | None] = mapped_column(Integer, default=None)
     service: Mapped[str | None] = mapped_column(String(255), default=None)

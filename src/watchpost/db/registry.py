@@ -16,6 +16,7 @@ MODEL_DOMAINS = (
     "history",
     "incidents",
     "incoming",
+    "locations",
     "logsearch",
     "metadata",
     "monitors",

@@ -30,6 +30,8 @@ class CheckResult(IdMixin, TeamOwnedMixin, Base):
     state: Mapped[str] = mapped_column(String(12))
     latency_ms: Mapped[float | None] = mapped_column(Float, default=None)
     error: Mapped[str | None] = mapped_column(Text, default=None)
+    location_id: Mapped[int | None] = mapped_column(IdType, default=None)
+    """Where the check ran (locations); None: the server's own engine."""
 
 
 class CheckRollup(TeamOwnedMixin, Base):

@@ -3,7 +3,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, Text
+from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, Text, false, text, true
 from sqlalchemy.orm import Mapped, mapped_column
 
 from watchpost.db.base import Base, IdMixin, IdType, TeamOwnedMixin, TimestampMixin, UTCDateTime
@@ -96,3 +96,17 @@ class Monitor(
     ip_version: Mapped[str | None] = mapped_column(String(8), default=None)
     playwright_script: Mapped[str | None] = mapped_column(Text, default=None)
     environment_variables: Mapped[dict[str, str] | None] = mapped_column(JSON, default=None)
+    locations: Mapped[list[str]] = mapped_column(JSON, default=list, server_default=text("'[]'"))
+    """Locations named exactly (besides those `regions` select); see locations/placement.py."""
+    confirmation_rule: Mapped[str] = mapped_column(
+        String(12), default="majority", server_default="majority"
+    )
+    """any, majority, all or at_least (`confirmation_locations` of them) failing: down."""
+    confirmation_locations: Mapped[int | None] = mapped_column(Integer, default=None)
+    checked_here: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
+    """The server's own location checks it (this row is that check's schedule)."""
+    located: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    """Checked from more than the server alone: its verdict is made from every location's
+    latest result (location_checks) rather than from one result."""
+    degraded_since: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+    """Some locations fail, too few for the confirmation rule to call it down."""
