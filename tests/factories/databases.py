@@ -128,7 +128,7 @@ async def cancel_leftovers(before: set[asyncio.Task[Any]]) -> None:
 class PostgresReset:
     """Empties the test schema between tests in one round trip: DELETE from every table,
     dependents first, then every sequence back to 1 (ids start at 1, as on SQLite's fresh
-    copy). TRUNCATE … RESTART IDENTITY cost 93-148 ms a test (it rewrites every table's
+    copy), and the server's own location seeded again. TRUNCATE … RESTART IDENTITY cost 93-148 ms a test (it rewrites every table's
     files); this costs a few ms. row_counts goes first, so the counting triggers that the
     DELETEs fire find nothing to update, and it ends empty, consistent with the empty tables.
     One connection per worker, reopened if a test broke it."""
@@ -165,6 +165,13 @@ class PostgresReset:
                 )
             )
             statements.append(restarts)
+        # What migration 0038 seeds: the server's own location (id 1, as on SQLite's copy).
+        statements.append(
+            sql.SQL(
+                "INSERT INTO locations (name, region, private, is_server, offline_after_s,"
+                " created_at) VALUES ('local', 'us', false, true, 90, now())"
+            )
+        )
         return sql.SQL("; ").join([sql.SQL("BEGIN"), *statements, sql.SQL("COMMIT")])
 
     def close(self) -> None:

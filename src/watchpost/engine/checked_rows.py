@@ -48,7 +48,10 @@ KINDS: Final[dict[str, Kind]] = {
         name=MONITOR,
         model=Monitor,
         table=_monitors,
-        eligible=lambda _now: _monitors.c.paused.is_(False),
+        # A monitor only agents check (its locations leave the server out) is not due here.
+        eligible=lambda _now: and_(
+            _monitors.c.paused.is_(False), _monitors.c.checked_here.is_(True)
+        ),
         probe_columns=(
             "check_frequency",
             "monitor_type",

@@ -34,12 +34,16 @@ from watchpost.collectors import metrics
 from watchpost.collectors.checking import refresh_collector
 from watchpost.collectors.models import CollectorTarget
 from watchpost.db.base import UTCDateTime
+from watchpost.engine import located
 from watchpost.engine.checked_rows import KINDS, MONITOR, TARGET
 from watchpost.engine.checks import Outcome
+from watchpost.engine.located import LOCATED, Spot
 from watchpost.engine.schedule import next_due
 from watchpost.history.service import Observation, SubjectType, record
 from watchpost.monitors import checking as monitors
+from watchpost.monitors.confirmation import Verdict
 from watchpost.monitors.status_machine import Transition
+from watchpost.probes.monitors.check import UNSUPPORTED
 from watchpost.settings import Settings
 
 _monitors = KINDS[MONITOR].table
@@ -64,6 +68,10 @@ class _Monitor:
     recovery_period: int
     pronounceable_name: str | None
     url: str
+    located: bool
+    confirmation_rule: str
+    confirmation_locations: int | None
+    degraded_since: datetime | None
     last_checked_at: datetime | None = None
     """Set when a check ran (a maintenance skip leaves the stored one)."""
 
@@ -91,7 +99,14 @@ _FINISH_MONITOR = (
         failing_since=bindparam("m_failing", type_=UTCDateTime()),
         recovering_since=bindparam("m_recovering", type_=UTCDateTime()),
         last_error=bindparam("m_error"),
+        degraded_since=bindparam("m_degraded", type_=UTCDateTime()),
     )
+)
+_VERDICT_MONITOR = _FINISH_MONITOR.values(
+    # An agent's result: the monitor's own schedule and lease (the server's check) stay.
+    lease_owner=_monitors.c.lease_owner,
+    lease_expires_at=_monitors.c.lease_expires_at,
+    next_check_at=_monitors.c.next_check_at,
 )
 
 
@@ -116,9 +131,11 @@ async def write_outcomes(
         by_kind[outcome.claim.kind].append(outcome)
     collectors: set[int] = set()
     samples: list[dict[str, Any]] = []
+    checked = by_kind.get(MONITOR, []) + by_kind.get(LOCATED, [])
+    if checked:
+        seen += await _write_monitors(session, checked, report)
     for kind, items in by_kind.items():
-        if kind == MONITOR:
-            seen += await _write_monitors(session, items, report)
+        if kind in (MONITOR, LOCATED):
             continue
         model = KINDS[kind].model
         ids = sorted({o.claim.id for o in items})
@@ -155,62 +172,106 @@ async def write_outcomes(
     return report
 
 
+def _monitor_of(outcome: Outcome) -> int:
+    return int(outcome.claim.row.monitor_id) if outcome.claim.kind == LOCATED else outcome.claim.id
+
+
 async def _write_monitors(
     session: AsyncSession, items: Sequence[Outcome], report: WriteReport
 ) -> list[Observation]:
-    """Apply the monitors' results: one locking SELECT, one executemany UPDATE, then the
-    incidents the status machine decided."""
-    ids = sorted({o.claim.id for o in items})
-    locked: Sequence[Row[Any]] = (await session.execute(_LOCK_MONITORS, {"lock_ids": ids})).all()
+    """Apply the monitors' results (the server's and its agents'): one locking SELECT, one
+    executemany UPDATE, then the incidents the status machine decided."""
+    locked: Sequence[Row[Any]] = (
+        await session.execute(_LOCK_MONITORS, {"lock_ids": sorted(set(map(_monitor_of, items)))})
+    ).all()
     rows = {row.id: _Monitor(*row) for row in locked}
-    finished: list[dict[str, Any]] = []
-    decided: list[tuple[_Monitor, Transition, Outcome]] = []
+    spots = await located.lock_spots(session, (m.id for m in rows.values() if m.located))
+    own: set[int] = set()  # monitors whose own (the server's) check finished here
+    touched: dict[int, _Monitor] = {}
+    decided: list[tuple[_Monitor, Transition, Outcome, Verdict | None]] = []
     seen: list[Observation] = []
-    for outcome in items:
-        row = rows.get(outcome.claim.id)
-        if row is None or not _holds_lease(row, outcome):
+    for outcome in sorted(items, key=lambda o: o.finished_at):
+        row = rows.get(_monitor_of(outcome))
+        spot = _spot(row, spots, outcome) if row is not None else None
+        if row is None or not _valid(row, spot, outcome):
             report.discarded += 1
             continue
-        row.lease_owner = None
-        row.last_checked_at = None
-        observation, transition = _monitor_done(row, outcome)
-        finished.append(
-            {
-                "m_id": row.id,
-                "m_next": row.next_check_at,
-                "m_checked": row.last_checked_at,
-                "m_status": row.status,
-                "m_check_status": row.check_status,
-                "m_failing": row.failing_since,
-                "m_recovering": row.recovering_since,
-                "m_error": row.last_error,
-            }
-        )
+        if outcome.claim.kind == MONITOR:
+            row.lease_owner = None
+            own.add(row.id)
+        touched[row.id] = row
+        observation, transition, found = _monitor_done(row, spot, spots.get(row.id, []), outcome)
         if transition is not None:
-            decided.append((row, transition, outcome))
+            decided.append((row, transition, outcome, found))
         if observation is not None:
             seen.append(observation)
         report.applied += 1
-    if finished:
-        await session.execute(_FINISH_MONITOR, finished)
-    for row, transition, done in decided:
+    for statement, group in ((_FINISH_MONITOR, own), (_VERDICT_MONITOR, touched.keys() - own)):
+        if group:
+            await session.execute(statement, [_params(touched[i]) for i in sorted(group)])
+    await located.write_spots(session, (s for group in spots.values() for s in group))
+    for row, transition, done, found in decided:
         await monitors.follow_incident(
-            session, monitor=row, transition=transition, at=done.finished_at, result=done.result
+            session,
+            monitor=row,
+            transition=transition,
+            at=done.finished_at,
+            result=done.result,
+            locations=found.regions() if found is not None else None,
         )
     return seen
 
 
+def _spot(row: _Monitor, spots: dict[int, list[Spot]], outcome: Outcome) -> Spot | None:
+    """The location row the outcome is for: the agent's, or the server's own location's."""
+    for spot in spots.get(row.id, ()):
+        if outcome.claim.kind == LOCATED and spot.id == outcome.claim.id:
+            return spot
+        if outcome.claim.kind == MONITOR and spot.is_server:
+            return spot
+    return None
+
+
+def _valid(row: _Monitor, spot: Spot | None, outcome: Outcome) -> bool:
+    """The claim still holds: the lease it was made with is on the row, unchanged."""
+    if outcome.claim.kind == MONITOR:
+        return _holds_lease(row, outcome)
+    return (
+        spot is not None
+        and not row.paused
+        and spot.lease_owner == outcome.claim.owner
+        and spot.next_check_at == outcome.claim.due
+    )
+
+
+def _params(row: _Monitor) -> dict[str, Any]:
+    return {
+        "m_id": row.id,
+        "m_next": row.next_check_at,
+        "m_checked": row.last_checked_at,
+        "m_status": row.status,
+        "m_check_status": row.check_status,
+        "m_failing": row.failing_since,
+        "m_recovering": row.recovering_since,
+        "m_error": row.last_error,
+        "m_degraded": row.degraded_since,
+    }
+
+
 def _monitor_done(
-    monitor: _Monitor, outcome: Outcome
-) -> tuple[Observation | None, Transition | None]:
-    """The monitor's new columns (set on `monitor`), its observation and the machine's
-    transition (None when the machine did not run)."""
+    monitor: _Monitor, spot: Spot | None, spots: Sequence[Spot], outcome: Outcome
+) -> tuple[Observation | None, Transition | None, Verdict | None]:
+    """The monitor's new columns (set on `monitor`, and on the location's row), its
+    observation, the machine's transition (None when the machine did not run) and, for a
+    monitor checked from several locations, the verdict the machine was given."""
     due, finished, result = outcome.claim.due, outcome.finished_at, outcome.result
     interval = monitor.check_frequency
+    agent = spot if outcome.claim.kind == LOCATED else None
+    where = spot.location_id if spot is not None and not spot.is_server else None
     if result is None:
         assert outcome.maintenance_until is not None
         monitors.skip_for_maintenance(monitor)
-        monitor.next_check_at = outcome.maintenance_until
+        _reschedule(monitor, agent, outcome.maintenance_until)
         remaining = math.ceil((outcome.maintenance_until - finished).total_seconds())
         observation = Observation(
             team_id=monitor.team_id,
@@ -219,20 +280,55 @@ def _monitor_done(
             at=finished,
             state="maintenance",
             valid_for_s=max(remaining, 2 * interval),
-            latency_ms=None,
-            error=None,
+            location_id=where,
         )
-        return observation, None
-    scheduled = next_due(MONITOR, monitor.id, interval, due=due, finished=finished)
-    transition = monitors.record_result(monitor, result, at=finished)
+        return observation, None, None
+    scheduled = next_due(outcome.claim.kind, outcome.claim.id, interval, due=due, finished=finished)
+    found: Verdict | None = None
+    checked = result
+    if monitor.located and spot is not None and UNSUPPORTED not in result.details:
+        located.store(spot, result, at=finished)
+        found = located.judge(
+            spots,
+            rule=monitor.confirmation_rule,
+            at_least=monitor.confirmation_locations,
+            interval_s=interval,
+            at=finished,
+        )
+        checked = located.combined(found, result)
+        monitor.degraded_since = (monitor.degraded_since or finished) if found.degraded else None
+    transition = monitors.record_result(monitor, checked, at=finished)
     if transition is None:
-        monitor.next_check_at = scheduled
-        return None, None
+        _reschedule(monitor, agent, scheduled)
+        return None, None, found
     recheck = transition.recheck_at
-    monitor.next_check_at = (
-        recheck if recheck is not None and finished < recheck < scheduled else scheduled
+    _reschedule(
+        monitor,
+        agent,
+        recheck if recheck is not None and finished < recheck < scheduled else scheduled,
     )
-    return _observation(MONITOR, monitor.team_id, monitor.id, outcome, 2 * interval), transition
+    observation = Observation(
+        team_id=monitor.team_id,
+        subject_type=MONITOR,
+        subject_id=monitor.id,
+        at=finished,
+        state="up" if checked.ok else "down",
+        valid_for_s=2 * interval,
+        latency_ms=result.latency_ms,
+        error=result.error,
+        location_id=where,
+    )
+    return observation, transition, found
+
+
+def _reschedule(monitor: _Monitor, agent: Spot | None, at: datetime) -> None:
+    """The next check of the server's own (the monitor row) or of the agent's location."""
+    if agent is None:
+        monitor.next_check_at = at
+        return
+    agent.next_check_at = at
+    agent.lease_owner = None
+    agent.changed = True
 
 
 def _target_done(target: CollectorTarget, outcome: Outcome, settings: Settings) -> Observation:

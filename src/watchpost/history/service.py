@@ -66,6 +66,8 @@ class Observation:
     """How long the state stands if no other observation follows (e.g. 2 x the interval)."""
     latency_ms: float | None = None
     error: str | None = None
+    location_id: int | None = None
+    """Where the check ran (None: the server's own engine)."""
 
     def __post_init__(self) -> None:
         if self.at.tzinfo is None:
@@ -259,6 +261,7 @@ async def record(session: AsyncSession, observations: Sequence[Observation]) -> 
                 "state": o.state,
                 "latency_ms": o.latency_ms,
                 "error": o.error,
+                "location_id": o.location_id,
             }
             for o in observations
         ],

@@ -26,6 +26,7 @@ FIELDS: Final = (
     "ssl_certificate_expires_at",
     "domain_expires_at",
     "incident_group_id",
+    "locations",
 )
 """The incident attributes shown from check_details, in their order."""
 
@@ -40,10 +41,14 @@ def taken(
     http_method: str | None,
     regions: list[str] | None,
     details: Mapping[str, str],
+    locations: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """check_details for a monitor's incident opening now, from the monitor and the result
-    of the check that opened it."""
+    of the check that opened it (`locations`: how each location found a monitor checked
+    from several)."""
     kept: dict[str, Any] = {"url": url, "regions": list(regions or [])}
+    if locations:
+        kept["locations"] = locations
     if monitor_type in ("status", "expected_status_code", "keyword", "keyword_absence"):
         kept["http_method"] = (http_method or "get").upper()
     facts = {name: details[name] for name in _FACTS if name in details}
@@ -71,4 +76,5 @@ def shown(details: Mapping[str, Any] | None) -> dict[str, Any]:
         "ssl_certificate_expires_at": found.get("ssl_certificate_expires_at"),
         "domain_expires_at": None,
         "incident_group_id": None,
+        "locations": found.get("locations"),
     }

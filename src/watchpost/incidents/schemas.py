@@ -153,6 +153,10 @@ class IncidentAttributes(BaseModel):
     ssl_certificate_expires_at: str | None
     domain_expires_at: str | None
     incident_group_id: int | None
+    locations: list[dict[str, str | None]] | None = Field(
+        description="A monitor checked from several locations: how each found it "
+        "(location, status down/up/unknown, error)."
+    )
     team_name: str
     created_at: str
     updated_at: str

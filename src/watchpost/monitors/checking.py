@@ -52,7 +52,12 @@ def record_result(monitor: Checked, result: ProbeResult, *, at: datetime) -> Tra
     return record_check(monitor, ok=result.ok, error=result.error, at=at)
 
 
-async def _details(session: AsyncSession, monitor: Checked, result: ProbeResult | None) -> Any:
+async def _details(
+    session: AsyncSession,
+    monitor: Checked,
+    result: ProbeResult | None,
+    locations: list[dict[str, Any]] | None,
+) -> Any:
     """What the opening incident keeps of the check (incidents/check_details.py)."""
     row = (
         await session.execute(
@@ -67,6 +72,7 @@ async def _details(session: AsyncSession, monitor: Checked, result: ProbeResult 
         http_method=row.http_method,
         regions=row.regions,
         details=result.details if result is not None else {},
+        locations=locations,
     )
 
 
@@ -77,9 +83,11 @@ async def follow_incident(
     transition: Transition,
     at: datetime,
     result: ProbeResult | None = None,
+    locations: list[dict[str, Any]] | None = None,
 ) -> None:
     """Open, resolve or add to the monitor's incident as the transition says (`result`:
-    the check that decided it, whose facts an opening incident keeps)."""
+    the check that decided it, whose facts an opening incident keeps; `locations`: for a
+    monitor checked from several, how each location found it)."""
     current = None
     if transition.open_incident or transition.resolve_incident or transition.timeline:
         current = await open_incident_for(session, monitor_id=monitor.id)
@@ -92,7 +100,7 @@ async def follow_incident(
             at=at,
             by=AUTOMATIC,
             monitor_id=monitor.id,
-            check_details=await _details(session, monitor, result),
+            check_details=await _details(session, monitor, result, locations),
         )
     elif transition.resolve_incident and current is not None:
         await apply(session, current, Change.RESOLVED, at=at, by=AUTOMATIC, text=transition.event)

@@ -6,6 +6,13 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from watchpost.destinations import resend_problems
 from watchpost.maintenance_windows import DEFAULT_TIMEZONE, MaintenanceFields, maintenance_problems
+from watchpost.monitors.confirmation import (
+    DEFAULT_RULE,
+    MAX_LOCATIONS,
+    ConfirmationRule,
+    LocationName,
+    rule_problems,
+)
 from watchpost.monitors.fields import (
     DEFAULT_CHECK_FREQUENCY,
     DEFAULT_CONFIRMATION_PERIOD,
@@ -91,6 +98,16 @@ class MonitorFields(MaintenanceFields, NotificationFields):
     regions: Annotated[list[Region], Field(min_length=1), AfterValidator(check_unique)] | None = (
         None
     )
+    locations: (
+        Annotated[list[LocationName], Field(max_length=MAX_LOCATIONS), AfterValidator(check_unique)]
+        | None
+    ) = Field(default=None, description="Locations named exactly, besides `regions`' ones.")
+    confirmation_rule: ConfirmationRule | None = Field(
+        default=None, description="How many failing locations make the monitor down."
+    )
+    confirmation_locations: Annotated[int, Field(ge=1, le=MAX_LOCATIONS)] | None = Field(
+        default=None, description="at_least: this many failing locations."
+    )
     paused: bool | None = None
     expiration_policy_id: Id | None = Field(
         default=None, description="An escalation policy of the team; stored (see the docs)."
@@ -151,6 +168,10 @@ class MonitorAttributes(BaseModel):
     ssl_expiration: int | None
     domain_expiration: int | None
     regions: list[Region]
+    locations: list[str]
+    confirmation_rule: ConfirmationRule
+    confirmation_locations: int | None
+    degraded: bool
     maintenance_from: str | None
     maintenance_to: str | None
     maintenance_timezone: str
@@ -186,6 +207,8 @@ NOT_NULL: Final[tuple[str, ...]] = (
     "confirmation_period",
     "recovery_period",
     "regions",
+    "locations",
+    "confirmation_rule",
     "paused",
     "maintenance_timezone",
     "maintenance_days",
@@ -212,6 +235,9 @@ COMMON_DEFAULTS: Final[dict[str, Any]] = {
     "recovery_period": DEFAULT_RECOVERY_PERIOD,
     "domain_expiration": None,
     "regions": list(REGIONS),
+    "locations": [],
+    "confirmation_rule": DEFAULT_RULE,
+    "confirmation_locations": None,
     "paused": False,
     "maintenance_from": None,
     "maintenance_to": None,
@@ -252,7 +278,7 @@ def _blank_to_none(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def _rule_problems(monitor_type: Any, values: dict[str, Any]) -> list[tuple[str | None, str]]:
-    problems = maintenance_problems(values)
+    problems = maintenance_problems(values) + rule_problems(values)
     if isinstance(monitor_type, str) and monitor_type in TYPE_RULES:
         problems += type_problems(monitor_type, values)
     return problems

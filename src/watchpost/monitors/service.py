@@ -14,6 +14,7 @@ from watchpost.db.deletions import delete_named
 from watchpost.db.queries import team_object
 from watchpost.delivery import outbox
 from watchpost.incidents import service as incidents
+from watchpost.locations import placement
 from watchpost.monitors.lists import MONITOR, monitor_resource, port_text
 from watchpost.monitors.models import Monitor, MonitorGroup
 from watchpost.monitors.schemas import (
@@ -40,6 +41,7 @@ CHECK_FIELDS: Final[frozenset[str]] = frozenset(
         "request_timeout",
         "domain_expiration",
         "regions",
+        "locations",
     }
 )
 
@@ -79,6 +81,9 @@ async def group_problems(
         "expiration_policy_id",
         team_id=team_id,
         group_id=reference_id(body.get("expiration_policy_id")),
+    )
+    problems += await placement.location_problems(
+        session, team_id=team_id, names=body.get("locations")
     )
     return problems + team_name_problems(body.get("team_name"), team_name)
 
@@ -167,6 +172,7 @@ async def create_monitor(
     set_paused(monitor, bool(values["paused"]), now)
     session.add(monitor)
     await session.flush()
+    await placement.place(session, monitor, now=now, recheck=False)
     await announce(session, monitor, "created", now)
     return monitor
 
@@ -204,6 +210,8 @@ async def update_monitor(
         monitor.schedule_now(now)  # and any check still running with the old settings is void
     monitor.updated_at = now
     await session.flush()
+    if recheck or pausing:
+        await placement.place(session, monitor, now=now, recheck=True)
     if changed:
         await announce(session, monitor, "updated", now)
     if pausing:
