@@ -1,4 +1,5 @@
-"""The `watchpost` command: serve, worker, migrate, and token and user administration."""
+"""The `watchpost` command: serve, worker, migrate, token and user administration (locations
+and probe tokens: cli_locations.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import sys
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
-from watchpost import __version__, masking
+from watchpost import __version__, cli_locations, masking
 
 # Each command imports what it uses: `--help` and usage errors answer without loading
 # SQLAlchemy, pydantic or the app, and a command loads only its own part of Watchpost.
@@ -370,6 +371,7 @@ def build_parser() -> argparse.ArgumentParser:
     user_list = user_commands.add_parser("list", help="list users")
     user_list.add_argument("--team", default=None, help="only this team's users")
     user_list.set_defaults(run=cmd_user_list)
+    cli_locations.add_commands(commands, _Parser, _with_session, CliError)
     return parser
 
 

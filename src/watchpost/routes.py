@@ -35,6 +35,7 @@ API_DOMAINS = (
     "heartbeats",
     "incidents",
     "incoming",
+    "locations",
     "logsearch",
     "metadata",
     "monitors",

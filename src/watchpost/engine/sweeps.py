@@ -14,6 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.collectors.metrics import prune_samples
 from watchpost.heartbeats.checking import OBSERVE_EVERY, observe_heartbeats, sweep_overdue
 from watchpost.history.service import prune
+from watchpost.locations import offline
 
 PRUNE_EVERY = timedelta(minutes=5)
 
@@ -49,10 +50,12 @@ def due(sweep: Sweep, now: datetime) -> bool:
 
 def default_sweeps() -> list[Sweep]:
     """A fresh set per engine: overdue heartbeats every tick; heartbeat observations for the
-    check history every minute; pruning of history and metric samples every few minutes."""
+    check history every minute; silent probe locations every few seconds; pruning of
+    history and metric samples every few minutes."""
     return [
         sweep_overdue,
         Every(OBSERVE_EVERY, observe_heartbeats),
         Every(PRUNE_EVERY, prune),
         Every(PRUNE_EVERY, prune_samples),
+        Every(offline.SWEEP_EVERY, offline.sweep),
     ]
