@@ -199,6 +199,9 @@ def add_commands(
 ) -> None:
     """Adds `location` and `probe-token` to the `watchpost` command's subparsers; the
     commands run their work with with_session and end in error (cli.py's)."""
+    from watchpost.agent.command import add_command as add_probe
+
+    add_probe(commands)  # `watchpost probe`: the agent (its own flags only, no database)
     cli = Cli(with_session, error)
     location = commands.add_parser("location", help="manage the locations checks run from")
     location.set_defaults(cli=cli)

@@ -60,6 +60,7 @@ PUBLIC_ENDPOINTS = (
     "incoming.receive_endpoints",
     "ingestion.endpoints",
     "ingestion.otlp_endpoints",
+    "locations.probe_endpoints",
     "subscriptions.public_endpoints",
     "public_pages.endpoints",
     "public_pages.machine_endpoints",

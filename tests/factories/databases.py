@@ -166,12 +166,11 @@ class PostgresReset:
             )
             statements.append(restarts)
         # What migration 0038 seeds: the server's own location (id 1, as on SQLite's copy).
-        statements.append(
-            sql.SQL(
-                "INSERT INTO locations (name, region, private, is_server, offline_after_s,"
-                " created_at) VALUES ('local', 'us', false, true, 90, now())"
-            )
+        seed = sql.SQL(
+            "INSERT INTO locations (name, region, private, is_server, offline_after_s,"
+            " created_at) VALUES ('local', 'us', false, true, 90, now())"
         )
+        statements.append(sql.Composed([seed]))
         return sql.SQL("; ").join([sql.SQL("BEGIN"), *statements, sql.SQL("COMMIT")])
 
     def close(self) -> None:

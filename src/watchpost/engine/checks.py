@@ -13,6 +13,7 @@ from watchpost.collectors.target_kinds import KINDS as TARGET_KINDS
 from watchpost.crypto import SecretBox
 from watchpost.engine.checked_rows import MONITOR, TARGET, monitor_timeout_s
 from watchpost.engine.claims import Claim
+from watchpost.engine.located import LOCATED
 from watchpost.maintenance_windows import maintenance_end
 from watchpost.monitors.lists import port_text
 from watchpost.monitors.models import Monitor
@@ -89,7 +90,7 @@ def monitor_check(monitor: Monitor, box: SecretBox) -> MonitorCheck:
 
 def prepare(claim: Claim, *, box: SecretBox, timeout: float, now: datetime) -> Job:
     """The job of a claim; a monitor inside its maintenance window gets no probe."""
-    if claim.kind == MONITOR:
+    if claim.kind in (MONITOR, LOCATED):
         monitor: Monitor = claim.row
         until = maintenance_end(monitor, now)
         if until is not None:

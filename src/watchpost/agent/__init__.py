@@ -1,0 +1,1 @@
+"""`watchpost probe`: an agent that runs a location's checks and reports them to the server."""

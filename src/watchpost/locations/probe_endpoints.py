@@ -1,0 +1,226 @@
+"""The probe agents' protocol, /api/probe/v1/…: a probe token, nothing else, signs in.
+
+- `hello`: the agent says what it is; the answer names its location and how to pace itself.
+- `claims`: up to `limit` of the location's due checks, leased to the agent (`owner`, a
+  random id the agent picks at start). Each carries its probe input, credentials included:
+  only a location that checks a monitor ever receives them. Checks inside their maintenance
+  window are not sent (the server records the skip itself).
+- `results`: finished checks, each named by its claim `token` (`kind.id.due`) and stamped
+  with its age when sent; the check ran at receipt minus that age (no agent clock is
+  trusted). A result is applied only while its row still carries that claim (owner and due
+  time): a result sent twice, or for a check moved on meanwhile, is discarded, so a batch
+  resent after a dropped connection never counts twice.
+- `bye`: the agent stops; its leases are released for the location's other agents.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from datetime import UTC, datetime, timedelta
+from types import SimpleNamespace
+from typing import Annotated, Final
+
+from fastapi import APIRouter, Depends
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from watchpost.context import AppContext
+from watchpost.engine import checks
+from watchpost.engine.checked_rows import monitor_timeout_s
+from watchpost.engine.claims import Claim
+from watchpost.engine.located import LOCATED
+from watchpost.engine.located_claims import claim_located, next_due_at, release_all
+from watchpost.engine.writer import write_outcomes
+from watchpost.errors import Unauthorized
+from watchpost.http.deps import Context, WriteDb
+from watchpost.locations import offline, tokens
+from watchpost.locations.models import Location, LocationCheck
+from watchpost.probes.base import ProbeResult
+
+router = APIRouter(prefix="/api/probe/v1", tags=["probe agents"])
+routers = (router,)
+BEARER = HTTPBearer(auto_error=False)
+
+POLL_S: Final = 5.0
+"""Longest an idle agent waits before asking for checks again."""
+LEASE: Final = timedelta(minutes=5)
+"""How long a claimed check is the agent's: longer than any check's timeout, and time to
+report it. A dead agent's checks go to the location's other agents after this."""
+MAX_AGE: Final = timedelta(days=1)
+_EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
+_US: Final = timedelta(microseconds=1)
+
+Owner = Annotated[str, Field(min_length=8, max_length=64, pattern=r"^[A-Za-z0-9_.-]+$")]
+
+
+async def bearer_token(
+    bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(BEARER)],
+) -> str:
+    if bearer is None:
+        raise Unauthorized()
+    return bearer.credentials
+
+
+Bearer = Annotated[str, Depends(bearer_token)]
+
+
+async def signed_in(
+    db: AsyncSession, raw: str, now: datetime, agent: str | None = None
+) -> Location:
+    """The location of the probe token (401 for anything else); its agent has spoken."""
+    location = await tokens.authenticate(db, raw, now)
+    if location is None:
+        raise Unauthorized()
+    await offline.seen(db, location, now=now, agent=agent)
+    return location
+
+
+class Hello(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    agent: str = Field(max_length=255, description="Host name and version, for people.")
+
+
+class ClaimsIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    owner: Owner
+    limit: int = Field(default=100, ge=0, le=1000)
+
+
+class ResultIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    token: str = Field(max_length=100)
+    ok: bool
+    latency_ms: float = Field(ge=0, le=86_400_000)
+    error: str | None = Field(default=None, max_length=4000)
+    details: dict[Annotated[str, Field(max_length=64)], Annotated[str, Field(max_length=1000)]] = (
+        Field(default_factory=dict, max_length=32)
+    )
+    age_ms: int = Field(ge=0, description="How long before sending the check finished.")
+
+
+class ResultsIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    owner: Owner
+    results: list[ResultIn] = Field(max_length=1000)
+
+
+class Bye(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    owner: Owner
+
+
+def claim_token(claim: Claim) -> str:
+    return f"{claim.kind}.{claim.id}.{(claim.due - _EPOCH) // _US}"
+
+
+def _parsed(token: str) -> tuple[int, datetime] | None:
+    kind, _, rest = token.partition(".")
+    raw_id, _, raw_due = rest.partition(".")
+    if kind != LOCATED or not raw_id.isdigit() or not raw_due.isdigit() or len(raw_due) > 18:
+        return None
+    return int(raw_id), _EPOCH + int(raw_due) * _US
+
+
+def _agent_name(location: Location) -> dict[str, object]:
+    return {"location": location.name, "region": location.region, "poll_s": POLL_S}
+
+
+@router.post("/hello", summary="An agent starts")
+async def hello(body: Hello, raw: Bearer, ctx: Context, db: WriteDb) -> dict[str, object]:
+    async with db.begin():
+        location = await signed_in(db, raw, ctx.clock.now(), body.agent)
+        return _agent_name(location)
+
+
+@router.post("/claims", summary="Lease the location's due checks")
+async def claims(body: ClaimsIn, raw: Bearer, ctx: Context, db: WriteDb) -> dict[str, object]:
+    now = ctx.clock.now()
+    async with db.begin():
+        location = await signed_in(db, raw, now)
+        return await _claims(db, ctx, location, body, now)
+
+
+async def _claims(
+    db: AsyncSession, ctx: AppContext, location: Location, body: ClaimsIn, now: datetime
+) -> dict[str, object]:
+    found = await claim_located(
+        db, location_id=location.id, owner=body.owner, now=now, limit=body.limit, lease=LEASE
+    )
+    sent: list[dict[str, object]] = []
+    skipped: list[checks.Outcome] = []
+    for claim in found:
+        timeout = monitor_timeout_s(claim.row)
+        job = checks.prepare(claim, box=ctx.box, timeout=timeout, now=now)
+        if job.input is None:
+            skipped.append(
+                checks.Outcome(
+                    claim, finished_at=now, result=None, maintenance_until=job.maintenance_until
+                )
+            )
+            continue
+        sent.append(
+            {
+                "token": claim_token(claim),
+                "kind": "monitor",
+                "timeout": timeout,
+                "input": asdict(job.input),
+            }
+        )
+    if skipped:
+        await write_outcomes(db, skipped, settings=ctx.settings)
+    due = await next_due_at(db, location_id=location.id, now=now)
+    wait = POLL_S if due is None else min(POLL_S, max(0.0, (due - now).total_seconds()))
+    return {"checks": sent, "next_in_s": wait}
+
+
+@router.post("/results", summary="Report finished checks")
+async def results(body: ResultsIn, raw: Bearer, ctx: Context, db: WriteDb) -> dict[str, int]:
+    now = ctx.clock.now()
+    async with db.begin():
+        location = await signed_in(db, raw, now)
+        return await _results(db, ctx, location, body, now)
+
+
+async def _results(
+    db: AsyncSession, ctx: AppContext, location: Location, body: ResultsIn, now: datetime
+) -> dict[str, int]:
+    wanted = {r.token: _parsed(r.token) for r in body.results}
+    ids = sorted({p[0] for p in wanted.values() if p is not None})
+    # Only the location's own rows: a token naming another location's check is discarded.
+    found = await db.execute(
+        select(LocationCheck.id, LocationCheck.monitor_id).where(
+            LocationCheck.id.in_(ids), LocationCheck.location_id == location.id
+        )
+    )
+    monitor_of: dict[int, int] = {check_id: monitor_id for check_id, monitor_id in found}
+    outcomes: list[checks.Outcome] = []
+    for item in body.results:
+        parsed = wanted[item.token]
+        if parsed is None or parsed[0] not in monitor_of:
+            continue
+        check_id, due = parsed
+        finished = max(now - timedelta(milliseconds=item.age_ms), now - MAX_AGE)
+        claim = Claim(
+            kind=LOCATED,
+            id=check_id,
+            due=due,
+            owner=body.owner,
+            lease_expires_at=now,
+            row=SimpleNamespace(monitor_id=monitor_of[check_id]),
+        )
+        result = ProbeResult(
+            ok=item.ok, latency_ms=item.latency_ms, error=item.error, details=item.details
+        )
+        outcomes.append(checks.Outcome(claim, finished_at=finished, result=result))
+    report = await write_outcomes(db, outcomes, settings=ctx.settings)
+    discarded = report.discarded + len(body.results) - len(outcomes)
+    return {"applied": report.applied, "discarded": discarded}
+
+
+@router.post("/bye", summary="An agent stops")
+async def bye(body: Bye, raw: Bearer, ctx: Context, db: WriteDb) -> dict[str, int]:
+    async with db.begin():
+        location = await signed_in(db, raw, ctx.clock.now())
+        return {"released": await release_all(db, location_id=location.id, owner=body.owner)}

@@ -1,0 +1,173 @@
+"""The probe agents' protocol against the app, the agent's part played by the test: claims
+carry a check's input (credentials only to a location that checks it), results are applied
+once (a replay, another location's token or a moved-on check is discarded), a location that
+alone fails leaves the monitor up and degraded, the majority makes it down with an incident
+naming where it failed, and a probe token opens nothing else."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import httpx
+from fastapi import FastAPI
+
+from tests.factories.api import TEST_PASSWORD, Api, data
+from tests.factories.engine import engine_of, recording_server
+from watchpost.clock import FrozenClock
+from watchpost.locations import placement, tokens
+from watchpost.locations.models import Location
+from watchpost.monitors.models import Monitor
+
+MONITORS = "/api/v2/monitors"
+PROBE = "/api/probe/v1"
+
+
+async def add_location(app: FastAPI, name: str, region: str, **values: Any) -> str:
+    """A location with a probe token, every monitor placed again; the raw token."""
+    ctx = app.state.ctx
+    async with ctx.db.write_sessions() as session, session.begin():
+        location = Location(name=name, region=region, created_at=ctx.clock.now(), **values)
+        session.add(location)
+        await session.flush()
+        raw = await tokens.create_token(session, location=location, name=None, now=ctx.clock.now())
+        await placement.place_all(session, now=ctx.clock.now())
+    return raw
+
+
+class Agent:
+    """The test's side of the protocol."""
+
+    def __init__(self, client: httpx.AsyncClient, token: str, owner: str) -> None:
+        self.client, self.owner = client, owner
+        self.headers = {"Authorization": f"Bearer {token}"}
+
+    async def post(self, path: str, body: dict[str, Any], status: int = 200) -> Any:
+        response = await self.client.post(f"{PROBE}/{path}", json=body, headers=self.headers)
+        assert response.status_code == status, response.text
+        return response.json()
+
+    async def claim(self) -> list[dict[str, Any]]:
+        checks: list[dict[str, Any]] = (
+            await self.post("claims", {"owner": self.owner, "limit": 100})
+        )["checks"]
+        return checks
+
+    async def report(self, *results: dict[str, Any]) -> dict[str, int]:
+        answer: dict[str, int] = await self.post(
+            "results", {"owner": self.owner, "results": list(results)}
+        )
+        return answer
+
+
+def failed(check: dict[str, Any], error: str = "connection refused") -> dict[str, Any]:
+    return {"token": check["token"], "ok": False, "latency_ms": 3.0, "error": error, "age_ms": 0}
+
+
+def passed(check: dict[str, Any]) -> dict[str, Any]:
+    return {"token": check["token"], "ok": True, "latency_ms": 2.0, "age_ms": 0}
+
+
+async def test_a_probe_token_is_only_for_the_protocol(
+    app: FastAPI, client: httpx.AsyncClient, api: Api
+) -> None:
+    raw = await add_location(app, "eu-west", "eu")
+    assert raw.startswith("wpp_")
+    response = await client.get(MONITORS, headers={"Authorization": f"Bearer {raw}"})
+    assert response.status_code == 401
+    refused = await client.post(
+        f"{PROBE}/claims", json={"owner": "agent-0001"}, headers=api.headers
+    )
+    assert refused.status_code == 401
+    hello = await Agent(client, raw, "agent-0001").post("hello", {"agent": "box 1.0"})
+    assert hello["location"] == "eu-west" and hello["region"] == "eu"
+
+
+async def test_claims_carry_credentials_only_to_the_locations_that_check(
+    app: FastAPI, client: httpx.AsyncClient, api: Api
+) -> None:
+    eu = Agent(client, await add_location(app, "eu-west", "eu"), "agent-eu-1")
+    us = Agent(client, await add_location(app, "us-east", "us"), "agent-us-1")
+    body = {
+        "url": "https://example.com/private",
+        "regions": ["eu"],
+        "auth_username": "ann",
+        "auth_password": TEST_PASSWORD,
+    }
+    monitor = data(await api.post(MONITORS, body), 201)
+    (check,) = await eu.claim()
+    assert check["input"]["auth_password"] == TEST_PASSWORD
+    assert check["input"]["url"] == "https://example.com/private"
+    assert await us.claim() == []
+    assert await eu.claim() == []  # leased: not handed out twice
+    stored = await engine_of(app).ctx.db.read_sessions().__aenter__()
+    try:
+        row = await stored.get(Monitor, int(monitor["id"]))
+        assert row is not None and row.located and not row.checked_here
+    finally:
+        await stored.close()
+
+
+async def test_results_apply_once_and_only_for_the_agents_location(
+    app: FastAPI, client: httpx.AsyncClient, api: Api, clock: FrozenClock
+) -> None:
+    eu = Agent(client, await add_location(app, "eu-west", "eu"), "agent-eu-1")
+    us = Agent(client, await add_location(app, "us-east", "us"), "agent-us-1")
+    data(await api.post(MONITORS, {"url": "https://example.com", "regions": ["eu", "us"]}), 201)
+    (eu_check,) = await eu.claim()
+    (us_check,) = await us.claim()
+    assert await us.report(passed(eu_check)) == {"applied": 0, "discarded": 1}
+    assert await eu.report(passed(eu_check)) == {"applied": 1, "discarded": 0}
+    assert await eu.report(passed(eu_check)) == {"applied": 0, "discarded": 1}  # a replay
+    forged = {**passed(us_check), "token": us_check["token"]}
+    assert await Agent(client, eu.headers["Authorization"][7:], "agent-eu-2").report(forged) == {
+        "applied": 0,
+        "discarded": 1,
+    }
+    assert await us.report(passed(us_check)) == {"applied": 1, "discarded": 0}
+    clock.advance(timedelta(minutes=4))
+    assert await eu.claim() != []  # due again after its interval
+
+
+async def test_the_majority_of_locations_decides(
+    app: FastAPI, client: httpx.AsyncClient, api: Api, clock: FrozenClock
+) -> None:
+    """Three locations (the server's own, eu-west, us-east): one failing leaves the monitor
+    up and degraded; two make it down, with an incident naming where it failed and where it
+    did not; one passing again ends it."""
+    eu = Agent(client, await add_location(app, "eu-west", "eu"), "agent-eu-1")
+    us = Agent(client, await add_location(app, "us-east", "us"), "agent-us-1")
+    async with recording_server() as target:
+        body = {
+            "url": target.url("/"),
+            "confirmation_period": 0,
+            "recovery_period": 0,
+            "regions": ["eu", "us"],
+            "locations": ["local"],
+        }
+        monitor = data(await api.post(MONITORS, body), 201)
+        path = f"{MONITORS}/{monitor['id']}"
+        assert (await engine_of(app).tick()).applied == 1  # the server's own check: up
+        (eu_check,) = await eu.claim()
+        (us_check,) = await us.claim()
+        await eu.report(failed(eu_check, "timed out"))
+        shown = data(await api.get(path))["attributes"]
+        assert (shown["status"], shown["degraded"]) == ("up", True)
+        assert (await api.get("/api/v3/incidents")).json()["data"] == []
+        await us.report(failed(us_check, "connection refused"))
+        shown = data(await api.get(path))["attributes"]
+        assert (shown["status"], shown["degraded"]) == ("down", False)
+        (incident,) = (await api.get("/api/v3/incidents")).json()["data"]
+        attributes = incident["attributes"]
+        assert attributes["cause"] == (
+            "Down from eu-west (timed out) and us-east (connection refused); up from local"
+        )
+        places = {item["location"]: item["status"] for item in attributes["locations"]}
+        assert places == {"eu-west": "down", "us-east": "down", "local": "up"}
+        clock.advance(timedelta(minutes=4))
+        (eu_check,) = await eu.claim()
+        await eu.report(passed(eu_check))
+        shown = data(await api.get(path))["attributes"]
+        assert (shown["status"], shown["degraded"]) == ("up", True)
+        (incident,) = (await api.get("/api/v3/incidents")).json()["data"]
+        assert incident["attributes"]["resolved_at"] is not None
