@@ -13,7 +13,9 @@ async def server_location(app: FastAPI) -> Location:
     database was emptied (the PostgreSQL tests' reset deletes every row)."""
     ctx = app.state.ctx
     async with ctx.db.write_sessions() as session, session.begin():
-        found = await session.scalar(select(Location).where(Location.is_server.is_(True)))
+        found: Location | None = await session.scalar(
+            select(Location).where(Location.is_server.is_(True))
+        )
         if found is None:
             found = Location(
                 name=SERVER_LOCATION, region="us", is_server=True, created_at=ctx.clock.now()

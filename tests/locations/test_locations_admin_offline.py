@@ -5,6 +5,8 @@ sleeps; the sweep as the engine runs it."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import FastAPI
 from sqlalchemy import select
 
@@ -20,7 +22,7 @@ from watchpost.locations import offline, service
 from watchpost.locations.models import Location, LocationCheck
 
 
-async def _location(app: FastAPI, name: str, **values: object) -> int:
+async def _location(app: FastAPI, name: str, **values: Any) -> int:
     ctx = app.state.ctx
     async with ctx.db.write_sessions() as session, session.begin():
         location = await service.create_location(
