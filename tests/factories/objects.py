@@ -488,3 +488,14 @@ async def on_call_event(api: Api) -> str:
     response = await api.post(f"{calendar}/events", body)
     assert response.status_code == 201, response.text
     return f"{calendar}/events/{response.json()['id']}"
+
+
+@register(
+    "/api/v2/locations/{location_id}",
+    change={"name": "renamed-location", "offline_after": 600},
+    bodies={"POST /probe-tokens": {"name": "agent"}},
+)
+async def location(api: Api) -> str:
+    """A private location of the team (the operator's shared ones are made by the CLI)."""
+    name = unique_name("loc").replace("_", "-").lower()
+    return await _created_url(api, "/api/v2/locations", {"name": name, "region": "eu"})

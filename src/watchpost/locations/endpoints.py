@@ -87,7 +87,7 @@ async def _own(db: AsyncSession, caller: Caller, raw_id: str) -> Location:
 )
 async def list_locations(caller: Caller, db: ReadDb, paging: Paging) -> Response:
     stmt = service.visible(caller.team_id)
-    page = await paginate(db, stmt, paging, order_by=(Location.name, Location.id))
+    page = await paginate(db, stmt, paging, order_by=Location.name)
     return listing((_location(row) for row in page.data), page.links)
 
 
