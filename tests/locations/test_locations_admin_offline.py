@@ -32,14 +32,16 @@ async def _location(app: FastAPI, name: str, **values: Any) -> int:
 
 
 async def _checked_there(app: FastAPI, api: Api, location_id: int) -> None:
-    """A monitor of api's team checked at the location."""
+    """A monitor of api's team checked at the location (region eu: placed there)."""
     monitor = await create_monitor(api)
-    async with app.state.ctx.db.write_sessions() as session, session.begin():
-        session.add(
-            LocationCheck(
-                team_id=api.team_id, location_id=location_id, monitor_id=int(monitor["id"])
+    async with app.state.ctx.db.read_sessions() as session:
+        found = await session.scalar(
+            select(LocationCheck.id).where(
+                LocationCheck.location_id == location_id,
+                LocationCheck.monitor_id == int(monitor["id"]),
             )
         )
+    assert found is not None
 
 
 async def _seen(app: FastAPI, location_id: int, agent: str | None = "probe-1 1.0") -> None:
