@@ -115,13 +115,20 @@ class Served:
 
 
 def serve(
-    env: dict[str, str], folder: Path, *, engine: bool = False, ready_path: str = "/healthz"
+    env: dict[str, str],
+    folder: Path,
+    *,
+    engine: bool = False,
+    ready_path: str = "/healthz",
+    host: str = "127.0.0.1",
+    port: int | None = None,
 ) -> Served:
-    """Start `watchpost serve` on a free port; ready once ready_path answers 200."""
-    port = free_port()
+    """Start `watchpost serve` on `port` (a free one by default), listening on `host`; ready
+    once ready_path answers 200 (asked on 127.0.0.1)."""
+    port = port or free_port()
     folder.mkdir(parents=True, exist_ok=True)
     stderr = folder / f"serve-{port}.stderr"
-    args = ["serve", "--port", str(port), *([] if engine else ["--no-engine"])]
+    args = ["serve", "--host", host, "--port", str(port), *([] if engine else ["--no-engine"])]
     with (folder / f"serve-{port}.stdout").open("wb") as out, stderr.open("wb") as err:
         process = subprocess.Popen(  # noqa: S603
             [sys.executable, "-m", "watchpost.cli", *args], env=env, stdout=out, stderr=err

@@ -73,7 +73,8 @@ class Agent:
         self.stopping = asyncio.Event()
         self._wake = asyncio.Event()
         self._http: aiohttp.ClientSession | None = None
-        self.sent = 0
+        self.applied = 0
+        self.discarded = 0
 
     async def _post(self, path: str, body: dict[str, Any]) -> Any:
         assert self._http is not None
@@ -195,14 +196,15 @@ class Agent:
                 ],
             }
             try:
-                await self._post("results", body)
+                answer = await self._post("results", body)
             except (aiohttp.ClientError, TimeoutError) as exc:
                 log.warning("sending %d results failed (%s); kept for later", len(batch), exc)
                 return False
             taken = {id(f) for f in batch}
             while self.buffer and id(self.buffer[0]) in taken:
                 self.buffer.popleft()
-            self.sent += len(batch)
+            self.applied += int(answer["applied"])
+            self.discarded += int(answer["discarded"])
         return True
 
     async def _finish(self, flusher: asyncio.Task[None]) -> None:
@@ -214,3 +216,10 @@ class Agent:
         with contextlib.suppress(aiohttp.ClientError, TimeoutError, AgentError):
             await self.flush()
             await self._post("bye", {"owner": self.owner})
+        log.info(
+            "stopped: %d results applied, %d discarded, %d dropped, %d unsent",
+            self.applied,
+            self.discarded,
+            self.dropped,
+            len(self.buffer),
+        )

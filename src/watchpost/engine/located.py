@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Final, cast
 
-from sqlalchemy import Table, bindparam, select, update
+from sqlalchemy import Table, and_, bindparam, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.db.base import UTCDateTime
@@ -75,7 +75,11 @@ _LOCK = (
         _checks.c.last_latency_ms,
         _locations.c.name,
         _locations.c.is_server,
-        _locations.c.offline_since.is_not(None),
+        # Offline: silent past its offline_after, or an agent location never heard from.
+        or_(
+            _locations.c.offline_since.is_not(None),
+            and_(_locations.c.is_server.is_(False), _locations.c.last_seen_at.is_(None)),
+        ),
     )
     .join(_locations, _locations.c.id == _checks.c.location_id)
     .where(_checks.c.monitor_id.in_(bindparam("spot_monitors", expanding=True)))

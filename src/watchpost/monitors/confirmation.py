@@ -1,12 +1,14 @@
 """A monitor checked from several locations: is it down? Pure: no I/O.
 
-Every location keeps its latest result. Those that answered within the window (a location
-that is offline, or has not answered lately, is left out: a silent location never counts as
-failing) are weighed by the monitor's confirmation rule:
+Every location keeps its latest result; a result counts while it is recent (within the
+window). The locations weighed are those online: an offline location (its agents silent past
+its `offline_after`, or never heard from) is left out, and an online one that has not
+answered lately counts as not failing. So a silent location never counts as failing, and one
+location answering first (agents starting, a new monitor) cannot decide alone:
 
 - `any`: one failing location is enough;
-- `majority` (the default): more than half of those that answered;
-- `all`: every one that answered (at least one);
+- `majority` (the default): more than half of the online locations;
+- `all`: every online location (at least one);
 - `at_least` N: N failing locations or more.
 
 When the rule holds, the verdict is a failure whose error names where it failed and where it
@@ -87,7 +89,7 @@ def _and(names: Sequence[str]) -> str:
 
 
 def holds(rule: str, *, failed: int, answered: int, at_least: int | None) -> bool:
-    """Whether `failed` of `answered` locations make the monitor down under the rule."""
+    """Whether `failed` of `answered` (online) locations make the monitor down."""
     if failed == 0:
         return False
     if rule == "any":
@@ -106,15 +108,15 @@ def verdict(
     at_least: int | None,
     since: datetime,
 ) -> Verdict:
-    """The rule applied to the results that answered at or after `since`."""
+    """The rule applied to the online locations' results from `since` on."""
+    online = [r for r in results if not r.offline]
     answered = [
-        r for r in results if not r.offline and r.ok is not None and r.checked_at is not None
+        r for r in online if r.ok is not None and r.checked_at is not None and r.checked_at >= since
     ]
-    answered = [r for r in answered if r.checked_at is not None and r.checked_at >= since]
     failed = tuple(r for r in answered if not r.ok)
     passed = tuple(r for r in answered if r.ok)
     silent = tuple(r.name for r in results if r not in answered)
-    down = holds(rule, failed=len(failed), answered=len(answered), at_least=at_least)
+    down = holds(rule, failed=len(failed), answered=len(online), at_least=at_least)
     return Verdict(
         down=down, degraded=bool(failed) and not down, failed=failed, passed=passed, silent=silent
     )

@@ -1,0 +1,1 @@
+from tests.factories.netns import make_hosts  # noqa: F401
