@@ -117,6 +117,7 @@ def test_agents_in_three_networks(make_hosts: Callable[[int], list[Host]], tmp_p
             "url": f"http://{a.ip}:{target_port}/",
             "regions": ["au"],  # no location there: only the three named ones check it
             "locations": [a.name, b.name, c.name],
+            "check_frequency": 30,
             "confirmation_period": 0,
             "recovery_period": 0,
         }

@@ -12,12 +12,18 @@ from typing import Any
 import httpx
 from fastapi import FastAPI
 
-from tests.factories.api import TEST_PASSWORD, Api, data
+from tests.factories.api import TEST_PASSWORD, Api, data, errors
 from tests.factories.engine import engine_of, recording_server
+from tests.factories.objects import create_collector, create_target, target_body
+from tests.factories.servers import REDIS, require_tcp
+from watchpost.agent.wire import check_input
 from watchpost.clock import FrozenClock
+from watchpost.engine import checks
+from watchpost.engine.claims import Claim
 from watchpost.locations import placement, tokens
 from watchpost.locations.models import Location
 from watchpost.monitors.models import Monitor
+from watchpost.monitors.service import check_everywhere_now
 
 MONITORS = "/api/v2/monitors"
 PROBE = "/api/probe/v1"
@@ -171,3 +177,108 @@ async def test_the_majority_of_locations_decides(
         assert (shown["status"], shown["degraded"]) == ("up", True)
         (incident,) = (await api.get("/api/v3/incidents")).json()["data"]
         assert incident["attributes"]["resolved_at"] is not None
+
+
+async def test_response_times_come_per_location(
+    app: FastAPI, client: httpx.AsyncClient, api: Api
+) -> None:
+    eu = Agent(client, await add_location(app, "eu-west", "eu"), "agent-eu-1")
+    async with recording_server() as target:
+        body = {"url": target.url("/"), "regions": ["eu", "us"]}
+        monitor = data(await api.post(MONITORS, body), 201)
+        assert (await engine_of(app).tick()).applied == 1
+        (check,) = await eu.claim()
+        await eu.report(passed(check))
+    answer = data(await api.get(f"{MONITORS}/{monitor['id']}/response-times"))
+    regions = answer["attributes"]["regions"]
+    assert [(r["location"], r["region"]) for r in regions] == [("eu-west", "eu"), ("local", "us")]
+    assert regions[0]["response_times"][0]["response_time"] == 0.002
+
+
+async def test_a_degraded_monitor_is_degraded_on_its_status_page(
+    app: FastAPI, client: httpx.AsyncClient, api: Api
+) -> None:
+    eu = Agent(client, await add_location(app, "eu-west", "eu"), "agent-eu-1")
+    async with recording_server() as target:
+        body = {"url": target.url("/"), "regions": ["eu", "us"]}
+        monitor = data(await api.post(MONITORS, body), 201)
+        page = data(await api.post("/api/v2/status-pages", {"subdomain": "acme"}), 201)
+        resources = f"/api/v2/status-pages/{page['id']}/resources"
+        added = {"resource_type": "Monitor", "resource_id": monitor["id"]}
+        resource = data(await api.post(resources, added), 201)
+        assert (await engine_of(app).tick()).applied == 1
+        shown = data(await api.get(f"{resources}/{resource['id']}"))["attributes"]
+        assert shown["status"] == "operational"
+        (check,) = await eu.claim()
+        await eu.report(failed(check))
+    shown = data(await api.get(f"{resources}/{resource['id']}"))["attributes"]
+    assert shown["status"] == "degraded"
+    page_now = data(await api.get(f"/api/v2/status-pages/{page['id']}"))["attributes"]
+    assert page_now["aggregate_state"] == "degraded"
+
+
+async def test_check_now_reaches_every_location(
+    app: FastAPI, client: httpx.AsyncClient, api: Api
+) -> None:
+    eu = Agent(client, await add_location(app, "eu-west", "eu"), "agent-eu-1")
+    monitor = data(await api.post(MONITORS, {"url": "https://example.com/"}), 201)
+    (check,) = await eu.claim()
+    await eu.report(passed(check))
+    assert await eu.claim() == []  # next due in check_frequency
+    ctx = app.state.ctx
+    async with ctx.db.write_sessions() as session, session.begin():
+        row = await session.get(Monitor, int(monitor["id"]))
+        assert row is not None
+        assert await check_everywhere_now(session, row, ctx.clock.now())
+    assert len(await eu.claim()) == 1
+
+
+async def test_a_collector_target_is_checked_by_its_locations_agent(
+    app: FastAPI, client: httpx.AsyncClient, api: Api
+) -> None:
+    """A target given a location_id is its agents' only (the server leaves it), checked with
+    the engine's own target probe against a real Redis; moved back, the server checks it."""
+    require_tcp("Redis", REDIS)
+    eu = Agent(client, await add_location(app, "eu-west", "eu"), "agent-eu-1")
+    places = (await api.get("/api/v2/locations")).json()["data"]
+    eu_id = next(p["id"] for p in places if p["attributes"]["name"] == "eu-west")
+    collector = await create_collector(api)
+    body = target_body("redis", host="127.0.0.1", port=REDIS[1], location_id=int(eu_id))
+    target = await create_target(api, collector["id"], body)
+    assert target["attributes"]["location_id"] == int(eu_id)
+    assert (await engine_of(app).tick()).claimed == 0
+    (check,) = await eu.claim()
+    assert check["kind"] == "collector_target" and check["input"]["host"] == "127.0.0.1"
+    job = checks.Job(
+        claim=Claim(
+            "collector_target", 0, app.state.ctx.clock.now(), "t", app.state.ctx.clock.now(), None
+        ),
+        timeout=float(check["timeout"]),
+        input=check_input(check["kind"], check["input"]),
+    )
+    result = await checks.run(job, checks.run_target_check)
+    assert result is not None and result.ok, result
+    answer = await eu.report(
+        {**passed(check), "metrics": dict(result.metrics), "latency_ms": result.latency_ms}
+    )
+    assert answer == {"applied": 1, "discarded": 0}
+    path = f"/api/v1/collectors/{collector['id']}/targets/{target['id']}"
+    assert data(await api.get(path))["attributes"]["status"] == "up"
+    moved = data(await api.patch(path, {"location_id": None}))["attributes"]
+    assert moved["location_id"] is None
+    assert (await engine_of(app).tick()).claimed == 1
+    assert await eu.claim() == []
+
+
+async def test_a_location_the_team_cannot_use_is_refused(
+    app: FastAPI, api: Api, other_api: Api
+) -> None:
+    await add_location(app, "office-berlin", "eu", private=True, team_id=other_api.team_id)
+    body = {"url": "https://example.com/", "locations": ["office-berlin"]}
+    _, fields = errors(await api.post(MONITORS, body))
+    assert fields == ["locations"]
+    collector = await create_collector(api)
+    target = target_body("redis", host="127.0.0.1", port=6379, location_id=2)
+    response = await api.post(f"/api/v1/collectors/{collector['id']}/targets", target)
+    assert response.status_code == 422, response.text
+    assert response.json()["invalid_attributes"] == ["location_id"]

@@ -24,7 +24,7 @@ from typing import Any, Final
 import aiohttp
 
 from watchpost import __version__
-from watchpost.agent.wire import monitor_check
+from watchpost.agent.wire import check_input
 from watchpost.engine import checks
 from watchpost.engine.claims import Claim
 from watchpost.probes.base import ProbeResult
@@ -38,6 +38,7 @@ BATCH: Final = 500
 FLUSH_EVERY_S: Final = 1.0
 BACKOFF_MAX_S: Final = 30.0
 REQUEST_TIMEOUT_S: Final = 30.0
+KEEPALIVE_S: Final = 2.0
 
 
 class AgentError(Exception):
@@ -50,6 +51,8 @@ class Finished:
     result: ProbeResult
     at: float
     """time.monotonic() when it finished."""
+    wall: datetime
+    """The same moment by this machine's clock."""
 
 
 class Agent:
@@ -87,7 +90,10 @@ class Agent:
     async def run(self) -> None:
         """Until stop(): then running checks finish, their results are sent, leases freed."""
         timeout = aiohttp.ClientTimeout(total=REQUEST_TIMEOUT_S)
-        async with aiohttp.ClientSession(timeout=timeout) as self._http:
+        # Idle connections are closed before a server would (uvicorn: after 5 s), so a
+        # request never goes out on a connection the server is closing.
+        connector = aiohttp.TCPConnector(keepalive_timeout=KEEPALIVE_S)
+        async with aiohttp.ClientSession(timeout=timeout, connector=connector) as self._http:
             await self._hello()
             flusher = asyncio.create_task(self._flush_forever())
             try:
@@ -145,7 +151,7 @@ class Agent:
         token = check["token"]
         job = checks.Job(
             claim=Claim(
-                kind="location_check",
+                kind=check["kind"],
                 id=0,
                 due=datetime.now(UTC),
                 owner=self.owner,
@@ -153,19 +159,20 @@ class Agent:
                 row=None,
             ),
             timeout=float(check["timeout"]),
-            input=monitor_check(check["input"]),
+            input=check_input(check["kind"], check["input"]),
         )
-        task = asyncio.create_task(self._check(token, job))
+        runner = checks.DEFAULT_RUNNERS[check["kind"]]
+        task = asyncio.create_task(self._check(token, job, runner))
         self.running[token] = task
 
-    async def _check(self, token: str, job: checks.Job) -> None:
+    async def _check(self, token: str, job: checks.Job, runner: checks.Runner) -> None:
         try:
-            result = await checks.run(job, checks.run_monitor_check)
+            result = await checks.run(job, runner)
             assert result is not None
             if len(self.buffer) == self.buffer.maxlen:
                 self.dropped += 1
                 log.warning("result buffer full: the oldest result is dropped")
-            self.buffer.append(Finished(token, result, time.monotonic()))
+            self.buffer.append(Finished(token, result, time.monotonic(), datetime.now(UTC)))
         finally:
             self.running.pop(token, None)
             self._wake.set()
@@ -190,7 +197,9 @@ class Agent:
                         "latency_ms": round(f.result.latency_ms, 3),
                         "error": f.result.error,
                         "details": dict(f.result.details),
+                        "metrics": dict(f.result.metrics),
                         "age_ms": int((now - f.at) * 1000),
+                        "finished_at": f.wall.isoformat(),
                     }
                     for f in batch
                 ],

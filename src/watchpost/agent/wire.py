@@ -8,6 +8,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from watchpost.probes.monitors.check import Header, MonitorCheck
+from watchpost.probes.targets.settings import TargetSettings
 
 LOOPBACK_NAMES = frozenset({"localhost"})
 
@@ -26,6 +27,13 @@ def monitor_check(data: dict[str, Any]) -> MonitorCheck:
             ),
         }
     )
+
+
+def check_input(kind: str, data: dict[str, Any]) -> MonitorCheck | TargetSettings:
+    """The probe input of a claimed check of that kind (`monitor` or `collector_target`)."""
+    if kind == "collector_target":
+        return TargetSettings(**data)
+    return monitor_check(data)
 
 
 def server_problem(url: str, *, insecure_http: bool) -> str | None:

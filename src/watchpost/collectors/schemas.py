@@ -25,6 +25,7 @@ from watchpost.validation import (
     DestinationHost,
     DestinationIp,
     DestinationUrl,
+    Id,
     Name,
     Port,
     RetentionDays,
@@ -144,6 +145,11 @@ class TargetFields(BaseModel):
     tls: Tls | None = None
     scheme: Scheme | None = None
     enabled: bool | None = None
+    location_id: Id | None = Field(
+        default=None,
+        description="Checked by that location's probe agents (GET /api/v2/locations); "
+        "null: by the server itself.",
+    )
 
 
 class TargetCreate(TargetFields):
@@ -172,6 +178,7 @@ class TargetAttributes(BaseModel):
     username: str | None
     ssl_mode: SslMode | None
     tls: Tls | None
+    location_id: int | None
     status: str
     enabled: bool
     container: None

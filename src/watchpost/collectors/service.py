@@ -233,6 +233,7 @@ def target_attributes(target: CollectorTarget | Row[Any]) -> dict[str, Any]:
         "username": target.username,
         "ssl_mode": target.ssl_mode,
         "tls": target.tls,
+        "location_id": target.location_id,
         "status": target.status,
         "enabled": target.enabled,
         "container": None,

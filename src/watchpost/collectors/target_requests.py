@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Row
+from sqlalchemy import Row, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.collectors import service
@@ -14,6 +14,7 @@ from watchpost.collectors.models import CollectorTarget
 from watchpost.collectors.schemas import parse_target_create, parse_target_update
 from watchpost.crypto import SecretBox
 from watchpost.db.queries import team_object
+from watchpost.locations import placement
 
 
 async def create_target_from_body(
@@ -28,9 +29,19 @@ async def create_target_from_body(
     """The collector must be the team's (else 404); then every rule at once (InvalidRequest)."""
     await service.check_collector(session, team_id=team_id, collector_id=collector_id)
     data = parse_target_create(body)
-    return await service.create_target(
+    location_id = await placement.target_location(
+        session, team_id=team_id, location_id=data.location_id
+    )
+    row = await service.create_target(
         session, team_id=team_id, collector_id=collector_id, data=data, box=box, now=now
     )
+    if location_id is None:
+        return row
+    await session.execute(
+        update(CollectorTarget).where(CollectorTarget.id == row.id).values(location_id=location_id)
+    )
+    table = CollectorTarget.__table__
+    return (await session.execute(select(*table.c).where(table.c.id == row.id))).one()
 
 
 async def update_target_from_body(
@@ -43,8 +54,18 @@ async def update_target_from_body(
 ) -> CollectorTarget:
     """A PATCH body checked against the target as it will be, then stored."""
     data = parse_target_update(body, service.target_values(target))
+    sent = set(data.model_fields_set)
+    if "location_id" in sent:
+        sent.discard("location_id")
+        location_id = await placement.target_location(
+            session, team_id=target.team_id, location_id=data.location_id
+        )
+        if location_id != target.location_id:
+            target.location_id = location_id
+            if target.enabled:
+                target.schedule_now(now)  # checked at once from where it is now
     return await service.update_target(
-        session, target=target, data=data, sent=list(data.model_fields_set), box=box, now=now
+        session, target=target, data=data, sent=sorted(sent), box=box, now=now
     )
 
 

@@ -140,9 +140,9 @@ async def _delete(db: AsyncSession, item: Item, now: datetime) -> None:
         await collectors.delete_target(db, target=item, now=now)
 
 
-def _check(item: Item, now: datetime) -> bool:
+async def _check(db: AsyncSession, item: Item, now: datetime) -> bool:
     if isinstance(item, Monitor):
-        return monitors.check_now(item, now)
+        return await monitors.check_everywhere_now(db, item, now)
     if isinstance(item, CollectorTarget):
         return collectors.check_target_now(item, now)
     return False  # a heartbeat waits for its pings
@@ -167,7 +167,7 @@ async def apply(
         await _delete(db, item, now)
         changed = True
     elif operation == "check":
-        changed = _check(item, now)
+        changed = await _check(db, item, now)
         await db.flush()
     else:
         changed = await _pause(db, item, operation == "pause", box, now)

@@ -78,6 +78,7 @@ KINDS: Final[dict[str, Kind]] = {
         table=_targets,
         eligible=lambda now: and_(
             _targets.c.enabled.is_(True),
+            _targets.c.location_id.is_(None),  # else its location's agents check it
             or_(_targets.c.paused_until.is_(None), _targets.c.paused_until <= now),
         ),
         probe_columns=(

@@ -95,6 +95,11 @@ _LEASE: Final = {kind: _lease(kind) for kind in KINDS}
 _MOVE: Final = {kind: _move(kind) for kind in KINDS}
 
 
+def lease_statement(kind: str) -> Update:
+    """The executemany UPDATE that leases rows of `kind` (lease_id, lease_to, lease_until)."""
+    return _LEASE[kind]
+
+
 def _renew(kind: str) -> Update:
     c = KINDS[kind].table.c
     held = c.lease_owner == bindparam("renew_owner")

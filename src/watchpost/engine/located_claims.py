@@ -1,5 +1,6 @@
 """Claiming an agent location's due checks: its `location_checks` rows with the monitors'
-probe columns, leased as the engine leases its own (engine/claims.py).
+probe columns, then the collector targets it checks, leased as the engine leases its own
+(engine/claims.py).
 
 PostgreSQL: `FOR UPDATE OF location_checks SKIP LOCKED`, so several agents of one location
 share its checks and none runs one twice; SQLite: the write session's `BEGIN IMMEDIATE`.
@@ -11,12 +12,12 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any, Final, cast
 
-from sqlalchemy import Integer, Table, bindparam, func, or_, select, update
+from sqlalchemy import Integer, Table, and_, bindparam, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.db.base import UTCDateTime
-from watchpost.engine.checked_rows import KINDS, MONITOR
-from watchpost.engine.claims import Claim
+from watchpost.engine.checked_rows import KINDS, MONITOR, TARGET
+from watchpost.engine.claims import Claim, lease_statement
 from watchpost.engine.located import LOCATED
 from watchpost.locations.models import LocationCheck
 
@@ -53,6 +54,34 @@ _EARLIEST: Final = (
     .join(_monitors, _monitors.c.id == _checks.c.monitor_id)
     .where(_of_location, _free, _monitors.c.paused.is_(False))
 )
+_targets = KINDS[TARGET].table
+_LEASE_TARGET: Final = lease_statement(TARGET)
+_TARGET_ELIGIBLE = and_(
+    _targets.c.location_id == bindparam("claim_location", type_=Integer()),
+    _targets.c.enabled.is_(True),
+    or_(_targets.c.paused_until.is_(None), _targets.c.paused_until <= _now),
+    or_(_targets.c.lease_expires_at.is_(None), _targets.c.lease_expires_at < _now),
+)
+_CLAIM_TARGETS: Final = (
+    select(
+        _targets.c.id,
+        _targets.c.next_check_at,
+        *(_targets.c[name] for name in KINDS[TARGET].probe_columns),
+    )
+    .where(_TARGET_ELIGIBLE, _targets.c.next_check_at <= _now)
+    .order_by(_targets.c.next_check_at, _targets.c.id)
+    .limit(bindparam("claim_limit", type_=Integer()))
+    .with_for_update(skip_locked=True)
+)
+_EARLIEST_TARGET: Final = select(func.min(_targets.c.next_check_at)).where(_TARGET_ELIGIBLE)
+_RELEASE_TARGETS: Final = (
+    update(_targets)
+    .where(
+        _targets.c.location_id == bindparam("claim_location", type_=Integer()),
+        _targets.c.lease_owner == bindparam("release_owner"),
+    )
+    .values(lease_owner=None, lease_expires_at=None)
+)
 _RELEASE: Final = (
     update(_checks)
     .where(_of_location, _checks.c.lease_owner == bindparam("release_owner"))
@@ -69,46 +98,52 @@ async def claim_located(
     limit: int,
     lease: timedelta,
 ) -> list[Claim]:
-    """Lease up to `limit` of the location's due checks to `owner`; inside a write
-    transaction."""
-    rows: Sequence[Any] = (
-        await session.execute(
-            _CLAIM, {"claim_now": now, "claim_limit": limit, "claim_location": location_id}
-        )
-    ).all()
+    """Lease up to `limit` of the location's due checks to `owner` (monitors first, then
+    collector targets); inside a write transaction."""
+    params = {"claim_now": now, "claim_limit": limit, "claim_location": location_id}
+    rows: Sequence[Any] = (await session.execute(_CLAIM, params)).all()
+    found = [(LOCATED, row) for row in rows]
+    if len(found) < limit:
+        params["claim_limit"] = limit - len(found)
+        found += [(TARGET, row) for row in (await session.execute(_CLAIM_TARGETS, params)).all()]
     claims = [
         Claim(
-            kind=LOCATED,
+            kind=kind,
             id=row.id,
             due=row.next_check_at,
             owner=owner,
             lease_expires_at=now + lease,
             row=row,
         )
-        for row in rows
+        for kind, row in found
     ]
-    if claims:
-        await session.execute(
-            _LEASE,
-            [
-                {"lease_id": c.id, "lease_to": owner, "lease_until": c.lease_expires_at}
-                for c in claims
-            ],
-        )
+    for kind, statement in ((LOCATED, _LEASE), (TARGET, _LEASE_TARGET)):
+        leased = [
+            {"lease_id": c.id, "lease_to": owner, "lease_until": c.lease_expires_at}
+            for c in claims
+            if c.kind == kind
+        ]
+        if leased:
+            await session.execute(statement, leased)
     return claims
 
 
 async def next_due_at(session: AsyncSession, *, location_id: int, now: datetime) -> datetime | None:
     """When the location's earliest check without a live lease falls due (None: none)."""
-    found: datetime | None = await session.scalar(
-        _EARLIEST, {"claim_now": now, "claim_location": location_id}
-    )
-    return found
+    params = {"claim_now": now, "claim_location": location_id}
+    found = [
+        await session.scalar(_EARLIEST, params),
+        await session.scalar(_EARLIEST_TARGET, params),
+    ]
+    return min((at for at in found if at is not None), default=None)
 
 
 async def release_all(session: AsyncSession, *, location_id: int, owner: str) -> int:
     """Give up every lease `owner` holds at the location (an agent stopping)."""
-    result: Any = await session.execute(
-        _RELEASE, {"claim_location": location_id, "release_owner": owner}
-    )
-    return int(result.rowcount or 0)
+    released = 0
+    for statement in (_RELEASE, _RELEASE_TARGETS):
+        result: Any = await session.execute(
+            statement, {"claim_location": location_id, "release_owner": owner}
+        )
+        released += int(result.rowcount or 0)
+    return released

@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import delete, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from watchpost.errors import InvalidRequest
 from watchpost.locations.models import Location, LocationCheck
 from watchpost.monitors.models import Monitor
 
@@ -84,6 +85,21 @@ async def location_problems(
     ]
 
 
+async def target_location(
+    session: AsyncSession, *, team_id: int, location_id: int | None
+) -> int | None:
+    """A collector target's location as stored: None for the server's own; a location its
+    team may not use is refused."""
+    if location_id is None:
+        return None
+    found = next((p for p in usable(await places(session), team_id) if p.id == location_id), None)
+    if found is None:
+        raise InvalidRequest(
+            [("location_id", f"There is no location {location_id} (see GET /api/v2/locations).")]
+        )
+    return None if found.is_server else found.id
+
+
 async def place(session: AsyncSession, monitor: Monitor, *, now: datetime, recheck: bool) -> None:
     """Set the monitor's `checked_here` and `located` and its location rows; `recheck`: its
     check settings changed, so every location checks it at once (a running check is void)."""
@@ -106,6 +122,19 @@ async def place_all(session: AsyncSession, *, now: datetime) -> int:
             return changed
         changed += await _place(session, found, batch, now=now, recheck=False)
         last_id = batch[-1].id
+
+
+async def due_now(session: AsyncSession, *, monitor_id: int, now: datetime) -> None:
+    """The monitor's agent locations check it at their next claim, unless checking it now."""
+    await session.execute(
+        update(LocationCheck)
+        .where(
+            LocationCheck.monitor_id == monitor_id,
+            LocationCheck.next_check_at.is_not(None),
+            or_(LocationCheck.lease_owner.is_(None), LocationCheck.lease_expires_at < now),
+        )
+        .values(next_check_at=now)
+    )
 
 
 async def _place(

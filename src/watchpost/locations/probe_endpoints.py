@@ -17,18 +17,18 @@ from __future__ import annotations
 
 from dataclasses import asdict
 from datetime import UTC, datetime, timedelta
-from types import SimpleNamespace
-from typing import Annotated, Final
+from typing import Annotated, Any, Final
 
 from fastapi import APIRouter, Depends
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy import select
+from sqlalchemy import Select, bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from watchpost.collectors.models import CollectorTarget
 from watchpost.context import AppContext
 from watchpost.engine import checks
-from watchpost.engine.checked_rows import monitor_timeout_s
+from watchpost.engine.checked_rows import KINDS, MONITOR, TARGET
 from watchpost.engine.claims import Claim
 from watchpost.engine.located import LOCATED
 from watchpost.engine.located_claims import claim_located, next_due_at, release_all
@@ -49,6 +49,7 @@ LEASE: Final = timedelta(minutes=5)
 """How long a claimed check is the agent's: longer than any check's timeout, and time to
 report it. A dead agent's checks go to the location's other agents after this."""
 MAX_AGE: Final = timedelta(days=1)
+SKEW: Final = timedelta(minutes=1)
 _EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
 _US: Final = timedelta(microseconds=1)
 
@@ -97,7 +98,13 @@ class ResultIn(BaseModel):
     details: dict[Annotated[str, Field(max_length=64)], Annotated[str, Field(max_length=1000)]] = (
         Field(default_factory=dict, max_length=32)
     )
+    metrics: dict[Annotated[str, Field(max_length=64)], float] = Field(
+        default_factory=dict, max_length=64, description="A collector target's readings."
+    )
     age_ms: int = Field(ge=0, description="How long before sending the check finished.")
+    finished_at: datetime | None = Field(
+        default=None, description="When it finished, by the agent's clock (see stamped())."
+    )
 
 
 class ResultsIn(BaseModel):
@@ -111,16 +118,41 @@ class Bye(BaseModel):
     owner: Owner
 
 
+def stamped(result: ResultIn, *, received: datetime) -> datetime:
+    """When a reported check finished: receipt minus its age, which no agent clock skews
+    but which counts the request's own time in transit (long when the request waited for a
+    server starting up); the agent's own stamp when it is earlier by at most SKEW (a clock
+    that far off is not trusted). Never more than MAX_AGE ago."""
+    by_age = received - timedelta(milliseconds=result.age_ms)
+    own = result.finished_at
+    if own is not None and own.tzinfo is not None and by_age - SKEW <= own <= by_age:
+        by_age = own.astimezone(UTC)
+    return max(by_age, received - MAX_AGE)
+
+
 def claim_token(claim: Claim) -> str:
     return f"{claim.kind}.{claim.id}.{(claim.due - _EPOCH) // _US}"
 
 
-def _parsed(token: str) -> tuple[int, datetime] | None:
+def _parsed(token: str) -> tuple[str, int, datetime] | None:
     kind, _, rest = token.partition(".")
     raw_id, _, raw_due = rest.partition(".")
-    if kind != LOCATED or not raw_id.isdigit() or not raw_due.isdigit() or len(raw_due) > 18:
+    if kind not in _OWN or not raw_id.isdigit() or not raw_due.isdigit() or len(raw_due) > 18:
         return None
-    return int(raw_id), _EPOCH + int(raw_due) * _US
+    return kind, int(raw_id), _EPOCH + int(raw_due) * _US
+
+
+_OWN: Final[dict[str, Select[Any]]] = {
+    LOCATED: select(LocationCheck.id, LocationCheck.monitor_id).where(
+        LocationCheck.id.in_(bindparam("own_ids", expanding=True)),
+        LocationCheck.location_id == bindparam("own_location"),
+    ),
+    TARGET: select(CollectorTarget.id).where(
+        CollectorTarget.id.in_(bindparam("own_ids", expanding=True)),
+        CollectorTarget.location_id == bindparam("own_location"),
+    ),
+}
+"""The rows of a kind that belong to the agent's location, among the ids it reports."""
 
 
 def _agent_name(location: Location) -> dict[str, object]:
@@ -151,7 +183,9 @@ async def _claims(
     sent: list[dict[str, object]] = []
     skipped: list[checks.Outcome] = []
     for claim in found:
-        timeout = monitor_timeout_s(claim.row)
+        timeout = KINDS[MONITOR if claim.kind == LOCATED else claim.kind].timeout_s(
+            claim.row, ctx.settings
+        )
         job = checks.prepare(claim, box=ctx.box, timeout=timeout, now=now)
         if job.input is None:
             skipped.append(
@@ -163,7 +197,7 @@ async def _claims(
         sent.append(
             {
                 "token": claim_token(claim),
-                "kind": "monitor",
+                "kind": MONITOR if claim.kind == LOCATED else claim.kind,
                 "timeout": timeout,
                 "input": asdict(job.input),
             }
@@ -187,31 +221,33 @@ async def _results(
     db: AsyncSession, ctx: AppContext, location: Location, body: ResultsIn, now: datetime
 ) -> dict[str, int]:
     wanted = {r.token: _parsed(r.token) for r in body.results}
-    ids = sorted({p[0] for p in wanted.values() if p is not None})
     # Only the location's own rows: a token naming another location's check is discarded.
-    found = await db.execute(
-        select(LocationCheck.id, LocationCheck.monitor_id).where(
-            LocationCheck.id.in_(ids), LocationCheck.location_id == location.id
-        )
-    )
-    monitor_of: dict[int, int] = {check_id: monitor_id for check_id, monitor_id in found}
+    rows_of: dict[str, dict[int, Any]] = {}
+    for kind, statement in _OWN.items():
+        ids = sorted({p[1] for p in wanted.values() if p is not None and p[0] == kind})
+        found = await db.execute(statement, {"own_ids": ids, "own_location": location.id})
+        rows_of[kind] = {row.id: row for row in found} if ids else {}
     outcomes: list[checks.Outcome] = []
     for item in body.results:
         parsed = wanted[item.token]
-        if parsed is None or parsed[0] not in monitor_of:
+        if parsed is None or parsed[1] not in rows_of[parsed[0]]:
             continue
-        check_id, due = parsed
-        finished = max(now - timedelta(milliseconds=item.age_ms), now - MAX_AGE)
+        kind, check_id, due = parsed
+        finished = stamped(item, received=now)
         claim = Claim(
-            kind=LOCATED,
+            kind=kind,
             id=check_id,
             due=due,
             owner=body.owner,
             lease_expires_at=now,
-            row=SimpleNamespace(monitor_id=monitor_of[check_id]),
+            row=rows_of[kind][check_id],
         )
         result = ProbeResult(
-            ok=item.ok, latency_ms=item.latency_ms, error=item.error, details=item.details
+            ok=item.ok,
+            latency_ms=item.latency_ms,
+            error=item.error,
+            details=item.details,
+            metrics=item.metrics,
         )
         outcomes.append(checks.Outcome(claim, finished_at=finished, result=result))
     report = await write_outcomes(db, outcomes, settings=ctx.settings)

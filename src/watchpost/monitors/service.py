@@ -134,6 +134,15 @@ def check_now(monitor: Monitor, now: datetime) -> bool:
     return True
 
 
+async def check_everywhere_now(session: AsyncSession, monitor: Monitor, now: datetime) -> bool:
+    """check_now, at every location that checks the monitor (a check running there keeps
+    its lease and its result)."""
+    if not check_now(monitor, now):
+        return False
+    await placement.due_now(session, monitor_id=monitor.id, now=now)
+    return True
+
+
 async def announce(session: AsyncSession, monitor: Monitor, event: str, at: datetime) -> None:
     """Put the monitor's `event` (created, updated, paused, unpaused, deleted) in the delivery
     outbox, with the monitor as the API shows it now."""

@@ -54,7 +54,8 @@ class ResponseTime(BaseModel):
 class Region(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    region: str
+    region: str = Field(description="The location's region (us, eu, as, au).")
+    location: str = Field(description="The location's name.")
     response_times: list[ResponseTime]
 
 
@@ -126,8 +127,8 @@ times_routes = Routes(router, ResponseTimes)
     summary="A monitor's response times of the last 24 hours",
     description=(
         "Type `monitor_response_times`: `regions`, each with `response_times` oldest first "
-        "(`at`, `response_time` in seconds). Every check runs from this server, so there is "
-        f"one region, `{service.REGION}` (none before the first check); at most "
+        "(`at`, `response_time` in seconds): one entry per location that checked the monitor, "
+        "`region` its region and `location` its name (none before the first check); at most "
         f"{service.MAX_RESPONSE_TIMES:,} results, the newest."
     ),
 )

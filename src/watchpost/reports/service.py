@@ -20,14 +20,13 @@ from watchpost.clock import isoformat_ms
 from watchpost.errors import InvalidRequest
 from watchpost.history.models import CheckResult
 from watchpost.incidents.models import Incident
+from watchpost.locations.models import SERVER_LOCATION, Location
 
 RESPONSE_WINDOW: Final = timedelta(hours=24)
 """How far back a monitor's response times go (the hosted API's: the last 24 hours)."""
 MAX_RESPONSE_TIMES: Final = 20_000
 """The most results one answer carries (a check every second for 5.5 hours; a monitor
 checked every 30 s has 2,880 a day)."""
-REGION: Final = "local"
-"""The region response times are grouped under: every check runs from this server."""
 INVALID_RANGE: Final = (
     "The data range is invalid. The date format could not be parsed, the start time is in "
     "the future, or the end time is before the start time."
@@ -130,9 +129,10 @@ def _summary(
 async def response_times(
     session: AsyncSession, *, monitor_id: int, now: datetime
 ) -> list[dict[str, Any]]:
-    """The monitor's response times of the last 24 hours, oldest first, grouped by region."""
+    """The monitor's response times of the last 24 hours, oldest first: one entry per
+    location that checked it (`region` its region, `location` its name), by name."""
     rows = await session.execute(
-        select(CheckResult.at, CheckResult.latency_ms)
+        select(CheckResult.at, CheckResult.latency_ms, CheckResult.location_id)
         .where(
             CheckResult.subject_type == "monitor",
             CheckResult.subject_id == monitor_id,
@@ -142,8 +142,25 @@ async def response_times(
         .order_by(CheckResult.at.desc(), CheckResult.id.desc())
         .limit(MAX_RESPONSE_TIMES)
     )
-    times = [
-        {"at": isoformat_ms(at), "response_time": round(latency / 1000, 6)}
-        for at, latency in reversed(rows.all())
-    ]
-    return [{"region": REGION, "response_times": times}] if times else []
+    by_location: dict[int | None, list[dict[str, Any]]] = {}
+    for at, latency, location_id in reversed(rows.all()):
+        by_location.setdefault(location_id, []).append(
+            {"at": isoformat_ms(at), "response_time": round(latency / 1000, 6)}
+        )
+    if not by_location:
+        return []
+    places = {
+        row.id: row
+        for row in await session.execute(
+            select(Location.id, Location.name, Location.region, Location.is_server)
+        )
+    }
+    server = next((row for row in places.values() if row.is_server), None)
+    entries = []
+    for location_id, times in by_location.items():
+        # None: the server's own engine (its results carry no location).
+        place = places.get(location_id) if location_id is not None else server
+        name = place.name if place is not None else SERVER_LOCATION
+        region = place.region if place is not None else "us"
+        entries.append({"region": region, "location": name, "response_times": times})
+    return sorted(entries, key=lambda entry: str(entry["location"]))

@@ -89,6 +89,8 @@ class Record:
     incidents: Sequence[Incident] = ()
     observed_now: bool = False
     maintenance_now: bool = False
+    degraded_now: bool = False
+    """Some of a monitor's locations fail now, too few for its confirmation rule."""
     paused: bool = False
     earlier: Earlier | None = None
     """Totals of the window's days before those shown; None: computed from `cells`."""
@@ -368,7 +370,7 @@ def _current(record: Record, down: list[Incident], degraded: list[Incident], now
         return NOT_MONITORED
     if _covers(down, now):
         return DOWNTIME
-    if _covers(degraded, now):
+    if _covers(degraded, now) or record.degraded_now:
         return DEGRADED
     if record.maintenance_now:
         return MAINTENANCE

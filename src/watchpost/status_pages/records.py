@@ -62,16 +62,23 @@ def _heartbeat_now(heartbeat: Any, now: datetime) -> str | None:
     return "maintenance" if in_maintenance(heartbeat, now) else str(heartbeat.status)
 
 
+def _monitor_now(monitor: Any, now: datetime) -> str | None:
+    """`degraded` while some of a monitor's locations fail, too few to call it down."""
+    return "degraded" if monitor.degraded_since is not None and monitor.status == "up" else None
+
+
 LIVE_STATES: Final[dict[str, Callable[[Any, datetime], str | None]]] = {
     "heartbeat": _heartbeat_now,
+    "monitor": _monitor_now,
     "incoming_webhook": live_state,
 }
 """subject_type → the state an item of it is in now, from its own row. The engine records
 heartbeats in the check history only once a minute (pings stay one statement), so until it
 does, a heartbeat's current status comes from the heartbeat itself: a status page shows a
 heartbeat that is up as operational at once, not as not_monitored. Monitors and targets are
-recorded in the same transaction as the check that changes them and need no such rule. The
-days' history still counts only recorded time."""
+recorded in the same transaction as the check that changes them; a monitor's row adds only
+whether it is degraded (some of its locations fail, too few to call it down). The days'
+history still counts only recorded time."""
 
 
 LIVE_COLUMNS: Final[dict[str, tuple[str, ...]]] = {
@@ -83,6 +90,7 @@ LIVE_COLUMNS: Final[dict[str, tuple[str, ...]]] = {
         "maintenance_days",
     ),
     "incoming_webhook": ("sample_body",),
+    "monitor": ("status", "degraded_since"),
 }
 """subject_type → the columns its LIVE_STATES function reads."""
 
@@ -163,6 +171,7 @@ def _record(seen: _Seen, *, paused: bool, live: str | None) -> Record:
         incidents=seen.incidents,
         observed_now=state is not None,
         maintenance_now=state == "maintenance",
+        degraded_now=live == "degraded",
         paused=paused,
         earlier=seen.earlier,
     )
