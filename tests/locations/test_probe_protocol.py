@@ -11,6 +11,7 @@ from typing import Any
 
 import httpx
 from fastapi import FastAPI
+from sqlalchemy import func, select
 
 from tests.factories.api import TEST_PASSWORD, Api, data, errors
 from tests.factories.engine import engine_of, recording_server
@@ -21,7 +22,7 @@ from watchpost.clock import FrozenClock
 from watchpost.engine import checks
 from watchpost.engine.claims import Claim
 from watchpost.locations import placement, tokens
-from watchpost.locations.models import Location
+from watchpost.locations.models import Location, LocationCheck
 from watchpost.monitors.models import Monitor
 from watchpost.monitors.service import check_everywhere_now
 
@@ -282,3 +283,36 @@ async def test_a_location_the_team_cannot_use_is_refused(
     response = await api.post(f"/api/v1/collectors/{collector['id']}/targets", target)
     assert response.status_code == 422, response.text
     assert response.json()["invalid_attributes"] == ["location_id"]
+
+
+async def test_changing_a_monitors_locations_moves_its_checks(
+    app: FastAPI, client: httpx.AsyncClient, api: Api
+) -> None:
+    eu = Agent(client, await add_location(app, "eu-west", "eu"), "agent-eu-1")
+    body = {"url": "https://example.com/", "regions": ["us"]}
+    monitor = data(await api.post(MONITORS, body), 201)
+    path = f"{MONITORS}/{monitor['id']}"
+    assert await eu.claim() == []  # only the server checks it
+    changed = data(await api.patch(path, {"locations": ["eu-west"]}))["attributes"]
+    assert changed["locations"] == ["eu-west"]
+    (check,) = await eu.claim()
+    data(await api.patch(path, {"locations": []}))
+    assert await eu.report(passed(check)) == {"applied": 0, "discarded": 1}  # moved away
+    assert await eu.claim() == []
+    assert (await api.delete(path)).status_code == 204
+    ctx = app.state.ctx
+    async with ctx.db.read_sessions() as session:
+        left = await session.scalar(select(func.count()).select_from(LocationCheck))
+    assert left == 0
+
+
+async def test_a_new_location_checks_the_monitors_of_its_region(
+    app: FastAPI, client: httpx.AsyncClient, api: Api
+) -> None:
+    first = data(await api.post(MONITORS, {"url": "https://example.com/a"}), 201)
+    data(await api.post(MONITORS, {"url": "https://example.com/b", "regions": ["us"]}), 201)
+    au = Agent(client, await add_location(app, "syd-1", "au"), "agent-au-1")
+    (check,) = await au.claim()
+    assert check["input"]["url"] == "https://example.com/a"
+    attributes = data(await api.get(f"{MONITORS}/{first['id']}"))["attributes"]
+    assert attributes["regions"] == ["us", "eu", "as", "au"]
