@@ -50,7 +50,7 @@ def _run(args: argparse.Namespace, work: Callable[[AsyncSession, datetime], Awai
 
 async def _location(args: argparse.Namespace, session: AsyncSession, name: str) -> Location:
     from watchpost.errors import NotFound
-    from watchpost.locations.service import get_by_name
+    from watchpost.probing.service import get_by_name
 
     try:
         return await get_by_name(session, name)
@@ -67,7 +67,7 @@ def _when(value: datetime | None) -> str:
 def cmd_location_list(args: argparse.Namespace) -> None:
     from sqlalchemy import select
 
-    from watchpost.locations.service import list_locations, status
+    from watchpost.probing.service import list_locations, status
     from watchpost.teams.models import Team
 
     async def work(session: AsyncSession, _now: datetime) -> list[tuple[Location, str]]:
@@ -96,7 +96,7 @@ def cmd_location_create(args: argparse.Namespace) -> None:
     from sqlalchemy import select
 
     from watchpost.locations.models import DEFAULT_OFFLINE_AFTER_S
-    from watchpost.locations.service import create_location
+    from watchpost.probing.service import create_location
     from watchpost.teams.models import Team
 
     async def work(session: AsyncSession, now: datetime) -> Location:
@@ -121,7 +121,7 @@ def cmd_location_create(args: argparse.Namespace) -> None:
 
 
 def cmd_location_set(args: argparse.Namespace) -> None:
-    from watchpost.locations.service import update_location
+    from watchpost.probing.service import update_location
 
     async def work(session: AsyncSession, now: datetime) -> Location:
         return await update_location(
@@ -139,7 +139,7 @@ def cmd_location_set(args: argparse.Namespace) -> None:
 
 
 def cmd_location_delete(args: argparse.Namespace) -> None:
-    from watchpost.locations.service import delete_location
+    from watchpost.probing.service import delete_location
 
     async def work(session: AsyncSession, now: datetime) -> None:
         await delete_location(session, await _location(args, session, args.location), now=now)

@@ -36,6 +36,15 @@ TimeZone = ZoneName
 """An IANA or a Rails zone name, kept as sent (timezones.py reads it)."""
 
 
+MAINTENANCE_COLUMNS: Final = (
+    "maintenance_from",
+    "maintenance_to",
+    "maintenance_timezone",
+    "maintenance_days",
+)
+"""The columns of a maintenance window (MaintenanceColumns)."""
+
+
 class MaintenanceColumns:
     """A daily maintenance window: no checks, no incidents, time counted as maintenance."""
 

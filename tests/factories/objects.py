@@ -33,6 +33,7 @@ PUBLIC_PREFIXES: tuple[str, ...] = (
     "/api/v1/incoming-webhook/",
     "/status/",
     "/subscriptions/",
+    "/api/probe/v1/",  # probe agents, with a probe token (tests/locations)
 )
 
 # A value for every target field, valid for the kinds that accept it.

@@ -176,7 +176,10 @@ def _write_operations(spec: dict[str, Any]) -> Iterator[tuple[str, str, dict[str
     for path, item in spec["paths"].items():
         for method in ("post", "patch"):
             body = item.get(method, {}).get("requestBody", {}).get("content", {})
-            if "application/json" in body and not path.startswith("/api/v1/heartbeat/"):
+            # Pings take no token, probe agents a probe token (tests/locations): not the API's.
+            if "application/json" in body and not path.startswith(
+                ("/api/v1/heartbeat/", "/api/probe/v1/")
+            ):
                 yield path, method.upper(), body["application/json"]["schema"]
 
 

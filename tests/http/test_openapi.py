@@ -109,6 +109,8 @@ async def test_routes_needing_a_token_name_their_security_scheme(
             elif method == "post" and path in ("/", "/v1/logs", "/v1/metrics"):
                 # log ingestion: a source token (GET / is the console's page: no token)
                 expected = [{"sourceToken": []}]
+            elif path.startswith("/api/probe/v1/"):  # probe agents: a probe token
+                expected = [{"probeToken": []}]
             else:  # pings, incoming webhooks, status pages' forms and links: no token
                 expected = None
             if security != expected:

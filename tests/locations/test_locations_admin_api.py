@@ -14,9 +14,10 @@ from tests.factories.engine import change
 from tests.factories.monitors import create_monitor
 from tests.locations.admin import server_location
 from watchpost.clock import FrozenClock
-from watchpost.locations import service, tokens
+from watchpost.locations import tokens
 from watchpost.locations.models import Location, ProbeToken
 from watchpost.monitors.models import Monitor
+from watchpost.probing import service
 
 
 async def _shared(app: FastAPI, name: str = "eu-west") -> Location:

@@ -18,8 +18,9 @@ from watchpost.clock import FrozenClock
 from watchpost.delivery.models import DeliveryEvent
 from watchpost.engine.sweeps import Every, default_sweeps
 from watchpost.incidents.models import Incident
-from watchpost.locations import offline, service
+from watchpost.locations import offline
 from watchpost.locations.models import Location, LocationCheck
+from watchpost.probing import service
 
 
 async def _location(app: FastAPI, name: str, **values: Any) -> int:

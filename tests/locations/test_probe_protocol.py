@@ -21,8 +21,9 @@ from watchpost.agent.wire import check_input
 from watchpost.clock import FrozenClock
 from watchpost.engine import checks
 from watchpost.engine.claims import Claim
-from watchpost.locations import placement, tokens
+from watchpost.locations import tokens
 from watchpost.locations.models import Location, LocationCheck
+from watchpost.monitors import placement
 from watchpost.monitors.models import Monitor
 from watchpost.monitors.service import check_everywhere_now
 

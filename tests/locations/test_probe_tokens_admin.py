@@ -7,8 +7,9 @@ from fastapi import FastAPI
 from sqlalchemy import select
 
 from watchpost.clock import FrozenClock
-from watchpost.locations import service, tokens
+from watchpost.locations import tokens
 from watchpost.locations.models import ProbeToken
+from watchpost.probing import service
 
 
 async def _authenticate(app: FastAPI, raw: str) -> str | None:

@@ -35,6 +35,7 @@ BUFFER_MAX: Final = 50_000
 """Results kept while the server cannot take them (at 3,000 monitors checked every 30 s,
 about 8 minutes of them; ≈ 25 MB): the oldest give way beyond it."""
 BATCH: Final = 500
+BATCH_BYTES: Final = 512 * 1024
 FLUSH_EVERY_S: Final = 1.0
 BACKOFF_MAX_S: Final = 30.0
 REQUEST_TIMEOUT_S: Final = 30.0
@@ -186,7 +187,7 @@ class Agent:
     async def flush(self) -> bool:
         """Send what is buffered, a batch at a time; False when the server did not take it."""
         while self.buffer:
-            batch = [self.buffer[i] for i in range(min(BATCH, len(self.buffer)))]
+            batch = self._batch()
             now = time.monotonic()
             body = {
                 "owner": self.owner,
@@ -215,6 +216,20 @@ class Agent:
             self.applied += int(answer["applied"])
             self.discarded += int(answer["discarded"])
         return True
+
+    def _batch(self) -> list[Finished]:
+        """The oldest results, at most BATCH and about BATCH_BYTES of JSON (the server
+        refuses a body over 1 MiB)."""
+        batch: list[Finished] = []
+        size = 0
+        for finished in self.buffer:
+            result = finished.result
+            size += 300 + len(result.error or "") + 40 * len(result.metrics)
+            size += sum(len(k) + len(v) + 8 for k, v in result.details.items())
+            if batch and (len(batch) >= BATCH or size > BATCH_BYTES):
+                break
+            batch.append(finished)
+        return batch
 
     async def _finish(self, flusher: asyncio.Task[None]) -> None:
         if self.running:

@@ -14,7 +14,7 @@ from watchpost.collectors.models import CollectorTarget
 from watchpost.collectors.schemas import parse_target_create, parse_target_update
 from watchpost.crypto import SecretBox
 from watchpost.db.queries import team_object
-from watchpost.locations import placement
+from watchpost.monitors import placement
 
 
 async def create_target_from_body(

@@ -44,6 +44,11 @@ def rule_problems(values: dict[str, Any]) -> list[tuple[str | None, str]]:
     return []
 
 
+def degraded_now(monitor: Any, now: datetime) -> str | None:
+    """`degraded` while some of an up monitor's locations fail, too few to call it down."""
+    return "degraded" if monitor.degraded_since is not None and monitor.status == "up" else None
+
+
 @dataclass(frozen=True)
 class LocationResult:
     """A location's latest result for the monitor."""

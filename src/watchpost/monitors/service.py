@@ -14,7 +14,7 @@ from watchpost.db.deletions import delete_named
 from watchpost.db.queries import team_object
 from watchpost.delivery import outbox
 from watchpost.incidents import service as incidents
-from watchpost.locations import placement
+from watchpost.monitors import placement
 from watchpost.monitors.lists import MONITOR, monitor_resource, port_text
 from watchpost.monitors.models import Monitor, MonitorGroup
 from watchpost.monitors.schemas import (

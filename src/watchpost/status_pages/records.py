@@ -1,8 +1,8 @@
 """What was recorded about the items resources show: history rollups plus incidents.
 
 Incidents shorter than the page's min_incident_length are left out (an open one counts
-once it has lasted that long). Pages whose every day in the window starts at a UTC midnight read daily rollups; others
-read hourly rollups and build their local days from them.
+once it has lasted that long). Pages whose every day in the window starts at a UTC midnight
+read daily rollups; others read hourly rollups and build their local days from them.
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ from watchpost.groups.group_kinds import SHOWN_GROUPS
 from watchpost.history.periods import Granularity, bucket_start
 from watchpost.history.reading import History, buckets_during, histories, observed_totals
 from watchpost.incoming.models import live_state
-from watchpost.maintenance_windows import in_maintenance
+from watchpost.maintenance_windows import MAINTENANCE_COLUMNS, in_maintenance
+from watchpost.monitors.confirmation import degraded_now
 from watchpost.status_pages.availability import (
     Earlier,
     Incident,
@@ -62,33 +63,21 @@ def _heartbeat_now(heartbeat: Any, now: datetime) -> str | None:
     return "maintenance" if in_maintenance(heartbeat, now) else str(heartbeat.status)
 
 
-def _monitor_now(monitor: Any, now: datetime) -> str | None:
-    """`degraded` while some of a monitor's locations fail, too few to call it down."""
-    return "degraded" if monitor.degraded_since is not None and monitor.status == "up" else None
-
-
 LIVE_STATES: Final[dict[str, Callable[[Any, datetime], str | None]]] = {
     "heartbeat": _heartbeat_now,
-    "monitor": _monitor_now,
+    "monitor": degraded_now,
     "incoming_webhook": live_state,
 }
 """subject_type → the state an item of it is in now, from its own row. The engine records
 heartbeats in the check history only once a minute (pings stay one statement), so until it
 does, a heartbeat's current status comes from the heartbeat itself: a status page shows a
 heartbeat that is up as operational at once, not as not_monitored. Monitors and targets are
-recorded in the same transaction as the check that changes them; a monitor's row adds only
-whether it is degraded (some of its locations fail, too few to call it down). The days'
-history still counts only recorded time."""
+recorded with the check that changes them; a monitor's row adds only whether it is degraded.
+The days' history still counts only recorded time."""
 
 
 LIVE_COLUMNS: Final[dict[str, tuple[str, ...]]] = {
-    "heartbeat": (
-        "status",
-        "maintenance_from",
-        "maintenance_to",
-        "maintenance_timezone",
-        "maintenance_days",
-    ),
+    "heartbeat": ("status", *MAINTENANCE_COLUMNS),
     "incoming_webhook": ("sample_body",),
     "monitor": ("status", "degraded_since"),
 }

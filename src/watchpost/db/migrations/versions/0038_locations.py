@@ -136,20 +136,18 @@ def downgrade() -> None:
             op.f("fk_collector_targets_location_id_locations"), type_="foreignkey"
         )
         batch.drop_column("location_id")
-    with op.batch_alter_table(
-        "check_results", table_kwargs={"sqlite_autoincrement": True}
-    ) as batch:
-        batch.drop_column("location_id")
-    with op.batch_alter_table("monitors", table_kwargs={"sqlite_autoincrement": True}) as batch:
-        for column in (
-            "degraded_since",
-            "located",
-            "checked_here",
-            "confirmation_locations",
-            "confirmation_rule",
-            "locations",
-        ):
-            batch.drop_column(column)
+    # DROP COLUMN in place on both databases (SQLite >= 3.35): a batch rebuild of monitors
+    # would lose its row_counts triggers.
+    for table, column in (
+        ("check_results", "location_id"),
+        ("monitors", "degraded_since"),
+        ("monitors", "located"),
+        ("monitors", "checked_here"),
+        ("monitors", "confirmation_locations"),
+        ("monitors", "confirmation_rule"),
+        ("monitors", "locations"),
+    ):
+        op.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
     shapes.drop_table(CHECKS, "team_id", *CHECK_INDEXES)
     shapes.drop_table("probe_tokens", "location_id", "prefix")
     shapes.drop_table("locations", "team_id")

@@ -34,14 +34,24 @@ from watchpost.engine.located import LOCATED
 from watchpost.engine.located_claims import claim_located, next_due_at, release_all
 from watchpost.engine.writer import write_outcomes
 from watchpost.errors import Unauthorized
+from watchpost.http.body import JsonObject
 from watchpost.http.deps import Context, WriteDb
+from watchpost.http.errors import error_responses
+from watchpost.http.openapi import request_body
 from watchpost.locations import offline, tokens
 from watchpost.locations.models import Location, LocationCheck
 from watchpost.probes.base import ProbeResult
+from watchpost.problems import parse
 
 router = APIRouter(prefix="/api/probe/v1", tags=["probe agents"])
 routers = (router,)
-BEARER = HTTPBearer(auto_error=False)
+BEARER = HTTPBearer(
+    scheme_name="probeToken",
+    description="A probe token (`watchpost probe-token create`): `Authorization: Bearer "
+    "wpp_…`. Not an API token.",
+    auto_error=False,
+)
+RESPONSES: Final = error_responses(401, 413, 422)
 
 POLL_S: Final = 5.0
 """Longest an idle agent waits before asking for checks again."""
@@ -101,9 +111,13 @@ class ResultIn(BaseModel):
     metrics: dict[Annotated[str, Field(max_length=64)], float] = Field(
         default_factory=dict, max_length=64, description="A collector target's readings."
     )
-    age_ms: int = Field(ge=0, description="How long before sending the check finished.")
-    finished_at: datetime | None = Field(
-        default=None, description="When it finished, by the agent's clock (see stamped())."
+    age_ms: int = Field(
+        ge=0, le=7 * 86_400_000, description="How long before sending the check finished."
+    )
+    finished_at: str | None = Field(
+        default=None,
+        max_length=40,
+        description="When it finished, by the agent's clock, ISO 8601 (see stamped()).",
     )
 
 
@@ -124,10 +138,19 @@ def stamped(result: ResultIn, *, received: datetime) -> datetime:
     server starting up); the agent's own stamp when it is earlier by at most SKEW (a clock
     that far off is not trusted). Never more than MAX_AGE ago."""
     by_age = received - timedelta(milliseconds=result.age_ms)
-    own = result.finished_at
-    if own is not None and own.tzinfo is not None and by_age - SKEW <= own <= by_age:
-        by_age = own.astimezone(UTC)
+    own = _moment(result.finished_at)
+    if own is not None and by_age - SKEW <= own <= by_age:
+        by_age = own
     return max(by_age, received - MAX_AGE)
+
+
+def _moment(text: str | None) -> datetime | None:
+    """An ISO 8601 time with its offset, in UTC (None: absent, unreadable or without one)."""
+    try:
+        found = datetime.fromisoformat(text) if text else None
+    except ValueError:
+        return None
+    return found.astimezone(UTC) if found is not None and found.tzinfo is not None else None
 
 
 def claim_token(claim: Claim) -> str:
@@ -159,15 +182,27 @@ def _agent_name(location: Location) -> dict[str, object]:
     return {"location": location.name, "region": location.region, "poll_s": POLL_S}
 
 
-@router.post("/hello", summary="An agent starts")
-async def hello(body: Hello, raw: Bearer, ctx: Context, db: WriteDb) -> dict[str, object]:
+@router.post(
+    "/hello",
+    summary="An agent starts",
+    responses=RESPONSES,
+    openapi_extra=request_body(Hello),
+)
+async def hello(sent: JsonObject, raw: Bearer, ctx: Context, db: WriteDb) -> dict[str, object]:
+    body = parse(Hello, sent)
     async with db.begin():
         location = await signed_in(db, raw, ctx.clock.now(), body.agent)
         return _agent_name(location)
 
 
-@router.post("/claims", summary="Lease the location's due checks")
-async def claims(body: ClaimsIn, raw: Bearer, ctx: Context, db: WriteDb) -> dict[str, object]:
+@router.post(
+    "/claims",
+    summary="Lease the location's due checks",
+    responses=RESPONSES,
+    openapi_extra=request_body(ClaimsIn),
+)
+async def claims(sent: JsonObject, raw: Bearer, ctx: Context, db: WriteDb) -> dict[str, object]:
+    body = parse(ClaimsIn, sent)
     now = ctx.clock.now()
     async with db.begin():
         location = await signed_in(db, raw, now)
@@ -209,8 +244,14 @@ async def _claims(
     return {"checks": sent, "next_in_s": wait}
 
 
-@router.post("/results", summary="Report finished checks")
-async def results(body: ResultsIn, raw: Bearer, ctx: Context, db: WriteDb) -> dict[str, int]:
+@router.post(
+    "/results",
+    summary="Report finished checks",
+    responses=RESPONSES,
+    openapi_extra=request_body(ResultsIn),
+)
+async def results(sent: JsonObject, raw: Bearer, ctx: Context, db: WriteDb) -> dict[str, int]:
+    body = parse(ResultsIn, sent)
     now = ctx.clock.now()
     async with db.begin():
         location = await signed_in(db, raw, now)
@@ -255,8 +296,14 @@ async def _results(
     return {"applied": report.applied, "discarded": discarded}
 
 
-@router.post("/bye", summary="An agent stops")
-async def bye(body: Bye, raw: Bearer, ctx: Context, db: WriteDb) -> dict[str, int]:
+@router.post(
+    "/bye",
+    summary="An agent stops",
+    responses=RESPONSES,
+    openapi_extra=request_body(Bye),
+)
+async def bye(sent: JsonObject, raw: Bearer, ctx: Context, db: WriteDb) -> dict[str, int]:
+    body = parse(Bye, sent)
     async with db.begin():
         location = await signed_in(db, raw, ctx.clock.now())
         return {"released": await release_all(db, location_id=location.id, owner=body.owner)}

@@ -8,8 +8,8 @@ from typing import Any, Final, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from watchpost.clock import isoformat_ms
-from watchpost.locations import service
 from watchpost.locations.models import Location, ProbeToken
+from watchpost.probing import service
 from watchpost.problems import accepted, checked
 from watchpost.validation import Name
 

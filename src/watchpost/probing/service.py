@@ -36,7 +36,7 @@ MAX_OFFLINE_AFTER_S: Final = 86_400
 
 async def placement_changed(session: AsyncSession, *, now: datetime) -> None:
     """The monitors' locations follow (locations/placement.py)."""
-    from watchpost.locations.placement import place_all
+    from watchpost.monitors.placement import place_all
 
     await session.flush()
     await place_all(session, now=now)

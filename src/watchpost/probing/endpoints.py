@@ -24,9 +24,10 @@ from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses
 from watchpost.http.openapi import MessageErrorBody, SingleDoc, request_body
 from watchpost.http.pagination import Paging
 from watchpost.listing import Resource, paginate, resource
-from watchpost.locations import service, tokens
+from watchpost.locations import tokens
 from watchpost.locations.models import DEFAULT_OFFLINE_AFTER_S, Location, ProbeToken
-from watchpost.locations.schemas import (
+from watchpost.probing import service
+from watchpost.probing.schemas import (
     LOCATION_NOT_NULL,
     LocationAttributes,
     LocationCreate,
