@@ -97,7 +97,7 @@ class Monitor(
     playwright_script: Mapped[str | None] = mapped_column(Text, default=None)
     environment_variables: Mapped[dict[str, str] | None] = mapped_column(JSON, default=None)
     locations: Mapped[list[str]] = mapped_column(JSON, default=list, server_default=text("'[]'"))
-    """Locations named exactly (besides those `regions` select); see locations/placement.py."""
+    """Locations named exactly (besides those `regions` select); see monitors/placement.py."""
     confirmation_rule: Mapped[str] = mapped_column(
         String(12), default="majority", server_default="majority"
     )

@@ -35,7 +35,7 @@ MAX_OFFLINE_AFTER_S: Final = 86_400
 
 
 async def placement_changed(session: AsyncSession, *, now: datetime) -> None:
-    """The monitors' locations follow (locations/placement.py)."""
+    """The monitors' locations follow (monitors/placement.py)."""
     from watchpost.monitors.placement import place_all
 
     await session.flush()
