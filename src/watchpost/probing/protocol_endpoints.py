@@ -15,6 +15,8 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import asdict
 from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any, Final
@@ -178,35 +180,36 @@ _OWN: Final[dict[str, Select[Any]]] = {
 """The rows of a kind that belong to the agent's location, among the ids it reports."""
 
 
+def _doc(summary: str, model: type[BaseModel]) -> dict[str, Any]:
+    """A protocol route's OpenAPI: its summary, errors and JSON body."""
+    return {"summary": summary, "responses": RESPONSES, "openapi_extra": request_body(model)}
+
+
+@asynccontextmanager
+async def _signed_in(
+    db: AsyncSession, raw: str, ctx: AppContext, agent: str | None = None
+) -> AsyncIterator[Location]:
+    """The token's location, inside the request's one write transaction."""
+    async with db.begin():
+        yield await signed_in(db, raw, ctx.clock.now(), agent)
+
+
 def _agent_name(location: Location) -> dict[str, object]:
     return {"location": location.name, "region": location.region, "poll_s": POLL_S}
 
 
-@router.post(
-    "/hello",
-    summary="An agent starts",
-    responses=RESPONSES,
-    openapi_extra=request_body(Hello),
-)
+@router.post("/hello", **_doc("An agent starts", Hello))
 async def hello(sent: JsonObject, raw: Bearer, ctx: Context, db: WriteDb) -> dict[str, object]:
     body = parse(Hello, sent)
-    async with db.begin():
-        location = await signed_in(db, raw, ctx.clock.now(), body.agent)
+    async with _signed_in(db, raw, ctx, body.agent) as location:
         return _agent_name(location)
 
 
-@router.post(
-    "/claims",
-    summary="Lease the location's due checks",
-    responses=RESPONSES,
-    openapi_extra=request_body(ClaimsIn),
-)
+@router.post("/claims", **_doc("Lease the location's due checks", ClaimsIn))
 async def claims(sent: JsonObject, raw: Bearer, ctx: Context, db: WriteDb) -> dict[str, object]:
     body = parse(ClaimsIn, sent)
-    now = ctx.clock.now()
-    async with db.begin():
-        location = await signed_in(db, raw, now)
-        return await _claims(db, ctx, location, body, now)
+    async with _signed_in(db, raw, ctx) as location:
+        return await _claims(db, ctx, location, body, ctx.clock.now())
 
 
 async def _claims(
@@ -244,18 +247,11 @@ async def _claims(
     return {"checks": sent, "next_in_s": wait}
 
 
-@router.post(
-    "/results",
-    summary="Report finished checks",
-    responses=RESPONSES,
-    openapi_extra=request_body(ResultsIn),
-)
+@router.post("/results", **_doc("Report finished checks", ResultsIn))
 async def results(sent: JsonObject, raw: Bearer, ctx: Context, db: WriteDb) -> dict[str, int]:
     body = parse(ResultsIn, sent)
-    now = ctx.clock.now()
-    async with db.begin():
-        location = await signed_in(db, raw, now)
-        return await _results(db, ctx, location, body, now)
+    async with _signed_in(db, raw, ctx) as location:
+        return await _results(db, ctx, location, body, ctx.clock.now())
 
 
 async def _results(
@@ -296,14 +292,8 @@ async def _results(
     return {"applied": report.applied, "discarded": discarded}
 
 
-@router.post(
-    "/bye",
-    summary="An agent stops",
-    responses=RESPONSES,
-    openapi_extra=request_body(Bye),
-)
+@router.post("/bye", **_doc("An agent stops", Bye))
 async def bye(sent: JsonObject, raw: Bearer, ctx: Context, db: WriteDb) -> dict[str, int]:
     body = parse(Bye, sent)
-    async with db.begin():
-        location = await signed_in(db, raw, ctx.clock.now())
+    async with _signed_in(db, raw, ctx) as location:
         return {"released": await release_all(db, location_id=location.id, owner=body.owner)}
