@@ -1,5 +1,5 @@
 """The monitor page's "Checked from": each location's latest result and status, the rule in
-words, a location not counted marked so, the Degraded badge; a monitor only the server
+words, a location not counted marked so, the Degraded badge (the overview's row too); a monitor only the server
 checks says so in one line."""
 
 from __future__ import annotations
@@ -82,6 +82,9 @@ async def test_two_locations_results_and_the_rule(
     assert "Online" in eu_west and "not counted" not in eu_west
     assert "state-down" in us_east and "connection refused" in us_east and "3 ms" in us_east
     assert 'class="state state-degraded">Degraded' in text
+    overview = (await client.get("/")).text
+    row = overview[overview.index(f'href="/monitors/{monitor_id}"') :]
+    assert 'class="state state-degraded">Degraded' in row[: row.index("</tr>")]
 
 
 async def test_a_monitor_only_the_server_checks(
