@@ -95,7 +95,7 @@ async def test_a_monitor_checked_by_the_engine(app: FastAPI, api: Api, clock: Fr
         detail = await monitor_detail(
             session, team_id=api.team_id, monitor_id=monitor_id, now=clock.now()
         )
-    assert len(statements) == 5, statements
+    assert len(statements) == 6, statements  # the last: the locations checking it
     assert detail.monitor.id == monitor_id and detail.state == "up"
     (incident,) = detail.incidents
     assert incident.started_at == created_at(created) + 4 * HOUR
@@ -213,7 +213,7 @@ async def test_the_charts_series_from_a_year_of_history(
     now = clock.now()
     async with counted(app) as (session, statements):
         detail = await monitor_detail(session, team_id=api.team_id, monitor_id=monitor_id, now=now)
-    assert len(statements) == 5
+    assert len(statements) == 6
 
     week = detail.series["7d"]
     assert len(week) == 168 and week[0].at == now - 7 * 24 * HOUR  # now is 00:00

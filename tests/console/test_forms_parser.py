@@ -69,6 +69,8 @@ def _value(f: Field) -> st.SearchStrategy[Any]:
     if f.input == "number":
         return st.integers(-(10**12), 10**12)
     if f.input == "choices":
+        if not f.choices:  # the monitor's locations, where there are none to name
+            return st.just([])
         return st.lists(st.sampled_from([value for value, _ in f.choices]), unique=True)
     if f.input == "select":
         values = [int(v) if f.numeric_choices else v for v, _ in f.choices]

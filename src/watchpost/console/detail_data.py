@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.collectors import service as collectors
 from watchpost.collectors.models import Collector, CollectorTarget, TargetMetricSample
+from watchpost.console.detail_locations import CheckedFrom, checked_from, rule_words
 from watchpost.console.series import Point, response_series
 from watchpost.console.states import State, heartbeat_state, monitor_state, target_state
 from watchpost.heartbeats import service as heartbeats
@@ -85,6 +86,12 @@ class MonitorDetail:
     """Newest first."""
     incidents: list[Incident]
     """Newest first."""
+    places: list[CheckedFrom]
+    """The locations checking it (console/detail_locations.py), the server's first."""
+    rule: str
+    """Its confirmation rule in words."""
+    degraded: bool
+    """Up, though some locations fail (not enough for its rule)."""
 
 
 @dataclass(frozen=True)
@@ -192,8 +199,8 @@ def since(
 async def monitor_detail(
     db: AsyncSession, *, team_id: int, monitor_id: int, now: datetime
 ) -> MonitorDetail:
-    """The monitor's page: 5 queries (the monitor, its incidents, availability, series,
-    checks); NotFound for another team's or a missing monitor."""
+    """The monitor's page: 6 queries (the monitor, its incidents, availability, series,
+    checks, the locations checking it); NotFound for another team's or a missing monitor."""
     monitor = await monitors.get_monitor(db, team_id=team_id, monitor_id=monitor_id)
     state = monitor_state(monitor)
     incidents = await latest_incidents(db, column="monitor_id", subject_id=monitor.id)
@@ -215,6 +222,9 @@ async def monitor_detail(
         series=await response_series(db, subject_type="monitor", subject_id=monitor.id, now=now),
         checks=await latest_checks(db, subject_type="monitor", subject_id=monitor.id),
         incidents=incidents,
+        places=await checked_from(db, monitor),
+        rule=rule_words(monitor),
+        degraded=state == "up" and monitor.degraded_since is not None,
     )
 
 

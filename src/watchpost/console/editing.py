@@ -19,7 +19,14 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.console import form_specs
 from watchpost.console.auth import Viewer, checked_form, viewer
 from watchpost.console.errors import ConsoleRoute
-from watchpost.console.form_kit import Chooser, FormPage, references, save, show
+from watchpost.console.form_kit import (
+    Chooser,
+    FormPage,
+    monitor_references,
+    references,
+    save,
+    show,
+)
 from watchpost.console.forms import Raw, body_of, initial, posted
 from watchpost.heartbeats import lists as heartbeat_lists
 from watchpost.heartbeats import service as heartbeats
@@ -99,7 +106,7 @@ async def new_monitor(request: Request, who: Signed) -> Response:
     who.require(Action.EDIT)
     monitor_type = _type(request.query_params.get("type"))
     db = await request_sessions(request).read()
-    refs = await references(db, who.team_id)
+    refs = await monitor_references(db, who.team_id)
     page = _monitor_page(
         monitor_type=monitor_type,
         refs=refs,
@@ -133,7 +140,7 @@ async def create_monitor(request: Request, who: Signed) -> Response:
         return "monitor.created", monitor.id, monitor.pronounceable_name or monitor.url
 
     async def again(db: AsyncSession) -> FormPage:
-        refs = await references(db, who.team_id, raw)
+        refs = await monitor_references(db, who.team_id, raw)
         return _monitor_page(monitor_type=monitor_type, refs=refs, values=raw, defaults={})
 
     return await save(
@@ -158,7 +165,7 @@ async def edit_monitor(request: Request, who: Signed, monitor_id: str) -> Respon
         attributes = form_specs.switched(attributes, monitor.monitor_type, monitor_type)
     page = _monitor_page(
         monitor_type=monitor_type,
-        refs=await references(db, who.team_id, attributes),
+        refs=await monitor_references(db, who.team_id, attributes),
         values=None,
         defaults=attributes,
         monitor_id=monitor.id,
@@ -202,7 +209,7 @@ async def update_monitor(request: Request, who: Signed, monitor_id: str) -> Resp
         monitor = await monitors.get_monitor(db, team_id=who.team_id, monitor_id=found)
         return _monitor_page(
             monitor_type=_type(sent_type, monitor.monitor_type),
-            refs=await references(db, who.team_id, raw),
+            refs=await monitor_references(db, who.team_id, raw),
             values=raw,
             defaults={},
             monitor_id=found,

@@ -20,6 +20,7 @@ from watchpost.console.forms import Field, Raw, field_errors
 from watchpost.console.web import render
 from watchpost.errors import InvalidRequest
 from watchpost.heartbeats.models import HeartbeatGroup
+from watchpost.locations import placement
 from watchpost.monitors.models import MonitorGroup
 from watchpost.policies.models import Policy
 
@@ -120,6 +121,24 @@ async def references(
         "policy_id": policies,
         "expiration_policy_id": policies,
     }
+
+
+async def monitor_references(
+    db: AsyncSession, team_id: int, values: Mapping[str, Any] | None = None
+) -> dict[str, Sequence[tuple[str, str]]]:
+    """references, and the locations a monitor of the team may name (placement.usable: the
+    shared ones and the team's own) with those `values` name already."""
+    usable = placement.usable(await placement.places(db), team_id)
+    words = {
+        p.name: f"{p.name} ({p.region}, "
+        + ("this server" if p.is_server else "your team's" if p.team_id else "shared")
+        + ")"
+        for p in usable
+    }
+    named = (values or {}).get("locations")
+    for name in named if isinstance(named, list) else []:
+        words.setdefault(str(name), str(name))
+    return {**await references(db, team_id, values), "locations": list(words.items())}
 
 
 Save = Callable[[AsyncSession], Awaitable[tuple[str, int, str]]]

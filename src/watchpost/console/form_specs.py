@@ -11,6 +11,7 @@ action with its own buttons on the object's page, not an edit).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any, Final
 
 from pydantic import BaseModel
@@ -73,6 +74,10 @@ LABELS: Final[dict[str, str]] = {
     "ssl_mode": "SSL mode",
     "tls": "TLS",
     "api_key": "API key",
+    "regions": "Regions",
+    "locations": "Locations",
+    "confirmation_rule": "Down when",
+    "confirmation_locations": "Failing locations (for “at least”)",
 }
 STORED = "Kept with the object; checks do not use it."
 HINTS: Final[dict[str, str]] = {
@@ -84,7 +89,21 @@ HINTS: Final[dict[str, str]] = {
     "expiration_policy_id": "",
     "ssl_expiration": "None: no alert.",
     "domain_expiration": "None: no alert.",
+    "regions": "The shared locations in these regions check it.",
+    "locations": "These check it too, besides the regions' shared locations; your team's "
+    "own locations check only the monitors that name them. With no location at all, this "
+    "server checks it.",
+    "confirmation_rule": "How many failing locations make it down (offline locations are not "
+    "counted); fewer make it Degraded.",
+    "confirmation_locations": "How many, with “at least”; leave it empty otherwise.",
 }
+RULE_CHOICES: Final = (
+    ("any", "Any location fails"),
+    ("majority", "Most locations fail"),
+    ("all", "Every location fails"),
+    ("at_least", "At least this many locations fail"),
+)
+LOCATION_FIELDS: Final = ("regions", "locations", "confirmation_rule", "confirmation_locations")
 URL_LABELS: Final = {"http": "URL", "host": "Host", "name": "Scenario name"}
 URL_HINTS: Final = {
     "http": "An absolute http:// or https:// URL.",
@@ -97,6 +116,7 @@ SECTIONS: Final = (
     "Target",
     "Group",
     "Settings",
+    "Locations",
     "Alerts",
     "Maintenance window",
 )
@@ -119,6 +139,8 @@ def _field(model: type[BaseModel], name: str, **options: Any) -> Field:
 
 
 def _section(name: str, first: str) -> str:
+    if name in LOCATION_FIELDS:
+        return "Locations"
     if name in MaintenanceFields.model_fields:
         return "Maintenance window"
     if name in NotificationFields.model_fields or name == "expiration_policy_id":
@@ -146,7 +168,8 @@ def monitor_fields(monitor_type: str, refs: Mapping[str, Choices]) -> list[Field
     """The type's fields (TYPE_RULES), then every field common to all types.
 
     `refs` gives the choices of reference fields (monitor_group_id, policy_id …): the team's
-    groups and policies."""
+    groups and policies; `locations`' are the locations the team may name, shown as
+    checkboxes (whatever refs holds, so that a posted form reads every box ticked)."""
     rule = TYPE_RULES[monitor_type]
     timeout = rule.timeout
     fields = [
@@ -179,7 +202,14 @@ def monitor_fields(monitor_type: str, refs: Mapping[str, Choices]) -> list[Field
                 f"{timeout.low} to {timeout.high} {timeout.unit} for {monitor_type} monitors."
             )
             options["label"] = f"Request timeout ({timeout.unit})"
-        fields.append(_field(MonitorFields, name, **options))
+        if name == "confirmation_rule":
+            options.update(choices=RULE_CHOICES, required=True)
+        field = _field(MonitorFields, name, **options)
+        if name == "locations":
+            field = replace(
+                field, input="choices", choices=tuple(refs.get(name, ())), hint=HINTS[name]
+            )
+        fields.append(field)
     return fields
 
 

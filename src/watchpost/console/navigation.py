@@ -61,6 +61,7 @@ NAVIGATION: Final = (
         "Settings",
         (
             Entry("team", "Team", "/team", Action.MANAGE_PEOPLE),
+            Entry("locations", "Locations", "/locations"),
             Entry("account", "Account", "/account"),
         ),
     ),

@@ -53,6 +53,8 @@ class Row:
     availability_30d: float | None
     """Percent of the observed time outside maintenance that was up, over the last 30 UTC
     days (today so far included); None when nothing was observed."""
+    degraded: bool = False
+    """Up, though some of its locations fail (a monitor's `degraded`)."""
 
 
 Key = tuple[str, int]
@@ -84,6 +86,7 @@ class Details:
             spark=spark,
             spark_down=down,
             availability_30d=self.availability.get(key),
+            degraded=found.state == "up" and bool(found.degraded),
         )
 
 

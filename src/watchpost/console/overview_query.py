@@ -24,6 +24,7 @@ from sqlalchemy import (
     and_,
     bindparam,
     case,
+    false,
     func,
     literal,
     or_,
@@ -44,7 +45,7 @@ from watchpost.console.overview_rules import (
 )
 from watchpost.heartbeats.checking import OBSERVATION_STANDS_FOR
 
-ROW_COLUMNS: Final = ("name", "url", "state", "since", "latency")
+ROW_COLUMNS: Final = ("name", "url", "state", "since", "latency", "degraded")
 """What the page shows of each row beyond its kind and id."""
 SORT_COLUMNS: Final[dict[str, tuple[str, ...]]] = {
     "state": ("state", "name"),
@@ -77,6 +78,8 @@ def branch(
             columns.append(sql_cast(shape.url, String).label(name))
         elif name == "latency":
             columns.append(latency_of(SUBJECT_TYPES[kind], shape.id).label(name))
+        elif name == "degraded" and shape.degraded is None:
+            columns.append(false().label(name))
         else:
             columns.append(getattr(shape, name).label(name))
     where: list[ColumnElement[bool]] = [shape.team_id == bindparam("team_id")]
@@ -195,8 +198,8 @@ def ids_query(kind: str, shape: Shape) -> Select[Any] | None:
 
 
 def rows_query(kind: str) -> Select[Any]:
-    """Name, URL, state, since and last response time of one kind's rows named by id
-    (bound: ids)."""
+    """Name, URL, state, since, last response time and whether degraded of one kind's rows
+    named by id (bound: ids)."""
     stmt = branch(kind, output=ROW_COLUMNS, only_ids=True)
     assert stmt is not None
     return stmt

@@ -210,6 +210,8 @@ class Shape:
     state: ColumnElement[str]
     since: ColumnElement[Any]
     source: Any
+    degraded: Any = None
+    """Whether some locations fail, not enough for the rule (a monitor's degraded_since)."""
 
 
 def shape_of(kind: str) -> Shape:
@@ -223,6 +225,7 @@ def shape_of(kind: str) -> Shape:
             _monitor_state(),
             _monitor_since(),
             Monitor.__table__,
+            Monitor.degraded_since.is_not(None),
         )
     if kind == "heartbeat":
         last = _heartbeat_lasts()

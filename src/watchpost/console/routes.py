@@ -21,6 +21,8 @@ from watchpost.console import (
     integrations_incoming_form,
     integrations_pagerduty,
     live,
+    location_tokens,
+    locations,
     login,
     maintenance,
     oncall,
@@ -121,5 +123,7 @@ def console_routes() -> list[APIRoute]:
         console_logs.router,
         console_saved_searches.router,
         console_metrics.router,
+        locations.router,  # before location_tokens: /locations/new is no location's id
+        location_tokens.router,
     )
     return [route for r in routers for route in r.routes if isinstance(route, APIRoute)]
