@@ -16,8 +16,8 @@ from tests.console.test_locations_pages import add_location
 from tests.factories.api import Api
 from tests.factories.monitors import create_monitor
 from watchpost.clock import FrozenClock
-from watchpost.locations import placement
 from watchpost.locations.models import Location, LocationCheck
+from watchpost.monitors import placement
 from watchpost.monitors.models import Monitor
 
 

@@ -14,8 +14,8 @@ from tests.console.test_locations_pages import probe_tokens
 from tests.factories.api import Api
 from tests.factories.console import add_person, run_console_spec
 from tests.factories.monitors import create_monitor
-from watchpost.locations import placement
 from watchpost.locations.models import Location
+from watchpost.monitors import placement
 from watchpost.probes.monitors import browser
 
 SPEC = r"""

@@ -16,9 +16,9 @@ from datetime import datetime
 from sqlalchemy import and_, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.locations import service
 from watchpost.locations.models import Location, LocationCheck
 from watchpost.monitors.models import Monitor
+from watchpost.probing import service
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from watchpost.console.forms import Field, Raw, field_errors
 from watchpost.console.web import render
 from watchpost.errors import InvalidRequest
 from watchpost.heartbeats.models import HeartbeatGroup
-from watchpost.locations import placement
+from watchpost.monitors import placement
 from watchpost.monitors.models import MonitorGroup
 from watchpost.policies.models import Policy
 

@@ -28,9 +28,10 @@ from watchpost.console.web import render
 from watchpost.errors import Conflict
 from watchpost.heartbeats.endpoints import public_base
 from watchpost.http.deps import request_sessions
-from watchpost.locations import service, tokens
+from watchpost.locations import tokens
 from watchpost.locations.models import Location, ProbeToken
 from watchpost.people.roles import Action
+from watchpost.probing import service
 from watchpost.validation import object_id
 
 router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)

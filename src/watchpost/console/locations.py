@@ -24,10 +24,10 @@ from watchpost.console.form_kit import FormPage, save, show
 from watchpost.console.forms import Field, Raw, body_of, field_of, initial, posted
 from watchpost.console.web import render
 from watchpost.http.deps import request_sessions
-from watchpost.locations import service
 from watchpost.locations.models import DEFAULT_OFFLINE_AFTER_S, Location
-from watchpost.locations.schemas import LocationCreate, parse_create, parse_update
 from watchpost.people.roles import Action
+from watchpost.probing import service
+from watchpost.probing.schemas import LocationCreate, parse_create, parse_update
 from watchpost.validation import object_id
 
 router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
