@@ -36,7 +36,9 @@ BUFFER_MAX: Final = 50_000
 about 8 minutes of them; ≈ 25 MB): the oldest give way beyond it."""
 BATCH: Final = 500
 BATCH_BYTES: Final = 512 * 1024
-FLUSH_EVERY_S: Final = 1.0
+FLUSH_EVERY_S: Final = 0.25
+"""Finished results wait at most this long to join a batch (the engine's own wait is
+`engine_flush_interval`, 0.2 s)."""
 BACKOFF_MAX_S: Final = 30.0
 REQUEST_TIMEOUT_S: Final = 30.0
 KEEPALIVE_S: Final = 2.0
@@ -76,6 +78,8 @@ class Agent:
         self.running: dict[str, asyncio.Task[None]] = {}
         self.stopping = asyncio.Event()
         self._wake = asyncio.Event()
+        self._full = False
+        """The claimer waits for a running check to finish (then it may claim again)."""
         self._http: aiohttp.ClientSession | None = None
         self.applied = 0
         self.discarded = 0
@@ -145,7 +149,11 @@ class Agent:
             for check in answer["checks"]:
                 if check["token"] not in self.running:
                     self._start(check)
-            if not answer["checks"] or len(self.running) >= self.concurrency:
+            self._full = len(self.running) >= self.concurrency
+            if len(answer["checks"]) < room or self._full:
+                # Nothing more is due now (or no room): wait for the server's next_in_s,
+                # which runs a little past the next due time so that checks due close
+                # together come in one claim, as the engine claims its own.
                 await self._pause(float(answer["next_in_s"]))
 
     def _start(self, check: dict[str, Any]) -> None:
@@ -176,7 +184,9 @@ class Agent:
             self.buffer.append(Finished(token, result, time.monotonic(), datetime.now(UTC)))
         finally:
             self.running.pop(token, None)
-            self._wake.set()
+            if self._full:
+                self._full = False
+                self._wake.set()
 
     async def _flush_forever(self) -> None:
         delay = FLUSH_EVERY_S

@@ -243,7 +243,10 @@ async def _claims(
     if skipped:
         await write_outcomes(db, skipped, settings=ctx.settings)
     due = await next_due_at(db, location_id=location.id, now=now)
-    wait = POLL_S if due is None else min(POLL_S, max(0.0, (due - now).total_seconds()))
+    # As the engine waits for its own (engine/loop.py): past the next due time by the
+    # flush interval, so the checks due close together are claimed at once.
+    grouped = ctx.settings.engine_flush_interval
+    wait = POLL_S if due is None else min(POLL_S, max(0.0, (due - now).total_seconds()) + grouped)
     return {"checks": sent, "next_in_s": wait}
 
 
