@@ -19,12 +19,12 @@ from tests.factories.objects import create_collector, create_target, target_body
 from tests.factories.servers import free_port, tcp_server
 from watchpost.clock import FrozenClock
 from watchpost.collectors.models import Collector, CollectorTarget
-from watchpost.engine.checks import CheckInput, run_monitor_check
 from watchpost.engine.loop import Engine
 from watchpost.history.models import CheckResult
 from watchpost.incidents.models import Incident
 from watchpost.monitors.models import Monitor
 from watchpost.probes.base import ProbeResult
+from watchpost.probes.running import CheckInput, run_monitor_check
 
 
 async def monitor_at(api: Api, url: str) -> int:

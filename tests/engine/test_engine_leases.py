@@ -102,8 +102,8 @@ async def test_stopping_the_loop_releases_the_leases_of_unfinished_checks(
 ) -> None:
     import asyncio
 
-    from watchpost.engine.checks import CheckInput
     from watchpost.probes.base import ProbeResult
+    from watchpost.probes.running import CheckInput
 
     [monitor_id] = await due_monitors(api, "https://example.com", 1)
     started = asyncio.Event()

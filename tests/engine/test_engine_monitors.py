@@ -15,12 +15,12 @@ from tests.factories.monitors import MONITORS, create_monitor
 from tests.factories.servers import ipv6_loopback, silent_server
 from watchpost.clock import FrozenClock, isoformat_ms
 from watchpost.engine import checks
-from watchpost.engine.checks import CheckInput, run_monitor_check
 from watchpost.engine.schedule import next_slot
 from watchpost.incidents.models import Incident
 from watchpost.monitors.models import Monitor
 from watchpost.probes.base import ProbeResult
 from watchpost.probes.monitors.check import UNSUPPORTED
+from watchpost.probes.running import CheckInput, run_monitor_check
 
 
 async def monitor_at(api: Api, url: str, **fields: Any) -> str:

@@ -12,7 +12,6 @@ from tests.factories.api import Api
 from tests.factories.engine import engine_of, load
 from tests.factories.monitors import create_monitor
 from watchpost.clock import FrozenClock
-from watchpost.engine.checks import CheckInput
 from watchpost.engine.schedule import (
     OFF_SCHEDULE_PER_CLAIM,
     next_slot,
@@ -22,6 +21,7 @@ from watchpost.engine.schedule import (
 )
 from watchpost.monitors.models import Monitor
 from watchpost.probes.base import ProbeResult
+from watchpost.probes.running import CheckInput
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 INTERVAL = 30

@@ -19,11 +19,11 @@ from tests.factories.heartbeats import create_heartbeat, row
 from tests.factories.monitors import MONITORS, create_monitor
 from watchpost.clock import FrozenClock
 from watchpost.context import AppContext
-from watchpost.engine.checks import run_monitor_check
 from watchpost.heartbeats.checking import deadline_after, sweep_overdue
 from watchpost.heartbeats.models import Heartbeat
 from watchpost.monitors.models import Monitor
 from watchpost.probes.monitors.check import MonitorCheck
+from watchpost.probes.running import run_monitor_check
 
 
 @asynccontextmanager

@@ -19,13 +19,12 @@ from tests.factories.objects import create_collector, create_target, target_body
 from tests.factories.servers import REDIS, require_tcp
 from watchpost.agent.wire import check_input
 from watchpost.clock import FrozenClock
-from watchpost.engine import checks
-from watchpost.engine.claims import Claim
 from watchpost.locations import tokens
 from watchpost.locations.models import Location, LocationCheck
 from watchpost.monitors import placement
 from watchpost.monitors.models import Monitor
 from watchpost.monitors.service import check_everywhere_now
+from watchpost.probes.running import run_guarded, run_target_check
 
 MONITORS = "/api/v2/monitors"
 PROBE = "/api/probe/v1"
@@ -251,15 +250,9 @@ async def test_a_collector_target_is_checked_by_its_locations_agent(
     assert (await engine_of(app).tick()).claimed == 0
     (check,) = await eu.claim()
     assert check["kind"] == "collector_target" and check["input"]["host"] == "127.0.0.1"
-    job = checks.Job(
-        claim=Claim(
-            "collector_target", 0, app.state.ctx.clock.now(), "t", app.state.ctx.clock.now(), None
-        ),
-        timeout=float(check["timeout"]),
-        input=check_input(check["kind"], check["input"]),
-    )
-    result = await checks.run(job, checks.run_target_check)
-    assert result is not None and result.ok, result
+    checked = check_input(check["kind"], check["input"])
+    result = await run_guarded(checked, float(check["timeout"]), run_target_check, what="t")
+    assert result.ok, result
     answer = await eu.report(
         {**passed(check), "metrics": dict(result.metrics), "latency_ms": result.latency_ms}
     )

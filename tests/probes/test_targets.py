@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 import pytest
 
 from tests.factories.api import TEST_API_KEY, TEST_PASSWORD
+from tests.factories.processes import SRC
 from tests.factories.servers import TIMEOUT, free_port, http_server, tcp_server
 from watchpost.collectors.models import CollectorTarget
 from watchpost.collectors.target_kinds import KINDS
@@ -18,13 +22,38 @@ from watchpost.probes.errors import EXCERPT_CHARS, Address, excerpt, scrub
 from watchpost.probes.http import CLIENT
 from watchpost.probes.monitors.check import MonitorCheck
 from watchpost.probes.monitors.registry import PROBES as MONITOR_PROBES
+from watchpost.probes.targets import registry
 from watchpost.probes.targets.common import service_address
-from watchpost.probes.targets.registry import PROBES, probe_target, target_settings
+from watchpost.probes.targets.registry import probe_of, probe_target, target_settings
 from watchpost.probes.targets.settings import TargetSettings
 
 
 def test_every_kind_has_one_probe() -> None:
-    assert set(PROBES) == set(KINDS)
+    assert set(registry.KINDS) == set(KINDS)
+    for kind in KINDS:
+        probe = probe_of(kind)
+        assert callable(probe) and probe is probe_of(kind)  # loaded once
+        assert probe is sys.modules[f"watchpost.probes.targets.{kind}"].probe
+    with pytest.raises(KeyError):
+        probe_of("oracle")
+
+
+def test_no_target_driver_loads_until_a_target_of_its_kind_is_checked() -> None:
+    """A probe agent (or a server) that checks only websites never loads the databases'
+    client libraries: a fresh interpreter importing the agent shows none of them."""
+    code = (
+        "import sys, watchpost.agent.runner, watchpost.engine.checks;"
+        "print(sorted(m for m in ('psycopg', 'aiomysql', 'redis', 'pymongo', 'aiokafka')"
+        " if m in sys.modules))"
+    )
+    done = subprocess.run(  # noqa: S603  (fixed arguments)
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": SRC},
+    )
+    assert done.stdout.strip() == "[]", done.stdout
 
 
 def test_settings_from_a_stored_target_decrypt_the_credentials() -> None:

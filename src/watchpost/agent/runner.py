@@ -25,9 +25,8 @@ import aiohttp
 
 from watchpost import __version__
 from watchpost.agent.wire import check_input
-from watchpost.engine import checks
-from watchpost.engine.claims import Claim
 from watchpost.probes.base import ProbeResult
+from watchpost.probes.running import GUARD_S, RUNNERS, CheckInput, Runner, run_guarded
 
 log = logging.getLogger("watchpost.probe")
 
@@ -158,26 +157,14 @@ class Agent:
 
     def _start(self, check: dict[str, Any]) -> None:
         token = check["token"]
-        job = checks.Job(
-            claim=Claim(
-                kind=check["kind"],
-                id=0,
-                due=datetime.now(UTC),
-                owner=self.owner,
-                lease_expires_at=datetime.now(UTC),
-                row=None,
-            ),
-            timeout=float(check["timeout"]),
-            input=check_input(check["kind"], check["input"]),
-        )
-        runner = checks.DEFAULT_RUNNERS[check["kind"]]
-        task = asyncio.create_task(self._check(token, job, runner))
+        checked = check_input(check["kind"], check["input"])
+        runner = RUNNERS[check["kind"]]
+        task = asyncio.create_task(self._check(token, checked, float(check["timeout"]), runner))
         self.running[token] = task
 
-    async def _check(self, token: str, job: checks.Job, runner: checks.Runner) -> None:
+    async def _check(self, token: str, checked: CheckInput, timeout: float, runner: Runner) -> None:
         try:
-            result = await checks.run(job, runner)
-            assert result is not None
+            result = await run_guarded(checked, timeout, runner, what=token)
             if len(self.buffer) == self.buffer.maxlen:
                 self.dropped += 1
                 log.warning("result buffer full: the oldest result is dropped")
@@ -243,7 +230,7 @@ class Agent:
 
     async def _finish(self, flusher: asyncio.Task[None]) -> None:
         if self.running:
-            await asyncio.wait(list(self.running.values()), timeout=checks.GUARD_S + 5)
+            await asyncio.wait(list(self.running.values()), timeout=GUARD_S + 5)
         flusher.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await flusher

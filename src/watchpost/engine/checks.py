@@ -1,12 +1,11 @@
-"""Running one claimed check: its probe input (credentials decrypted in memory), its deadline."""
+"""Running one claimed check: its probe input (credentials decrypted in memory), its deadline
+(the running itself is probes/running.py, which the probe agents share)."""
 
 from __future__ import annotations
 
-import asyncio
-import logging
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
+from typing import Final
 
 from watchpost.collectors.models import CollectorTarget
 from watchpost.collectors.target_kinds import KINDS as TARGET_KINDS
@@ -17,22 +16,14 @@ from watchpost.engine.located import LOCATED
 from watchpost.maintenance_windows import maintenance_end
 from watchpost.monitors.lists import port_text
 from watchpost.monitors.models import Monitor
-from watchpost.probes.base import ProbeResult, Stopwatch, failure
-from watchpost.probes.errors import scrub
-from watchpost.probes.monitors.check import UNSUPPORTED, Header, MonitorCheck
-from watchpost.probes.monitors.registry import PROBES, extra_probes
+from watchpost.probes.base import ProbeResult
+from watchpost.probes.monitors.check import Header, MonitorCheck
+from watchpost.probes.running import RUNNERS, CheckInput, Runner, run_guarded
 from watchpost.probes.targets import registry as target_probes
-from watchpost.probes.targets.registry import probe_target, target_settings
-from watchpost.probes.targets.settings import TargetSettings
+from watchpost.probes.targets.registry import target_settings
 
-log = logging.getLogger(__name__)
-
-GUARD_S = 2.0
-"""A probe that overruns its own deadline by this much is cut off by the engine."""
-
-CheckInput = MonitorCheck | TargetSettings
-assert set(target_probes.PROBES) == set(TARGET_KINDS), "every collector target kind has a probe"
-Runner = Callable[[CheckInput, float], Awaitable[ProbeResult]]
+assert set(target_probes.KINDS) == set(TARGET_KINDS), "every collector target kind has a probe"
+assert set(RUNNERS) == {MONITOR, TARGET}, "every kind of check has a runner"
 
 
 @dataclass(frozen=True)
@@ -100,50 +91,15 @@ def prepare(claim: Claim, *, box: SecretBox, timeout: float, now: datetime) -> J
     return Job(claim=claim, timeout=timeout, input=target_settings(target, box))
 
 
-async def run_monitor_check(check: CheckInput, timeout: float) -> ProbeResult:
-    """The monitor type's probe plus the expiration probes it asked for; all must pass."""
-    assert isinstance(check, MonitorCheck)
-    if check.port is not None and "," in check.port:
-        # A mail monitor on several ports ("25,465,587"): each is checked at once, all must
-        # answer.
-        results = await asyncio.gather(
-            *(
-                run_monitor_check(replace(check, port=port.strip()), timeout)
-                for port in check.port.split(",")
-            )
-        )
-        return next((result for result in results if not result.ok), results[0])
-    probes = [PROBES[check.monitor_type], *extra_probes(check).values()]
-    main, *extras = await asyncio.gather(*(probe(check, timeout=timeout) for probe in probes))
-    if UNSUPPORTED in main.details or not main.ok:
-        return main
-    for extra in extras:
-        if not extra.ok and UNSUPPORTED not in extra.details:
-            return ProbeResult(
-                ok=False, latency_ms=main.latency_ms, error=extra.error, details=main.details
-            )
-    return main
-
-
-async def run_target_check(check: CheckInput, timeout: float) -> ProbeResult:
-    assert isinstance(check, TargetSettings)
-    return await probe_target(check, timeout=timeout)
-
-
-DEFAULT_RUNNERS: dict[str, Runner] = {MONITOR: run_monitor_check, TARGET: run_target_check}
+DEFAULT_RUNNERS: Final[dict[str, Runner]] = {
+    MONITOR: RUNNERS[MONITOR],
+    TARGET: RUNNERS[TARGET],
+}
 
 
 async def run(job: Job, runner: Runner) -> ProbeResult | None:
-    """The job's result; never raises for a failing or misbehaving probe."""
+    """The job's result (None in maintenance); never raises for a failing probe."""
     if job.input is None:
         return None
-    watch = Stopwatch()
-    try:
-        async with asyncio.timeout(job.timeout + GUARD_S):
-            return await runner(job.input, job.timeout)
-    except TimeoutError:
-        return failure(watch, f"check did not finish within {job.timeout:g} seconds")
-    except Exception as exc:
-        message = scrub(f"{type(exc).__name__}: {exc}", job.input.secrets)
-        log.warning("%s %s: probe raised %s", job.claim.kind, job.claim.id, message)
-        return failure(watch, f"check failed unexpectedly: {message}")
+    what = f"{job.claim.kind} {job.claim.id}"
+    return await run_guarded(job.input, job.timeout, runner, what=what)

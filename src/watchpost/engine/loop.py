@@ -22,13 +22,14 @@ from watchpost.context import AppContext
 from watchpost.db.outage import is_unavailable
 from watchpost.engine import checks
 from watchpost.engine.checked_rows import KINDS
-from watchpost.engine.checks import Job, Outcome, Runner
+from watchpost.engine.checks import Job, Outcome
 from watchpost.engine.claims import Claim, claim, next_due_at, release, renew
 from watchpost.engine.schedule import OFF_SCHEDULE_PER_CLAIM
 from watchpost.engine.sweeps import Sweep, default_sweeps, due
 from watchpost.engine.writer import WriteReport, write_outcomes
 from watchpost.leases import new_owner
 from watchpost.probes.http import CLIENT
+from watchpost.probes.running import Runner
 
 log = logging.getLogger(__name__)
 

@@ -1,25 +1,14 @@
 """Which probe checks each collector target kind, and a stored target's probe input.
 
-PROBES is the one table kind → probe.
+KINDS is the one list of kinds; probe_of() gives each kind's probe.
 """
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Final
 
 from watchpost.probes.base import Probe, ProbeResult
-from watchpost.probes.targets import (
-    apache,
-    elasticsearch,
-    kafka,
-    memcached,
-    mongodb,
-    mysql,
-    nginx,
-    postgres,
-    prometheus,
-    redis,
-)
 from watchpost.probes.targets.settings import TargetSettings
 
 if TYPE_CHECKING:
@@ -27,23 +16,38 @@ if TYPE_CHECKING:
     from watchpost.crypto import SecretBox
 
 
-PROBES: Final[dict[str, Probe[TargetSettings]]] = {
-    "postgres": postgres.probe,
-    "mysql": mysql.probe,
-    "redis": redis.probe,
-    "mongodb": mongodb.probe,
-    "memcached": memcached.probe,
-    "elasticsearch": elasticsearch.probe,
-    "nginx": nginx.probe,
-    "apache": apache.probe,
-    "kafka": kafka.probe,
-    "prometheus": prometheus.probe,
-}
+KINDS: Final = (
+    "postgres",
+    "mysql",
+    "redis",
+    "mongodb",
+    "memcached",
+    "elasticsearch",
+    "nginx",
+    "apache",
+    "kafka",
+    "prometheus",
+)
+"""Every target kind; `watchpost.probes.targets.<kind>.probe` checks it. A kind's module and
+its client library (psycopg, aiomysql, redis, pymongo, aiokafka …) load at the first check of
+that kind: a server or probe agent that checks no such target never loads its driver."""
+
+_loaded: dict[str, Probe[TargetSettings]] = {}
+
+
+def probe_of(kind: str) -> Probe[TargetSettings]:
+    """The probe of a target kind (KeyError for a kind there is none of)."""
+    found = _loaded.get(kind)
+    if found is None:
+        if kind not in KINDS:
+            raise KeyError(kind)
+        found = _loaded[kind] = importlib.import_module(f"{__package__}.{kind}").probe
+    return found
 
 
 async def probe_target(settings: TargetSettings, *, timeout: float) -> ProbeResult:
     """Runs the probe of the target's kind."""
-    return await PROBES[settings.kind](settings, timeout=timeout)
+    return await probe_of(settings.kind)(settings, timeout=timeout)
 
 
 def target_settings(target: CollectorTarget, box: SecretBox) -> TargetSettings:
