@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+import sys
 import time
 
-import psycopg
 from sqlalchemy.exc import DBAPIError
 
 log = logging.getLogger(__name__)
@@ -38,13 +38,16 @@ def is_unavailable(exc: BaseException) -> bool:
     if exc.connection_invalidated:
         return True
     orig = exc.orig
-    if isinstance(orig, psycopg.OperationalError):
+    # psycopg is loaded only on PostgreSQL (a SQLite server never pays for it): without it
+    # loaded, no error can be one of its.
+    pg = sys.modules.get("psycopg")
+    if pg is not None and isinstance(orig, pg.OperationalError):
         # No SQLSTATE: libpq failed before the server answered (refused, reset, timed out).
         return orig.sqlstate is None or orig.sqlstate[:2] in POSTGRES_UNAVAILABLE_CLASSES
     if isinstance(orig, sqlite3.Error):
         name = getattr(orig, "sqlite_errorname", "") or ""
         return name.startswith(SQLITE_UNAVAILABLE)
-    return isinstance(orig, psycopg.InterfaceError)
+    return pg is not None and isinstance(orig, pg.InterfaceError)
 
 
 def reason(exc: BaseException) -> str:
