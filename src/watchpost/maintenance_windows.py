@@ -89,15 +89,6 @@ def maintenance_problems(values: dict[str, Any]) -> list[tuple[str | None, str]]
     return []
 
 
-def maintenance_attributes(obj: MaintenanceColumns) -> dict[str, Any]:
-    return {
-        "maintenance_from": obj.maintenance_from,
-        "maintenance_to": obj.maintenance_to,
-        "maintenance_timezone": obj.maintenance_timezone,
-        "maintenance_days": weekdays_in_order(obj.maintenance_days),
-    }
-
-
 def weekdays_in_order(days: list[str] | None) -> list[str]:
     """The maintenance days as the API writes them: in week order, Monday first."""
     return [day for day in WEEKDAYS if day in days] if days else []

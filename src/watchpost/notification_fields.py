@@ -85,7 +85,3 @@ NOTIFICATION_DEFAULTS: Final[dict[str, Any]] = {
     "policy_id": None,
     "critical_alert": False,
 }
-
-
-def notification_attributes(obj: NotificationColumns) -> dict[str, Any]:
-    return {name: getattr(obj, name) for name in NOTIFICATION_DEFAULTS}
