@@ -10,13 +10,16 @@ columns, in the order a renderer unpacks them:
 - JSON comes as text parsed by orjson, several times faster than SQLAlchemy's `json.loads`.
 
 `row(obj)` gives an ORM object (just created or changed) in the same shape, so one renderer
-serves a list and a single object.
+serves a list and a single object. `ResourceAttributes` is such a renderer declared as a table:
+each attribute by name, a stored column or derived from columns, the select made from it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from operator import itemgetter
+from typing import Any, Final
 
 import orjson
 from sqlalchemy import JSON, ColumnElement, Select, String, inspect, select, type_coerce
@@ -86,3 +89,68 @@ class ListColumns:
     def row(self, obj: Base) -> tuple[Any, ...]:
         """An ORM object as a row of these columns."""
         return tuple(read(getattr(obj, name)) for name, read in self._readers)
+
+
+@dataclass(frozen=True)
+class Derived:
+    """An attribute computed from values of the row, read by name: its columns, and the
+    values the renderer adds (team_name, a base URL)."""
+
+    read: Callable[[Mapping[str, Any]], Any]
+    columns: tuple[str, ...] = ()
+
+
+def derived(read: Callable[[Mapping[str, Any]], Any], *columns: str) -> Derived:
+    return Derived(read, columns)
+
+
+TEAM_NAME: Final = derived(itemgetter("team_name"))
+"""The team_name attribute: the caller's team, which the renderer adds (`team_name=`)."""
+
+
+def stored(*names: str) -> dict[str, str]:
+    """Attributes that are the columns of the same names, as stored."""
+    return {name: name for name in names}
+
+
+class ResourceAttributes:
+    """A resource's attributes declared once, in the order the API writes them: each the
+    column of the same name as stored (`str`: a column's name) or derived from columns.
+
+    The list and the single read render with it (the list from its rows, the single read from
+    the object's row, ListColumns.row); the OpenAPI model names the same attributes in the
+    same order (tested). The select reads "id" and every column the attributes name.
+    """
+
+    def __init__(self, model: type[Base], kind: str, table: Mapping[str, str | Derived]) -> None:
+        self.kind = kind
+        self.names = tuple(table)
+        columns = ["id"]
+        reads: list[tuple[str, Callable[[Mapping[str, Any]], Any]]] = []
+        for name, source in table.items():
+            needed = (source,) if isinstance(source, str) else source.columns
+            columns += [column for column in needed if column not in columns]
+            reads.append((name, itemgetter(source) if isinstance(source, str) else source.read))
+        self.columns = ListColumns(model, columns)
+        self._reads = tuple(reads)
+
+    def resources(self, rows: Iterable[Sequence[Any]], **added: Any) -> list[dict[str, Any]]:
+        """Rows of `columns` as API resources; `added`: values derived attributes read
+        besides the row's columns."""
+        names = self.columns.names
+        reads = self._reads
+        resources = []
+        for row in rows:
+            values = dict(zip(names, row, strict=True), **added)
+            resources.append(
+                {
+                    "id": str(values["id"]),
+                    "type": self.kind,
+                    "attributes": {name: read(values) for name, read in reads},
+                }
+            )
+        return resources
+
+    def resource(self, obj: Base, **added: Any) -> dict[str, Any]:
+        """One object as the API resource (the single read, a create's or update's answer)."""
+        return self.resources([self.columns.row(obj)], **added)[0]
