@@ -97,9 +97,7 @@ def weekdays_in_order(days: list[str] | None) -> list[str]:
 
 MAINTENANCE_ATTRIBUTES: Final[dict[str, str | Derived]] = {
     **stored("maintenance_from", "maintenance_to", "maintenance_timezone"),
-    "maintenance_days": derived(
-        lambda values: weekdays_in_order(values["maintenance_days"]), "maintenance_days"
-    ),
+    "maintenance_days": derived(weekdays_in_order, "maintenance_days"),
 }
 """The window as monitors and heartbeats show it (db.rows.ResourceAttributes)."""
 

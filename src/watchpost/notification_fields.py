@@ -90,7 +90,7 @@ NOTIFICATION_DEFAULTS: Final[dict[str, Any]] = {
 
 NOTIFICATION_ATTRIBUTES: Final[dict[str, str | Derived]] = {
     **stored("call", "sms", "email", "push", "team_wait"),
-    "policy_id": derived(lambda values: policy_ref_out(values["policy_id"]), "policy_id"),
+    "policy_id": derived(policy_ref_out, "policy_id"),
     "critical_alert": "critical_alert",
 }
 """The notification settings as monitors and heartbeats show them (db.rows.ResourceAttributes)."""

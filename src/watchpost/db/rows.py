@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import Any, Final
+from typing import Any
 
 import orjson
 from sqlalchemy import JSON, ColumnElement, Select, String, inspect, select, type_coerce
@@ -93,19 +93,15 @@ class ListColumns:
 
 @dataclass(frozen=True)
 class Derived:
-    """An attribute computed from values of the row, read by name: its columns, and the
-    values the renderer adds (team_name, a base URL)."""
+    """An attribute computed by `read` from the values of `columns`, passed in that order (a
+    column of the row, or a value the renderer adds)."""
 
-    read: Callable[[Mapping[str, Any]], Any]
-    columns: tuple[str, ...] = ()
+    read: Callable[..., Any]
+    columns: tuple[str, ...]
 
 
-def derived(read: Callable[[Mapping[str, Any]], Any], *columns: str) -> Derived:
+def derived(read: Callable[..., Any], *columns: str) -> Derived:
     return Derived(read, columns)
-
-
-TEAM_NAME: Final = derived(itemgetter("team_name"))
-"""The team_name attribute: the caller's team, which the renderer adds (`team_name=`)."""
 
 
 def stored(*names: str) -> dict[str, str]:
@@ -119,38 +115,69 @@ class ResourceAttributes:
 
     The list and the single read render with it (the list from its rows, the single read from
     the object's row, ListColumns.row); the OpenAPI model names the same attributes in the
-    same order (tested). The select reads "id" and every column the attributes name.
+    same order (tested). The select reads "id" and every column the attributes name but
+    `added`: the values the renderer passes (the caller's team_name, a base URL).
     """
 
-    def __init__(self, model: type[Base], kind: str, table: Mapping[str, str | Derived]) -> None:
+    def __init__(
+        self,
+        model: type[Base],
+        kind: str,
+        table: Mapping[str, str | Derived],
+        *,
+        added: tuple[str, ...] = (),
+    ) -> None:
         self.kind = kind
         self.names = tuple(table)
+        self.added = added
         columns = ["id"]
-        reads: list[tuple[str, Callable[[Mapping[str, Any]], Any]]] = []
-        for name, source in table.items():
+        for source in table.values():
             needed = (source,) if isinstance(source, str) else source.columns
-            columns += [column for column in needed if column not in columns]
-            reads.append((name, itemgetter(source) if isinstance(source, str) else source.read))
+            columns += [c for c in needed if c not in columns and c not in added]
         self.columns = ListColumns(model, columns)
-        self._reads = tuple(reads)
+        position = {name: index for index, name in enumerate([*columns, *added])}
+        stored = {name: source for name, source in table.items() if isinstance(source, str)}
+        self._stored_names = tuple(stored)
+        self._stored = _getter([position[column] for column in stored.values()])
+        derived = {name: source for name, source in table.items() if isinstance(source, Derived)}
+        self._of_one = tuple(
+            (name, source.read, position[source.columns[0]])
+            for name, source in derived.items()
+            if len(source.columns) == 1
+        )
+        self._of_several = tuple(
+            (name, source.read, _getter([position[column] for column in source.columns]))
+            for name, source in derived.items()
+            if len(source.columns) != 1
+        )
+        self._order = dict.fromkeys(self.names)
+        """Every attribute in its place: the stored ones are filled in at once, then the
+        derived ones, and the API's order holds."""
 
     def resources(self, rows: Iterable[Sequence[Any]], **added: Any) -> list[dict[str, Any]]:
-        """Rows of `columns` as API resources; `added`: values derived attributes read
-        besides the row's columns."""
-        names = self.columns.names
-        reads = self._reads
+        """Rows of `columns` as API resources; `added`: a value for each name of `added`."""
+        extra = tuple(added[name] for name in self.added)
+        order, stored_names, stored = self._order, self._stored_names, self._stored
+        of_one, of_several = self._of_one, self._of_several
         resources = []
         for row in rows:
-            values = dict(zip(names, row, strict=True), **added)
-            resources.append(
-                {
-                    "id": str(values["id"]),
-                    "type": self.kind,
-                    "attributes": {name: read(values) for name, read in reads},
-                }
-            )
+            values = (*row, *extra)
+            attributes = order.copy()
+            attributes.update(zip(stored_names, stored(values), strict=True))
+            for name, read, index in of_one:
+                attributes[name] = read(values[index])
+            for name, read, arguments in of_several:
+                attributes[name] = read(*arguments(values))
+            resources.append({"id": str(row[0]), "type": self.kind, "attributes": attributes})
         return resources
 
     def resource(self, obj: Base, **added: Any) -> dict[str, Any]:
         """One object as the API resource (the single read, a create's or update's answer)."""
         return self.resources([self.columns.row(obj)], **added)[0]
+
+
+def _getter(positions: Sequence[int]) -> Callable[[Sequence[Any]], tuple[Any, ...]]:
+    """The values at these positions, as a tuple (itemgetter's, in C, for two or more)."""
+    if len(positions) > 1:
+        return itemgetter(*positions)
+    return lambda values: tuple(values[position] for position in positions)

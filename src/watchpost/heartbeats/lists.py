@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import bindparam
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.db.rows import TEAM_NAME, ResourceAttributes, derived, stored
+from watchpost.db.rows import ResourceAttributes, derived, stored
 from watchpost.heartbeats.models import Heartbeat
 from watchpost.heartbeats.service import HEARTBEAT, PING_PATH
 from watchpost.listing import PageRequest, ResourcePage, TeamList
@@ -21,15 +21,15 @@ HEARTBEAT_ATTRIBUTES = ResourceAttributes(
     HEARTBEAT,
     {
         "name": "name",
-        "url": derived(lambda values: values["ping_base"] + values["token"], "token"),
+        "url": derived(lambda ping_base, token: ping_base + token, "ping_base", "token"),
         **stored("period", "grace", "heartbeat_group_id", "sort_index"),
         **stored("paused", "paused_at", "status", "last_ping_at"),
         **MAINTENANCE_ATTRIBUTES,
         **NOTIFICATION_ATTRIBUTES,
         "server_timezone": "server_timezone",
-        "team_name": TEAM_NAME,
-        **stored("created_at", "updated_at"),
+        **stored("team_name", "created_at", "updated_at"),
     },
+    added=("ping_base", "team_name"),
 )
 """A heartbeat's attributes: the list, the single read and the OpenAPI's HeartbeatAttributes
 (its url: the ping URL, made of the renderer's `ping_base` and the token)."""

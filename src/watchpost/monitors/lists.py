@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from functools import partial
 from typing import Any, Final
 
 from sqlalchemy import bindparam
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.db.rows import TEAM_NAME, Derived, ResourceAttributes, derived, stored
+from watchpost.db.rows import Derived, ResourceAttributes, derived, stored
 from watchpost.listing import PageRequest, ResourcePage, TeamList
 from watchpost.maintenance_windows import MAINTENANCE_ATTRIBUTES
 from watchpost.monitors.models import Monitor
@@ -25,16 +24,20 @@ def port_text(port: int | None, port_list: str | None) -> str | None:
     return None if port is None else str(port)
 
 
-def _headers(values: Mapping[str, Any]) -> list[dict[str, str]]:
+def _headers(headers: list[dict[str, Any]] | None) -> list[dict[str, str]]:
     return [
         {"id": str(header["id"]), "name": header["name"], "value": header["value"]}
-        for header in values["request_headers"] or ()
+        for header in headers or ()
     ]
+
+
+def _scenario_name(url: str, monitor_type: str) -> str | None:
+    return url if monitor_type == "playwright" else None
 
 
 def _listed(column: str) -> Derived:
     """A JSON list column, [] when null."""
-    return derived(lambda values: list(values[column] or ()), column)
+    return derived(lambda values: list(values or ()), column)
 
 
 MONITOR_ATTRIBUTES = ResourceAttributes(
@@ -42,11 +45,9 @@ MONITOR_ATTRIBUTES = ResourceAttributes(
     MONITOR,
     {
         **stored("monitor_type", "url"),
-        "scenario_name": derived(
-            lambda v: v["url"] if v["monitor_type"] == "playwright" else None, "url", "monitor_type"
-        ),
+        "scenario_name": derived(_scenario_name, "url", "monitor_type"),
         **stored("pronounceable_name", "monitor_group_id", "required_keyword"),
-        "port": derived(lambda v: port_text(v["port"], v["port_list"]), "port", "port_list"),
+        "port": derived(port_text, "port", "port_list"),
         **stored("http_method", "request_body"),
         "request_headers": derived(_headers, "request_headers"),
         "expected_status_codes": _listed("expected_status_codes"),
@@ -56,18 +57,18 @@ MONITOR_ATTRIBUTES = ResourceAttributes(
         "regions": _listed("regions"),
         "locations": _listed("locations"),
         **stored("confirmation_rule", "confirmation_locations"),
-        "degraded": derived(lambda v: v["degraded_since"] is not None, "degraded_since"),
+        "degraded": derived(lambda since: since is not None, "degraded_since"),
         **MAINTENANCE_ATTRIBUTES,
         **NOTIFICATION_ATTRIBUTES,
         **stored("expiration_policy_id", "proxy_host", "proxy_port", "ip_version"),
         "playwright_script": "playwright_script",
         "environment_variables": derived(
-            lambda v: dict(v["environment_variables"] or {}), "environment_variables"
+            lambda variables: dict(variables or {}), "environment_variables"
         ),
         **stored("paused", "status", "paused_at", "last_checked_at", "last_error"),
-        "team_name": TEAM_NAME,
-        **stored("created_at", "updated_at"),
+        **stored("team_name", "created_at", "updated_at"),
     },
+    added=("team_name",),
 )
 """A monitor's attributes: the list, the single read and the OpenAPI's MonitorAttributes."""
 
