@@ -1,6 +1,7 @@
 """The shape of the source tree: no runtime import cycle between the top-level packages of
-watchpost, no source file (migrations aside) longer than 400 lines, and no HTTP in the
-domains (only the modules that serve HTTP import fastapi, starlette or watchpost.http).
+watchpost, no source file (migrations aside) longer than 400 lines, no HTTP in the
+domains (only the modules that serve HTTP import fastapi, starlette or watchpost.http), and
+every module named in docs/architecture.md.
 
 Imports inside `if TYPE_CHECKING:` blocks do not run and are not counted.
 """
@@ -8,6 +9,7 @@ Imports inside `if TYPE_CHECKING:` blocks do not run and are not counted.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +17,7 @@ import watchpost
 
 SOURCE = Path(watchpost.__file__).parent
 MAX_LINES = 400
+ARCHITECTURE = SOURCE.parents[1] / "docs" / "architecture.md"
 
 
 HTTP_MODULES = ("fastapi", "starlette", "watchpost.http")
@@ -150,3 +153,62 @@ def test_the_http_import_finder_finds_a_service_importing_fastapi(tmp_path: Path
         "monitors/service.py": ["fastapi"],
         "sources.py": ["starlette.types"],
     }
+
+
+def _folder_block(tree: list[str], folders: tuple[str, ...]) -> str | None:
+    """The lines of a folder in the Folders tree: from its `name/` line to the next line
+    indented no deeper (the whole tree for src/watchpost itself); None when not there."""
+    start, end, indent = 0, len(tree), -1
+    for folder in folders:
+        for i in range(start + 1 if indent >= 0 else 0, end):
+            line = tree[i]
+            depth = len(line) - len(line.lstrip())
+            if depth > indent and re.match(rf"{re.escape(folder)}/(\s|$)", line.lstrip()):
+                start, indent = i, depth
+                end = next(
+                    (
+                        j
+                        for j in range(i + 1, end)
+                        if tree[j].strip() and len(tree[j]) - len(tree[j].lstrip()) <= depth
+                    ),
+                    end,
+                )
+                break
+        else:
+            return None
+    return "\n".join(tree[start:end])
+
+
+def _unnamed(source: Path, architecture: str) -> list[str]:
+    """Modules the Folders tree does not name: each file by its name within its package's
+    folder (a package's __init__.py by the folder's line; migration versions by the word `versions`)."""
+    tree = architecture.split("## Folders", 1)[1].split("```")[1].splitlines()
+    unnamed = []
+    for path in sorted(source.rglob("*.py")):
+        relative = path.relative_to(source)
+        folders = relative.parts[:-1]
+        if "versions" in folders:
+            folders, name = folders[: folders.index("versions")], "versions"
+        else:
+            name = "" if path.name == "__init__.py" else path.name
+        block = _folder_block(tree, folders)
+        if block is None or (name and not re.search(rf"(?<![\w.]){re.escape(name)}", block)):
+            unnamed.append(relative.as_posix())
+    return unnamed
+
+
+def test_every_module_is_named_in_the_architecture() -> None:
+    assert _unnamed(SOURCE, ARCHITECTURE.read_text(encoding="utf-8")) == []
+
+
+def test_the_architecture_check_finds_an_unnamed_module(tmp_path: Path) -> None:
+    (tmp_path / "logs").mkdir()
+    for name in ("__init__.py", "store.py", "sql.py", "app.py"):
+        (tmp_path / ("logs" if name != "app.py" else "") / name).write_text("")
+    (tmp_path / "monitors").mkdir()
+    (tmp_path / "monitors" / "__init__.py").write_text("")
+    doc = (
+        "## Folders\n\n```\nsrc/watchpost/\n  app.py  the app\n  logs/   logs\n"
+        "    store.py  the store\n  db/\n    sql.py  not logs'\n```\n"
+    )
+    assert _unnamed(tmp_path, doc) == ["logs/sql.py", "monitors/__init__.py"]

@@ -13,6 +13,7 @@ from pydantic import AfterValidator, BaseModel, Field
 from sqlalchemy import JSON, String
 from sqlalchemy.orm import Mapped, mapped_column
 
+from watchpost.db.rows import Derived, derived, stored
 from watchpost.timezones import ZoneName, zone_of
 
 Weekday = Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
@@ -89,18 +90,16 @@ def maintenance_problems(values: dict[str, Any]) -> list[tuple[str | None, str]]
     return []
 
 
-def maintenance_attributes(obj: MaintenanceColumns) -> dict[str, Any]:
-    return {
-        "maintenance_from": obj.maintenance_from,
-        "maintenance_to": obj.maintenance_to,
-        "maintenance_timezone": obj.maintenance_timezone,
-        "maintenance_days": weekdays_in_order(obj.maintenance_days),
-    }
-
-
 def weekdays_in_order(days: list[str] | None) -> list[str]:
     """The maintenance days as the API writes them: in week order, Monday first."""
     return [day for day in WEEKDAYS if day in days] if days else []
+
+
+MAINTENANCE_ATTRIBUTES: Final[dict[str, str | Derived]] = {
+    **stored("maintenance_from", "maintenance_to", "maintenance_timezone"),
+    "maintenance_days": derived(weekdays_in_order, "maintenance_days"),
+}
+"""The window as monitors and heartbeats show it (db.rows.ResourceAttributes)."""
 
 
 # ------------------------------------------------------------------ maintenance windows

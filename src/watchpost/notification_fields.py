@@ -12,6 +12,7 @@ from sqlalchemy import Boolean, Integer, false
 from sqlalchemy.orm import Mapped, mapped_column
 
 from watchpost.db.base import IdType
+from watchpost.db.rows import Derived, derived, stored
 from watchpost.validation import Id, IdText, parse_id, reference_id
 
 
@@ -87,5 +88,9 @@ NOTIFICATION_DEFAULTS: Final[dict[str, Any]] = {
 }
 
 
-def notification_attributes(obj: NotificationColumns) -> dict[str, Any]:
-    return {name: getattr(obj, name) for name in NOTIFICATION_DEFAULTS}
+NOTIFICATION_ATTRIBUTES: Final[dict[str, str | Derived]] = {
+    **stored("call", "sms", "email", "push", "team_wait"),
+    "policy_id": derived(policy_ref_out, "policy_id"),
+    "critical_alert": "critical_alert",
+}
+"""The notification settings as monitors and heartbeats show them (db.rows.ResourceAttributes)."""

@@ -9,117 +9,47 @@ from typing import Any
 from sqlalchemy import bindparam
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.db.rows import ListColumns
+from watchpost.db.rows import ResourceAttributes, derived, stored
 from watchpost.heartbeats.models import Heartbeat
 from watchpost.heartbeats.service import HEARTBEAT, PING_PATH
 from watchpost.listing import PageRequest, ResourcePage, TeamList
-from watchpost.maintenance_windows import weekdays_in_order
-from watchpost.notification_fields import NOTIFICATION_DEFAULTS, policy_ref_out
+from watchpost.maintenance_windows import MAINTENANCE_ATTRIBUTES
+from watchpost.notification_fields import NOTIFICATION_ATTRIBUTES
 
-HEARTBEAT_COLUMNS = ListColumns(
+HEARTBEAT_ATTRIBUTES = ResourceAttributes(
     Heartbeat,
-    (
-        "id",
-        "name",
-        "token",
-        "period",
-        "grace",
-        "heartbeat_group_id",
-        "sort_index",
-        "paused",
-        "paused_at",
-        "status",
-        "last_ping_at",
-        "maintenance_from",
-        "maintenance_to",
-        "maintenance_timezone",
-        "maintenance_days",
-        *NOTIFICATION_DEFAULTS,
-        "server_timezone",
-        "created_at",
-        "updated_at",
-    ),
+    HEARTBEAT,
+    {
+        "name": "name",
+        "url": derived(lambda ping_base, token: ping_base + token, "ping_base", "token"),
+        **stored("period", "grace", "heartbeat_group_id", "sort_index"),
+        **stored("paused", "paused_at", "status", "last_ping_at"),
+        **MAINTENANCE_ATTRIBUTES,
+        **NOTIFICATION_ATTRIBUTES,
+        "server_timezone": "server_timezone",
+        **stored("team_name", "created_at", "updated_at"),
+    },
+    added=("ping_base", "team_name"),
 )
+"""A heartbeat's attributes: the list, the single read and the OpenAPI's HeartbeatAttributes
+(its url: the ping URL, made of the renderer's `ping_base` and the token)."""
 
 
 def heartbeat_resources(
     rows: Iterable[Sequence[Any]], *, public_base: str, team_name: str
 ) -> list[dict[str, Any]]:
-    """Heartbeats as API resources, from rows of HEARTBEAT_COLUMNS.
-
-    One comprehension that unpacks each row: 250 rows a page, so every call and attribute
-    lookup per row shows in the page's cost.
-    """
+    """Heartbeats as API resources, from rows of HEARTBEAT_ATTRIBUTES.columns."""
     ping_base = f"{public_base}{PING_PATH}"
-    return [
-        {
-            "id": str(id_),
-            "type": HEARTBEAT,
-            "attributes": {
-                "name": name,
-                "url": ping_base + token,
-                "period": period,
-                "grace": grace,
-                "heartbeat_group_id": heartbeat_group_id,
-                "sort_index": sort_index,
-                "paused": paused,
-                "paused_at": paused_at,
-                "status": status,
-                "last_ping_at": last_ping_at,
-                "maintenance_from": maintenance_from,
-                "maintenance_to": maintenance_to,
-                "maintenance_timezone": maintenance_timezone,
-                "maintenance_days": weekdays_in_order(maintenance_days),
-                "call": call,
-                "sms": sms,
-                "email": email,
-                "push": push,
-                "team_wait": team_wait,
-                "policy_id": policy_ref_out(policy_id),
-                "critical_alert": critical_alert,
-                "server_timezone": server_timezone,
-                "team_name": team_name,
-                "created_at": created_at,
-                "updated_at": updated_at,
-            },
-        }
-        for (
-            id_,
-            name,
-            token,
-            period,
-            grace,
-            heartbeat_group_id,
-            sort_index,
-            paused,
-            paused_at,
-            status,
-            last_ping_at,
-            maintenance_from,
-            maintenance_to,
-            maintenance_timezone,
-            maintenance_days,
-            call,
-            sms,
-            email,
-            push,
-            team_wait,
-            policy_id,
-            critical_alert,
-            server_timezone,
-            created_at,
-            updated_at,
-        ) in rows
-    ]
+    return HEARTBEAT_ATTRIBUTES.resources(rows, ping_base=ping_base, team_name=team_name)
 
 
 def heartbeat_resource(heartbeat: Heartbeat, *, public_base: str, team_name: str) -> dict[str, Any]:
-    row = HEARTBEAT_COLUMNS.row(heartbeat)
+    row = HEARTBEAT_ATTRIBUTES.columns.row(heartbeat)
     return heartbeat_resources([row], public_base=public_base, team_name=team_name)[0]
 
 
 HEARTBEATS = TeamList(
-    HEARTBEAT_COLUMNS,
+    HEARTBEAT_ATTRIBUTES.columns,
     {"group_id": Heartbeat.heartbeat_group_id == bindparam("group_id")},
     counted=True,
 )

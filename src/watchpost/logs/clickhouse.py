@@ -22,8 +22,9 @@ from clickhouse_connect.driver.client import Client
 from watchpost.logs import counting
 from watchpost.logs.batch import EventBatch, from_micros
 from watchpost.logs.events import LogEvent, MetricPoint, StoredEvent
+from watchpost.logs.result_rows import event_columns, metric_columns, metric_point, stored_event
 from watchpost.logs.retention import expired_partitions
-from watchpost.logs.sql import Query, order_by, where
+from watchpost.logs.sql import Query, metric_where, order_by, where
 from watchpost.logs.store import MetricSearch, Search, capped
 from watchpost.logs.writer import SerialWriter
 from watchpost.setting_values import ClickHouseServer, parse_clickhouse_url
@@ -127,44 +128,21 @@ class ClickHouseStore:
             return []
         clause, query = where(search, "clickhouse")
         sql = (
-            f"SELECT id, source_id, toUnixTimestamp64Micro(dt), raw FROM {self.db}.logs "
+            f"SELECT {event_columns('clickhouse')} FROM {self.db}.logs "
             f"WHERE {clause} ORDER BY {order_by(search)} LIMIT {limit}"
         )
-        rows = await self._query(sql, query)
-        return [
-            StoredEvent(id=int(r[0]), source_id=int(r[1]), dt=from_micros(r[2]), raw=_bytes(r[3]))
-            for r in rows
-        ]
+        return [stored_event(row) for row in await self._query(sql, query)]
 
     async def search_metrics(self, search: MetricSearch) -> list[MetricPoint]:
         limit = capped(search.limit)
         if not search.source_ids or limit == 0:
             return []
-        query = Query("clickhouse")
-        ids = ", ".join(str(int(s)) for s in search.source_ids)
-        clauses = [f"source_id IN ({ids})"]
-        if search.name is not None:
-            clauses.append(f"name = {query.bind(search.name)}")
-        if search.since is not None:
-            clauses.append(f"dt >= {query.moment(search.since)}")
-        if search.until is not None:
-            clauses.append(f"dt < {query.moment(search.until)}")
+        clause, query = metric_where(search, "clickhouse")
         sql = (
-            "SELECT source_id, team_id, toUnixTimestamp64Micro(dt), name, value, tags "
-            f"FROM {self.db}.metrics WHERE {' AND '.join(clauses)} ORDER BY dt, name LIMIT {limit}"
+            f"SELECT {metric_columns('clickhouse')} FROM {self.db}.metrics "
+            f"WHERE {clause} ORDER BY dt, name LIMIT {limit}"
         )
-        rows = await self._query(sql, query)
-        return [
-            MetricPoint(
-                source_id=int(r[0]),
-                team_id=int(r[1]),
-                dt=from_micros(r[2]),
-                name=str(r[3]),
-                value=float(r[4]),
-                tags=dict(r[5]),
-            )
-            for r in rows
-        ]
+        return [metric_point(row) for row in await self._query(sql, query)]
 
     async def append(self, events: Sequence[LogEvent]) -> None:
         await self.append_batch(EventBatch.of(events))
@@ -214,7 +192,3 @@ class ClickHouseStore:
     async def close(self) -> None:
         await asyncio.to_thread(self._writer.close)
         self._client = None
-
-
-def _bytes(value: Any) -> bytes:
-    return value if isinstance(value, bytes) else str(value).encode()

@@ -46,8 +46,9 @@ from watchpost.logs.events import LogEvent, MetricPoint, StoredEvent
 from watchpost.logs.journal import Journal
 from watchpost.logs.parsing import flatten
 from watchpost.logs.query_language import matches
+from watchpost.logs.result_rows import event_columns, metric_columns, metric_point, stored_event
 from watchpost.logs.retention import expired_partitions
-from watchpost.logs.sql import Query, order_by, utc_naive, where
+from watchpost.logs.sql import Query, metric_where, order_by, utc_naive, where
 from watchpost.logs.staging import MAX_PENDING_ROWS, Record, Staging
 from watchpost.logs.store import MetricSearch, Search, capped
 from watchpost.logs.writer import SerialWriter
@@ -209,7 +210,7 @@ class EmbeddedStore:
         for day in days:
             clause, query = where(search, "duckdb", self._columns(day), query)
             clauses.append((table("logs", day), clause))
-        columns = "id, source_id, epoch_us(dt), raw" + (", body" if query.verify else "")
+        columns = event_columns("duckdb") + (", body" if query.verify else "")
         selects = [f"SELECT {columns} FROM {name} WHERE {clause}" for name, clause in clauses]
         order = order_by(search)
         if len(selects) == 1:
@@ -266,11 +267,7 @@ class EmbeddedStore:
                     break
             return rows
 
-        rows = await self._read(run)
-        return [
-            StoredEvent(id=r[0], source_id=r[1], dt=from_micros(r[2]), raw=r[3].encode())
-            for r in rows
-        ]
+        return [stored_event(row) for row in await self._read(run)]
 
     async def search_metrics(self, search: MetricSearch) -> list[MetricPoint]:
         limit = capped(search.limit)
@@ -278,45 +275,24 @@ class EmbeddedStore:
             return []
         await self._open()
         days = self._days_between("metrics", search.since, search.until)
-        ids = ", ".join(str(int(s)) for s in search.source_ids)
-        clauses, params = [f"source_id IN ({ids})"], []
-        for sql, value in (
-            ("name = ?", search.name),
-            ("dt >= ?", search.since),
-            ("dt < ?", search.until),
-        ):
-            if value is not None:
-                clauses.append(sql)
-                params.append(utc_naive(value) if isinstance(value, datetime) else value)
+        clause, query = metric_where(search, "duckdb")
 
         def run(cursor: duckdb.DuckDBPyConnection) -> list[tuple[Any, ...]]:
             rows: list[tuple[Any, ...]] = []
             for day in days:
                 sql = (
-                    "SELECT source_id, team_id, epoch_us(dt), name, value, tags FROM "
-                    f"{table('metrics', day)} WHERE {' AND '.join(clauses)} "
-                    f"ORDER BY dt, name LIMIT {limit - len(rows)}"
+                    f"SELECT {metric_columns('duckdb')} FROM {table('metrics', day)} "
+                    f"WHERE {clause} ORDER BY dt, name LIMIT {limit - len(rows)}"
                 )
                 try:
-                    rows += cursor.execute(sql, params).fetchall()
+                    rows += cursor.execute(sql, query.params).fetchall()
                 except duckdb.CatalogException:
                     continue
                 if len(rows) >= limit:
                     break
             return rows
 
-        rows = await self._read(run)
-        return [
-            MetricPoint(
-                source_id=r[0],
-                team_id=r[1],
-                dt=from_micros(r[2]),
-                name=r[3],
-                value=r[4],
-                tags=dict(r[5]),
-            )
-            for r in rows
-        ]
+        return [metric_point(row) for row in await self._read(run)]
 
     # Writes ----------------------------------------------------------------------------
 

@@ -6,12 +6,12 @@ Values never enter the SQL text: each is a placeholder (DuckDB's `$N`, clickhous
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from watchpost.logs.store import Field, Search, Term, Word
+from watchpost.logs.store import Field, MetricSearch, Search, Term, Word
 
 SEP = "\x1f"
 """Between the values of the embedded store's `text` column."""
@@ -132,12 +132,7 @@ def where(
     if query is None:
         query = Query(dialect)
     query.columns = columns or {}
-    ids = ", ".join(str(int(source_id)) for source_id in search.source_ids)
-    clauses = [f"source_id IN ({ids})"]
-    if search.since is not None:
-        clauses.append(f"dt >= {query.moment(search.since)}")
-    if search.until is not None:
-        clauses.append(f"dt < {query.moment(search.until)}")
+    clauses = [_sources(search.source_ids), *_span(query, search.since, search.until)]
     if search.after_id is not None:
         clauses.append(f"id > {query.bind(int(search.after_id))}")
     elif search.before is not None:
@@ -149,6 +144,31 @@ def where(
         )
     clauses.extend(query.term(term) for term in search.terms)
     return " AND ".join(clauses), query
+
+
+def metric_where(search: MetricSearch, dialect: str) -> tuple[str, Query]:
+    """The WHERE clause of a metric search and its query."""
+    query = Query(dialect)
+    clauses = [_sources(search.source_ids)]
+    if search.name is not None:
+        clauses.append(f"name = {query.bind(search.name)}")
+    clauses += _span(query, search.since, search.until)
+    return " AND ".join(clauses), query
+
+
+def _sources(source_ids: Sequence[int]) -> str:
+    ids = ", ".join(str(int(source_id)) for source_id in source_ids)
+    return f"source_id IN ({ids})"
+
+
+def _span(query: Query, since: datetime | None, until: datetime | None) -> list[str]:
+    """The clauses of [since, until), either end open when None."""
+    clauses = []
+    if since is not None:
+        clauses.append(f"dt >= {query.moment(since)}")
+    if until is not None:
+        clauses.append(f"dt < {query.moment(until)}")
+    return clauses
 
 
 def order_by(search: Search) -> str:

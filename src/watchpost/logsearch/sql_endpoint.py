@@ -34,6 +34,7 @@ from watchpost.http.ratelimit import check_token, limit_by_address
 from watchpost.logs.clickhouse import ClickHouseStore
 from watchpost.logsearch.sql_catalog import EVENT_COLUMNS, METRIC_COLUMNS
 from watchpost.logsearch.sql_rewrite import (
+    BINARY_FORMATS,
     MAX_RESULT_BYTES,
     SqlRefused,
     output_format,
@@ -259,15 +260,7 @@ async def _run(store: ClickHouseStore, sql: str, fmt: str) -> Response:
     if chunks is None:
         return _too_large()
     media = "application/json" if fmt.upper().startswith("JSON") else "text/plain; charset=UTF-8"
-    if fmt in (
-        "Native",
-        "RowBinary",
-        "RowBinaryWithNames",
-        "RowBinaryWithNamesAndTypes",
-        "Parquet",
-        "Arrow",
-        "ArrowStream",
-    ):
+    if fmt in BINARY_FORMATS:
         media = "application/octet-stream"
     # The chunks as they came (joining them would hold the result twice).
     return StreamingResponse(

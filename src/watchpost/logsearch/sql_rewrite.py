@@ -34,6 +34,17 @@ MAX_EXECUTION_S: Final = 30
 MAX_RESULT_ROWS: Final = 1_000_000
 MAX_RESULT_BYTES: Final = 64 * 1024 * 1024
 
+BINARY_FORMATS: Final = (
+    "Native",
+    "RowBinary",
+    "RowBinaryWithNames",
+    "RowBinaryWithNamesAndTypes",
+    "Parquet",
+    "Arrow",
+    "ArrowStream",
+)
+"""The output formats whose answer is bytes (application/octet-stream), not text."""
+
 OUTPUT_FORMATS: Final = {
     name.lower(): name
     for name in (
@@ -63,13 +74,7 @@ OUTPUT_FORMATS: Final = {
         "PrettyNoEscapes",
         "Vertical",
         "Values",
-        "Native",
-        "RowBinary",
-        "RowBinaryWithNames",
-        "RowBinaryWithNamesAndTypes",
-        "Parquet",
-        "Arrow",
-        "ArrowStream",
+        *BINARY_FORMATS,
         "Markdown",
         "XML",
     )

@@ -2,63 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
 from functools import partial
 from typing import Any, Final
 
 from sqlalchemy import bindparam
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.db.rows import ListColumns
+from watchpost.db.rows import Derived, ResourceAttributes, derived, stored
 from watchpost.listing import PageRequest, ResourcePage, TeamList
-from watchpost.maintenance_windows import weekdays_in_order
+from watchpost.maintenance_windows import MAINTENANCE_ATTRIBUTES
 from watchpost.monitors.models import Monitor
-from watchpost.monitors.types import REQUEST_FIELDS
-from watchpost.notification_fields import NOTIFICATION_DEFAULTS, policy_ref_out
+from watchpost.notification_fields import NOTIFICATION_ATTRIBUTES
 
 MONITOR: Final = "monitor"
-
-MONITOR_COLUMNS = ListColumns(
-    Monitor,
-    (
-        "id",
-        "monitor_type",
-        "url",
-        "pronounceable_name",
-        "monitor_group_id",
-        *REQUEST_FIELDS,
-        "check_frequency",
-        "confirmation_period",
-        "recovery_period",
-        "request_timeout",
-        "ssl_expiration",
-        "domain_expiration",
-        "regions",
-        "locations",
-        "confirmation_rule",
-        "confirmation_locations",
-        "degraded_since",
-        "maintenance_from",
-        "maintenance_to",
-        "maintenance_timezone",
-        "maintenance_days",
-        *NOTIFICATION_DEFAULTS,
-        "paused",
-        "status",
-        "paused_at",
-        "last_checked_at",
-        "last_error",
-        "port_list",
-        "expiration_policy_id",
-        "proxy_host",
-        "proxy_port",
-        "ip_version",
-        "playwright_script",
-        "environment_variables",
-        "created_at",
-        "updated_at",
-    ),
-)
 
 
 def port_text(port: int | None, port_list: str | None) -> str | None:
@@ -68,135 +24,61 @@ def port_text(port: int | None, port_list: str | None) -> str | None:
     return None if port is None else str(port)
 
 
-def monitor_resources(rows: Iterable[Sequence[Any]], *, team_name: str) -> list[dict[str, Any]]:
-    """Monitors as API resources, from rows of MONITOR_COLUMNS.
-
-    One comprehension that unpacks each row: 250 rows a page, so every call and attribute
-    lookup per row shows in the page's cost.
-    """
+def _headers(headers: list[dict[str, Any]] | None) -> list[dict[str, str]]:
     return [
-        {
-            "id": str(id_),
-            "type": MONITOR,
-            "attributes": {
-                "monitor_type": monitor_type,
-                "url": url,
-                "scenario_name": url if monitor_type == "playwright" else None,
-                "pronounceable_name": pronounceable_name,
-                "monitor_group_id": monitor_group_id,
-                "required_keyword": required_keyword,
-                "port": port_text(port, port_list),
-                "http_method": http_method,
-                "request_body": request_body,
-                "request_headers": [
-                    {"id": str(header["id"]), "name": header["name"], "value": header["value"]}
-                    for header in request_headers or ()
-                ],
-                "expected_status_codes": list(expected_status_codes or ()),
-                "follow_redirects": follow_redirects,
-                "verify_ssl": verify_ssl,
-                "remember_cookies": remember_cookies,
-                "auth_username": auth_username,
-                "check_frequency": check_frequency,
-                "confirmation_period": confirmation_period,
-                "recovery_period": recovery_period,
-                "request_timeout": request_timeout,
-                "ssl_expiration": ssl_expiration,
-                "domain_expiration": domain_expiration,
-                "regions": list(regions or ()),
-                "locations": list(locations or ()),
-                "confirmation_rule": confirmation_rule,
-                "confirmation_locations": confirmation_locations,
-                "degraded": degraded_since is not None,
-                "maintenance_from": maintenance_from,
-                "maintenance_to": maintenance_to,
-                "maintenance_timezone": maintenance_timezone,
-                "maintenance_days": weekdays_in_order(maintenance_days),
-                "call": call,
-                "sms": sms,
-                "email": email,
-                "push": push,
-                "team_wait": team_wait,
-                "policy_id": policy_ref_out(policy_id),
-                "critical_alert": critical_alert,
-                "expiration_policy_id": expiration_policy_id,
-                "proxy_host": proxy_host,
-                "proxy_port": proxy_port,
-                "ip_version": ip_version,
-                "playwright_script": playwright_script,
-                "environment_variables": dict(environment_variables or {}),
-                "paused": paused,
-                "status": status,
-                "paused_at": paused_at,
-                "last_checked_at": last_checked_at,
-                "last_error": last_error,
-                "team_name": team_name,
-                "created_at": created_at,
-                "updated_at": updated_at,
-            },
-        }
-        for (
-            id_,
-            monitor_type,
-            url,
-            pronounceable_name,
-            monitor_group_id,
-            required_keyword,
-            port,
-            http_method,
-            request_body,
-            request_headers,
-            expected_status_codes,
-            follow_redirects,
-            verify_ssl,
-            remember_cookies,
-            auth_username,
-            check_frequency,
-            confirmation_period,
-            recovery_period,
-            request_timeout,
-            ssl_expiration,
-            domain_expiration,
-            regions,
-            locations,
-            confirmation_rule,
-            confirmation_locations,
-            degraded_since,
-            maintenance_from,
-            maintenance_to,
-            maintenance_timezone,
-            maintenance_days,
-            call,
-            sms,
-            email,
-            push,
-            team_wait,
-            policy_id,
-            critical_alert,
-            paused,
-            status,
-            paused_at,
-            last_checked_at,
-            last_error,
-            port_list,
-            expiration_policy_id,
-            proxy_host,
-            proxy_port,
-            ip_version,
-            playwright_script,
-            environment_variables,
-            created_at,
-            updated_at,
-        ) in rows
+        {"id": str(header["id"]), "name": header["name"], "value": header["value"]}
+        for header in headers or ()
     ]
 
 
+def _scenario_name(url: str, monitor_type: str) -> str | None:
+    return url if monitor_type == "playwright" else None
+
+
+def _listed(column: str) -> Derived:
+    """A JSON list column, [] when null."""
+    return derived(lambda values: list(values or ()), column)
+
+
+MONITOR_ATTRIBUTES = ResourceAttributes(
+    Monitor,
+    MONITOR,
+    {
+        **stored("monitor_type", "url"),
+        "scenario_name": derived(_scenario_name, "url", "monitor_type"),
+        **stored("pronounceable_name", "monitor_group_id", "required_keyword"),
+        "port": derived(port_text, "port", "port_list"),
+        **stored("http_method", "request_body"),
+        "request_headers": derived(_headers, "request_headers"),
+        "expected_status_codes": _listed("expected_status_codes"),
+        **stored("follow_redirects", "verify_ssl", "remember_cookies", "auth_username"),
+        **stored("check_frequency", "confirmation_period", "recovery_period", "request_timeout"),
+        **stored("ssl_expiration", "domain_expiration"),
+        "regions": _listed("regions"),
+        "locations": _listed("locations"),
+        **stored("confirmation_rule", "confirmation_locations"),
+        "degraded": derived(lambda since: since is not None, "degraded_since"),
+        **MAINTENANCE_ATTRIBUTES,
+        **NOTIFICATION_ATTRIBUTES,
+        **stored("expiration_policy_id", "proxy_host", "proxy_port", "ip_version"),
+        "playwright_script": "playwright_script",
+        "environment_variables": derived(
+            lambda variables: dict(variables or {}), "environment_variables"
+        ),
+        **stored("paused", "status", "paused_at", "last_checked_at", "last_error"),
+        **stored("team_name", "created_at", "updated_at"),
+    },
+    added=("team_name",),
+)
+"""A monitor's attributes: the list, the single read and the OpenAPI's MonitorAttributes."""
+
+
 def monitor_resource(monitor: Monitor, team_name: str) -> dict[str, Any]:
-    return monitor_resources([MONITOR_COLUMNS.row(monitor)], team_name=team_name)[0]
+    return MONITOR_ATTRIBUTES.resource(monitor, team_name=team_name)
 
 
 MONITORS = TeamList(
-    MONITOR_COLUMNS,
+    MONITOR_ATTRIBUTES.columns,
     {
         "url": Monitor.url == bindparam("url"),
         "pronounceable_name": Monitor.pronounceable_name == bindparam("pronounceable_name"),
@@ -220,5 +102,5 @@ async def list_monitors(
     one is ignored)."""
     filters: dict[str, object] = {"url": url or None, "group_id": group_id}
     filters["pronounceable_name"] = pronounceable_name or None
-    render = partial(monitor_resources, team_name=team_name)
+    render = partial(MONITOR_ATTRIBUTES.resources, team_name=team_name)
     return await MONITORS.page(session, paging, render, team_id=team_id, filters=filters)

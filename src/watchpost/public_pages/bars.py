@@ -332,8 +332,3 @@ def item(resource: ResourceView, tz: ZoneInfo) -> Markup:
 
 def first_day(resource: ResourceView) -> str:
     return str(resource.history[0]["day"]) if resource.history else ""
-
-
-def local_day(when: datetime | date, tz: ZoneInfo) -> str:
-    day = when.astimezone(tz).date() if isinstance(when, datetime) else when
-    return _day_text(day)

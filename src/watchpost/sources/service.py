@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import NamedTuple
 from urllib.parse import urlsplit
 
-from sqlalchemy import Select, select
+from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -139,13 +139,6 @@ async def create_source(
             continue
         return source
     raise AssertionError("unreachable")
-
-
-def sources_of(team_id: int, *, group_id: int | None = None) -> Select[tuple[Source]]:
-    stmt = select(Source).where(Source.team_id == team_id)
-    if group_id is not None:
-        stmt = stmt.where(Source.source_group_id == group_id)
-    return stmt
 
 
 async def get_source(session: AsyncSession, *, team_id: int, source_id: int) -> Source:
