@@ -27,7 +27,7 @@ from watchpost.channels import service
 from watchpost.channels.models import NotificationChannel
 from watchpost.channels.schemas import ChannelCreate, ChannelUpdate
 from watchpost.console.account import actor
-from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.auth import Viewer, checked_form, permitted_form, viewer, write_db
 from watchpost.console.channels_kinds import (
     DEFAULT_KIND,
     KINDS,
@@ -219,8 +219,7 @@ async def new_channel(request: Request, who: Signed) -> Response:
 
 @router.post("/channels/new")
 async def create_channel(request: Request, who: Signed) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     kind = kind_named(str(form.get("kind", "")), DEFAULT_KIND)
     values = _posted(kind, form)
     parsed, errors = _problems(kind, values, ChannelCreate, creating=True)
@@ -260,8 +259,7 @@ async def edit_channel(request: Request, who: Signed, channel_id: str) -> Respon
 
 @router.post("/channels/{channel_id}/edit")
 async def update_channel(request: Request, who: Signed, channel_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     ctx = request.app.state.ctx
     db = await write_db(request)
     async with db.begin():
@@ -295,8 +293,7 @@ async def update_channel(request: Request, who: Signed, channel_id: str) -> Resp
 
 @router.post("/channels/{channel_id}/delete")
 async def delete_channel(request: Request, who: Signed, channel_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     db = await write_db(request)
     async with db.begin():
         channel = await _channel(db, who, channel_id)

@@ -145,13 +145,21 @@ Save = Callable[[AsyncSession], Awaitable[tuple[str, int, str]]]
 """Stores the body in the write session: (audit action, object id, object's name)."""
 
 
+@dataclass(frozen=True)
+class Saved:
+    """What a form's object is: its audit entries' subject type, and the page shown once it
+    is saved (from its id)."""
+
+    subject_type: str
+    redirect: Callable[[int], str]
+
+
 async def save(
     request: Request,
     who: Viewer,
+    saved: Saved,
     *,
-    subject_type: str,
     store: Save,
-    redirect: Callable[[int], str],
     again: Callable[[AsyncSession], Awaitable[FormPage]],
 ) -> Response:
     """Runs store with an audit entry in one transaction: a 303 to the object, or the form
@@ -167,7 +175,7 @@ async def save(
                 actor=actor(request, who),
                 action=action,
                 now=now,
-                subject_type=subject_type,
+                subject_type=saved.subject_type,
                 subject_id=object_id_,
                 subject=name,
             )
@@ -176,4 +184,4 @@ async def save(
             page = await again(db)
         errors = field_errors(exc.problems, [f.name for f in page.fields])
         return show(request, who, page, errors=errors)
-    return RedirectResponse(redirect(object_id_), status_code=303)
+    return RedirectResponse(saved.redirect(object_id_), status_code=303)

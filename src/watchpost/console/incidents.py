@@ -16,7 +16,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse, Response
 
 from watchpost.audit.service import Actor, record
-from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.auth import Viewer, checked_form, permitted_form, viewer, write_db
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.incident_list import (
     PAGE_SIZES,
@@ -164,8 +164,7 @@ async def reopen(request: Request, who: Signed, incident_id: str) -> Response:
 @router.post("/incidents/{incident_id}/comments")
 async def comment(request: Request, who: Signed, incident_id: str) -> Response:
     """A comment by the signed-in person; the API's rules for its content (CommentCreate)."""
-    form = await checked_form(request, who)
-    who.require(Action.RESPOND)
+    form = await permitted_form(request, who, Action.RESPOND)
     content = str(form.get("content", ""))
     try:
         data = parse(CommentCreate, {"content": content})

@@ -21,7 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.audit.service import record
 from watchpost.console import integrations_rules as rules_kit
 from watchpost.console.account import actor
-from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.form_kit import choices
 from watchpost.console.forms import Field, Raw, body_of, field_of, initial, posted
@@ -165,8 +165,7 @@ async def edit_incoming(request: Request, who: Signed, row_id: str) -> Response:
 
 
 async def _save(request: Request, who: Viewer, row_id: str | None) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     fields = incoming_fields([])
     values = posted(fields, form)
     rows = rules_kit.rows_posted(form)

@@ -19,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.agent.wire import server_problem
 from watchpost.audit.service import record
 from watchpost.console.account import actor
-from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.locations import REGION_WORDS, SECTION, STATUS_WORDS, kind_of, own
@@ -95,8 +95,7 @@ async def location_page(request: Request, who: Signed, location_id: str) -> Resp
 
 @router.post("/locations/{location_id}/delete")
 async def delete_location(request: Request, who: Signed, location_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     found = object_id(location_id, service.LOCATION)
     now = request.app.state.ctx.clock.now()
     page = f"/locations/{found}"
@@ -136,8 +135,7 @@ async def delete_location(request: Request, who: Signed, location_id: str) -> Re
 
 @router.post("/locations/{location_id}/tokens")
 async def create_token(request: Request, who: Signed, location_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     found = object_id(location_id, service.LOCATION)
     name = " ".join(str(form.get("name", "")).split())
     now = request.app.state.ctx.clock.now()
@@ -180,8 +178,7 @@ async def create_token(request: Request, who: Signed, location_id: str) -> Respo
 
 @router.post("/locations/{location_id}/tokens/{token_id}/revoke")
 async def revoke_token(request: Request, who: Signed, location_id: str, token_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     found = object_id(location_id, service.LOCATION)
     page = f"/locations/{found}"
     now = request.app.state.ctx.clock.now()

@@ -24,7 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.audit.service import record
 from watchpost.console.account import actor
-from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import field_errors
@@ -280,23 +280,20 @@ async def _save(request: Request, who: Viewer, *, old: Window | None, form: Any)
 
 @router.post(PATH + "/new")
 async def create_window(request: Request, who: Signed) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     return await _save(request, who, old=None, form=form)
 
 
 @router.post(PATH + "/edit")
 async def update_window(request: Request, who: Signed) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     old = window_from_query(form, "old_")
     return await _save(request, who, old=old, form=form)
 
 
 @router.post(PATH + "/delete")
 async def delete_window(request: Request, who: Signed) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     window = window_from_query(form)
     db = await write_db(request)
     async with db.begin():

@@ -23,7 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.audit.service import record
 from watchpost.console import oncall_days, oncall_people
-from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import field_errors
@@ -253,8 +253,7 @@ ROTATION_FIELDS: Final = (
 
 @router.post("/on-call/{calendar_id}/rotation")
 async def set_rotation(request: Request, who: Signed, calendar_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     now = request.app.state.ctx.clock.now()
     values = {name: str(form.get(name) or "") for name in ROTATION_FIELDS}
     length = values["rotation_length"].strip()
@@ -294,8 +293,7 @@ OVERRIDE_FIELDS: Final = ("starts_at", "ends_at", "user")
 async def take_over(request: Request, who: Signed, calendar_id: str) -> Response:
     """An override: the signed-in person (or, for an admin, the member chosen) is on call
     instead of the regular events' people from starts_at until ends_at."""
-    form = await checked_form(request, who)
-    who.require(Action.RESPOND)
+    form = await permitted_form(request, who, Action.RESPOND)
     now = request.app.state.ctx.clock.now()
     values = {name: str(form.get(name) or "") for name in OVERRIDE_FIELDS}
     chosen = values["user"].strip() or str(who.user.id)
@@ -349,8 +347,7 @@ async def remove_override(
     request: Request, who: Signed, calendar_id: str, event_id: str
 ) -> Response:
     """Remove an override: one's own (Action.RESPOND), anyone's (Action.EDIT)."""
-    form = await checked_form(request, who)
-    who.require(Action.RESPOND)
+    form = await permitted_form(request, who, Action.RESPOND)
     now = request.app.state.ctx.clock.now()
     db = await write_db(request)
     async with db.begin():

@@ -22,7 +22,7 @@ from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console import oncall_days, oncall_people
-from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import field_errors
@@ -142,8 +142,7 @@ def _body(values: dict[str, Any], shown: dict[str, Any]) -> dict[str, Any]:
 
 @router.post("/on-call/{calendar_id}/events/{event_id}/edit")
 async def update_event(request: Request, who: Signed, calendar_id: str, event_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     now = request.app.state.ctx.clock.now()
     values = _posted(form)
     find = find_text(form.get("find"))
@@ -176,8 +175,7 @@ def _calendar_url(calendar_id: int, back: str, done: str) -> str:
 
 @router.post("/on-call/{calendar_id}/events/{event_id}/delete")
 async def delete_event(request: Request, who: Signed, calendar_id: str, event_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     now = request.app.state.ctx.clock.now()
     back = _back(request, form.get("from"))
     db = await write_db(request)

@@ -20,7 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.audit.service import record
 from watchpost.console import oncall_days
-from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.team import actor
 from watchpost.console.web import render
@@ -139,8 +139,7 @@ async def person_page(request: Request, who: Signed, user_id: str) -> Response:
 @router.post("/team/people/{user_id}")
 async def change_person(request: Request, who: Signed, user_id: str) -> Response:
     """A person's name: their own, or (admins) any member's."""
-    form = await checked_form(request, who)
-    who.require(Action.READ)
+    form = await permitted_form(request, who, Action.READ)
     name = " ".join(str(form.get("name", "")).split())
     db = await write_db(request)
     async with db.begin():

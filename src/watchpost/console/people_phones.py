@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.audit.service import record
 from watchpost.console.account import account_page
-from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.auth import Viewer, checked_form, permitted_form, viewer, write_db
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.people_contact import contact_page, may_change, member_of
 from watchpost.console.team import actor
@@ -75,8 +75,7 @@ async def change_own(request: Request, who: Signed) -> Response:
 @router.post("/team/people/{user_id}/phone-numbers")
 async def change_member(request: Request, who: Signed, user_id: str) -> Response:
     """A member's numbers: their own, or (admins) anyone's in the team."""
-    form = await checked_form(request, who)
-    who.require(Action.READ)
+    form = await permitted_form(request, who, Action.READ)
     typed = str(form.get(FIELD, ""))[:MAX_FORM]
     db = await write_db(request)
     async with db.begin():

@@ -23,7 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.audit.service import record
 from watchpost.console import policies_choices
 from watchpost.console import policies_steps as steps_kit
-from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.pickers import find_text
@@ -217,8 +217,7 @@ def _body(values: dict[str, str], rows: list[steps_kit.Row], *, creating: bool) 
 
 
 async def _save(request: Request, who: Viewer, policy_id: str | None) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     values = _values_of(form)
     rows = steps_kit.rows_posted(form)
     op = str(form.get("op") or "save")
@@ -294,8 +293,7 @@ async def update_policy(request: Request, who: Signed, policy_id: str) -> Respon
 
 @router.post("/policies/{policy_id}/delete")
 async def delete_policy(request: Request, who: Signed, policy_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     now = request.app.state.ctx.clock.now()
     db = await write_db(request)
     async with db.begin():

@@ -21,7 +21,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.audit.service import record
-from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import field_errors
@@ -228,8 +228,7 @@ def _add_routes(kind: Kind) -> None:
 
     @router.post(kind.path + "/new")
     async def create_group(request: Request, who: Signed) -> Response:
-        form = await checked_form(request, who)
-        who.require(Action.EDIT)
+        form = await permitted_form(request, who, Action.EDIT)
         ctx = request.app.state.ctx
         values = {name: str(form.get(name) or "") for name in FIELDS}
         db = await write_db(request)
@@ -253,8 +252,7 @@ def _add_routes(kind: Kind) -> None:
 
     @router.post(kind.path + "/{group_id}/edit")
     async def update_group(request: Request, who: Signed, group_id: str) -> Response:
-        form = await checked_form(request, who)
-        who.require(Action.EDIT)
+        form = await permitted_form(request, who, Action.EDIT)
         ctx = request.app.state.ctx
         values = {name: str(form.get(name) or "") for name in FIELDS}
         db = await write_db(request)
@@ -275,8 +273,7 @@ def _add_routes(kind: Kind) -> None:
 
     @router.post(kind.path + "/{group_id}/delete")
     async def delete_group(request: Request, who: Signed, group_id: str) -> Response:
-        form = await checked_form(request, who)
-        who.require(Action.EDIT)
+        form = await permitted_form(request, who, Action.EDIT)
         db = await write_db(request)
         async with db.begin():
             group = await _group(db, who, kind, group_id)

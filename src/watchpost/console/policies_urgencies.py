@@ -14,7 +14,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.audit.service import record
-from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import field_errors
@@ -147,8 +147,7 @@ def _body(values: dict[str, Any]) -> dict[str, Any]:
 
 
 async def _save(request: Request, who: Viewer, urgency_id: str | None) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     values = _posted(form)
     ctx = request.app.state.ctx
     db = await write_db(request)
@@ -193,8 +192,7 @@ async def update_urgency(request: Request, who: Signed, urgency_id: str) -> Resp
 
 @router.post("/policies/urgencies/{urgency_id}/delete")
 async def delete_urgency(request: Request, who: Signed, urgency_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     db = await write_db(request)
     async with db.begin():
         urgency = await _urgency(db, who, urgency_id)

@@ -15,7 +15,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.audit.service import record
-from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.auth import Viewer, checked_form, permitted_form, viewer, write_db
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.team import actor
 from watchpost.errors import NotFound
@@ -46,8 +46,7 @@ def _text(form: object, name: str, limit: int) -> str:
 
 @router.post("/logs/saved")
 async def save(request: Request, who: Signed) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.RESPOND)
+    form = await permitted_form(request, who, Action.RESPOND)
     from watchpost.console.logs import explorer_page  # the page shows the form's errors
 
     name = " ".join(str(form.get("name", "")).split())

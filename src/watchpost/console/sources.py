@@ -14,7 +14,7 @@ from fastapi.responses import RedirectResponse, Response
 from sqlalchemy import func, select
 
 from watchpost.audit.service import record
-from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.notices import done_query
@@ -119,8 +119,7 @@ async def new_page(request: Request, who: Signed) -> Response:
 
 @router.post("/sources")
 async def create(request: Request, who: Signed) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     ctx = request.app.state.ctx
     body: dict[str, Any] = {
         "name": " ".join(str(form.get("name", "")).split()),
@@ -200,8 +199,7 @@ async def source_page(request: Request, who: Signed, source_id: str) -> Response
 
 @router.post("/sources/{source_id}")
 async def edit(request: Request, who: Signed, source_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     ctx = request.app.state.ctx
     body = {name: _whole_number(form, name) for name in RETENTION_FIELDS}
     now = ctx.clock.now()
@@ -240,8 +238,7 @@ async def edit(request: Request, who: Signed, source_id: str) -> Response:
 
 @router.post("/sources/{source_id}/delete")
 async def delete(request: Request, who: Signed, source_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     now = request.app.state.ctx.clock.now()
     db = await write_db(request)
     async with db.begin():

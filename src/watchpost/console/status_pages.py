@@ -13,7 +13,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.console.auth import Viewer, checked_form, write_db
+from watchpost.console.auth import Viewer, permitted_form, write_db
 from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.form_kit import choices
@@ -260,8 +260,7 @@ def _errors(exc: InvalidRequest, fields: list[Field]) -> dict[str, str]:
 
 @router.post("/status-pages/new")
 async def create_page(request: Request, who: Signed) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     fields = page_fields([], creating=True)
     raw = posted_values(fields, form)
     body = page_body(fields, raw, creating=True)
@@ -300,8 +299,7 @@ async def settings_form(request: Request, who: Signed, page_id: str) -> Response
 
 @router.post("/status-pages/{page_id}/settings")
 async def save_settings(request: Request, who: Signed, page_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     now = request.app.state.ctx.clock.now()
     db = await write_db(request)
     async with db.begin():
@@ -348,8 +346,7 @@ async def save_settings(request: Request, who: Signed, page_id: str) -> Response
 
 @router.post("/status-pages/{page_id}/delete")
 async def delete_page(request: Request, who: Signed, page_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     db = await write_db(request)
     async with db.begin():
         page = await team_page(db, who, page_id, lock=True)

@@ -18,7 +18,7 @@ from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console import status_pages_rules as rules_kit
-from watchpost.console.auth import Viewer, checked_form, write_db
+from watchpost.console.auth import Viewer, permitted_form, write_db
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import Field, Raw, field_errors, field_of, initial, posted
 from watchpost.console.status_pages_kit import SECTION, Signed, audit, team_page
@@ -93,8 +93,7 @@ async def edit_section(request: Request, who: Signed, page_id: str, section_id: 
 
 @router.post(SECTION_EDIT)
 async def rename_section(request: Request, who: Signed, page_id: str, section_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     name = str(form.get("name", ""))
     db = await write_db(request)
     try:
@@ -238,8 +237,7 @@ def resource_body(
 
 @router.post(RESOURCE_EDIT)
 async def save_resource(request: Request, who: Signed, page_id: str, resource_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     rules = rules_kit.rules_posted(form)
     fields = resource_fields(MANUAL, DEFAULT_WIDGET)  # their choices matter only when shown
     values = posted(fields, form)

@@ -20,7 +20,7 @@ from fastapi.responses import RedirectResponse, Response
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.console.auth import Viewer, checked_form, write_db
+from watchpost.console.auth import Viewer, permitted_form, write_db
 from watchpost.console.confirming import confirm_page
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import field_errors
@@ -227,8 +227,7 @@ async def _again(
 
 @router.post("/status-pages/{page_id}/sections")
 async def add_section(request: Request, who: Signed, page_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     name = str(form.get("section_name", ""))
     db = await write_db(request)
     try:
@@ -265,8 +264,7 @@ async def _section(db: AsyncSession, page: StatusPage, section_id: str) -> Statu
 
 @router.post("/status-pages/{page_id}/sections/{section_id}/move")
 async def move_section(request: Request, who: Signed, page_id: str, section_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     return await section_moved(request, who, page_id, section_id, str(form.get("direction", "")))
 
 
@@ -302,8 +300,7 @@ async def section_moved(
 
 @router.post("/status-pages/{page_id}/sections/{section_id}/delete")
 async def delete_section(request: Request, who: Signed, page_id: str, section_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     confirmed = str(form.get("confirm", "")) == "yes"
     return await section_removed(request, who, page_id, section_id, confirmed=confirmed)
 

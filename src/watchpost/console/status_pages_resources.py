@@ -13,7 +13,7 @@ from fastapi.responses import Response
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.datastructures import FormData
 
-from watchpost.console.auth import Viewer, checked_form, write_db
+from watchpost.console.auth import Viewer, permitted_form, write_db
 from watchpost.console.confirming import confirm_page
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.status_pages_kit import (
@@ -80,8 +80,7 @@ def _add_body(form: FormData) -> tuple[dict[str, Any], dict[str, str]]:
 
 @router.post("/status-pages/{page_id}/resources")
 async def add_resource(request: Request, who: Signed, page_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     body, typed = _add_body(form)
     db = await write_db(request)
     try:
@@ -156,8 +155,7 @@ async def _neighbour(
 @router.post("/status-pages/{page_id}/resources/{resource_id}/move")
 async def move_resource(request: Request, who: Signed, page_id: str, resource_id: str) -> Response:
     """direction=up|down (the buttons), or section_id and position (a drop: console.js)."""
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     return await resource_moved(request, who, page_id, resource_id, form)
 
 
@@ -222,8 +220,7 @@ def _int(value: object) -> int | str:
 async def delete_resource(
     request: Request, who: Signed, page_id: str, resource_id: str
 ) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     confirmed = str(form.get("confirm", "")) == "yes"
     return await resource_removed(request, who, page_id, resource_id, confirmed=confirmed)
 

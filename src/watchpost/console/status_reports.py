@@ -18,7 +18,7 @@ from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.datastructures import FormData
 
-from watchpost.console.auth import Viewer, checked_form, write_db
+from watchpost.console.auth import Viewer, permitted_form, write_db
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import field_errors
 from watchpost.console.status_pages_kit import (
@@ -154,8 +154,7 @@ async def new_report(request: Request, who: Signed, page_id: str) -> Response:
 
 @router.post("/status-pages/{page_id}/reports/new")
 async def create_report(request: Request, who: Signed, page_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.RESPOND)
+    form = await permitted_form(request, who, Action.RESPOND)
     kind = _kind(form.get("report_type"))
     typed: dict[str, Any] = {
         name: str(form.get(name, "")) for name in ("title", "message", "starts_at", "ends_at")
@@ -375,13 +374,11 @@ async def _end_maintenance(
 
 @router.post("/status-pages/{page_id}/reports/{report_id}/updates")
 async def add_update(request: Request, who: Signed, page_id: str, report_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.RESPOND)
+    form = await permitted_form(request, who, Action.RESPOND)
     return await _post_update(request, who, page_id, report_id, form, resolve=False)
 
 
 @router.post("/status-pages/{page_id}/reports/{report_id}/resolve")
 async def resolve(request: Request, who: Signed, page_id: str, report_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.RESPOND)
+    form = await permitted_form(request, who, Action.RESPOND)
     return await _post_update(request, who, page_id, report_id, form, resolve=True)

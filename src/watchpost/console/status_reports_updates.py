@@ -9,7 +9,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.console.auth import Viewer, checked_form, write_db
+from watchpost.console.auth import Viewer, permitted_form, write_db
 from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import field_errors
@@ -87,8 +87,7 @@ async def edit_update(
 async def save_update(
     request: Request, who: Signed, page_id: str, report_id: str, update_id: str
 ) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.RESPOND)
+    form = await permitted_form(request, who, Action.RESPOND)
     message = str(form.get("message", ""))
     notify = form.get("notify_subscribers") is not None
     db = await write_db(request)
@@ -127,8 +126,7 @@ async def save_update(
 async def delete_update(
     request: Request, who: Signed, page_id: str, report_id: str, update_id: str
 ) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.RESPOND)
+    form = await permitted_form(request, who, Action.RESPOND)
     db = await write_db(request)
     async with db.begin():
         page, report, update = await _found(db, who, page_id, report_id, update_id, lock=True)

@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.audit.service import Actor, record
 from watchpost.console import mailer
-from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.paths import link_url
@@ -87,8 +87,7 @@ async def _member(db: AsyncSession, who: Viewer, raw_id: str) -> tuple[User, str
 
 @router.post("/team/members/{user_id}/role")
 async def change_role(request: Request, who: Signed, user_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.MANAGE_PEOPLE)
+    form = await permitted_form(request, who, Action.MANAGE_PEOPLE)
     new = str(form.get("role", ""))
     now = request.app.state.ctx.clock.now()
     db = await write_db(request)
@@ -137,8 +136,7 @@ async def _after_role_change(
 
 @router.post("/team/members/{user_id}/remove")
 async def remove(request: Request, who: Signed, user_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.MANAGE_PEOPLE)
+    form = await permitted_form(request, who, Action.MANAGE_PEOPLE)
     now = request.app.state.ctx.clock.now()
     db = await write_db(request)
     async with db.begin():
@@ -181,8 +179,7 @@ async def remove(request: Request, who: Signed, user_id: str) -> Response:
 async def invite(request: Request, who: Signed, background: BackgroundTasks) -> Response:
     """Adds the person (created if new) with the role, and makes an invitation link: mailed
     when the server sends e-mail, and shown on the answer once either way."""
-    form = await checked_form(request, who)
-    who.require(Action.MANAGE_PEOPLE)
+    form = await permitted_form(request, who, Action.MANAGE_PEOPLE)
     typed = {name: str(form.get(name, "")).strip()[:320] for name in ("email", "name", "role")}
     if typed["role"] not in ROLES:
         errors = {"role": "Choose a role"}

@@ -23,7 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.audit.service import record
 from watchpost.console import webhooks_forms as forms
 from watchpost.console.account import actor
-from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import Raw
 from watchpost.console.query_numbers import number
@@ -174,8 +174,7 @@ async def new_form(request: Request, who: Signed) -> Response:
 
 @router.post("/webhooks/new")
 async def create(request: Request, who: Signed) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     sent = str(form.get("trigger_type", ""))
     trigger_type = _trigger(sent)
     raw = forms.read(trigger_type, form)
@@ -222,8 +221,7 @@ async def edit_form(request: Request, who: Signed, webhook_id: str) -> Response:
 
 @router.post("/webhooks/{webhook_id}/edit")
 async def update(request: Request, who: Signed, webhook_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     ctx = request.app.state.ctx
     db = await write_db(request)
     async with db.begin():

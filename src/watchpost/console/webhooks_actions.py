@@ -10,7 +10,7 @@ from fastapi.responses import RedirectResponse, Response
 
 from watchpost.audit.service import record
 from watchpost.console.account import actor
-from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.auth import Viewer, checked_form, permitted_form, viewer, write_db
 from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.notices import done_query
@@ -34,8 +34,7 @@ Signed = Annotated[Viewer, Depends(viewer)]
 
 @router.post("/webhooks/{webhook_id}/delete")
 async def delete(request: Request, who: Signed, webhook_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     db = await write_db(request)
     async with db.begin():
         webhook = await _find(db, who, webhook_id)
@@ -57,8 +56,7 @@ async def delete(request: Request, who: Signed, webhook_id: str) -> Response:
 
 @router.post("/webhooks/{webhook_id}/rotate-secret")
 async def rotate_secret(request: Request, who: Signed, webhook_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     ctx = request.app.state.ctx
     secret = signing.new_secret()
     db = await write_db(request)
