@@ -22,11 +22,10 @@ from fastapi.responses import RedirectResponse, Response
 from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.audit.service import record
 from watchpost.channels import service
 from watchpost.channels.models import NotificationChannel
 from watchpost.channels.schemas import ChannelCreate, ChannelUpdate
-from watchpost.console.account import actor
+from watchpost.console.account import audit
 from watchpost.console.auth import Viewer, checked_form, permitted_form, viewer, write_db
 from watchpost.console.channels_kinds import (
     DEFAULT_KIND,
@@ -197,16 +196,14 @@ def _problems(
 async def _audit(
     request: Request, who: Viewer, db: AsyncSession, action: str, channel: NotificationChannel
 ) -> None:
-    await record(
+    await audit(
         db,
-        team_id=who.team_id,
-        actor=actor(request, who),
-        action=f"notification_channel.{action}",
-        now=request.app.state.ctx.clock.now(),
-        subject_type=service.TYPE,
-        subject_id=channel.id,
-        subject=channel.name,
-        details={"service": channel.service},
+        request,
+        who,
+        f"notification_channel.{action}",
+        request.app.state.ctx.clock.now(),
+        (service.TYPE, channel.id, channel.name),
+        {"service": channel.service},
     )
 
 

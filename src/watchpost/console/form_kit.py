@@ -12,9 +12,8 @@ from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.audit.service import record
 from watchpost.console import pickers
-from watchpost.console.account import actor
+from watchpost.console.account import audit
 from watchpost.console.auth import Viewer, write_db
 from watchpost.console.forms import Field, Raw, field_errors
 from watchpost.console.web import render
@@ -169,16 +168,7 @@ async def save(
     try:
         async with db.begin():
             action, object_id_, name = await store(db)
-            await record(
-                db,
-                team_id=who.team_id,
-                actor=actor(request, who),
-                action=action,
-                now=now,
-                subject_type=saved.subject_type,
-                subject_id=object_id_,
-                subject=name,
-            )
+            await audit(db, request, who, action, now, (saved.subject_type, object_id_, name))
     except InvalidRequest as exc:
         async with db.begin():
             page = await again(db)

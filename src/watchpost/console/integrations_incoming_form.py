@@ -18,9 +18,8 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.audit.service import record
 from watchpost.console import integrations_rules as rules_kit
-from watchpost.console.account import actor
+from watchpost.console.account import audit
 from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.form_kit import choices
@@ -194,16 +193,7 @@ async def _save(request: Request, who: Viewer, row_id: str | None) -> Response:
                 )
                 await incoming.change(db, _caller(who), row, now, update)
                 action = "incoming_webhook.updated"
-            await record(
-                db,
-                team_id=who.team_id,
-                actor=actor(request, who),
-                action=action,
-                now=now,
-                subject_type="incoming_webhook",
-                subject_id=row.id,
-                subject=row.name,
-            )
+            await audit(db, request, who, action, now, ("incoming_webhook", row.id, row.name))
             saved = row.id
     except InvalidRequest as exc:
         errors = rules_kit.errors_of(exc.problems, rows, [f.name for f in fields])

@@ -21,8 +21,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.audit.service import record
-from watchpost.console import oncall_days, oncall_people
+from watchpost.console import account, oncall_days, oncall_people
 from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
@@ -30,7 +29,6 @@ from watchpost.console.forms import field_errors
 from watchpost.console.pickers import find_text, ids_of
 from watchpost.console.policies import principal
 from watchpost.console.query_numbers import number
-from watchpost.console.team import actor
 from watchpost.console.web import render
 from watchpost.errors import InvalidRequest
 from watchpost.listing import PageRequest
@@ -111,16 +109,10 @@ async def audit(
     subject: str,
     details: dict[str, Any] | None = None,
 ) -> None:
-    await record(
-        db,
-        team_id=who.team_id,
-        actor=actor(request, who),
-        action=action,
-        now=request.app.state.ctx.clock.now(),
-        subject_type="on_call_calendar",
-        subject_id=calendar.id,
-        subject=subject,
-        details=details,
+    """account.audit of the calendar, now."""
+    now = request.app.state.ctx.clock.now()
+    await account.audit(
+        db, request, who, action, now, ("on_call_calendar", calendar.id, subject), details
     )
 
 

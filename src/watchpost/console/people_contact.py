@@ -18,11 +18,10 @@ from fastapi.responses import RedirectResponse, Response
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.audit.service import record
 from watchpost.console import oncall_days
+from watchpost.console.account import audit
 from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.errors import ConsoleRoute
-from watchpost.console.team import actor
 from watchpost.console.web import render
 from watchpost.errors import NotFound
 from watchpost.http.deps import request_sessions
@@ -157,15 +156,13 @@ async def change_person(request: Request, who: Signed, user_id: str) -> Response
             raise NotFound("user", user_id)
         before = row.name
         row.name = name
-        await record(
+        await audit(
             db,
-            team_id=who.team_id,
-            actor=actor(request, who),
-            action="person.renamed",
-            now=request.app.state.ctx.clock.now(),
-            subject_type="user",
-            subject_id=row.id,
-            subject=row.email,
-            details={"from": before, "to": name},
+            request,
+            who,
+            "person.renamed",
+            request.app.state.ctx.clock.now(),
+            ("user", row.id, row.email),
+            {"from": before, "to": name},
         )
     return RedirectResponse(f"/team/people/{user.id}", status_code=303)

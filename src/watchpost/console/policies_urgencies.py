@@ -13,13 +13,12 @@ from fastapi.responses import RedirectResponse, Response
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.audit.service import record
+from watchpost.console.account import audit
 from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import field_errors
 from watchpost.console.policies import PER_PAGE, principal
-from watchpost.console.team import actor
 from watchpost.console.web import render
 from watchpost.errors import InvalidRequest
 from watchpost.http.deps import request_sessions
@@ -162,15 +161,8 @@ async def _save(request: Request, who: Viewer, urgency_id: str | None) -> Respon
                 data = accepted(*checked(UrgencyUpdate, _body(values), not_null=URGENCY_NOT_NULL))
                 urgency = await service.change(db, principal(who), urgency, ctx, data)
                 action = "urgency.updated"
-            await record(
-                db,
-                team_id=who.team_id,
-                actor=actor(request, who),
-                action=action,
-                now=ctx.clock.now(),
-                subject_type="urgency",
-                subject_id=urgency.id,
-                subject=urgency.name,
+            await audit(
+                db, request, who, action, ctx.clock.now(), ("urgency", urgency.id, urgency.name)
             )
     except InvalidRequest as exc:
         async with db.begin():
@@ -212,14 +204,12 @@ async def delete_urgency(request: Request, who: Signed, urgency_id: str) -> Resp
             )
         name, removed = urgency.name, urgency.id
         await service.remove(db, urgency)
-        await record(
+        await audit(
             db,
-            team_id=who.team_id,
-            actor=actor(request, who),
-            action="urgency.deleted",
-            now=request.app.state.ctx.clock.now(),
-            subject_type="urgency",
-            subject_id=removed,
-            subject=name,
+            request,
+            who,
+            "urgency.deleted",
+            request.app.state.ctx.clock.now(),
+            ("urgency", removed, name),
         )
     return RedirectResponse("/policies/urgencies?done=deleted", status_code=303)

@@ -13,13 +13,12 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy import func, select
 
-from watchpost.audit.service import record
+from watchpost.console.account import audit
 from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.notices import done_query
 from watchpost.console.sources_examples import examples
-from watchpost.console.team import actor
 from watchpost.console.web import render
 from watchpost.errors import InvalidRequest
 from watchpost.http.deps import request_sessions
@@ -137,16 +136,14 @@ async def create(request: Request, who: Signed) -> Response:
             db, team_id=who.team_id, data=data, box=ctx.box, now=now
         )
         token = ctx.box.decrypt(source.token_encrypted)
-        await record(
+        await audit(
             db,
-            team_id=who.team_id,
-            actor=actor(request, who),
-            action="source.created",
-            now=now,
-            subject_type="source",
-            subject_id=source.id,
-            subject=source.name,
-            details={"platform": source.platform},
+            request,
+            who,
+            "source.created",
+            now,
+            ("source", source.id, source.name),
+            {"platform": source.platform},
         )
     to = ingest_address(request)
     return render(
@@ -222,16 +219,8 @@ async def edit(request: Request, who: Signed, source_id: str) -> Response:
             if before[name] != getattr(source, name)
         }
         if changed:
-            await record(
-                db,
-                team_id=who.team_id,
-                actor=actor(request, who),
-                action="source.updated",
-                now=now,
-                subject_type="source",
-                subject_id=source.id,
-                subject=source.name,
-                details=changed,
+            await audit(
+                db, request, who, "source.updated", now, ("source", source.id, source.name), changed
             )
     return RedirectResponse(f"/sources/{source.id}?saved=1", status_code=303)
 
@@ -257,15 +246,6 @@ async def delete(request: Request, who: Signed, source_id: str) -> Response:
                 button="Delete the source",
                 back=f"/sources/{source.id}",
             )
-        await record(
-            db,
-            team_id=who.team_id,
-            actor=actor(request, who),
-            action="source.deleted",
-            now=now,
-            subject_type="source",
-            subject_id=source.id,
-            subject=source.name,
-        )
+        await audit(db, request, who, "source.deleted", now, ("source", source.id, source.name))
         await service.delete_source(db, source=source)
     return RedirectResponse(f"/sources?{done_query('deleted')}", status_code=303)

@@ -273,13 +273,7 @@ async def create_page(request: Request, who: Signed) -> Response:
                 db, team_id=who.team_id, team_name=who.team_name, data=data, now=now
             )
             await audit(
-                request,
-                db,
-                who,
-                "status_page.created",
-                subject_type=SUBJECT,
-                subject_id=page.id,
-                subject=page.company_name,
+                request, db, who, "status_page.created", (SUBJECT, page.id, page.company_name)
             )
     except InvalidRequest as exc:
         return _show_form(
@@ -327,10 +321,8 @@ async def save_settings(request: Request, who: Signed, page_id: str) -> Response
                 db,
                 who,
                 "status_page.updated",
-                subject_type=SUBJECT,
-                subject_id=page.id,
-                subject=page.company_name,
-                details={"changed": changed},
+                (SUBJECT, page.id, page.company_name),
+                {"changed": changed},
             )
     except InvalidRequest as exc:
         async with db.begin():
@@ -364,14 +356,6 @@ async def delete_page(request: Request, who: Signed, page_id: str) -> Response:
                 button="Delete the status page",
                 back=f"/status-pages/{page.id}",
             )
-        await audit(
-            request,
-            db,
-            who,
-            "status_page.deleted",
-            subject_type=SUBJECT,
-            subject_id=page.id,
-            subject=page.company_name,
-        )
+        await audit(request, db, who, "status_page.deleted", (SUBJECT, page.id, page.company_name))
         await pages.delete_page(db, page=page)
     return RedirectResponse("/status-pages?done=deleted", status_code=303)

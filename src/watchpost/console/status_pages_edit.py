@@ -115,10 +115,12 @@ async def rename_section(request: Request, who: Signed, page_id: str, section_id
                 db,
                 who,
                 "status_page_section.updated",
-                subject_type=sections.SECTION,
-                subject_id=section.id,
-                subject=f"{page.company_name}: {section.name or 'unnamed section'}",
-                details={"changed": ["name"] if section.name != before else []},
+                (
+                    sections.SECTION,
+                    section.id,
+                    f"{page.company_name}: {section.name or 'unnamed section'}",
+                ),
+                {"changed": ["name"] if section.name != before else []},
             )
     except InvalidRequest as exc:
         async with db.begin():
@@ -275,10 +277,8 @@ async def save_resource(request: Request, who: Signed, page_id: str, resource_id
                 db,
                 who,
                 "status_page_resource.updated",
-                subject_type=resources.RESOURCE,
-                subject_id=row.id,
-                subject=f"{page.company_name}: {shown}",
-                details={"changed": [name for name in CHANGED if before[name] != after[name]]},
+                (resources.RESOURCE, row.id, f"{page.company_name}: {shown}"),
+                {"changed": [name for name in CHANGED if before[name] != after[name]]},
             )
     except InvalidRequest as exc:
         errors = rules_kit.errors_of(exc.problems, rules, [f.name for f in fields])

@@ -242,9 +242,11 @@ async def add_section(request: Request, who: Signed, page_id: str) -> Response:
                 db,
                 who,
                 "status_page_section.created",
-                subject_type=sections.SECTION,
-                subject_id=section.id,
-                subject=f"{page.company_name}: {section.name or 'unnamed section'}",
+                (
+                    sections.SECTION,
+                    section.id,
+                    f"{page.company_name}: {section.name or 'unnamed section'}",
+                ),
             )
     except InvalidRequest as exc:
         return await _again(
@@ -290,10 +292,12 @@ async def section_moved(
             db,
             who,
             "status_page_section.moved",
-            subject_type=sections.SECTION,
-            subject_id=section.id,
-            subject=f"{page.company_name}: {section.name or 'unnamed section'}",
-            details={"position": section.position},
+            (
+                sections.SECTION,
+                section.id,
+                f"{page.company_name}: {section.name or 'unnamed section'}",
+            ),
+            {"position": section.position},
         )
     return _back(page, "moved", f"section-{section.id}")
 
@@ -333,9 +337,7 @@ async def section_removed(
             db,
             who,
             "status_page_section.deleted",
-            subject_type=sections.SECTION,
-            subject_id=section.id,
-            subject=f"{page.company_name}: {label}",
+            (sections.SECTION, section.id, f"{page.company_name}: {label}"),
         )
         await sections.delete_section(db, page=page, section=section)
     return _back(page, "removed", "layout")

@@ -97,18 +97,14 @@ async def add_resource(request: Request, who: Signed, page_id: str) -> Response:
                 sent=set(data.model_fields_set),
                 now=_now(request),
             )
+            shown = typed["public_name"].strip() or typed["item"]
             await audit(
                 request,
                 db,
                 who,
                 "status_page_resource.created",
-                subject_type=resources.RESOURCE,
-                subject_id=created.id,
-                subject=f"{page.company_name}: {typed['public_name'].strip() or typed['item']}",
-                details={
-                    "resource_type": created.resource_type,
-                    "widget_type": created.widget_type,
-                },
+                (resources.RESOURCE, created.id, f"{page.company_name}: {shown}"),
+                {"resource_type": created.resource_type, "widget_type": created.widget_type},
             )
     except InvalidRequest as exc:
         return await _again(request, who, page_id, exc, ADD_FIELDS, typed)
@@ -197,10 +193,8 @@ async def resource_moved(
                 db,
                 who,
                 "status_page_resource.moved",
-                subject_type=resources.RESOURCE,
-                subject_id=row.id,
-                subject=f"{page.company_name}: resource {row.id}",
-                details={"section_id": row.status_page_section_id, "position": row.position},
+                (resources.RESOURCE, row.id, f"{page.company_name}: resource {row.id}"),
+                {"section_id": row.status_page_section_id, "position": row.position},
             )
     except InvalidRequest as exc:
         if dropped and request.headers.get("x-requested-with") == "fetch":
@@ -250,9 +244,7 @@ async def resource_removed(
             db,
             who,
             "status_page_resource.deleted",
-            subject_type=resources.RESOURCE,
-            subject_id=row.id,
-            subject=f"{page.company_name}: {shown}",
+            (resources.RESOURCE, row.id, f"{page.company_name}: {shown}"),
         )
         await resources.delete_resource(db, resource=row)
     return _back(page, "removed", "layout")

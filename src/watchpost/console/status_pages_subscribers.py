@@ -158,9 +158,7 @@ async def remove(request: Request, who: Signed, page_id: str, subscriber_id: str
             db,
             who,
             "status_page_subscriber.removed",
-            subject_type=TYPE,
-            subject_id=row.id,
-            subject=f"{page.company_name}: {row.kind} subscriber {row.id}",
+            (TYPE, row.id, f"{page.company_name}: {row.kind} subscriber {row.id}"),
         )
         await service.remove(db, row.id)
     return RedirectResponse(f"/status-pages/{page.id}/subscribers?done=removed", status_code=303)

@@ -196,10 +196,8 @@ async def create_report(request: Request, who: Signed, page_id: str) -> Response
                 db,
                 who,
                 "status_report.created",
-                subject_type=reports.REPORT,
-                subject_id=report.id,
-                subject=f"{page.company_name}: {report.title}",
-                details={"report_type": kind},
+                (reports.REPORT, report.id, f"{page.company_name}: {report.title}"),
+                {"report_type": kind},
             )
     except InvalidRequest as exc:
         async with db.begin():
@@ -326,10 +324,8 @@ async def _post_update(
                     db,
                     who,
                     "status_report.resolved" if resolve else "status_update.created",
-                    subject_type=reports.REPORT,
-                    subject_id=report.id,
-                    subject=f"{page.company_name}: {report.title}",
-                    details={"status_update_id": update.id},
+                    (reports.REPORT, report.id, f"{page.company_name}: {report.title}"),
+                    {"status_update_id": update.id},
                 )
                 done = "resolved" if resolve else "update_posted"
     except InvalidRequest as exc:
@@ -366,9 +362,7 @@ async def _end_maintenance(
         db,
         who,
         "status_report.ended",
-        subject_type=reports.REPORT,
-        subject_id=report.id,
-        subject=f"{page.company_name}: {report.title}",
+        (reports.REPORT, report.id, f"{page.company_name}: {report.title}"),
     )
 
 

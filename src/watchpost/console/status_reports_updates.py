@@ -109,10 +109,8 @@ async def save_update(
                 db,
                 who,
                 "status_update.updated",
-                subject_type=reports.REPORT,
-                subject_id=report.id,
-                subject=f"{page.company_name}: {report.title}",
-                details={"status_update_id": update.id},
+                (reports.REPORT, report.id, f"{page.company_name}: {report.title}"),
+                {"status_update_id": update.id},
             )
     except InvalidRequest as exc:
         async with db.begin():
@@ -150,10 +148,8 @@ async def delete_update(
             db,
             who,
             "status_update.deleted",
-            subject_type=reports.REPORT,
-            subject_id=report.id,
-            subject=f"{page.company_name}: {report.title}",
-            details={"status_update_id": update.id},
+            (reports.REPORT, report.id, f"{page.company_name}: {report.title}"),
+            {"status_update_id": update.id},
         )
         await reports.delete_update(
             db, report=report, update=update, now=request.app.state.ctx.clock.now()

@@ -12,8 +12,9 @@ from fastapi import APIRouter, BackgroundTasks, Depends, Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.audit.service import Actor, record
+from watchpost.audit.service import record
 from watchpost.console import mailer
+from watchpost.console.account import actor, audit
 from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
@@ -29,12 +30,6 @@ from watchpost.validation import object_id
 
 router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
 Signed = Annotated[Viewer, Depends(viewer)]
-
-
-def actor(request: Request, who: Viewer) -> Actor:
-    return Actor(
-        "person", who.user.email, who.user.id, request.client.host if request.client else None
-    )
 
 
 def grantable(who: Viewer) -> list[str]:
@@ -103,16 +98,14 @@ async def change_role(request: Request, who: Signed, user_id: str) -> Response:
         except accounts.PeopleError as exc:
             error = exc.message
         else:
-            await record(
+            await audit(
                 db,
-                team_id=who.team_id,
-                actor=actor(request, who),
-                action="member.role_changed",
-                now=now,
-                subject_type="user",
-                subject_id=user.id,
-                subject=user.email,
-                details={"from": old, "to": new},
+                request,
+                who,
+                "member.role_changed",
+                now,
+                ("user", user.id, user.email),
+                {"from": old, "to": new},
             )
     return await _after_role_change(request, who, user.id, error)
 
@@ -161,16 +154,14 @@ async def remove(request: Request, who: Signed, user_id: str) -> Response:
         except accounts.PeopleError as exc:
             error = exc.message
         else:
-            await record(
+            await audit(
                 db,
-                team_id=who.team_id,
-                actor=actor(request, who),
-                action="member.removed",
-                now=now,
-                subject_type="user",
-                subject_id=user.id,
-                subject=user.email,
-                details={"role": role},
+                request,
+                who,
+                "member.removed",
+                now,
+                ("user", user.id, user.email),
+                {"role": role},
             )
     return await _after_role_change(request, who, user.id, error)
 

@@ -14,9 +14,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.audit.service import record
 from watchpost.collectors.models import Collector
+from watchpost.console.account import actor
 from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.errors import ConsoleRoute
-from watchpost.console.team import actor
 from watchpost.console.web import render
 from watchpost.history.service import DAILY_RETENTION, HOURLY_RETENTION, RAW_RETENTION
 from watchpost.http.deps import request_sessions

@@ -11,10 +11,10 @@ from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.audit.service import record_token
+from watchpost.console.account import actor
 from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
-from watchpost.console.team import actor
 from watchpost.console.web import render
 from watchpost.errors import NotFound
 from watchpost.http.deps import request_sessions

@@ -20,9 +20,8 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.audit.service import record
 from watchpost.console import webhooks_forms as forms
-from watchpost.console.account import actor
+from watchpost.console.account import audit
 from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import Raw
@@ -98,15 +97,13 @@ async def _find(db: AsyncSession, who: Viewer, webhook_id: str) -> OutgoingWebho
 async def _audit(
     request: Request, who: Viewer, db: AsyncSession, action: str, webhook: OutgoingWebhook
 ) -> None:
-    await record(
+    await audit(
         db,
-        team_id=who.team_id,
-        actor=actor(request, who),
-        action=action,
-        now=request.app.state.ctx.clock.now(),
-        subject_type=service.WEBHOOK,
-        subject_id=webhook.id,
-        subject=webhook.name,
+        request,
+        who,
+        action,
+        request.app.state.ctx.clock.now(),
+        (service.WEBHOOK, webhook.id, webhook.name),
     )
 
 
