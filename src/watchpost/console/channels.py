@@ -41,7 +41,7 @@ from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.query_numbers import number
 from watchpost.console.team_audit import DEFAULT_SIZE, PAGE_SIZES
-from watchpost.console.web import render
+from watchpost.console.web import form_page, render
 from watchpost.delivery import service as delivery
 from watchpost.http.deps import request_sessions
 from watchpost.listing import PageRequest
@@ -126,11 +126,11 @@ def _form(
     retype: bool = False,
 ) -> Response:
     where = "/channels/new" if channel is None else f"/channels/{channel.id}/edit"
-    return render(
+    return form_page(
         request,
         "channel_form.html",
-        status=422 if errors else 200,
-        viewer=who,
+        who,
+        errors=errors,
         section=SECTION,
         title="New notification channel" if channel is None else f"Edit {channel.name}",
         channel=channel,
@@ -140,7 +140,6 @@ def _form(
         values=values,
         stored={name: bool(stored.get(name)) for name in kind.secrets},
         retype=retype,
-        errors=errors or {},
     )
 
 

@@ -16,7 +16,7 @@ from watchpost.console import pickers
 from watchpost.console.account import audit
 from watchpost.console.auth import Viewer, write_db
 from watchpost.console.forms import Field, Raw, field_errors
-from watchpost.console.web import render
+from watchpost.console.web import form_page
 from watchpost.errors import InvalidRequest
 from watchpost.heartbeats.models import HeartbeatGroup
 from watchpost.monitors import placement
@@ -61,11 +61,11 @@ def show(
     sections: dict[str, list[Field]] = {}
     for item in page.fields:
         sections.setdefault(item.section or "Details", []).append(item)
-    return render(
+    return form_page(
         request,
         "edit_form.html",
-        status=422 if errors else 200,
-        viewer=who,
+        who,
+        errors=errors,
         section=page.section
         or next(
             (key for key in ("monitors", "heartbeats") if page.action.startswith(f"/{key}")),
@@ -81,7 +81,6 @@ def show(
         secrets=page.secrets,
         chooser=page.chooser,
         empty=page.empty,
-        errors=errors or {},
     )
 
 

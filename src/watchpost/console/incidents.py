@@ -30,7 +30,7 @@ from watchpost.console.incident_list import (
     subject_names,
 )
 from watchpost.console.incident_timeline import check_facts, timeline
-from watchpost.console.web import relative, render
+from watchpost.console.web import form_page, relative, render
 from watchpost.errors import InvalidRequest
 from watchpost.http.deps import request_sessions
 from watchpost.incidents import comments, service
@@ -93,11 +93,11 @@ async def _incident_page(
         {incident.heartbeat_id} if incident.heartbeat_id is not None else set(),
     )
     status = incident.status
-    return render(
+    return form_page(
         request,
         "incident.html",
-        status=422 if errors else 200,
-        viewer=who,
+        who,
+        errors=errors,
         section="incidents",
         live=LIVE,
         incident=incident,
@@ -109,7 +109,6 @@ async def _incident_page(
         facts=check_facts(incident),
         timeline=await timeline(db, incident),
         relative=relative,
-        errors=errors or {},
         comment=comment,
     )
 

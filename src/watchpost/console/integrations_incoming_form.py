@@ -26,7 +26,7 @@ from watchpost.console.form_kit import choices
 from watchpost.console.forms import Field, Raw, body_of, field_of, initial, posted
 from watchpost.console.integrations import INCOMING, SECTION, _caller
 from watchpost.console.integrations_example import curl_for
-from watchpost.console.web import render
+from watchpost.console.web import form_page
 from watchpost.errors import InvalidRequest
 from watchpost.http.deps import request_sessions
 from watchpost.incoming import schemas as incoming_schemas
@@ -120,11 +120,11 @@ async def _form(
             "title_field": rules_kit.body_of(rows)["title_field"],
         }
         curl, note = await curl_for(url, shown)
-    return render(
+    return form_page(
         request,
         "integration_incoming_form.html",
-        status=422 if errors else 200,
-        viewer=who,
+        who,
+        errors=errors,
         section=SECTION,
         title="New incoming webhook" if row is None else f"Edit {row.name}",
         action=f"{INCOMING}/new" if row is None else f"{INCOMING}/{row.id}/edit",
@@ -141,7 +141,6 @@ async def _form(
         curl=curl,
         note=note,
         methods=RECEIVE_METHODS,
-        errors=errors or {},
     )
 
 

@@ -38,7 +38,7 @@ from watchpost.console.maintenance_data import (
 )
 from watchpost.console.pickers import find_text, ids_of
 from watchpost.console.query_numbers import number
-from watchpost.console.web import render
+from watchpost.console.web import form_page, render
 from watchpost.errors import InvalidRequest, NotFound
 from watchpost.heartbeats import service as heartbeats
 from watchpost.http.deps import request_sessions
@@ -101,11 +101,11 @@ async def _form(
     named: dict[str, str] = (
         {} if window is None else dict(parse_qsl(window.query, keep_blank_values=True))
     )
-    return render(
+    return form_page(
         request,
         "maintenance_form.html",
-        status=422 if errors else 200,
-        viewer=who,
+        who,
+        errors=errors,
         section=SECTION,
         title="New maintenance window" if window is None else "Edit maintenance window",
         window=window,
@@ -117,7 +117,6 @@ async def _form(
         find_action=f"{PATH}/new" if window is None else f"{PATH}/edit",
         find_hidden=named,
         values=values,
-        errors=errors or {},
     )
 
 

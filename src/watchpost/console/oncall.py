@@ -29,7 +29,7 @@ from watchpost.console.forms import field_errors
 from watchpost.console.pickers import find_text, ids_of
 from watchpost.console.policies import principal
 from watchpost.console.query_numbers import number
-from watchpost.console.web import render
+from watchpost.console.web import form_page, render
 from watchpost.errors import InvalidRequest
 from watchpost.listing import PageRequest
 from watchpost.oncall import calendars, events, rotation
@@ -165,11 +165,11 @@ async def show_calendar(
         await oncall_people.by_id(db, who.team_id, find, chosen) if who.may(Action.EDIT) else None
     )
     start = now.replace(minute=0, second=0, microsecond=0) + timedelta(hours=1)
-    return render(
+    return form_page(
         request,
         "oncall_calendar.html",
-        status=422 if errors else 200,
-        viewer=who,
+        who,
+        errors=errors,
         section="oncall",
         title=f"On-call: {calendar.name}",
         calendar=calendar,
@@ -193,7 +193,6 @@ async def show_calendar(
         intervals=INTERVALS,
         may_edit=who.may(Action.EDIT),
         may_take=who.may(Action.RESPOND),
-        errors=errors or {},
     )
 
 

@@ -28,7 +28,7 @@ from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import field_errors
 from watchpost.console.oncall import audit, find_calendar, rfc3339_of, utc_value
 from watchpost.console.pickers import find_text
-from watchpost.console.web import render
+from watchpost.console.web import form_page
 from watchpost.errors import InvalidRequest
 from watchpost.oncall import events
 from watchpost.oncall.models import OnCallCalendar, OnCallEvent
@@ -96,11 +96,11 @@ async def _form(
     offered = {key for key, _ in members.items}
     others = [a for a in dict.fromkeys(chosen) if a.lower() not in offered]
     ticked = {a.lower() for a in chosen}
-    return render(
+    return form_page(
         request,
         "oncall_event.html",
-        status=422 if errors else 200,
-        viewer=who,
+        who,
+        errors=errors,
         section="oncall",
         title="Edit an override" if event.override else "Edit a shift",
         calendar=calendar,
@@ -111,7 +111,6 @@ async def _form(
         ticked=ticked,
         find=find,
         back=back,
-        errors=errors or {},
     )
 
 

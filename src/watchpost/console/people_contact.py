@@ -22,7 +22,7 @@ from watchpost.console import oncall_days
 from watchpost.console.account import audit
 from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.errors import ConsoleRoute
-from watchpost.console.web import render
+from watchpost.console.web import form_page
 from watchpost.errors import NotFound
 from watchpost.http.deps import request_sessions
 from watchpost.oncall.models import OnCallCalendar
@@ -106,11 +106,11 @@ async def contact_page(
         )
         if any(_names_person(step, user) for step in steps or [])
     ]
-    return render(
+    return form_page(
         request,
         "person.html",
-        status=422 if errors else 200,
-        viewer=who,
+        who,
+        errors=errors,
         section="team",
         title=user.name or user.email,
         person=user,
@@ -124,7 +124,6 @@ async def contact_page(
         may_change=may_change(who, user.id),
         typed=user.name if typed is None else typed,
         typed_phones="\n".join(user.phone_numbers) if typed_phones is None else typed_phones,
-        errors=errors or {},
     )
 
 

@@ -19,7 +19,7 @@ from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import field_errors
 from watchpost.console.policies import PER_PAGE, principal
-from watchpost.console.web import render
+from watchpost.console.web import form_page, render
 from watchpost.errors import InvalidRequest
 from watchpost.http.deps import request_sessions
 from watchpost.listing import PageRequest
@@ -94,11 +94,11 @@ async def _form(
         .order_by(UrgencyGroup.name, UrgencyGroup.id)
         .limit(1000)
     )
-    return render(
+    return form_page(
         request,
         "urgency_form.html",
-        status=422 if errors else 200,
-        viewer=who,
+        who,
+        errors=errors,
         section="policies",
         title="New urgency" if urgency is None else f"Edit urgency {urgency.name}",
         action="/policies/urgencies/new"
@@ -107,7 +107,6 @@ async def _form(
         values=values,
         ways=[(way, *WAY_WORDS[way]) for way in WAYS],
         groups=[(str(gid), name) for gid, name in groups],
-        errors=errors or {},
     )
 
 

@@ -19,7 +19,7 @@ from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.notices import done_query
 from watchpost.console.sources_examples import examples
-from watchpost.console.web import render
+from watchpost.console.web import form_page, render
 from watchpost.errors import InvalidRequest
 from watchpost.http.deps import request_sessions
 from watchpost.people.roles import Action
@@ -90,15 +90,14 @@ async def list_page(request: Request, who: Signed) -> Response:
 def _new_page(
     request: Request, who: Viewer, *, values: dict[str, Any], errors: dict[str, str] | None = None
 ) -> Response:
-    return render(
+    return form_page(
         request,
         "source_new.html",
-        status=422 if errors else 200,
-        viewer=who,
+        who,
+        errors=errors,
         section="sources",
         platforms=PLATFORMS,
         values=values,
-        errors=errors or {},
     )
 
 
@@ -173,17 +172,16 @@ def _source_page(
     errors: dict[str, str] | None = None,
 ) -> Response:
     to = ingest_address(request)
-    return render(
+    return form_page(
         request,
         "source.html",
-        status=422 if errors else 200,
-        viewer=who,
+        who,
+        errors=errors,
         section="sources",
         source=source,
         ingest=to,
         examples=examples(to.url, None),
         values=values or {name: getattr(source, name) for name in RETENTION_FIELDS},
-        errors=errors or {},
     )
 
 

@@ -26,7 +26,7 @@ from watchpost.console.status_pages_kit import (
     audit,
     team_page,
 )
-from watchpost.console.web import render
+from watchpost.console.web import form_page
 from watchpost.errors import InvalidRequest
 from watchpost.http.deps import request_sessions
 from watchpost.people.roles import Action
@@ -215,11 +215,11 @@ def _show_form(
         title = f"Settings of {page.company_name}"
         action, back = f"/status-pages/{page.id}/settings", f"/status-pages/{page.id}"
         submit = "Save settings"
-    return render(
+    return form_page(
         request,
         "status_page_form.html",
-        status=422 if errors else 200,
-        viewer=who,
+        who,
+        errors=errors,
         section=SECTION,
         title=title,
         action=action,
@@ -229,7 +229,6 @@ def _show_form(
         values=values,
         hidden={},
         secrets={"password": page is not None and page.password_hash is not None},
-        errors=errors or {},
         page=page,
         where=None if page is None else addresses(request, page),
     )

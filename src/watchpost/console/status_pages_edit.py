@@ -24,7 +24,7 @@ from watchpost.console.forms import Field, Raw, field_errors, field_of, initial,
 from watchpost.console.status_pages_kit import SECTION, Signed, audit, team_page
 from watchpost.console.status_pages_layout import KIND_WORDS, WIDGETS, _section
 from watchpost.console.status_pages_resources import _resource
-from watchpost.console.web import render
+from watchpost.console.web import form_page
 from watchpost.errors import InvalidRequest
 from watchpost.http.deps import request_sessions
 from watchpost.people.roles import Action
@@ -69,16 +69,15 @@ def _section_form(
     name: str,
     errors: dict[str, str] | None = None,
 ) -> Response:
-    return render(
+    return form_page(
         request,
         "status_section_form.html",
-        status=422 if errors else 200,
-        viewer=who,
+        who,
+        errors=errors,
         section=SECTION,
         page=page,
         part=section,
         name=name,
-        errors=errors or {},
     )
 
 
@@ -194,11 +193,11 @@ async def _resource_form(
     plain = resource_row(row)
     targets = await resources.load_targets(db, [plain])
     target = targets.get((plain.resource_type, plain.resource_id))
-    return render(
+    return form_page(
         request,
         "status_resource_form.html",
-        status=422 if errors else 200,
-        viewer=who,
+        who,
+        errors=errors,
         section=SECTION,
         page=page,
         resource=row,
@@ -210,7 +209,6 @@ async def _resource_form(
         rules=rules,
         rule_list=rules_kit.RULES,
         most=rules_kit.MOST_VALUES,
-        errors=errors or {},
     )
 
 

@@ -33,7 +33,7 @@ from watchpost.console.status_pages_kit import (
     notice_for,
     team_page,
 )
-from watchpost.console.web import render
+from watchpost.console.web import form_page
 from watchpost.errors import InvalidRequest
 from watchpost.heartbeats.models import Heartbeat, HeartbeatGroup
 from watchpost.http.deps import request_sessions
@@ -171,11 +171,11 @@ async def editor(
         if who.may(Action.EDIT)
         else ([], [])
     )
-    return render(
+    return form_page(
         request,
         "status_page.html",
-        status=422 if errors else 200,
-        viewer=who,
+        who,
+        errors=errors,
         section=SECTION,
         page=page,
         where=addresses(request, page),
@@ -186,7 +186,6 @@ async def editor(
         cut=[(k[1], p.note) for k, p in zip(KINDS, picked, strict=False) if p.cut],
         widgets=WIDGETS,
         subscribers=subscribers or 0,
-        errors=errors or {},
         typed=typed or {},
         notice=notice_for(request),
     )

@@ -29,7 +29,7 @@ from watchpost.console.status_pages_kit import (
     paging_of,
     team_page,
 )
-from watchpost.console.web import render
+from watchpost.console.web import form_page, render
 from watchpost.errors import InvalidRequest
 from watchpost.http.deps import request_sessions
 from watchpost.listing import paginate
@@ -122,11 +122,11 @@ def _new_form(
     typed: dict[str, Any],
     errors: dict[str, str] | None = None,
 ) -> Response:
-    return render(
+    return form_page(
         request,
         "status_report_new.html",
-        status=422 if errors else 200,
-        viewer=who,
+        who,
+        errors=errors,
         section=SECTION,
         page=page,
         kind=kind,
@@ -134,7 +134,6 @@ def _new_form(
         names=names,
         statuses=STATUSES[kind],
         typed=typed,
-        errors=errors or {},
     )
 
 
@@ -236,11 +235,11 @@ async def _report_page(
     updates = await reports.updates_of(db, [report.id])
     now = request.app.state.ctx.clock.now()
     current = {int(a["status_page_resource_id"]): a["status"] for a in report.affected_resources}
-    return render(
+    return form_page(
         request,
         "status_report.html",
-        status=422 if errors else 200,
-        viewer=who,
+        who,
+        errors=errors,
         section=SECTION,
         page=page,
         report=report,
@@ -250,7 +249,6 @@ async def _report_page(
         names=names,
         statuses=STATUSES[_kind(report.report_type)],
         typed=typed or {"affected": current, "notify": True},
-        errors=errors or {},
         open=report_state(report, now) not in ("resolved", "completed"),
         notice=notice_for(request),
     )

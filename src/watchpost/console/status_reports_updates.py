@@ -14,7 +14,7 @@ from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import field_errors
 from watchpost.console.status_pages_kit import SECTION, Signed, audit, team_page
-from watchpost.console.web import render
+from watchpost.console.web import form_page
 from watchpost.errors import InvalidRequest
 from watchpost.http.deps import request_sessions
 from watchpost.people.roles import Action
@@ -52,18 +52,17 @@ def _form(
     errors: dict[str, str] | None = None,
 ) -> Response:
     page, report, update = found
-    return render(
+    return form_page(
         request,
         "status_update_form.html",
-        status=422 if errors else 200,
-        viewer=who,
+        who,
+        errors=errors,
         section=SECTION,
         page=page,
         report=report,
         update=update,
         message=message,
         notify=notify,
-        errors=errors or {},
     )
 
 

@@ -26,7 +26,7 @@ from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import Raw
 from watchpost.console.query_numbers import number
-from watchpost.console.web import render
+from watchpost.console.web import form_page, render
 from watchpost.delivery import attempt_log
 from watchpost.delivery import service as deliveries
 from watchpost.delivery.models import Delivery, DeliveryAttempt, DeliveryEvent
@@ -141,11 +141,11 @@ def _form(
     errors: dict[str, str] | None = None,
 ) -> Response:
     template = webhook.custom_webhook_template if webhook is not None else None
-    return render(
+    return form_page(
         request,
         "webhook_form.html",
-        status=422 if errors else 200,
-        viewer=who,
+        who,
+        errors=errors,
         section=SECTION,
         webhook=webhook,
         trigger_type=trigger_type,
@@ -158,7 +158,6 @@ def _form(
         secrets={
             "auth_password": template is not None and template.auth_password_encrypted is not None
         },
-        errors=errors or {},
     )
 
 
