@@ -23,7 +23,7 @@ from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import Field, Raw, field_errors, field_of, initial, posted
 from watchpost.console.status_pages_kit import SECTION, Signed, audit, team_page
 from watchpost.console.status_pages_layout import KIND_WORDS, WIDGETS, _section
-from watchpost.console.status_pages_resources import _resource
+from watchpost.console.status_pages_resources import _resource, change_resource
 from watchpost.console.web import form_page
 from watchpost.errors import InvalidRequest
 from watchpost.http.deps import request_sessions
@@ -255,16 +255,7 @@ async def save_resource(request: Request, who: Signed, page_id: str, resource_id
             page = await team_page(db, who, page_id, lock=True)
             row = await _resource(db, page, resource_id)
             before = _stored(row)
-            data = parse(ResourceFields, body)
-            await resources.update_resource(
-                db,
-                page=page,
-                team_name=who.team_name,
-                resource=row,
-                data=data,
-                sent=set(data.model_fields_set),
-                now=request.app.state.ctx.clock.now(),
-            )
+            await change_resource(request, who, db, page, row, body)
             after = _stored(row)
             targets = await resources.load_targets(db, [resource_row(row)])
             shown = public_name(

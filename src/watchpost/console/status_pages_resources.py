@@ -120,6 +120,27 @@ async def _resource(db: AsyncSession, page: StatusPage, resource_id: str) -> Sta
     )
 
 
+async def change_resource(
+    request: Request,
+    who: Viewer,
+    db: AsyncSession,
+    page: StatusPage,
+    row: StatusPageResource,
+    body: Mapping[str, Any],
+) -> None:
+    """Updates row with body, checked as the API's resource fields (the fields it names)."""
+    data = parse(ResourceFields, body)
+    await resources.update_resource(
+        db,
+        page=page,
+        team_name=who.team_name,
+        resource=row,
+        data=data,
+        sent=set(data.model_fields_set),
+        now=_now(request),
+    )
+
+
 async def _neighbour(
     db: AsyncSession, page: StatusPage, row: StatusPageResource, direction: str
 ) -> tuple[int, int] | None:
@@ -178,16 +199,7 @@ async def resource_moved(
                 body = {"status_page_section_id": section_id}
                 if position >= 0:
                     body["position"] = position
-            data = parse(ResourceFields, body)
-            await resources.update_resource(
-                db,
-                page=page,
-                team_name=who.team_name,
-                resource=row,
-                data=data,
-                sent=set(data.model_fields_set),
-                now=_now(request),
-            )
+            await change_resource(request, who, db, page, row, body)
             await audit(
                 request,
                 db,
