@@ -130,14 +130,9 @@ async def change_resource(
 ) -> None:
     """Updates row with body, checked as the API's resource fields (the fields it names)."""
     data = parse(ResourceFields, body)
+    sent, now = set(data.model_fields_set), _now(request)
     await resources.update_resource(
-        db,
-        page=page,
-        team_name=who.team_name,
-        resource=row,
-        data=data,
-        sent=set(data.model_fields_set),
-        now=_now(request),
+        db, page=page, team_name=who.team_name, resource=row, data=data, sent=sent, now=now
     )
 
 
