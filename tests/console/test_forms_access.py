@@ -135,3 +135,17 @@ async def test_edit_form_of_heartbeat_posts_back(
     created = data(await api.post("/api/v2/heartbeats", {"name": "B"}), 201)["id"]
     page = f"/heartbeats/{created}/edit"
     assert (await post_form(client, page, page)).status_code == 303
+
+
+async def test_a_forged_post_is_refused_as_such_before_the_role_is_looked_at(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    """permitted_form: the CSRF check first (whatever the role), then the role's check."""
+    await add_person(app, email=EMAIL, role="viewer")
+    await sign_in(client, EMAIL)
+    token = await csrf(client)
+    expired = "This form has expired"
+    forged = await client.post("/heartbeats/new", data={"csrf": "forged", "name": "Backup"})
+    assert forged.status_code == 403 and expired in forged.text
+    refused = await client.post("/heartbeats/new", data={"csrf": token, "name": "Backup"})
+    assert refused.status_code == 403 and expired not in refused.text

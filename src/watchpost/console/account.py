@@ -3,10 +3,12 @@ password and two-factor sign-in; and switching the team they look at."""
 
 from __future__ import annotations
 
-from typing import Annotated, Final
+from datetime import datetime
+from typing import Annotated, Any, Final
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse, Response
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.audit.service import Actor, record
 from watchpost.console.auth import Viewer, checked_form, lifetimes, safe_next, viewer, write_db
@@ -26,6 +28,34 @@ PENDING_SECRET = "watchpost_totp_setup"  # noqa: S105 (a cookie name)
 def actor(request: Request, who: Viewer) -> Actor:
     return Actor(
         "person", who.user.email, who.user.id, request.client.host if request.client else None
+    )
+
+
+Subject = tuple[str, int | None, str | None]
+"""What an audit entry is about: its type, id and name."""
+
+
+async def audit(
+    db: AsyncSession,
+    request: Request,
+    who: Viewer,
+    action: str,
+    now: datetime,
+    subject: Subject,
+    details: dict[str, Any] | None = None,
+) -> None:
+    """An audit entry of who's team: who did action on subject, in db's transaction."""
+    subject_type, subject_id, name = subject
+    await record(
+        db,
+        team_id=who.team_id,
+        actor=actor(request, who),
+        action=action,
+        now=now,
+        subject_type=subject_type,
+        subject_id=subject_id,
+        subject=name,
+        details=details,
     )
 
 

@@ -174,6 +174,13 @@ async def checked_form(request: Request, who: Viewer) -> FormData:
     return form
 
 
+async def permitted_form(request: Request, who: Viewer, action: Action) -> FormData:
+    """checked_form, then the server's check that who may do action (Refused if not)."""
+    form = await checked_form(request, who)
+    who.require(action)
+    return form
+
+
 def login_redirect(request: Request) -> str:
     target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
     return "/login" if target == "/" else f"/login?next={quote(target, safe='')}"

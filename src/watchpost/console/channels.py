@@ -22,12 +22,11 @@ from fastapi.responses import RedirectResponse, Response
 from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.audit.service import record
 from watchpost.channels import service
 from watchpost.channels.models import NotificationChannel
 from watchpost.channels.schemas import ChannelCreate, ChannelUpdate
-from watchpost.console.account import actor
-from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.account import audit
+from watchpost.console.auth import Viewer, checked_form, permitted_form, viewer, write_db
 from watchpost.console.channels_kinds import (
     DEFAULT_KIND,
     KINDS,
@@ -42,7 +41,7 @@ from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.query_numbers import number
 from watchpost.console.team_audit import DEFAULT_SIZE, PAGE_SIZES
-from watchpost.console.web import render
+from watchpost.console.web import form_page, render
 from watchpost.delivery import service as delivery
 from watchpost.http.deps import request_sessions
 from watchpost.listing import PageRequest
@@ -127,11 +126,11 @@ def _form(
     retype: bool = False,
 ) -> Response:
     where = "/channels/new" if channel is None else f"/channels/{channel.id}/edit"
-    return render(
+    return form_page(
         request,
         "channel_form.html",
-        status=422 if errors else 200,
-        viewer=who,
+        who,
+        errors=errors,
         section=SECTION,
         title="New notification channel" if channel is None else f"Edit {channel.name}",
         channel=channel,
@@ -141,7 +140,6 @@ def _form(
         values=values,
         stored={name: bool(stored.get(name)) for name in kind.secrets},
         retype=retype,
-        errors=errors or {},
     )
 
 
@@ -197,16 +195,14 @@ def _problems(
 async def _audit(
     request: Request, who: Viewer, db: AsyncSession, action: str, channel: NotificationChannel
 ) -> None:
-    await record(
+    await audit(
         db,
-        team_id=who.team_id,
-        actor=actor(request, who),
-        action=f"notification_channel.{action}",
-        now=request.app.state.ctx.clock.now(),
-        subject_type=service.TYPE,
-        subject_id=channel.id,
-        subject=channel.name,
-        details={"service": channel.service},
+        request,
+        who,
+        f"notification_channel.{action}",
+        request.app.state.ctx.clock.now(),
+        (service.TYPE, channel.id, channel.name),
+        {"service": channel.service},
     )
 
 
@@ -219,8 +215,7 @@ async def new_channel(request: Request, who: Signed) -> Response:
 
 @router.post("/channels/new")
 async def create_channel(request: Request, who: Signed) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     kind = kind_named(str(form.get("kind", "")), DEFAULT_KIND)
     values = _posted(kind, form)
     parsed, errors = _problems(kind, values, ChannelCreate, creating=True)
@@ -260,8 +255,7 @@ async def edit_channel(request: Request, who: Signed, channel_id: str) -> Respon
 
 @router.post("/channels/{channel_id}/edit")
 async def update_channel(request: Request, who: Signed, channel_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     ctx = request.app.state.ctx
     db = await write_db(request)
     async with db.begin():
@@ -295,8 +289,7 @@ async def update_channel(request: Request, who: Signed, channel_id: str) -> Resp
 
 @router.post("/channels/{channel_id}/delete")
 async def delete_channel(request: Request, who: Signed, channel_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     db = await write_db(request)
     async with db.begin():
         channel = await _channel(db, who, channel_id)

@@ -17,7 +17,7 @@ from sqlalchemy import select
 from watchpost.audit.service import Actor
 from watchpost.collectors.models import CollectorTarget
 from watchpost.console import operations
-from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.charts import response_chart_svg
 from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.detail_data import (
@@ -155,8 +155,7 @@ async def act(
     request: Request, who: Viewer, kind: Kind, object_id: int, operation: Operation
 ) -> Response:
     """One button of an object's page: CSRF, role, then the change in one transaction."""
-    form = await checked_form(request, who)
-    who.require(NEEDS[operation])
+    form = await permitted_form(request, who, NEEDS[operation])
     ctx = request.app.state.ctx
     now = ctx.clock.now()
     page = f"/{operations.PATHS[kind]}/{object_id}"

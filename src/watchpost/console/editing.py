@@ -17,11 +17,12 @@ from fastapi.responses import Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console import form_specs
-from watchpost.console.auth import Viewer, checked_form, viewer
+from watchpost.console.auth import Viewer, permitted_form, viewer
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.form_kit import (
     Chooser,
     FormPage,
+    Saved,
     monitor_references,
     references,
     save,
@@ -40,6 +41,8 @@ from watchpost.validation import object_id
 
 router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
 Signed = Annotated[Viewer, Depends(viewer)]
+MONITOR_SAVED: Final = Saved("monitor", lambda found: f"/monitors/{found}")
+HEARTBEAT_SAVED: Final = Saved("heartbeat", lambda found: f"/heartbeats/{found}")
 
 
 # ---------------------------------------------------------------------------- monitors
@@ -118,8 +121,7 @@ async def new_monitor(request: Request, who: Signed) -> Response:
 
 @router.post("/monitors/new")
 async def create_monitor(request: Request, who: Signed) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     sent_type = str(form.get("monitor_type", ""))
     monitor_type = _type(sent_type)
     ctx = request.app.state.ctx
@@ -143,14 +145,7 @@ async def create_monitor(request: Request, who: Signed) -> Response:
         refs = await monitor_references(db, who.team_id, raw)
         return _monitor_page(monitor_type=monitor_type, refs=refs, values=raw, defaults={})
 
-    return await save(
-        request,
-        who,
-        subject_type="monitor",
-        store=store,
-        redirect=lambda found: f"/monitors/{found}",
-        again=again,
-    )
+    return await save(request, who, MONITOR_SAVED, store=store, again=again)
 
 
 @router.get("/monitors/{monitor_id}/edit")
@@ -176,8 +171,7 @@ async def edit_monitor(request: Request, who: Signed, monitor_id: str) -> Respon
 
 @router.post("/monitors/{monitor_id}/edit")
 async def update_monitor(request: Request, who: Signed, monitor_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     found = object_id(monitor_id, monitor_lists.MONITOR)
     sent_type = str(form.get("monitor_type", ""))
     ctx = request.app.state.ctx
@@ -216,14 +210,7 @@ async def update_monitor(request: Request, who: Signed, monitor_id: str) -> Resp
             secrets=secrets,
         )
 
-    return await save(
-        request,
-        who,
-        subject_type="monitor",
-        store=store,
-        redirect=lambda found: f"/monitors/{found}",
-        again=again,
-    )
+    return await save(request, who, MONITOR_SAVED, store=store, again=again)
 
 
 # -------------------------------------------------------------------------- heartbeats
@@ -256,8 +243,7 @@ async def new_heartbeat(request: Request, who: Signed) -> Response:
 
 @router.post("/heartbeats/new")
 async def create_heartbeat(request: Request, who: Signed) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     ctx = request.app.state.ctx
     fields = form_specs.heartbeat_fields({})
     raw = posted(fields, form)
@@ -272,14 +258,7 @@ async def create_heartbeat(request: Request, who: Signed) -> Response:
     async def again(db: AsyncSession) -> FormPage:
         return _heartbeat_page(await references(db, who.team_id, raw), raw, {})
 
-    return await save(
-        request,
-        who,
-        subject_type="heartbeat",
-        store=store,
-        redirect=lambda found: f"/heartbeats/{found}",
-        again=again,
-    )
+    return await save(request, who, HEARTBEAT_SAVED, store=store, again=again)
 
 
 @router.get("/heartbeats/{heartbeat_id}/edit")
@@ -297,8 +276,7 @@ async def edit_heartbeat(request: Request, who: Signed, heartbeat_id: str) -> Re
 
 @router.post("/heartbeats/{heartbeat_id}/edit")
 async def update_heartbeat(request: Request, who: Signed, heartbeat_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     found = object_id(heartbeat_id, heartbeats.HEARTBEAT)
     ctx = request.app.state.ctx
     fields = form_specs.heartbeat_fields({})
@@ -315,11 +293,4 @@ async def update_heartbeat(request: Request, who: Signed, heartbeat_id: str) -> 
     async def again(db: AsyncSession) -> FormPage:
         return _heartbeat_page(await references(db, who.team_id, raw), raw, {}, found)
 
-    return await save(
-        request,
-        who,
-        subject_type="heartbeat",
-        store=store,
-        redirect=lambda found: f"/heartbeats/{found}",
-        again=again,
-    )
+    return await save(request, who, HEARTBEAT_SAVED, store=store, again=again)

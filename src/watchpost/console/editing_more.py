@@ -15,9 +15,9 @@ from watchpost.collectors import target_requests
 from watchpost.collectors.models import Collector
 from watchpost.collectors.target_kinds import KIND_RULES, KINDS
 from watchpost.console import form_specs
-from watchpost.console.auth import Viewer, checked_form, viewer
+from watchpost.console.auth import Viewer, permitted_form, viewer
 from watchpost.console.errors import ConsoleRoute
-from watchpost.console.form_kit import Chooser, FormPage, choices, save, show
+from watchpost.console.form_kit import Chooser, FormPage, Saved, choices, save, show
 from watchpost.console.forms import Raw, body_of, initial, posted
 from watchpost.errors import NotFound
 from watchpost.groups import lists as group_lists
@@ -29,6 +29,7 @@ from watchpost.validation import object_id
 
 router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
 Signed = Annotated[Viewer, Depends(viewer)]
+TARGET_SAVED: Final = Saved(collectors.TARGET_SUBJECT, lambda found: f"/targets/{found}")
 
 # ------------------------------------------------------------------- collector targets
 
@@ -114,8 +115,7 @@ async def new_target(request: Request, who: Signed) -> Response:
 
 @router.post("/targets/new")
 async def create_target(request: Request, who: Signed) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     sent_kind = str(form.get("kind", ""))
     kind = _kind(sent_kind)
     collector = str(form.get("collector_id", ""))
@@ -145,14 +145,7 @@ async def create_target(request: Request, who: Signed) -> Response:
             defaults={},
         )
 
-    return await save(
-        request,
-        who,
-        subject_type=collectors.TARGET_SUBJECT,
-        store=store,
-        redirect=lambda found: f"/targets/{found}",
-        again=again,
-    )
+    return await save(request, who, TARGET_SAVED, store=store, again=again)
 
 
 def _secrets(target: Any) -> dict[str, bool]:
@@ -181,8 +174,7 @@ async def edit_target(request: Request, who: Signed, target_id: str) -> Response
 
 @router.post("/targets/{target_id}/edit")
 async def update_target(request: Request, who: Signed, target_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     found = object_id(target_id, collectors.TARGET)
     ctx = request.app.state.ctx
     kept: dict[str, Any] = {}
@@ -208,14 +200,7 @@ async def update_target(request: Request, who: Signed, target_id: str) -> Respon
             secrets=kept["secrets"],
         )
 
-    return await save(
-        request,
-        who,
-        subject_type=collectors.TARGET_SUBJECT,
-        store=store,
-        redirect=lambda found: f"/targets/{found}",
-        again=again,
-    )
+    return await save(request, who, TARGET_SAVED, store=store, again=again)
 
 
 # ------------------------------------------------------------------------------ groups
@@ -261,8 +246,7 @@ async def new_group(request: Request, who: Signed) -> Response:
 
 @router.post("/groups/new")
 async def create_group(request: Request, who: Signed) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     name, kind = _group_kind(request.query_params.get("kind"))
     ctx = request.app.state.ctx
     fields = form_specs.group_fields(kind)
@@ -278,9 +262,7 @@ async def create_group(request: Request, who: Signed) -> Response:
     async def again(db: AsyncSession) -> FormPage:
         return _group_page(name, kind, raw, {})
 
-    return await save(
-        request, who, subject_type=kind.api_type, store=store, redirect=lambda _: "/", again=again
-    )
+    return await save(request, who, Saved(kind.api_type, lambda _: "/"), store=store, again=again)
 
 
 @router.get("/groups/{kind_name}/{group_id}/edit")
@@ -297,8 +279,7 @@ async def edit_group(request: Request, who: Signed, kind_name: str, group_id: st
 
 @router.post("/groups/{kind_name}/{group_id}/edit")
 async def update_group(request: Request, who: Signed, kind_name: str, group_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     name, kind = _group_kind(kind_name)
     found = object_id(group_id, kind.api_type)
     ctx = request.app.state.ctx
@@ -316,6 +297,4 @@ async def update_group(request: Request, who: Signed, kind_name: str, group_id: 
     async def again(db: AsyncSession) -> FormPage:
         return _group_page(name, kind, raw, {}, found)
 
-    return await save(
-        request, who, subject_type=kind.api_type, store=store, redirect=lambda _: "/", again=again
-    )
+    return await save(request, who, Saved(kind.api_type, lambda _: "/"), store=store, again=again)

@@ -12,12 +12,11 @@ from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.audit.service import record
 from watchpost.console import pickers
-from watchpost.console.account import actor
+from watchpost.console.account import audit
 from watchpost.console.auth import Viewer, write_db
 from watchpost.console.forms import Field, Raw, field_errors
-from watchpost.console.web import render
+from watchpost.console.web import form_page
 from watchpost.errors import InvalidRequest
 from watchpost.heartbeats.models import HeartbeatGroup
 from watchpost.monitors import placement
@@ -62,11 +61,11 @@ def show(
     sections: dict[str, list[Field]] = {}
     for item in page.fields:
         sections.setdefault(item.section or "Details", []).append(item)
-    return render(
+    return form_page(
         request,
         "edit_form.html",
-        status=422 if errors else 200,
-        viewer=who,
+        who,
+        errors=errors,
         section=page.section
         or next(
             (key for key in ("monitors", "heartbeats") if page.action.startswith(f"/{key}")),
@@ -82,7 +81,6 @@ def show(
         secrets=page.secrets,
         chooser=page.chooser,
         empty=page.empty,
-        errors=errors or {},
     )
 
 
@@ -145,13 +143,21 @@ Save = Callable[[AsyncSession], Awaitable[tuple[str, int, str]]]
 """Stores the body in the write session: (audit action, object id, object's name)."""
 
 
+@dataclass(frozen=True)
+class Saved:
+    """What a form's object is: its audit entries' subject type, and the page shown once it
+    is saved (from its id)."""
+
+    subject_type: str
+    redirect: Callable[[int], str]
+
+
 async def save(
     request: Request,
     who: Viewer,
+    saved: Saved,
     *,
-    subject_type: str,
     store: Save,
-    redirect: Callable[[int], str],
     again: Callable[[AsyncSession], Awaitable[FormPage]],
 ) -> Response:
     """Runs store with an audit entry in one transaction: a 303 to the object, or the form
@@ -161,19 +167,10 @@ async def save(
     try:
         async with db.begin():
             action, object_id_, name = await store(db)
-            await record(
-                db,
-                team_id=who.team_id,
-                actor=actor(request, who),
-                action=action,
-                now=now,
-                subject_type=subject_type,
-                subject_id=object_id_,
-                subject=name,
-            )
+            await audit(db, request, who, action, now, (saved.subject_type, object_id_, name))
     except InvalidRequest as exc:
         async with db.begin():
             page = await again(db)
         errors = field_errors(exc.problems, [f.name for f in page.fields])
         return show(request, who, page, errors=errors)
-    return RedirectResponse(redirect(object_id_), status_code=303)
+    return RedirectResponse(saved.redirect(object_id_), status_code=303)

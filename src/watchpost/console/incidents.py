@@ -16,7 +16,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse, Response
 
 from watchpost.audit.service import Actor, record
-from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.auth import Viewer, checked_form, permitted_form, viewer, write_db
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.incident_list import (
     PAGE_SIZES,
@@ -30,7 +30,7 @@ from watchpost.console.incident_list import (
     subject_names,
 )
 from watchpost.console.incident_timeline import check_facts, timeline
-from watchpost.console.web import relative, render
+from watchpost.console.web import form_page, relative, render
 from watchpost.errors import InvalidRequest
 from watchpost.http.deps import request_sessions
 from watchpost.incidents import comments, service
@@ -93,11 +93,11 @@ async def _incident_page(
         {incident.heartbeat_id} if incident.heartbeat_id is not None else set(),
     )
     status = incident.status
-    return render(
+    return form_page(
         request,
         "incident.html",
-        status=422 if errors else 200,
-        viewer=who,
+        who,
+        errors=errors,
         section="incidents",
         live=LIVE,
         incident=incident,
@@ -109,7 +109,6 @@ async def _incident_page(
         facts=check_facts(incident),
         timeline=await timeline(db, incident),
         relative=relative,
-        errors=errors or {},
         comment=comment,
     )
 
@@ -164,8 +163,7 @@ async def reopen(request: Request, who: Signed, incident_id: str) -> Response:
 @router.post("/incidents/{incident_id}/comments")
 async def comment(request: Request, who: Signed, incident_id: str) -> Response:
     """A comment by the signed-in person; the API's rules for its content (CommentCreate)."""
-    form = await checked_form(request, who)
-    who.require(Action.RESPOND)
+    form = await permitted_form(request, who, Action.RESPOND)
     content = str(form.get("content", ""))
     try:
         data = parse(CommentCreate, {"content": content})

@@ -17,9 +17,8 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.audit.service import record
-from watchpost.console.account import actor
-from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.account import audit
+from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.notices import done_query
@@ -108,8 +107,7 @@ async def _delete(
     detail: str,
 ) -> Response:
     """Delete after a confirmation (the server's own page when JavaScript is off)."""
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     now = request.app.state.ctx.clock.now()
     db = await write_db(request)
     async with db.begin():
@@ -128,15 +126,8 @@ async def _delete(
                 back=action.rsplit("/", 1)[0],
                 fields=[],
             )
-        await record(
-            db,
-            team_id=who.team_id,
-            actor=actor(request, who),
-            action=f"{subject_type}.deleted",
-            now=now,
-            subject_type=subject_type,
-            subject_id=row.id,
-            subject=row.name,
+        await audit(
+            db, request, who, f"{subject_type}.deleted", now, (subject_type, row.id, row.name)
         )
         await remove(db, row)
     return RedirectResponse("/integrations?" + done_query("deleted"), status_code=303)

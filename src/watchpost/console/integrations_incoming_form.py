@@ -18,16 +18,15 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.audit.service import record
 from watchpost.console import integrations_rules as rules_kit
-from watchpost.console.account import actor
-from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.account import audit
+from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.form_kit import choices
 from watchpost.console.forms import Field, Raw, body_of, field_of, initial, posted
 from watchpost.console.integrations import INCOMING, SECTION, _caller
 from watchpost.console.integrations_example import curl_for
-from watchpost.console.web import render
+from watchpost.console.web import form_page
 from watchpost.errors import InvalidRequest
 from watchpost.http.deps import request_sessions
 from watchpost.incoming import schemas as incoming_schemas
@@ -121,11 +120,11 @@ async def _form(
             "title_field": rules_kit.body_of(rows)["title_field"],
         }
         curl, note = await curl_for(url, shown)
-    return render(
+    return form_page(
         request,
         "integration_incoming_form.html",
-        status=422 if errors else 200,
-        viewer=who,
+        who,
+        errors=errors,
         section=SECTION,
         title="New incoming webhook" if row is None else f"Edit {row.name}",
         action=f"{INCOMING}/new" if row is None else f"{INCOMING}/{row.id}/edit",
@@ -142,7 +141,6 @@ async def _form(
         curl=curl,
         note=note,
         methods=RECEIVE_METHODS,
-        errors=errors or {},
     )
 
 
@@ -165,8 +163,7 @@ async def edit_incoming(request: Request, who: Signed, row_id: str) -> Response:
 
 
 async def _save(request: Request, who: Viewer, row_id: str | None) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     fields = incoming_fields([])
     values = posted(fields, form)
     rows = rules_kit.rows_posted(form)
@@ -195,16 +192,7 @@ async def _save(request: Request, who: Viewer, row_id: str | None) -> Response:
                 )
                 await incoming.change(db, _caller(who), row, now, update)
                 action = "incoming_webhook.updated"
-            await record(
-                db,
-                team_id=who.team_id,
-                actor=actor(request, who),
-                action=action,
-                now=now,
-                subject_type="incoming_webhook",
-                subject_id=row.id,
-                subject=row.name,
-            )
+            await audit(db, request, who, action, now, ("incoming_webhook", row.id, row.name))
             saved = row.id
     except InvalidRequest as exc:
         errors = rules_kit.errors_of(exc.problems, rows, [f.name for f in fields])

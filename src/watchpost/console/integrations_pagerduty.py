@@ -11,9 +11,9 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.console.auth import Viewer, checked_form, viewer
+from watchpost.console.auth import Viewer, permitted_form, viewer
 from watchpost.console.errors import ConsoleRoute
-from watchpost.console.form_kit import FormPage, save, show
+from watchpost.console.form_kit import FormPage, Saved, save, show
 from watchpost.console.forms import (
     Field,
     Raw,
@@ -40,6 +40,9 @@ from watchpost.validation import object_id
 
 router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
 Signed = Annotated[Viewer, Depends(viewer)]
+PAGERDUTY_SAVED: Final = Saved(
+    "pagerduty_integration", lambda found: f"{PAGERDUTY}/{found}?done=saved"
+)
 
 
 # ----------------------------------------------------------------- PagerDuty integrations
@@ -112,8 +115,7 @@ async def new_pagerduty(request: Request, who: Signed) -> Response:
 
 @router.post(PAGERDUTY + "/new")
 async def create_pagerduty(request: Request, who: Signed) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     raw = posted(pagerduty_fields(), form)
     ctx = request.app.state.ctx
 
@@ -126,14 +128,7 @@ async def create_pagerduty(request: Request, who: Signed) -> Response:
     async def again(db: AsyncSession) -> FormPage:
         return _pagerduty_page(raw)
 
-    return await save(
-        request,
-        who,
-        subject_type="pagerduty_integration",
-        store=store,
-        redirect=lambda found: f"{PAGERDUTY}/{found}?done=saved",
-        again=again,
-    )
+    return await save(request, who, PAGERDUTY_SAVED, store=store, again=again)
 
 
 @router.get(PAGERDUTY + "/{row_id}")
@@ -163,8 +158,7 @@ async def edit_pagerduty(request: Request, who: Signed, row_id: str) -> Response
 
 @router.post(PAGERDUTY + "/{row_id}/edit")
 async def update_pagerduty(request: Request, who: Signed, row_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     raw = posted(pagerduty_fields(), form)
     found = object_id(row_id, pagerduty.TYPE)
     ctx = request.app.state.ctx
@@ -185,14 +179,7 @@ async def update_pagerduty(request: Request, who: Signed, row_id: str) -> Respon
     async def again(db: AsyncSession) -> FormPage:
         return _pagerduty_page(raw, found)
 
-    return await save(
-        request,
-        who,
-        subject_type="pagerduty_integration",
-        store=store,
-        redirect=lambda found: f"{PAGERDUTY}/{found}?done=saved",
-        again=again,
-    )
+    return await save(request, who, PAGERDUTY_SAVED, store=store, again=again)
 
 
 @router.post(PAGERDUTY + "/{row_id}/delete")

@@ -17,9 +17,8 @@ from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.agent.wire import server_problem
-from watchpost.audit.service import record
-from watchpost.console.account import actor
-from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.account import audit
+from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.locations import REGION_WORDS, SECTION, STATUS_WORDS, kind_of, own
@@ -95,8 +94,7 @@ async def location_page(request: Request, who: Signed, location_id: str) -> Resp
 
 @router.post("/locations/{location_id}/delete")
 async def delete_location(request: Request, who: Signed, location_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     found = object_id(location_id, service.LOCATION)
     now = request.app.state.ctx.clock.now()
     page = f"/locations/{found}"
@@ -117,16 +115,7 @@ async def delete_location(request: Request, who: Signed, location_id: str) -> Re
                     back=page,
                 )
             await service.delete_location(db, location, now=now)
-            await record(
-                db,
-                team_id=who.team_id,
-                actor=actor(request, who),
-                action="location.deleted",
-                now=now,
-                subject_type=service.LOCATION,
-                subject_id=found,
-                subject=name,
-            )
+            await audit(db, request, who, "location.deleted", now, (service.LOCATION, found, name))
     except Conflict as exc:
         async with db.begin():
             location = await own(db, who, found)
@@ -136,8 +125,7 @@ async def delete_location(request: Request, who: Signed, location_id: str) -> Re
 
 @router.post("/locations/{location_id}/tokens")
 async def create_token(request: Request, who: Signed, location_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     found = object_id(location_id, service.LOCATION)
     name = " ".join(str(form.get("name", "")).split())
     now = request.app.state.ctx.clock.now()
@@ -155,16 +143,14 @@ async def create_token(request: Request, who: Signed, location_id: str) -> Respo
                 typed=name[:NAME_LENGTH],
             )
         row, token = await tokens.create_token_row(db, location=location, name=name, now=now)
-        await record(
+        await audit(
             db,
-            team_id=who.team_id,
-            actor=actor(request, who),
-            action="probe_token.created",
-            now=now,
-            subject_type=tokens.PROBE_TOKEN,
-            subject_id=row.id,
-            subject=token_label(row),
-            details={"location": location.name},
+            request,
+            who,
+            "probe_token.created",
+            now,
+            (tokens.PROBE_TOKEN, row.id, token_label(row)),
+            {"location": location.name},
         )
         base = public_base(request, request.app.state.ctx)
         return await _page(
@@ -180,8 +166,7 @@ async def create_token(request: Request, who: Signed, location_id: str) -> Respo
 
 @router.post("/locations/{location_id}/tokens/{token_id}/revoke")
 async def revoke_token(request: Request, who: Signed, location_id: str, token_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     found = object_id(location_id, service.LOCATION)
     page = f"/locations/{found}"
     now = request.app.state.ctx.clock.now()
@@ -206,15 +191,13 @@ async def revoke_token(request: Request, who: Signed, location_id: str, token_id
                 back=page,
             )
         await tokens.revoke_token(db, row, now=now)
-        await record(
+        await audit(
             db,
-            team_id=who.team_id,
-            actor=actor(request, who),
-            action="probe_token.revoked",
-            now=now,
-            subject_type=tokens.PROBE_TOKEN,
-            subject_id=row.id,
-            subject=label,
-            details={"location": location.name},
+            request,
+            who,
+            "probe_token.revoked",
+            now,
+            (tokens.PROBE_TOKEN, row.id, label),
+            {"location": location.name},
         )
     return RedirectResponse(page, status_code=303)

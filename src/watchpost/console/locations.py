@@ -18,9 +18,9 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.console.auth import Refused, Viewer, checked_form, viewer
+from watchpost.console.auth import Refused, Viewer, permitted_form, viewer
 from watchpost.console.errors import ConsoleRoute
-from watchpost.console.form_kit import FormPage, save, show
+from watchpost.console.form_kit import FormPage, Saved, save, show
 from watchpost.console.forms import Field, Raw, body_of, field_of, initial, posted
 from watchpost.console.web import render
 from watchpost.http.deps import request_sessions
@@ -32,6 +32,7 @@ from watchpost.validation import object_id
 
 router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
 Signed = Annotated[Viewer, Depends(viewer)]
+LOCATION_SAVED: Final = Saved(service.LOCATION, lambda found: f"/locations/{found}")
 SECTION: Final = "locations"
 REGION_WORDS: Final = {
     "us": "United States (us)",
@@ -142,8 +143,7 @@ async def new_location(request: Request, who: Signed) -> Response:
 
 @router.post("/locations/new")
 async def create_location(request: Request, who: Signed) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     now = request.app.state.ctx.clock.now()
     raw = posted(fields(), form)
     body = body_of(fields(), raw, creating=True)
@@ -164,14 +164,7 @@ async def create_location(request: Request, who: Signed) -> Response:
     async def again(_db: AsyncSession) -> FormPage:
         return _form(raw, raw=True)
 
-    return await save(
-        request,
-        who,
-        subject_type=service.LOCATION,
-        store=store,
-        redirect=lambda found: f"/locations/{found}",
-        again=again,
-    )
+    return await save(request, who, LOCATION_SAVED, store=store, again=again)
 
 
 @router.get("/locations/{location_id}/edit")
@@ -184,8 +177,7 @@ async def edit_location(request: Request, who: Signed, location_id: str) -> Resp
 
 @router.post("/locations/{location_id}/edit")
 async def update_location(request: Request, who: Signed, location_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     found = object_id(location_id, service.LOCATION)
     now = request.app.state.ctx.clock.now()
     raw = posted(fields(), form)
@@ -207,11 +199,4 @@ async def update_location(request: Request, who: Signed, location_id: str) -> Re
     async def again(db: AsyncSession) -> FormPage:
         return _form(raw, await own(db, who, found), raw=True)
 
-    return await save(
-        request,
-        who,
-        subject_type=service.LOCATION,
-        store=store,
-        redirect=lambda found: f"/locations/{found}",
-        again=again,
-    )
+    return await save(request, who, LOCATION_SAVED, store=store, again=again)

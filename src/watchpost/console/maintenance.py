@@ -24,7 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.audit.service import record
 from watchpost.console.account import actor
-from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import field_errors
@@ -38,7 +38,7 @@ from watchpost.console.maintenance_data import (
 )
 from watchpost.console.pickers import find_text, ids_of
 from watchpost.console.query_numbers import number
-from watchpost.console.web import render
+from watchpost.console.web import form_page, render
 from watchpost.errors import InvalidRequest, NotFound
 from watchpost.heartbeats import service as heartbeats
 from watchpost.http.deps import request_sessions
@@ -101,11 +101,11 @@ async def _form(
     named: dict[str, str] = (
         {} if window is None else dict(parse_qsl(window.query, keep_blank_values=True))
     )
-    return render(
+    return form_page(
         request,
         "maintenance_form.html",
-        status=422 if errors else 200,
-        viewer=who,
+        who,
+        errors=errors,
         section=SECTION,
         title="New maintenance window" if window is None else "Edit maintenance window",
         window=window,
@@ -117,7 +117,6 @@ async def _form(
         find_action=f"{PATH}/new" if window is None else f"{PATH}/edit",
         find_hidden=named,
         values=values,
-        errors=errors or {},
     )
 
 
@@ -280,23 +279,20 @@ async def _save(request: Request, who: Viewer, *, old: Window | None, form: Any)
 
 @router.post(PATH + "/new")
 async def create_window(request: Request, who: Signed) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     return await _save(request, who, old=None, form=form)
 
 
 @router.post(PATH + "/edit")
 async def update_window(request: Request, who: Signed) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     old = window_from_query(form, "old_")
     return await _save(request, who, old=old, form=form)
 
 
 @router.post(PATH + "/delete")
 async def delete_window(request: Request, who: Signed) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     window = window_from_query(form)
     db = await write_db(request)
     async with db.begin():

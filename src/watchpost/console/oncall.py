@@ -21,17 +21,15 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.audit.service import record
-from watchpost.console import oncall_days, oncall_people
-from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console import account, oncall_days, oncall_people
+from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import field_errors
 from watchpost.console.pickers import find_text, ids_of
 from watchpost.console.policies import principal
 from watchpost.console.query_numbers import number
-from watchpost.console.team import actor
-from watchpost.console.web import render
+from watchpost.console.web import form_page, render
 from watchpost.errors import InvalidRequest
 from watchpost.listing import PageRequest
 from watchpost.oncall import calendars, events, rotation
@@ -111,16 +109,10 @@ async def audit(
     subject: str,
     details: dict[str, Any] | None = None,
 ) -> None:
-    await record(
-        db,
-        team_id=who.team_id,
-        actor=actor(request, who),
-        action=action,
-        now=request.app.state.ctx.clock.now(),
-        subject_type="on_call_calendar",
-        subject_id=calendar.id,
-        subject=subject,
-        details=details,
+    """account.audit of the calendar, now."""
+    now = request.app.state.ctx.clock.now()
+    await account.audit(
+        db, request, who, action, now, ("on_call_calendar", calendar.id, subject), details
     )
 
 
@@ -173,11 +165,11 @@ async def show_calendar(
         await oncall_people.by_id(db, who.team_id, find, chosen) if who.may(Action.EDIT) else None
     )
     start = now.replace(minute=0, second=0, microsecond=0) + timedelta(hours=1)
-    return render(
+    return form_page(
         request,
         "oncall_calendar.html",
-        status=422 if errors else 200,
-        viewer=who,
+        who,
+        errors=errors,
         section="oncall",
         title=f"On-call: {calendar.name}",
         calendar=calendar,
@@ -201,7 +193,6 @@ async def show_calendar(
         intervals=INTERVALS,
         may_edit=who.may(Action.EDIT),
         may_take=who.may(Action.RESPOND),
-        errors=errors or {},
     )
 
 
@@ -253,8 +244,7 @@ ROTATION_FIELDS: Final = (
 
 @router.post("/on-call/{calendar_id}/rotation")
 async def set_rotation(request: Request, who: Signed, calendar_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     now = request.app.state.ctx.clock.now()
     values = {name: str(form.get(name) or "") for name in ROTATION_FIELDS}
     length = values["rotation_length"].strip()
@@ -294,8 +284,7 @@ OVERRIDE_FIELDS: Final = ("starts_at", "ends_at", "user")
 async def take_over(request: Request, who: Signed, calendar_id: str) -> Response:
     """An override: the signed-in person (or, for an admin, the member chosen) is on call
     instead of the regular events' people from starts_at until ends_at."""
-    form = await checked_form(request, who)
-    who.require(Action.RESPOND)
+    form = await permitted_form(request, who, Action.RESPOND)
     now = request.app.state.ctx.clock.now()
     values = {name: str(form.get(name) or "") for name in OVERRIDE_FIELDS}
     chosen = values["user"].strip() or str(who.user.id)
@@ -349,8 +338,7 @@ async def remove_override(
     request: Request, who: Signed, calendar_id: str, event_id: str
 ) -> Response:
     """Remove an override: one's own (Action.RESPOND), anyone's (Action.EDIT)."""
-    form = await checked_form(request, who)
-    who.require(Action.RESPOND)
+    form = await permitted_form(request, who, Action.RESPOND)
     now = request.app.state.ctx.clock.now()
     db = await write_db(request)
     async with db.begin():

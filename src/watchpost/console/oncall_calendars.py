@@ -17,7 +17,7 @@ from fastapi.responses import RedirectResponse, Response
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import FORM_ERROR, field_errors
@@ -39,8 +39,7 @@ Signed = Annotated[Viewer, Depends(viewer)]
 
 @router.post("/on-call/new")
 async def create_calendar(request: Request, who: Signed) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     now = request.app.state.ctx.clock.now()
     name = " ".join(str(form.get("name") or "").split())
     db = await write_db(request)
@@ -107,8 +106,7 @@ async def calendar_settings(request: Request, who: Signed, calendar_id: str) -> 
 
 @router.post("/on-call/{calendar_id}/edit")
 async def rename_calendar(request: Request, who: Signed, calendar_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     now = request.app.state.ctx.clock.now()
     typed = str(form.get("name") or "")
     body: dict[str, Any] = {"name": " ".join(typed.split())}
@@ -138,8 +136,7 @@ async def rename_calendar(request: Request, who: Signed, calendar_id: str) -> Re
 async def delete_calendar(request: Request, who: Signed, calendar_id: str) -> Response:
     """Delete a calendar and its shifts after a confirmation; the API's refusals (the
     default calendar, one a policy names) are shown on the settings page."""
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     now = request.app.state.ctx.clock.now()
     db = await write_db(request)
     try:

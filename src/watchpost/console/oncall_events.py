@@ -22,13 +22,13 @@ from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console import oncall_days, oncall_people
-from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import field_errors
 from watchpost.console.oncall import audit, find_calendar, rfc3339_of, utc_value
 from watchpost.console.pickers import find_text
-from watchpost.console.web import render
+from watchpost.console.web import form_page
 from watchpost.errors import InvalidRequest
 from watchpost.oncall import events
 from watchpost.oncall.models import OnCallCalendar, OnCallEvent
@@ -96,11 +96,11 @@ async def _form(
     offered = {key for key, _ in members.items}
     others = [a for a in dict.fromkeys(chosen) if a.lower() not in offered]
     ticked = {a.lower() for a in chosen}
-    return render(
+    return form_page(
         request,
         "oncall_event.html",
-        status=422 if errors else 200,
-        viewer=who,
+        who,
+        errors=errors,
         section="oncall",
         title="Edit an override" if event.override else "Edit a shift",
         calendar=calendar,
@@ -111,7 +111,6 @@ async def _form(
         ticked=ticked,
         find=find,
         back=back,
-        errors=errors or {},
     )
 
 
@@ -142,8 +141,7 @@ def _body(values: dict[str, Any], shown: dict[str, Any]) -> dict[str, Any]:
 
 @router.post("/on-call/{calendar_id}/events/{event_id}/edit")
 async def update_event(request: Request, who: Signed, calendar_id: str, event_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     now = request.app.state.ctx.clock.now()
     values = _posted(form)
     find = find_text(form.get("find"))
@@ -176,8 +174,7 @@ def _calendar_url(calendar_id: int, back: str, done: str) -> str:
 
 @router.post("/on-call/{calendar_id}/events/{event_id}/delete")
 async def delete_event(request: Request, who: Signed, calendar_id: str, event_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     now = request.app.state.ctx.clock.now()
     back = _back(request, form.get("from"))
     db = await write_db(request)

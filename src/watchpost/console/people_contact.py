@@ -18,12 +18,11 @@ from fastapi.responses import RedirectResponse, Response
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.audit.service import record
 from watchpost.console import oncall_days
-from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.account import audit
+from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.errors import ConsoleRoute
-from watchpost.console.team import actor
-from watchpost.console.web import render
+from watchpost.console.web import form_page
 from watchpost.errors import NotFound
 from watchpost.http.deps import request_sessions
 from watchpost.oncall.models import OnCallCalendar
@@ -107,11 +106,11 @@ async def contact_page(
         )
         if any(_names_person(step, user) for step in steps or [])
     ]
-    return render(
+    return form_page(
         request,
         "person.html",
-        status=422 if errors else 200,
-        viewer=who,
+        who,
+        errors=errors,
         section="team",
         title=user.name or user.email,
         person=user,
@@ -125,7 +124,6 @@ async def contact_page(
         may_change=may_change(who, user.id),
         typed=user.name if typed is None else typed,
         typed_phones="\n".join(user.phone_numbers) if typed_phones is None else typed_phones,
-        errors=errors or {},
     )
 
 
@@ -139,8 +137,7 @@ async def person_page(request: Request, who: Signed, user_id: str) -> Response:
 @router.post("/team/people/{user_id}")
 async def change_person(request: Request, who: Signed, user_id: str) -> Response:
     """A person's name: their own, or (admins) any member's."""
-    form = await checked_form(request, who)
-    who.require(Action.READ)
+    form = await permitted_form(request, who, Action.READ)
     name = " ".join(str(form.get("name", "")).split())
     db = await write_db(request)
     async with db.begin():
@@ -158,15 +155,13 @@ async def change_person(request: Request, who: Signed, user_id: str) -> Response
             raise NotFound("user", user_id)
         before = row.name
         row.name = name
-        await record(
+        await audit(
             db,
-            team_id=who.team_id,
-            actor=actor(request, who),
-            action="person.renamed",
-            now=request.app.state.ctx.clock.now(),
-            subject_type="user",
-            subject_id=row.id,
-            subject=row.email,
-            details={"from": before, "to": name},
+            request,
+            who,
+            "person.renamed",
+            request.app.state.ctx.clock.now(),
+            ("user", row.id, row.email),
+            {"from": before, "to": name},
         )
     return RedirectResponse(f"/team/people/{user.id}", status_code=303)

@@ -13,12 +13,10 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.audit.service import record
-from watchpost.console.account import account_page
-from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.account import account_page, audit
+from watchpost.console.auth import Viewer, checked_form, permitted_form, viewer, write_db
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.people_contact import contact_page, may_change, member_of
-from watchpost.console.team import actor
 from watchpost.errors import NotFound
 from watchpost.people import phones
 from watchpost.people.roles import Action
@@ -42,16 +40,14 @@ async def _save(
         return
     before = len(row.phone_numbers or [])
     row.phone_numbers = numbers
-    await record(
+    await audit(
         db,
-        team_id=who.team_id,
-        actor=actor(request, who),
-        action="person.phone_numbers_changed",
-        now=request.app.state.ctx.clock.now(),
-        subject_type="user",
-        subject_id=row.id,
-        subject=row.email,
-        details={"numbers_before": before, "numbers": len(numbers)},
+        request,
+        who,
+        "person.phone_numbers_changed",
+        request.app.state.ctx.clock.now(),
+        ("user", row.id, row.email),
+        {"numbers_before": before, "numbers": len(numbers)},
     )
 
 
@@ -75,8 +71,7 @@ async def change_own(request: Request, who: Signed) -> Response:
 @router.post("/team/people/{user_id}/phone-numbers")
 async def change_member(request: Request, who: Signed, user_id: str) -> Response:
     """A member's numbers: their own, or (admins) anyone's in the team."""
-    form = await checked_form(request, who)
-    who.require(Action.READ)
+    form = await permitted_form(request, who, Action.READ)
     typed = str(form.get(FIELD, ""))[:MAX_FORM]
     db = await write_db(request)
     async with db.begin():

@@ -20,15 +20,14 @@ from fastapi.responses import RedirectResponse, Response
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.audit.service import record
 from watchpost.console import policies_choices
 from watchpost.console import policies_steps as steps_kit
-from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.account import audit
+from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.pickers import find_text
 from watchpost.console.query_numbers import number
-from watchpost.console.team import actor
 from watchpost.console.web import render
 from watchpost.errors import InvalidRequest
 from watchpost.heartbeats.models import Heartbeat
@@ -217,8 +216,7 @@ def _body(values: dict[str, str], rows: list[steps_kit.Row], *, creating: bool) 
 
 
 async def _save(request: Request, who: Viewer, policy_id: str | None) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     values = _values_of(form)
     rows = steps_kit.rows_posted(form)
     op = str(form.get("op") or "save")
@@ -244,16 +242,7 @@ async def _save(request: Request, who: Viewer, policy_id: str | None) -> Respons
                 update = accepted(*checked(PolicyUpdate, body, not_null=POLICY_NOT_NULL))
                 policy = await service.change(db, caller, policy, ctx, update)
                 action = "policy.updated"
-            await record(
-                db,
-                team_id=who.team_id,
-                actor=actor(request, who),
-                action=action,
-                now=now,
-                subject_type="policy",
-                subject_id=policy.id,
-                subject=policy.name,
-            )
+            await audit(db, request, who, action, now, ("policy", policy.id, policy.name))
             saved = policy.id
     except InvalidRequest as exc:
         errors = steps_kit.step_errors(exc.problems, len(rows))
@@ -294,8 +283,7 @@ async def update_policy(request: Request, who: Signed, policy_id: str) -> Respon
 
 @router.post("/policies/{policy_id}/delete")
 async def delete_policy(request: Request, who: Signed, policy_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     now = request.app.state.ctx.clock.now()
     db = await write_db(request)
     async with db.begin():
@@ -316,16 +304,7 @@ async def delete_policy(request: Request, who: Signed, policy_id: str) -> Respon
             )
         name, removed = policy.name, policy.id
         await service.remove(db, policy)
-        await record(
-            db,
-            team_id=who.team_id,
-            actor=actor(request, who),
-            action="policy.deleted",
-            now=now,
-            subject_type="policy",
-            subject_id=removed,
-            subject=name,
-        )
+        await audit(db, request, who, "policy.deleted", now, ("policy", removed, name))
     return RedirectResponse("/policies?done=deleted", status_code=303)
 
 

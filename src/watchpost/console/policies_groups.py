@@ -20,14 +20,13 @@ from fastapi.responses import RedirectResponse, Response
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.audit.service import record
-from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.account import audit
+from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import field_errors
 from watchpost.console.policies import PER_PAGE, principal
 from watchpost.console.query_numbers import number
-from watchpost.console.team import actor
 from watchpost.console.web import render
 from watchpost.errors import InvalidRequest
 from watchpost.http.deps import request_sessions
@@ -206,15 +205,13 @@ async def _audit(
     request: Request, who: Viewer, db: AsyncSession, kind: Kind, change: str, group: Any
 ) -> None:
     """An audit entry `policy_group.created` (…`updated`, `deleted`; `urgency_group.…`)."""
-    await record(
+    await audit(
         db,
-        team_id=who.team_id,
-        actor=actor(request, who),
-        action=f"{kind.groups.TYPE}.{change}",
-        now=request.app.state.ctx.clock.now(),
-        subject_type=kind.groups.TYPE,
-        subject_id=group.id,
-        subject=group.name,
+        request,
+        who,
+        f"{kind.groups.TYPE}.{change}",
+        request.app.state.ctx.clock.now(),
+        (kind.groups.TYPE, group.id, group.name),
     )
 
 
@@ -228,8 +225,7 @@ def _add_routes(kind: Kind) -> None:
 
     @router.post(kind.path + "/new")
     async def create_group(request: Request, who: Signed) -> Response:
-        form = await checked_form(request, who)
-        who.require(Action.EDIT)
+        form = await permitted_form(request, who, Action.EDIT)
         ctx = request.app.state.ctx
         values = {name: str(form.get(name) or "") for name in FIELDS}
         db = await write_db(request)
@@ -253,8 +249,7 @@ def _add_routes(kind: Kind) -> None:
 
     @router.post(kind.path + "/{group_id}/edit")
     async def update_group(request: Request, who: Signed, group_id: str) -> Response:
-        form = await checked_form(request, who)
-        who.require(Action.EDIT)
+        form = await permitted_form(request, who, Action.EDIT)
         ctx = request.app.state.ctx
         values = {name: str(form.get(name) or "") for name in FIELDS}
         db = await write_db(request)
@@ -275,8 +270,7 @@ def _add_routes(kind: Kind) -> None:
 
     @router.post(kind.path + "/{group_id}/delete")
     async def delete_group(request: Request, who: Signed, group_id: str) -> Response:
-        form = await checked_form(request, who)
-        who.require(Action.EDIT)
+        form = await permitted_form(request, who, Action.EDIT)
         db = await write_db(request)
         async with db.begin():
             group = await _group(db, who, kind, group_id)

@@ -13,14 +13,13 @@ from fastapi.responses import RedirectResponse, Response
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.audit.service import record
-from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.account import audit
+from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import field_errors
 from watchpost.console.policies import PER_PAGE, principal
-from watchpost.console.team import actor
-from watchpost.console.web import render
+from watchpost.console.web import form_page, render
 from watchpost.errors import InvalidRequest
 from watchpost.http.deps import request_sessions
 from watchpost.listing import PageRequest
@@ -95,11 +94,11 @@ async def _form(
         .order_by(UrgencyGroup.name, UrgencyGroup.id)
         .limit(1000)
     )
-    return render(
+    return form_page(
         request,
         "urgency_form.html",
-        status=422 if errors else 200,
-        viewer=who,
+        who,
+        errors=errors,
         section="policies",
         title="New urgency" if urgency is None else f"Edit urgency {urgency.name}",
         action="/policies/urgencies/new"
@@ -108,7 +107,6 @@ async def _form(
         values=values,
         ways=[(way, *WAY_WORDS[way]) for way in WAYS],
         groups=[(str(gid), name) for gid, name in groups],
-        errors=errors or {},
     )
 
 
@@ -147,8 +145,7 @@ def _body(values: dict[str, Any]) -> dict[str, Any]:
 
 
 async def _save(request: Request, who: Viewer, urgency_id: str | None) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     values = _posted(form)
     ctx = request.app.state.ctx
     db = await write_db(request)
@@ -163,15 +160,8 @@ async def _save(request: Request, who: Viewer, urgency_id: str | None) -> Respon
                 data = accepted(*checked(UrgencyUpdate, _body(values), not_null=URGENCY_NOT_NULL))
                 urgency = await service.change(db, principal(who), urgency, ctx, data)
                 action = "urgency.updated"
-            await record(
-                db,
-                team_id=who.team_id,
-                actor=actor(request, who),
-                action=action,
-                now=ctx.clock.now(),
-                subject_type="urgency",
-                subject_id=urgency.id,
-                subject=urgency.name,
+            await audit(
+                db, request, who, action, ctx.clock.now(), ("urgency", urgency.id, urgency.name)
             )
     except InvalidRequest as exc:
         async with db.begin():
@@ -193,8 +183,7 @@ async def update_urgency(request: Request, who: Signed, urgency_id: str) -> Resp
 
 @router.post("/policies/urgencies/{urgency_id}/delete")
 async def delete_urgency(request: Request, who: Signed, urgency_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     db = await write_db(request)
     async with db.begin():
         urgency = await _urgency(db, who, urgency_id)
@@ -214,14 +203,12 @@ async def delete_urgency(request: Request, who: Signed, urgency_id: str) -> Resp
             )
         name, removed = urgency.name, urgency.id
         await service.remove(db, urgency)
-        await record(
+        await audit(
             db,
-            team_id=who.team_id,
-            actor=actor(request, who),
-            action="urgency.deleted",
-            now=request.app.state.ctx.clock.now(),
-            subject_type="urgency",
-            subject_id=removed,
-            subject=name,
+            request,
+            who,
+            "urgency.deleted",
+            request.app.state.ctx.clock.now(),
+            ("urgency", removed, name),
         )
     return RedirectResponse("/policies/urgencies?done=deleted", status_code=303)

@@ -14,10 +14,9 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.audit.service import record
-from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.account import audit
+from watchpost.console.auth import Viewer, checked_form, permitted_form, viewer, write_db
 from watchpost.console.errors import ConsoleRoute
-from watchpost.console.team import actor
 from watchpost.errors import NotFound
 from watchpost.logsearch.models import SavedSearch
 from watchpost.people.roles import Action
@@ -46,8 +45,7 @@ def _text(form: object, name: str, limit: int) -> str:
 
 @router.post("/logs/saved")
 async def save(request: Request, who: Signed) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.RESPOND)
+    form = await permitted_form(request, who, Action.RESPOND)
     from watchpost.console.logs import explorer_page  # the page shows the form's errors
 
     name = " ".join(str(form.get("name", "")).split())
@@ -86,16 +84,14 @@ async def save(request: Request, who: Signed) -> Response:
             except IntegrityError:
                 problem = "A saved search has this name: choose another"
             else:
-                await record(
+                await audit(
                     db,
-                    team_id=who.team_id,
-                    actor=actor(request, who),
-                    action="saved_search.created",
-                    now=now,
-                    subject_type="saved_search",
-                    subject_id=row.id,
-                    subject=name,
-                    details={"query": fields["q"], "range": fields["range"]},
+                    request,
+                    who,
+                    "saved_search.created",
+                    now,
+                    ("saved_search", row.id, name),
+                    {"query": fields["q"], "range": fields["range"]},
                 )
                 link = row.link
     if problem is not None:
@@ -115,15 +111,8 @@ async def delete(request: Request, who: Signed, search_id: str) -> Response:
         row = await db.get(SavedSearch, object_id(search_id, "saved search"))
         if row is None or row.team_id != who.team_id:
             raise NotFound("saved search", search_id)
-        await record(
-            db,
-            team_id=who.team_id,
-            actor=actor(request, who),
-            action="saved_search.deleted",
-            now=now,
-            subject_type="saved_search",
-            subject_id=row.id,
-            subject=row.name,
+        await audit(
+            db, request, who, "saved_search.deleted", now, ("saved_search", row.id, row.name)
         )
         await db.delete(row)
     return RedirectResponse("/logs?done=deleted", status_code=303)

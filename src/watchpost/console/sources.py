@@ -13,14 +13,13 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy import func, select
 
-from watchpost.audit.service import record
-from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.account import audit
+from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.notices import done_query
 from watchpost.console.sources_examples import examples
-from watchpost.console.team import actor
-from watchpost.console.web import render
+from watchpost.console.web import form_page, render
 from watchpost.errors import InvalidRequest
 from watchpost.http.deps import request_sessions
 from watchpost.people.roles import Action
@@ -91,15 +90,14 @@ async def list_page(request: Request, who: Signed) -> Response:
 def _new_page(
     request: Request, who: Viewer, *, values: dict[str, Any], errors: dict[str, str] | None = None
 ) -> Response:
-    return render(
+    return form_page(
         request,
         "source_new.html",
-        status=422 if errors else 200,
-        viewer=who,
+        who,
+        errors=errors,
         section="sources",
         platforms=PLATFORMS,
         values=values,
-        errors=errors or {},
     )
 
 
@@ -119,8 +117,7 @@ async def new_page(request: Request, who: Signed) -> Response:
 
 @router.post("/sources")
 async def create(request: Request, who: Signed) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     ctx = request.app.state.ctx
     body: dict[str, Any] = {
         "name": " ".join(str(form.get("name", "")).split()),
@@ -138,16 +135,14 @@ async def create(request: Request, who: Signed) -> Response:
             db, team_id=who.team_id, data=data, box=ctx.box, now=now
         )
         token = ctx.box.decrypt(source.token_encrypted)
-        await record(
+        await audit(
             db,
-            team_id=who.team_id,
-            actor=actor(request, who),
-            action="source.created",
-            now=now,
-            subject_type="source",
-            subject_id=source.id,
-            subject=source.name,
-            details={"platform": source.platform},
+            request,
+            who,
+            "source.created",
+            now,
+            ("source", source.id, source.name),
+            {"platform": source.platform},
         )
     to = ingest_address(request)
     return render(
@@ -177,17 +172,16 @@ def _source_page(
     errors: dict[str, str] | None = None,
 ) -> Response:
     to = ingest_address(request)
-    return render(
+    return form_page(
         request,
         "source.html",
-        status=422 if errors else 200,
-        viewer=who,
+        who,
+        errors=errors,
         section="sources",
         source=source,
         ingest=to,
         examples=examples(to.url, None),
         values=values or {name: getattr(source, name) for name in RETENTION_FIELDS},
-        errors=errors or {},
     )
 
 
@@ -200,8 +194,7 @@ async def source_page(request: Request, who: Signed, source_id: str) -> Response
 
 @router.post("/sources/{source_id}")
 async def edit(request: Request, who: Signed, source_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     ctx = request.app.state.ctx
     body = {name: _whole_number(form, name) for name in RETENTION_FIELDS}
     now = ctx.clock.now()
@@ -224,24 +217,15 @@ async def edit(request: Request, who: Signed, source_id: str) -> Response:
             if before[name] != getattr(source, name)
         }
         if changed:
-            await record(
-                db,
-                team_id=who.team_id,
-                actor=actor(request, who),
-                action="source.updated",
-                now=now,
-                subject_type="source",
-                subject_id=source.id,
-                subject=source.name,
-                details=changed,
+            await audit(
+                db, request, who, "source.updated", now, ("source", source.id, source.name), changed
             )
     return RedirectResponse(f"/sources/{source.id}?saved=1", status_code=303)
 
 
 @router.post("/sources/{source_id}/delete")
 async def delete(request: Request, who: Signed, source_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     now = request.app.state.ctx.clock.now()
     db = await write_db(request)
     async with db.begin():
@@ -260,15 +244,6 @@ async def delete(request: Request, who: Signed, source_id: str) -> Response:
                 button="Delete the source",
                 back=f"/sources/{source.id}",
             )
-        await record(
-            db,
-            team_id=who.team_id,
-            actor=actor(request, who),
-            action="source.deleted",
-            now=now,
-            subject_type="source",
-            subject_id=source.id,
-            subject=source.name,
-        )
+        await audit(db, request, who, "source.deleted", now, ("source", source.id, source.name))
         await service.delete_source(db, source=source)
     return RedirectResponse(f"/sources?{done_query('deleted')}", status_code=303)

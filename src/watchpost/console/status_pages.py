@@ -13,7 +13,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.console.auth import Viewer, checked_form, write_db
+from watchpost.console.auth import Viewer, permitted_form, write_db
 from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.form_kit import choices
@@ -26,7 +26,7 @@ from watchpost.console.status_pages_kit import (
     audit,
     team_page,
 )
-from watchpost.console.web import render
+from watchpost.console.web import form_page
 from watchpost.errors import InvalidRequest
 from watchpost.http.deps import request_sessions
 from watchpost.people.roles import Action
@@ -215,11 +215,11 @@ def _show_form(
         title = f"Settings of {page.company_name}"
         action, back = f"/status-pages/{page.id}/settings", f"/status-pages/{page.id}"
         submit = "Save settings"
-    return render(
+    return form_page(
         request,
         "status_page_form.html",
-        status=422 if errors else 200,
-        viewer=who,
+        who,
+        errors=errors,
         section=SECTION,
         title=title,
         action=action,
@@ -229,7 +229,6 @@ def _show_form(
         values=values,
         hidden={},
         secrets={"password": page is not None and page.password_hash is not None},
-        errors=errors or {},
         page=page,
         where=None if page is None else addresses(request, page),
     )
@@ -260,8 +259,7 @@ def _errors(exc: InvalidRequest, fields: list[Field]) -> dict[str, str]:
 
 @router.post("/status-pages/new")
 async def create_page(request: Request, who: Signed) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     fields = page_fields([], creating=True)
     raw = posted_values(fields, form)
     body = page_body(fields, raw, creating=True)
@@ -274,13 +272,7 @@ async def create_page(request: Request, who: Signed) -> Response:
                 db, team_id=who.team_id, team_name=who.team_name, data=data, now=now
             )
             await audit(
-                request,
-                db,
-                who,
-                "status_page.created",
-                subject_type=SUBJECT,
-                subject_id=page.id,
-                subject=page.company_name,
+                request, db, who, "status_page.created", (SUBJECT, page.id, page.company_name)
             )
     except InvalidRequest as exc:
         return _show_form(
@@ -300,8 +292,7 @@ async def settings_form(request: Request, who: Signed, page_id: str) -> Response
 
 @router.post("/status-pages/{page_id}/settings")
 async def save_settings(request: Request, who: Signed, page_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     now = request.app.state.ctx.clock.now()
     db = await write_db(request)
     async with db.begin():
@@ -329,10 +320,8 @@ async def save_settings(request: Request, who: Signed, page_id: str) -> Response
                 db,
                 who,
                 "status_page.updated",
-                subject_type=SUBJECT,
-                subject_id=page.id,
-                subject=page.company_name,
-                details={"changed": changed},
+                (SUBJECT, page.id, page.company_name),
+                {"changed": changed},
             )
     except InvalidRequest as exc:
         async with db.begin():
@@ -348,8 +337,7 @@ async def save_settings(request: Request, who: Signed, page_id: str) -> Response
 
 @router.post("/status-pages/{page_id}/delete")
 async def delete_page(request: Request, who: Signed, page_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     db = await write_db(request)
     async with db.begin():
         page = await team_page(db, who, page_id, lock=True)
@@ -367,14 +355,6 @@ async def delete_page(request: Request, who: Signed, page_id: str) -> Response:
                 button="Delete the status page",
                 back=f"/status-pages/{page.id}",
             )
-        await audit(
-            request,
-            db,
-            who,
-            "status_page.deleted",
-            subject_type=SUBJECT,
-            subject_id=page.id,
-            subject=page.company_name,
-        )
+        await audit(request, db, who, "status_page.deleted", (SUBJECT, page.id, page.company_name))
         await pages.delete_page(db, page=page)
     return RedirectResponse("/status-pages?done=deleted", status_code=303)

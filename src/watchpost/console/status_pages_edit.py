@@ -18,13 +18,13 @@ from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console import status_pages_rules as rules_kit
-from watchpost.console.auth import Viewer, checked_form, write_db
+from watchpost.console.auth import Viewer, permitted_form, write_db
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import Field, Raw, field_errors, field_of, initial, posted
 from watchpost.console.status_pages_kit import SECTION, Signed, audit, team_page
 from watchpost.console.status_pages_layout import KIND_WORDS, WIDGETS, _section
-from watchpost.console.status_pages_resources import _resource
-from watchpost.console.web import render
+from watchpost.console.status_pages_resources import _resource, change_resource
+from watchpost.console.web import form_page
 from watchpost.errors import InvalidRequest
 from watchpost.http.deps import request_sessions
 from watchpost.people.roles import Action
@@ -69,16 +69,15 @@ def _section_form(
     name: str,
     errors: dict[str, str] | None = None,
 ) -> Response:
-    return render(
+    return form_page(
         request,
         "status_section_form.html",
-        status=422 if errors else 200,
-        viewer=who,
+        who,
+        errors=errors,
         section=SECTION,
         page=page,
         part=section,
         name=name,
-        errors=errors or {},
     )
 
 
@@ -93,8 +92,7 @@ async def edit_section(request: Request, who: Signed, page_id: str, section_id: 
 
 @router.post(SECTION_EDIT)
 async def rename_section(request: Request, who: Signed, page_id: str, section_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     name = str(form.get("name", ""))
     db = await write_db(request)
     try:
@@ -116,10 +114,12 @@ async def rename_section(request: Request, who: Signed, page_id: str, section_id
                 db,
                 who,
                 "status_page_section.updated",
-                subject_type=sections.SECTION,
-                subject_id=section.id,
-                subject=f"{page.company_name}: {section.name or 'unnamed section'}",
-                details={"changed": ["name"] if section.name != before else []},
+                (
+                    sections.SECTION,
+                    section.id,
+                    f"{page.company_name}: {section.name or 'unnamed section'}",
+                ),
+                {"changed": ["name"] if section.name != before else []},
             )
     except InvalidRequest as exc:
         async with db.begin():
@@ -193,11 +193,11 @@ async def _resource_form(
     plain = resource_row(row)
     targets = await resources.load_targets(db, [plain])
     target = targets.get((plain.resource_type, plain.resource_id))
-    return render(
+    return form_page(
         request,
         "status_resource_form.html",
-        status=422 if errors else 200,
-        viewer=who,
+        who,
+        errors=errors,
         section=SECTION,
         page=page,
         resource=row,
@@ -209,7 +209,6 @@ async def _resource_form(
         rules=rules,
         rule_list=rules_kit.RULES,
         most=rules_kit.MOST_VALUES,
-        errors=errors or {},
     )
 
 
@@ -238,8 +237,7 @@ def resource_body(
 
 @router.post(RESOURCE_EDIT)
 async def save_resource(request: Request, who: Signed, page_id: str, resource_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     rules = rules_kit.rules_posted(form)
     fields = resource_fields(MANUAL, DEFAULT_WIDGET)  # their choices matter only when shown
     values = posted(fields, form)
@@ -257,16 +255,7 @@ async def save_resource(request: Request, who: Signed, page_id: str, resource_id
             page = await team_page(db, who, page_id, lock=True)
             row = await _resource(db, page, resource_id)
             before = _stored(row)
-            data = parse(ResourceFields, body)
-            await resources.update_resource(
-                db,
-                page=page,
-                team_name=who.team_name,
-                resource=row,
-                data=data,
-                sent=set(data.model_fields_set),
-                now=request.app.state.ctx.clock.now(),
-            )
+            await change_resource(request, who, db, page, row, body)
             after = _stored(row)
             targets = await resources.load_targets(db, [resource_row(row)])
             shown = public_name(
@@ -277,10 +266,8 @@ async def save_resource(request: Request, who: Signed, page_id: str, resource_id
                 db,
                 who,
                 "status_page_resource.updated",
-                subject_type=resources.RESOURCE,
-                subject_id=row.id,
-                subject=f"{page.company_name}: {shown}",
-                details={"changed": [name for name in CHANGED if before[name] != after[name]]},
+                (resources.RESOURCE, row.id, f"{page.company_name}: {shown}"),
+                {"changed": [name for name in CHANGED if before[name] != after[name]]},
             )
     except InvalidRequest as exc:
         errors = rules_kit.errors_of(exc.problems, rules, [f.name for f in fields])

@@ -12,8 +12,7 @@ from urllib.parse import urlsplit
 from fastapi import Depends, Request
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.audit.service import record
-from watchpost.console.account import actor
+from watchpost.console import account
 from watchpost.console.auth import Viewer, viewer
 from watchpost.console.notices import notice_of
 from watchpost.listing import PageRequest
@@ -60,23 +59,12 @@ async def audit(
     db: AsyncSession,
     who: Viewer,
     action: str,
-    *,
-    subject_type: str,
-    subject_id: int,
-    subject: str,
+    subject: account.Subject,
     details: dict[str, Any] | None = None,
 ) -> None:
-    await record(
-        db,
-        team_id=who.team_id,
-        actor=actor(request, who),
-        action=action,
-        now=request.app.state.ctx.clock.now(),
-        subject_type=subject_type,
-        subject_id=subject_id,
-        subject=subject,
-        details=details,
-    )
+    """account.audit, now."""
+    now = request.app.state.ctx.clock.now()
+    await account.audit(db, request, who, action, now, subject, details)
 
 
 @dataclass(frozen=True)

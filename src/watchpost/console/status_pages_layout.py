@@ -20,7 +20,7 @@ from fastapi.responses import RedirectResponse, Response
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.console.auth import Viewer, checked_form, write_db
+from watchpost.console.auth import Viewer, permitted_form, write_db
 from watchpost.console.confirming import confirm_page
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import field_errors
@@ -33,7 +33,7 @@ from watchpost.console.status_pages_kit import (
     notice_for,
     team_page,
 )
-from watchpost.console.web import render
+from watchpost.console.web import form_page
 from watchpost.errors import InvalidRequest
 from watchpost.heartbeats.models import Heartbeat, HeartbeatGroup
 from watchpost.http.deps import request_sessions
@@ -171,11 +171,11 @@ async def editor(
         if who.may(Action.EDIT)
         else ([], [])
     )
-    return render(
+    return form_page(
         request,
         "status_page.html",
-        status=422 if errors else 200,
-        viewer=who,
+        who,
+        errors=errors,
         section=SECTION,
         page=page,
         where=addresses(request, page),
@@ -186,7 +186,6 @@ async def editor(
         cut=[(k[1], p.note) for k, p in zip(KINDS, picked, strict=False) if p.cut],
         widgets=WIDGETS,
         subscribers=subscribers or 0,
-        errors=errors or {},
         typed=typed or {},
         notice=notice_for(request),
     )
@@ -227,8 +226,7 @@ async def _again(
 
 @router.post("/status-pages/{page_id}/sections")
 async def add_section(request: Request, who: Signed, page_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     name = str(form.get("section_name", ""))
     db = await write_db(request)
     try:
@@ -243,9 +241,11 @@ async def add_section(request: Request, who: Signed, page_id: str) -> Response:
                 db,
                 who,
                 "status_page_section.created",
-                subject_type=sections.SECTION,
-                subject_id=section.id,
-                subject=f"{page.company_name}: {section.name or 'unnamed section'}",
+                (
+                    sections.SECTION,
+                    section.id,
+                    f"{page.company_name}: {section.name or 'unnamed section'}",
+                ),
             )
     except InvalidRequest as exc:
         return await _again(
@@ -265,8 +265,7 @@ async def _section(db: AsyncSession, page: StatusPage, section_id: str) -> Statu
 
 @router.post("/status-pages/{page_id}/sections/{section_id}/move")
 async def move_section(request: Request, who: Signed, page_id: str, section_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     return await section_moved(request, who, page_id, section_id, str(form.get("direction", "")))
 
 
@@ -292,18 +291,19 @@ async def section_moved(
             db,
             who,
             "status_page_section.moved",
-            subject_type=sections.SECTION,
-            subject_id=section.id,
-            subject=f"{page.company_name}: {section.name or 'unnamed section'}",
-            details={"position": section.position},
+            (
+                sections.SECTION,
+                section.id,
+                f"{page.company_name}: {section.name or 'unnamed section'}",
+            ),
+            {"position": section.position},
         )
     return _back(page, "moved", f"section-{section.id}")
 
 
 @router.post("/status-pages/{page_id}/sections/{section_id}/delete")
 async def delete_section(request: Request, who: Signed, page_id: str, section_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     confirmed = str(form.get("confirm", "")) == "yes"
     return await section_removed(request, who, page_id, section_id, confirmed=confirmed)
 
@@ -336,9 +336,7 @@ async def section_removed(
             db,
             who,
             "status_page_section.deleted",
-            subject_type=sections.SECTION,
-            subject_id=section.id,
-            subject=f"{page.company_name}: {label}",
+            (sections.SECTION, section.id, f"{page.company_name}: {label}"),
         )
         await sections.delete_section(db, page=page, section=section)
     return _back(page, "removed", "layout")

@@ -14,7 +14,7 @@ from typing import Final
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
-from watchpost.console.auth import checked_form
+from watchpost.console.auth import permitted_form
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.status_pages_kit import Signed, team_page
 from watchpost.console.status_pages_layout import section_moved, section_removed
@@ -30,8 +30,7 @@ PRESSES: Final = ("up", "down", "remove", "section_up", "section_down", "section
 
 @router.post("/status-pages/{page_id}/layout")
 async def layout_pressed(request: Request, who: Signed, page_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     pressed = next((name for name in PRESSES if str(form.get(name, "")).strip()), None)
     if pressed is None:  # nothing pressed (the page's own id checked: a 404 for another's)
         page = await team_page(await request_sessions(request).read(), who, page_id)

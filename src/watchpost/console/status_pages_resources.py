@@ -13,7 +13,7 @@ from fastapi.responses import Response
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.datastructures import FormData
 
-from watchpost.console.auth import Viewer, checked_form, write_db
+from watchpost.console.auth import Viewer, permitted_form, write_db
 from watchpost.console.confirming import confirm_page
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.status_pages_kit import (
@@ -80,8 +80,7 @@ def _add_body(form: FormData) -> tuple[dict[str, Any], dict[str, str]]:
 
 @router.post("/status-pages/{page_id}/resources")
 async def add_resource(request: Request, who: Signed, page_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     body, typed = _add_body(form)
     db = await write_db(request)
     try:
@@ -98,18 +97,14 @@ async def add_resource(request: Request, who: Signed, page_id: str) -> Response:
                 sent=set(data.model_fields_set),
                 now=_now(request),
             )
+            shown = typed["public_name"].strip() or typed["item"]
             await audit(
                 request,
                 db,
                 who,
                 "status_page_resource.created",
-                subject_type=resources.RESOURCE,
-                subject_id=created.id,
-                subject=f"{page.company_name}: {typed['public_name'].strip() or typed['item']}",
-                details={
-                    "resource_type": created.resource_type,
-                    "widget_type": created.widget_type,
-                },
+                (resources.RESOURCE, created.id, f"{page.company_name}: {shown}"),
+                {"resource_type": created.resource_type, "widget_type": created.widget_type},
             )
     except InvalidRequest as exc:
         return await _again(request, who, page_id, exc, ADD_FIELDS, typed)
@@ -122,6 +117,22 @@ async def _resource(db: AsyncSession, page: StatusPage, resource_id: str) -> Sta
         team_id=page.team_id,
         page_id=page.id,
         resource_id=object_id(resource_id, resources.RESOURCE),
+    )
+
+
+async def change_resource(
+    request: Request,
+    who: Viewer,
+    db: AsyncSession,
+    page: StatusPage,
+    row: StatusPageResource,
+    body: Mapping[str, Any],
+) -> None:
+    """Updates row with body, checked as the API's resource fields (the fields it names)."""
+    data = parse(ResourceFields, body)
+    sent, now = set(data.model_fields_set), _now(request)
+    await resources.update_resource(
+        db, page=page, team_name=who.team_name, resource=row, data=data, sent=sent, now=now
     )
 
 
@@ -156,8 +167,7 @@ async def _neighbour(
 @router.post("/status-pages/{page_id}/resources/{resource_id}/move")
 async def move_resource(request: Request, who: Signed, page_id: str, resource_id: str) -> Response:
     """direction=up|down (the buttons), or section_id and position (a drop: console.js)."""
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     return await resource_moved(request, who, page_id, resource_id, form)
 
 
@@ -184,25 +194,14 @@ async def resource_moved(
                 body = {"status_page_section_id": section_id}
                 if position >= 0:
                     body["position"] = position
-            data = parse(ResourceFields, body)
-            await resources.update_resource(
-                db,
-                page=page,
-                team_name=who.team_name,
-                resource=row,
-                data=data,
-                sent=set(data.model_fields_set),
-                now=_now(request),
-            )
+            await change_resource(request, who, db, page, row, body)
             await audit(
                 request,
                 db,
                 who,
                 "status_page_resource.moved",
-                subject_type=resources.RESOURCE,
-                subject_id=row.id,
-                subject=f"{page.company_name}: resource {row.id}",
-                details={"section_id": row.status_page_section_id, "position": row.position},
+                (resources.RESOURCE, row.id, f"{page.company_name}: resource {row.id}"),
+                {"section_id": row.status_page_section_id, "position": row.position},
             )
     except InvalidRequest as exc:
         if dropped and request.headers.get("x-requested-with") == "fetch":
@@ -222,8 +221,7 @@ def _int(value: object) -> int | str:
 async def delete_resource(
     request: Request, who: Signed, page_id: str, resource_id: str
 ) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     confirmed = str(form.get("confirm", "")) == "yes"
     return await resource_removed(request, who, page_id, resource_id, confirmed=confirmed)
 
@@ -253,9 +251,7 @@ async def resource_removed(
             db,
             who,
             "status_page_resource.deleted",
-            subject_type=resources.RESOURCE,
-            subject_id=row.id,
-            subject=f"{page.company_name}: {shown}",
+            (resources.RESOURCE, row.id, f"{page.company_name}: {shown}"),
         )
         await resources.delete_resource(db, resource=row)
     return _back(page, "removed", "layout")

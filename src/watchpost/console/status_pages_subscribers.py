@@ -16,7 +16,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response, StreamingResponse
 from sqlalchemy import func, select
 
-from watchpost.console.auth import checked_form, write_db
+from watchpost.console.auth import permitted_form, write_db
 from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.status_pages_kit import (
@@ -128,8 +128,7 @@ async def export(request: Request, who: Signed, page_id: str) -> Response:
 
 @router.post("/status-pages/{page_id}/subscribers/{subscriber_id}/delete")
 async def remove(request: Request, who: Signed, page_id: str, subscriber_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     db = await write_db(request)
     async with db.begin():
         page = await team_page(db, who, page_id, lock=True)
@@ -159,9 +158,7 @@ async def remove(request: Request, who: Signed, page_id: str, subscriber_id: str
             db,
             who,
             "status_page_subscriber.removed",
-            subject_type=TYPE,
-            subject_id=row.id,
-            subject=f"{page.company_name}: {row.kind} subscriber {row.id}",
+            (TYPE, row.id, f"{page.company_name}: {row.kind} subscriber {row.id}"),
         )
         await service.remove(db, row.id)
     return RedirectResponse(f"/status-pages/{page.id}/subscribers?done=removed", status_code=303)

@@ -18,7 +18,7 @@ from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.datastructures import FormData
 
-from watchpost.console.auth import Viewer, checked_form, write_db
+from watchpost.console.auth import Viewer, permitted_form, write_db
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import field_errors
 from watchpost.console.status_pages_kit import (
@@ -29,7 +29,7 @@ from watchpost.console.status_pages_kit import (
     paging_of,
     team_page,
 )
-from watchpost.console.web import render
+from watchpost.console.web import form_page, render
 from watchpost.errors import InvalidRequest
 from watchpost.http.deps import request_sessions
 from watchpost.listing import paginate
@@ -122,11 +122,11 @@ def _new_form(
     typed: dict[str, Any],
     errors: dict[str, str] | None = None,
 ) -> Response:
-    return render(
+    return form_page(
         request,
         "status_report_new.html",
-        status=422 if errors else 200,
-        viewer=who,
+        who,
+        errors=errors,
         section=SECTION,
         page=page,
         kind=kind,
@@ -134,7 +134,6 @@ def _new_form(
         names=names,
         statuses=STATUSES[kind],
         typed=typed,
-        errors=errors or {},
     )
 
 
@@ -154,8 +153,7 @@ async def new_report(request: Request, who: Signed, page_id: str) -> Response:
 
 @router.post("/status-pages/{page_id}/reports/new")
 async def create_report(request: Request, who: Signed, page_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.RESPOND)
+    form = await permitted_form(request, who, Action.RESPOND)
     kind = _kind(form.get("report_type"))
     typed: dict[str, Any] = {
         name: str(form.get(name, "")) for name in ("title", "message", "starts_at", "ends_at")
@@ -197,10 +195,8 @@ async def create_report(request: Request, who: Signed, page_id: str) -> Response
                 db,
                 who,
                 "status_report.created",
-                subject_type=reports.REPORT,
-                subject_id=report.id,
-                subject=f"{page.company_name}: {report.title}",
-                details={"report_type": kind},
+                (reports.REPORT, report.id, f"{page.company_name}: {report.title}"),
+                {"report_type": kind},
             )
     except InvalidRequest as exc:
         async with db.begin():
@@ -239,11 +235,11 @@ async def _report_page(
     updates = await reports.updates_of(db, [report.id])
     now = request.app.state.ctx.clock.now()
     current = {int(a["status_page_resource_id"]): a["status"] for a in report.affected_resources}
-    return render(
+    return form_page(
         request,
         "status_report.html",
-        status=422 if errors else 200,
-        viewer=who,
+        who,
+        errors=errors,
         section=SECTION,
         page=page,
         report=report,
@@ -253,7 +249,6 @@ async def _report_page(
         names=names,
         statuses=STATUSES[_kind(report.report_type)],
         typed=typed or {"affected": current, "notify": True},
-        errors=errors or {},
         open=report_state(report, now) not in ("resolved", "completed"),
         notice=notice_for(request),
     )
@@ -327,10 +322,8 @@ async def _post_update(
                     db,
                     who,
                     "status_report.resolved" if resolve else "status_update.created",
-                    subject_type=reports.REPORT,
-                    subject_id=report.id,
-                    subject=f"{page.company_name}: {report.title}",
-                    details={"status_update_id": update.id},
+                    (reports.REPORT, report.id, f"{page.company_name}: {report.title}"),
+                    {"status_update_id": update.id},
                 )
                 done = "resolved" if resolve else "update_posted"
     except InvalidRequest as exc:
@@ -367,21 +360,17 @@ async def _end_maintenance(
         db,
         who,
         "status_report.ended",
-        subject_type=reports.REPORT,
-        subject_id=report.id,
-        subject=f"{page.company_name}: {report.title}",
+        (reports.REPORT, report.id, f"{page.company_name}: {report.title}"),
     )
 
 
 @router.post("/status-pages/{page_id}/reports/{report_id}/updates")
 async def add_update(request: Request, who: Signed, page_id: str, report_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.RESPOND)
+    form = await permitted_form(request, who, Action.RESPOND)
     return await _post_update(request, who, page_id, report_id, form, resolve=False)
 
 
 @router.post("/status-pages/{page_id}/reports/{report_id}/resolve")
 async def resolve(request: Request, who: Signed, page_id: str, report_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.RESPOND)
+    form = await permitted_form(request, who, Action.RESPOND)
     return await _post_update(request, who, page_id, report_id, form, resolve=True)

@@ -9,12 +9,12 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.console.auth import Viewer, checked_form, write_db
+from watchpost.console.auth import Viewer, permitted_form, write_db
 from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import field_errors
 from watchpost.console.status_pages_kit import SECTION, Signed, audit, team_page
-from watchpost.console.web import render
+from watchpost.console.web import form_page
 from watchpost.errors import InvalidRequest
 from watchpost.http.deps import request_sessions
 from watchpost.people.roles import Action
@@ -52,18 +52,17 @@ def _form(
     errors: dict[str, str] | None = None,
 ) -> Response:
     page, report, update = found
-    return render(
+    return form_page(
         request,
         "status_update_form.html",
-        status=422 if errors else 200,
-        viewer=who,
+        who,
+        errors=errors,
         section=SECTION,
         page=page,
         report=report,
         update=update,
         message=message,
         notify=notify,
-        errors=errors or {},
     )
 
 
@@ -87,8 +86,7 @@ async def edit_update(
 async def save_update(
     request: Request, who: Signed, page_id: str, report_id: str, update_id: str
 ) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.RESPOND)
+    form = await permitted_form(request, who, Action.RESPOND)
     message = str(form.get("message", ""))
     notify = form.get("notify_subscribers") is not None
     db = await write_db(request)
@@ -110,10 +108,8 @@ async def save_update(
                 db,
                 who,
                 "status_update.updated",
-                subject_type=reports.REPORT,
-                subject_id=report.id,
-                subject=f"{page.company_name}: {report.title}",
-                details={"status_update_id": update.id},
+                (reports.REPORT, report.id, f"{page.company_name}: {report.title}"),
+                {"status_update_id": update.id},
             )
     except InvalidRequest as exc:
         async with db.begin():
@@ -127,8 +123,7 @@ async def save_update(
 async def delete_update(
     request: Request, who: Signed, page_id: str, report_id: str, update_id: str
 ) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.RESPOND)
+    form = await permitted_form(request, who, Action.RESPOND)
     db = await write_db(request)
     async with db.begin():
         page, report, update = await _found(db, who, page_id, report_id, update_id, lock=True)
@@ -152,10 +147,8 @@ async def delete_update(
             db,
             who,
             "status_update.deleted",
-            subject_type=reports.REPORT,
-            subject_id=report.id,
-            subject=f"{page.company_name}: {report.title}",
-            details={"status_update_id": update.id},
+            (reports.REPORT, report.id, f"{page.company_name}: {report.title}"),
+            {"status_update_id": update.id},
         )
         await reports.delete_update(
             db, report=report, update=update, now=request.app.state.ctx.clock.now()

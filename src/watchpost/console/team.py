@@ -12,9 +12,10 @@ from fastapi import APIRouter, BackgroundTasks, Depends, Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.audit.service import Actor, record
+from watchpost.audit.service import record
 from watchpost.console import mailer
-from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.account import actor, audit
+from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.paths import link_url
@@ -29,12 +30,6 @@ from watchpost.validation import object_id
 
 router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
 Signed = Annotated[Viewer, Depends(viewer)]
-
-
-def actor(request: Request, who: Viewer) -> Actor:
-    return Actor(
-        "person", who.user.email, who.user.id, request.client.host if request.client else None
-    )
 
 
 def grantable(who: Viewer) -> list[str]:
@@ -87,8 +82,7 @@ async def _member(db: AsyncSession, who: Viewer, raw_id: str) -> tuple[User, str
 
 @router.post("/team/members/{user_id}/role")
 async def change_role(request: Request, who: Signed, user_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.MANAGE_PEOPLE)
+    form = await permitted_form(request, who, Action.MANAGE_PEOPLE)
     new = str(form.get("role", ""))
     now = request.app.state.ctx.clock.now()
     db = await write_db(request)
@@ -104,16 +98,14 @@ async def change_role(request: Request, who: Signed, user_id: str) -> Response:
         except accounts.PeopleError as exc:
             error = exc.message
         else:
-            await record(
+            await audit(
                 db,
-                team_id=who.team_id,
-                actor=actor(request, who),
-                action="member.role_changed",
-                now=now,
-                subject_type="user",
-                subject_id=user.id,
-                subject=user.email,
-                details={"from": old, "to": new},
+                request,
+                who,
+                "member.role_changed",
+                now,
+                ("user", user.id, user.email),
+                {"from": old, "to": new},
             )
     return await _after_role_change(request, who, user.id, error)
 
@@ -137,8 +129,7 @@ async def _after_role_change(
 
 @router.post("/team/members/{user_id}/remove")
 async def remove(request: Request, who: Signed, user_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.MANAGE_PEOPLE)
+    form = await permitted_form(request, who, Action.MANAGE_PEOPLE)
     now = request.app.state.ctx.clock.now()
     db = await write_db(request)
     async with db.begin():
@@ -163,16 +154,14 @@ async def remove(request: Request, who: Signed, user_id: str) -> Response:
         except accounts.PeopleError as exc:
             error = exc.message
         else:
-            await record(
+            await audit(
                 db,
-                team_id=who.team_id,
-                actor=actor(request, who),
-                action="member.removed",
-                now=now,
-                subject_type="user",
-                subject_id=user.id,
-                subject=user.email,
-                details={"role": role},
+                request,
+                who,
+                "member.removed",
+                now,
+                ("user", user.id, user.email),
+                {"role": role},
             )
     return await _after_role_change(request, who, user.id, error)
 
@@ -181,8 +170,7 @@ async def remove(request: Request, who: Signed, user_id: str) -> Response:
 async def invite(request: Request, who: Signed, background: BackgroundTasks) -> Response:
     """Adds the person (created if new) with the role, and makes an invitation link: mailed
     when the server sends e-mail, and shown on the answer once either way."""
-    form = await checked_form(request, who)
-    who.require(Action.MANAGE_PEOPLE)
+    form = await permitted_form(request, who, Action.MANAGE_PEOPLE)
     typed = {name: str(form.get(name, "")).strip()[:320] for name in ("email", "name", "role")}
     if typed["role"] not in ROLES:
         errors = {"role": "Choose a role"}

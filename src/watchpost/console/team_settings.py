@@ -14,9 +14,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.audit.service import record
 from watchpost.collectors.models import Collector
-from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.account import actor
+from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.errors import ConsoleRoute
-from watchpost.console.team import actor
 from watchpost.console.web import render
 from watchpost.history.service import DAILY_RETENTION, HOURLY_RETENTION, RAW_RETENTION
 from watchpost.http.deps import request_sessions
@@ -153,8 +153,7 @@ async def settings_page(request: Request, who: Signed) -> Response:
 
 @router.post("/team/settings")
 async def save_settings(request: Request, who: Signed) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.MANAGE_OWNERS)
+    form = await permitted_form(request, who, Action.MANAGE_OWNERS)
     wanted = str(form.get("require_two_factor", "")) == "on"
     now = request.app.state.ctx.clock.now()
     db = await write_db(request)
@@ -180,8 +179,7 @@ async def save_settings(request: Request, who: Signed) -> Response:
 async def rename(request: Request, who: Signed) -> Response:
     """The team's new name: unique among teams (any case), as the command line and single
     sign-on name teams by it."""
-    form = await checked_form(request, who)
-    who.require(Action.MANAGE_OWNERS)
+    form = await permitted_form(request, who, Action.MANAGE_OWNERS)
     name = " ".join(str(form.get("name", "")).split())
     now = request.app.state.ctx.clock.now()
     db = await write_db(request)

@@ -11,10 +11,10 @@ from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.audit.service import record_token
-from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.account import actor
+from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
-from watchpost.console.team import actor
 from watchpost.console.web import render
 from watchpost.errors import NotFound
 from watchpost.http.deps import request_sessions
@@ -52,8 +52,7 @@ async def tokens_page(request: Request, who: Signed) -> Response:
 
 @router.post("/team/tokens")
 async def create(request: Request, who: Signed) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.MANAGE_PEOPLE)
+    form = await permitted_form(request, who, Action.MANAGE_PEOPLE)
     name = " ".join(str(form.get("name", "")).split())
     now = request.app.state.ctx.clock.now()
     db = await write_db(request)
@@ -72,8 +71,7 @@ async def create(request: Request, who: Signed) -> Response:
 
 @router.post("/team/tokens/{token_id}/revoke")
 async def revoke(request: Request, who: Signed, token_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.MANAGE_PEOPLE)
+    form = await permitted_form(request, who, Action.MANAGE_PEOPLE)
     now = request.app.state.ctx.clock.now()
     db = await write_db(request)
     async with db.begin():

@@ -10,6 +10,7 @@ to the server, never framed. Static files are named by a hash of their content
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache
@@ -20,6 +21,7 @@ from fastapi import Request
 from fastapi.responses import HTMLResponse, Response
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
+from watchpost.console.auth import Viewer
 from watchpost.console.navigation import NAVIGATION
 from watchpost.console.notices import notice_of
 from watchpost.http.security import html_policy
@@ -148,6 +150,27 @@ def render(request: Request, template: str, *, status: int = 200, **context: Any
         body,
         status_code=status,
         headers={"Content-Security-Policy": POLICY, "Cache-Control": NO_STORE},
+    )
+
+
+def form_page(
+    request: Request,
+    template: str,
+    who: Viewer,
+    *,
+    errors: Mapping[str, str] | None,
+    section: str,
+    **context: Any,
+) -> HTMLResponse:
+    """A page with a form for who: 422 with errors (shown beside their fields), else 200."""
+    return render(
+        request,
+        template,
+        status=422 if errors else 200,
+        viewer=who,
+        section=section,
+        errors=errors or {},
+        **context,
     )
 
 

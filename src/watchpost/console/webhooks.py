@@ -20,14 +20,13 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.audit.service import record
 from watchpost.console import webhooks_forms as forms
-from watchpost.console.account import actor
-from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.account import audit
+from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import Raw
 from watchpost.console.query_numbers import number
-from watchpost.console.web import render
+from watchpost.console.web import form_page, render
 from watchpost.delivery import attempt_log
 from watchpost.delivery import service as deliveries
 from watchpost.delivery.models import Delivery, DeliveryAttempt, DeliveryEvent
@@ -98,15 +97,13 @@ async def _find(db: AsyncSession, who: Viewer, webhook_id: str) -> OutgoingWebho
 async def _audit(
     request: Request, who: Viewer, db: AsyncSession, action: str, webhook: OutgoingWebhook
 ) -> None:
-    await record(
+    await audit(
         db,
-        team_id=who.team_id,
-        actor=actor(request, who),
-        action=action,
-        now=request.app.state.ctx.clock.now(),
-        subject_type=service.WEBHOOK,
-        subject_id=webhook.id,
-        subject=webhook.name,
+        request,
+        who,
+        action,
+        request.app.state.ctx.clock.now(),
+        (service.WEBHOOK, webhook.id, webhook.name),
     )
 
 
@@ -144,11 +141,11 @@ def _form(
     errors: dict[str, str] | None = None,
 ) -> Response:
     template = webhook.custom_webhook_template if webhook is not None else None
-    return render(
+    return form_page(
         request,
         "webhook_form.html",
-        status=422 if errors else 200,
-        viewer=who,
+        who,
+        errors=errors,
         section=SECTION,
         webhook=webhook,
         trigger_type=trigger_type,
@@ -161,7 +158,6 @@ def _form(
         secrets={
             "auth_password": template is not None and template.auth_password_encrypted is not None
         },
-        errors=errors or {},
     )
 
 
@@ -174,8 +170,7 @@ async def new_form(request: Request, who: Signed) -> Response:
 
 @router.post("/webhooks/new")
 async def create(request: Request, who: Signed) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     sent = str(form.get("trigger_type", ""))
     trigger_type = _trigger(sent)
     raw = forms.read(trigger_type, form)
@@ -222,8 +217,7 @@ async def edit_form(request: Request, who: Signed, webhook_id: str) -> Response:
 
 @router.post("/webhooks/{webhook_id}/edit")
 async def update(request: Request, who: Signed, webhook_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     ctx = request.app.state.ctx
     db = await write_db(request)
     async with db.begin():

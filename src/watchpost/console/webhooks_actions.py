@@ -8,9 +8,8 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse, Response
 
-from watchpost.audit.service import record
-from watchpost.console.account import actor
-from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.account import audit
+from watchpost.console.auth import Viewer, checked_form, permitted_form, viewer, write_db
 from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.notices import done_query
@@ -34,8 +33,7 @@ Signed = Annotated[Viewer, Depends(viewer)]
 
 @router.post("/webhooks/{webhook_id}/delete")
 async def delete(request: Request, who: Signed, webhook_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     db = await write_db(request)
     async with db.begin():
         webhook = await _find(db, who, webhook_id)
@@ -57,8 +55,7 @@ async def delete(request: Request, who: Signed, webhook_id: str) -> Response:
 
 @router.post("/webhooks/{webhook_id}/rotate-secret")
 async def rotate_secret(request: Request, who: Signed, webhook_id: str) -> Response:
-    form = await checked_form(request, who)
-    who.require(Action.EDIT)
+    form = await permitted_form(request, who, Action.EDIT)
     ctx = request.app.state.ctx
     secret = signing.new_secret()
     db = await write_db(request)
@@ -122,14 +119,12 @@ async def retry(request: Request, who: Signed, webhook_id: str, delivery_id: str
             db, webhook=webhook, delivery_id=object_id(delivery_id, deliveries.DELIVERY)
         )
         await deliveries.retry(db, delivery=delivery, now=ctx.clock.now())
-        await record(
+        await audit(
             db,
-            team_id=who.team_id,
-            actor=actor(request, who),
-            action="outgoing_webhook_delivery.retried",
-            now=ctx.clock.now(),
-            subject_type=deliveries.DELIVERY,
-            subject_id=delivery.id,
-            subject=webhook.name,
+            request,
+            who,
+            "outgoing_webhook_delivery.retried",
+            ctx.clock.now(),
+            (deliveries.DELIVERY, delivery.id, webhook.name),
         )
     return RedirectResponse(f"/webhooks/{webhook.id}?done=retried#log", status_code=303)
