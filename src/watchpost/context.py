@@ -26,8 +26,10 @@ class AppContext:
     clock: Clock
     box: SecretBox
     limits: RateLimits
-    _logs: LogStore | None = field(default=None, init=False, repr=False)
-    _opening_logs: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+    _logs: LogStore | None = field(default=None, init=False, repr=False, compare=False)
+    _opening_logs: threading.Lock = field(
+        default_factory=threading.Lock, init=False, repr=False, compare=False
+    )
 
     @property
     def logs(self) -> LogStore:
