@@ -29,6 +29,7 @@ SERVES_HTTP = {
     "public_pages": "the public status pages, served as HTML",
     "console": "the operator console, served as HTML",
     "ingestion/state.py": "the ingestion endpoints' dependencies (the source token)",
+    "ingestion/otlp_export.py": "the OTLP endpoints' work on the request (its body)",
     "logsearch/tail.py": "the live tail's Server-Sent Events response",
     "subscriptions/limits.py": "sign-up rate limits keyed by the request's address",
     "subscriptions/pages.py": "the sign-up pages' HTML responses",

@@ -104,7 +104,7 @@ def build_app(ctx: AppContext, *, engine: bool = False, retention: bool | None =
         pruner = (
             RetentionLoop(
                 app.state.ctx.db,
-                app.state.ctx.logs,
+                app.state.ctx.logs_to_prune,
                 app.state.ctx.clock,
                 delay=app.state.ctx.settings.logs_retention_delay,
             )
@@ -123,7 +123,7 @@ def build_app(ctx: AppContext, *, engine: bool = False, retention: bool | None =
             if pruner is not None and pruning is not None:
                 pruner.stop()
                 await pruning
-            await app.state.ctx.logs.close()
+            await app.state.ctx.close_logs()
             await app.state.ctx.db.dispose()
 
     app = FastAPI(

@@ -195,7 +195,7 @@ def cmd_worker(_args: argparse.Namespace) -> None:
         # Logs retention runs here only on a ClickHouse store: the embedded one belongs to
         # the serving process (one process opens its files).
         retention = (
-            RetentionLoop(ctx.db, ctx.logs, ctx.clock, delay=settings.logs_retention_delay)
+            RetentionLoop(ctx.db, ctx.logs_to_prune, ctx.clock, delay=settings.logs_retention_delay)
             if settings.logs_url
             else None
         )
@@ -218,7 +218,7 @@ def cmd_worker(_args: argparse.Namespace) -> None:
         try:
             await asyncio.gather(*loops)
         finally:
-            await ctx.logs.close()
+            await ctx.close_logs()
             await ctx.db.dispose()
 
     asyncio.run(run())

@@ -64,7 +64,7 @@ PUBLIC_ENDPOINTS = (
     "subscriptions.public_endpoints",
     "public_pages.endpoints",
     "public_pages.machine_endpoints",
-    "logsearch.sql_endpoint",
+    "logsearch.sql_endpoint_routes",
 )
 
 

@@ -26,7 +26,6 @@ from watchpost.ingestion.state import (
     SourceInfo,
     ingestion_for,
 )
-from watchpost.logs import fast_columns
 from watchpost.logs.batch import EventBatch
 from watchpost.logs.ingest_body import (
     MAX_BODY_BYTES,
@@ -114,6 +113,8 @@ async def _store(ing: Ingestion, source: SourceInfo, data: bytes, kind: str) -> 
 
     def parse(data: bytes) -> EventBatch:
         if kind == MSGPACK:  # the native path, for the bodies it reproduces exactly
+            from watchpost.logs import fast_columns  # Arrow: loaded at the first such body
+
             fast = fast_columns.build_batch(
                 data, source_id=source.id, team_id=source.team_id, received=received
             )

@@ -13,34 +13,24 @@ google.rpc.Status in the request's encoding.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
-from datetime import timedelta
 from typing import Any, Final
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from watchpost.ingestion.endpoints import OFF_LOOP_BYTES, read_body
 from watchpost.ingestion.state import SOURCE_TOKEN, Ingestion, Refused, SourceInfo, ingestion_for
-from watchpost.logs import otlp, otlp_metrics
-from watchpost.logs.batch import EventBatch
-from watchpost.logs.events import MetricPoint
-from watchpost.logs.parsing import Unparseable
+from watchpost.logs import otlp_http
 
 router = APIRouter(tags=["logs ingestion"], dependencies=[SOURCE_TOKEN])
-
-PAUSED: Final = "ingesting is paused for this source: the records were dropped"
-EXPIRED: Final = "records older than the source's logs_retention were dropped"
-EXPIRED_METRICS: Final = "data points older than the source's metrics_retention were dropped"
 
 
 def _describe(description: str) -> dict[str, Any]:
     return {
         "description": description,
         "content": {
-            otlp.PROTOBUF: {"schema": {"type": "string", "format": "binary"}},
-            otlp.JSON: {"schema": {"type": "object"}},
+            otlp_http.PROTOBUF: {"schema": {"type": "string", "format": "binary"}},
+            otlp_http.JSON: {"schema": {"type": "object"}},
         },
     }
 
@@ -67,34 +57,6 @@ BODY_DOC: Final = {
 }
 
 
-async def _export(
-    request: Request, ing: Ingestion, source: SourceInfo, kind: str
-) -> tuple[int, str]:
-    """Stores the request's records; (records not kept, why)."""
-    with ing.reading_account() as grow:
-        data = await read_body(request, grow)
-        async with ing.slots:
-            received = ing.now()
-
-            def parse(data: bytes) -> list[Any]:
-                message = otlp.decode_request(data, kind)
-                return otlp.build_events(
-                    message, source_id=source.id, team_id=source.team_id, received=received
-                )
-
-            try:
-                big = len(data) > OFF_LOOP_BYTES
-                events = await asyncio.to_thread(parse, data) if big else parse(data)
-            except Unparseable as exc:
-                raise Refused(400, str(exc)) from None
-            if source.paused:
-                return len(events), PAUSED
-            batch = ing.fresh(source, EventBatch.of(events), received)
-            await ing.store_events(source, batch)
-            dropped = len(events) - len(batch)
-            return dropped, EXPIRED if dropped else ""
-
-
 @router.post(
     "/v1/logs",
     summary="Send logs over OTLP/HTTP (OpenTelemetry)",
@@ -108,7 +70,9 @@ async def _export(
     response_class=Response,
 )
 async def export_logs(request: Request) -> Response:
-    return await _answer(request, _export, otlp.success)
+    from watchpost.ingestion import otlp_export  # OpenTelemetry's protobuf: at the first export
+
+    return await _answer(request, otlp_export.export_logs, otlp_export.logs_success)
 
 
 Export = Callable[[Request, Ingestion, SourceInfo, str], Awaitable[tuple[int, str]]]
@@ -119,51 +83,18 @@ async def _answer(
 ) -> Response:
     """An OTLP export: the source, the body's media type, `export` storing it; the answer
     (partial success or a google.rpc.Status) in the request's encoding."""
-    kind = otlp.media(request.headers.get("content-type", "")) or otlp.JSON
+    kind = otlp_http.media(request.headers.get("content-type", "")) or otlp_http.JSON
     ing = ingestion_for(request)
     try:
         source = await ing.source_for(request)
-        if otlp.media(request.headers.get("content-type", "")) is None:
+        if otlp_http.media(request.headers.get("content-type", "")) is None:
             raise Refused(415, "Content-Type must be application/x-protobuf or application/json")
         rejected, why = await export(request, ing, source, kind)
     except Refused as exc:
-        body, media_type = otlp.status(kind, exc.status, exc.message)
+        body, media_type = otlp_http.status(kind, exc.status, exc.message)
         return Response(body, status_code=exc.status, media_type=media_type, headers=exc.headers)
     body, media_type = success(kind, rejected, why)
     return Response(body, status_code=200, media_type=media_type)
-
-
-async def _export_metrics(
-    request: Request, ing: Ingestion, source: SourceInfo, kind: str
-) -> tuple[int, str]:
-    """Stores the request's samples; (data points not kept, why)."""
-    with ing.reading_account() as grow:
-        data = await read_body(request, grow)
-        async with ing.slots:
-            received = ing.now()
-            oldest = None if source.paused else received - timedelta(days=source.metrics_retention)
-
-            def parse(data: bytes) -> tuple[list[MetricPoint], int, int]:
-                message = otlp_metrics.decode_request(data, kind)
-                return otlp_metrics.build_points(
-                    message,
-                    source_id=source.id,
-                    team_id=source.team_id,
-                    received=received,
-                    oldest=oldest,
-                )
-
-            try:
-                big = len(data) > OFF_LOOP_BYTES
-                samples, points, dropped = (
-                    await asyncio.to_thread(parse, data) if big else parse(data)
-                )
-            except Unparseable as exc:
-                raise Refused(400, str(exc)) from None
-            if source.paused:
-                return points, PAUSED.replace("records", "data points")
-            await ing.store_metrics(source, samples)
-            return dropped, EXPIRED_METRICS if dropped else ""
 
 
 @router.post(
@@ -179,7 +110,9 @@ async def _export_metrics(
     response_class=Response,
 )
 async def export_metrics(request: Request) -> Response:
-    return await _answer(request, _export_metrics, otlp_metrics.success)
+    from watchpost.ingestion import otlp_export  # OpenTelemetry's protobuf: at the first export
+
+    return await _answer(request, otlp_export.export_metrics, otlp_export.metrics_success)
 
 
 routers = (router,)

@@ -15,10 +15,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-
-import pyarrow as pa
+from typing import TYPE_CHECKING
 
 from watchpost.logs.events import LogEvent
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 MICROS_PER_DAY = 86_400_000_000
@@ -135,6 +137,8 @@ class EventBatch:
     def take(self, rows: Sequence[int]) -> EventBatch:
         """The rows at these positions, in that order."""
         if self.prebuilt is not None:
+            import pyarrow as pa  # loaded already: fast_columns built the prebuilt columns
+
             return EventBatch(
                 ids=[self.ids[i] for i in rows],
                 source_ids=[self.source_ids[i] for i in rows],

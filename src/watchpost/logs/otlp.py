@@ -29,25 +29,13 @@ from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import (
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 
 from watchpost.logs.events import LogEvent, new_event_ids
+from watchpost.logs.otlp_http import JSON, PROTOBUF
 from watchpost.logs.parsing import MAX_EVENTS, Unparseable, dumps, flatten, within_reach
-
-PROTOBUF: Final = "application/x-protobuf"
-JSON: Final = "application/json"
 
 _EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
 _SEVERITY_NAMES: Final = ("trace", "debug", "info", "warn", "error", "fatal")
 _ID_FIELDS: Final = ("traceId", "spanId", "trace_id", "span_id")
 _MAX_ANY_DEPTH: Final = 64
-
-
-def media(content_type: str) -> str | None:
-    """PROTOBUF or JSON for a Content-Type header; None for any other."""
-    value = content_type.split(";", 1)[0].strip().lower()
-    if value in (PROTOBUF, "application/protobuf"):
-        return PROTOBUF
-    if value == JSON:
-        return JSON
-    return None
 
 
 # ------------------------------------------------------------------------------ decoding
@@ -254,28 +242,3 @@ def success(kind: str, rejected: int = 0, message: str = "") -> tuple[bytes, str
     if rejected or message:
         body["partialSuccess"] = {"rejectedLogRecords": str(rejected), "errorMessage": message}
     return orjson.dumps(body), JSON
-
-
-def _varint(number: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte = number & 0x7F
-        number >>= 7
-        if number:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
-
-
-# google.rpc.Code values for the statuses OTLP/HTTP answers with.
-_RPC_CODES: Final = {400: 3, 401: 16, 403: 7, 413: 3, 415: 3, 429: 8, 503: 14}
-
-
-def status(kind: str, http_status: int, message: str) -> tuple[bytes, str]:
-    """A google.rpc.Status (code, message) in the request's encoding, for a 4xx/5xx."""
-    code = _RPC_CODES.get(http_status, 2)
-    if kind == PROTOBUF:
-        text = message.encode()
-        return b"\x08" + _varint(code) + b"\x12" + _varint(len(text)) + text, PROTOBUF
-    return orjson.dumps({"code": code, "message": message}), JSON

@@ -22,7 +22,8 @@ from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import (
 )
 
 from watchpost.logs.events import MetricPoint
-from watchpost.logs.otlp import PROTOBUF, attributes, decode, nanos_time
+from watchpost.logs.otlp import attributes, decode, nanos_time
+from watchpost.logs.otlp_http import PROTOBUF
 from watchpost.logs.parsing import MAX_EVENTS, Unparseable, flatten, within_reach
 
 

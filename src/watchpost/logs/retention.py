@@ -21,6 +21,8 @@ from sqlalchemy import text
 from watchpost.db.outage import is_unavailable
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from watchpost.clock import Clock
     from watchpost.db.session import Database
     from watchpost.logs.store import LogStore
@@ -67,18 +69,22 @@ async def enforce_retention(db: Database, store: LogStore, clock: Clock) -> tupl
 class RetentionLoop:
     """enforce_retention `delay` seconds after start, then every INTERVAL seconds until
     stopped; a failed round is logged and the next one tried (a database outage without a
-    traceback: the database logs it once)."""
+    traceback: the database logs it once).
+
+    `store` may be a store, or what gives it once there is one to prune (AppContext's
+    logs_to_prune): until then a round prunes nothing, and opens nothing."""
 
     def __init__(
         self,
         db: Database,
-        store: LogStore,
+        store: LogStore | Callable[[], LogStore | None],
         clock: Clock,
         interval: float = INTERVAL,
         *,
         delay: float = 0.0,
     ) -> None:
-        self.db, self.store, self.clock = db, store, clock
+        self.db, self.clock = db, clock
+        self.store_to_prune = store if callable(store) else lambda: store
         self.delay = delay
         self.rounds = 0
         self.round_done = asyncio.Event()
@@ -94,7 +100,10 @@ class RetentionLoop:
             await asyncio.wait_for(self._stop.wait(), self.delay)
         while not self._stop.is_set():
             try:
-                dropped = await enforce_retention(self.db, self.store, self.clock)
+                store = self.store_to_prune()
+                dropped = (
+                    (0, 0) if store is None else await enforce_retention(self.db, store, self.clock)
+                )
                 if any(dropped):
                     log.info("retention dropped %d log events, %d metric samples", *dropped)
             except Exception as exc:

@@ -12,10 +12,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Protocol
 
-from watchpost.logs.batch import EventBatch
 from watchpost.logs.events import LogEvent, MetricPoint, StoredEvent
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from watchpost.logs.batch import EventBatch
     from watchpost.logs.counting import SliceCounts
     from watchpost.settings import Settings
 
@@ -130,10 +132,15 @@ def memory_limit_mb(setting: int = 0) -> int:
     return setting if setting > 0 else DEFAULT_MEMORY_LIMIT_MB
 
 
+def _embedded_folder(settings: Settings) -> Path:
+    return settings.data_dir / "logs"
+
+
 def open_store(settings: Settings) -> LogStore:
     """WATCHPOST_LOGS_URL (clickhouse://…) or the embedded default under the data folder.
 
     Nothing is opened yet: each engine connects on first use, so building a context costs no I/O.
+    The engine's module (and its libraries: DuckDB, Arrow or clickhouse-connect) loads here.
     """
     url = settings.logs_url
     if url:
@@ -142,4 +149,11 @@ def open_store(settings: Settings) -> LogStore:
         return ClickHouseStore.from_url(url)
     from watchpost.logs.embedded import EmbeddedStore
 
-    return EmbeddedStore(settings.data_dir / "logs", memory_limit_mb(settings.logs_memory_limit_mb))
+    return EmbeddedStore(_embedded_folder(settings), memory_limit_mb(settings.logs_memory_limit_mb))
+
+
+def may_hold_events(settings: Settings) -> bool:
+    """Whether the settings' store may hold events this process did not append: a ClickHouse
+    store always (other processes write to it), the embedded one once its folder exists (made
+    at its first connection)."""
+    return bool(settings.logs_url) or _embedded_folder(settings).exists()
