@@ -1,6 +1,7 @@
 # ruff: noqa: S608  (the SQL text holds ints and the validated database name only)
-"""`/clickhouse`: ClickHouse's HTTP interface over a team's own logs, read-only, for Grafana's
-ClickHouse plugin, clickhouse-connect, curl and the hosted service's SQL examples.
+"""`/clickhouse` (routed by sql_endpoint_routes.py): ClickHouse's HTTP interface over a team's
+own logs, read-only, for Grafana's ClickHouse plugin, clickhouse-connect, curl and the hosted
+service's SQL examples.
 
 Served when the logs store is ClickHouse (WATCHPOST_LOGS_URL). Credentials as ClickHouse
 clients send them (HTTP Basic, or X-ClickHouse-User / X-ClickHouse-Key): any user name, a
@@ -23,14 +24,14 @@ from typing import Final, cast
 import clickhouse_connect
 from clickhouse_connect.driver.client import Client
 from clickhouse_connect.driver.exceptions import ClickHouseError, DatabaseError, OperationalError
-from fastapi import APIRouter, Depends, Request
+from fastapi import Request
 from fastapi.responses import Response, StreamingResponse
 from sqlalchemy import select
 from urllib3 import HTTPResponse
 
 from watchpost.errors import ApiError
 from watchpost.http.deps import Context
-from watchpost.http.ratelimit import check_token, limit_by_address
+from watchpost.http.ratelimit import check_token
 from watchpost.logs.clickhouse import ClickHouseStore
 from watchpost.logsearch.sql_catalog import EVENT_COLUMNS, METRIC_COLUMNS
 from watchpost.logsearch.sql_rewrite import (
@@ -44,14 +45,11 @@ from watchpost.setting_values import ClickHouseServer
 from watchpost.sources.models import Source
 from watchpost.teams.service import authenticate
 
-PATH: Final = "/clickhouse"
 MAX_QUERY_BYTES: Final = 1024 * 1024
 RESULT_CHUNK_BYTES: Final = 256 * 1024
 """What one read of a result takes: a result is held at most this much past the limit."""
 _STATUS: Final = {62: 400, 60: 404, 73: 400, 164: 403, 497: 403, 516: 401, 48: 501, 159: 504}
 _CODE: Final = re.compile(r"Code: (\d+)\. DB::Exception: (.*)", re.DOTALL)
-
-router = APIRouter(tags=["logs"], dependencies=[Depends(limit_by_address)])
 
 
 def clickhouse_error(code: int, name: str, message: str, status: int | None = None) -> Response:
@@ -154,13 +152,6 @@ async def _query_text(request: Request) -> str | None:
     return "\n".join(part for part in parts if part.strip())
 
 
-@router.get(PATH + "/ping", include_in_schema=False)
-async def ping() -> Response:
-    return Response("Ok.\n", media_type="text/plain; charset=UTF-8")
-
-
-@router.api_route(PATH, methods=["GET", "POST"], include_in_schema=False)
-@router.api_route(PATH + "/", methods=["GET", "POST"], include_in_schema=False)
 async def clickhouse_http(request: Request, ctx: Context) -> Response:
     token = _password(request)
     if token is None or len(token) > 512:
@@ -279,7 +270,3 @@ async def _drain(chunks: list[bytes]) -> AsyncIterator[bytes]:
     chunks.reverse()
     while chunks:
         yield chunks.pop()
-
-
-# What routes.py serves (public: the credentials are checked here, ClickHouse's way).
-routers = (router,)
