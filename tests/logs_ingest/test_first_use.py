@@ -17,8 +17,11 @@ HEAVY = (
     "clickhouse_connect",
     "opentelemetry.proto",
     "google.protobuf",
+    "httpx",
+    "joserfc",
 )
-"""(FastAPI itself imports OpenTelemetry's API, `opentelemetry`: the protobuf messages are ours.)"""
+"""(FastAPI itself imports OpenTelemetry's API, `opentelemetry`: the protobuf messages are ours.
+httpx and joserfc are single sign-on's, loaded at the first SSO sign-in: console/sso.py.)"""
 
 SERVER = f"""
 import asyncio, sys

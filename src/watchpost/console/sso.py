@@ -10,7 +10,7 @@ membership keeps its role (an admin made an owner in the console is not demoted 
 
 from __future__ import annotations
 
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
@@ -18,17 +18,13 @@ from fastapi.responses import RedirectResponse, Response
 from watchpost.console.auth import safe_next, write_db
 from watchpost.console.errors import ConsoleRoute, error_page
 from watchpost.console.login import begin_session
-from watchpost.console.oidc import (
-    OidcClient,
-    OidcError,
-    OidcPending,
-    callback_refusal,
-    team_role_for,
-)
 from watchpost.context import AppContext
 from watchpost.people import accounts
 from watchpost.teams.models import Membership, User
 from watchpost.teams.service import get_or_create_team
+
+if TYPE_CHECKING:
+    from watchpost.console.oidc import OidcClient
 
 router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
 PENDING: Final = "watchpost_sso"
@@ -37,7 +33,10 @@ CALLBACK: Final = "/login/sso/callback"
 
 def client_of(request: Request) -> OidcClient | None:
     """The app's client (discovery and keys cached, kept on the app with the context it was
-    made for), None when SSO is off."""
+    made for), None when SSO is off. console/oidc.py and its libraries (httpx, joserfc) load
+    here, at the first sign-in through SSO: a server without SSO never loads them."""
+    from watchpost.console.oidc import OidcClient
+
     ctx: AppContext = request.app.state.ctx
     kept = getattr(request.app.state, "oidc", None)
     if kept is not None and kept[0] is ctx:
@@ -63,6 +62,8 @@ async def start(request: Request) -> Response:
     client = client_of(request)
     if client is None:
         return error_page(request, 404, "Not found", "Single sign-on is not set up here.")
+    from watchpost.console.oidc import OidcError
+
     try:
         await client.discover()
     except OidcError as exc:
@@ -88,6 +89,8 @@ async def callback(request: Request) -> Response:
     client = client_of(request)
     if client is None:
         return error_page(request, 404, "Not found", "Single sign-on is not set up here.")
+    from watchpost.console.oidc import OidcError, OidcPending, callback_refusal, team_role_for
+
     query = request.query_params
     try:
         if "error" in query:
