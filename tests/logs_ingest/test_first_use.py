@@ -19,9 +19,11 @@ HEAVY = (
     "google.protobuf",
     "httpx",
     "joserfc",
+    "apprise",
 )
 """(FastAPI itself imports OpenTelemetry's API, `opentelemetry`: the protobuf messages are ours.
-httpx and joserfc are single sign-on's, loaded at the first SSO sign-in: console/sso.py.)"""
+httpx and joserfc are single sign-on's, loaded at the first SSO sign-in: console/sso.py;
+Apprise at the first chat message or channel URL checked.)"""
 
 SERVER = f"""
 import asyncio, sys

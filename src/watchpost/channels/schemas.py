@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Annotated
 from urllib.parse import urlsplit
 
-import apprise
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from watchpost import destinations
@@ -18,6 +17,8 @@ def check_apprise_url(value: str) -> str:
     host = urlsplit(text).hostname
     if host:
         destinations.current().check_host(host)
+    import apprise  # loaded at first use (delivery/chat.py)
+
     if apprise.Apprise.instantiate(text, suppress_exceptions=True) is None:
         raise ValueError(
             "must be an Apprise URL of a supported service (e.g. slack://…, discord://…, "

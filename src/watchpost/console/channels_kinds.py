@@ -15,8 +15,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
-import apprise
-
 from watchpost.console.channels_urls import (
     EMAIL_SECURITY,
     NTFY_PRIORITIES,
@@ -242,6 +240,8 @@ def label_of_service(service: str) -> str:
 
 def stored_values(kind: Kind, url: str) -> dict[str, str]:
     """The fields of kind as a stored URL holds them ({} when kind cannot read it)."""
+    import apprise  # loaded at first use (delivery/chat.py)
+
     try:
         plugin = apprise.Apprise.instantiate(url, suppress_exceptions=False)
     except Exception:

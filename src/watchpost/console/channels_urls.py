@@ -9,8 +9,6 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 from urllib.parse import quote, urlencode, urlsplit
 
-import apprise
-
 Values = Mapping[str, str]
 
 
@@ -27,6 +25,8 @@ def _plugin(url: str, field: str, message: str) -> Any:
     """Apprise's plugin for url, or a problem of field (Apprise's own words can quote the
     URL's secrets: they are not shown)."""
     try:
+        import apprise  # loaded at first use (delivery/chat.py)
+
         found = apprise.Apprise.instantiate(url, suppress_exceptions=False)
     except Exception:  # Apprise raises TypeError, AppriseImproperlyConfigured …
         found = None

@@ -13,8 +13,6 @@ import logging
 import time
 from typing import Any, Final
 
-import apprise
-
 from watchpost import outbound
 from watchpost.crypto import SecretBox
 from watchpost.delivery import phone_targets
@@ -63,6 +61,8 @@ async def send_to_service(
 
 async def notify(url: Any, payload: dict[str, Any], *, acknowledge_url: str | None) -> Outcome:
     """One send through an Apprise URL (or a service already made of one)."""
+    import apprise  # at the first send: a server that sends no chat never loads it (≈ 3 MB)
+
     title, text = summary(payload, acknowledge_url=acknowledge_url)
     sender = apprise.Apprise()
     if not sender.add(url):

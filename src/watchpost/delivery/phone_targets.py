@@ -19,8 +19,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-import apprise
-from apprise.plugins import url_to_dict
 from sqlalchemy import select
 
 from watchpost.context import AppContext
@@ -52,6 +50,9 @@ async def person(ctx: AppContext, email: str) -> Person | None:
 def addressed(url: str, numbers: tuple[str, ...]) -> str | Any | None:
     """What to send through: the URL as it is, an Apprise service with `numbers` as its
     recipients, or None when there are no numbers and the URL names no recipient."""
+    import apprise  # loaded at first use (delivery/chat.py)
+    from apprise.plugins import url_to_dict
+
     parsed = url_to_dict(url, secure_logging=True)  # type: ignore[no-untyped-call]
     if not parsed or not isinstance(parsed.get("targets"), list):
         return url  # a URL Apprise refuses (notify says so), or one with no recipients
