@@ -1,5 +1,5 @@
 """The app context opens its logs store at first use, once, and retention opens none that
-holds nothing yet (tests/logs_ingest/test_first_use.py: the libraries a server loads)."""
+holds nothing yet (tests/test_first_use.py: the libraries a server loads)."""
 
 from __future__ import annotations
 

@@ -6,18 +6,16 @@ import asyncio
 import socket
 from typing import TYPE_CHECKING
 
-import dns.asyncresolver
-import dns.exception
-import dns.nameserver
-import dns.rdatatype
-import dns.resolver
-
 from watchpost import outbound
 from watchpost.probes.base import ProbeResult, Stopwatch, failure
 from watchpost.probes.errors import Address, describe
 from watchpost.probes.monitors.common import ConfigError, target, timed_out
 
 if TYPE_CHECKING:
+    import dns.asyncresolver
+    import dns.rdatatype
+    import dns.resolver
+
     from watchpost.probes.monitors.check import MonitorCheck
 
 ADDRESSES_SHOWN = 5
@@ -38,6 +36,13 @@ async def _query(
 
 async def dns_lookup(settings: MonitorCheck, *, timeout: float) -> ProbeResult:
     """Asks for A and AAAA at once; passes when either has records."""
+    # dnspython loads at the first DNS monitor's check, not with every other probe.
+    import dns.asyncresolver
+    import dns.exception
+    import dns.nameserver
+    import dns.rdatatype
+    import dns.resolver
+
     watch = Stopwatch()
     name = (settings.request_body or "").strip()
     try:

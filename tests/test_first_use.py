@@ -1,6 +1,7 @@
-"""The logs store's libraries load at first use: a server whose team never sends a log line
-never loads them (memory: Arrow, DuckDB, sqlglot, clickhouse-connect and OpenTelemetry's
-protobuf are ≈ 65 MB of a server's resident memory)."""
+"""What a server does not use, it does not load: after create_app() on SQLite, none of the
+libraries below is in memory; the logs store's load at its first use (memory: Arrow, DuckDB,
+sqlglot, clickhouse-connect and OpenTelemetry's protobuf are ≈ 65 MB of a server's resident
+memory), and ingesting a first batch then works."""
 
 from __future__ import annotations
 
@@ -20,10 +21,12 @@ HEAVY = (
     "httpx",
     "joserfc",
     "apprise",
+    "dns",
 )
 """(FastAPI itself imports OpenTelemetry's API, `opentelemetry`: the protobuf messages are ours.
 httpx and joserfc are single sign-on's, loaded at the first SSO sign-in: console/sso.py;
-Apprise at the first chat message or channel URL checked.)"""
+Apprise at the first chat message or channel URL checked; dnspython at the first DNS monitor's
+check.)"""
 
 SERVER = f"""
 import asyncio, sys
