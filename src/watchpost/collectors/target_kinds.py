@@ -9,18 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Final, Literal, get_args
 
-Kind = Literal[
-    "postgres",
-    "mysql",
-    "redis",
-    "mongodb",
-    "memcached",
-    "elasticsearch",
-    "nginx",
-    "apache",
-    "kafka",
-    "prometheus",
-]
+from watchpost.probes.targets.settings import TargetKind
+
+Kind = TargetKind
 SslMode = Literal["disable", "require", "verify-ca"]
 Tls = Literal["false", "true", "skip-verify", "preferred"]
 Scheme = Literal["http", "https"]

@@ -6,28 +6,17 @@ KINDS is the one list of kinds; probe_of() gives each kind's probe.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, get_args
 
 from watchpost.probes.base import Probe, ProbeResult
-from watchpost.probes.targets.settings import TargetSettings
+from watchpost.probes.targets.settings import TargetKind, TargetSettings
 
 if TYPE_CHECKING:
     from watchpost.collectors.models import CollectorTarget
     from watchpost.crypto import SecretBox
 
 
-KINDS: Final = (
-    "postgres",
-    "mysql",
-    "redis",
-    "mongodb",
-    "memcached",
-    "elasticsearch",
-    "nginx",
-    "apache",
-    "kafka",
-    "prometheus",
-)
+KINDS: Final[tuple[str, ...]] = get_args(TargetKind)
 """Every target kind; `watchpost.probes.targets.<kind>.probe` checks it. A kind's module and
 its client library (psycopg, aiomysql, redis, pymongo, aiokafka …) load at the first check of
 that kind: a server or probe agent that checks no such target never loads its driver."""

@@ -7,6 +7,22 @@ in memory only (never in repr, never logged).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
+
+TargetKind = Literal[
+    "postgres",
+    "mysql",
+    "redis",
+    "mongodb",
+    "memcached",
+    "elasticsearch",
+    "nginx",
+    "apache",
+    "kafka",
+    "prometheus",
+]
+"""Every kind of collector target: each has its probe, `watchpost.probes.targets.<kind>`
+(registry.py), and its field rules (collectors/target_kinds.py)."""
 
 
 @dataclass(frozen=True)
