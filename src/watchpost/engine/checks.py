@@ -88,10 +88,7 @@ def prepare(claim: Claim, *, box: SecretBox, timeout: float, now: datetime) -> J
     return Job(claim=claim, timeout=timeout, input=target_settings(target, box))
 
 
-DEFAULT_RUNNERS: Final[dict[str, Runner]] = {
-    MONITOR: RUNNERS[MONITOR],
-    TARGET: RUNNERS[TARGET],
-}
+DEFAULT_RUNNERS: Final = RUNNERS
 
 
 async def run(job: Job, runner: Runner) -> ProbeResult | None:
