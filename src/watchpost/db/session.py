@@ -8,23 +8,28 @@ with "database is locked" half-way through a transaction.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeVar
 
 from sqlalchemy import event
 from sqlalchemy.dialects import registry
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
+    AsyncSession,
     async_sessionmaker,
     create_async_engine,
 )
 from sqlalchemy.pool import ConnectionPoolEntry
 
 from watchpost.db.counts import Anchors
+from watchpost.db.group_commit import GroupCommit
 from watchpost.db.outage import Outage
 from watchpost.db.sqlite_inline import WriteGate
 
 SQLITE_BEGIN_OPTION = "watchpost_sqlite_begin"
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 registry.register("sqlite.watchpost", "watchpost.db.sqlite_inline", "SQLiteDialect_inline")
@@ -89,8 +94,8 @@ def _configure_sqlite(engine: AsyncEngine) -> None:
 
 
 class Database:
-    """The engine, two session factories (reads, writes), the list page anchors and the
-    process's view of whether the database is reachable (`outage`)."""
+    """The engine, two session factories (reads, writes), the list page anchors, the
+    process's view of whether the database is reachable (`outage`) and its group commits."""
 
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
@@ -99,6 +104,17 @@ class Database:
         self.read_sessions = async_sessionmaker(engine, expire_on_commit=False)
         writer = engine.execution_options(**{SQLITE_BEGIN_OPTION: "IMMEDIATE"})
         self.write_sessions = async_sessionmaker(writer, expire_on_commit=False)
+        self._groups: dict[object, GroupCommit[Any, Any]] = {}
+
+    def grouped(
+        self, apply: Callable[[AsyncSession, Sequence[T]], Awaitable[Sequence[R]]]
+    ) -> GroupCommit[T, R]:
+        """The group commit of `apply` on this database (made at its first use)."""
+        found = self._groups.get(apply)
+        if found is None:
+            found = GroupCommit(self.write_sessions, apply, committed=self.outage.succeeded)
+            self._groups[apply] = found
+        return found
 
     @property
     def is_sqlite(self) -> bool:

@@ -16,11 +16,13 @@ from watchpost.heartbeats.pings import (
     Failure,
     Ping,
     Received,
+    Success,
     failure_output,
     record_ping,
+    record_successes,
 )
 from watchpost.heartbeats.service import PING_PATH
-from watchpost.http.deps import Context, WriteDb
+from watchpost.http.deps import Context, write_session
 from watchpost.http.openapi import ERROR_RESPONSES, MessageErrorBody
 from watchpost.http.ratelimit import limit_by_address
 from watchpost.validation import ascii_int, documented_as
@@ -104,27 +106,33 @@ async def _received(request: Request, exit_code: int | None = None) -> Received:
 
 
 async def _ping(
-    ctx: Context, db: WriteDb, token: str, failure: Failure | None, received: Received
+    request: Request, ctx: Context, token: str, failure: Failure | None, received: Received
 ) -> Response:
+    """A success ping of an up heartbeat is written with the pings arriving beside it (one
+    transaction for them all: db/group_commit.py); any other in a transaction of its own."""
     if len(token) > TOKEN_MAX:
         raise ApiError(404, NO_SUCH_HEARTBEAT)
+    now = ctx.clock.now()
+    if failure is None and await ctx.db.grouped(record_successes).submit(
+        Success(token, now, received)
+    ):
+        return PlainTextResponse(ANSWER)
+    db = await write_session(request)
     async with db.begin():
-        outcome = await record_ping(
-            db, token=token, now=ctx.clock.now(), failure=failure, received=received
-        )
+        outcome = await record_ping(db, token=token, now=now, failure=failure, received=received)
     if outcome is Ping.UNKNOWN:
         raise ApiError(404, NO_SUCH_HEARTBEAT)
     return PlainTextResponse(ANSWER)
 
 
-async def ping(token: str, request: Request, ctx: Context, db: WriteDb) -> Response:
-    return await _ping(ctx, db, token, None, await _received(request))
+async def ping(token: str, request: Request, ctx: Context) -> Response:
+    return await _ping(request, ctx, token, None, await _received(request))
 
 
-async def ping_failure(token: str, request: Request, ctx: Context, db: WriteDb) -> Response:
+async def ping_failure(token: str, request: Request, ctx: Context) -> Response:
     received = await _received(request)
     failure = Failure(output=received.body, truncated=received.truncated)
-    return await _ping(ctx, db, token, failure, received)
+    return await _ping(request, ctx, token, failure, received)
 
 
 # Read by hand rather than by the path's int convertor: that one accepts any run of digits and
@@ -138,16 +146,16 @@ ExitCode = Annotated[
 
 
 async def ping_exit_code(
-    token: str, exit_code: ExitCode, request: Request, ctx: Context, db: WriteDb
+    token: str, exit_code: ExitCode, request: Request, ctx: Context
 ) -> Response:
     code = ascii_int(exit_code, low=0, high=EXIT_CODE_MAX)
     if code is None:
         raise HTTPException(404)  # answered like a route that does not exist
     received = await _received(request, code)
     if code == 0:
-        return await _ping(ctx, db, token, None, received)
+        return await _ping(request, ctx, token, None, received)
     failure = Failure(exit_code=code, output=received.body, truncated=received.truncated)
-    return await _ping(ctx, db, token, failure, received)
+    return await _ping(request, ctx, token, failure, received)
 
 
 def _register(

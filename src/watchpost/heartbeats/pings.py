@@ -1,9 +1,11 @@
 """What a ping does to its heartbeat. No HTTP in here.
 
 The common case, a success ping of a heartbeat that is up, is one conditional UPDATE by
-token, then the ping log's upsert (two statements). Anything that may change the state
-(pending or down, a failure, paused, unknown token) takes the heartbeat's row lock and
-decides under it, so concurrent pings of one heartbeat open or resolve at most one incident.
+token, then the ping log's upsert (two statements); `record_successes` applies a batch of
+them in one transaction (the ping URL's group commit: db/group_commit.py), one UPDATE per
+heartbeat and one upsert for all. Anything that may change the state (pending or down, a
+failure, paused, unknown token) takes the heartbeat's row lock and decides under it, so
+concurrent pings of one heartbeat open or resolve at most one incident.
 
 Every recorded ping is logged (models.HeartbeatPing: a ring of PING_LOG_SIZE rows per
 heartbeat); a paused heartbeat's ignored ping is not.
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import codecs
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final, cast
@@ -103,7 +106,7 @@ _SUCCESS_OF_UP = (
     .values(
         last_ping_at=_now,
         next_due_at=due_after(_now),
-        ping_count=_heartbeats.c.ping_count + 1,
+        ping_count=_heartbeats.c.ping_count + bindparam("pings"),
     )
     .returning(_heartbeats.c.id, _heartbeats.c.ping_count)
 )
@@ -144,11 +147,47 @@ def log_row(
     }
 
 
-async def _log(session: AsyncSession, row: dict[str, Any]) -> None:
+async def _log(session: AsyncSession, rows: dict[str, Any] | list[dict[str, Any]]) -> None:
     """On the session's connection: the ORM's handling of a statement that loads nothing
     cost more than the statement (bench/api_inprocess.py's ping)."""
     connection = await session.connection()
-    await connection.execute(_LOG.statement(connection.dialect.name), row)
+    await connection.execute(_LOG.statement(connection.dialect.name), rows)
+
+
+@dataclass(frozen=True, slots=True)
+class Success:
+    """A success ping waiting for its batch."""
+
+    token: str
+    now: datetime
+    received: Received
+
+
+async def record_successes(session: AsyncSession, pings: Sequence[Success]) -> list[bool]:
+    """The success pings of heartbeats that are up, applied together: one conditional UPDATE
+    per heartbeat moving its count by its pings (their log numbers follow in order) and its
+    last ping to the newest, then the ping log's rows in one upsert. False for a ping whose
+    heartbeat was not up as the common case wants it (record_ping decides those)."""
+    by_token: dict[str, list[int]] = {}
+    for index, ping in enumerate(pings):
+        by_token.setdefault(ping.token, []).append(index)
+    done = [False] * len(pings)
+    rows: dict[tuple[int, int], dict[str, Any]] = {}
+    for token, indexes in by_token.items():
+        newest = max(pings[index].now for index in indexes)
+        values = {"ping_token": token, "ping_at": newest, "pings": len(indexes)}
+        hit = (await session.execute(_SUCCESS_OF_UP, values)).first()
+        if hit is None:
+            continue
+        heartbeat_id, count = hit
+        for seq, index in enumerate(indexes, start=count - len(indexes) + 1):
+            ping = pings[index]
+            row = log_row(heartbeat_id, seq, ping.now, None, ping.received)
+            rows[heartbeat_id, row["slot"]] = row  # a ring slot filled twice keeps the newer
+            done[index] = True
+    if rows:
+        await _log(session, list(rows.values()))
+    return done
 
 
 async def record_ping(
@@ -163,7 +202,8 @@ async def record_ping(
     A recorded ping goes into the heartbeat's ping log with what `received` says of it."""
     received = received or Received()
     if failure is None:
-        hit = (await session.execute(_SUCCESS_OF_UP, {"ping_token": token, "ping_at": now})).first()
+        values = {"ping_token": token, "ping_at": now, "pings": 1}
+        hit = (await session.execute(_SUCCESS_OF_UP, values)).first()
         if hit is not None:
             await _log(session, log_row(hit[0], hit[1], now, None, received))
             return Ping.RECORDED
