@@ -1,6 +1,7 @@
 """Latency of every list under 50 concurrent connections, beside the ceiling in the same run.
 
-Starts the real server (`watchpost serve --no-engine` on its own port, SQLite by default,
+Starts the real server (`watchpost serve --no-engine` on its own port, or with its check
+engine with --with-engine; SQLite by default,
 PostgreSQL with --postgres URL), fills one team with sources, monitors, heartbeats, manual
 incidents, monitor groups and a status page of manually tracked resources through the API
 then drives each list with `--connections`
@@ -255,6 +256,11 @@ def main() -> None:
     parser.add_argument(
         "--postgres", default="", help="a PostgreSQL URL (migrated; the run adds a team of its own)"
     )
+    parser.add_argument(
+        "--with-engine",
+        action="store_true",
+        help="keep the check engine in the server (it sweeps and records the seeded heartbeats)",
+    )
     args = parser.parse_args()
     workdir = Path(tempfile.mkdtemp(prefix="watchpost-lists-load-"))
     secret_key = secrets.token_urlsafe(32)
@@ -265,7 +271,8 @@ def main() -> None:
         run_cli(["migrate"], env)
         token = run_cli(["token", "create", "--team", f"{TEAM}-{secrets.token_hex(3)}"], env)
         base = f"http://{HOST}:{args.port}"
-        serve = [sys.executable, "-m", "watchpost.cli", "serve", "--no-engine"]
+        serve = [sys.executable, "-m", "watchpost.cli", "serve"]
+        serve += [] if args.with_engine else ["--no-engine"]
         serve += ["--host", HOST, "--port", str(args.port)]
         with server(serve, env, workdir / "server.log", f"{base}/healthz") as pid:
             page_id = uvloop.run(seed(base, token, args.items, args.sources))

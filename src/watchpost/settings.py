@@ -86,9 +86,16 @@ class Settings(BaseSettings):
     )
     engine_write_batch: int = _at_least_1(250, "Most results written in one database transaction.")
     engine_flush_interval: float = _positive(
-        0.2, "Seconds a finished result waits to join a batch."
+        1.0, "Seconds a finished result waits to join a batch."
     )
     engine_poll_interval: float = _positive(1.0, "Longest sleep between two looks for due checks.")
+    engine_claim_ahead: float = Field(
+        default=1.0,
+        ge=0,
+        le=5,
+        description="Seconds before their due time checks may be claimed (each still starts "
+        "at its due time), so checks due close together share a claim and a write.",
+    )
     engine_lease_margin: float = _at_least_1(
         15.0,
         "Seconds a check's lease lasts from its claim or last renewal; a live worker renews its "

@@ -36,8 +36,7 @@ about 8 minutes of them; ≈ 25 MB): the oldest give way beyond it."""
 BATCH: Final = 500
 BATCH_BYTES: Final = 512 * 1024
 FLUSH_EVERY_S: Final = 0.25
-"""Finished results wait at most this long to join a batch (the engine's own wait is
-`engine_flush_interval`, 0.2 s)."""
+"""Finished results wait at most this long to join a batch."""
 BACKOFF_MAX_S: Final = 30.0
 REQUEST_TIMEOUT_S: Final = 30.0
 KEEPALIVE_S: Final = 2.0

@@ -42,17 +42,19 @@ class Claim:
 
 
 _now = bindparam("claim_now", type_=UTCDateTime())
+_due_by = bindparam("claim_due_by", type_=UTCDateTime())
 _limit = bindparam("claim_limit", type_=Integer())
 
 
-def due_rows(kind: str, now: Any) -> Select[Any]:
-    """The eligible rows due at `now` whose lease is free or expired, oldest due first."""
+def due_rows(kind: str, now: Any, due_by: Any = None) -> Select[Any]:
+    """The eligible rows due by `due_by` (default: `now`) whose lease is free or expired at
+    `now`, oldest due first."""
     spec = KINDS[kind]
     c = spec.table.c
     return (
         select(c.id, c.next_check_at, *(c[name] for name in spec.probe_columns))
         .where(
-            c.next_check_at <= now,
+            c.next_check_at <= (now if due_by is None else due_by),
             or_(c.lease_expires_at.is_(None), c.lease_expires_at < now),
             spec.eligible(now),
         )
@@ -89,7 +91,8 @@ def _move(kind: str) -> Update:
 # Built once (Core, on the tables): building a statement per call, and the ORM's handling of
 # whole rows, cost more than running it.
 _CLAIM: Final = {
-    kind: due_rows(kind, _now).limit(_limit).with_for_update(skip_locked=True) for kind in KINDS
+    kind: due_rows(kind, _now, _due_by).limit(_limit).with_for_update(skip_locked=True)
+    for kind in KINDS
 }
 _LEASE: Final = {kind: _lease(kind) for kind in KINDS}
 _MOVE: Final = {kind: _move(kind) for kind in KINDS}
@@ -143,12 +146,13 @@ async def claim(
     lease: timedelta,
     settings: Settings,
     room: int,
+    due_by: datetime | None = None,
 ) -> Claimed:
-    """Lease up to `limit` due rows of `kind` to `owner`, of which at most `room` off their
-    schedule (the others of those move to their next slot); call inside a write transaction."""
-    rows: Sequence[Any] = (
-        await session.execute(_CLAIM[kind], {"claim_now": now, "claim_limit": limit})
-    ).all()
+    """Lease up to `limit` rows of `kind` due by `due_by` (default: `now`) to `owner`, of which
+    at most `room` off their schedule (the others of those move to their next slot); call
+    inside a write transaction."""
+    values = {"claim_now": now, "claim_due_by": due_by or now, "claim_limit": limit}
+    rows: Sequence[Any] = (await session.execute(_CLAIM[kind], values)).all()
     if not rows:
         return Claimed(claims=[], room=room)
     spec = KINDS[kind]

@@ -82,9 +82,10 @@ class Engine:
 
     # ------------------------------------------------------------------ the steps
 
-    async def claim(self, now: datetime, limit: int) -> list[Job]:
-        """Lease up to `limit` due checks (monitors first) and prepare them to run; at most
-        OFF_SCHEDULE_PER_CLAIM of them off their schedule (engine/schedule.py)."""
+    async def claim(self, now: datetime, limit: int, due_by: datetime | None = None) -> list[Job]:
+        """Lease up to `limit` checks due by `due_by` (default: now; monitors first) and
+        prepare them to run; at most OFF_SCHEDULE_PER_CLAIM of them off their schedule
+        (engine/schedule.py)."""
         claimed: list[Claim] = []
         room = OFF_SCHEDULE_PER_CLAIM
         async with self.ctx.db.write_sessions() as session, session.begin():
@@ -100,6 +101,7 @@ class Engine:
                     lease=self.lease,
                     settings=self.settings,
                     room=room,
+                    due_by=due_by,
                 )
                 claimed += batch.claims
                 room = batch.room
@@ -214,6 +216,9 @@ class Engine:
         self._wake.set()
 
     async def _run_and_buffer(self, job: Job) -> None:
+        early = (job.claim.due - self.ctx.clock.now()).total_seconds()
+        if early > 0:  # claimed ahead (engine_claim_ahead): it starts at its due time
+            await asyncio.sleep(early)
         try:
             outcome = await self.execute(job)
         except Exception:
@@ -299,17 +304,20 @@ class Engine:
         again: at once when the claim was full, else until the next due time (at most poll).
 
         The earliest due time is read only when the last read did not already say it has
-        come; the wait runs `engine_flush_interval` past it, so checks due close together
-        are claimed in one pass (and their results written in one batch)."""
+        come. A pass claims what falls due within `engine_claim_ahead` too (each check waits
+        for its due time), so checks due close together are claimed in one pass and mostly
+        written in one batch; without claiming ahead the wait runs `engine_flush_interval`
+        past the due time for the same reason."""
         free = min(
             self.settings.engine_concurrency - len(self._running), self.settings.engine_claim_batch
         )
         if free <= 0:
             return poll
+        ahead = timedelta(seconds=self.settings.engine_claim_ahead)
         if self._due_at is None or now < self._due_at:
             self._due_at = await self._next_due_at(now)
         if self._due_at is not None and self._due_at <= now:
-            jobs = await self.claim(now, free)
+            jobs = await self.claim(now, free, now + ahead)
             for job in jobs:
                 task = asyncio.create_task(self._run_and_buffer(job))
                 self._running.add(task)
@@ -325,7 +333,8 @@ class Engine:
         if self._due_at is None:
             return poll
         due_in = (self._due_at - now).total_seconds()
-        return max(0.0, min(poll, due_in + self.settings.engine_flush_interval))
+        late = 0.0 if ahead else self.settings.engine_flush_interval
+        return max(0.0, min(poll, due_in + late))
 
     async def _next_due_at(self, now: datetime) -> datetime | None:
         async with self.ctx.db.read_sessions() as session:

@@ -57,6 +57,9 @@ RESPONSES: Final = error_responses(401, 413, 422)
 
 POLL_S: Final = 5.0
 """Longest an idle agent waits before asking for checks again."""
+GROUPED_S: Final = 0.2
+"""How far past the next due time an agent is told to ask again, so the checks due close
+together are claimed at once (an agent runs what it gets at once: it does not claim ahead)."""
 LEASE: Final = timedelta(minutes=5)
 """How long a claimed check is the agent's: longer than any check's timeout, and time to
 report it. A dead agent's checks go to the location's other agents after this."""
@@ -243,10 +246,7 @@ async def _claims(
     if skipped:
         await write_outcomes(db, skipped, settings=ctx.settings)
     due = await next_due_at(db, location_id=location.id, now=now)
-    # As the engine waits for its own (engine/loop.py): past the next due time by the
-    # flush interval, so the checks due close together are claimed at once.
-    grouped = ctx.settings.engine_flush_interval
-    wait = POLL_S if due is None else min(POLL_S, max(0.0, (due - now).total_seconds()) + grouped)
+    wait = POLL_S if due is None else min(POLL_S, max(0.0, (due - now).total_seconds()) + GROUPED_S)
     return {"checks": sent, "next_in_s": wait}
 
 
