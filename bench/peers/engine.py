@@ -3,7 +3,9 @@
 `watchpost serve` beside Uptime Kuma, one at a time, the order reversed every other round.
 
 Each phase: a fresh store with N monitors, the server started, then a wait until every monitor
-has a first check (capped by --start-cap; the time it took is reported), then a window of
+has a first stored result (capped by --start-cap; the time it took is reported: Watchpost
+spreads the first checks of monitors created at once over their interval, Kuma starts them one
+by one with a random 0.3-1 s pause between them), then a window of
 --window seconds: CPU of the server's process tree over the window (share of one core), its
 resident memory (sum of the tree's VmRSS) read every 5 s (mean and max), the checks the target
 answered per second (nginx's own request counter: the same measure for both) and the results

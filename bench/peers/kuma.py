@@ -2,9 +2,10 @@
 run as `node server/server.js` (its `npm run start-server`) on SQLite, with monitors seeded
 into its database.
 
-Install: the checkout is copied to WORK/kuma/app and `npm ci --omit dev --no-audit` runs there
-(its own `npm run setup` does that, then downloads the prebuilt web UI from GitHub: not done
-here, so its web pages are absent; the server, its database and its monitors do not need them).
+Install: the checkout is copied to WORK/kuma/app, where `npm ci --no-audit`, `npm run build`
+(its web UI: the server will not start without dist/index.html) and `npm prune --omit dev`
+run. That is its own `npm run setup` (`npm ci --omit dev`, then a download of the same built
+UI from GitHub) with the UI built here instead of downloaded.
 
 Seeding, before the server's first start, in a fresh data folder: `db-config.json` says
 `{"type": "sqlite"}` (no database setup page); the schema is made by Kuma's own code
@@ -50,23 +51,28 @@ def describe() -> str:
 
 
 def install(checkout: Path, work: Path) -> Path:
-    """Copy the checkout and `npm ci` it (once: kept while package-lock.json is the same)."""
-    app = work / "kuma" / "app"
+    """Copy the checkout, `npm ci`, build its web UI, drop the build's packages (once: the
+    result is kept while package-lock.json is the same)."""
+    root = work / "kuma"
+    app = root / "app"
     if not (checkout / "server" / "server.js").exists():
         raise SystemExit(f"--kuma {checkout}: not an Uptime Kuma work tree")
-    lock = (checkout / "package-lock.json").read_bytes()
-    digest = hashlib.sha256(lock).hexdigest()
+    digest = hashlib.sha256((checkout / "package-lock.json").read_bytes()).hexdigest()
     stamp = app / "node_modules" / ".bench-installed"
-    modules = app / "node_modules"
+    products = ("node_modules", "dist")
     kept = stamp.exists() and stamp.read_text() == digest
     if kept:
-        modules.rename(work / "kuma" / "node_modules.kept")
+        for name in products:
+            (app / name).rename(root / f"{name}.kept")
     shutil.rmtree(app, ignore_errors=True)
-    shutil.copytree(checkout, app, ignore=shutil.ignore_patterns(".git", "node_modules", "data"))
+    shutil.copytree(checkout, app, ignore=shutil.ignore_patterns(".git", *products, "data"))
     if kept:
-        (work / "kuma" / "node_modules.kept").rename(modules)
+        for name in products:
+            (root / f"{name}.kept").rename(app / name)
         return app
-    subprocess.run(["npm", "ci", "--omit", "dev", "--no-audit"], cwd=app, check=True)
+    subprocess.run(["npm", "ci", "--no-audit"], cwd=app, check=True)
+    subprocess.run(["npm", "run", "build"], cwd=app, check=True)
+    subprocess.run(["npm", "prune", "--omit", "dev", "--no-audit"], cwd=app, check=True)
     stamp.write_text(digest)
     return app
 

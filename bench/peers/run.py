@@ -32,10 +32,8 @@ Nothing of the peers is kept in this repository. Get work trees of them:
 each into `--work` (default /tmp/watchpost-peers) and installs it there: Healthchecks in its
 own virtualenv (`pip install -r requirements.txt uwsgi`, Python >= 3.12: `--hc-python`;
 pycurl's libcurl headers via `apt-get install -y libcurl4-openssl-dev` when missing), Kuma with
-`npm ci --omit dev --no-audit` (node >= 20.4). Kuma's server will not start without its built
-web UI (dist/index.html), which its setup downloads from GitHub: when the copy has no dist/,
-the bench writes a one-line dist/index.html (no page is requested; the monitors do not use it).
-Installs are kept in `--work` and redone only when requirements.txt / package-lock.json change.
+`npm ci`, `npm run build` (its web UI, without which its server does not start) and
+`npm prune --omit dev` (node >= 20.4; a few minutes). Installs are kept in `--work` and redone only when requirements.txt / package-lock.json change.
 
 Run from the repository root (ports --port-base .. +5 on 127.0.0.1; nothing else is contacted):
 
@@ -168,9 +166,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(sections[-1], flush=True)
     if "engine" in args.parts:
         app = kuma.install(args.kuma.resolve(), work)
-        if not (app / "dist" / "index.html").exists():
-            (app / "dist").mkdir(exist_ok=True)
-            (app / "dist" / "index.html").write_text("<!doctype html><title>not built</title>\n")
         for monitors, found in engine.run(args, work, app).items():
             title = f"Engine, {monitors:,} HTTP monitors every {engine.INTERVAL_S} s"
             sections.append(report(title, found, engine.ENGINE_METRICS, "Uptime Kuma"))

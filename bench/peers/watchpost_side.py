@@ -79,8 +79,9 @@ def with_monitors(env: dict[str, str], count: int, interval: int, target_port: i
 
 
 def checked_monitors(data: Path) -> int:
-    """Monitors checked at least once (SQLite)."""
-    return _count(data, "SELECT COUNT(*) FROM monitors WHERE last_checked_at IS NOT NULL")
+    """Monitors with at least one stored result (SQLite)."""
+    sql = "SELECT COUNT(DISTINCT subject_id) FROM check_results WHERE subject_type = 'monitor'"
+    return _count(data, sql)
 
 
 def stored_results(data: Path) -> int:
