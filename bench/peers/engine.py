@@ -24,7 +24,7 @@ from api_bench import HOST
 from engine_bench import nginx, nginx_requests
 from peers import kuma, watchpost_side
 from peers.procs import TreeCpu, tree_rss_mb
-from peers.report import Measurement, Metric, order
+from peers.report import Measurement, Metric, order, row
 
 INTERVAL_S = 30
 SAMPLE_EVERY_S = 5.0
@@ -128,5 +128,5 @@ def run(args: argparse.Namespace, work: Path, kuma_app: Path) -> dict[int, list[
                 for side in order(sides, round_):
                     m = phase(side, monitors, round_, args, work, target_port, kuma_app)
                     found[monitors].append(m)
-                    print(f"  [{m.part} round {round_}] {side}: {m.figures}", flush=True)
+                    print(f"  [{m.part}] {row(m, ENGINE_METRICS)}", flush=True)
     return found

@@ -16,7 +16,7 @@ from api_bench import percentile
 from api_lists_load import Case, drive
 from peers import healthchecks, watchpost_side
 from peers.procs import TreeCpu
-from peers.report import Measurement, Metric, order
+from peers.report import Measurement, Metric, order, row
 
 LIST_ITEMS = 250
 PING_METRICS = (
@@ -74,13 +74,15 @@ def measure(side: Side, part: str, round_: int, args: argparse.Namespace) -> Mea
     return Measurement(part, side.name, round_, figures)
 
 
-def interleaved(part: str, sides: Sequence[Side], args: argparse.Namespace) -> list[Measurement]:
+def interleaved(
+    part: str, sides: Sequence[Side], args: argparse.Namespace, metrics: Sequence[Metric]
+) -> list[Measurement]:
     found: list[Measurement] = []
     by_name = {side.name: side for side in sides}
     for round_ in range(1, args.rounds + 1):
         for name in order(list(by_name), round_):
             found.append(measure(by_name[name], part, round_, args))
-            print(f"  [{part} round {round_}] {name}: {found[-1].figures}", flush=True)
+            print(f"  [{part}] {row(found[-1], metrics)}", flush=True)
     return found
 
 
@@ -117,7 +119,7 @@ def pings(args: argparse.Namespace, work: Path, hc: healthchecks.Install) -> lis
             healthchecks.serve(hc, work / "healthchecks" / "data-pings", args.port_base + 3, 1)
         )
         sides.append(Side("Healthchecks", peer.pid, peer.base, peer.ping_path, {}))
-        return interleaved("pings", sides, args)
+        return interleaved("pings", sides, args, PING_METRICS)
 
 
 def lists(args: argparse.Namespace, work: Path, hc: healthchecks.Install) -> list[Measurement]:
@@ -138,4 +140,4 @@ def lists(args: argparse.Namespace, work: Path, hc: healthchecks.Install) -> lis
         )
         headers = {"X-Api-Key": peer.api_key}
         sides.append(Side("Healthchecks", peer.pid, peer.base, "/api/v3/checks/", headers))
-        return interleaved("lists", sides, args)
+        return interleaved("lists", sides, args, LIST_METRICS)

@@ -47,13 +47,16 @@ def median(values: Sequence[float | None]) -> float | None:
     return statistics.median(present) if present else None
 
 
+def row(m: Measurement, metrics: Sequence[Metric]) -> str:
+    cells = " | ".join(show(metric, m.figures.get(metric.key)) for metric in metrics)
+    return f"| {m.round} | {m.side} | {cells} | {m.note} |"
+
+
 def rounds_table(measurements: Sequence[Measurement], metrics: Sequence[Metric]) -> str:
     """Every measurement as it was taken, in order."""
     head = "| round | side | " + " | ".join(m.label for m in metrics) + " | note |"
     lines = [head, "|---|---|" + "---:|" * len(metrics) + "---|"]
-    for m in measurements:
-        cells = " | ".join(show(metric, m.figures.get(metric.key)) for metric in metrics)
-        lines.append(f"| {m.round} | {m.side} | {cells} | {m.note} |")
+    lines += [row(m, metrics) for m in measurements]
     return "\n".join(lines)
 
 
