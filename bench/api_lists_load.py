@@ -152,7 +152,8 @@ async def drive(
 ) -> tuple[list[float], int, int, float]:
     """connections clients sending back to back for seconds; latencies, timeouts, errors.
 
-    Each request carries the token as a bearer token, or `headers` instead when given."""
+    Errors: answers other than 200, and connections the server closed or reset. Each request
+    carries the token as a bearer token, or `headers` instead when given."""
     latencies: list[float] = []
     counts = [0, 0]
     rng = random.Random(secrets.randbits(32))
@@ -181,6 +182,9 @@ async def drive(
                             continue
                 except TimeoutError:
                     counts[0] += 1
+                    continue
+                except aiohttp.ClientError:  # the server closed or reset the connection
+                    counts[1] += 1
                     continue
                 latencies.append(time.perf_counter() - started)
 

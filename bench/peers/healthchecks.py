@@ -80,8 +80,11 @@ class Install:
 
 def describe() -> str:
     return (
-        f"Healthchecks under uWSGI as its docker/uwsgi.ini: {PROCESSES} processes x "
-        f"{THREADS} thread, master, sendalerts + sendreports attached; SQLite; DEBUG=False"
+        f"Healthchecks under uWSGI with its docker/uwsgi.ini's settings: {PROCESSES} processes x "
+        f"{THREADS} thread, master, http-socket on 127.0.0.1, harakiri 10, buffer-size 32768, "
+        "post-buffering 16192, thunder-lock, enable-threads, `manage.py sendalerts` and "
+        "`manage.py sendreports --loop` attached; SQLite; DEBUG=False (the ini is written "
+        "beside its database in --work)"
     )
 
 
@@ -143,7 +146,14 @@ def serve(inst: Install, data: Path, port: int, checks: int) -> Iterator[Served]
     log = data / "healthchecks.log"
     manage = [str(inst.python), "manage.py"]
     with log.open("ab") as out:
-        subprocess.run([*manage, "migrate", "-v0"], cwd=inst.app, env=env, stdout=out, check=True)
+        subprocess.run(
+            [*manage, "migrate", "-v0"],
+            cwd=inst.app,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            check=True,
+        )
     done = subprocess.run(
         [*manage, "shell", "-c", SEED.replace("COUNT", str(checks))],
         cwd=inst.app,
