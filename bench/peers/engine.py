@@ -42,13 +42,14 @@ def wait_started(
     count: Callable[[], int], monitors: int, cap_s: float, label: str
 ) -> tuple[float, int]:
     """Seconds until count() reaches monitors (or the cap), and the count then."""
-    started = time.monotonic()
+    started = shown = time.monotonic()
     seen = count()
     while seen < monitors and time.monotonic() - started < cap_s:
         time.sleep(2)
         seen = count()
-        print(f"    [{label}] {seen}/{monitors} monitors checked", end="\r", flush=True)
-    print()
+        if time.monotonic() - shown >= 30:
+            shown = time.monotonic()
+            print(f"  [{label}] {seen}/{monitors} monitors checked", flush=True)
     return time.monotonic() - started, seen
 
 
