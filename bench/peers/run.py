@@ -94,15 +94,20 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--healthchecks", type=Path, help="a Healthchecks work tree")
     parser.add_argument("--kuma", type=Path, help="an Uptime Kuma work tree")
     parser.add_argument(
-        "--work", type=Path, default=Path(tempfile.gettempdir()) / "watchpost-peers"
+        "--work",
+        type=Path,
+        default=Path(tempfile.gettempdir()) / "watchpost-peers",
+        help="where the peers are installed and each run's data goes (outside the repository)",
     )
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds per part")
     parser.add_argument("--duration", type=float, default=20.0, help="seconds of load a round")
     parser.add_argument("--warmup", type=float, default=3.0, help="seconds before each")
     parser.add_argument("--only", choices=PARTS, help="one part")
-    parser.add_argument("--monitors", type=monitor_counts, default=[200, 1000])
+    parser.add_argument(
+        "--monitors", type=monitor_counts, default=[200, 1000], help="engine: counts, `200,1000`"
+    )
     parser.add_argument("--postgres", default="", help="a PostgreSQL server URL (Watchpost)")
-    parser.add_argument("--connections", type=int, default=50)
+    parser.add_argument("--connections", type=int, default=50, help="pings and lists")
     parser.add_argument("--timeout", type=float, default=5.0, help="per request, seconds")
     parser.add_argument("--window", type=float, default=90.0, help="engine: measured seconds")
     parser.add_argument(
