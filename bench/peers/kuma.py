@@ -61,11 +61,17 @@ def install(checkout: Path, work: Path) -> Path:
     stamp = app / "node_modules" / ".bench-installed"
     products = ("node_modules", "dist")
     kept = stamp.exists() and stamp.read_text() == digest
+    kept = kept and all((app / name).exists() for name in products)
     if kept:
         for name in products:
             (app / name).rename(root / f"{name}.kept")
     shutil.rmtree(app, ignore_errors=True)
-    shutil.copytree(checkout, app, ignore=shutil.ignore_patterns(".git", *products, "data"))
+    skip = {".git", "data", *products}  # at the top of the work tree only
+    shutil.copytree(
+        checkout,
+        app,
+        ignore=lambda folder, names: skip & set(names) if Path(folder) == checkout else set(),
+    )
     if kept:
         for name in products:
             (root / f"{name}.kept").rename(app / name)
