@@ -143,15 +143,25 @@ async def seed(base: str, token: str, items: int, sources: int) -> int:
 
 
 async def drive(
-    base: str, token: str, case: Case, connections: int, seconds: float, timeout: float
+    base: str,
+    token: str,
+    case: Case,
+    connections: int,
+    seconds: float,
+    timeout: float,
+    headers: dict[str, str] | None = None,
 ) -> tuple[list[float], int, int, float]:
-    """connections clients sending back to back for seconds; latencies, timeouts, errors."""
+    """connections clients sending back to back for seconds; latencies, timeouts, errors.
+
+    Errors: answers other than 200, and connections the server closed or reset. Each request
+    carries the token as a bearer token, or `headers` instead when given."""
     latencies: list[float] = []
     counts = [0, 0]
     rng = random.Random(secrets.randbits(32))
     connector = aiohttp.TCPConnector(limit=connections, force_close=False)
     limit = aiohttp.ClientTimeout(total=timeout)
-    headers = {"Authorization": f"Bearer {token}"}
+    if headers is None:
+        headers = {"Authorization": f"Bearer {token}"}
     async with aiohttp.ClientSession(
         base, connector=connector, headers=headers, timeout=limit
     ) as http:
@@ -173,6 +183,9 @@ async def drive(
                             continue
                 except TimeoutError:
                     counts[0] += 1
+                    continue
+                except aiohttp.ClientError:  # the server closed or reset the connection
+                    counts[1] += 1
                     continue
                 latencies.append(time.perf_counter() - started)
 

@@ -142,14 +142,14 @@ def processes(
 
 
 @contextmanager
-def nginx(workdir: Path) -> Iterator[int]:
-    """The bench's own nginx on a free port of 127.0.0.1; yields the port."""
+def nginx(workdir: Path, port: int = 0) -> Iterator[int]:
+    """The bench's own nginx on 127.0.0.1 (on port, or a free one); yields the port."""
     binary = shutil.which("nginx") or "/usr/sbin/nginx"
     if not Path(binary).exists():
         raise SystemExit("nginx is not installed (Debian: apt-get install nginx)")
     run = workdir / "nginx"
     (run / "tmp").mkdir(parents=True)
-    port = free_port()
+    port = port or free_port()
     conf = run / "nginx.conf"
     conf.write_text(NGINX_CONF.format(host=HOST, port=port))
     subprocess.run(
