@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -84,6 +85,12 @@ async def test_connections_come_back_after_errors(api: Api, app: FastAPI) -> Non
 async def test_a_public_ping_writes_on_one_connection(api: Api, app: FastAPI) -> None:
     heartbeat = data(await api.post("/api/v2/heartbeats", {"name": "nightly"}), 201)
     path = heartbeat["attributes"]["url"].split("testserver", 1)[1]
+    # The first ping of a pending heartbeat: the group commit's transaction finds it not up
+    # (heartbeats/pings.py record_successes), then the ping's own decides.
+    with pool_use(app) as use:
+        assert (await api.client.get(path)).status_code == 200
+    assert (use.checkouts, use.most_held, use.held) == (2, 1, 0)
+    # An up heartbeat's: the group commit's transaction only.
     with pool_use(app) as use:
         assert (await api.client.get(path)).status_code == 200
     assert (use.checkouts, use.most_held, use.held) == (1, 1, 0)
@@ -134,3 +141,37 @@ async def test_the_connection_is_back_before_the_response_is_sent(api: Api, app:
         await app(scope, receive, send)
     assert use.checkouts == 1
     assert held_at == [("http.response.start", 0), ("http.response.body", 0)]
+
+
+def free_permits(semaphore: asyncio.Semaphore) -> int:
+    """How many acquire() calls would pass at once (taken and given back)."""
+    taken = 0
+    while not semaphore.locked():
+        semaphore._value -= 1  # what acquire() does when not locked, without awaiting
+        taken += 1
+    semaphore._value += taken
+    return taken
+
+
+async def test_requests_wait_their_turn_for_a_connection_and_leave_it(
+    api: Api, app: FastAPI
+) -> None:
+    """Database.admission: at most that many requests hold a connection at once (the others
+    wait in line there, not in the pool's queue), and every permit comes back, errors too."""
+    db = app.state.ctx.db
+    whole = free_permits(db.admission)
+    assert whole >= 8
+    await api.post("/api/v2/heartbeats", {"name": "nightly"})
+    db.admission = asyncio.Semaphore(2)
+    try:
+        with pool_use(app) as use:
+            answers = await asyncio.gather(
+                *(api.get("/api/v2/heartbeats") for _ in range(20)),
+                api.get("/api/v1/collectors/999999"),
+                api.client.get("/api/v1/collectors", headers={"Authorization": "Bearer wrong"}),
+            )
+        assert [answer.status_code for answer in answers] == [200] * 20 + [404, 401]
+        assert use.most_held <= 2 and use.held == 0
+        assert free_permits(db.admission) == 2
+    finally:
+        db.admission = asyncio.Semaphore(whole)

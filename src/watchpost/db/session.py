@@ -8,6 +8,7 @@ with "database is locked" half-way through a transaction.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
@@ -35,6 +36,12 @@ R = TypeVar("R")
 registry.register("sqlite.watchpost", "watchpost.db.sqlite_inline", "SQLiteDialect_inline")
 
 SQLITE_BUSY_TIMEOUT = 30.0
+SQLITE_POOL = (8, 8)
+POSTGRES_POOL = (10, 10)
+"""Connections kept in the pool, and opened beyond them when busy."""
+BACKGROUND_CONNECTIONS = 4
+"""Of a pool's connections, what requests leave for the engine, the deliverer and the ping
+group commit (Database.admission)."""
 
 
 def create_engine(
@@ -52,8 +59,8 @@ def create_engine(
             echo=echo,
             hide_parameters=True,
             connect_args={"timeout": busy_timeout, "write_gate": WriteGate()},
-            pool_size=8,
-            max_overflow=8,
+            pool_size=SQLITE_POOL[0],
+            max_overflow=SQLITE_POOL[1],
         )
         _configure_sqlite(engine)
         return engine
@@ -61,8 +68,8 @@ def create_engine(
         url,
         echo=echo,
         hide_parameters=True,
-        pool_size=10,
-        max_overflow=10,
+        pool_size=POSTGRES_POOL[0],
+        max_overflow=POSTGRES_POOL[1],
         pool_pre_ping=True,
     )
 
@@ -95,10 +102,21 @@ def _configure_sqlite(engine: AsyncEngine) -> None:
 
 class Database:
     """The engine, two session factories (reads, writes), the list page anchors, the
-    process's view of whether the database is reachable (`outage`) and its group commits."""
+    process's view of whether the database is reachable (`outage`), its group commits, and
+    `admission`: the requests that may hold a connection at once.
+
+    Requests queue for a connection in `admission`, first come first served, rather than
+    in the pool: the pool's queue (an asyncio.Queue) lets a newcomer take a returned
+    connection before the waiter woken for it, which goes back to the end of the line, so
+    under load a few requests waited seconds while the median took a fraction of that
+    (docs/benchmarks.md, "Peers"). asyncio.Semaphore hands a released permit to its first
+    waiter and admits no newcomer past one.
+    """
 
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
+        kept, extra = SQLITE_POOL if engine.dialect.name == "sqlite" else POSTGRES_POOL
+        self.admission = asyncio.Semaphore(max(1, kept + extra - BACKGROUND_CONNECTIONS))
         self.anchors = Anchors()
         self.outage = Outage()
         self.read_sessions = async_sessionmaker(engine, expire_on_commit=False)

@@ -42,20 +42,29 @@ class RequestSessions:
     A request reads or writes, never both. The token lookup runs on the read session, which a
     reading endpoint then goes on using (one connection, one transaction); an endpoint that
     writes closes it before its write session opens, so a request never holds two connections
-    at once (requests holding one while waiting for a second could starve the pool).
+    at once (requests holding one while waiting for a second could starve the pool). Before
+    its first session a request waits its turn in the database's `admission`, and leaves it
+    when its sessions close.
     """
 
-    __slots__ = ("_read", "_write", "db")
+    __slots__ = ("_admitted", "_read", "_write", "db")
 
     def __init__(self, db: Database) -> None:
         self.db = db
         self._read: AsyncSession | None = None
         self._write: AsyncSession | None = None
+        self._admitted = False
+
+    async def _admit(self) -> None:
+        if not self._admitted:
+            await self.db.admission.acquire()
+            self._admitted = True
 
     async def read(self) -> AsyncSession:
         if self._write is not None:
             raise RuntimeError("a request reads or writes, not both")
         if self._read is None:
+            await self._admit()
             self._read = self.db.read_sessions()
         return self._read
 
@@ -69,14 +78,20 @@ class RequestSessions:
             read, self._read = self._read, None
             await read.close()
         if self._write is None:
+            await self._admit()
             self._write = self.db.write_sessions()
         return self._write
 
     async def close(self) -> None:
-        for session in (self._read, self._write):
-            if session is not None:
-                await session.close()
-        self._read = self._write = None
+        try:
+            for session in (self._read, self._write):
+                if session is not None:
+                    await session.close()
+        finally:
+            self._read = self._write = None
+            if self._admitted:
+                self._admitted = False
+                self.db.admission.release()
 
 
 def request_sessions(request: Request) -> RequestSessions:
