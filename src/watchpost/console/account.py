@@ -59,6 +59,19 @@ async def audit(
     )
 
 
+async def audit_now(
+    db: AsyncSession,
+    request: Request,
+    who: Viewer,
+    action: str,
+    subject: Subject,
+    details: dict[str, Any] | None = None,
+) -> None:
+    """audit at the clock's now."""
+    now = request.app.state.ctx.clock.now()
+    await audit(db, request, who, action, now, subject, details)
+
+
 async def account_page(
     request: Request, who: Viewer, *, status: int = 200, **extra: object
 ) -> Response:

@@ -7,7 +7,7 @@ integrations_incoming_form.py."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
@@ -74,17 +74,7 @@ async def incoming_page(request: Request, who: Signed, row_id: str) -> Response:
 async def delete_incoming(request: Request, who: Signed, row_id: str) -> Response:
     now = request.app.state.ctx.clock.now()
 
-    async def remove(db: AsyncSession, row: Any) -> None:
+    async def remove(db: AsyncSession, row: IncomingWebhook) -> None:
         await incoming.remove(db, row, now)
 
-    return await _delete(
-        request,
-        who,
-        subject_type="incoming_webhook",
-        find=lambda db: _find_incoming(db, who, row_id),
-        remove=remove,
-        action=f"{INCOMING}/{row_id}/delete",
-        what="incoming webhook",
-        detail="Its URL stops working at once; its open incident is resolved; its incidents "
-        "stay, as history.",
-    )
+    return await _delete(request, who, INCOMING, row_id, _find_incoming, remove)

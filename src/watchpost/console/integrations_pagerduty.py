@@ -5,7 +5,7 @@ edit forms and a confirmed delete, through pagerduty/service.py with an audit en
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any, Final
+from typing import Annotated, Final
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
@@ -184,16 +184,4 @@ async def update_pagerduty(request: Request, who: Signed, row_id: str) -> Respon
 
 @router.post(PAGERDUTY + "/{row_id}/delete")
 async def delete_pagerduty(request: Request, who: Signed, row_id: str) -> Response:
-    async def remove(db: AsyncSession, row: Any) -> None:
-        await pagerduty.remove(db, row)
-
-    return await _delete(
-        request,
-        who,
-        subject_type="pagerduty_integration",
-        find=lambda db: _find_pagerduty(db, who, row_id),
-        remove=remove,
-        action=f"{PAGERDUTY}/{row_id}/delete",
-        what="PagerDuty integration",
-        detail="Incidents are no longer sent to its PagerDuty service.",
-    )
+    return await _delete(request, who, PAGERDUTY, row_id, _find_pagerduty, pagerduty.remove)

@@ -36,6 +36,7 @@ from watchpost.console.maintenance_data import (
     window_from_query,
     window_page,
 )
+from watchpost.console.notices import object_notices
 from watchpost.console.pickers import find_text, ids_of
 from watchpost.console.query_numbers import number
 from watchpost.console.web import form_page, render
@@ -52,11 +53,10 @@ router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
 Signed = Annotated[Viewer, Depends(viewer)]
 SECTION: Final = "maintenance"
 PATH: Final = "/maintenance-windows"
-NOTICES: Final = {
-    "created": "Maintenance window created.",
-    "saved": "Maintenance window saved.",
-    "deleted": "Maintenance window deleted: its monitors and heartbeats have none now.",
-}
+NOTICES: Final = object_notices(
+    "Maintenance window",
+    deleted="Maintenance window deleted: its monitors and heartbeats have none now.",
+)
 FIELDS: Final = ("maintenance_from", "maintenance_to", "maintenance_timezone", "maintenance_days")
 
 

@@ -19,7 +19,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console import oncall_days
-from watchpost.console.account import audit
+from watchpost.console.account import audit_now
 from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.web import form_page
@@ -43,6 +43,14 @@ SHIFT_DAYS: Final = 14
 
 def may_change(who: Viewer, user_id: int) -> bool:
     return who.user.id == user_id or who.may(Action.MANAGE_PEOPLE)
+
+
+async def person_row(db: AsyncSession, user_id: int) -> User:
+    """The person's users row, to change in db's transaction."""
+    row = await db.get(User, user_id)
+    if row is None:
+        raise NotFound("user", user_id)
+    return row
 
 
 async def member_of(db: AsyncSession, who: Viewer, raw_id: str) -> tuple[User, str]:
@@ -150,18 +158,9 @@ async def change_person(request: Request, who: Signed, user_id: str) -> Response
             return await contact_page(
                 request, who, db, member, errors={"name": message}, typed=name[:NAME_LENGTH]
             )
-        row = await db.get(User, user.id)
-        if row is None:
-            raise NotFound("user", user_id)
+        row = await person_row(db, user.id)
         before = row.name
         row.name = name
-        await audit(
-            db,
-            request,
-            who,
-            "person.renamed",
-            request.app.state.ctx.clock.now(),
-            ("user", row.id, row.email),
-            {"from": before, "to": name},
-        )
+        details = {"from": before, "to": name}
+        await audit_now(db, request, who, "person.renamed", ("user", row.id, row.email), details)
     return RedirectResponse(f"/team/people/{user.id}", status_code=303)

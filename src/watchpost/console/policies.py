@@ -24,7 +24,7 @@ from watchpost.console import policies_choices
 from watchpost.console import policies_steps as steps_kit
 from watchpost.console.account import audit
 from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
-from watchpost.console.confirming import confirm_page, confirmed
+from watchpost.console.confirming import Asking, audited, delete_confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.pickers import find_text
 from watchpost.console.query_numbers import number
@@ -283,29 +283,24 @@ async def update_policy(request: Request, who: Signed, policy_id: str) -> Respon
 
 @router.post("/policies/{policy_id}/delete")
 async def delete_policy(request: Request, who: Signed, policy_id: str) -> Response:
-    form = await permitted_form(request, who, Action.EDIT)
-    now = request.app.state.ctx.clock.now()
-    db = await write_db(request)
-    async with db.begin():
-        policy = await _policy(db, who, policy_id)
-        if not confirmed(form):
-            return confirm_page(
-                request,
-                who,
-                section="policies",
-                question="Delete an escalation policy",
-                detail=(
-                    f"Delete the escalation policy {policy.name}? The monitors and heartbeats "
-                    "using it will tell nobody by a policy; its running escalations stop."
-                ),
-                action=f"/policies/{policy.id}/delete",
-                button="Delete the policy",
-                back=f"/policies/{policy.id}",
-            )
-        name, removed = policy.name, policy.id
-        await service.remove(db, policy)
-        await audit(db, request, who, "policy.deleted", now, ("policy", removed, name))
-    return RedirectResponse("/policies?done=deleted", status_code=303)
+    return await delete_confirmed(
+        request,
+        who,
+        "policies",
+        find=lambda db: _policy(db, who, policy_id),
+        ask=lambda policy: Asking(
+            question="Delete an escalation policy",
+            detail=(
+                f"Delete the escalation policy {policy.name}? The monitors and heartbeats "
+                "using it will tell nobody by a policy; its running escalations stop."
+            ),
+            action=f"/policies/{policy.id}/delete",
+            button="Delete the policy",
+            back=f"/policies/{policy.id}",
+        ),
+        remove=audited(request, who, "policy", service.remove),
+        done="/policies?done=deleted",
+    )
 
 
 @router.get("/policies/{policy_id}")

@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console.account import audit
 from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
-from watchpost.console.confirming import confirm_page, confirmed
+from watchpost.console.confirming import Asking, audited, delete_confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import field_errors
 from watchpost.console.policies import PER_PAGE, principal
@@ -183,32 +183,21 @@ async def update_urgency(request: Request, who: Signed, urgency_id: str) -> Resp
 
 @router.post("/policies/urgencies/{urgency_id}/delete")
 async def delete_urgency(request: Request, who: Signed, urgency_id: str) -> Response:
-    form = await permitted_form(request, who, Action.EDIT)
-    db = await write_db(request)
-    async with db.begin():
-        urgency = await _urgency(db, who, urgency_id)
-        if not confirmed(form):
-            return confirm_page(
-                request,
-                who,
-                section="policies",
-                question="Delete an urgency",
-                detail=(
-                    f"Delete the urgency {urgency.name}? The escalation steps naming it will "
-                    "tell people by e-mail only."
-                ),
-                action=f"/policies/urgencies/{urgency.id}/delete",
-                button="Delete the urgency",
-                back="/policies/urgencies",
-            )
-        name, removed = urgency.name, urgency.id
-        await service.remove(db, urgency)
-        await audit(
-            db,
-            request,
-            who,
-            "urgency.deleted",
-            request.app.state.ctx.clock.now(),
-            ("urgency", removed, name),
-        )
-    return RedirectResponse("/policies/urgencies?done=deleted", status_code=303)
+    return await delete_confirmed(
+        request,
+        who,
+        "policies",
+        find=lambda db: _urgency(db, who, urgency_id),
+        ask=lambda urgency: Asking(
+            question="Delete an urgency",
+            detail=(
+                f"Delete the urgency {urgency.name}? The escalation steps naming it will "
+                "tell people by e-mail only."
+            ),
+            action=f"/policies/urgencies/{urgency.id}/delete",
+            button="Delete the urgency",
+            back="/policies/urgencies",
+        ),
+        remove=audited(request, who, "urgency", service.remove),
+        done="/policies/urgencies?done=deleted",
+    )

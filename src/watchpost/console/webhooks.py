@@ -21,7 +21,7 @@ from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console import webhooks_forms as forms
-from watchpost.console.account import audit
+from watchpost.console.account import audit_now
 from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import Raw
@@ -97,14 +97,7 @@ async def _find(db: AsyncSession, who: Viewer, webhook_id: str) -> OutgoingWebho
 async def _audit(
     request: Request, who: Viewer, db: AsyncSession, action: str, webhook: OutgoingWebhook
 ) -> None:
-    await audit(
-        db,
-        request,
-        who,
-        action,
-        request.app.state.ctx.clock.now(),
-        (service.WEBHOOK, webhook.id, webhook.name),
-    )
+    await audit_now(db, request, who, action, (service.WEBHOOK, webhook.id, webhook.name))
 
 
 # ------------------------------------------------------------------------------- list
