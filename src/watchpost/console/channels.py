@@ -25,8 +25,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.channels import service
 from watchpost.channels.models import NotificationChannel
 from watchpost.channels.schemas import ChannelCreate, ChannelUpdate
-from watchpost.console.account import audit_now
-from watchpost.console.auth import Viewer, checked_form, permitted_form, viewer, write_db
+from watchpost.console.account import audit
+from watchpost.console.auth import Viewer, permitted_form, read_db, viewer, write_db
 from watchpost.console.channels_kinds import (
     DEFAULT_KIND,
     KINDS,
@@ -194,7 +194,7 @@ async def _audit(
 ) -> None:
     subject = (service.TYPE, channel.id, channel.name)
     details = {"service": channel.service}
-    await audit_now(db, request, who, f"notification_channel.{action}", subject, details)
+    await audit(db, request, who, f"notification_channel.{action}", None, subject, details)
 
 
 @router.get("/channels/new")
@@ -234,8 +234,7 @@ def _stored(ctx: Any, channel: NotificationChannel, kind: Kind) -> dict[str, str
 
 @router.get("/channels/{channel_id}/edit")
 async def edit_channel(request: Request, who: Signed, channel_id: str) -> Response:
-    who.require(Action.EDIT)
-    db = await request_sessions(request).read()
+    db = await read_db(request, who, Action.EDIT)
     channel = await _channel(db, who, channel_id)
     own = kind_of_service(channel.service)
     kind = kind_named(request.query_params.get("kind"), own.key)
@@ -321,8 +320,7 @@ def _secrets_of(ctx: Any, channel: NotificationChannel) -> list[str]:
 
 @router.post("/channels/{channel_id}/test")
 async def test_channel(request: Request, who: Signed, channel_id: str) -> Response:
-    await checked_form(request, who)
-    who.require(Action.OPERATE)
+    await permitted_form(request, who, Action.OPERATE)
     ctx = request.app.state.ctx
     db = await request_sessions(request).read()
     channel = await _channel(db, who, channel_id)

@@ -19,13 +19,12 @@ from fastapi.responses import Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console.account import audit
-from watchpost.console.auth import Viewer, viewer
+from watchpost.console.auth import Viewer, read_db, viewer
 from watchpost.console.confirming import Asking, delete_confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.notices import done_query
 from watchpost.console.query_numbers import number
 from watchpost.console.web import render
-from watchpost.http.deps import request_sessions
 from watchpost.incoming import service as incoming
 from watchpost.listing import PageRequest
 from watchpost.pagerduty import service as pagerduty
@@ -71,8 +70,7 @@ def _named_links(links: Mapping[str, str | None], name: str) -> dict[str, str | 
 
 @router.get("/integrations")
 async def list_page(request: Request, who: Signed) -> Response:
-    who.require(Action.READ)
-    db = await request_sessions(request).read()
+    db = await read_db(request, who, Action.READ)
     caller = _caller(who)
     incoming_paging = _paging(request, "incoming_page")
     pagerduty_paging = _paging(request, "pagerduty_page")

@@ -24,7 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.audit.service import record
 from watchpost.console.account import actor
-from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
+from watchpost.console.auth import Viewer, permitted_form, read_db, viewer, write_db
 from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import field_errors
@@ -122,8 +122,7 @@ async def _form(
 
 @router.get(PATH + "/new")
 async def new_window(request: Request, who: Signed) -> Response:
-    who.require(Action.EDIT)
-    db = await request_sessions(request).read()
+    db = await read_db(request, who, Action.EDIT)
     values = {
         "maintenance_timezone": "UTC",
         "maintenance_days": [],

@@ -19,12 +19,11 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console import oncall_days
-from watchpost.console.account import audit_now
-from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
+from watchpost.console.account import audit
+from watchpost.console.auth import Viewer, permitted_form, read_db, viewer, write_db
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.web import form_page
 from watchpost.errors import NotFound
-from watchpost.http.deps import request_sessions
 from watchpost.oncall.models import OnCallCalendar
 from watchpost.people.roles import Action
 from watchpost.policies.models import Policy
@@ -137,8 +136,7 @@ async def contact_page(
 
 @router.get("/team/people/{user_id}")
 async def person_page(request: Request, who: Signed, user_id: str) -> Response:
-    who.require(Action.READ)
-    db = await request_sessions(request).read()
+    db = await read_db(request, who, Action.READ)
     return await contact_page(request, who, db, await member_of(db, who, user_id))
 
 
@@ -162,5 +160,5 @@ async def change_person(request: Request, who: Signed, user_id: str) -> Response
         before = row.name
         row.name = name
         details = {"from": before, "to": name}
-        await audit_now(db, request, who, "person.renamed", ("user", row.id, row.email), details)
+        await audit(db, request, who, "person.renamed", None, ("user", row.id, row.email), details)
     return RedirectResponse(f"/team/people/{user.id}", status_code=303)

@@ -13,7 +13,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.console.account import account_page, audit_now
+from watchpost.console.account import account_page, audit
 from watchpost.console.auth import Viewer, checked_form, permitted_form, viewer, write_db
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.people_contact import contact_page, may_change, member_of, person_row
@@ -37,7 +37,7 @@ async def _save(
     details = {"numbers_before": len(row.phone_numbers or []), "numbers": len(numbers)}
     row.phone_numbers = numbers
     action = "person.phone_numbers_changed"
-    await audit_now(db, request, who, action, ("user", row.id, row.email), details)
+    await audit(db, request, who, action, None, ("user", row.id, row.email), details)
 
 
 @router.post("/account/phone-numbers")

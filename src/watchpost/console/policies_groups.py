@@ -20,7 +20,7 @@ from fastapi.responses import RedirectResponse, Response
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.console.account import audit_now
+from watchpost.console.account import audit
 from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.confirming import Asking, delete_confirmed
 from watchpost.console.errors import ConsoleRoute
@@ -206,7 +206,7 @@ async def _audit(
 ) -> None:
     """An audit entry `policy_group.created` (…`updated`, `deleted`; `urgency_group.…`)."""
     subject = (kind.groups.TYPE, group.id, group.name)
-    await audit_now(db, request, who, f"{kind.groups.TYPE}.{change}", subject)
+    await audit(db, request, who, f"{kind.groups.TYPE}.{change}", None, subject)
 
 
 def _add_routes(kind: Kind) -> None:

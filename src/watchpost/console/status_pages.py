@@ -13,7 +13,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.console.auth import Viewer, permitted_form, write_db
+from watchpost.console.auth import Viewer, permitted_form, read_db, write_db
 from watchpost.console.confirming import Asking, delete_confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.form_kit import choices
@@ -28,7 +28,6 @@ from watchpost.console.status_pages_kit import (
 )
 from watchpost.console.web import form_page
 from watchpost.errors import InvalidRequest
-from watchpost.http.deps import request_sessions
 from watchpost.people.roles import Action
 from watchpost.problems import parse
 from watchpost.status_pages import pages
@@ -283,8 +282,7 @@ async def create_page(request: Request, who: Signed) -> Response:
 
 @router.get("/status-pages/{page_id}/settings")
 async def settings_form(request: Request, who: Signed, page_id: str) -> Response:
-    who.require(Action.EDIT)
-    db = await request_sessions(request).read()
+    db = await read_db(request, who, Action.EDIT)
     page = await team_page(db, who, page_id)
     fields = page_fields(await _groups(db, who), creating=False)
     return _show_form(request, who, page=page, fields=fields, values=initial(fields, _values(page)))

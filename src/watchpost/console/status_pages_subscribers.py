@@ -17,6 +17,7 @@ from fastapi.responses import Response, StreamingResponse
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from watchpost.console.auth import read_db
 from watchpost.console.confirming import Asking, delete_confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.status_pages_kit import (
@@ -29,7 +30,6 @@ from watchpost.console.status_pages_kit import (
 )
 from watchpost.console.web import exact, render
 from watchpost.db.queries import team_object, team_rows
-from watchpost.http.deps import request_sessions
 from watchpost.listing import paginate
 from watchpost.people.roles import Action
 from watchpost.status_pages.models import StatusPage
@@ -46,8 +46,7 @@ HEADER: Final = ("id", "kind", "address", "confirmed", "confirmed_at", "created_
 
 @router.get("/status-pages/{page_id}/subscribers")
 async def subscribers(request: Request, who: Signed, page_id: str) -> Response:
-    who.require(Action.EDIT)
-    db = await request_sessions(request).read()
+    db = await read_db(request, who, Action.EDIT)
     page = await team_page(db, who, page_id)
     paging = paging_of(request, per_page=50)
     stmt = team_rows(StatusPageSubscriber, team_id=who.team_id, status_page_id=page.id)
@@ -92,8 +91,7 @@ def _line(row: StatusPageSubscriber) -> str:
 
 @router.get("/status-pages/{page_id}/subscribers.csv")
 async def export(request: Request, who: Signed, page_id: str) -> Response:
-    who.require(Action.EDIT)
-    db = await request_sessions(request).read()
+    db = await read_db(request, who, Action.EDIT)
     page = await team_page(db, who, page_id)
     sessions = request.app.state.ctx.db
     team_id, pid = who.team_id, page.id

@@ -10,7 +10,7 @@ from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console.account import audit
-from watchpost.console.auth import Viewer, checked_form, permitted_form, viewer, write_db
+from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.confirming import Asking, confirm_page, confirmed, delete_confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.notices import done_query
@@ -89,8 +89,7 @@ async def rotate_secret(request: Request, who: Signed, webhook_id: str) -> Respo
 
 @router.post("/webhooks/{webhook_id}/test")
 async def send_test(request: Request, who: Signed, webhook_id: str) -> Response:
-    await checked_form(request, who)
-    who.require(Action.OPERATE)
+    await permitted_form(request, who, Action.OPERATE)
     ctx = request.app.state.ctx
     db = await write_db(request)
     async with db.begin():
@@ -112,8 +111,7 @@ async def send_test(request: Request, who: Signed, webhook_id: str) -> Response:
 
 @router.post("/webhooks/{webhook_id}/deliveries/{delivery_id}/retry")
 async def retry(request: Request, who: Signed, webhook_id: str, delivery_id: str) -> Response:
-    await checked_form(request, who)
-    who.require(Action.OPERATE)
+    await permitted_form(request, who, Action.OPERATE)
     ctx = request.app.state.ctx
     db = await write_db(request)
     async with db.begin():
