@@ -40,18 +40,19 @@ async def audit(
     request: Request,
     who: Viewer,
     action: str,
-    now: datetime,
+    now: datetime | None,
     subject: Subject,
     details: dict[str, Any] | None = None,
 ) -> None:
-    """An audit entry of who's team: who did action on subject, in db's transaction."""
+    """An audit entry of who's team: who did action on subject, in db's transaction, at now
+    (None: the clock's now)."""
     subject_type, subject_id, name = subject
     await record(
         db,
         team_id=who.team_id,
         actor=actor(request, who),
         action=action,
-        now=now,
+        now=request.app.state.ctx.clock.now() if now is None else now,
         subject_type=subject_type,
         subject_id=subject_id,
         subject=name,

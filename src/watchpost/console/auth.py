@@ -194,5 +194,11 @@ def safe_next(value: str | None) -> str:
     return text
 
 
+async def read_db(request: Request, who: Viewer, action: Action) -> AsyncSession:
+    """The request's read session, once the server has checked that who may do action."""
+    who.require(action)
+    return await request_sessions(request).read()
+
+
 async def write_db(request: Request) -> AsyncSession:
     return await request_sessions(request).write()

@@ -26,7 +26,7 @@ from watchpost.channels import service
 from watchpost.channels.models import NotificationChannel
 from watchpost.channels.schemas import ChannelCreate, ChannelUpdate
 from watchpost.console.account import audit
-from watchpost.console.auth import Viewer, checked_form, permitted_form, viewer, write_db
+from watchpost.console.auth import Viewer, permitted_form, read_db, viewer, write_db
 from watchpost.console.channels_kinds import (
     DEFAULT_KIND,
     KINDS,
@@ -37,8 +37,9 @@ from watchpost.console.channels_kinds import (
     stored_values,
 )
 from watchpost.console.channels_urls import KindProblem
-from watchpost.console.confirming import confirm_page, confirmed
+from watchpost.console.confirming import Asking, delete_confirmed
 from watchpost.console.errors import ConsoleRoute
+from watchpost.console.notices import object_notices
 from watchpost.console.query_numbers import number
 from watchpost.console.team_audit import DEFAULT_SIZE, PAGE_SIZES
 from watchpost.console.web import form_page, render
@@ -54,11 +55,7 @@ router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
 Signed = Annotated[Viewer, Depends(viewer)]
 SECTION: Final = "channels"
 CLEAR: Final = "__clear"
-NOTICES: Final = {
-    "created": "Channel created.",
-    "saved": "Channel saved.",
-    "deleted": "Channel deleted.",
-}
+NOTICES: Final = object_notices("Channel")
 MIN_SECRET: Final = 4
 """A secret at least this long is masked wherever an error text repeats it."""
 
@@ -195,15 +192,9 @@ def _problems(
 async def _audit(
     request: Request, who: Viewer, db: AsyncSession, action: str, channel: NotificationChannel
 ) -> None:
-    await audit(
-        db,
-        request,
-        who,
-        f"notification_channel.{action}",
-        request.app.state.ctx.clock.now(),
-        (service.TYPE, channel.id, channel.name),
-        {"service": channel.service},
-    )
+    subject = (service.TYPE, channel.id, channel.name)
+    details = {"service": channel.service}
+    await audit(db, request, who, f"notification_channel.{action}", None, subject, details)
 
 
 @router.get("/channels/new")
@@ -243,8 +234,7 @@ def _stored(ctx: Any, channel: NotificationChannel, kind: Kind) -> dict[str, str
 
 @router.get("/channels/{channel_id}/edit")
 async def edit_channel(request: Request, who: Signed, channel_id: str) -> Response:
-    who.require(Action.EDIT)
-    db = await request_sessions(request).read()
+    db = await read_db(request, who, Action.EDIT)
     channel = await _channel(db, who, channel_id)
     own = kind_of_service(channel.service)
     kind = kind_named(request.query_params.get("kind"), own.key)
@@ -289,27 +279,27 @@ async def update_channel(request: Request, who: Signed, channel_id: str) -> Resp
 
 @router.post("/channels/{channel_id}/delete")
 async def delete_channel(request: Request, who: Signed, channel_id: str) -> Response:
-    form = await permitted_form(request, who, Action.EDIT)
-    db = await write_db(request)
-    async with db.begin():
-        channel = await _channel(db, who, channel_id)
-        if not confirmed(form):
-            return confirm_page(
-                request,
-                who,
-                section=SECTION,
-                title="Delete a channel",
-                question=f"Delete the channel {channel.name}?",
-                detail="It is told of no incident from now on, and escalation steps that "
-                "name it skip it.",
-                action=f"/channels/{channel.id}/delete",
-                fields=[],
-                button="Delete the channel",
-                back="/channels",
-            )
+    async def remove(db: AsyncSession, channel: NotificationChannel) -> None:
         await _audit(request, who, db, "deleted", channel)
         await service.remove(db, channel)
-    return RedirectResponse("/channels?done=deleted", status_code=303)
+
+    return await delete_confirmed(
+        request,
+        who,
+        SECTION,
+        find=lambda db: _channel(db, who, channel_id),
+        ask=lambda channel: Asking(
+            title="Delete a channel",
+            question=f"Delete the channel {channel.name}?",
+            detail="It is told of no incident from now on, and escalation steps that "
+            "name it skip it.",
+            action=f"/channels/{channel.id}/delete",
+            button="Delete the channel",
+            back="/channels",
+        ),
+        remove=remove,
+        done="/channels?done=deleted",
+    )
 
 
 def masked(text: str, secrets: list[str]) -> str:
@@ -330,8 +320,7 @@ def _secrets_of(ctx: Any, channel: NotificationChannel) -> list[str]:
 
 @router.post("/channels/{channel_id}/test")
 async def test_channel(request: Request, who: Signed, channel_id: str) -> Response:
-    await checked_form(request, who)
-    who.require(Action.OPERATE)
+    await permitted_form(request, who, Action.OPERATE)
     ctx = request.app.state.ctx
     db = await request_sessions(request).read()
     channel = await _channel(db, who, channel_id)

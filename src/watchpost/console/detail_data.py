@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Final
+from typing import Any, Final
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -196,6 +196,19 @@ def since(
     return None
 
 
+async def _record(
+    db: AsyncSession, column: str, subject: Any, state: State, now: datetime, **facts: Any
+) -> tuple[list[Incident], datetime | None, dict[str, float | None]]:
+    """The subject's latest incidents (its id in `column`), since when it is in state
+    (`since`, facts its keyword arguments but created_at) and its availability."""
+    incidents = await latest_incidents(db, column=column, subject_id=subject.id)
+    entered = since(state, incidents, created_at=subject.created_at, **facts)
+    shown = await availability(
+        db, column=column, subject_id=subject.id, created_at=subject.created_at, now=now
+    )
+    return incidents, entered, shown
+
+
 async def monitor_detail(
     db: AsyncSession, *, team_id: int, monitor_id: int, now: datetime
 ) -> MonitorDetail:
@@ -203,22 +216,22 @@ async def monitor_detail(
     checks, the locations checking it); NotFound for another team's or a missing monitor."""
     monitor = await monitors.get_monitor(db, team_id=team_id, monitor_id=monitor_id)
     state = monitor_state(monitor)
-    incidents = await latest_incidents(db, column="monitor_id", subject_id=monitor.id)
+    incidents, entered, shown = await _record(
+        db,
+        "monitor_id",
+        monitor,
+        state,
+        now,
+        paused_at=monitor.paused_at,
+        never_checked=monitor.last_checked_at is None,
+        failing_since=monitor.failing_since,
+        recovering_since=monitor.recovering_since,
+    )
     return MonitorDetail(
         monitor=monitor,
         state=state,
-        since=since(
-            state,
-            incidents,
-            created_at=monitor.created_at,
-            paused_at=monitor.paused_at,
-            never_checked=monitor.last_checked_at is None,
-            failing_since=monitor.failing_since,
-            recovering_since=monitor.recovering_since,
-        ),
-        availability=await availability(
-            db, column="monitor_id", subject_id=monitor.id, created_at=monitor.created_at, now=now
-        ),
+        since=entered,
+        availability=shown,
         series=await response_series(db, subject_type="monitor", subject_id=monitor.id, now=now),
         checks=await latest_checks(db, subject_type="monitor", subject_id=monitor.id),
         incidents=incidents,
@@ -255,24 +268,21 @@ async def heartbeat_detail(
     request's base URL)."""
     heartbeat = await heartbeats.get_heartbeat(db, team_id=team_id, heartbeat_id=heartbeat_id)
     state = heartbeat_state(heartbeat, now)
-    incidents = await latest_incidents(db, column="heartbeat_id", subject_id=heartbeat.id)
+    never_checked = heartbeat.last_ping_at is None
+    incidents, entered, shown = await _record(
+        db,
+        "heartbeat_id",
+        heartbeat,
+        state,
+        now,
+        paused_at=heartbeat.paused_at,
+        never_checked=never_checked,
+    )
     return HeartbeatDetail(
         heartbeat=heartbeat,
         state=state,
-        since=since(
-            state,
-            incidents,
-            created_at=heartbeat.created_at,
-            paused_at=heartbeat.paused_at,
-            never_checked=heartbeat.last_ping_at is None,
-        ),
-        availability=await availability(
-            db,
-            column="heartbeat_id",
-            subject_id=heartbeat.id,
-            created_at=heartbeat.created_at,
-            now=now,
-        ),
+        since=entered,
+        availability=shown,
         ping_url=f"{public_base}{heartbeats.PING_PATH}{heartbeat.token}",
         pings=await last_pings(db, heartbeat),
         incidents=incidents,
@@ -302,25 +312,16 @@ async def target_detail(
         db, team_id=team_id, collector_id=collector.id, target_id=target_id
     )
     state = target_state(target, now)
-    incidents = await latest_incidents(db, column="collector_target_id", subject_id=target.id)
+    never_checked = target.last_ping_at is None and target.consecutive_failure_count == 0
+    incidents, entered, shown = await _record(
+        db, "collector_target_id", target, state, now, paused_at=None, never_checked=never_checked
+    )
     return TargetDetail(
         target=target,
         collector=collector,
         state=state,
-        since=since(
-            state,
-            incidents,
-            created_at=target.created_at,
-            paused_at=None,
-            never_checked=target.last_ping_at is None and target.consecutive_failure_count == 0,
-        ),
-        availability=await availability(
-            db,
-            column="collector_target_id",
-            subject_id=target.id,
-            created_at=target.created_at,
-            now=now,
-        ),
+        since=entered,
+        availability=shown,
         checks=await latest_checks(db, subject_type="collector_target", subject_id=target.id),
         samples=await latest_samples(db, target_id=target.id),
         incidents=incidents,

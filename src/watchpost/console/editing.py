@@ -17,18 +17,19 @@ from fastapi.responses import Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console import form_specs
-from watchpost.console.auth import Viewer, permitted_form, viewer
+from watchpost.console.auth import Viewer, permitted_form, read_db, viewer
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.form_kit import (
     Chooser,
     FormPage,
     Saved,
     monitor_references,
+    posted_body,
     references,
     save,
     show,
 )
-from watchpost.console.forms import Raw, body_of, initial, posted
+from watchpost.console.forms import Field, Raw, body_of, initial, posted
 from watchpost.heartbeats import lists as heartbeat_lists
 from watchpost.heartbeats import service as heartbeats
 from watchpost.heartbeats.endpoints import public_base
@@ -119,16 +120,16 @@ async def new_monitor(request: Request, who: Signed) -> Response:
     return show(request, who, page)
 
 
+def _monitor_fields(monitor_type: str) -> list[Field]:
+    return form_specs.monitor_fields(_type(monitor_type), {})
+
+
 @router.post("/monitors/new")
 async def create_monitor(request: Request, who: Signed) -> Response:
-    form = await permitted_form(request, who, Action.EDIT)
-    sent_type = str(form.get("monitor_type", ""))
-    monitor_type = _type(sent_type)
+    sent = await posted_body(request, who, _monitor_fields, creating=True, chosen="monitor_type")
+    monitor_type = _type(sent.body["monitor_type"])
     ctx = request.app.state.ctx
-    empty: dict[str, Sequence[tuple[str, str]]] = {}
-    fields = form_specs.monitor_fields(monitor_type, empty)
-    raw = posted(fields, form)
-    body = {"monitor_type": sent_type, **body_of(fields, raw, creating=True)}
+    raw, body = sent.raw, sent.body
 
     async def store(db: AsyncSession) -> tuple[str, int, str]:
         monitor = await monitors.create_from_body(
@@ -150,8 +151,7 @@ async def create_monitor(request: Request, who: Signed) -> Response:
 
 @router.get("/monitors/{monitor_id}/edit")
 async def edit_monitor(request: Request, who: Signed, monitor_id: str) -> Response:
-    who.require(Action.EDIT)
-    db = await request_sessions(request).read()
+    db = await read_db(request, who, Action.EDIT)
     found = object_id(monitor_id, monitor_lists.MONITOR)
     monitor = await monitors.get_monitor(db, team_id=who.team_id, monitor_id=found)
     attributes = monitor_lists.monitor_resource(monitor, who.team_name)["attributes"]
@@ -235,19 +235,20 @@ def _heartbeat_page(
 
 @router.get("/heartbeats/new")
 async def new_heartbeat(request: Request, who: Signed) -> Response:
-    who.require(Action.EDIT)
-    db = await request_sessions(request).read()
+    db = await read_db(request, who, Action.EDIT)
     refs = await references(db, who.team_id)
     return show(request, who, _heartbeat_page(refs, None, form_specs.heartbeat_defaults()))
 
 
+def _heartbeat_fields(_: str) -> list[Field]:
+    return form_specs.heartbeat_fields({})
+
+
 @router.post("/heartbeats/new")
 async def create_heartbeat(request: Request, who: Signed) -> Response:
-    form = await permitted_form(request, who, Action.EDIT)
+    sent = await posted_body(request, who, _heartbeat_fields, creating=True)
     ctx = request.app.state.ctx
-    fields = form_specs.heartbeat_fields({})
-    raw = posted(fields, form)
-    body = body_of(fields, raw, creating=True)
+    raw, body = sent.raw, sent.body
 
     async def store(db: AsyncSession) -> tuple[str, int, str]:
         heartbeat = await heartbeats.create_from_body(
@@ -263,8 +264,7 @@ async def create_heartbeat(request: Request, who: Signed) -> Response:
 
 @router.get("/heartbeats/{heartbeat_id}/edit")
 async def edit_heartbeat(request: Request, who: Signed, heartbeat_id: str) -> Response:
-    who.require(Action.EDIT)
-    db = await request_sessions(request).read()
+    db = await read_db(request, who, Action.EDIT)
     found = object_id(heartbeat_id, heartbeats.HEARTBEAT)
     heartbeat = await heartbeats.get_heartbeat(db, team_id=who.team_id, heartbeat_id=found)
     attributes = heartbeat_lists.heartbeat_resource(
@@ -276,12 +276,10 @@ async def edit_heartbeat(request: Request, who: Signed, heartbeat_id: str) -> Re
 
 @router.post("/heartbeats/{heartbeat_id}/edit")
 async def update_heartbeat(request: Request, who: Signed, heartbeat_id: str) -> Response:
-    form = await permitted_form(request, who, Action.EDIT)
+    sent = await posted_body(request, who, _heartbeat_fields, creating=False)
     found = object_id(heartbeat_id, heartbeats.HEARTBEAT)
     ctx = request.app.state.ctx
-    fields = form_specs.heartbeat_fields({})
-    raw = posted(fields, form)
-    body = body_of(fields, raw, creating=False)
+    raw, body = sent.raw, sent.body
 
     async def store(db: AsyncSession) -> tuple[str, int, str]:
         heartbeat = await heartbeats.get_heartbeat(db, team_id=who.team_id, heartbeat_id=found)

@@ -15,10 +15,10 @@ from watchpost.collectors import target_requests
 from watchpost.collectors.models import Collector
 from watchpost.collectors.target_kinds import KIND_RULES, KINDS
 from watchpost.console import form_specs
-from watchpost.console.auth import Viewer, permitted_form, viewer
+from watchpost.console.auth import Viewer, permitted_form, read_db, viewer
 from watchpost.console.errors import ConsoleRoute
-from watchpost.console.form_kit import Chooser, FormPage, Saved, choices, save, show
-from watchpost.console.forms import Raw, body_of, initial, posted
+from watchpost.console.form_kit import Chooser, FormPage, Saved, choices, posted_body, save, show
+from watchpost.console.forms import Field, Raw, body_of, initial, posted
 from watchpost.errors import NotFound
 from watchpost.groups import lists as group_lists
 from watchpost.groups import service as groups
@@ -113,17 +113,18 @@ async def new_target(request: Request, who: Signed) -> Response:
     return show(request, who, page)
 
 
+def _target_fields(kind: str) -> list[Field]:
+    return form_specs.target_fields(_kind(kind))
+
+
 @router.post("/targets/new")
 async def create_target(request: Request, who: Signed) -> Response:
-    form = await permitted_form(request, who, Action.EDIT)
-    sent_kind = str(form.get("kind", ""))
-    kind = _kind(sent_kind)
-    collector = str(form.get("collector_id", ""))
+    sent = await posted_body(request, who, _target_fields, creating=True, chosen="kind")
+    kind = _kind(sent.body["kind"])
+    collector = str(sent.form.get("collector_id", ""))
     collector_id = object_id(collector, collectors.COLLECTOR)
     ctx = request.app.state.ctx
-    fields = form_specs.target_fields(kind)
-    raw = posted(fields, form)
-    body = {"kind": sent_kind, **body_of(fields, raw, creating=True)}
+    raw, body = sent.raw, sent.body
 
     async def store(db: AsyncSession) -> tuple[str, int, str]:
         row = await target_requests.create_target_from_body(
@@ -155,8 +156,7 @@ def _secrets(target: Any) -> dict[str, bool]:
 
 @router.get("/targets/{target_id}/edit")
 async def edit_target(request: Request, who: Signed, target_id: str) -> Response:
-    who.require(Action.EDIT)
-    db = await request_sessions(request).read()
+    db = await read_db(request, who, Action.EDIT)
     target = await target_requests.find_target(
         db, team_id=who.team_id, target_id=object_id(target_id, collectors.TARGET)
     )
@@ -244,14 +244,17 @@ async def new_group(request: Request, who: Signed) -> Response:
     return show(request, who, _group_page(name, kind, None, form_specs.group_defaults(kind)))
 
 
+def _group_fields(kind_name: str | None) -> list[Field]:
+    return form_specs.group_fields(_group_kind(kind_name)[1])
+
+
 @router.post("/groups/new")
 async def create_group(request: Request, who: Signed) -> Response:
-    form = await permitted_form(request, who, Action.EDIT)
-    name, kind = _group_kind(request.query_params.get("kind"))
+    chosen = request.query_params.get("kind")
+    sent = await posted_body(request, who, lambda _: _group_fields(chosen), creating=True)
+    name, kind = _group_kind(chosen)
     ctx = request.app.state.ctx
-    fields = form_specs.group_fields(kind)
-    raw = posted(fields, form)
-    body = body_of(fields, raw, creating=True)
+    raw, body = sent.raw, sent.body
 
     async def store(db: AsyncSession) -> tuple[str, int, str]:
         group = await groups.create_from_body(
@@ -279,13 +282,11 @@ async def edit_group(request: Request, who: Signed, kind_name: str, group_id: st
 
 @router.post("/groups/{kind_name}/{group_id}/edit")
 async def update_group(request: Request, who: Signed, kind_name: str, group_id: str) -> Response:
-    form = await permitted_form(request, who, Action.EDIT)
+    sent = await posted_body(request, who, lambda _: _group_fields(kind_name), creating=False)
     name, kind = _group_kind(kind_name)
     found = object_id(group_id, kind.api_type)
     ctx = request.app.state.ctx
-    fields = form_specs.group_fields(kind)
-    raw = posted(fields, form)
-    body = body_of(fields, raw, creating=False)
+    raw, body = sent.raw, sent.body
 
     async def store(db: AsyncSession) -> tuple[str, int, str]:
         group = await groups.get_group(kind, db, team_id=who.team_id, group_id=found)

@@ -11,16 +11,18 @@ from typing import Any, Final
 from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
+from starlette.datastructures import FormData
 
 from watchpost.console import pickers
 from watchpost.console.account import audit
-from watchpost.console.auth import Viewer, write_db
-from watchpost.console.forms import Field, Raw, field_errors
+from watchpost.console.auth import Viewer, permitted_form, write_db
+from watchpost.console.forms import Field, Raw, body_of, field_errors, posted
 from watchpost.console.web import form_page
 from watchpost.errors import InvalidRequest
 from watchpost.heartbeats.models import HeartbeatGroup
 from watchpost.monitors import placement
 from watchpost.monitors.models import MonitorGroup
+from watchpost.people.roles import Action
 from watchpost.policies.models import Policy
 
 MAX_CHOICES: Final = 1000
@@ -137,6 +139,34 @@ async def monitor_references(
     for name in named if isinstance(named, list) else []:
         words.setdefault(str(name), str(name))
     return {**await references(db, team_id, values), "locations": list(words.items())}
+
+
+@dataclass(frozen=True)
+class Posted:
+    """A create or edit form as posted: the form, its values of the fields and the JSON
+    body the API would receive."""
+
+    form: FormData
+    raw: dict[str, Raw]
+    body: dict[str, Any]
+
+
+async def posted_body(
+    request: Request,
+    who: Viewer,
+    fields: Callable[[str], Sequence[Field]],
+    *,
+    creating: bool,
+    chosen: str = "",
+) -> Posted:
+    """The form (its CSRF token and who's Action.EDIT checked) with the fields the value of
+    its field `chosen` picks (a monitor's type …; none: ""), that value first in the body."""
+    form = await permitted_form(request, who, Action.EDIT)
+    sent = str(form.get(chosen, "")) if chosen else ""
+    shown = fields(sent)
+    raw = posted(shown, form)
+    body = body_of(shown, raw, creating=creating)
+    return Posted(form, raw, {chosen: sent, **body} if chosen else body)
 
 
 Save = Callable[[AsyncSession], Awaitable[tuple[str, int, str]]]

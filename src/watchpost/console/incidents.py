@@ -16,7 +16,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse, Response
 
 from watchpost.audit.service import Actor, record
-from watchpost.console.auth import Viewer, checked_form, permitted_form, viewer, write_db
+from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.incident_list import (
     PAGE_SIZES,
@@ -120,8 +120,7 @@ async def incident_page(request: Request, who: Signed, incident_id: str) -> Resp
 
 async def _act(request: Request, who: Viewer, incident_id: str, change: Change) -> Response:
     """Acknowledge, resolve or reopen as the signed-in person, then back to the page."""
-    await checked_form(request, who)
-    who.require(Action.RESPOND)
+    await permitted_form(request, who, Action.RESPOND)
     ctx = request.app.state.ctx
     now = ctx.clock.now()
     iid = object_id(incident_id, INCIDENT)

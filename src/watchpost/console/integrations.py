@@ -11,20 +11,20 @@ Reading needs Action.READ; every change Action.EDIT. Another team's object is a 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from typing import Annotated, Any, Final
 
 from fastapi import APIRouter, Depends, Request
-from fastapi.responses import RedirectResponse, Response
+from fastapi.responses import Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console.account import audit
-from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
-from watchpost.console.confirming import confirm_page, confirmed
+from watchpost.console.auth import Viewer, read_db, viewer
+from watchpost.console.confirming import Asking, delete_confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.notices import done_query
 from watchpost.console.query_numbers import number
 from watchpost.console.web import render
-from watchpost.http.deps import request_sessions
 from watchpost.incoming import service as incoming
 from watchpost.listing import PageRequest
 from watchpost.pagerduty import service as pagerduty
@@ -70,8 +70,7 @@ def _named_links(links: Mapping[str, str | None], name: str) -> dict[str, str | 
 
 @router.get("/integrations")
 async def list_page(request: Request, who: Signed) -> Response:
-    who.require(Action.READ)
-    db = await request_sessions(request).read()
+    db = await read_db(request, who, Action.READ)
     caller = _caller(who)
     incoming_paging = _paging(request, "incoming_page")
     pagerduty_paging = _paging(request, "pagerduty_page")
@@ -95,39 +94,67 @@ async def list_page(request: Request, who: Signed) -> Response:
 # ------------------------------------------------------------------------ shared kit
 
 
+@dataclass(frozen=True)
+class Deleting:
+    """One kind's confirmed delete: its audit entries' subject type, its name in words and
+    what the confirmation says deleting one does."""
+
+    subject_type: str
+    what: str
+    detail: str
+
+
+DELETING: Final = {
+    INCOMING: Deleting(
+        "incoming_webhook",
+        "incoming webhook",
+        "Its URL stops working at once; its open incident is resolved; its incidents stay, as "
+        "history.",
+    ),
+    PAGERDUTY: Deleting(
+        "pagerduty_integration",
+        "PagerDuty integration",
+        "Incidents are no longer sent to its PagerDuty service.",
+    ),
+}
+
+
 async def _delete(
     request: Request,
     who: Viewer,
-    *,
-    subject_type: str,
-    find: Callable[[AsyncSession], Awaitable[Any]],
+    path: str,
+    row_id: str,
+    find: Callable[[AsyncSession, Viewer, str], Awaitable[Any]],
     remove: Callable[[AsyncSession, Any], Awaitable[None]],
-    action: str,
-    what: str,
-    detail: str,
 ) -> Response:
     """Delete after a confirmation (the server's own page when JavaScript is off)."""
-    form = await permitted_form(request, who, Action.EDIT)
     now = request.app.state.ctx.clock.now()
-    db = await write_db(request)
-    async with db.begin():
-        row = await find(db)
-        if not confirmed(form):
-            question = f"Delete the {what} {row.name}?"
-            return confirm_page(
-                request,
-                who,
-                section=SECTION,
-                title=question,
-                question=question,
-                detail=detail,
-                action=action,
-                button=f"Delete the {what}",
-                back=action.rsplit("/", 1)[0],
-                fields=[],
-            )
-        await audit(
-            db, request, who, f"{subject_type}.deleted", now, (subject_type, row.id, row.name)
-        )
+    kind = DELETING[path]
+    subject_type = kind.subject_type
+
+    async def removed(db: AsyncSession, row: Any) -> None:
+        subject = (subject_type, row.id, row.name)
+        await audit(db, request, who, f"{subject_type}.deleted", now, subject)
         await remove(db, row)
-    return RedirectResponse("/integrations?" + done_query("deleted"), status_code=303)
+
+    def ask(row: Any) -> Asking:
+        question = f"Delete the {kind.what} {row.name}?"
+        return Asking(
+            title=question,
+            question=question,
+            detail=kind.detail,
+            action=f"{path}/{row_id}/delete",
+            button=f"Delete the {kind.what}",
+            back=f"{path}/{row_id}",
+        )
+
+    done = "/integrations?" + done_query("deleted")
+    return await delete_confirmed(
+        request,
+        who,
+        SECTION,
+        find=lambda db: find(db, who, row_id),
+        ask=ask,
+        remove=removed,
+        done=done,
+    )

@@ -7,19 +7,18 @@ integrations_incoming_form.py."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.console.auth import Viewer, viewer
+from watchpost.console.auth import Viewer, read_db, viewer
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.integrations import INCOMING, NOTICES, SECTION, _delete
 from watchpost.console.integrations_example import curl_for
 from watchpost.console.integrations_rules import RULE_TYPE_CHOICES, RULE_WORDS
 from watchpost.console.web import render
-from watchpost.http.deps import request_sessions
 from watchpost.incoming import schemas as incoming_schemas
 from watchpost.incoming import service as incoming
 from watchpost.incoming.endpoints import public_base
@@ -41,8 +40,7 @@ async def _find_incoming(db: AsyncSession, who: Viewer, row_id: str) -> Incoming
 
 @router.get(INCOMING + "/{row_id}")
 async def incoming_page(request: Request, who: Signed, row_id: str) -> Response:
-    who.require(Action.READ)
-    db = await request_sessions(request).read()
+    db = await read_db(request, who, Action.READ)
     row = await _find_incoming(db, who, row_id)
     url = incoming.render(row, who.team_name, public_base(request, request.app.state.ctx))[
         "attributes"
@@ -74,17 +72,7 @@ async def incoming_page(request: Request, who: Signed, row_id: str) -> Response:
 async def delete_incoming(request: Request, who: Signed, row_id: str) -> Response:
     now = request.app.state.ctx.clock.now()
 
-    async def remove(db: AsyncSession, row: Any) -> None:
+    async def remove(db: AsyncSession, row: IncomingWebhook) -> None:
         await incoming.remove(db, row, now)
 
-    return await _delete(
-        request,
-        who,
-        subject_type="incoming_webhook",
-        find=lambda db: _find_incoming(db, who, row_id),
-        remove=remove,
-        action=f"{INCOMING}/{row_id}/delete",
-        what="incoming webhook",
-        detail="Its URL stops working at once; its open incident is resolved; its incidents "
-        "stay, as history.",
-    )
+    return await _delete(request, who, INCOMING, row_id, _find_incoming, remove)

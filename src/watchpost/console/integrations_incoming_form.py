@@ -20,7 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console import integrations_rules as rules_kit
 from watchpost.console.account import audit
-from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
+from watchpost.console.auth import Viewer, permitted_form, read_db, viewer, write_db
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.form_kit import choices
 from watchpost.console.forms import Field, Raw, body_of, field_of, initial, posted
@@ -28,7 +28,6 @@ from watchpost.console.integrations import INCOMING, SECTION, _caller
 from watchpost.console.integrations_example import curl_for
 from watchpost.console.web import form_page
 from watchpost.errors import InvalidRequest
-from watchpost.http.deps import request_sessions
 from watchpost.incoming import schemas as incoming_schemas
 from watchpost.incoming import service as incoming
 from watchpost.incoming.endpoints import public_base
@@ -146,16 +145,14 @@ async def _form(
 
 @router.get(INCOMING + "/new")
 async def new_incoming(request: Request, who: Signed) -> Response:
-    who.require(Action.EDIT)
-    db = await request_sessions(request).read()
+    db = await read_db(request, who, Action.EDIT)
     values = initial(incoming_fields([]), incoming.DEFAULTS)
     return await _form(request, who, db, None, values, rules_kit.rows_of({}))
 
 
 @router.get(INCOMING + "/{row_id}/edit")
 async def edit_incoming(request: Request, who: Signed, row_id: str) -> Response:
-    who.require(Action.EDIT)
-    db = await request_sessions(request).read()
+    db = await read_db(request, who, Action.EDIT)
     row = await _find(db, who, row_id)
     stored = incoming.shared_attributes(row)
     values = initial(incoming_fields([]), stored)

@@ -5,13 +5,13 @@ edit forms and a confirmed delete, through pagerduty/service.py with an audit en
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any, Final
+from typing import Annotated, Final
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.console.auth import Viewer, permitted_form, viewer
+from watchpost.console.auth import Viewer, permitted_form, read_db, viewer
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.form_kit import FormPage, Saved, save, show
 from watchpost.console.forms import (
@@ -30,7 +30,6 @@ from watchpost.console.integrations import (
     _delete,
 )
 from watchpost.console.web import render
-from watchpost.http.deps import request_sessions
 from watchpost.pagerduty import schemas as pagerduty_schemas
 from watchpost.pagerduty import service as pagerduty
 from watchpost.pagerduty.models import PagerDutyIntegration
@@ -133,8 +132,7 @@ async def create_pagerduty(request: Request, who: Signed) -> Response:
 
 @router.get(PAGERDUTY + "/{row_id}")
 async def pagerduty_page(request: Request, who: Signed, row_id: str) -> Response:
-    who.require(Action.READ)
-    db = await request_sessions(request).read()
+    db = await read_db(request, who, Action.READ)
     row = await _find_pagerduty(db, who, row_id)
     return render(
         request,
@@ -149,8 +147,7 @@ async def pagerduty_page(request: Request, who: Signed, row_id: str) -> Response
 
 @router.get(PAGERDUTY + "/{row_id}/edit")
 async def edit_pagerduty(request: Request, who: Signed, row_id: str) -> Response:
-    who.require(Action.EDIT)
-    db = await request_sessions(request).read()
+    db = await read_db(request, who, Action.EDIT)
     row = await _find_pagerduty(db, who, row_id)
     values = initial(pagerduty_fields(), pagerduty.render(row, who.team_name)["attributes"])
     return show(request, who, _pagerduty_page(values, row.id))
@@ -184,16 +181,4 @@ async def update_pagerduty(request: Request, who: Signed, row_id: str) -> Respon
 
 @router.post(PAGERDUTY + "/{row_id}/delete")
 async def delete_pagerduty(request: Request, who: Signed, row_id: str) -> Response:
-    async def remove(db: AsyncSession, row: Any) -> None:
-        await pagerduty.remove(db, row)
-
-    return await _delete(
-        request,
-        who,
-        subject_type="pagerduty_integration",
-        find=lambda db: _find_pagerduty(db, who, row_id),
-        remove=remove,
-        action=f"{PAGERDUTY}/{row_id}/delete",
-        what="PagerDuty integration",
-        detail="Incidents are no longer sent to its PagerDuty service.",
-    )
+    return await _delete(request, who, PAGERDUTY, row_id, _find_pagerduty, pagerduty.remove)

@@ -18,7 +18,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.console.auth import Refused, Viewer, permitted_form, viewer
+from watchpost.console.auth import Refused, Viewer, permitted_form, read_db, viewer
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.form_kit import FormPage, Saved, save, show
 from watchpost.console.forms import Field, Raw, body_of, field_of, initial, posted
@@ -169,8 +169,7 @@ async def create_location(request: Request, who: Signed) -> Response:
 
 @router.get("/locations/{location_id}/edit")
 async def edit_location(request: Request, who: Signed, location_id: str) -> Response:
-    who.require(Action.EDIT)
-    db = await request_sessions(request).read()
+    db = await read_db(request, who, Action.EDIT)
     location = await own(db, who, object_id(location_id, service.LOCATION))
     return show(request, who, _form(None, location))
 

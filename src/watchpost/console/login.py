@@ -54,6 +54,23 @@ def limit_attempt(request: Request, email: str | None) -> None:
         _limit(request, limits.login_accounts, accounts.normal_email(email))
 
 
+def _too_many(request: Request, email: str, template: str) -> Response | None:
+    """Counts the attempt (limit_attempt): the 429 page `template` when it is one too many,
+    else None."""
+    try:
+        limit_attempt(request, email)
+    except TooManyRequests as exc:
+        response = render(
+            request,
+            template,
+            status=429,
+            error="Too many attempts. Wait a minute, then try again.",
+        )
+        response.headers.update(exc.headers or {})
+        return response
+    return None
+
+
 def client(request: Request) -> str:
     return request.headers.get("user-agent", "")[:255]
 
@@ -173,17 +190,9 @@ async def two_factor_form(request: Request) -> Response:
 async def two_factor(request: Request) -> Response:
     session, user = await pending_second_factor(request)
     form = await read_form(request)
-    try:
-        limit_attempt(request, user.email)
-    except TooManyRequests as exc:
-        response = render(
-            request,
-            "two_factor.html",
-            status=429,
-            error="Too many attempts. Wait a minute, then try again.",
-        )
-        response.headers.update(exc.headers or {})
-        return response
+    refused = _too_many(request, user.email, "two_factor.html")
+    if refused is not None:
+        return refused
     ctx = request.app.state.ctx
     now = ctx.clock.now()
     db = await write_db(request)
@@ -305,17 +314,9 @@ async def forgot(request: Request, background: BackgroundTasks) -> Response:
     (sending it must not make the known address's answer slower)."""
     form = await read_form(request)
     email = str(form.get("email", ""))[:320].strip()
-    try:
-        limit_attempt(request, email)
-    except TooManyRequests as exc:
-        response = render(
-            request,
-            "forgot.html",
-            status=429,
-            error="Too many attempts. Wait a minute, then try again.",
-        )
-        response.headers.update(exc.headers or {})
-        return response
+    refused = _too_many(request, email, "forgot.html")
+    if refused is not None:
+        return refused
     ctx = request.app.state.ctx
     db = await write_db(request)
     async with db.begin():

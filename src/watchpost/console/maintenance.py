@@ -24,7 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.audit.service import record
 from watchpost.console.account import actor
-from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
+from watchpost.console.auth import Viewer, permitted_form, read_db, viewer, write_db
 from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import field_errors
@@ -36,6 +36,7 @@ from watchpost.console.maintenance_data import (
     window_from_query,
     window_page,
 )
+from watchpost.console.notices import object_notices
 from watchpost.console.pickers import find_text, ids_of
 from watchpost.console.query_numbers import number
 from watchpost.console.web import form_page, render
@@ -52,11 +53,10 @@ router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
 Signed = Annotated[Viewer, Depends(viewer)]
 SECTION: Final = "maintenance"
 PATH: Final = "/maintenance-windows"
-NOTICES: Final = {
-    "created": "Maintenance window created.",
-    "saved": "Maintenance window saved.",
-    "deleted": "Maintenance window deleted: its monitors and heartbeats have none now.",
-}
+NOTICES: Final = object_notices(
+    "Maintenance window",
+    deleted="Maintenance window deleted: its monitors and heartbeats have none now.",
+)
 FIELDS: Final = ("maintenance_from", "maintenance_to", "maintenance_timezone", "maintenance_days")
 
 
@@ -122,8 +122,7 @@ async def _form(
 
 @router.get(PATH + "/new")
 async def new_window(request: Request, who: Signed) -> Response:
-    who.require(Action.EDIT)
-    db = await request_sessions(request).read()
+    db = await read_db(request, who, Action.EDIT)
     values = {
         "maintenance_timezone": "UTC",
         "maintenance_days": [],

@@ -27,6 +27,12 @@ def notice_of(query: QueryParams) -> str | None:
     return f"{text} {int(count)}." if count.isdigit() and len(count) < 10 else f"{text}."
 
 
+def object_notices(noun: str, **others: str) -> dict[str, str]:
+    """A list page's notices of its objects ("Channel created.", "… saved.", "… deleted."),
+    with others added or put in their place."""
+    return {code: f"{noun} {code}." for code in ("created", "saved", "deleted")} | others
+
+
 def done_query(code: str, count: int | None = None) -> str:
     """The query naming a notice, for a redirect."""
     return f"done={code}" + (f"&n={count}" if count is not None else "")

@@ -23,7 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console import account, oncall_days, oncall_people
 from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
-from watchpost.console.confirming import confirm_page, confirmed
+from watchpost.console.confirming import Asking, delete_confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import field_errors
 from watchpost.console.pickers import find_text, ids_of
@@ -34,7 +34,7 @@ from watchpost.errors import InvalidRequest
 from watchpost.listing import PageRequest
 from watchpost.oncall import calendars, events, rotation
 from watchpost.oncall import now as on_call
-from watchpost.oncall.models import OnCallCalendar
+from watchpost.oncall.models import OnCallCalendar, OnCallEvent
 from watchpost.oncall.schemas import DAYS, EventCreate, RotationCreate, rfc3339
 from watchpost.people.roles import Action
 from watchpost.problems import accepted, checked
@@ -338,10 +338,9 @@ async def remove_override(
     request: Request, who: Signed, calendar_id: str, event_id: str
 ) -> Response:
     """Remove an override: one's own (Action.RESPOND), anyone's (Action.EDIT)."""
-    form = await permitted_form(request, who, Action.RESPOND)
     now = request.app.state.ctx.clock.now()
-    db = await write_db(request)
-    async with db.begin():
+
+    async def find(db: AsyncSession) -> tuple[OnCallCalendar, OnCallEvent]:
         calendar = await find_calendar(db, who, calendar_id, now)
         event = await events.get(db, calendar, object_id(event_id, events.TYPE))
         if not event.override:
@@ -349,24 +348,37 @@ async def remove_override(
         own = [e.lower() for e in event.users] == [who.user.email.lower()]
         if not own:
             who.require(Action.EDIT)
-        if not confirmed(form):
-            return confirm_page(
-                request,
-                who,
-                section="oncall",
-                question="Remove an override",
-                detail=(
-                    f"Remove the override of {', '.join(event.users)} from "
-                    f"{rfc3339(event.starts_at)} to {rfc3339(event.ends_at)}?"
-                ),
-                action=f"/on-call/{calendar.id}/overrides/{event.id}/delete",
-                button="Remove the override",
-                back=f"/on-call/{calendar.id}",
-            )
+        return calendar, event
+
+    async def remove(db: AsyncSession, found: tuple[OnCallCalendar, OnCallEvent]) -> None:
+        calendar, event = found
         details = {"event_id": event.id, "users": list(event.users)}
         await events.remove(db, calendar, event, now)
         await audit(request, who, db, "on_call.override_removed", calendar, calendar.name, details)
-    return RedirectResponse(f"/on-call/{calendar.id}?done=deleted#overrides", status_code=303)
+
+    def ask(found: tuple[OnCallCalendar, OnCallEvent]) -> Asking:
+        calendar, event = found
+        return Asking(
+            question="Remove an override",
+            detail=(
+                f"Remove the override of {', '.join(event.users)} from "
+                f"{rfc3339(event.starts_at)} to {rfc3339(event.ends_at)}?"
+            ),
+            action=f"/on-call/{calendar.id}/overrides/{event.id}/delete",
+            button="Remove the override",
+            back=f"/on-call/{calendar.id}",
+        )
+
+    return await delete_confirmed(
+        request,
+        who,
+        "oncall",
+        find=find,
+        ask=ask,
+        remove=remove,
+        done=lambda found: f"/on-call/{found[0].id}?done=deleted#overrides",
+        needs=Action.RESPOND,
+    )
 
 
 __all__ = ["DAYS", "router"]

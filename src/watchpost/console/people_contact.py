@@ -20,11 +20,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console import oncall_days
 from watchpost.console.account import audit
-from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
+from watchpost.console.auth import Viewer, permitted_form, read_db, viewer, write_db
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.web import form_page
 from watchpost.errors import NotFound
-from watchpost.http.deps import request_sessions
 from watchpost.oncall.models import OnCallCalendar
 from watchpost.people.roles import Action
 from watchpost.policies.models import Policy
@@ -43,6 +42,14 @@ SHIFT_DAYS: Final = 14
 
 def may_change(who: Viewer, user_id: int) -> bool:
     return who.user.id == user_id or who.may(Action.MANAGE_PEOPLE)
+
+
+async def person_row(db: AsyncSession, user_id: int) -> User:
+    """The person's users row, to change in db's transaction."""
+    row = await db.get(User, user_id)
+    if row is None:
+        raise NotFound("user", user_id)
+    return row
 
 
 async def member_of(db: AsyncSession, who: Viewer, raw_id: str) -> tuple[User, str]:
@@ -129,8 +136,7 @@ async def contact_page(
 
 @router.get("/team/people/{user_id}")
 async def person_page(request: Request, who: Signed, user_id: str) -> Response:
-    who.require(Action.READ)
-    db = await request_sessions(request).read()
+    db = await read_db(request, who, Action.READ)
     return await contact_page(request, who, db, await member_of(db, who, user_id))
 
 
@@ -150,18 +156,9 @@ async def change_person(request: Request, who: Signed, user_id: str) -> Response
             return await contact_page(
                 request, who, db, member, errors={"name": message}, typed=name[:NAME_LENGTH]
             )
-        row = await db.get(User, user.id)
-        if row is None:
-            raise NotFound("user", user_id)
+        row = await person_row(db, user.id)
         before = row.name
         row.name = name
-        await audit(
-            db,
-            request,
-            who,
-            "person.renamed",
-            request.app.state.ctx.clock.now(),
-            ("user", row.id, row.email),
-            {"from": before, "to": name},
-        )
+        details = {"from": before, "to": name}
+        await audit(db, request, who, "person.renamed", None, ("user", row.id, row.email), details)
     return RedirectResponse(f"/team/people/{user.id}", status_code=303)

@@ -16,11 +16,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.console.account import account_page, audit
 from watchpost.console.auth import Viewer, checked_form, permitted_form, viewer, write_db
 from watchpost.console.errors import ConsoleRoute
-from watchpost.console.people_contact import contact_page, may_change, member_of
-from watchpost.errors import NotFound
+from watchpost.console.people_contact import contact_page, may_change, member_of, person_row
 from watchpost.people import phones
 from watchpost.people.roles import Action
-from watchpost.teams.models import User
 
 router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
 Signed = Annotated[Viewer, Depends(viewer)]
@@ -33,22 +31,13 @@ async def _save(
     request: Request, who: Viewer, db: AsyncSession, user_id: int, numbers: list[str]
 ) -> None:
     """Keep the person's numbers and say so in the audit log (unchanged: nothing)."""
-    row = await db.get(User, user_id)
-    if row is None:
-        raise NotFound("user", user_id)
+    row = await person_row(db, user_id)
     if row.phone_numbers == numbers:
         return
-    before = len(row.phone_numbers or [])
+    details = {"numbers_before": len(row.phone_numbers or []), "numbers": len(numbers)}
     row.phone_numbers = numbers
-    await audit(
-        db,
-        request,
-        who,
-        "person.phone_numbers_changed",
-        request.app.state.ctx.clock.now(),
-        ("user", row.id, row.email),
-        {"numbers_before": before, "numbers": len(numbers)},
-    )
+    action = "person.phone_numbers_changed"
+    await audit(db, request, who, action, None, ("user", row.id, row.email), details)
 
 
 @router.post("/account/phone-numbers")

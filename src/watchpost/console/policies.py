@@ -23,15 +23,14 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.console import policies_choices
 from watchpost.console import policies_steps as steps_kit
 from watchpost.console.account import audit
-from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
-from watchpost.console.confirming import confirm_page, confirmed
+from watchpost.console.auth import Viewer, permitted_form, read_db, viewer, write_db
+from watchpost.console.confirming import Asking, audited, delete_confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.pickers import find_text
 from watchpost.console.query_numbers import number
 from watchpost.console.web import render
 from watchpost.errors import InvalidRequest
 from watchpost.heartbeats.models import Heartbeat
-from watchpost.http.deps import request_sessions
 from watchpost.listing import PageRequest
 from watchpost.monitors.models import Monitor
 from watchpost.oncall.models import OnCallCalendar
@@ -87,8 +86,7 @@ async def users_of(
 
 @router.get("/policies")
 async def policy_list(request: Request, who: Signed) -> Response:
-    who.require(Action.READ)
-    db = await request_sessions(request).read()
+    db = await read_db(request, who, Action.READ)
     asked = number(request.query_params.get("page"), 1, 100_000)
     paging = PageRequest(page=asked, per_page=PER_PAGE, base_url="/policies", other_params=())
     page = await service.page(db, principal(who), paging)
@@ -117,8 +115,7 @@ async def _policy(db: AsyncSession, who: Viewer, policy_id: str) -> Policy:
 
 @router.get("/policies/new")
 async def new_policy(request: Request, who: Signed) -> Response:
-    who.require(Action.EDIT)
-    db = await request_sessions(request).read()
+    db = await read_db(request, who, Action.EDIT)
     values = {"name": "", "repeat_count": "0", "repeat_delay": "0"}
     values |= {"policy_group_id": "", "fallback_policy_id": ""}
     rows = [steps_kit.blank_row("escalation")]
@@ -259,8 +256,7 @@ async def create_policy(request: Request, who: Signed) -> Response:
 
 @router.get("/policies/{policy_id}/edit")
 async def edit_policy(request: Request, who: Signed, policy_id: str) -> Response:
-    who.require(Action.EDIT)
-    db = await request_sessions(request).read()
+    db = await read_db(request, who, Action.EDIT)
     policy = await _policy(db, who, policy_id)
     values = {
         "name": policy.name,
@@ -283,35 +279,29 @@ async def update_policy(request: Request, who: Signed, policy_id: str) -> Respon
 
 @router.post("/policies/{policy_id}/delete")
 async def delete_policy(request: Request, who: Signed, policy_id: str) -> Response:
-    form = await permitted_form(request, who, Action.EDIT)
-    now = request.app.state.ctx.clock.now()
-    db = await write_db(request)
-    async with db.begin():
-        policy = await _policy(db, who, policy_id)
-        if not confirmed(form):
-            return confirm_page(
-                request,
-                who,
-                section="policies",
-                question="Delete an escalation policy",
-                detail=(
-                    f"Delete the escalation policy {policy.name}? The monitors and heartbeats "
-                    "using it will tell nobody by a policy; its running escalations stop."
-                ),
-                action=f"/policies/{policy.id}/delete",
-                button="Delete the policy",
-                back=f"/policies/{policy.id}",
-            )
-        name, removed = policy.name, policy.id
-        await service.remove(db, policy)
-        await audit(db, request, who, "policy.deleted", now, ("policy", removed, name))
-    return RedirectResponse("/policies?done=deleted", status_code=303)
+    return await delete_confirmed(
+        request,
+        who,
+        "policies",
+        find=lambda db: _policy(db, who, policy_id),
+        ask=lambda policy: Asking(
+            question="Delete an escalation policy",
+            detail=(
+                f"Delete the escalation policy {policy.name}? The monitors and heartbeats "
+                "using it will tell nobody by a policy; its running escalations stop."
+            ),
+            action=f"/policies/{policy.id}/delete",
+            button="Delete the policy",
+            back=f"/policies/{policy.id}",
+        ),
+        remove=audited(request, who, "policy", service.remove),
+        done="/policies?done=deleted",
+    )
 
 
 @router.get("/policies/{policy_id}")
 async def policy_page(request: Request, who: Signed, policy_id: str) -> Response:
-    who.require(Action.READ)
-    db = await request_sessions(request).read()
+    db = await read_db(request, who, Action.READ)
     policy = await _policy(db, who, policy_id)
     fallbacks = [] if policy.fallback_policy_id is None else [policy.fallback_policy_id]
     found = await steps_kit.names(db, who.team_id, policy.steps or [], also=fallbacks)

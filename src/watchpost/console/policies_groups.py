@@ -22,7 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console.account import audit
 from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
-from watchpost.console.confirming import confirm_page, confirmed
+from watchpost.console.confirming import Asking, delete_confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import field_errors
 from watchpost.console.policies import PER_PAGE, principal
@@ -205,14 +205,8 @@ async def _audit(
     request: Request, who: Viewer, db: AsyncSession, kind: Kind, change: str, group: Any
 ) -> None:
     """An audit entry `policy_group.created` (…`updated`, `deleted`; `urgency_group.…`)."""
-    await audit(
-        db,
-        request,
-        who,
-        f"{kind.groups.TYPE}.{change}",
-        request.app.state.ctx.clock.now(),
-        (kind.groups.TYPE, group.id, group.name),
-    )
+    subject = (kind.groups.TYPE, group.id, group.name)
+    await audit(db, request, who, f"{kind.groups.TYPE}.{change}", None, subject)
 
 
 def _add_routes(kind: Kind) -> None:
@@ -270,27 +264,28 @@ def _add_routes(kind: Kind) -> None:
 
     @router.post(kind.path + "/{group_id}/delete")
     async def delete_group(request: Request, who: Signed, group_id: str) -> Response:
-        form = await permitted_form(request, who, Action.EDIT)
-        db = await write_db(request)
-        async with db.begin():
-            group = await _group(db, who, kind, group_id)
-            if not confirmed(form):
-                return confirm_page(
-                    request,
-                    who,
-                    section="policies",
-                    question=f"Delete a {kind.noun}",
-                    detail=(
-                        f"Delete the {kind.noun} {group.name}? Its {kind.member_words} stay, "
-                        "in no group."
-                    ),
-                    action=f"{kind.path}/{group.id}/delete",
-                    button=f"Delete the {kind.noun}",
-                    back=f"{kind.path}/{group.id}",
-                )
+        async def remove(db: AsyncSession, group: Any) -> None:
             await _audit(request, who, db, kind, "deleted", group)
             await kind.groups.remove(db, group)
-        return RedirectResponse(f"{kind.path}?done=deleted", status_code=303)
+
+        return await delete_confirmed(
+            request,
+            who,
+            "policies",
+            find=lambda db: _group(db, who, kind, group_id),
+            ask=lambda group: Asking(
+                question=f"Delete a {kind.noun}",
+                detail=(
+                    f"Delete the {kind.noun} {group.name}? Its {kind.member_words} stay, "
+                    "in no group."
+                ),
+                action=f"{kind.path}/{group.id}/delete",
+                button=f"Delete the {kind.noun}",
+                back=f"{kind.path}/{group.id}",
+            ),
+            remove=remove,
+            done=f"{kind.path}?done=deleted",
+        )
 
 
 _add_routes(POLICY_GROUPS)

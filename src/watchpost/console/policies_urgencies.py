@@ -14,14 +14,13 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console.account import audit
-from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
-from watchpost.console.confirming import confirm_page, confirmed
+from watchpost.console.auth import Viewer, permitted_form, read_db, viewer, write_db
+from watchpost.console.confirming import Asking, audited, delete_confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import field_errors
 from watchpost.console.policies import PER_PAGE, principal
 from watchpost.console.web import form_page, render
 from watchpost.errors import InvalidRequest
-from watchpost.http.deps import request_sessions
 from watchpost.listing import PageRequest
 from watchpost.people.roles import Action
 from watchpost.problems import accepted, checked
@@ -54,8 +53,7 @@ def ways_of(urgency: Urgency) -> list[str]:
 
 @router.get("/policies/urgencies")
 async def urgency_list(request: Request, who: Signed) -> Response:
-    who.require(Action.READ)
-    db = await request_sessions(request).read()
+    db = await read_db(request, who, Action.READ)
     raw = request.query_params.get("page", "1")
     number = min(int(raw), 100_000) if raw.isdigit() and int(raw) > 0 else 1
     paging = PageRequest(
@@ -112,16 +110,14 @@ async def _form(
 
 @router.get("/policies/urgencies/new")
 async def new_urgency(request: Request, who: Signed) -> Response:
-    who.require(Action.EDIT)
-    db = await request_sessions(request).read()
+    db = await read_db(request, who, Action.EDIT)
     values: dict[str, Any] = {"name": "", "urgency_group_id": "", **DEFAULTS}
     return await _form(request, who, db, None, values)
 
 
 @router.get("/policies/urgencies/{urgency_id}/edit")
 async def edit_urgency(request: Request, who: Signed, urgency_id: str) -> Response:
-    who.require(Action.EDIT)
-    db = await request_sessions(request).read()
+    db = await read_db(request, who, Action.EDIT)
     urgency = await _urgency(db, who, urgency_id)
     values: dict[str, Any] = {way: getattr(urgency, way) for way in WAYS}
     group = urgency.urgency_group_id
@@ -183,32 +179,21 @@ async def update_urgency(request: Request, who: Signed, urgency_id: str) -> Resp
 
 @router.post("/policies/urgencies/{urgency_id}/delete")
 async def delete_urgency(request: Request, who: Signed, urgency_id: str) -> Response:
-    form = await permitted_form(request, who, Action.EDIT)
-    db = await write_db(request)
-    async with db.begin():
-        urgency = await _urgency(db, who, urgency_id)
-        if not confirmed(form):
-            return confirm_page(
-                request,
-                who,
-                section="policies",
-                question="Delete an urgency",
-                detail=(
-                    f"Delete the urgency {urgency.name}? The escalation steps naming it will "
-                    "tell people by e-mail only."
-                ),
-                action=f"/policies/urgencies/{urgency.id}/delete",
-                button="Delete the urgency",
-                back="/policies/urgencies",
-            )
-        name, removed = urgency.name, urgency.id
-        await service.remove(db, urgency)
-        await audit(
-            db,
-            request,
-            who,
-            "urgency.deleted",
-            request.app.state.ctx.clock.now(),
-            ("urgency", removed, name),
-        )
-    return RedirectResponse("/policies/urgencies?done=deleted", status_code=303)
+    return await delete_confirmed(
+        request,
+        who,
+        "policies",
+        find=lambda db: _urgency(db, who, urgency_id),
+        ask=lambda urgency: Asking(
+            question="Delete an urgency",
+            detail=(
+                f"Delete the urgency {urgency.name}? The escalation steps naming it will "
+                "tell people by e-mail only."
+            ),
+            action=f"/policies/urgencies/{urgency.id}/delete",
+            button="Delete the urgency",
+            back="/policies/urgencies",
+        ),
+        remove=audited(request, who, "urgency", service.remove),
+        done="/policies/urgencies?done=deleted",
+    )

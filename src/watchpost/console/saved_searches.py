@@ -15,7 +15,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console.account import audit
-from watchpost.console.auth import Viewer, checked_form, permitted_form, viewer, write_db
+from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.errors import ConsoleRoute
 from watchpost.errors import NotFound
 from watchpost.logsearch.models import SavedSearch
@@ -103,8 +103,7 @@ async def save(request: Request, who: Signed) -> Response:
 
 @router.post("/logs/saved/{search_id}/delete")
 async def delete(request: Request, who: Signed, search_id: str) -> Response:
-    await checked_form(request, who)
-    who.require(Action.RESPOND)
+    await permitted_form(request, who, Action.RESPOND)
     now = request.app.state.ctx.clock.now()
     db = await write_db(request)
     async with db.begin():

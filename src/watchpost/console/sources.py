@@ -12,10 +12,11 @@ from typing import Annotated, Any, Final
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console.account import audit
-from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
-from watchpost.console.confirming import confirm_page, confirmed
+from watchpost.console.auth import Viewer, permitted_form, read_db, viewer, write_db
+from watchpost.console.confirming import Asking, delete_confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.notices import done_query
 from watchpost.console.sources_examples import examples
@@ -187,8 +188,7 @@ def _source_page(
 
 @router.get("/sources/{source_id}")
 async def source_page(request: Request, who: Signed, source_id: str) -> Response:
-    who.require(Action.READ)
-    db = await request_sessions(request).read()
+    db = await read_db(request, who, Action.READ)
     return _source_page(request, who, await _source(request, who, source_id, db))
 
 
@@ -225,25 +225,27 @@ async def edit(request: Request, who: Signed, source_id: str) -> Response:
 
 @router.post("/sources/{source_id}/delete")
 async def delete(request: Request, who: Signed, source_id: str) -> Response:
-    form = await permitted_form(request, who, Action.EDIT)
     now = request.app.state.ctx.clock.now()
-    db = await write_db(request)
-    async with db.begin():
-        source = await _source(request, who, source_id, db)
-        if not confirmed(form):
-            return confirm_page(
-                request,
-                who,
-                section="sources",
-                question="Delete a source",
-                detail=(
-                    f"Delete the source {source.name}? Its token stops working at once and "
-                    "its logs are no longer searchable."
-                ),
-                action=f"/sources/{source.id}/delete",
-                button="Delete the source",
-                back=f"/sources/{source.id}",
-            )
+
+    async def remove(db: AsyncSession, source: Source) -> None:
         await audit(db, request, who, "source.deleted", now, ("source", source.id, source.name))
         await service.delete_source(db, source=source)
-    return RedirectResponse(f"/sources?{done_query('deleted')}", status_code=303)
+
+    return await delete_confirmed(
+        request,
+        who,
+        "sources",
+        find=lambda db: _source(request, who, source_id, db),
+        ask=lambda source: Asking(
+            question="Delete a source",
+            detail=(
+                f"Delete the source {source.name}? Its token stops working at once and "
+                "its logs are no longer searchable."
+            ),
+            action=f"/sources/{source.id}/delete",
+            button="Delete the source",
+            back=f"/sources/{source.id}",
+        ),
+        remove=remove,
+        done=f"/sources?{done_query('deleted')}",
+    )

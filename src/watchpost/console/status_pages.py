@@ -13,8 +13,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.console.auth import Viewer, permitted_form, write_db
-from watchpost.console.confirming import confirm_page, confirmed
+from watchpost.console.auth import Viewer, permitted_form, read_db, write_db
+from watchpost.console.confirming import Asking, delete_confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.form_kit import choices
 from watchpost.console.forms import CLEAR, Field, Raw, body_of, field_errors, field_of, initial
@@ -28,7 +28,6 @@ from watchpost.console.status_pages_kit import (
 )
 from watchpost.console.web import form_page
 from watchpost.errors import InvalidRequest
-from watchpost.http.deps import request_sessions
 from watchpost.people.roles import Action
 from watchpost.problems import parse
 from watchpost.status_pages import pages
@@ -283,8 +282,7 @@ async def create_page(request: Request, who: Signed) -> Response:
 
 @router.get("/status-pages/{page_id}/settings")
 async def settings_form(request: Request, who: Signed, page_id: str) -> Response:
-    who.require(Action.EDIT)
-    db = await request_sessions(request).read()
+    db = await read_db(request, who, Action.EDIT)
     page = await team_page(db, who, page_id)
     fields = page_fields(await _groups(db, who), creating=False)
     return _show_form(request, who, page=page, fields=fields, values=initial(fields, _values(page)))
@@ -337,24 +335,24 @@ async def save_settings(request: Request, who: Signed, page_id: str) -> Response
 
 @router.post("/status-pages/{page_id}/delete")
 async def delete_page(request: Request, who: Signed, page_id: str) -> Response:
-    form = await permitted_form(request, who, Action.EDIT)
-    db = await write_db(request)
-    async with db.begin():
-        page = await team_page(db, who, page_id, lock=True)
-        if not confirmed(form):
-            return confirm_page(
-                request,
-                who,
-                section=SECTION,
-                title="Delete a status page",
-                question=f"Delete the status page {page.company_name}?",
-                detail="Its sections, resources, reports and subscribers go with it, and "
-                f"/status/{page.subdomain} stops answering.",
-                action=f"/status-pages/{page.id}/delete",
-                fields=[],
-                button="Delete the status page",
-                back=f"/status-pages/{page.id}",
-            )
+    async def remove(db: AsyncSession, page: StatusPage) -> None:
         await audit(request, db, who, "status_page.deleted", (SUBJECT, page.id, page.company_name))
         await pages.delete_page(db, page=page)
-    return RedirectResponse("/status-pages?done=deleted", status_code=303)
+
+    return await delete_confirmed(
+        request,
+        who,
+        SECTION,
+        find=lambda db: team_page(db, who, page_id, lock=True),
+        ask=lambda page: Asking(
+            title="Delete a status page",
+            question=f"Delete the status page {page.company_name}?",
+            detail="Its sections, resources, reports and subscribers go with it, and "
+            f"/status/{page.subdomain} stops answering.",
+            action=f"/status-pages/{page.id}/delete",
+            button="Delete the status page",
+            back=f"/status-pages/{page.id}",
+        ),
+        remove=remove,
+        done="/status-pages?done=deleted",
+    )

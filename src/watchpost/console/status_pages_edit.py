@@ -18,7 +18,7 @@ from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console import status_pages_rules as rules_kit
-from watchpost.console.auth import Viewer, permitted_form, write_db
+from watchpost.console.auth import Viewer, permitted_form, read_db, write_db
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import Field, Raw, field_errors, field_of, initial, posted
 from watchpost.console.status_pages_kit import SECTION, Signed, audit, team_page
@@ -26,7 +26,6 @@ from watchpost.console.status_pages_layout import KIND_WORDS, WIDGETS, _section
 from watchpost.console.status_pages_resources import _resource, change_resource
 from watchpost.console.web import form_page
 from watchpost.errors import InvalidRequest
-from watchpost.http.deps import request_sessions
 from watchpost.people.roles import Action
 from watchpost.problems import parse
 from watchpost.status_pages import resources, sections
@@ -83,8 +82,7 @@ def _section_form(
 
 @router.get(SECTION_EDIT)
 async def edit_section(request: Request, who: Signed, page_id: str, section_id: str) -> Response:
-    who.require(Action.EDIT)
-    db = await request_sessions(request).read()
+    db = await read_db(request, who, Action.EDIT)
     page = await team_page(db, who, page_id)
     section = await _section(db, page, section_id)
     return _section_form(request, who, page, section, name=section.name)
@@ -214,8 +212,7 @@ async def _resource_form(
 
 @router.get(RESOURCE_EDIT)
 async def edit_resource(request: Request, who: Signed, page_id: str, resource_id: str) -> Response:
-    who.require(Action.EDIT)
-    db = await request_sessions(request).read()
+    db = await read_db(request, who, Action.EDIT)
     page = await team_page(db, who, page_id)
     row = await _resource(db, page, resource_id)
     stored = _stored(row)

@@ -20,7 +20,7 @@ from fastapi.responses import RedirectResponse, Response
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.console.auth import Viewer, permitted_form, write_db
+from watchpost.console.auth import Viewer, permitted_form, read_db, write_db
 from watchpost.console.confirming import confirm_page
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import field_errors
@@ -36,7 +36,6 @@ from watchpost.console.status_pages_kit import (
 from watchpost.console.web import form_page
 from watchpost.errors import InvalidRequest
 from watchpost.heartbeats.models import Heartbeat, HeartbeatGroup
-from watchpost.http.deps import request_sessions
 from watchpost.monitors.models import Monitor, MonitorGroup
 from watchpost.people.roles import Action
 from watchpost.problems import parse
@@ -193,8 +192,7 @@ async def editor(
 
 @router.get("/status-pages/{page_id}")
 async def edit_page(request: Request, who: Signed, page_id: str) -> Response:
-    who.require(Action.READ)
-    db = await request_sessions(request).read()
+    db = await read_db(request, who, Action.READ)
     return await editor(request, who, db, await team_page(db, who, page_id))
 
 

@@ -9,6 +9,7 @@ from fastapi.responses import Response
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from watchpost.console.auth import read_db
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.status_pages_kit import (
     SECTION,
@@ -85,8 +86,7 @@ async def preview(request: Request, who: Signed, page_id: str) -> Response:
     it is unpublished, password-protected or restricted to addresses (the public address
     answers those with a 404, the password form or a 403). Its links lead to the public
     address. Never cached, never indexed."""
-    who.require(Action.READ)
-    db = await request_sessions(request).read()
+    db = await read_db(request, who, Action.READ)
     page = await team_page(db, who, page_id)
     now = request.app.state.ctx.clock.now()
     view = await page_view(db, page, now)

@@ -98,14 +98,8 @@ async def add_resource(request: Request, who: Signed, page_id: str) -> Response:
                 now=_now(request),
             )
             shown = typed["public_name"].strip() or typed["item"]
-            await audit(
-                request,
-                db,
-                who,
-                "status_page_resource.created",
-                (resources.RESOURCE, created.id, f"{page.company_name}: {shown}"),
-                {"resource_type": created.resource_type, "widget_type": created.widget_type},
-            )
+            details = {"resource_type": created.resource_type, "widget_type": created.widget_type}
+            await _audit(request, db, who, "created", (page, created.id, shown), details)
     except InvalidRequest as exc:
         return await _again(request, who, page_id, exc, ADD_FIELDS, typed)
     return _back(page, "resource_added", f"resource-{created.id}")
@@ -195,14 +189,8 @@ async def resource_moved(
                 if position >= 0:
                     body["position"] = position
             await change_resource(request, who, db, page, row, body)
-            await audit(
-                request,
-                db,
-                who,
-                "status_page_resource.moved",
-                (resources.RESOURCE, row.id, f"{page.company_name}: resource {row.id}"),
-                {"section_id": row.status_page_section_id, "position": row.position},
-            )
+            details = {"section_id": row.status_page_section_id, "position": row.position}
+            await _audit(request, db, who, "moved", (page, row.id, f"resource {row.id}"), details)
     except InvalidRequest as exc:
         if dropped and request.headers.get("x-requested-with") == "fetch":
             return Response(str(exc.problems[0][1]), status_code=422, media_type="text/plain")
@@ -210,6 +198,21 @@ async def resource_moved(
     if request.headers.get("x-requested-with") == "fetch":
         return Response(status_code=204)
     return _back(page, "moved", f"resource-{row.id}")
+
+
+async def _audit(
+    request: Request,
+    db: AsyncSession,
+    who: Viewer,
+    change: str,
+    resource: tuple[StatusPage, int, str],
+    details: dict[str, Any] | None = None,
+) -> None:
+    """The audit entry `status_page_resource.{change}` of a page's resource (its id and
+    shown name)."""
+    page, resource_id, shown = resource
+    subject = (resources.RESOURCE, resource_id, f"{page.company_name}: {shown}")
+    await audit(request, db, who, f"status_page_resource.{change}", subject, details)
 
 
 def _int(value: object) -> int | str:
@@ -246,13 +249,7 @@ async def resource_removed(
                 action=f"/status-pages/{page.id}/resources/{row.id}/delete",
                 button="Remove the resource",
             )
-        await audit(
-            request,
-            db,
-            who,
-            "status_page_resource.deleted",
-            (resources.RESOURCE, row.id, f"{page.company_name}: {shown}"),
-        )
+        await _audit(request, db, who, "deleted", (page, row.id, shown))
         await resources.delete_resource(db, resource=row)
     return _back(page, "removed", "layout")
 

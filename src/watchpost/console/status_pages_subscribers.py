@@ -13,11 +13,12 @@ from collections.abc import AsyncIterator
 from typing import Final
 
 from fastapi import APIRouter, Request
-from fastapi.responses import RedirectResponse, Response, StreamingResponse
+from fastapi.responses import Response, StreamingResponse
 from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.console.auth import permitted_form, write_db
-from watchpost.console.confirming import confirm_page, confirmed
+from watchpost.console.auth import read_db
+from watchpost.console.confirming import Asking, delete_confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.status_pages_kit import (
     SECTION,
@@ -29,9 +30,9 @@ from watchpost.console.status_pages_kit import (
 )
 from watchpost.console.web import exact, render
 from watchpost.db.queries import team_object, team_rows
-from watchpost.http.deps import request_sessions
 from watchpost.listing import paginate
 from watchpost.people.roles import Action
+from watchpost.status_pages.models import StatusPage
 from watchpost.subscriptions import service
 from watchpost.subscriptions.endpoints import TYPE
 from watchpost.subscriptions.models import StatusPageSubscriber
@@ -45,8 +46,7 @@ HEADER: Final = ("id", "kind", "address", "confirmed", "confirmed_at", "created_
 
 @router.get("/status-pages/{page_id}/subscribers")
 async def subscribers(request: Request, who: Signed, page_id: str) -> Response:
-    who.require(Action.EDIT)
-    db = await request_sessions(request).read()
+    db = await read_db(request, who, Action.EDIT)
     page = await team_page(db, who, page_id)
     paging = paging_of(request, per_page=50)
     stmt = team_rows(StatusPageSubscriber, team_id=who.team_id, status_page_id=page.id)
@@ -91,8 +91,7 @@ def _line(row: StatusPageSubscriber) -> str:
 
 @router.get("/status-pages/{page_id}/subscribers.csv")
 async def export(request: Request, who: Signed, page_id: str) -> Response:
-    who.require(Action.EDIT)
-    db = await request_sessions(request).read()
+    db = await read_db(request, who, Action.EDIT)
     page = await team_page(db, who, page_id)
     sessions = request.app.state.ctx.db
     team_id, pid = who.team_id, page.id
@@ -128,9 +127,7 @@ async def export(request: Request, who: Signed, page_id: str) -> Response:
 
 @router.post("/status-pages/{page_id}/subscribers/{subscriber_id}/delete")
 async def remove(request: Request, who: Signed, page_id: str, subscriber_id: str) -> Response:
-    form = await permitted_form(request, who, Action.EDIT)
-    db = await write_db(request)
-    async with db.begin():
+    async def find(db: AsyncSession) -> tuple[StatusPage, StatusPageSubscriber]:
         page = await team_page(db, who, page_id, lock=True)
         row = await team_object(
             db,
@@ -140,25 +137,27 @@ async def remove(request: Request, who: Signed, page_id: str, subscriber_id: str
             object_id=object_id(subscriber_id, TYPE),
             status_page_id=page.id,
         )
-        if not confirmed(form):
-            return confirm_page(
-                request,
-                who,
-                section=SECTION,
-                title="Remove a subscriber",
-                question=f"Remove the subscriber {row.address}?",
-                detail="Nothing more is sent to it; it can sign up again on the public page.",
-                action=f"/status-pages/{page.id}/subscribers/{row.id}/delete",
-                fields=[],
-                button="Remove the subscriber",
-                back=f"/status-pages/{page.id}/subscribers",
-            )
-        await audit(
-            request,
-            db,
-            who,
-            "status_page_subscriber.removed",
-            (TYPE, row.id, f"{page.company_name}: {row.kind} subscriber {row.id}"),
-        )
+        return page, row
+
+    async def removed(db: AsyncSession, found: tuple[StatusPage, StatusPageSubscriber]) -> None:
+        page, row = found
+        subject = f"{page.company_name}: {row.kind} subscriber {row.id}"
+        await audit(request, db, who, "status_page_subscriber.removed", (TYPE, row.id, subject))
         await service.remove(db, row.id)
-    return RedirectResponse(f"/status-pages/{page.id}/subscribers?done=removed", status_code=303)
+
+    return await delete_confirmed(
+        request,
+        who,
+        SECTION,
+        find=find,
+        ask=lambda found: Asking(
+            title="Remove a subscriber",
+            question=f"Remove the subscriber {found[1].address}?",
+            detail="Nothing more is sent to it; it can sign up again on the public page.",
+            action=f"/status-pages/{found[0].id}/subscribers/{found[1].id}/delete",
+            button="Remove the subscriber",
+            back=f"/status-pages/{found[0].id}/subscribers",
+        ),
+        remove=removed,
+        done=lambda found: f"/status-pages/{found[0].id}/subscribers?done=removed",
+    )

@@ -18,7 +18,7 @@ from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.datastructures import FormData
 
-from watchpost.console.auth import Viewer, permitted_form, write_db
+from watchpost.console.auth import Viewer, permitted_form, read_db, write_db
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import field_errors
 from watchpost.console.status_pages_kit import (
@@ -31,7 +31,6 @@ from watchpost.console.status_pages_kit import (
 )
 from watchpost.console.web import form_page, render
 from watchpost.errors import InvalidRequest
-from watchpost.http.deps import request_sessions
 from watchpost.listing import paginate
 from watchpost.people.roles import Action
 from watchpost.problems import parse
@@ -87,8 +86,7 @@ async def _names(db: AsyncSession, page: StatusPage) -> dict[int, str]:
 
 @router.get("/status-pages/{page_id}/reports")
 async def list_reports(request: Request, who: Signed, page_id: str) -> Response:
-    who.require(Action.READ)
-    db = await request_sessions(request).read()
+    db = await read_db(request, who, Action.READ)
     page = await team_page(db, who, page_id)
     paging = paging_of(request)
     stmt = reports.reports_of(team_id=who.team_id, page_id=page.id)
@@ -139,8 +137,7 @@ def _new_form(
 
 @router.get("/status-pages/{page_id}/reports/new")
 async def new_report(request: Request, who: Signed, page_id: str) -> Response:
-    who.require(Action.RESPOND)
-    db = await request_sessions(request).read()
+    db = await read_db(request, who, Action.RESPOND)
     page = await team_page(db, who, page_id)
     kind = _kind(request.query_params.get("type"))
     now = request.app.state.ctx.clock.now()
@@ -256,8 +253,7 @@ async def _report_page(
 
 @router.get("/status-pages/{page_id}/reports/{report_id}")
 async def show_report(request: Request, who: Signed, page_id: str, report_id: str) -> Response:
-    who.require(Action.READ)
-    db = await request_sessions(request).read()
+    db = await read_db(request, who, Action.READ)
     page = await team_page(db, who, page_id)
     return await _report_page(request, who, db, page, await _report(db, page, report_id))
 

@@ -9,14 +9,13 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.console.auth import Viewer, permitted_form, write_db
-from watchpost.console.confirming import confirm_page, confirmed
+from watchpost.console.auth import Viewer, permitted_form, read_db, write_db
+from watchpost.console.confirming import Asking, delete_confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import field_errors
 from watchpost.console.status_pages_kit import SECTION, Signed, audit, team_page
 from watchpost.console.web import form_page
 from watchpost.errors import InvalidRequest
-from watchpost.http.deps import request_sessions
 from watchpost.people.roles import Action
 from watchpost.problems import parse
 from watchpost.status_pages import reports
@@ -28,9 +27,13 @@ router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
 PATH = "/status-pages/{page_id}/reports/{report_id}/updates/{update_id}"
 
 
+Found = tuple[StatusPage, StatusReport, StatusUpdate]
+"""A page, its report and the report's update."""
+
+
 async def _found(
     db: AsyncSession, who: Viewer, page_id: str, report_id: str, update_id: str, *, lock: bool
-) -> tuple[StatusPage, StatusReport, StatusUpdate]:
+) -> Found:
     """The team's page, its report and the report's update (else a 404), as the API finds them."""
     page = await team_page(db, who, page_id, lock=lock)
     report = await reports.get_report(
@@ -66,9 +69,22 @@ def _form(
     )
 
 
+def _back_to(page: StatusPage, report: StatusReport, done: str) -> str:
+    return f"/status-pages/{page.id}/reports/{report.id}?done={done}"
+
+
 def _back(page: StatusPage, report: StatusReport, done: str) -> Response:
-    return RedirectResponse(
-        f"/status-pages/{page.id}/reports/{report.id}?done={done}", status_code=303
+    return RedirectResponse(_back_to(page, report, done), status_code=303)
+
+
+async def _audit(
+    request: Request, db: AsyncSession, who: Viewer, change: str, found: Found
+) -> None:
+    """The audit entry `status_update.{change}` (its subject the report)."""
+    page, report, update = found
+    subject = (reports.REPORT, report.id, f"{page.company_name}: {report.title}")
+    await audit(
+        request, db, who, f"status_update.{change}", subject, {"status_update_id": update.id}
     )
 
 
@@ -76,8 +92,7 @@ def _back(page: StatusPage, report: StatusReport, done: str) -> Response:
 async def edit_update(
     request: Request, who: Signed, page_id: str, report_id: str, update_id: str
 ) -> Response:
-    who.require(Action.RESPOND)
-    db = await request_sessions(request).read()
+    db = await read_db(request, who, Action.RESPOND)
     found = await _found(db, who, page_id, report_id, update_id, lock=False)
     return _form(request, who, found, message=found[2].message, notify=found[2].notify_subscribers)
 
@@ -103,14 +118,7 @@ async def save_update(
                 sent=set(data.model_fields_set),
                 now=request.app.state.ctx.clock.now(),
             )
-            await audit(
-                request,
-                db,
-                who,
-                "status_update.updated",
-                (reports.REPORT, report.id, f"{page.company_name}: {report.title}"),
-                {"status_update_id": update.id},
-            )
+            await _audit(request, db, who, "updated", (page, report, update))
     except InvalidRequest as exc:
         async with db.begin():
             found = await _found(db, who, page_id, report_id, update_id, lock=False)
@@ -123,34 +131,32 @@ async def save_update(
 async def delete_update(
     request: Request, who: Signed, page_id: str, report_id: str, update_id: str
 ) -> Response:
-    form = await permitted_form(request, who, Action.RESPOND)
-    db = await write_db(request)
-    async with db.begin():
-        page, report, update = await _found(db, who, page_id, report_id, update_id, lock=True)
+    async def remove(db: AsyncSession, found: Found) -> None:
+        _, report, update = found
+        await _audit(request, db, who, "deleted", found)
+        now = request.app.state.ctx.clock.now()
+        await reports.delete_update(db, report=report, update=update, now=now)
+
+    def ask(found: Found) -> Asking:
+        page, report, update = found
         base = f"/status-pages/{page.id}/reports/{report.id}"
-        if not confirmed(form):
-            return confirm_page(
-                request,
-                who,
-                section=SECTION,
-                title="Delete this status update?",
-                question="Delete this status update?",
-                detail="The report's status then follows its remaining updates. "
-                "Subscribers told of it are not told again.",
-                action=f"{base}/updates/{update.id}/delete",
-                fields=[],
-                button="Delete the update",
-                back=base,
-            )
-        await audit(
-            request,
-            db,
-            who,
-            "status_update.deleted",
-            (reports.REPORT, report.id, f"{page.company_name}: {report.title}"),
-            {"status_update_id": update.id},
+        return Asking(
+            title="Delete this status update?",
+            question="Delete this status update?",
+            detail="The report's status then follows its remaining updates. "
+            "Subscribers told of it are not told again.",
+            action=f"{base}/updates/{update.id}/delete",
+            button="Delete the update",
+            back=base,
         )
-        await reports.delete_update(
-            db, report=report, update=update, now=request.app.state.ctx.clock.now()
-        )
-    return _back(page, report, "update_deleted")
+
+    return await delete_confirmed(
+        request,
+        who,
+        SECTION,
+        find=lambda db: _found(db, who, page_id, report_id, update_id, lock=True),
+        ask=ask,
+        remove=remove,
+        done=lambda found: _back_to(found[0], found[1], "update_deleted"),
+        needs=Action.RESPOND,
+    )

@@ -6,6 +6,7 @@ log pages are beside this one (team_tokens.py, team_audit.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, BackgroundTasks, Depends, Request
@@ -84,7 +85,6 @@ async def _member(db: AsyncSession, who: Viewer, raw_id: str) -> tuple[User, str
 async def change_role(request: Request, who: Signed, user_id: str) -> Response:
     form = await permitted_form(request, who, Action.MANAGE_PEOPLE)
     new = str(form.get("role", ""))
-    now = request.app.state.ctx.clock.now()
     db = await write_db(request)
     async with db.begin():
         user, old = await _member(db, who, user_id)
@@ -92,22 +92,30 @@ async def change_role(request: Request, who: Signed, user_id: str) -> Response:
             return RedirectResponse("/team", status_code=303)
         if not (may_grant(who.role, old) and may_grant(who.role, new)):
             who.require(Action.MANAGE_OWNERS)  # only owners give or take owner
-        error: str | None = None
-        try:
-            await accounts.set_role(db, team_id=who.team_id, user_id=user.id, role=new)
-        except accounts.PeopleError as exc:
-            error = exc.message
-        else:
-            await audit(
-                db,
-                request,
-                who,
-                "member.role_changed",
-                now,
-                ("user", user.id, user.email),
-                {"from": old, "to": new},
-            )
+        changing = accounts.set_role(db, team_id=who.team_id, user_id=user.id, role=new)
+        details = {"from": old, "to": new}
+        error = await _changed(request, who, db, user, changing, "member.role_changed", details)
     return await _after_role_change(request, who, user.id, error)
+
+
+async def _changed(
+    request: Request,
+    who: Viewer,
+    db: AsyncSession,
+    user: User,
+    change: Awaitable[object],
+    action: str,
+    details: dict[str, Any],
+) -> str | None:
+    """Awaits change (accounts') and writes its audit entry `action` about user: None, or
+    the message of accounts' refusal (and no entry)."""
+    try:
+        await change
+    except accounts.PeopleError as exc:
+        return exc.message
+    now = request.app.state.ctx.clock.now()
+    await audit(db, request, who, action, now, ("user", user.id, user.email), details)
+    return None
 
 
 async def _after_role_change(
@@ -130,7 +138,6 @@ async def _after_role_change(
 @router.post("/team/members/{user_id}/remove")
 async def remove(request: Request, who: Signed, user_id: str) -> Response:
     form = await permitted_form(request, who, Action.MANAGE_PEOPLE)
-    now = request.app.state.ctx.clock.now()
     db = await write_db(request)
     async with db.begin():
         user, role = await _member(db, who, user_id)
@@ -148,21 +155,8 @@ async def remove(request: Request, who: Signed, user_id: str) -> Response:
                 back="/team",
                 button=f"Remove {user.name}",
             )
-        error: str | None = None
-        try:
-            await accounts.remove_member(db, team_id=who.team_id, user_id=user.id)
-        except accounts.PeopleError as exc:
-            error = exc.message
-        else:
-            await audit(
-                db,
-                request,
-                who,
-                "member.removed",
-                now,
-                ("user", user.id, user.email),
-                {"role": role},
-            )
+        removing = accounts.remove_member(db, team_id=who.team_id, user_id=user.id)
+        error = await _changed(request, who, db, user, removing, "member.removed", {"role": role})
     return await _after_role_change(request, who, user.id, error)
 
 

@@ -22,7 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console import webhooks_forms as forms
 from watchpost.console.account import audit
-from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
+from watchpost.console.auth import Viewer, permitted_form, read_db, viewer, write_db
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import Raw
 from watchpost.console.query_numbers import number
@@ -97,14 +97,7 @@ async def _find(db: AsyncSession, who: Viewer, webhook_id: str) -> OutgoingWebho
 async def _audit(
     request: Request, who: Viewer, db: AsyncSession, action: str, webhook: OutgoingWebhook
 ) -> None:
-    await audit(
-        db,
-        request,
-        who,
-        action,
-        request.app.state.ctx.clock.now(),
-        (service.WEBHOOK, webhook.id, webhook.name),
-    )
+    await audit(db, request, who, action, None, (service.WEBHOOK, webhook.id, webhook.name))
 
 
 # ------------------------------------------------------------------------------- list
@@ -112,8 +105,7 @@ async def _audit(
 
 @router.get("/webhooks")
 async def list_page(request: Request, who: Signed) -> Response:
-    who.require(Action.READ)
-    db = await request_sessions(request).read()
+    db = await read_db(request, who, Action.READ)
     wanted = paging(request, PAGE_SIZE)
     page = await service.list_webhooks(db, team_id=who.team_id, paging=wanted)
     return render(
@@ -203,8 +195,7 @@ async def create(request: Request, who: Signed) -> Response:
 
 @router.get("/webhooks/{webhook_id}/edit")
 async def edit_form(request: Request, who: Signed, webhook_id: str) -> Response:
-    who.require(Action.EDIT)
-    db = await request_sessions(request).read()
+    db = await read_db(request, who, Action.EDIT)
     webhook = await _find(db, who, webhook_id)
     return _form(
         request,

@@ -7,10 +7,11 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse, Response
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console.account import audit
-from watchpost.console.auth import Viewer, checked_form, permitted_form, viewer, write_db
-from watchpost.console.confirming import confirm_page, confirmed
+from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
+from watchpost.console.confirming import Asking, confirm_page, confirmed, delete_confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.notices import done_query
 from watchpost.console.webhooks import (
@@ -23,6 +24,7 @@ from watchpost.delivery import service as deliveries
 from watchpost.people.roles import Action
 from watchpost.validation import object_id
 from watchpost.webhooks import service, signing
+from watchpost.webhooks.models import OutgoingWebhook
 
 router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
 Signed = Annotated[Viewer, Depends(viewer)]
@@ -33,24 +35,25 @@ Signed = Annotated[Viewer, Depends(viewer)]
 
 @router.post("/webhooks/{webhook_id}/delete")
 async def delete(request: Request, who: Signed, webhook_id: str) -> Response:
-    form = await permitted_form(request, who, Action.EDIT)
-    db = await write_db(request)
-    async with db.begin():
-        webhook = await _find(db, who, webhook_id)
-        if not confirmed(form):
-            return confirm_page(
-                request,
-                who,
-                section=SECTION,
-                question=f"Delete the webhook {webhook.name}?",
-                detail="Nothing is sent to it any more, and its delivery log is deleted with it.",
-                action=f"/webhooks/{webhook.id}/delete",
-                back=f"/webhooks/{webhook.id}",
-                button="Delete the webhook",
-            )
+    async def remove(db: AsyncSession, webhook: OutgoingWebhook) -> None:
         await _audit(request, who, db, "outgoing_webhook.deleted", webhook)
         await service.delete_webhook(db, webhook=webhook)
-    return RedirectResponse("/webhooks?" + done_query("deleted"), status_code=303)
+
+    return await delete_confirmed(
+        request,
+        who,
+        SECTION,
+        find=lambda db: _find(db, who, webhook_id),
+        ask=lambda webhook: Asking(
+            question=f"Delete the webhook {webhook.name}?",
+            detail="Nothing is sent to it any more, and its delivery log is deleted with it.",
+            action=f"/webhooks/{webhook.id}/delete",
+            back=f"/webhooks/{webhook.id}",
+            button="Delete the webhook",
+        ),
+        remove=remove,
+        done="/webhooks?" + done_query("deleted"),
+    )
 
 
 @router.post("/webhooks/{webhook_id}/rotate-secret")
@@ -86,8 +89,7 @@ async def rotate_secret(request: Request, who: Signed, webhook_id: str) -> Respo
 
 @router.post("/webhooks/{webhook_id}/test")
 async def send_test(request: Request, who: Signed, webhook_id: str) -> Response:
-    await checked_form(request, who)
-    who.require(Action.OPERATE)
+    await permitted_form(request, who, Action.OPERATE)
     ctx = request.app.state.ctx
     db = await write_db(request)
     async with db.begin():
@@ -109,8 +111,7 @@ async def send_test(request: Request, who: Signed, webhook_id: str) -> Response:
 
 @router.post("/webhooks/{webhook_id}/deliveries/{delivery_id}/retry")
 async def retry(request: Request, who: Signed, webhook_id: str, delivery_id: str) -> Response:
-    await checked_form(request, who)
-    who.require(Action.OPERATE)
+    await permitted_form(request, who, Action.OPERATE)
     ctx = request.app.state.ctx
     db = await write_db(request)
     async with db.begin():
