@@ -117,6 +117,13 @@ async def _page_and_report(
     return page, report
 
 
+async def _update_of(db: AsyncSession, report: StatusReport, status_update_id: str) -> StatusUpdate:
+    """The report's status update a path id names (404 when it names none)."""
+    return await reports.get_update(
+        db, report=report, update_id=object_id(status_update_id, reports.UPDATE)
+    )
+
+
 # -------------------------------------------------------------------------- reports
 
 
@@ -268,9 +275,7 @@ async def get_update(
     status_page_id: str, status_report_id: str, status_update_id: str, caller: Caller, db: ReadDb
 ) -> Response:
     _, report = await _page_and_report(db, caller, status_page_id, status_report_id, lock=False)
-    update = await reports.get_update(
-        db, report=report, update_id=object_id(status_update_id, reports.UPDATE)
-    )
+    update = await _update_of(db, report, status_update_id)
     live = await reports.live_resource_ids(db, report.status_page_id)
     return single(update_document(update, live))
 
@@ -291,9 +296,7 @@ async def change_update(
         page, report = await _page_and_report(
             db, caller, status_page_id, status_report_id, lock=True
         )
-        update = await reports.get_update(
-            db, report=report, update_id=object_id(status_update_id, reports.UPDATE)
-        )
+        update = await _update_of(db, report, status_update_id)
         data = parse(UpdateChange, body)
         await reports.change_update(
             db,
@@ -319,8 +322,6 @@ async def delete_update(
 ) -> Response:
     async with db.begin():
         _, report = await _page_and_report(db, caller, status_page_id, status_report_id, lock=True)
-        update = await reports.get_update(
-            db, report=report, update_id=object_id(status_update_id, reports.UPDATE)
-        )
+        update = await _update_of(db, report, status_update_id)
         await reports.delete_update(db, report=report, update=update, now=ctx.clock.now())
     return no_content()
