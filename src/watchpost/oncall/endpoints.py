@@ -4,10 +4,12 @@ first time a team needs it."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import Response
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.errors import NotFound
 from watchpost.http.body import JsonObject
@@ -19,6 +21,7 @@ from watchpost.http.openapi import request_body
 from watchpost.http.pagination import Paging
 from watchpost.oncall import calendars, events, rotation
 from watchpost.oncall import now as on_call
+from watchpost.oncall.models import OnCallCalendar, OnCallEvent
 from watchpost.oncall.schemas import (
     CALENDAR_NOT_NULL,
     EVENT_NOT_NULL,
@@ -166,13 +169,20 @@ async def replace_events(
     return JsonResponse(events.documents(made))
 
 
+async def _event(
+    db: AsyncSession, team_id: int, calendar_id: str, event_id: str, now: datetime
+) -> tuple[OnCallCalendar, OnCallEvent]:
+    """The calendar a path id names, and its event the other names (404 when either is none)."""
+    found = await calendars.find(db, team_id, calendar_id, now=now)
+    return found, await events.get(db, found, object_id(event_id, events.TYPE))
+
+
 @event_routes.get("/{id}/events/{event_id}", summary="Get an on-call event")
 async def get_event(
     calendar_id: CalendarId, event_id: EventId, caller: Caller, ctx: Context, db: WriteDb
 ) -> Response:
     async with db.begin():
-        found = await calendars.find(db, caller.team_id, calendar_id, now=ctx.clock.now())
-        event = await events.get(db, found, object_id(event_id, events.TYPE))
+        _, event = await _event(db, caller.team_id, calendar_id, event_id, ctx.clock.now())
     return JsonResponse(events.document(event))
 
 
@@ -193,8 +203,7 @@ async def update_event(
 ) -> Response:
     now = ctx.clock.now()
     async with db.begin():
-        found = await calendars.find(db, caller.team_id, calendar_id, now=now)
-        event = await events.get(db, found, object_id(event_id, events.TYPE))
+        found, event = await _event(db, caller.team_id, calendar_id, event_id, now)
         data = accepted(*checked(EventUpdate, body, not_null=EVENT_NOT_NULL))
         await events.change(db, found, event, data, now)
     return JsonResponse(events.document(event))
@@ -211,8 +220,7 @@ async def delete_event(
 ) -> Response:
     now = ctx.clock.now()
     async with db.begin():
-        found = await calendars.find(db, caller.team_id, calendar_id, now=now)
-        event = await events.get(db, found, object_id(event_id, events.TYPE))
+        found, event = await _event(db, caller.team_id, calendar_id, event_id, now)
         await events.remove(db, found, event, now)
     return no_content()
 
