@@ -3,8 +3,12 @@ timeline, delete."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
+from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.context import AppContext
@@ -38,6 +42,7 @@ from watchpost.validation import INT64_MAX, documented_as, object_id
 
 router = APIRouter(prefix="/api/v2/incidents", tags=["incidents"])
 
+B = TypeVar("B", bound=BaseModel)
 STATE_ERRORS = error_responses(400, 401, 404, 409, 415, 422)
 
 LIST_RULES = """Filters combine (all must match); an empty value is ignored; a bad value is a
@@ -150,41 +155,57 @@ async def _change(
     return single(rendering.incident_resource(incident, caller.team_name))
 
 
-@incident_routes.action(
-    "/{incident_id}/acknowledge",
+def _change_route(
+    verb: str,
+    change: Change,
+    model: type[B],
+    by: Callable[[B], str | None],
+    *,
+    summary: str,
+    description: str,
+) -> None:
+    """POST /{incident_id}/<verb>: the incident after `change`, by whom the body names."""
+
+    async def endpoint(
+        incident_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
+    ) -> Response:
+        iid = object_id(incident_id, rendering.INCIDENT)
+        data = parse(model, body)
+        return await _change(iid, change, by(data), caller, ctx, db)
+
+    endpoint.__name__ = f"{verb}_incident"
+    incident_routes.action(
+        f"/{{incident_id}}/{verb}",
+        summary=summary,
+        description=description,
+        body=model,
+        errors=STATE_ERRORS,
+    )(endpoint)
+
+
+_change_route(
+    "acknowledge",
+    Change.ACKNOWLEDGED,
+    AcknowledgeBody,
+    lambda data: data.acknowledged_by,
     summary="Acknowledge an incident",
     description=(
         "Someone is on it. The body is optional; `acknowledged_by` defaults to the team's "
         "name. 409 when the incident is already acknowledged or resolved."
     ),
-    body=AcknowledgeBody,
-    errors=STATE_ERRORS,
 )
-async def acknowledge_incident(
-    incident_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
-) -> Response:
-    iid = object_id(incident_id, rendering.INCIDENT)
-    data = parse(AcknowledgeBody, body)
-    return await _change(iid, Change.ACKNOWLEDGED, data.acknowledged_by, caller, ctx, db)
-
-
-@incident_routes.action(
-    "/{incident_id}/resolve",
+_change_route(
+    "resolve",
+    Change.RESOLVED,
+    ResolveBody,
+    lambda data: data.resolved_by,
     summary="Resolve an incident",
     description=(
         "Close the incident, acknowledged or not (an unacknowledged one stays without "
         "`acknowledged_at`). The body is optional; `resolved_by` defaults to the team's name. "
         "409 when the incident is already resolved."
     ),
-    body=ResolveBody,
-    errors=STATE_ERRORS,
 )
-async def resolve_incident(
-    incident_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
-) -> Response:
-    iid = object_id(incident_id, rendering.INCIDENT)
-    data = parse(ResolveBody, body)
-    return await _change(iid, Change.RESOLVED, data.resolved_by, caller, ctx, db)
 
 
 @incident_routes.action(
