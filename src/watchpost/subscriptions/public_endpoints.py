@@ -10,10 +10,12 @@ links), and the unsubscribe URL takes RFC 8058's one-click POST as it is.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Final
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, Response
+from fastapi.types import DecoratedCallable
 
 from watchpost.errors import InvalidRequest
 from watchpost.http.body import form_fields
@@ -68,6 +70,22 @@ async def _body(request: Request) -> bytes:
         if len(body) > MAX_FORM_BYTES:
             raise InvalidRequest([(None, "the form is too large")], status=413)
     return body
+
+
+def _link_route(
+    declare: Callable[..., Callable[[DecoratedCallable], DecoratedCallable]],
+    link_path: str,
+    summary: str,
+    shown: str,
+) -> Callable[[DecoratedCallable], DecoratedCallable]:
+    """A route of a link mailed to a subscriber (`declare`: router.get or router.post): an
+    HTML page, `shown` when the token is valid, else 404."""
+    return declare(
+        link_path + "{token}",
+        summary=summary,
+        response_class=HTMLResponse,
+        responses={200: _html(shown), 404: _html("Not a valid link")},
+    )
 
 
 def _form(request: Request, body: bytes) -> dict[str, list[str]]:
@@ -156,11 +174,8 @@ async def subscribe(subdomain: str, request: Request, ctx: Context, db: WriteDb)
     )
 
 
-@router.get(
-    tokens.CONFIRM_PATH + "{token}",
-    summary="The page of a subscription's confirmation link",
-    response_class=HTMLResponse,
-    responses={200: _html("The page"), 404: _html("Not a valid link")},
+@_link_route(
+    router.get, tokens.CONFIRM_PATH, "The page of a subscription's confirmation link", "The page"
 )
 async def confirm_page(token: str, ctx: Context, db: ReadDb) -> Response:
     row = await service.confirm(db, box=ctx.box, token=token, now=ctx.clock.now(), lock=False)
@@ -169,12 +184,7 @@ async def confirm_page(token: str, ctx: Context, db: ReadDb) -> Response:
     return page("Confirm your subscription?", form_action="", button="Confirm")
 
 
-@router.post(
-    tokens.CONFIRM_PATH + "{token}",
-    summary="Confirm a subscription",
-    response_class=HTMLResponse,
-    responses={200: _html("Confirmed"), 404: _html("Not a valid link")},
-)
+@_link_route(router.post, tokens.CONFIRM_PATH, "Confirm a subscription", "Confirmed")
 async def confirm(token: str, ctx: Context, db: WriteDb) -> Response:
     async with db.begin():
         row = await service.confirm(db, box=ctx.box, token=token, now=ctx.clock.now(), lock=True)
@@ -183,12 +193,7 @@ async def confirm(token: str, ctx: Context, db: WriteDb) -> Response:
     return page("Subscribed", message="You will receive this status page's updates.")
 
 
-@router.get(
-    tokens.UNSUBSCRIBE_PATH + "{token}",
-    summary="The page of an unsubscribe link",
-    response_class=HTMLResponse,
-    responses={200: _html("The page"), 404: _html("Not a valid link")},
-)
+@_link_route(router.get, tokens.UNSUBSCRIBE_PATH, "The page of an unsubscribe link", "The page")
 async def unsubscribe_page(token: str, ctx: Context, db: ReadDb) -> Response:
     valid, row = await service.by_unsubscribe_token(db, box=ctx.box, token=token)
     if not valid:
@@ -198,11 +203,8 @@ async def unsubscribe_page(token: str, ctx: Context, db: ReadDb) -> Response:
     return page("Unsubscribe?", form_action="", button="Unsubscribe")
 
 
-@router.post(
-    tokens.UNSUBSCRIBE_PATH + "{token}",
-    summary="Unsubscribe (also RFC 8058 one-click)",
-    response_class=HTMLResponse,
-    responses={200: _html("Unsubscribed"), 404: _html("Not a valid link")},
+@_link_route(
+    router.post, tokens.UNSUBSCRIBE_PATH, "Unsubscribe (also RFC 8058 one-click)", "Unsubscribed"
 )
 async def unsubscribe(token: str, ctx: Context, db: WriteDb) -> Response:
     async with db.begin():
