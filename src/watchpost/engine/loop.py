@@ -38,6 +38,9 @@ SHUTDOWN_GRACE_S = 5.0
 
 OUTAGE_BACKOFF_MAX_S = 30.0
 """Longest wait between two passes while the database is unreachable."""
+GROUPED_S = 0.2
+"""Not claiming ahead (engine_claim_ahead 0), a pass waits this long past the next due time,
+to claim the checks due just after it too."""
 
 
 @dataclass
@@ -306,8 +309,7 @@ class Engine:
         The earliest due time is read only when the last read did not already say it has
         come. A pass claims what falls due within `engine_claim_ahead` too (each check waits
         for its due time), so checks due close together are claimed in one pass and mostly
-        written in one batch; without claiming ahead the wait runs `engine_flush_interval`
-        past the due time for the same reason."""
+        written in one batch (with engine_claim_ahead 0 it waits GROUPED_S past instead)."""
         free = min(
             self.settings.engine_concurrency - len(self._running), self.settings.engine_claim_batch
         )
@@ -333,7 +335,7 @@ class Engine:
         if self._due_at is None:
             return poll
         due_in = (self._due_at - now).total_seconds()
-        late = 0.0 if ahead else self.settings.engine_flush_interval
+        late = 0.0 if ahead else GROUPED_S
         return max(0.0, min(poll, due_in + late))
 
     async def _next_due_at(self, now: datetime) -> datetime | None:
