@@ -24,7 +24,7 @@ from watchpost.engine import checks
 from watchpost.engine.checked_rows import KINDS
 from watchpost.engine.checks import Job, Outcome
 from watchpost.engine.claims import Claim, claim, next_due_at, release, renew
-from watchpost.engine.schedule import OFF_SCHEDULE_PER_CLAIM
+from watchpost.engine.schedule import GROUPED_S, OFF_SCHEDULE_PER_CLAIM
 from watchpost.engine.sweeps import Sweep, default_sweeps, due
 from watchpost.engine.writer import WriteReport, write_outcomes
 from watchpost.leases import new_owner
@@ -38,9 +38,6 @@ SHUTDOWN_GRACE_S = 5.0
 
 OUTAGE_BACKOFF_MAX_S = 30.0
 """Longest wait between two passes while the database is unreachable."""
-GROUPED_S = 0.2
-"""Not claiming ahead (engine_claim_ahead 0), a pass waits this long past the next due time,
-to claim the checks due just after it too."""
 
 
 @dataclass

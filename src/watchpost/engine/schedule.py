@@ -29,6 +29,9 @@ _GOLDEN: Final = 0x9E3779B97F4A7C15
 _MASK: Final = (1 << 64) - 1
 OFF_SCHEDULE_PER_CLAIM: Final = 10
 """Most checks off their schedule one claim starts; the others wait for their next slot."""
+GROUPED_S: Final = 0.2
+"""Not claiming ahead (engine_claim_ahead 0), an engine's pass waits this long past the next
+due time, to claim the checks due just after it too; probe agents are paced so (probing/)."""
 
 
 def _salt(kind: str) -> int:

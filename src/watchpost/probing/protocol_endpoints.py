@@ -34,6 +34,7 @@ from watchpost.engine.checked_rows import KINDS, MONITOR, TARGET
 from watchpost.engine.claims import Claim
 from watchpost.engine.located import LOCATED
 from watchpost.engine.located_claims import claim_located, next_due_at, release_all
+from watchpost.engine.schedule import GROUPED_S
 from watchpost.engine.writer import write_outcomes
 from watchpost.errors import Unauthorized
 from watchpost.http.body import JsonObject
@@ -57,9 +58,6 @@ RESPONSES: Final = error_responses(401, 413, 422)
 
 POLL_S: Final = 5.0
 """Longest an idle agent waits before asking for checks again."""
-GROUPED_S: Final = 0.2
-"""How far past the next due time an agent is told to ask again, so the checks due close
-together are claimed at once (an agent runs what it gets at once: it does not claim ahead)."""
 LEASE: Final = timedelta(minutes=5)
 """How long a claimed check is the agent's: longer than any check's timeout, and time to
 report it. A dead agent's checks go to the location's other agents after this."""
@@ -246,6 +244,8 @@ async def _claims(
     if skipped:
         await write_outcomes(db, skipped, settings=ctx.settings)
     due = await next_due_at(db, location_id=location.id, now=now)
+    # Past the next due time by GROUPED_S, as an engine not claiming ahead waits: the checks
+    # due close together are claimed at once (an agent runs what it gets at once).
     wait = POLL_S if due is None else min(POLL_S, max(0.0, (due - now).total_seconds()) + GROUPED_S)
     return {"checks": sent, "next_in_s": wait}
 
