@@ -21,7 +21,7 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console.auth import Viewer, permitted_form, read_db, write_db
-from watchpost.console.confirming import confirm_page
+from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import field_errors
 from watchpost.console.pickers import Picked, find_text, ids_of, of_team, pick
@@ -202,6 +202,35 @@ def _back(page: StatusPage, done: str, anchor: str = "") -> Response:
     )
 
 
+async def confirmed_removal(request: Request, who: Viewer) -> bool:
+    """Whether a removal's form (CSRF and the editor's right checked) carries `confirm=yes`."""
+    return confirmed(await permitted_form(request, who, Action.EDIT))
+
+
+def ask_removal(
+    request: Request,
+    who: Viewer,
+    page: StatusPage,
+    what: str,
+    row_id: int,
+    *,
+    question: str,
+    detail: str,
+) -> Response:
+    """The "are you sure?" page for removing the page's `what` ("section" or "resource")
+    of that id, back to the layout on Cancel."""
+    return confirm_page(
+        request,
+        who,
+        section=SECTION,
+        back=f"/status-pages/{page.id}#layout",
+        question=question,
+        detail=detail,
+        action=f"/status-pages/{page.id}/{what}s/{row_id}/delete",
+        button=f"Remove the {what}",
+    )
+
+
 async def _again(
     request: Request,
     who: Viewer,
@@ -301,9 +330,9 @@ async def section_moved(
 
 @router.post("/status-pages/{page_id}/sections/{section_id}/delete")
 async def delete_section(request: Request, who: Signed, page_id: str, section_id: str) -> Response:
-    form = await permitted_form(request, who, Action.EDIT)
-    confirmed = str(form.get("confirm", "")) == "yes"
-    return await section_removed(request, who, page_id, section_id, confirmed=confirmed)
+    return await section_removed(
+        request, who, page_id, section_id, confirmed=await confirmed_removal(request, who)
+    )
 
 
 async def section_removed(
@@ -319,15 +348,14 @@ async def section_removed(
             held = await db.scalar(
                 select(func.count()).where(StatusPageResource.status_page_section_id == section.id)
             )
-            return confirm_page(
+            return ask_removal(
                 request,
                 who,
-                section=SECTION,
-                back=f"/status-pages/{page.id}#layout",
+                page,
+                "section",
+                section.id,
                 question=f"Remove {label}?",
                 detail=f"Its {held or 0} resources are removed from the page with it.",
-                action=f"/status-pages/{page.id}/sections/{section.id}/delete",
-                button="Remove the section",
             )
         await audit(
             request,

@@ -14,10 +14,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.datastructures import FormData
 
 from watchpost.console.auth import Viewer, permitted_form, write_db
-from watchpost.console.confirming import confirm_page
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.status_pages_kit import (
-    SECTION,
     Signed,
     audit,
     team_page,
@@ -26,6 +24,8 @@ from watchpost.console.status_pages_layout import (
     _again,
     _back,
     _now,
+    ask_removal,
+    confirmed_removal,
 )
 from watchpost.errors import InvalidRequest, NotFound
 from watchpost.people.roles import Action
@@ -224,9 +224,9 @@ def _int(value: object) -> int | str:
 async def delete_resource(
     request: Request, who: Signed, page_id: str, resource_id: str
 ) -> Response:
-    form = await permitted_form(request, who, Action.EDIT)
-    confirmed = str(form.get("confirm", "")) == "yes"
-    return await resource_removed(request, who, page_id, resource_id, confirmed=confirmed)
+    return await resource_removed(
+        request, who, page_id, resource_id, confirmed=await confirmed_removal(request, who)
+    )
 
 
 async def resource_removed(
@@ -239,15 +239,14 @@ async def resource_removed(
         row = await _resource(db, page, resource_id)
         [shown] = await all_rows_of(db, page, row.id)
         if not confirmed:
-            return confirm_page(
+            return ask_removal(
                 request,
                 who,
-                section=SECTION,
-                back=f"/status-pages/{page.id}#layout",
+                page,
+                "resource",
+                row.id,
                 question=f"Remove {shown} from the page?",
                 detail="Reports naming it stop showing it. The monitor or heartbeat itself stays.",
-                action=f"/status-pages/{page.id}/resources/{row.id}/delete",
-                button="Remove the resource",
             )
         await _audit(request, db, who, "deleted", (page, row.id, shown))
         await resources.delete_resource(db, resource=row)
