@@ -31,8 +31,10 @@ def actor(request: Request, who: Viewer) -> Actor:
     )
 
 
-Subject = tuple[str, int | None, str | None]
+Subject = tuple[str | None, int | None, str | None]
 """What an audit entry is about: its type, id and name."""
+NO_SUBJECT: Final[Subject] = (None, None, None)
+"""The subject of an entry about the person's own sign-in (sessions, password, two-factor)."""
 
 
 async def audit(
@@ -41,7 +43,7 @@ async def audit(
     who: Viewer,
     action: str,
     now: datetime | None,
-    subject: Subject,
+    subject: Subject = NO_SUBJECT,
     details: dict[str, Any] | None = None,
 ) -> None:
     """An audit entry of who's team: who did action on subject, in db's transaction, at now
@@ -111,13 +113,7 @@ async def revoke_all(request: Request, who: Signed) -> Response:
     db = await write_db(request)
     async with db.begin():
         await sessions.revoke_all(db, user_id=who.user.id, now=now)
-        await record(
-            db,
-            team_id=who.team_id,
-            actor=actor(request, who),
-            action="sessions.revoked",
-            now=now,
-        )
+        await audit(db, request, who, "sessions.revoked", now)
     return RedirectResponse("/login", status_code=303)
 
 
@@ -138,16 +134,7 @@ async def change_name(request: Request, who: Signed) -> Response:
             user = await db.get(User, who.user.id)
             assert user is not None
             user.name = name
-            await record(
-                db,
-                team_id=who.team_id,
-                actor=actor(request, who),
-                action="person.renamed",
-                now=now,
-                subject_type="person",
-                subject_id=user.id,
-                subject=user.email,
-            )
+            await audit(db, request, who, "person.renamed", now, ("person", user.id, user.email))
     return RedirectResponse("/account?done=saved", status_code=303)
 
 
@@ -171,9 +158,7 @@ async def change_password(request: Request, who: Signed) -> Response:
         user = await db.get(User, who.user.id)
         assert user is not None
         await accounts.set_password(db, user, new, now)  # ends every session, this one too
-        await record(
-            db, team_id=who.team_id, actor=actor(request, who), action="password.changed", now=now
-        )
+        await audit(db, request, who, "password.changed", now)
     return RedirectResponse("/login", status_code=303)
 
 
@@ -225,9 +210,7 @@ async def totp_enable(request: Request, who: Signed) -> Response:
         user = await db.get(User, who.user.id)
         assert user is not None
         codes = await second_factor.enable(db, user=user, secret=secret, box=ctx.box, now=now)
-        await record(
-            db, team_id=who.team_id, actor=actor(request, who), action="two_factor.enabled", now=now
-        )
+        await audit(db, request, who, "two_factor.enabled", now)
     who.user = user  # the page shows two-factor sign-in on
     response = await account_page(request, who, recovery_codes=codes)
     response.delete_cookie(PENDING_SECRET, path="/account")
@@ -248,13 +231,7 @@ async def totp_disable(request: Request, who: Signed) -> Response:
         )
         if ok:
             await second_factor.disable(db, user=user)
-            await record(
-                db,
-                team_id=who.team_id,
-                actor=actor(request, who),
-                action="two_factor.disabled",
-                now=now,
-            )
+            await audit(db, request, who, "two_factor.disabled", now)
     if not ok:
         return await account_page(
             request, who, status=422, errors={"disable-code": "That code is not right"}

@@ -114,6 +114,25 @@ async def _form(
     )
 
 
+async def _again(
+    request: Request,
+    who: Viewer,
+    db: AsyncSession,
+    ids: tuple[str, str],
+    exc: InvalidRequest,
+    values: dict[str, Any] | None,
+    find: str,
+    back: str,
+) -> Response:
+    """The event's form again (the calendar's and event's `ids`) with the domain's problems
+    beside its fields, showing `values` as posted, or the event's own when None."""
+    async with db.begin():
+        calendar, event = await _found(db, who, *ids, request)
+        errors = field_errors(exc.problems, FIELDS)
+        shown = _values(event) if values is None else values
+        return await _form(request, who, db, calendar, event, shown, errors, find=find, back=back)
+
+
 @router.get("/on-call/{calendar_id}/events/{event_id}/edit")
 async def edit_event(request: Request, who: Signed, calendar_id: str, event_id: str) -> Response:
     who.require(Action.EDIT)
@@ -159,12 +178,7 @@ async def update_event(request: Request, who: Signed, calendar_id: str, event_id
             await audit(request, who, db, "on_call.event_updated", calendar, calendar.name, details)
             saved = calendar.id
     except InvalidRequest as exc:
-        async with db.begin():
-            calendar, event = await _found(db, who, calendar_id, event_id, request)
-            errors = field_errors(exc.problems, FIELDS)
-            return await _form(
-                request, who, db, calendar, event, values, errors, find=find, back=back
-            )
+        return await _again(request, who, db, (calendar_id, event_id), exc, values, find, back)
     return RedirectResponse(_calendar_url(saved, back, "saved"), status_code=303)
 
 
@@ -203,8 +217,5 @@ async def delete_event(request: Request, who: Signed, calendar_id: str, event_id
             await audit(request, who, db, "on_call.event_deleted", calendar, calendar.name, details)
             saved = calendar.id
     except InvalidRequest as exc:
-        async with db.begin():
-            calendar, event = await _found(db, who, calendar_id, event_id, request)
-            errors = field_errors(exc.problems, FIELDS)
-            return await _form(request, who, db, calendar, event, _values(event), errors, back=back)
+        return await _again(request, who, db, (calendar_id, event_id), exc, None, "", back)
     return RedirectResponse(_calendar_url(saved, back, "deleted"), status_code=303)

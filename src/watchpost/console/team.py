@@ -13,9 +13,8 @@ from fastapi import APIRouter, BackgroundTasks, Depends, Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.audit.service import record
 from watchpost.console import mailer
-from watchpost.console.account import actor, audit
+from watchpost.console.account import audit
 from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
@@ -190,17 +189,8 @@ async def invite(request: Request, who: Signed, background: BackgroundTasks) -> 
             token = await accounts.make_link(
                 db, user=user, purpose="invite", now=now, team_id=team.id, role=typed["role"]
             )
-            await record(
-                db,
-                team_id=team.id,
-                actor=actor(request, who),
-                action="member.invited",
-                now=now,
-                subject_type="user",
-                subject_id=user.id,
-                subject=user.email,
-                details={"role": typed["role"]},
-            )
+            subject = ("user", user.id, user.email)
+            await audit(db, request, who, "member.invited", now, subject, {"role": typed["role"]})
     if errors:
         return await _members_page(request, who, status=422, wrote=True, errors=errors, form=typed)
     url = link_url(ctx.settings.public_base or str(request.base_url), token)

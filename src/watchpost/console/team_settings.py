@@ -12,9 +12,8 @@ from fastapi.responses import RedirectResponse, Response
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.audit.service import record
 from watchpost.collectors.models import Collector
-from watchpost.console.account import actor
+from watchpost.console.account import audit
 from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.web import render
@@ -162,16 +161,8 @@ async def save_settings(request: Request, who: Signed) -> Response:
         assert team is not None
         if team.require_two_factor != wanted:
             team.require_two_factor = wanted
-            await record(
-                db,
-                team_id=team.id,
-                actor=actor(request, who),
-                action="team.two_factor_required" if wanted else "team.two_factor_not_required",
-                now=now,
-                subject_type="team",
-                subject_id=team.id,
-                subject=team.name,
-            )
+            action = "team.two_factor_required" if wanted else "team.two_factor_not_required"
+            await audit(db, request, who, action, now, ("team", team.id, team.name))
     return RedirectResponse("/team/settings?saved=1", status_code=303)
 
 
@@ -197,16 +188,7 @@ async def rename(request: Request, who: Signed) -> Response:
                 request, who, db, status=422, errors={"name": problem}, typed=name[:NAME_LENGTH]
             )
         if name != team.name:
-            await record(
-                db,
-                team_id=team.id,
-                actor=actor(request, who),
-                action="team.renamed",
-                now=now,
-                subject_type="team",
-                subject_id=team.id,
-                subject=name,
-                details={"from": team.name, "to": name},
-            )
+            details = {"from": team.name, "to": name}
+            await audit(db, request, who, "team.renamed", now, ("team", team.id, name), details)
             team.name = name
     return RedirectResponse("/team/settings?saved=1", status_code=303)
