@@ -37,16 +37,6 @@ OWN_FIELDS: Final = frozenset({"csrf", "action", "item", "confirm", "all_matchin
 LIST_PATHS: Final = frozenset({"/", "/monitors", "/heartbeats"})
 """Where the list a bulk action came from may be; the answer goes back there."""
 """The bulk form's own fields; every other field is the overview's filter, kept."""
-PLURALS: Final[dict[Kind, str]] = {
-    "monitor": "monitors",
-    "heartbeat": "heartbeats",
-    "target": "collector targets",
-}
-SINGULARS: Final[dict[Kind, str]] = {
-    "monitor": "monitor",
-    "heartbeat": "heartbeat",
-    "target": "collector target",
-}
 MAX_ID: Final = 2**63 - 1
 
 
@@ -68,7 +58,8 @@ def what(items: dict[Kind, list[int]]) -> str:
     """ "12 monitors and heartbeats", "1 collector target"."""
     count = sum(len(ids) for ids in items.values())
     kinds = [kind for kind in operations.MODELS if items.get(kind)]
-    words = [(SINGULARS if count == 1 else PLURALS)[kind] for kind in kinds]
+    names = [operations.KIND_NAMES[kind] for kind in kinds]
+    words = [n.singular if count == 1 else n.plural for n in names]
     named = words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
     return f"{count} {named}"
 
@@ -108,7 +99,11 @@ async def bulk(request: Request, who: Signed) -> Response:
                 matching = await all_matching_ids(
                     db, team_id=who.team_id, flt=parse_filter(query), now=now
                 )
-                items = {kind: ids for kind, ids in matching.items() if ids and kind in PLURALS}
+                items = {
+                    kind: ids
+                    for kind, ids in matching.items()
+                    if ids and kind in operations.KIND_NAMES
+                }
                 if not items:
                     return error_page(request, 400, "Nothing selected", "Nothing matches.")
             loaded = {

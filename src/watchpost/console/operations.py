@@ -11,6 +11,7 @@ Every change is an audit entry in the same transaction.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Final, Literal, cast
 
@@ -34,22 +35,31 @@ Kind = Literal["monitor", "heartbeat", "target"]
 Item = Monitor | Heartbeat | CollectorTarget
 Operation = Literal["pause", "resume", "delete", "check"]
 
-MODELS: Final[dict[Kind, type[Item]]] = {
-    "monitor": Monitor,
-    "heartbeat": Heartbeat,
-    "target": CollectorTarget,
+
+@dataclass(frozen=True)
+class KindNames:
+    """One kind of object the operations act on: its model and how it is named."""
+
+    model: type[Item]
+    path: str
+    """Its pages' first path segment (/monitors/3)."""
+    subject_type: str
+    """The audit log's (and the API's) name of it."""
+    singular: str
+    """The console's word for one, and for more."""
+    plural: str
+
+
+KIND_NAMES: Final[dict[Kind, KindNames]] = {
+    "monitor": KindNames(Monitor, "monitors", "monitor", "monitor", "monitors"),
+    "heartbeat": KindNames(Heartbeat, "heartbeats", "heartbeat", "heartbeat", "heartbeats"),
+    "target": KindNames(
+        CollectorTarget, "targets", "collector_target", "collector target", "collector targets"
+    ),
 }
-PATHS: Final[dict[Kind, str]] = {
-    "monitor": "monitors",
-    "heartbeat": "heartbeats",
-    "target": "targets",
-}
-SUBJECT_TYPES: Final[dict[Kind, str]] = {
-    "monitor": "monitor",
-    "heartbeat": "heartbeat",
-    "target": "collector_target",
-}
-"""The audit log's (and the API's) name of each kind."""
+MODELS: Final = {kind: names.model for kind, names in KIND_NAMES.items()}
+PATHS: Final = {kind: names.path for kind, names in KIND_NAMES.items()}
+SUBJECT_TYPES: Final = {kind: names.subject_type for kind, names in KIND_NAMES.items()}
 PAST: Final[dict[Operation, str]] = {
     "pause": "paused",
     "resume": "resumed",
