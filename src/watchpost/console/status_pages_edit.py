@@ -22,7 +22,7 @@ from watchpost.console.auth import Viewer, permitted_form, read_db, write_db
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import Field, Raw, field_errors, field_of, initial, posted
 from watchpost.console.status_pages_kit import SECTION, Signed, audit, team_page
-from watchpost.console.status_pages_layout import KIND_WORDS, WIDGETS, _section
+from watchpost.console.status_pages_layout import KIND_WORDS, WIDGETS, _section, section_subject
 from watchpost.console.status_pages_resources import _resource, change_resource
 from watchpost.console.web import form_page
 from watchpost.errors import InvalidRequest
@@ -107,18 +107,9 @@ async def rename_section(request: Request, who: Signed, page_id: str, section_id
                 sent={"name"},
                 now=request.app.state.ctx.clock.now(),
             )
-            await audit(
-                request,
-                db,
-                who,
-                "status_page_section.updated",
-                (
-                    sections.SECTION,
-                    section.id,
-                    f"{page.company_name}: {section.name or 'unnamed section'}",
-                ),
-                {"changed": ["name"] if section.name != before else []},
-            )
+            subject = section_subject(page, section)
+            details = {"changed": ["name"] if section.name != before else []}
+            await audit(request, db, who, "status_page_section.updated", subject, details)
     except InvalidRequest as exc:
         async with db.begin():
             page = await team_page(db, who, page_id)

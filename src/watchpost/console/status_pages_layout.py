@@ -20,6 +20,7 @@ from fastapi.responses import RedirectResponse, Response
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from watchpost.console.account import Subject
 from watchpost.console.auth import Viewer, permitted_form, read_db, write_db
 from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
@@ -264,15 +265,7 @@ async def add_section(request: Request, who: Signed, page_id: str) -> Response:
                 db, page=page, data=data, now=request.app.state.ctx.clock.now()
             )
             await audit(
-                request,
-                db,
-                who,
-                "status_page_section.created",
-                (
-                    sections.SECTION,
-                    section.id,
-                    f"{page.company_name}: {section.name or 'unnamed section'}",
-                ),
+                request, db, who, "status_page_section.created", section_subject(page, section)
             )
     except InvalidRequest as exc:
         return await _again(
@@ -288,6 +281,12 @@ async def _section(db: AsyncSession, page: StatusPage, section_id: str) -> Statu
         page_id=page.id,
         section_id=object_id(section_id, sections.SECTION),
     )
+
+
+def section_subject(page: StatusPage, section: StatusPageSection) -> Subject:
+    """A section as its audit entries name it: "Company: heading"."""
+    name = f"{page.company_name}: {section.name or 'unnamed section'}"
+    return (sections.SECTION, section.id, name)
 
 
 @router.post("/status-pages/{page_id}/sections/{section_id}/move")
@@ -313,18 +312,8 @@ async def section_moved(
         await sections.update_section(
             db, page=page, section=section, data=data, sent={"position"}, now=_now(request)
         )
-        await audit(
-            request,
-            db,
-            who,
-            "status_page_section.moved",
-            (
-                sections.SECTION,
-                section.id,
-                f"{page.company_name}: {section.name or 'unnamed section'}",
-            ),
-            {"position": section.position},
-        )
+        subject, details = section_subject(page, section), {"position": section.position}
+        await audit(request, db, who, "status_page_section.moved", subject, details)
     return _back(page, "moved", f"section-{section.id}")
 
 
