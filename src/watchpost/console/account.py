@@ -3,6 +3,8 @@ password and two-factor sign-in; and switching the team they look at."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Annotated, Any, Final
 
@@ -60,6 +62,16 @@ async def audit(
         subject=name,
         details=details,
     )
+
+
+@asynccontextmanager
+async def own_row(request: Request, who: Viewer) -> AsyncIterator[tuple[AsyncSession, User]]:
+    """The write session in a transaction, with the signed-in person's own row of it."""
+    db = await write_db(request)
+    async with db.begin():
+        user = await db.get(User, who.user.id)
+        assert user is not None
+        yield db, user
 
 
 async def account_page(
@@ -129,10 +141,7 @@ async def change_name(request: Request, who: Signed) -> Response:
         )
     if name != who.user.name:
         now = request.app.state.ctx.clock.now()
-        db = await write_db(request)
-        async with db.begin():
-            user = await db.get(User, who.user.id)
-            assert user is not None
+        async with own_row(request, who) as (db, user):
             user.name = name
             await audit(db, request, who, "person.renamed", now, ("person", user.id, user.email))
     return RedirectResponse("/account?done=saved", status_code=303)
@@ -153,10 +162,7 @@ async def change_password(request: Request, who: Signed) -> Response:
     if errors:
         return await account_page(request, who, status=422, errors=errors)
     now = request.app.state.ctx.clock.now()
-    db = await write_db(request)
-    async with db.begin():
-        user = await db.get(User, who.user.id)
-        assert user is not None
+    async with own_row(request, who) as (db, user):
         await accounts.set_password(db, user, new, now)  # ends every session, this one too
         await audit(db, request, who, "password.changed", now)
     return RedirectResponse("/login", status_code=303)
@@ -205,10 +211,7 @@ async def totp_enable(request: Request, who: Signed) -> Response:
             setup_uri=second_factor.provisioning_uri(secret, who.user.email) if secret else None,
             errors={"code": "That code is not right: enter the code your app shows now"},
         )
-    db = await write_db(request)
-    async with db.begin():
-        user = await db.get(User, who.user.id)
-        assert user is not None
+    async with own_row(request, who) as (db, user):
         codes = await second_factor.enable(db, user=user, secret=secret, box=ctx.box, now=now)
         await audit(db, request, who, "two_factor.enabled", now)
     who.user = user  # the page shows two-factor sign-in on
@@ -222,10 +225,7 @@ async def totp_disable(request: Request, who: Signed) -> Response:
     form = await checked_form(request, who)
     ctx = request.app.state.ctx
     now = ctx.clock.now()
-    db = await write_db(request)
-    async with db.begin():
-        user = await db.get(User, who.user.id)
-        assert user is not None
+    async with own_row(request, who) as (db, user):
         ok = await second_factor.verify(
             db, user=user, code=str(form.get("code", "")), box=ctx.box, now=now
         )

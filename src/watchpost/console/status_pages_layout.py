@@ -275,12 +275,9 @@ async def add_section(request: Request, who: Signed, page_id: str) -> Response:
 
 
 async def _section(db: AsyncSession, page: StatusPage, section_id: str) -> StatusPageSection:
-    return await sections.get_section(
-        db,
-        team_id=page.team_id,
-        page_id=page.id,
-        section_id=object_id(section_id, sections.SECTION),
-    )
+    """The page's section of that id (another page's is a 404)."""
+    wanted = object_id(section_id, sections.SECTION)
+    return await sections.get_section(db, team_id=page.team_id, page_id=page.id, section_id=wanted)
 
 
 def section_subject(page: StatusPage, section: StatusPageSection) -> Subject:

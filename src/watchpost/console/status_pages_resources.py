@@ -106,11 +106,10 @@ async def add_resource(request: Request, who: Signed, page_id: str) -> Response:
 
 
 async def _resource(db: AsyncSession, page: StatusPage, resource_id: str) -> StatusPageResource:
+    """The page's resource of that id (another page's is a 404)."""
+    wanted = object_id(resource_id, resources.RESOURCE)
     return await resources.get_resource(
-        db,
-        team_id=page.team_id,
-        page_id=page.id,
-        resource_id=object_id(resource_id, resources.RESOURCE),
+        db, team_id=page.team_id, page_id=page.id, resource_id=wanted
     )
 
 
