@@ -191,16 +191,21 @@ async def totp_start(request: Request, who: Signed) -> Response:
     return response
 
 
+def _pending_secret(request: Request) -> str:
+    """The TOTP secret being set up, from its cookie ("" when absent or not sealed by us)."""
+    sealed = request.cookies.get(PENDING_SECRET, "")
+    try:
+        return str(request.app.state.ctx.box.decrypt(sealed)) if sealed else ""
+    except ValueError:
+        return ""
+
+
 @router.post("/account/two-factor/enable")
 async def totp_enable(request: Request, who: Signed) -> Response:
     form = await checked_form(request, who)
     ctx = request.app.state.ctx
     now = ctx.clock.now()
-    sealed = request.cookies.get(PENDING_SECRET, "")
-    try:
-        secret = ctx.box.decrypt(sealed) if sealed else ""
-    except ValueError:
-        secret = ""
+    secret = _pending_secret(request)
     code = str(form.get("code", ""))
     if not secret or not second_factor.code_matches(secret, code, now):
         return await account_page(
