@@ -13,11 +13,13 @@ from watchpost.channels.models import NotificationChannel
 from watchpost.channels.schemas import ChannelCreate, ChannelUpdate
 from watchpost.clock import isoformat_ms
 from watchpost.context import AppContext
-from watchpost.db.queries import team_object, team_rows
-from watchpost.listing import Page, PageRequest, Resource, paginate, resource
+from watchpost.listing import Resource, resource
+from watchpost.plain_objects import TeamObjects, added
 from watchpost.teams.service import Principal
 
 TYPE: Final = "notification_channel"
+_OBJECTS: Final = TeamObjects(NotificationChannel, TYPE)
+page, get = _OBJECTS.page, _OBJECTS.get
 
 
 def service_of(url: str) -> str:
@@ -47,20 +49,7 @@ async def make(
         created_at=now,
         updated_at=now,
     )
-    db.add(channel)
-    await db.flush()
-    return channel
-
-
-async def page(
-    db: AsyncSession, caller: Principal, paging: PageRequest
-) -> Page[NotificationChannel]:
-    rows = team_rows(NotificationChannel, team_id=caller.team_id)
-    return await paginate(db, rows, paging, order_by=NotificationChannel.id)
-
-
-async def get(db: AsyncSession, *, team_id: int, object_id: int) -> NotificationChannel:
-    return await team_object(db, NotificationChannel, TYPE, team_id=team_id, object_id=object_id)
+    return await added(db, channel)
 
 
 async def change(

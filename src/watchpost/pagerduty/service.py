@@ -11,16 +11,18 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.clock import isoformat_ms
 from watchpost.context import AppContext
 from watchpost.db.base import Base
-from watchpost.db.queries import team_object, team_rows
 from watchpost.errors import InvalidRequest
-from watchpost.listing import Page, PageRequest, Resource, paginate, resource
+from watchpost.listing import Resource, resource
 from watchpost.pagerduty.models import PagerDutyIntegration
 from watchpost.pagerduty.schemas import IntegrationCreate, IntegrationUpdate
+from watchpost.plain_objects import TeamObjects, added
 from watchpost.problems import team_name_problems
 from watchpost.teams.service import Principal
 
 TYPE: Final = "pagerduty_integration"
 DEFAULT_NAME: Final = "PagerDuty"
+_OBJECTS: Final = TeamObjects(PagerDutyIntegration, TYPE)
+page, get = _OBJECTS.page, _OBJECTS.get
 
 
 def _own_team(data: Any, caller: Principal) -> None:
@@ -58,20 +60,7 @@ async def make(
         created_at=now,
         updated_at=now,
     )
-    db.add(row)
-    await db.flush()
-    return row
-
-
-async def page(
-    db: AsyncSession, caller: Principal, paging: PageRequest
-) -> Page[PagerDutyIntegration]:
-    rows = team_rows(PagerDutyIntegration, team_id=caller.team_id)
-    return await paginate(db, rows, paging, order_by=PagerDutyIntegration.id)
-
-
-async def get(db: AsyncSession, *, team_id: int, object_id: int) -> PagerDutyIntegration:
-    return await team_object(db, PagerDutyIntegration, TYPE, team_id=team_id, object_id=object_id)
+    return await added(db, row)
 
 
 async def change(
