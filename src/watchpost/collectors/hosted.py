@@ -13,8 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from watchpost.collectors.target_kinds import SslMode, Tls
 from watchpost.crypto import SecretBox
-from watchpost.errors import Problem
-from watchpost.sources.hosted import CustomBucket, bucket_name
+from watchpost.sources.hosted import CustomBucket, shown_bucket, stored_bucket
 from watchpost.sources.platforms import DEFAULT_LIVE_TAIL_PATTERN
 from watchpost.sources.schemas import LiveTailPattern
 from watchpost.validation import DestinationHost, Id, Port, Secret
@@ -119,18 +118,6 @@ HOSTED_FIELDS: Final[tuple[str, ...]] = tuple(HostedSettings.model_fields)
 _PLAIN: Final = ("data_region", "user_vector_config", "source_vrl_transformation", "configuration")
 
 
-def update_problems(sent: dict[str, Any], stored: dict[str, Any]) -> list[Problem]:
-    """What a PATCH may not change: the data region and the custom bucket."""
-    problems: list[Problem] = []
-    if "data_region" in sent and sent["data_region"] != stored.get("data_region"):
-        problems.append(("data_region", "data_region cannot be changed after creation"))
-    if sent.get("custom_bucket") is not None:
-        problems.append(
-            ("custom_bucket", "custom_bucket can only be set when creating a collector")
-        )
-    return problems
-
-
 def merged(
     stored: dict[str, Any] | None, data: HostedSettings, sent: set[str], box: SecretBox
 ) -> dict[str, Any]:
@@ -142,12 +129,7 @@ def merged(
             if name != "custom_bucket":
                 result.pop(name, None)
         elif name == "custom_bucket":
-            result[name] = {
-                "endpoint": value.endpoint,
-                "access_key_id": value.access_key_id,
-                "secret_access_key_encrypted": box.encrypt(value.secret_access_key),
-                "keep_data_after_retention": value.keep_data_after_retention,
-            }
+            result[name] = stored_bucket(value, box)
         elif name == "configuration":
             result[name] = value.model_dump(exclude_unset=True)
         else:
@@ -161,15 +143,5 @@ def attributes(stored: dict[str, Any] | None) -> dict[str, Any]:
     shown: dict[str, Any] = {name: values.get(name) for name in _PLAIN}
     shown["live_tail_pattern"] = values.get("live_tail_pattern", DEFAULT_LIVE_TAIL_PATTERN)
     shown["ingesting_paused"] = bool(values.get("ingesting_paused", False))
-    bucket = values.get("custom_bucket")
-    shown["custom_bucket"] = (
-        None
-        if bucket is None
-        else {
-            "name": bucket_name(bucket["endpoint"]),
-            "endpoint": bucket["endpoint"],
-            "access_key_id": bucket["access_key_id"],
-            "keep_data_after_retention": bucket["keep_data_after_retention"],
-        }
-    )
+    shown["custom_bucket"] = shown_bucket(values.get("custom_bucket"))
     return shown
