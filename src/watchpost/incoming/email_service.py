@@ -16,10 +16,9 @@ from watchpost.incoming.service import (
     apply_change,
     created_values,
     shared_attributes,
-    stamps,
 )
 from watchpost.listing import Resource, resource
-from watchpost.plain_objects import TeamObjects, added
+from watchpost.plain_objects import TeamObjects, added, stamps
 from watchpost.teams.service import Principal
 
 TYPE: Final = "email_integration"
@@ -37,9 +36,8 @@ async def make(
     db: AsyncSession, caller: Principal, ctx: AppContext, data: EmailCreate
 ) -> EmailIntegration:
     values = await created_values(db, caller, data, DEFAULT_NAME, EMAIL_TARGETS)
-    now = ctx.clock.now()
-    row = EmailIntegration(team_id=caller.team_id, created_at=now, updated_at=now, **values)
-    return await added(db, row)
+    row = EmailIntegration(team_id=caller.team_id, **values)
+    return await added(db, row, ctx.clock.now())
 
 
 async def change(

@@ -8,7 +8,6 @@ from typing import Any, Final
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.clock import isoformat_ms
 from watchpost.crypto import random_token
 from watchpost.db import queries
 from watchpost.db.deletions import delete_named
@@ -30,7 +29,7 @@ from watchpost.incoming.schemas import (
 )
 from watchpost.listing import Resource, resource
 from watchpost.notification_fields import NOTIFICATION_DEFAULTS, policy_ref_out
-from watchpost.plain_objects import TeamObjects, added
+from watchpost.plain_objects import TeamObjects, added, stamps
 from watchpost.policies.models import Policy
 from watchpost.problems import team_name_problems
 from watchpost.teams.service import Principal
@@ -69,14 +68,6 @@ def shared_attributes(row: IntegrationColumns) -> dict[str, Any]:
         "paused": row.paused,
         **{name: getattr(row, name) for name in RULE_TYPES},
         **{name: getattr(row, name) for name in sorted(STRUCTURED)},
-    }
-
-
-def stamps(row: Any, team_name: str) -> dict[str, Any]:
-    return {
-        "team_name": team_name,
-        "created_at": isoformat_ms(row.created_at),
-        "updated_at": isoformat_ms(row.updated_at),
     }
 
 
@@ -183,10 +174,8 @@ async def make(
 ) -> IncomingWebhook:
     values = await created_values(db, caller, data, DEFAULT_NAME, WEBHOOK_TARGETS)
     token = random_token("", TOKEN_BYTES)
-    row = IncomingWebhook(
-        team_id=caller.team_id, token=token, created_at=now, updated_at=now, **values
-    )
-    return await added(db, row)
+    row = IncomingWebhook(team_id=caller.team_id, token=token, **values)
+    return await added(db, row, now)
 
 
 async def change(

@@ -8,14 +8,13 @@ from typing import Any, Final
 from sqlalchemy import delete
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.clock import isoformat_ms
 from watchpost.context import AppContext
 from watchpost.db.base import Base
 from watchpost.errors import InvalidRequest
 from watchpost.listing import Resource, resource
 from watchpost.pagerduty.models import PagerDutyIntegration
 from watchpost.pagerduty.schemas import IntegrationCreate, IntegrationUpdate
-from watchpost.plain_objects import TeamObjects, added
+from watchpost.plain_objects import TeamObjects, added, stamps
 from watchpost.problems import team_name_problems
 from watchpost.teams.service import Principal
 
@@ -37,9 +36,7 @@ def render(row: PagerDutyIntegration, team_name: str) -> Resource:
         "key": row.key,
         "severity": row.severity,
         "notify_alongside_primary_responder": row.notify_alongside_primary_responder,
-        "team_name": team_name,
-        "created_at": isoformat_ms(row.created_at),
-        "updated_at": isoformat_ms(row.updated_at),
+        **stamps(row, team_name),
     }
     return resource(TYPE, row.id, attributes)
 
@@ -57,10 +54,8 @@ async def make(
         notify_alongside_primary_responder=data.notify_alongside_primary_responder
         if data.notify_alongside_primary_responder is not None
         else True,
-        created_at=now,
-        updated_at=now,
     )
-    return await added(db, row)
+    return await added(db, row, now)
 
 
 async def change(

@@ -184,10 +184,8 @@ async def make(db: AsyncSession, caller: Principal, ctx: AppContext, data: Polic
         policy_group_id=data.policy_group_id,
         fallback_policy_id=data.fallback_policy_id,
         steps=await _checked_steps(db, caller.team_id, data.steps or []),
-        created_at=now,
-        updated_at=now,
     )
-    return await added(db, policy)
+    return await added(db, policy, now)
 
 
 async def change(

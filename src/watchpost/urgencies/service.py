@@ -53,11 +53,9 @@ async def make(
         team_id=caller.team_id,
         name=data.name,
         urgency_group_id=data.urgency_group_id,
-        created_at=now,
-        updated_at=now,
         **ways,
     )
-    return await added(db, urgency)
+    return await added(db, urgency, now)
 
 
 async def change(
