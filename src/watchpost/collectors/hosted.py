@@ -13,7 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from watchpost.collectors.target_kinds import SslMode, Tls
 from watchpost.crypto import SecretBox
-from watchpost.sources.hosted import CustomBucket, shown_bucket, stored_bucket
+from watchpost.sources import hosted as sources_hosted
+from watchpost.sources.hosted import CustomBucket
 from watchpost.sources.platforms import DEFAULT_LIVE_TAIL_PATTERN
 from watchpost.sources.schemas import LiveTailPattern
 from watchpost.validation import DestinationHost, Id, Port, Secret
@@ -115,33 +116,23 @@ class DatabaseEntry(BaseModel):
 
 Databases = Annotated[list[DatabaseEntry], Field(max_length=MAX_DATABASES)]
 HOSTED_FIELDS: Final[tuple[str, ...]] = tuple(HostedSettings.model_fields)
-_PLAIN: Final = ("data_region", "user_vector_config", "source_vrl_transformation", "configuration")
+_SHOWN: Final = (
+    "data_region",
+    "user_vector_config",
+    "source_vrl_transformation",
+    "configuration",
+    "live_tail_pattern",
+)
 
 
 def merged(
     stored: dict[str, Any] | None, data: HostedSettings, sent: set[str], box: SecretBox
 ) -> dict[str, Any]:
     """The settings to store: the sent fields over the stored ones (null clears one)."""
-    result = dict(stored or {})
-    for name in sent & set(HOSTED_FIELDS):
-        value = getattr(data, name)
-        if value is None:
-            if name != "custom_bucket":
-                result.pop(name, None)
-        elif name == "custom_bucket":
-            result[name] = stored_bucket(value, box)
-        elif name == "configuration":
-            result[name] = value.model_dump(exclude_unset=True)
-        else:
-            result[name] = value
-    return result
+    return sources_hosted.merged(stored, data, sent, box, HOSTED_FIELDS)
 
 
 def attributes(stored: dict[str, Any] | None) -> dict[str, Any]:
     """The hosted attributes as a response shows them (never the bucket's secret key)."""
-    values = stored or {}
-    shown: dict[str, Any] = {name: values.get(name) for name in _PLAIN}
-    shown["live_tail_pattern"] = values.get("live_tail_pattern", DEFAULT_LIVE_TAIL_PATTERN)
-    shown["ingesting_paused"] = bool(values.get("ingesting_paused", False))
-    shown["custom_bucket"] = shown_bucket(values.get("custom_bucket"))
-    return shown
+    defaults = {"live_tail_pattern": DEFAULT_LIVE_TAIL_PATTERN}
+    return sources_hosted.attributes(stored, _SHOWN, ("ingesting_paused",), defaults)

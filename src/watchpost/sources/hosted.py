@@ -132,12 +132,26 @@ def shown_bucket(stored: dict[str, Any] | None) -> dict[str, Any] | None:
     }
 
 
+def _stored(value: Any) -> Any:
+    """A sent value as the settings column keeps it (models as the objects they were sent as)."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(exclude_unset=True)
+    if isinstance(value, list):
+        return [_stored(item) for item in value]
+    return value
+
+
 def merged(
-    stored: dict[str, Any] | None, data: HostedSettings, sent: set[str], box: SecretBox
+    stored: dict[str, Any] | None,
+    data: BaseModel,
+    sent: set[str],
+    box: SecretBox,
+    fields: tuple[str, ...] = HOSTED_FIELDS,
 ) -> dict[str, Any]:
-    """The settings to store: the sent fields over the stored ones (null clears one)."""
+    """The settings to store: the sent fields (of `fields`: a source's, or a collector's)
+    over the stored ones (null clears one)."""
     result = dict(stored or {})
-    for name in sent & set(HOSTED_FIELDS):
+    for name in sent & set(fields):
         value = getattr(data, name)
         if name == _PASSWORD:  # "" (the Terraform provider's unset) is no password
             result.pop(f"{_PASSWORD}_encrypted", None)
@@ -148,18 +162,22 @@ def merged(
                 result[name] = stored_bucket(value, box)
         elif value is None:
             result.pop(name, None)
-        elif name == "scrape_request_headers":
-            result[name] = [header.model_dump() for header in value]
         else:
-            result[name] = value
+            result[name] = _stored(value)
     return result
 
 
-def attributes(stored: dict[str, Any] | None) -> dict[str, Any]:
-    """The hosted attributes as a response shows them (never a password or secret key)."""
-    values = stored or {}
-    shown: dict[str, Any] = {name: values.get(name) for name in PLAIN_FIELDS}
-    for name in FLAG_FIELDS:
-        shown[name] = bool(values.get(name, False))
+def attributes(
+    stored: dict[str, Any] | None,
+    plain: tuple[str, ...] = PLAIN_FIELDS,
+    flags: tuple[str, ...] = FLAG_FIELDS,
+    defaults: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The hosted attributes (of a source, or with the names given of a collector) as a
+    response shows them: the plain ones as stored (else null, or their default), the flags
+    as booleans, the custom bucket never with its secret key (nor a password)."""
+    values, defaults = stored or {}, defaults or {}
+    shown = {name: values.get(name, defaults.get(name)) for name in plain}
+    shown |= {name: bool(values.get(name, False)) for name in flags}
     shown[_CREATE_ONLY] = shown_bucket(values.get(_CREATE_ONLY))
     return shown
