@@ -49,6 +49,17 @@ DEFAULTS: Final[dict[str, Any]] = {
 """What an attribute not sent on create is (the rule and field lists: empty)."""
 LISTS: Final = (*RULE_LISTS, *FIELD_LISTS)
 STRUCTURED: Final = frozenset((*RULE_LISTS, *SINGLE_FIELDS, *FIELD_LISTS))
+_AS_STORED: Final = (
+    "call",
+    "sms",
+    "email",
+    "push",
+    "critical_alert",
+    "team_wait",
+    "recovery_period",
+    "paused",
+)
+"""Attributes shown as their columns hold them (after the name and policy_id)."""
 _OBJECTS: Final = TeamObjects(IncomingWebhook, TYPE)
 page, get = _OBJECTS.page, _OBJECTS.get
 
@@ -58,16 +69,7 @@ def shared_attributes(row: IntegrationColumns) -> dict[str, Any]:
     return {
         "name": row.name,
         "policy_id": policy_ref_out(row.policy_id),
-        "call": row.call,
-        "sms": row.sms,
-        "email": row.email,
-        "push": row.push,
-        "critical_alert": row.critical_alert,
-        "team_wait": row.team_wait,
-        "recovery_period": row.recovery_period,
-        "paused": row.paused,
-        **{name: getattr(row, name) for name in RULE_TYPES},
-        **{name: getattr(row, name) for name in sorted(STRUCTURED)},
+        **{name: getattr(row, name) for name in (*_AS_STORED, *RULE_TYPES, *sorted(STRUCTURED))},
     }
 
 
