@@ -61,19 +61,29 @@ def policy_ref_out(value: int | None) -> str | None:
     return None if value is None else str(value)
 
 
+def team_wait_field() -> Any:
+    """The optional request field `team_wait` (a pydantic Field)."""
+    return Field(
+        default=None, ge=0, le=86_400, description="Seconds before the whole team is alerted."
+    )
+
+
+def policy_ref_field() -> Any:
+    """The optional request field `policy_id`, a PolicyRef (a pydantic Field)."""
+    return Field(
+        default=None,
+        description="An escalation policy of the team (its incidents run it): a number or a "
+        'string of digits; "" or null for none. Shown as a string.',
+    )
+
+
 class NotificationFields(BaseModel):
     call: bool | None = None
     sms: bool | None = None
     email: bool | None = None
     push: bool | None = None
-    team_wait: int | None = Field(
-        default=None, ge=0, le=86_400, description="Seconds before the whole team is alerted."
-    )
-    policy_id: PolicyRef | None = Field(
-        default=None,
-        description="An escalation policy of the team (its incidents run it): a number or a "
-        'string of digits; "" or null for none. Shown as a string.',
-    )
+    team_wait: int | None = team_wait_field()
+    policy_id: PolicyRef | None = policy_ref_field()
     critical_alert: bool | None = Field(default=None, description="Stored (default false).")
 
 

@@ -11,13 +11,14 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.channels.models import NotificationChannel
 from watchpost.channels.schemas import ChannelCreate, ChannelUpdate
-from watchpost.clock import isoformat_ms
 from watchpost.context import AppContext
-from watchpost.db.queries import team_object, team_rows
-from watchpost.listing import Page, PageRequest, Resource, paginate, resource
+from watchpost.listing import Resource, resource
+from watchpost.plain_objects import TeamObjects, added, stamps
 from watchpost.teams.service import Principal
 
 TYPE: Final = "notification_channel"
+_OBJECTS: Final = TeamObjects(NotificationChannel, TYPE)
+page, get = _OBJECTS.page, _OBJECTS.get
 
 
 def service_of(url: str) -> str:
@@ -25,42 +26,21 @@ def service_of(url: str) -> str:
 
 
 def render(channel: NotificationChannel, team_name: str) -> Resource:
-    attributes = {
-        "name": channel.name,
-        "service": channel.service,
-        "team_name": team_name,
-        "created_at": isoformat_ms(channel.created_at),
-        "updated_at": isoformat_ms(channel.updated_at),
-    }
+    attributes = {"name": channel.name, "service": channel.service, **stamps(channel, team_name)}
     return resource(TYPE, channel.id, attributes)
 
 
 async def make(
     db: AsyncSession, caller: Principal, ctx: AppContext, data: ChannelCreate
 ) -> NotificationChannel:
-    now, kind = ctx.clock.now(), service_of(data.url)
+    kind = service_of(data.url)
     channel = NotificationChannel(
         team_id=caller.team_id,
         name=data.name if data.name is not None else kind,
         service=kind,
         url_encrypted=ctx.box.encrypt(data.url),
-        created_at=now,
-        updated_at=now,
     )
-    db.add(channel)
-    await db.flush()
-    return channel
-
-
-async def page(
-    db: AsyncSession, caller: Principal, paging: PageRequest
-) -> Page[NotificationChannel]:
-    rows = team_rows(NotificationChannel, team_id=caller.team_id)
-    return await paginate(db, rows, paging, order_by=NotificationChannel.id)
-
-
-async def get(db: AsyncSession, *, team_id: int, object_id: int) -> NotificationChannel:
-    return await team_object(db, NotificationChannel, TYPE, team_id=team_id, object_id=object_id)
+    return await added(db, channel, ctx.clock.now())
 
 
 async def change(

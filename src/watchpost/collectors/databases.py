@@ -27,14 +27,9 @@ _TARGET_FIELDS: Final = ("host", "port", "username", "password", "ssl_mode", "tl
 
 
 def attributes(target: CollectorTarget) -> dict[str, Any]:
-    return {
-        "service_type": target.kind,
-        "host": target.host,
-        "port": target.port,
-        "username": target.username,
-        "ssl_mode": target.ssl_mode,
-        "tls": target.tls,
-    }
+    """A database as the API shows it: its kind, where and how it is reached (no password)."""
+    shown = {name: getattr(target, name) for name in _TARGET_FIELDS if name != "password"}
+    return {"service_type": target.kind, **shown}
 
 
 def _body(entry: DatabaseEntry) -> dict[str, Any]:

@@ -13,8 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from watchpost.collectors.target_kinds import SslMode, Tls
 from watchpost.crypto import SecretBox
-from watchpost.errors import Problem
-from watchpost.sources.hosted import CustomBucket, bucket_name
+from watchpost.sources import hosted as sources_hosted
+from watchpost.sources.hosted import CustomBucket
 from watchpost.sources.platforms import DEFAULT_LIVE_TAIL_PATTERN
 from watchpost.sources.schemas import LiveTailPattern
 from watchpost.validation import DestinationHost, Id, Port, Secret
@@ -116,60 +116,23 @@ class DatabaseEntry(BaseModel):
 
 Databases = Annotated[list[DatabaseEntry], Field(max_length=MAX_DATABASES)]
 HOSTED_FIELDS: Final[tuple[str, ...]] = tuple(HostedSettings.model_fields)
-_PLAIN: Final = ("data_region", "user_vector_config", "source_vrl_transformation", "configuration")
-
-
-def update_problems(sent: dict[str, Any], stored: dict[str, Any]) -> list[Problem]:
-    """What a PATCH may not change: the data region and the custom bucket."""
-    problems: list[Problem] = []
-    if "data_region" in sent and sent["data_region"] != stored.get("data_region"):
-        problems.append(("data_region", "data_region cannot be changed after creation"))
-    if sent.get("custom_bucket") is not None:
-        problems.append(
-            ("custom_bucket", "custom_bucket can only be set when creating a collector")
-        )
-    return problems
+_SHOWN: Final = (
+    "data_region",
+    "user_vector_config",
+    "source_vrl_transformation",
+    "configuration",
+    "live_tail_pattern",
+)
 
 
 def merged(
     stored: dict[str, Any] | None, data: HostedSettings, sent: set[str], box: SecretBox
 ) -> dict[str, Any]:
     """The settings to store: the sent fields over the stored ones (null clears one)."""
-    result = dict(stored or {})
-    for name in sent & set(HOSTED_FIELDS):
-        value = getattr(data, name)
-        if value is None:
-            if name != "custom_bucket":
-                result.pop(name, None)
-        elif name == "custom_bucket":
-            result[name] = {
-                "endpoint": value.endpoint,
-                "access_key_id": value.access_key_id,
-                "secret_access_key_encrypted": box.encrypt(value.secret_access_key),
-                "keep_data_after_retention": value.keep_data_after_retention,
-            }
-        elif name == "configuration":
-            result[name] = value.model_dump(exclude_unset=True)
-        else:
-            result[name] = value
-    return result
+    return sources_hosted.merged(stored, data, sent, box, HOSTED_FIELDS)
 
 
 def attributes(stored: dict[str, Any] | None) -> dict[str, Any]:
     """The hosted attributes as a response shows them (never the bucket's secret key)."""
-    values = stored or {}
-    shown: dict[str, Any] = {name: values.get(name) for name in _PLAIN}
-    shown["live_tail_pattern"] = values.get("live_tail_pattern", DEFAULT_LIVE_TAIL_PATTERN)
-    shown["ingesting_paused"] = bool(values.get("ingesting_paused", False))
-    bucket = values.get("custom_bucket")
-    shown["custom_bucket"] = (
-        None
-        if bucket is None
-        else {
-            "name": bucket_name(bucket["endpoint"]),
-            "endpoint": bucket["endpoint"],
-            "access_key_id": bucket["access_key_id"],
-            "keep_data_after_retention": bucket["keep_data_after_retention"],
-        }
-    )
-    return shown
+    defaults = {"live_tail_pattern": DEFAULT_LIVE_TAIL_PATTERN}
+    return sources_hosted.attributes(stored, _SHOWN, ("ingesting_paused",), defaults)

@@ -6,7 +6,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from watchpost.collectors import hosted
 from watchpost.collectors.hosted import Configuration, Databases, HostedSettings
 from watchpost.collectors.target_kinds import (
     KIND_FIELDS,
@@ -20,6 +19,7 @@ from watchpost.collectors.target_kinds import (
 )
 from watchpost.destinations import resend_problems
 from watchpost.problems import accepted, null_problems, team_name_problems, validated
+from watchpost.sources.hosted import update_problems
 from watchpost.sources.schemas import CustomBucketView, GroupId, TeamName
 from watchpost.validation import (
     DestinationHost,
@@ -121,7 +121,7 @@ def parse_collector(
     parsed, problems = validated(model, data)
     problems += team_name_problems(data.get("team_name"), team_name)
     if settings is not None:
-        problems += hosted.update_problems(data, settings)
+        problems += update_problems(data, settings, "collector")
     return accepted(parsed, problems)
 
 

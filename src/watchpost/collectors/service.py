@@ -34,13 +34,12 @@ from watchpost.collectors.target_kinds import (
     WRITE_ONLY_FIELDS,
 )
 from watchpost.crypto import SecretBox, random_token
-from watchpost.db import queries
 from watchpost.db.queries import one_or_404, team_object, team_rows
-from watchpost.errors import InvalidRequest, NotFound, Problem
+from watchpost.errors import InvalidRequest, NotFound
 from watchpost.incidents import service as incidents
 from watchpost.listing import Page, PageRequest, paginate, team_page
 from watchpost.problems import null_problems, sent_values
-from watchpost.sources.models import SourceGroup
+from watchpost.sources.service import group_problems
 
 COLLECTOR = "collector"
 TARGET = "collector_target"
@@ -90,7 +89,7 @@ async def create_collector(
     session: AsyncSession, *, team_id: int, data: CollectorCreate, box: SecretBox, now: datetime
 ) -> Collector:
     """A new collector with a fresh secret; names are unique within a team."""
-    problems = await _group_problems(session, team_id=team_id, group_id=data.source_group_id)
+    problems = await group_problems(session, team_id=team_id, group_id=data.source_group_id)
     if await _name_taken(session, team_id=team_id, name=data.name):
         problems += _name_in_use(data.name).problems
     if problems:
@@ -115,14 +114,6 @@ async def create_collector(
     except IntegrityError:  # a concurrent create took the name first
         raise _name_in_use(data.name) from None
     return collector
-
-
-async def _group_problems(
-    session: AsyncSession, *, team_id: int, group_id: int | None
-) -> list[Problem]:
-    return await queries.group_problems(
-        session, SourceGroup, "source_group_id", team_id=team_id, group_id=group_id
-    )
 
 
 async def list_collectors(
@@ -188,7 +179,7 @@ async def update_collector(
     ):
         problems += _name_in_use(data.name).problems
     if "source_group_id" in sent:
-        problems += await _group_problems(
+        problems += await group_problems(
             session, team_id=collector.team_id, group_id=data.source_group_id
         )
     if problems:

@@ -9,22 +9,22 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.context import AppContext
 from watchpost.db.deletions import delete_named
-from watchpost.db.queries import team_object, team_rows
 from watchpost.incoming.email_schemas import EmailCreate, EmailUpdate
 from watchpost.incoming.models import EmailIntegration
 from watchpost.incoming.schemas import EMAIL_TARGETS
 from watchpost.incoming.service import (
     apply_change,
     created_values,
-    problems,
     shared_attributes,
-    stamps,
 )
-from watchpost.listing import Page, PageRequest, Resource, paginate, resource
+from watchpost.listing import Resource, resource
+from watchpost.plain_objects import TeamObjects, added, stamps
 from watchpost.teams.service import Principal
 
 TYPE: Final = "email_integration"
 DEFAULT_NAME: Final = "E-mail integration"
+_OBJECTS: Final = TeamObjects(EmailIntegration, TYPE)
+page, get = _OBJECTS.page, _OBJECTS.get
 
 
 def render(row: EmailIntegration, team_name: str) -> Resource:
@@ -35,22 +35,9 @@ def render(row: EmailIntegration, team_name: str) -> Resource:
 async def make(
     db: AsyncSession, caller: Principal, ctx: AppContext, data: EmailCreate
 ) -> EmailIntegration:
-    values = created_values(data, DEFAULT_NAME)
-    await problems(db, caller, data, values, EMAIL_TARGETS)
-    now = ctx.clock.now()
-    row = EmailIntegration(team_id=caller.team_id, created_at=now, updated_at=now, **values)
-    db.add(row)
-    await db.flush()
-    return row
-
-
-async def page(db: AsyncSession, caller: Principal, paging: PageRequest) -> Page[EmailIntegration]:
-    rows = team_rows(EmailIntegration, team_id=caller.team_id)
-    return await paginate(db, rows, paging, order_by=EmailIntegration.id)
-
-
-async def get(db: AsyncSession, *, team_id: int, object_id: int) -> EmailIntegration:
-    return await team_object(db, EmailIntegration, TYPE, team_id=team_id, object_id=object_id)
+    values = await created_values(db, caller, data, DEFAULT_NAME, EMAIL_TARGETS)
+    row = EmailIntegration(team_id=caller.team_id, **values)
+    return await added(db, row, ctx.clock.now())
 
 
 async def change(

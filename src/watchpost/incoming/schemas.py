@@ -7,7 +7,7 @@ from typing import Annotated, Any, Final, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from watchpost.incoming import patterns
-from watchpost.notification_fields import PolicyRef
+from watchpost.notification_fields import PolicyRef, policy_ref_field, team_wait_field
 from watchpost.validation import Name
 
 RuleType = Literal["unused", "all", "any"]
@@ -112,14 +112,8 @@ class WebhookFields(BaseModel):
     email: bool | None = None
     push: bool | None = None
     critical_alert: bool | None = Field(default=None, description="Stored (default false).")
-    team_wait: int | None = Field(
-        default=None, ge=0, le=86_400, description="Seconds before the whole team is alerted."
-    )
-    policy_id: PolicyRef | None = Field(
-        default=None,
-        description="An escalation policy of the team (its incidents run it): a number or a "
-        'string of digits; "" or null for none. Shown as a string.',
-    )
+    team_wait: int | None = team_wait_field()
+    policy_id: PolicyRef | None = policy_ref_field()
     recovery_period: int | None = Field(
         default=None, ge=0, le=86_400, description="Seconds (default 0). Stored."
     )

@@ -8,11 +8,9 @@ from typing import Any, Final
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.clock import isoformat_ms
 from watchpost.crypto import random_token
 from watchpost.db import queries
 from watchpost.db.deletions import delete_named
-from watchpost.db.queries import team_object, team_rows
 from watchpost.errors import InvalidRequest, Problem
 from watchpost.incidents import service as incidents
 from watchpost.incoming.models import IncomingWebhook, IntegrationColumns
@@ -29,8 +27,9 @@ from watchpost.incoming.schemas import (
     WebhookUpdate,
     stored,
 )
-from watchpost.listing import Page, PageRequest, Resource, paginate, resource
+from watchpost.listing import Resource, resource
 from watchpost.notification_fields import NOTIFICATION_DEFAULTS, policy_ref_out
+from watchpost.plain_objects import TeamObjects, added, stamps
 from watchpost.policies.models import Policy
 from watchpost.problems import team_name_problems
 from watchpost.teams.service import Principal
@@ -50,6 +49,19 @@ DEFAULTS: Final[dict[str, Any]] = {
 """What an attribute not sent on create is (the rule and field lists: empty)."""
 LISTS: Final = (*RULE_LISTS, *FIELD_LISTS)
 STRUCTURED: Final = frozenset((*RULE_LISTS, *SINGLE_FIELDS, *FIELD_LISTS))
+_AS_STORED: Final = (
+    "call",
+    "sms",
+    "email",
+    "push",
+    "critical_alert",
+    "team_wait",
+    "recovery_period",
+    "paused",
+)
+"""Attributes shown as their columns hold them (after the name and policy_id)."""
+_OBJECTS: Final = TeamObjects(IncomingWebhook, TYPE)
+page, get = _OBJECTS.page, _OBJECTS.get
 
 
 def shared_attributes(row: IntegrationColumns) -> dict[str, Any]:
@@ -57,24 +69,7 @@ def shared_attributes(row: IntegrationColumns) -> dict[str, Any]:
     return {
         "name": row.name,
         "policy_id": policy_ref_out(row.policy_id),
-        "call": row.call,
-        "sms": row.sms,
-        "email": row.email,
-        "push": row.push,
-        "critical_alert": row.critical_alert,
-        "team_wait": row.team_wait,
-        "recovery_period": row.recovery_period,
-        "paused": row.paused,
-        **{name: getattr(row, name) for name in RULE_TYPES},
-        **{name: getattr(row, name) for name in sorted(STRUCTURED)},
-    }
-
-
-def stamps(row: Any, team_name: str) -> dict[str, Any]:
-    return {
-        "team_name": team_name,
-        "created_at": isoformat_ms(row.created_at),
-        "updated_at": isoformat_ms(row.updated_at),
+        **{name: getattr(row, name) for name in (*_AS_STORED, *RULE_TYPES, *sorted(STRUCTURED))},
     }
 
 
@@ -136,8 +131,14 @@ def _sent(data: WebhookFields) -> dict[str, Any]:
     }
 
 
-def created_values(data: WebhookCreate, default_name: str) -> dict[str, Any]:
-    """Every shared column's value for a create body."""
+async def created_values(
+    db: AsyncSession,
+    caller: Principal,
+    data: WebhookCreate,
+    default_name: str,
+    targets: frozenset[str],
+) -> dict[str, Any]:
+    """Every shared column's value for a create body, checked (a 422 naming every problem)."""
     values = {**DEFAULTS, **{name: [] for name in LISTS}}
     values |= {name: value for name, value in _sent(data).items() if value is not None}
     for name in SINGLE_FIELDS:  # null: no such field
@@ -145,6 +146,7 @@ def created_values(data: WebhookCreate, default_name: str) -> dict[str, Any]:
     values["name"] = data.name or default_name
     if "policy_id" in data.model_fields_set:
         values["policy_id"] = data.policy_id
+    await problems(db, caller, data, values, targets)
     return values
 
 
@@ -172,27 +174,10 @@ async def apply_change(
 async def make(
     db: AsyncSession, caller: Principal, now: datetime, data: WebhookCreate
 ) -> IncomingWebhook:
-    values = created_values(data, DEFAULT_NAME)
-    await problems(db, caller, data, values, WEBHOOK_TARGETS)
-    row = IncomingWebhook(
-        team_id=caller.team_id,
-        token=random_token("", TOKEN_BYTES),
-        created_at=now,
-        updated_at=now,
-        **values,
-    )
-    db.add(row)
-    await db.flush()
-    return row
-
-
-async def page(db: AsyncSession, caller: Principal, paging: PageRequest) -> Page[IncomingWebhook]:
-    rows = team_rows(IncomingWebhook, team_id=caller.team_id)
-    return await paginate(db, rows, paging, order_by=IncomingWebhook.id)
-
-
-async def get(db: AsyncSession, *, team_id: int, object_id: int) -> IncomingWebhook:
-    return await team_object(db, IncomingWebhook, TYPE, team_id=team_id, object_id=object_id)
+    values = await created_values(db, caller, data, DEFAULT_NAME, WEBHOOK_TARGETS)
+    token = random_token("", TOKEN_BYTES)
+    row = IncomingWebhook(team_id=caller.team_id, token=token, **values)
+    return await added(db, row, now)
 
 
 async def change(

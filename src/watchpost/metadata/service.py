@@ -17,17 +17,18 @@ from sqlalchemy import JSON, TableClause, column, func, select, table, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.clock import isoformat_ms
-from watchpost.db.queries import team_object
 from watchpost.errors import InvalidRequest, Problem
 from watchpost.listing import Page, PageRequest, Resource, paginate, resource
 from watchpost.metadata.models import MetadataRecord
 from watchpost.metadata.schemas import MetadataUpdate, MetadataWrite
 from watchpost.metadata.values import MAX_VALUES, incident_text, resolved, same_value, shown
+from watchpost.plain_objects import TeamObjects
 from watchpost.problems import team_name_problems
 from watchpost.teams.service import Principal
 from watchpost.validation import parse_id
 
 TYPE: Final = "metadata"
+get: Final = TeamObjects(MetadataRecord, TYPE).get
 OWNERS: Final[dict[str, TableClause]] = {
     owner_type: table(name, column("id"), column("team_id"))
     for owner_type, name in (
@@ -212,10 +213,6 @@ async def remove(db: AsyncSession, record: MetadataRecord) -> None:
     await db.delete(record)
     await db.flush()
     await _sync_incident(db, record.owner_type, record.owner_id, {record.key: None})
-
-
-async def get(db: AsyncSession, *, team_id: int, object_id: int) -> MetadataRecord:
-    return await team_object(db, MetadataRecord, TYPE, team_id=team_id, object_id=object_id)
 
 
 async def page(

@@ -8,19 +8,20 @@ from typing import Any, Final
 from sqlalchemy import delete
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.clock import isoformat_ms
 from watchpost.context import AppContext
 from watchpost.db.base import Base
-from watchpost.db.queries import team_object, team_rows
 from watchpost.errors import InvalidRequest
-from watchpost.listing import Page, PageRequest, Resource, paginate, resource
+from watchpost.listing import Resource, resource
 from watchpost.pagerduty.models import PagerDutyIntegration
 from watchpost.pagerduty.schemas import IntegrationCreate, IntegrationUpdate
+from watchpost.plain_objects import TeamObjects, added, stamps
 from watchpost.problems import team_name_problems
 from watchpost.teams.service import Principal
 
 TYPE: Final = "pagerduty_integration"
 DEFAULT_NAME: Final = "PagerDuty"
+_OBJECTS: Final = TeamObjects(PagerDutyIntegration, TYPE)
+page, get = _OBJECTS.page, _OBJECTS.get
 
 
 def _own_team(data: Any, caller: Principal) -> None:
@@ -35,9 +36,7 @@ def render(row: PagerDutyIntegration, team_name: str) -> Resource:
         "key": row.key,
         "severity": row.severity,
         "notify_alongside_primary_responder": row.notify_alongside_primary_responder,
-        "team_name": team_name,
-        "created_at": isoformat_ms(row.created_at),
-        "updated_at": isoformat_ms(row.updated_at),
+        **stamps(row, team_name),
     }
     return resource(TYPE, row.id, attributes)
 
@@ -55,23 +54,8 @@ async def make(
         notify_alongside_primary_responder=data.notify_alongside_primary_responder
         if data.notify_alongside_primary_responder is not None
         else True,
-        created_at=now,
-        updated_at=now,
     )
-    db.add(row)
-    await db.flush()
-    return row
-
-
-async def page(
-    db: AsyncSession, caller: Principal, paging: PageRequest
-) -> Page[PagerDutyIntegration]:
-    rows = team_rows(PagerDutyIntegration, team_id=caller.team_id)
-    return await paginate(db, rows, paging, order_by=PagerDutyIntegration.id)
-
-
-async def get(db: AsyncSession, *, team_id: int, object_id: int) -> PagerDutyIntegration:
-    return await team_object(db, PagerDutyIntegration, TYPE, team_id=team_id, object_id=object_id)
+    return await added(db, row, now)
 
 
 async def change(

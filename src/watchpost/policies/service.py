@@ -18,12 +18,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.channels.models import NotificationChannel
 from watchpost.context import AppContext
 from watchpost.db.base import Base
-from watchpost.db.queries import team_object, team_rows
 from watchpost.errors import InvalidRequest, Problem
-from watchpost.listing import Page, PageRequest, Resource, paginate, resource
+from watchpost.listing import Resource, resource
 from watchpost.oncall.models import OnCallCalendar
 from watchpost.pagerduty.models import PagerDutyIntegration
 from watchpost.plain_groups import reference_problems
+from watchpost.plain_objects import TeamObjects, added
 from watchpost.policies.models import Policy, PolicyGroup
 from watchpost.policies.schemas import PolicyCreate, PolicyStep, PolicyUpdate, stored_steps
 from watchpost.problems import team_name_problems
@@ -33,6 +33,8 @@ from watchpost.urgencies.models import Urgency
 from watchpost.webhooks.models import OutgoingWebhook
 
 TYPE: Final = "policy"
+_OBJECTS: Final = TeamObjects(Policy, TYPE)
+page, get = _OBJECTS.page, _OBJECTS.get
 _NAMED: Final[dict[str, Any]] = {
     "webhook": OutgoingWebhook,
     "notification_channel": NotificationChannel,
@@ -182,20 +184,8 @@ async def make(db: AsyncSession, caller: Principal, ctx: AppContext, data: Polic
         policy_group_id=data.policy_group_id,
         fallback_policy_id=data.fallback_policy_id,
         steps=await _checked_steps(db, caller.team_id, data.steps or []),
-        created_at=now,
-        updated_at=now,
     )
-    db.add(policy)
-    await db.flush()
-    return policy
-
-
-async def page(db: AsyncSession, caller: Principal, paging: PageRequest) -> Page[Policy]:
-    return await paginate(db, team_rows(Policy, team_id=caller.team_id), paging, order_by=Policy.id)
-
-
-async def get(db: AsyncSession, *, team_id: int, object_id: int) -> Policy:
-    return await team_object(db, Policy, TYPE, team_id=team_id, object_id=object_id)
+    return await added(db, policy, now)
 
 
 async def change(

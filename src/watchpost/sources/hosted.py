@@ -96,23 +96,62 @@ def bucket_name(endpoint: str) -> str:
     return segment or (parts.hostname or "").split(".", 1)[0]
 
 
-def update_problems(sent: dict[str, Any], stored: dict[str, Any]) -> list[Problem]:
-    """What a PATCH may not change: the data region and the custom bucket."""
+def update_problems(
+    sent: dict[str, Any], stored: dict[str, Any], kind: str = "source"
+) -> list[Problem]:
+    """What a PATCH of a source (or another kind: a collector) may not change: the data
+    region and the custom bucket."""
     problems: list[Problem] = []
     region = sent.get("data_region")
     if "data_region" in sent and region != stored.get("data_region"):
         problems.append(("data_region", "data_region cannot be changed after creation"))
     if sent.get(_CREATE_ONLY) is not None:
-        problems.append((_CREATE_ONLY, "custom_bucket can only be set when creating a source"))
+        problems.append((_CREATE_ONLY, f"custom_bucket can only be set when creating a {kind}"))
     return problems
 
 
+def stored_bucket(bucket: CustomBucket, box: SecretBox) -> dict[str, Any]:
+    """A custom bucket as the settings column keeps it (its secret key encrypted)."""
+    return {
+        "endpoint": bucket.endpoint,
+        "access_key_id": bucket.access_key_id,
+        "secret_access_key_encrypted": box.encrypt(bucket.secret_access_key),
+        "keep_data_after_retention": bucket.keep_data_after_retention,
+    }
+
+
+def shown_bucket(stored: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A stored custom bucket as a response shows it (never its secret key)."""
+    if stored is None:
+        return None
+    return {
+        "name": bucket_name(stored["endpoint"]),
+        "endpoint": stored["endpoint"],
+        "access_key_id": stored["access_key_id"],
+        "keep_data_after_retention": stored["keep_data_after_retention"],
+    }
+
+
+def _stored(value: Any) -> Any:
+    """A sent value as the settings column keeps it (models as the objects they were sent as)."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(exclude_unset=True)
+    if isinstance(value, list):
+        return [_stored(item) for item in value]
+    return value
+
+
 def merged(
-    stored: dict[str, Any] | None, data: HostedSettings, sent: set[str], box: SecretBox
+    stored: dict[str, Any] | None,
+    data: BaseModel,
+    sent: set[str],
+    box: SecretBox,
+    fields: tuple[str, ...] = HOSTED_FIELDS,
 ) -> dict[str, Any]:
-    """The settings to store: the sent fields over the stored ones (null clears one)."""
+    """The settings to store: the sent fields (of `fields`: a source's, or a collector's)
+    over the stored ones (null clears one)."""
     result = dict(stored or {})
-    for name in sent & set(HOSTED_FIELDS):
+    for name in sent & set(fields):
         value = getattr(data, name)
         if name == _PASSWORD:  # "" (the Terraform provider's unset) is no password
             result.pop(f"{_PASSWORD}_encrypted", None)
@@ -120,36 +159,25 @@ def merged(
                 result[f"{_PASSWORD}_encrypted"] = box.encrypt(value)
         elif name == _CREATE_ONLY:
             if value is not None:
-                result[name] = {
-                    "endpoint": value.endpoint,
-                    "access_key_id": value.access_key_id,
-                    "secret_access_key_encrypted": box.encrypt(value.secret_access_key),
-                    "keep_data_after_retention": value.keep_data_after_retention,
-                }
+                result[name] = stored_bucket(value, box)
         elif value is None:
             result.pop(name, None)
-        elif name == "scrape_request_headers":
-            result[name] = [header.model_dump() for header in value]
         else:
-            result[name] = value
+            result[name] = _stored(value)
     return result
 
 
-def attributes(stored: dict[str, Any] | None) -> dict[str, Any]:
-    """The hosted attributes as a response shows them (never a password or secret key)."""
-    values = stored or {}
-    shown: dict[str, Any] = {name: values.get(name) for name in PLAIN_FIELDS}
-    for name in FLAG_FIELDS:
-        shown[name] = bool(values.get(name, False))
-    bucket = values.get(_CREATE_ONLY)
-    shown[_CREATE_ONLY] = (
-        None
-        if bucket is None
-        else {
-            "name": bucket_name(bucket["endpoint"]),
-            "endpoint": bucket["endpoint"],
-            "access_key_id": bucket["access_key_id"],
-            "keep_data_after_retention": bucket["keep_data_after_retention"],
-        }
-    )
+def attributes(
+    stored: dict[str, Any] | None,
+    plain: tuple[str, ...] = PLAIN_FIELDS,
+    flags: tuple[str, ...] = FLAG_FIELDS,
+    defaults: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The hosted attributes (of a source, or with the names given of a collector) as a
+    response shows them: the plain ones as stored (else null, or their default), the flags
+    as booleans, the custom bucket never with its secret key (nor a password)."""
+    values, defaults = stored or {}, defaults or {}
+    shown = {name: values.get(name, defaults.get(name)) for name in plain}
+    shown |= {name: bool(values.get(name, False)) for name in flags}
+    shown[_CREATE_ONLY] = shown_bucket(values.get(_CREATE_ONLY))
     return shown

@@ -97,9 +97,11 @@ async def _free_table_name(session: AsyncSession, *, team_id: int, name: str) ->
         first += _CANDIDATE_BATCH
 
 
-async def _check_group(
+async def group_problems(
     session: AsyncSession, *, team_id: int, group_id: int | None
 ) -> list[Problem]:
+    """The problem of a `source_group_id` naming no source group of the team (sources' and
+    collectors')."""
     return await queries.group_problems(
         session, SourceGroup, "source_group_id", team_id=team_id, group_id=group_id
     )
@@ -109,7 +111,7 @@ async def create_source(
     session: AsyncSession, *, team_id: int, data: SourceCreate, box: SecretBox, now: datetime
 ) -> Source:
     """A new source with a fresh token and a table name of its own."""
-    problems = await _check_group(session, team_id=team_id, group_id=data.source_group_id)
+    problems = await group_problems(session, team_id=team_id, group_id=data.source_group_id)
     if problems:
         raise InvalidRequest(problems)
     for attempt in range(_CREATE_ATTEMPTS):
@@ -156,7 +158,7 @@ async def update_source(
 ) -> Source:
     """Apply the sent fields (validated by parse_source_update); the table name stays."""
     if "source_group_id" in sent:
-        problems = await _check_group(
+        problems = await group_problems(
             session, team_id=source.team_id, group_id=data.source_group_id
         )
         if problems:

@@ -13,16 +13,18 @@ from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.context import AppContext
-from watchpost.db.queries import team_object
 from watchpost.db.registry import all_metadata
 from watchpost.errors import InvalidRequest
-from watchpost.listing import Page, PageRequest, Resource, resource, team_page
+from watchpost.listing import Resource, resource
 from watchpost.plain_groups import own_team, reference_problems
+from watchpost.plain_objects import TeamObjects, added
 from watchpost.teams.service import Principal
 from watchpost.urgencies.models import Urgency, UrgencyGroup
 from watchpost.urgencies.schemas import DEFAULTS, WAYS, UrgencyCreate, UrgencyFields, UrgencyUpdate
 
 TYPE: Final = "urgency"
+_OBJECTS: Final = TeamObjects(Urgency, TYPE)
+page, get = _OBJECTS.page, _OBJECTS.get
 
 
 def render(urgency: Urgency, team_name: str) -> Resource:
@@ -51,21 +53,9 @@ async def make(
         team_id=caller.team_id,
         name=data.name,
         urgency_group_id=data.urgency_group_id,
-        created_at=now,
-        updated_at=now,
         **ways,
     )
-    db.add(urgency)
-    await db.flush()
-    return urgency
-
-
-async def page(db: AsyncSession, caller: Principal, paging: PageRequest) -> Page[Urgency]:
-    return await team_page(db, Urgency, paging, team_id=caller.team_id)
-
-
-async def get(db: AsyncSession, *, team_id: int, object_id: int) -> Urgency:
-    return await team_object(db, Urgency, TYPE, team_id=team_id, object_id=object_id)
+    return await added(db, urgency, now)
 
 
 async def change(
