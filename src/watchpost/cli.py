@@ -336,21 +336,19 @@ def build_parser() -> argparse.ArgumentParser:
     migrate = commands.add_parser("migrate", help="apply pending migrations and exit")
     migrate.set_defaults(run=cmd_migrate)
 
-    token = commands.add_parser("token", help="manage team API tokens")
-    token_commands = token.add_subparsers(dest="token_command", required=True, parser_class=_Parser)
-    create = token_commands.add_parser(
+    tokens = cli_locations.command_group(commands, "token", "manage team API tokens", _Parser)
+    create = tokens.add_parser(
         "create", help="create a token (and the team if needed); prints only the token"
     )
     create.add_argument("--team", required=True, help="team name")
     create.set_defaults(run=cmd_token_create)
-    token_commands.add_parser("list", help="list tokens by prefix").set_defaults(run=cmd_token_list)
-    revoke = token_commands.add_parser("revoke", help="revoke the token that starts with a prefix")
+    tokens.add_parser("list", help="list tokens by prefix").set_defaults(run=cmd_token_list)
+    revoke = tokens.add_parser("revoke", help="revoke the token that starts with a prefix")
     revoke.add_argument("token_prefix", metavar="TOKEN_PREFIX", help="shown prefix or whole token")
     revoke.set_defaults(run=cmd_token_revoke)
 
-    user = commands.add_parser("user", help="manage the people of a team")
-    user_commands = user.add_subparsers(dest="user_command", required=True, parser_class=_Parser)
-    user_create = user_commands.add_parser(
+    people = cli_locations.command_group(commands, "user", "manage the people of a team", _Parser)
+    user_create = people.add_parser(
         "create", help="add a person to a team; prints a link that sets their password (or an id)"
     )
     user_create.add_argument("--team", required=True, help="team name (created if needed)")
@@ -368,7 +366,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="read the person's password from the first line of standard input (for scripts)",
     )
     user_create.set_defaults(run=cmd_user_create)
-    user_list = user_commands.add_parser("list", help="list users")
+    user_list = people.add_parser("list", help="list users")
     user_list.add_argument("--team", default=None, help="only this team's users")
     user_list.set_defaults(run=cmd_user_list)
     cli_locations.add_commands(commands, _Parser, _with_session, CliError)

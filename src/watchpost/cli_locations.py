@@ -191,6 +191,21 @@ def _seconds(text: str) -> int:
     return int(text)
 
 
+def command_group(
+    commands: Any,
+    name: str,
+    help: str,
+    parser_class: type[argparse.ArgumentParser],
+    **defaults: Any,
+) -> Any:
+    """The subparsers of a new command `name` made of subcommands (`watchpost NAME SUB …`),
+    the subcommand chosen read as `NAME_command`; `defaults` go on the command's namespace."""
+    group = commands.add_parser(name, help=help)
+    group.set_defaults(**defaults)
+    dest = f"{name.replace('-', '_')}_command"
+    return group.add_subparsers(dest=dest, required=True, parser_class=parser_class)
+
+
 def add_commands(
     commands: Any,
     parser_class: type[argparse.ArgumentParser],
@@ -203,9 +218,9 @@ def add_commands(
 
     add_probe(commands)  # `watchpost probe`: the agent (its own flags only, no database)
     cli = Cli(with_session, error)
-    location = commands.add_parser("location", help="manage the locations checks run from")
-    location.set_defaults(cli=cli)
-    sub = location.add_subparsers(dest="location_command", required=True, parser_class=parser_class)
+    sub = command_group(
+        commands, "location", "manage the locations checks run from", parser_class, cli=cli
+    )
     sub.add_parser("list", help="list locations and whether their agents report").set_defaults(
         run=cmd_location_list
     )
@@ -233,10 +248,12 @@ def add_commands(
     delete.add_argument("location", metavar="NAME")
     delete.set_defaults(run=cmd_location_delete)
 
-    token = commands.add_parser("probe-token", help="manage the tokens probe agents sign in with")
-    token.set_defaults(cli=cli)
-    tokens = token.add_subparsers(
-        dest="probe_token_command", required=True, parser_class=parser_class
+    tokens = command_group(
+        commands,
+        "probe-token",
+        "manage the tokens probe agents sign in with",
+        parser_class,
+        cli=cli,
     )
     made = tokens.add_parser("create", help="create a token of a location; prints only the token")
     made.add_argument("--location", required=True, help="location name")

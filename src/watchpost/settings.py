@@ -29,6 +29,16 @@ def _at_least_1(default: float, description: str) -> Any:
     return Field(default=default, ge=1, description=description)
 
 
+def _at_least_0(default: float, description: str) -> Any:
+    """A setting of 0 or more."""
+    return Field(default=default, ge=0, description=description)
+
+
+def _unset(description: str) -> Any:
+    """An optional setting, unset (None) unless given."""
+    return Field(default=None, description=description)
+
+
 def _positive(default: float, description: str) -> Any:
     """A setting above 0."""
     return Field(default=default, gt=0, description=description)
@@ -48,16 +58,12 @@ class Settings(BaseSettings):
         default="",
         description="SQLAlchemy or libpq-style URL; empty means a SQLite file in ./data/.",
     )
-    public_url: str | None = Field(
-        default=None, description="Base URL for links; when unset, links follow the request."
+    public_url: str | None = _unset("Base URL for links; when unset, links follow the request.")
+    secret_key: str | None = _unset(
+        "Key that encrypts stored probe credentials; generated on first start.",
     )
-    secret_key: str | None = Field(
-        default=None,
-        description="Key that encrypts stored probe credentials; generated on first start.",
-    )
-    ingesting_host: str | None = Field(
-        default=None,
-        description="Host name that sources send logs to; defaults to the public host. A URL "
+    ingesting_host: str | None = _unset(
+        "Host name that sources send logs to; defaults to the public host. A URL "
         "(http://host:port) also names the scheme of the sources' ingesting_url.",
     )
     data_dir: Path = Field(
@@ -69,10 +75,9 @@ class Settings(BaseSettings):
         "files in <data_dir>/logs/, opened by the serving process), or "
         "clickhouse://user:password@host:8123/database (clickhouses:// for HTTPS).",
     )
-    logs_memory_limit_mb: int = Field(
-        default=0,
-        ge=0,
-        description="Memory the embedded logs store (DuckDB) may use for its caches and "
+    logs_memory_limit_mb: int = _at_least_0(
+        0,
+        "Memory the embedded logs store (DuckDB) may use for its caches and "
         "queries, in MiB; 0: 1 GiB.",
     )
     log_level: str = "info"
@@ -116,16 +121,14 @@ class Settings(BaseSettings):
     logs_address_rate_limit_per_minute: int = _per_minute(
         30000, "Ingestion requests a minute one client address may send; 0: no limit."
     )
-    logs_retention_delay: float = Field(
-        default=60.0,
-        ge=0,
-        description="Seconds after start before the first logs retention round (then hourly): "
+    logs_retention_delay: float = _at_least_0(
+        60.0,
+        "Seconds after start before the first logs retention round (then hourly): "
         "a server starting does not touch its stores at once.",
     )
-    logs_daily_event_quota: int = Field(
-        default=100_000_000,
-        ge=0,
-        description="Events one log source may send a UTC day (per process); past it 429 "
+    logs_daily_event_quota: int = _at_least_0(
+        100_000_000,
+        "Events one log source may send a UTC day (per process); past it 429 "
         "until the next day. 0: no quota.",
     )
     logs_source_quotas: str = Field(
@@ -147,9 +150,8 @@ class Settings(BaseSettings):
         description="Subscribers (confirmed or not) one status page holds.",
     )
 
-    status_page_domain: str | None = Field(
-        default=None,
-        description="Domain under which each status page also answers at "
+    status_page_domain: str | None = _unset(
+        "Domain under which each status page also answers at "
         "{subdomain}.<this domain> (e.g. status.example.com); unset: only /status/{subdomain} "
         "and custom domains.",
     )
@@ -163,51 +165,42 @@ class Settings(BaseSettings):
         "first (0: at once), then one per retry; each retry's delay gets up to 10% of jitter. "
         "A delivery that failed them all is given up.",
     )
-    header_timeout: float = Field(
-        default=10.0,
-        gt=0,
-        description="Seconds a client has to send a request's head (request line and "
+    header_timeout: float = _positive(
+        10.0,
+        "Seconds a client has to send a request's head (request line and "
         "headers), from connecting or from the previous response; then it is disconnected.",
     )
-    delivery_timeout: float = Field(
-        default=15.0, gt=0, description="Seconds one webhook request may take."
+    delivery_timeout: float = _positive(15.0, "Seconds one webhook request may take.")
+    delivery_concurrency: int = _at_least_1(
+        200, "Webhook requests one process sends at the same time."
     )
-    delivery_concurrency: int = Field(
-        default=200, ge=1, description="Webhook requests one process sends at the same time."
+    delivery_claim_batch: int = _at_least_1(200, "Most due deliveries claimed in one transaction.")
+    delivery_poll_interval: float = _positive(
+        0.25, "Longest sleep between two looks for due deliveries."
     )
-    delivery_claim_batch: int = Field(
-        default=200, ge=1, description="Most due deliveries claimed in one transaction."
+    delivery_disable_after: float = _positive(
+        5 * 86400,
+        "Seconds a webhook may fail without a success before it is disabled.",
     )
-    delivery_poll_interval: float = Field(
-        default=0.25, gt=0, description="Longest sleep between two looks for due deliveries."
-    )
-    delivery_disable_after: float = Field(
-        default=5 * 86400,
-        gt=0,
-        description="Seconds a webhook may fail without a success before it is disabled.",
-    )
-    delivery_retention_days: int = Field(
-        default=30, ge=1, description="Days delivery events and their outcomes are kept."
+    delivery_retention_days: int = _at_least_1(
+        30, "Days delivery events and their outcomes are kept."
     )
 
-    smtp_url: str | None = Field(
-        default=None,
-        description="SMTP server for alert e-mail: smtp://user:password@host:587 (STARTTLS "
+    smtp_url: str | None = _unset(
+        "SMTP server for alert e-mail: smtp://user:password@host:587 (STARTTLS "
         "when the server offers it; ?starttls=true requires it, ?starttls=false never) or "
         "smtps://… (TLS from the start). Unset: no e-mail is sent, and the delivery log says "
         "why.",
     )
-    sms_url: str | None = Field(
-        default=None,
-        description="Apprise URL of the SMS service that tells people of incidents (e.g. "
+    sms_url: str | None = _unset(
+        "Apprise URL of the SMS service that tells people of incidents (e.g. "
         "twilio://SID:token@+15550001111). A person an escalation step texts gets it at their "
         "own phone numbers, which replace the URL's recipients; recipients in the URL are for "
         "people without a number and incidents whose own `sms` is true. Unset: nothing is "
         "sent, and the delivery log says why.",
     )
-    call_url: str | None = Field(
-        default=None,
-        description="Apprise URL of the phone call service; people are called at their own "
+    call_url: str | None = _unset(
+        "Apprise URL of the phone call service; people are called at their own "
         "numbers as with WATCHPOST_SMS_URL. Unset: nothing is sent, and the delivery log says "
         "why.",
     )
@@ -271,9 +264,8 @@ class Settings(BaseSettings):
         """delivery_retry_delays as numbers."""
         return parse_delays(self.delivery_retry_delays)
 
-    denied_networks: str | None = Field(
-        default=None,
-        description="Comma-separated CIDRs that monitors, collector targets and webhooks may "
+    denied_networks: str | None = _unset(
+        "Comma-separated CIDRs that monitors, collector targets and webhooks may "
         "not point at, checked on create and change and again on the resolved address when a "
         "check connects. Unset: link-local and cloud metadata networks (169.254.0.0/16, "
         "fe80::/10, fd00:ec2::254/128); empty: none.",
@@ -319,17 +311,14 @@ class Settings(BaseSettings):
         return urlsplit(self.public_base).hostname
 
     # Single sign-on with OpenID Connect (watchpost/console/oidc.py).
-    oidc_issuer: str | None = Field(
-        default=None,
-        description="Issuer URL of the OpenID Connect provider people sign in with (its "
+    oidc_issuer: str | None = _unset(
+        "Issuer URL of the OpenID Connect provider people sign in with (its "
         "/.well-known/openid-configuration is read from there). Unset: no single sign-on.",
     )
-    oidc_client_secret: SecretStr | None = Field(
-        default=None,
-        description="Client secret of Watchpost's registration at the provider; never logged "
-        "nor shown.",
+    oidc_client_secret: SecretStr | None = _unset(
+        "Client secret of Watchpost's registration at the provider; never logged nor shown.",
     )
-    oidc_client_id: str | None = Field(default=None, description="Client id of that registration.")
+    oidc_client_id: str | None = _unset("Client id of that registration.")
     oidc_teams: str = Field(
         default="",
         description="Which verified e-mail domains join which team with which role: "

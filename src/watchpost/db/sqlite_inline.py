@@ -21,7 +21,7 @@ import asyncio
 import sqlite3
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from sqlalchemy import pool
@@ -168,23 +168,21 @@ class InlineConnection(AdaptedConnection):
             self._holds_gate = False
             self._gate.lock.release()
 
-    def commit(self) -> None:
+    def _ending(self, end: Callable[[], None]) -> None:
+        """End the transaction (or the connection) with `end`, then free the write gate."""
         try:
-            self._raw.commit()
+            end()
         finally:
             self._release_gate()
+
+    def commit(self) -> None:
+        self._ending(self._raw.commit)
 
     def rollback(self) -> None:
-        try:
-            self._raw.rollback()
-        finally:
-            self._release_gate()
+        self._ending(self._raw.rollback)
 
     def close(self) -> None:
-        try:
-            self._raw.close()
-        finally:
-            self._release_gate()
+        self._ending(self._raw.close)
 
     def terminate(self) -> None:
         self.close()

@@ -11,12 +11,12 @@ dead worker's are free again one margin after its last renewal.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Final
 
-from sqlalchemy import Integer, Select, Update, bindparam, func, or_, select, update
+from sqlalchemy import Integer, Select, Table, Update, bindparam, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.db.base import UTCDateTime
@@ -62,11 +62,11 @@ def due_rows(kind: str, now: Any, due_by: Any = None) -> Select[Any]:
     )
 
 
-def _lease(kind: str) -> Update:
-    c = KINDS[kind].table.c
+def lease_update(table: Table) -> Update:
+    """The executemany UPDATE that leases rows of `table` (lease_id, lease_to, lease_until)."""
     return (
-        update(KINDS[kind].table)
-        .where(c.id == bindparam("lease_id"))
+        update(table)
+        .where(table.c.id == bindparam("lease_id"))
         .values(
             lease_owner=bindparam("lease_to"),
             lease_expires_at=bindparam("lease_until", type_=UTCDateTime()),
@@ -94,13 +94,8 @@ _CLAIM: Final = {
     kind: due_rows(kind, _now, _due_by).limit(_limit).with_for_update(skip_locked=True)
     for kind in KINDS
 }
-_LEASE: Final = {kind: _lease(kind) for kind in KINDS}
+_LEASE: Final = {kind: lease_update(spec.table) for kind, spec in KINDS.items()}
 _MOVE: Final = {kind: _move(kind) for kind in KINDS}
-
-
-def lease_statement(kind: str) -> Update:
-    """The executemany UPDATE that leases rows of `kind` (lease_id, lease_to, lease_until)."""
-    return _LEASE[kind]
 
 
 def _renew(kind: str) -> Update:
@@ -125,6 +120,31 @@ def _renew(kind: str) -> Update:
 _RENEW: Final = {kind: _renew(kind) for kind in KINDS}
 RENEW_CHUNK: Final = 1000
 """Most ids in one renewing UPDATE (bound parameters stay far below SQLite's limit)."""
+
+
+def leased_claims(found: Iterable[tuple[str, Any]], owner: str, until: datetime) -> list[Claim]:
+    """The claims of `found` (kind, claimed row) pairs, leased to `owner` until `until`."""
+    return [
+        Claim(
+            kind=kind,
+            id=row.id,
+            due=row.next_check_at,
+            owner=owner,
+            lease_expires_at=until,
+            row=row,
+        )
+        for kind, row in found
+    ]
+
+
+async def write_leases(session: AsyncSession, statement: Update, claims: Sequence[Claim]) -> None:
+    """Write the leases of `claims` with `statement`, an executemany UPDATE of lease_update's."""
+    if claims:
+        leases = [
+            {"lease_id": c.id, "lease_to": c.owner, "lease_until": c.lease_expires_at}
+            for c in claims
+        ]
+        await session.execute(statement, leases)
 
 
 @dataclass(frozen=True)
@@ -163,25 +183,8 @@ async def claim(
         await session.execute(
             _MOVE[kind], [{"move_id": row.id, "move_to": slot} for row, slot in moved]
         )
-    claims = [
-        Claim(
-            kind=kind,
-            id=row.id,
-            due=row.next_check_at,
-            owner=owner,
-            lease_expires_at=now + lease,
-            row=row,
-        )
-        for row in due
-    ]
-    if claims:
-        await session.execute(
-            _LEASE[kind],
-            [
-                {"lease_id": c.id, "lease_to": owner, "lease_until": c.lease_expires_at}
-                for c in claims
-            ],
-        )
+    claims = leased_claims([(kind, row) for row in due], owner, now + lease)
+    await write_leases(session, _LEASE[kind], claims)
     return Claimed(claims=claims, room=room)
 
 

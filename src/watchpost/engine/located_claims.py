@@ -17,7 +17,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.db.base import UTCDateTime
 from watchpost.engine.checked_rows import KINDS, MONITOR, TARGET
-from watchpost.engine.claims import Claim, lease_statement
+from watchpost.engine.claims import (
+    Claim,
+    lease_update,
+    leased_claims,
+    write_leases,
+)
 from watchpost.engine.located import LOCATED
 from watchpost.locations.models import LocationCheck
 
@@ -41,21 +46,14 @@ _CLAIM: Final = (
     .limit(bindparam("claim_limit", type_=Integer()))
     .with_for_update(of=_checks, skip_locked=True)
 )
-_LEASE: Final = (
-    update(_checks)
-    .where(_checks.c.id == bindparam("lease_id"))
-    .values(
-        lease_owner=bindparam("lease_to"),
-        lease_expires_at=bindparam("lease_until", type_=UTCDateTime()),
-    )
-)
+_LEASE: Final = lease_update(_checks)
 _EARLIEST: Final = (
     select(func.min(_checks.c.next_check_at))
     .join(_monitors, _monitors.c.id == _checks.c.monitor_id)
     .where(_of_location, _free, _monitors.c.paused.is_(False))
 )
 _targets = KINDS[TARGET].table
-_LEASE_TARGET: Final = lease_statement(TARGET)
+_LEASE_TARGET: Final = lease_update(_targets)
 _TARGET_ELIGIBLE = and_(
     _targets.c.location_id == bindparam("claim_location", type_=Integer()),
     _targets.c.enabled.is_(True),
@@ -106,25 +104,9 @@ async def claim_located(
     if len(found) < limit:
         params["claim_limit"] = limit - len(found)
         found += [(TARGET, row) for row in (await session.execute(_CLAIM_TARGETS, params)).all()]
-    claims = [
-        Claim(
-            kind=kind,
-            id=row.id,
-            due=row.next_check_at,
-            owner=owner,
-            lease_expires_at=now + lease,
-            row=row,
-        )
-        for kind, row in found
-    ]
+    claims = leased_claims(found, owner, now + lease)
     for kind, statement in ((LOCATED, _LEASE), (TARGET, _LEASE_TARGET)):
-        leased = [
-            {"lease_id": c.id, "lease_to": owner, "lease_until": c.lease_expires_at}
-            for c in claims
-            if c.kind == kind
-        ]
-        if leased:
-            await session.execute(statement, leased)
+        await write_leases(session, statement, [c for c in claims if c.kind == kind])
     return claims
 
 

@@ -122,27 +122,34 @@ class ClickHouseStore:
         result = await asyncio.to_thread(client.query, sql, parameters=query.bound())
         return list(result.result_rows)
 
+    async def _select(
+        self, table: str, columns: str, found: tuple[str, Query], order: str, limit: int
+    ) -> list[Sequence[Any]]:
+        """Up to `limit` rows of `columns` from `table`, those `found` (a WHERE clause and its
+        query) matches, in `order`."""
+        clause, query = found
+        sql = (
+            f"SELECT {columns} FROM {self.db}.{table} WHERE {clause} ORDER BY {order} LIMIT {limit}"
+        )
+        return await self._query(sql, query)
+
     async def search(self, search: Search) -> list[StoredEvent]:
         limit = capped(search.limit)
         if not search.source_ids or limit == 0:
             return []
-        clause, query = where(search, "clickhouse")
-        sql = (
-            f"SELECT {event_columns('clickhouse')} FROM {self.db}.logs "
-            f"WHERE {clause} ORDER BY {order_by(search)} LIMIT {limit}"
+        found = where(search, "clickhouse")
+        rows = await self._select(
+            "logs", event_columns("clickhouse"), found, order_by(search), limit
         )
-        return [stored_event(row) for row in await self._query(sql, query)]
+        return [stored_event(row) for row in rows]
 
     async def search_metrics(self, search: MetricSearch) -> list[MetricPoint]:
         limit = capped(search.limit)
         if not search.source_ids or limit == 0:
             return []
-        clause, query = metric_where(search, "clickhouse")
-        sql = (
-            f"SELECT {metric_columns('clickhouse')} FROM {self.db}.metrics "
-            f"WHERE {clause} ORDER BY dt, name LIMIT {limit}"
-        )
-        return [metric_point(row) for row in await self._query(sql, query)]
+        found = metric_where(search, "clickhouse")
+        rows = await self._select("metrics", metric_columns("clickhouse"), found, "dt, name", limit)
+        return [metric_point(row) for row in rows]
 
     async def append(self, events: Sequence[LogEvent]) -> None:
         await self.append_batch(EventBatch.of(events))

@@ -26,6 +26,9 @@ from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import (
     ExportLogsServiceRequest,
     ExportLogsServiceResponse,
 )
+from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import (
+    ExportMetricsServiceResponse,
+)
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 
 from watchpost.logs.events import LogEvent, new_event_ids
@@ -230,15 +233,30 @@ def _event(
 # ------------------------------------------------------------------------------ answers
 
 
-def success(kind: str, rejected: int = 0, message: str = "") -> tuple[bytes, str]:
-    """An ExportLogsServiceResponse: full success, or partial with `rejected` records."""
+def export_answer(
+    response: ExportLogsServiceResponse | ExportMetricsServiceResponse,
+    rejected_field: str,
+    kind: str,
+    rejected: int,
+    message: str,
+) -> tuple[bytes, str]:
+    """An Export…ServiceResponse in the request's encoding: empty on full success, else its
+    partial_success with `rejected` (counted in `rejected_field`) and `message`."""
+    partial = response.partial_success
     if kind == PROTOBUF:
-        response = ExportLogsServiceResponse()
         if rejected or message:
-            response.partial_success.rejected_log_records = rejected
-            response.partial_success.error_message = message
+            setattr(partial, rejected_field, rejected)
+            partial.error_message = message
         return response.SerializeToString(), PROTOBUF
     body: dict[str, Any] = {}
     if rejected or message:
-        body["partialSuccess"] = {"rejectedLogRecords": str(rejected), "errorMessage": message}
+        json_name = partial.DESCRIPTOR.fields_by_name[rejected_field].json_name
+        body["partialSuccess"] = {json_name: str(rejected), "errorMessage": message}
     return orjson.dumps(body), JSON
+
+
+def success(kind: str, rejected: int = 0, message: str = "") -> tuple[bytes, str]:
+    """An ExportLogsServiceResponse: full success, or partial with `rejected` records."""
+    return export_answer(
+        ExportLogsServiceResponse(), "rejected_log_records", kind, rejected, message
+    )

@@ -15,15 +15,13 @@ from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
-import orjson
 from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import (
     ExportMetricsServiceRequest,
     ExportMetricsServiceResponse,
 )
 
 from watchpost.logs.events import MetricPoint
-from watchpost.logs.otlp import attributes, decode, nanos_time
-from watchpost.logs.otlp_http import PROTOBUF
+from watchpost.logs.otlp import attributes, decode, export_answer, nanos_time
 from watchpost.logs.parsing import MAX_EVENTS, Unparseable, flatten, within_reach
 
 
@@ -110,13 +108,6 @@ def build_points(
 
 def success(kind: str, rejected: int = 0, message: str = "") -> tuple[bytes, str]:
     """An ExportMetricsServiceResponse: full success, or partial with `rejected` points."""
-    if kind == PROTOBUF:
-        response = ExportMetricsServiceResponse()
-        if rejected or message:
-            response.partial_success.rejected_data_points = rejected
-            response.partial_success.error_message = message
-        return response.SerializeToString(), PROTOBUF
-    body: dict[str, Any] = {}
-    if rejected or message:
-        body["partialSuccess"] = {"rejectedDataPoints": str(rejected), "errorMessage": message}
-    return orjson.dumps(body), "application/json"
+    return export_answer(
+        ExportMetricsServiceResponse(), "rejected_data_points", kind, rejected, message
+    )

@@ -12,13 +12,14 @@ until one succeeds.
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Final
 
 import pyarrow as pa
+
+from watchpost.logs.lazy_thread import LazyThread
 
 log = logging.getLogger(__name__)
 
@@ -39,17 +40,15 @@ def _done() -> Future[None]:
     return future
 
 
-class Staging:
+class Staging(LazyThread):
     def __init__(self, flush: Callable[[list[Record]], Future[None]]) -> None:
+        super().__init__("watchpost-logs-staging")
         self._flush = flush
-        self._ready = threading.Condition()
         self._pending: list[Record] = []
         self._rows = 0
         self._since = 0.0
         self._waiters: list[Future[None]] = []
         self._busy = False
-        self._stopping = False
-        self._thread: threading.Thread | None = None
 
     @property
     def full(self) -> bool:
@@ -57,26 +56,22 @@ class Staging:
 
     def add(self, seq: int, table: pa.Table) -> None:
         """A record now durable in the journal (called in sequence order)."""
-        with self._ready:
+        with self._wake:
             if not self._pending:
                 self._since = time.monotonic()
             self._pending.append((seq, table))
             self._rows += table.num_rows
-            if self._thread is None:
-                self._thread = threading.Thread(
-                    target=self._run, name="watchpost-logs-staging", daemon=True
-                )
-                self._thread.start()
-            self._ready.notify()
+            self._start()
+            self._wake.notify()
 
     def flushed(self) -> Future[None]:
         """Completed once everything added so far is in DuckDB (at once when it is)."""
-        with self._ready:
+        with self._wake:
             if (not self._pending and not self._busy) or self._thread is None:
                 return _done()
             future: Future[None] = Future()
             self._waiters.append(future)
-            self._ready.notify()
+            self._wake.notify()
             return future
 
     def _due(self) -> bool:
@@ -86,16 +81,16 @@ class Staging:
 
     def _run(self) -> None:
         while True:
-            with self._ready:
+            with self._wake:
                 while not self._due():
                     left = FLUSH_AFTER_S - (time.monotonic() - self._since)
-                    self._ready.wait(left if self._pending else None)
+                    self._wake.wait(left if self._pending else None)
                 taken, self._pending, self._rows = self._pending, [], 0
                 waiting, self._waiters = self._waiters, []
                 stopping = self._stopping
                 self._busy = bool(taken)
             error = self._run_flush(taken)
-            with self._ready:
+            with self._wake:
                 self._busy = False
             for future in waiting:
                 if error is None:
@@ -105,8 +100,8 @@ class Staging:
             if stopping and (error is not None or not self._pending):
                 return
             if error is not None:
-                with self._ready:
-                    self._ready.wait(RETRY_S)
+                with self._wake:
+                    self._wake.wait(RETRY_S)
 
     def _run_flush(self, taken: list[Record]) -> BaseException | None:
         if not taken:
@@ -115,7 +110,7 @@ class Staging:
             self._flush(taken).result()
         except BaseException as exc:
             log.error("logs: moving %d records into the store failed: %s", len(taken), exc)
-            with self._ready:  # they stay in the journal; tried again
+            with self._wake:  # they stay in the journal; tried again
                 self._pending = taken + self._pending
                 self._rows += sum(table.num_rows for _, table in taken)
                 self._since = time.monotonic()
@@ -124,9 +119,4 @@ class Staging:
 
     def close(self) -> None:
         """Flush what is pending, then stop the thread (blocking)."""
-        with self._ready:
-            self._stopping = True
-            thread = self._thread
-            self._ready.notify()
-        if thread is not None:
-            thread.join()
+        self._stop()
