@@ -10,12 +10,14 @@ action is also an audit entry (`incident.acknowledged` …).
 
 from __future__ import annotations
 
-from typing import Annotated, Final
+from typing import Annotated, Any, Final
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse, Response
+from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.audit.service import Actor, record
+from watchpost.audit.service import record
+from watchpost.console.account import actor
 from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.incident_list import (
@@ -47,9 +49,19 @@ Signed = Annotated[Viewer, Depends(viewer)]
 LIVE: Final = "/console/events"
 
 
-def _actor(request: Request, who: Viewer) -> Actor:
-    return Actor(
-        "person", who.user.email, who.user.id, request.client.host if request.client else None
+async def _audit(
+    db: AsyncSession, request: Request, who: Viewer, incident: Incident, **entry: Any
+) -> None:
+    """The audit entry (`action`, `now`, maybe `details`) of what the signed-in person did to
+    the incident."""
+    await record(
+        db,
+        team_id=who.team_id,
+        actor=actor(request, who),
+        subject_type=INCIDENT,
+        subject_id=incident.id,
+        subject=incident.name,
+        **entry,
     )
 
 
@@ -131,16 +143,7 @@ async def _act(request: Request, who: Viewer, incident_id: str, change: Change) 
             await comments.reopen(db, incident, by=who.user.email, now=now)
         else:
             await apply(db, incident, change, at=now, by=who.user.email)
-        await record(
-            db,
-            team_id=who.team_id,
-            actor=_actor(request, who),
-            action=f"incident.{change.value}",
-            now=now,
-            subject_type=INCIDENT,
-            subject_id=incident.id,
-            subject=incident.name,
-        )
+        await _audit(db, request, who, incident, action=f"incident.{change.value}", now=now)
     return RedirectResponse(f"/incidents/{iid}", status_code=303)
 
 
@@ -186,15 +189,13 @@ async def comment(request: Request, who: Signed, incident_id: str) -> Response:
             user_id=who.user.id,
             user_email=who.user.email,
         )
-        await record(
+        await _audit(
             db,
-            team_id=who.team_id,
-            actor=_actor(request, who),
+            request,
+            who,
+            incident,
             action="incident.commented",
             now=now,
-            subject_type=INCIDENT,
-            subject_id=incident.id,
-            subject=incident.name,
             details={"comment_id": added.id},
         )
     return RedirectResponse(f"/incidents/{iid}#timeline", status_code=303)

@@ -43,9 +43,7 @@ from watchpost.console.web import form_page, render
 from watchpost.errors import InvalidRequest, NotFound
 from watchpost.heartbeats import service as heartbeats
 from watchpost.http.deps import request_sessions
-from watchpost.maintenance_windows import (
-    weekdays_in_order,
-)
+from watchpost.maintenance_windows import weekdays_in_order
 from watchpost.monitors import service as monitors
 from watchpost.people.roles import Action
 
