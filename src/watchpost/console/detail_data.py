@@ -36,9 +36,6 @@ AVAILABILITY_RANGES: Final[dict[str, timedelta]] = {
     "30d": timedelta(days=30),
     "365d": timedelta(days=365),
 }
-LATEST_CHECKS: Final = 20
-LATEST_INCIDENTS: Final = 10
-LATEST_SAMPLES: Final = 20
 
 
 @dataclass(frozen=True)
@@ -137,6 +134,12 @@ async def availability(
         name: float(summary["availability"]) for name, summary in zip(existed, found, strict=True)
     }
     return {name: shown.get(name) for name in periods}
+
+
+LATEST_INCIDENTS: Final = 10
+LATEST_CHECKS: Final = 20
+LATEST_SAMPLES: Final = 20
+"""How many of each the page shows."""
 
 
 async def latest_incidents(
