@@ -36,9 +36,6 @@ AVAILABILITY_RANGES: Final[dict[str, timedelta]] = {
     "30d": timedelta(days=30),
     "365d": timedelta(days=365),
 }
-LATEST_CHECKS: Final = 20
-LATEST_INCIDENTS: Final = 10
-LATEST_SAMPLES: Final = 20
 
 
 @dataclass(frozen=True)
@@ -73,18 +70,25 @@ class MetricSample:
     values: dict[str, float]
 
 
-@dataclass(frozen=True)
-class MonitorDetail:
-    monitor: Monitor
+@dataclass(frozen=True, kw_only=True)
+class Record:
+    """What every detail page shows of its object's record: its state and since when, its
+    availability and its incidents."""
+
     state: State
     since: datetime | None
     availability: dict[str, float | None]
-    """AVAILABILITY_RANGES name → percent (the API's /sla); None before the monitor existed."""
+    """AVAILABILITY_RANGES name → percent (the API's /sla); None before the object existed."""
+    incidents: list[Incident]
+    """Newest first."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class MonitorDetail(Record):
+    monitor: Monitor
     series: dict[str, list[Point]]
     """"24h", "7d", "30d" → points, oldest first."""
     checks: list[CheckRow]
-    """Newest first."""
-    incidents: list[Incident]
     """Newest first."""
     places: list[CheckedFrom]
     """The locations checking it (console/detail_locations.py), the server's first."""
@@ -94,29 +98,21 @@ class MonitorDetail:
     """Up, though some locations fail (not enough for its rule)."""
 
 
-@dataclass(frozen=True)
-class HeartbeatDetail:
+@dataclass(frozen=True, kw_only=True)
+class HeartbeatDetail(Record):
     heartbeat: Heartbeat
-    state: State
-    since: datetime | None
-    availability: dict[str, float | None]
     ping_url: str
     pings: list[PingRow]
     """Newest first: the heartbeat's ping log (at most pings.PING_LOG_SIZE)."""
-    incidents: list[Incident]
 
 
-@dataclass(frozen=True)
-class TargetDetail:
+@dataclass(frozen=True, kw_only=True)
+class TargetDetail(Record):
     target: CollectorTarget
     collector: Collector
-    state: State
-    since: datetime | None
-    availability: dict[str, float | None]
     checks: list[CheckRow]
     samples: list[MetricSample]
     """The latest metric samples, newest first (kept a day: collectors/metrics.py)."""
-    incidents: list[Incident]
 
 
 async def availability(
@@ -138,6 +134,12 @@ async def availability(
         name: float(summary["availability"]) for name, summary in zip(existed, found, strict=True)
     }
     return {name: shown.get(name) for name in periods}
+
+
+LATEST_INCIDENTS: Final = 10
+LATEST_CHECKS: Final = 20
+LATEST_SAMPLES: Final = 20
+"""How many of each the page shows."""
 
 
 async def latest_incidents(

@@ -16,16 +16,10 @@ from sqlalchemy import select
 
 from watchpost.audit.service import Actor
 from watchpost.collectors.models import CollectorTarget
-from watchpost.console import operations
+from watchpost.console import detail_data, operations
 from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.charts import response_chart_svg
 from watchpost.console.confirming import confirm_page, confirmed
-from watchpost.console.detail_data import (
-    AVAILABILITY_RANGES,
-    heartbeat_detail,
-    monitor_detail,
-    target_detail,
-)
 from watchpost.console.errors import ConsoleRoute, error_page
 from watchpost.console.notices import done_query
 from watchpost.console.operations import Kind, Operation
@@ -41,13 +35,9 @@ Signed = Annotated[Viewer, Depends(viewer)]
 LIVE: Final = "/console/events"
 
 RANGE_NAMES: Final = {"24h": "24 hours", "7d": "7 days", "30d": "30 days"}
-AVAILABILITY_NAMES: Final = {
-    "24h": "24 hours",
-    "7d": "7 days",
-    "30d": "30 days",
-    "365d": "365 days",
-}
-assert set(RANGE_NAMES) == set(RANGES) and set(AVAILABILITY_NAMES) == set(AVAILABILITY_RANGES)
+AVAILABILITY_NAMES: Final = {**RANGE_NAMES, "365d": "365 days"}
+assert set(RANGE_NAMES) == set(RANGES)
+assert set(AVAILABILITY_NAMES) == set(detail_data.AVAILABILITY_RANGES)
 
 NEEDS: Final[dict[Operation, Action]] = {
     "pause": Action.OPERATE,
@@ -90,7 +80,9 @@ def _page(request: Request, who: Viewer, template: str, **context: Any) -> Respo
 async def monitor_page(request: Request, who: Signed, monitor_id: int) -> Response:
     db = await request_sessions(request).read()
     now = request.app.state.ctx.clock.now()
-    detail = await monitor_detail(db, team_id=who.team_id, monitor_id=monitor_id, now=now)
+    detail = await detail_data.monitor_detail(
+        db, team_id=who.team_id, monitor_id=monitor_id, now=now
+    )
     range_ = chosen_range(request)
     return _page(
         request,
@@ -107,7 +99,7 @@ async def monitor_page(request: Request, who: Signed, monitor_id: int) -> Respon
 async def heartbeat_page(request: Request, who: Signed, heartbeat_id: int) -> Response:
     ctx = request.app.state.ctx
     db = await request_sessions(request).read()
-    detail = await heartbeat_detail(
+    detail = await detail_data.heartbeat_detail(
         db,
         team_id=who.team_id,
         heartbeat_id=heartbeat_id,
@@ -128,7 +120,7 @@ async def target_page(request: Request, who: Signed, target_id: int) -> Response
     )
     if collector_id is None:
         raise NotFound("collector_target", target_id)
-    detail = await target_detail(
+    detail = await detail_data.target_detail(
         db, team_id=who.team_id, collector_id=collector_id, target_id=target_id, now=now
     )
     series = await response_series(
@@ -165,14 +157,15 @@ async def act(
             (item,) = await operations.load(db, team_id=who.team_id, kind=kind, ids=[object_id])
             if operation == "delete" and not confirmed(form):
                 name = operations.name_of(kind, item)
+                words, goes_with_it = DELETING[kind]
                 return confirm_page(
                     request,
                     who,
                     section="overview",
-                    question=f"Delete the {KIND_WORDS[kind]} “{name}”?",
-                    detail=DELETE_DETAILS[kind],
+                    question=f"Delete the {words} “{name}”?",
+                    detail=goes_with_it,
                     action=f"{page}/delete",
-                    button=f"Delete {KIND_WORDS[kind]}",
+                    button=f"Delete {words}",
                     fields=[],
                     back=page,
                 )
@@ -196,18 +189,22 @@ async def act(
     return RedirectResponse(f"{page}?{done_query(code)}", status_code=303)
 
 
-KIND_WORDS: Final[dict[Kind, str]] = {
-    "monitor": "monitor",
-    "heartbeat": "heartbeat",
-    "target": "collector target",
+DELETING: Final[dict[Kind, tuple[str, str]]] = {
+    "monitor": (
+        "monitor",
+        "Its check history goes with it; its incidents stay, an open one is resolved.",
+    ),
+    "heartbeat": (
+        "heartbeat",
+        "Its ping log and history go with it; its incidents stay, an open one is resolved. "
+        "Its ping URL stops working.",
+    ),
+    "target": (
+        "collector target",
+        "Its check history and metrics go with it; its incidents stay, an open one is resolved.",
+    ),
 }
-DELETE_DETAILS: Final[dict[Kind, str]] = {
-    "monitor": "Its check history goes with it; its incidents stay, an open one is resolved.",
-    "heartbeat": "Its ping log and history go with it; its incidents stay, an open one is "
-    "resolved. Its ping URL stops working.",
-    "target": "Its check history and metrics go with it; its incidents stay, an open one is "
-    "resolved.",
-}
+"""Each kind in words, and what its delete confirmation says goes with it."""
 
 
 def _register(kind: Kind, operation: Operation) -> None:

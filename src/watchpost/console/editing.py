@@ -16,19 +16,10 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.console import form_specs
+from watchpost.console import form_kit, form_specs
 from watchpost.console.auth import Viewer, permitted_form, read_db, viewer
 from watchpost.console.errors import ConsoleRoute
-from watchpost.console.form_kit import (
-    Chooser,
-    FormPage,
-    Saved,
-    monitor_references,
-    posted_body,
-    references,
-    save,
-    show,
-)
+from watchpost.console.form_kit import Chooser, FormPage, Saved, posted_body, save, show
 from watchpost.console.forms import Field, Raw, body_of, initial, posted
 from watchpost.heartbeats import lists as heartbeat_lists
 from watchpost.heartbeats import service as heartbeats
@@ -110,7 +101,7 @@ async def new_monitor(request: Request, who: Signed) -> Response:
     who.require(Action.EDIT)
     monitor_type = _type(request.query_params.get("type"))
     db = await request_sessions(request).read()
-    refs = await monitor_references(db, who.team_id)
+    refs = await form_kit.monitor_references(db, who.team_id)
     page = _monitor_page(
         monitor_type=monitor_type,
         refs=refs,
@@ -132,18 +123,14 @@ async def create_monitor(request: Request, who: Signed) -> Response:
     raw, body = sent.raw, sent.body
 
     async def store(db: AsyncSession) -> tuple[str, int, str]:
+        now = ctx.clock.now()
         monitor = await monitors.create_from_body(
-            db,
-            team_id=who.team_id,
-            team_name=who.team_name,
-            body=body,
-            box=ctx.box,
-            now=ctx.clock.now(),
+            db, team_id=who.team_id, team_name=who.team_name, body=body, box=ctx.box, now=now
         )
         return "monitor.created", monitor.id, monitor.pronounceable_name or monitor.url
 
     async def again(db: AsyncSession) -> FormPage:
-        refs = await monitor_references(db, who.team_id, raw)
+        refs = await form_kit.monitor_references(db, who.team_id, raw)
         return _monitor_page(monitor_type=monitor_type, refs=refs, values=raw, defaults={})
 
     return await save(request, who, MONITOR_SAVED, store=store, again=again)
@@ -160,7 +147,7 @@ async def edit_monitor(request: Request, who: Signed, monitor_id: str) -> Respon
         attributes = form_specs.switched(attributes, monitor.monitor_type, monitor_type)
     page = _monitor_page(
         monitor_type=monitor_type,
-        refs=await monitor_references(db, who.team_id, attributes),
+        refs=await form_kit.monitor_references(db, who.team_id, attributes),
         values=None,
         defaults=attributes,
         monitor_id=monitor.id,
@@ -189,13 +176,9 @@ async def update_monitor(request: Request, who: Signed, monitor_id: str) -> Resp
         if monitor_type != monitor.monitor_type:
             body.update(dict.fromkeys(form_specs.cleared_type_fields(monitor_type)))
         body.update(body_of(fields, raw, creating=False, current=current))
+        now = ctx.clock.now()
         await monitors.update_from_body(
-            db,
-            monitor=monitor,
-            team_name=who.team_name,
-            body=body,
-            box=ctx.box,
-            now=ctx.clock.now(),
+            db, monitor=monitor, team_name=who.team_name, body=body, box=ctx.box, now=now
         )
         return "monitor.updated", monitor.id, monitor.pronounceable_name or monitor.url
 
@@ -203,7 +186,7 @@ async def update_monitor(request: Request, who: Signed, monitor_id: str) -> Resp
         monitor = await monitors.get_monitor(db, team_id=who.team_id, monitor_id=found)
         return _monitor_page(
             monitor_type=_type(sent_type, monitor.monitor_type),
-            refs=await monitor_references(db, who.team_id, raw),
+            refs=await form_kit.monitor_references(db, who.team_id, raw),
             values=raw,
             defaults={},
             monitor_id=found,
@@ -236,7 +219,7 @@ def _heartbeat_page(
 @router.get("/heartbeats/new")
 async def new_heartbeat(request: Request, who: Signed) -> Response:
     db = await read_db(request, who, Action.EDIT)
-    refs = await references(db, who.team_id)
+    refs = await form_kit.references(db, who.team_id)
     return show(request, who, _heartbeat_page(refs, None, form_specs.heartbeat_defaults()))
 
 
@@ -257,7 +240,7 @@ async def create_heartbeat(request: Request, who: Signed) -> Response:
         return "heartbeat.created", heartbeat.id, heartbeat.name
 
     async def again(db: AsyncSession) -> FormPage:
-        return _heartbeat_page(await references(db, who.team_id, raw), raw, {})
+        return _heartbeat_page(await form_kit.references(db, who.team_id, raw), raw, {})
 
     return await save(request, who, HEARTBEAT_SAVED, store=store, again=again)
 
@@ -270,7 +253,7 @@ async def edit_heartbeat(request: Request, who: Signed, heartbeat_id: str) -> Re
     attributes = heartbeat_lists.heartbeat_resource(
         heartbeat, public_base=public_base(request, request.app.state.ctx), team_name=who.team_name
     )["attributes"]
-    refs = await references(db, who.team_id, attributes)
+    refs = await form_kit.references(db, who.team_id, attributes)
     return show(request, who, _heartbeat_page(refs, None, attributes, heartbeat.id))
 
 
@@ -289,6 +272,6 @@ async def update_heartbeat(request: Request, who: Signed, heartbeat_id: str) -> 
         return "heartbeat.updated", heartbeat.id, heartbeat.name
 
     async def again(db: AsyncSession) -> FormPage:
-        return _heartbeat_page(await references(db, who.team_id, raw), raw, {}, found)
+        return _heartbeat_page(await form_kit.references(db, who.team_id, raw), raw, {}, found)
 
     return await save(request, who, HEARTBEAT_SAVED, store=store, again=again)

@@ -127,13 +127,9 @@ async def create_target(request: Request, who: Signed) -> Response:
     raw, body = sent.raw, sent.body
 
     async def store(db: AsyncSession) -> tuple[str, int, str]:
+        now = ctx.clock.now()
         row = await target_requests.create_target_from_body(
-            db,
-            team_id=who.team_id,
-            collector_id=collector_id,
-            body=body,
-            box=ctx.box,
-            now=ctx.clock.now(),
+            db, team_id=who.team_id, collector_id=collector_id, body=body, box=ctx.box, now=now
         )
         return "collector_target.created", row.id, f"{row.kind} {row.host}"
 

@@ -10,25 +10,17 @@ action is also an audit entry (`incident.acknowledged` …).
 
 from __future__ import annotations
 
-from typing import Annotated, Final
+from typing import Annotated, Any, Final
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse, Response
+from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.audit.service import Actor, record
+from watchpost.audit.service import record
+from watchpost.console import incident_list
+from watchpost.console.account import actor
 from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.errors import ConsoleRoute
-from watchpost.console.incident_list import (
-    PAGE_SIZES,
-    PERIOD_LABELS,
-    STATE_CLASSES,
-    STATE_WORDS,
-    STATUSES,
-    about,
-    list_page,
-    read_query,
-    subject_names,
-)
 from watchpost.console.incident_timeline import check_facts, timeline
 from watchpost.console.web import form_page, relative, render
 from watchpost.errors import InvalidRequest
@@ -47,18 +39,28 @@ Signed = Annotated[Viewer, Depends(viewer)]
 LIVE: Final = "/console/events"
 
 
-def _actor(request: Request, who: Viewer) -> Actor:
-    return Actor(
-        "person", who.user.email, who.user.id, request.client.host if request.client else None
+async def _audit(
+    db: AsyncSession, request: Request, who: Viewer, incident: Incident, **entry: Any
+) -> None:
+    """The audit entry (`action`, `now`, maybe `details`) of what the signed-in person did to
+    the incident."""
+    await record(
+        db,
+        team_id=who.team_id,
+        actor=actor(request, who),
+        subject_type=INCIDENT,
+        subject_id=incident.id,
+        subject=incident.name,
+        **entry,
     )
 
 
 @router.get("/incidents")
 async def incidents(request: Request, who: Signed) -> Response:
     now = request.app.state.ctx.clock.now()
-    query = read_query(request.query_params, now)
+    query = incident_list.read_query(request.query_params, now)
     db = await request_sessions(request).read()
-    page = await list_page(db, team_id=who.team_id, query=query)
+    page = await incident_list.list_page(db, team_id=who.team_id, query=query)
     return render(
         request,
         "incidents.html",
@@ -68,9 +70,9 @@ async def incidents(request: Request, who: Signed) -> Response:
         live=LIVE,
         query=query,
         page=page,
-        statuses=STATUSES,
-        periods=PERIOD_LABELS,
-        page_sizes=PAGE_SIZES,
+        statuses=incident_list.STATUSES,
+        periods=incident_list.PERIOD_LABELS,
+        page_sizes=incident_list.PAGE_SIZES,
         relative=relative,
     )
 
@@ -87,7 +89,7 @@ async def _incident_page(
     incident = await service.get_incident(
         db, team_id=who.team_id, incident_id=object_id(incident_id, INCIDENT)
     )
-    names = await subject_names(
+    names = await incident_list.subject_names(
         db,
         {incident.monitor_id} if incident.monitor_id is not None else set(),
         {incident.heartbeat_id} if incident.heartbeat_id is not None else set(),
@@ -101,9 +103,9 @@ async def _incident_page(
         section="incidents",
         live=LIVE,
         incident=incident,
-        state_word=STATE_WORDS[status],
-        state_class=STATE_CLASSES[status],
-        about=about(
+        state_word=incident_list.STATE_WORDS[status],
+        state_class=incident_list.STATE_CLASSES[status],
+        about=incident_list.about(
             incident.monitor_id, incident.heartbeat_id, incident.collector_target_id, names
         ),
         facts=check_facts(incident),
@@ -131,16 +133,7 @@ async def _act(request: Request, who: Viewer, incident_id: str, change: Change) 
             await comments.reopen(db, incident, by=who.user.email, now=now)
         else:
             await apply(db, incident, change, at=now, by=who.user.email)
-        await record(
-            db,
-            team_id=who.team_id,
-            actor=_actor(request, who),
-            action=f"incident.{change.value}",
-            now=now,
-            subject_type=INCIDENT,
-            subject_id=incident.id,
-            subject=incident.name,
-        )
+        await _audit(db, request, who, incident, action=f"incident.{change.value}", now=now)
     return RedirectResponse(f"/incidents/{iid}", status_code=303)
 
 
@@ -186,15 +179,13 @@ async def comment(request: Request, who: Signed, incident_id: str) -> Response:
             user_id=who.user.id,
             user_email=who.user.email,
         )
-        await record(
+        await _audit(
             db,
-            team_id=who.team_id,
-            actor=_actor(request, who),
+            request,
+            who,
+            incident,
             action="incident.commented",
             now=now,
-            subject_type=INCIDENT,
-            subject_id=incident.id,
-            subject=incident.name,
             details={"comment_id": added.id},
         )
     return RedirectResponse(f"/incidents/{iid}#timeline", status_code=303)

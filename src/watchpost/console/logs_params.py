@@ -118,13 +118,6 @@ def read(query: dict[str, str], now: datetime) -> Explore:
 
 # ------------------------------------------------------------------------------ events
 
-LEVEL_KEYS: Final = ("level", "severity_text", "severity", "log.level", "levelname")
-MESSAGE_KEYS: Final = ("message", "msg", "body", "log", "text")
-MAX_FILTER_LINKS: Final = 60
-"""Field values offered as click-to-filter links per event."""
-MAX_VALUE: Final = 200
-"""Characters of a value a link filters on; longer values are not offered."""
-
 
 @dataclass(frozen=True)
 class Shown:
@@ -136,6 +129,14 @@ class Shown:
     message: str
     json: str
     fields: list[tuple[str, str]]
+
+
+LEVEL_KEYS: Final = ("level", "severity_text", "severity", "log.level", "levelname")
+MESSAGE_KEYS: Final = ("message", "msg", "body", "log", "text")
+MAX_FILTER_LINKS: Final = 60
+"""Field values offered as click-to-filter links per event."""
+MAX_VALUE: Final = 200
+"""Characters of a value a link filters on; longer values are not offered."""
 
 
 def shown(event_id: int, dt: datetime, event: object, pretty: str) -> Shown:

@@ -23,19 +23,13 @@ from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.audit.service import record
+from watchpost.console import maintenance_data
 from watchpost.console.account import actor
 from watchpost.console.auth import Viewer, permitted_form, read_db, viewer, write_db
 from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import field_errors
-from watchpost.console.maintenance_data import (
-    DAY_WORDS,
-    Window,
-    choices,
-    covered,
-    window_from_query,
-    window_page,
-)
+from watchpost.console.maintenance_data import Window
 from watchpost.console.notices import object_notices
 from watchpost.console.pickers import find_text, ids_of
 from watchpost.console.query_numbers import number
@@ -43,9 +37,7 @@ from watchpost.console.web import form_page, render
 from watchpost.errors import InvalidRequest, NotFound
 from watchpost.heartbeats import service as heartbeats
 from watchpost.http.deps import request_sessions
-from watchpost.maintenance_windows import (
-    weekdays_in_order,
-)
+from watchpost.maintenance_windows import weekdays_in_order
 from watchpost.monitors import service as monitors
 from watchpost.people.roles import Action
 
@@ -66,7 +58,7 @@ async def windows_page(request: Request, who: Signed) -> Response:
     page = number(request.query_params.get("page"), 1, 10**6)
     db = await request_sessions(request).read()
     now = request.app.state.ctx.clock.now()
-    windows, more = await window_page(db, who.team_id, page, now)
+    windows, more = await maintenance_data.window_page(db, who.team_id, page, now)
     return render(
         request,
         "maintenance_windows.html",
@@ -91,7 +83,7 @@ async def _form(
     errors: dict[str, str] | None = None,
     find: str = "",
 ) -> Response:
-    monitor_choices, heartbeat_choices = await choices(
+    monitor_choices, heartbeat_choices = await maintenance_data.choices(
         db,
         who.team_id,
         find=find,
@@ -110,7 +102,7 @@ async def _form(
         title="New maintenance window" if window is None else "Edit maintenance window",
         window=window,
         action=f"{PATH}/new" if window is None else f"{PATH}/edit",
-        weekdays=list(DAY_WORDS.items()),
+        weekdays=list(maintenance_data.DAY_WORDS.items()),
         monitors=monitor_choices,
         heartbeats=heartbeat_choices,
         find=find,
@@ -136,9 +128,9 @@ async def new_window(request: Request, who: Signed) -> Response:
 @router.get(PATH + "/edit")
 async def edit_window(request: Request, who: Signed) -> Response:
     who.require(Action.EDIT)
-    window = window_from_query(request.query_params)
+    window = maintenance_data.window_from_query(request.query_params)
     db = await request_sessions(request).read()
-    monitor_ids, heartbeat_ids = await covered(db, who.team_id, window)
+    monitor_ids, heartbeat_ids = await maintenance_data.covered(db, who.team_id, window)
     if not monitor_ids and not heartbeat_ids:
         raise NotFound("maintenance window", window.query)
     values = {
@@ -231,7 +223,7 @@ async def _save(request: Request, who: Viewer, *, old: Window | None, form: Any)
             async with db.begin():
                 dropped: tuple[list[int], list[int]] = ([], [])
                 if old is not None:
-                    was_m, was_h = await covered(db, who.team_id, old)
+                    was_m, was_h = await maintenance_data.covered(db, who.team_id, old)
                     dropped = (
                         [i for i in was_m if i not in monitor_ids],
                         [i for i in was_h if i not in heartbeat_ids],
@@ -285,17 +277,17 @@ async def create_window(request: Request, who: Signed) -> Response:
 @router.post(PATH + "/edit")
 async def update_window(request: Request, who: Signed) -> Response:
     form = await permitted_form(request, who, Action.EDIT)
-    old = window_from_query(form, "old_")
+    old = maintenance_data.window_from_query(form, "old_")
     return await _save(request, who, old=old, form=form)
 
 
 @router.post(PATH + "/delete")
 async def delete_window(request: Request, who: Signed) -> Response:
     form = await permitted_form(request, who, Action.EDIT)
-    window = window_from_query(form)
+    window = maintenance_data.window_from_query(form)
     db = await write_db(request)
     async with db.begin():
-        monitor_ids, heartbeat_ids = await covered(db, who.team_id, window)
+        monitor_ids, heartbeat_ids = await maintenance_data.covered(db, who.team_id, window)
         if not monitor_ids and not heartbeat_ids:
             raise NotFound("maintenance window", window.query)
         if not confirmed(form):

@@ -184,14 +184,9 @@ async def choices(
     each the chosen ones and at most pickers.LIMIT more."""
     name = func.coalesce(Monitor.pronounceable_name, Monitor.url)
     searched = (Monitor.pronounceable_name, Monitor.url)
+    monitor_rows = of_team(Monitor, team_id, name)
     found_monitors = await pick(
-        db,
-        of_team(Monitor, team_id, name),
-        Monitor.id,
-        name,
-        searched=searched,
-        find=find,
-        chosen=monitors,
+        db, monitor_rows, Monitor.id, name, searched=searched, find=find, chosen=monitors
     )
     heartbeat_rows = of_team(Heartbeat, team_id, Heartbeat.name)
     found_heartbeats = await pick(

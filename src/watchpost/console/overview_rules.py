@@ -55,6 +55,7 @@ from sqlalchemy import (
 from sqlalchemy import cast as sql_cast
 
 from watchpost.collectors.models import CollectorTarget
+from watchpost.console import operations
 from watchpost.db.base import UTCDateTime
 from watchpost.heartbeats.models import Heartbeat
 from watchpost.history.models import LastObservation
@@ -66,11 +67,9 @@ KINDS: Final[tuple[Kind, ...]] = ("monitor", "heartbeat", "target")
 STATES: Final[tuple[str, ...]] = ("down", "pending", "maintenance", "up", "paused")
 """In the order the "state" sort shows them: what needs a person first."""
 SUBJECT_TYPES: Final[dict[str, str]] = {
-    "monitor": "monitor",
-    "heartbeat": "heartbeat",
-    "target": "collector_target",
+    kind: name for kind, name in operations.SUBJECT_TYPES.items()
 }
-"""A row's kind → its subject_type in the history tables."""
+"""A row's kind → its subject_type in the history tables: operations.py's table, keyed by str."""
 GROUP_KINDS: Final[dict[str, Kind]] = {
     "monitor": "monitor",
     "heartbeat": "heartbeat",

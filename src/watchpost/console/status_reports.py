@@ -72,6 +72,23 @@ def _affected(form: FormData, names: dict[int, str]) -> list[dict[str, Any]]:
     return found
 
 
+def _statuses(affected: list[dict[str, Any]]) -> dict[int, str]:
+    """Affected resources as the form shows them: resource id → status."""
+    return {int(a["status_page_resource_id"]): a["status"] for a in affected}
+
+
+def _typed(form: FormData, names: tuple[str, ...]) -> dict[str, Any]:
+    """What was typed in the named fields, and whether to notify the subscribers."""
+    typed: dict[str, Any] = {name: str(form.get(name, "")) for name in names}
+    typed["notify"] = form.get("notify_subscribers") is not None
+    return typed
+
+
+def _subject(page: StatusPage, report: StatusReport) -> tuple[str, int, str]:
+    """The report as its audit entries name it."""
+    return reports.REPORT, report.id, f"{page.company_name}: {report.title}"
+
+
 def _local(moment: Any) -> str:
     """A time as a datetime-local input holds it (UTC)."""
     return "" if moment is None else moment.strftime("%Y-%m-%dT%H:%M")
@@ -152,10 +169,7 @@ async def new_report(request: Request, who: Signed, page_id: str) -> Response:
 async def create_report(request: Request, who: Signed, page_id: str) -> Response:
     form = await permitted_form(request, who, Action.RESPOND)
     kind = _kind(form.get("report_type"))
-    typed: dict[str, Any] = {
-        name: str(form.get(name, "")) for name in ("title", "message", "starts_at", "ends_at")
-    }
-    typed["notify"] = form.get("notify_subscribers") is not None
+    typed = _typed(form, ("title", "message", "starts_at", "ends_at"))
     now = request.app.state.ctx.clock.now()
     db = await write_db(request)
     try:
@@ -163,7 +177,7 @@ async def create_report(request: Request, who: Signed, page_id: str) -> Response
             page = await team_page(db, who, page_id, lock=True)
             names = await _names(db, page)
             affected = _affected(form, names)
-            typed["affected"] = {int(a["status_page_resource_id"]): a["status"] for a in affected}
+            typed["affected"] = _statuses(affected)
             body: dict[str, Any] = {
                 "title": typed["title"].strip(),
                 "message": typed["message"],
@@ -192,7 +206,7 @@ async def create_report(request: Request, who: Signed, page_id: str) -> Response
                 db,
                 who,
                 "status_report.created",
-                (reports.REPORT, report.id, f"{page.company_name}: {report.title}"),
+                _subject(page, report),
                 {"report_type": kind},
             )
     except InvalidRequest as exc:
@@ -231,7 +245,6 @@ async def _report_page(
     names = await _names(db, page)
     updates = await reports.updates_of(db, [report.id])
     now = request.app.state.ctx.clock.now()
-    current = {int(a["status_page_resource_id"]): a["status"] for a in report.affected_resources}
     return form_page(
         request,
         "status_report.html",
@@ -245,7 +258,7 @@ async def _report_page(
         updates=list(reversed(updates)),
         names=names,
         statuses=STATUSES[_kind(report.report_type)],
-        typed=typed or {"affected": current, "notify": True},
+        typed=typed or {"affected": _statuses(report.affected_resources), "notify": True},
         open=report_state(report, now) not in ("resolved", "completed"),
         notice=notice_for(request),
     )
@@ -267,8 +280,7 @@ async def _post_update(
     *,
     resolve: bool,
 ) -> Response:
-    typed: dict[str, Any] = {"message": str(form.get("message", ""))}
-    typed["notify"] = form.get("notify_subscribers") is not None
+    typed = _typed(form, ("message",))
     now = request.app.state.ctx.clock.now()
     db = await write_db(request)
     try:
@@ -290,9 +302,7 @@ async def _post_update(
                     ]
                 else:
                     affected = _affected(form, names)
-                typed["affected"] = {
-                    int(a["status_page_resource_id"]): a["status"] for a in affected
-                }
+                typed["affected"] = _statuses(affected)
                 if not affected:
                     raise InvalidRequest.field(
                         "affected_resources", "Choose the status of at least one resource"
@@ -318,7 +328,7 @@ async def _post_update(
                     db,
                     who,
                     "status_report.resolved" if resolve else "status_update.created",
-                    (reports.REPORT, report.id, f"{page.company_name}: {report.title}"),
+                    _subject(page, report),
                     {"status_update_id": update.id},
                 )
                 done = "resolved" if resolve else "update_posted"
@@ -356,7 +366,7 @@ async def _end_maintenance(
         db,
         who,
         "status_report.ended",
-        (reports.REPORT, report.id, f"{page.company_name}: {report.title}"),
+        _subject(page, report),
     )
 
 

@@ -109,14 +109,10 @@ async def save_update(
         async with db.begin():
             page, report, update = await _found(db, who, page_id, report_id, update_id, lock=True)
             data = parse(UpdateChange, {"message": message, "notify_subscribers": notify})
+            sent = set(data.model_fields_set)
+            now = request.app.state.ctx.clock.now()
             await reports.change_update(
-                db,
-                page=page,
-                report=report,
-                update=update,
-                data=data,
-                sent=set(data.model_fields_set),
-                now=request.app.state.ctx.clock.now(),
+                db, page=page, report=report, update=update, data=data, sent=sent, now=now
             )
             await _audit(request, db, who, "updated", (page, report, update))
     except InvalidRequest as exc:
