@@ -157,7 +157,7 @@ async def act(
             (item,) = await operations.load(db, team_id=who.team_id, kind=kind, ids=[object_id])
             if operation == "delete" and not confirmed(form):
                 name = operations.name_of(kind, item)
-                words, goes_with_it = DELETING[kind]
+                words, goes_with_it = operations.KIND_NAMES[kind].singular, GOES_WITH_IT[kind]
                 return confirm_page(
                     request,
                     who,
@@ -189,22 +189,14 @@ async def act(
     return RedirectResponse(f"{page}?{done_query(code)}", status_code=303)
 
 
-DELETING: Final[dict[Kind, tuple[str, str]]] = {
-    "monitor": (
-        "monitor",
-        "Its check history goes with it; its incidents stay, an open one is resolved.",
-    ),
-    "heartbeat": (
-        "heartbeat",
-        "Its ping log and history go with it; its incidents stay, an open one is resolved. "
-        "Its ping URL stops working.",
-    ),
-    "target": (
-        "collector target",
-        "Its check history and metrics go with it; its incidents stay, an open one is resolved.",
-    ),
+GOES_WITH_IT: Final[dict[Kind, str]] = {
+    "monitor": "Its check history goes with it; its incidents stay, an open one is resolved.",
+    "heartbeat": "Its ping log and history go with it; its incidents stay, an open one is "
+    "resolved. Its ping URL stops working.",
+    "target": "Its check history and metrics go with it; its incidents stay, an open one is "
+    "resolved.",
 }
-"""Each kind in words, and what its delete confirmation says goes with it."""
+"""What a kind's delete confirmation says goes with it."""
 
 
 def _register(kind: Kind, operation: Operation) -> None:
