@@ -38,6 +38,7 @@ from watchpost.status_pages.resource_types import (
 )
 from watchpost.status_pages.schemas import RESOURCE_NOT_NULL, ResourceFields
 from watchpost.status_pages.sections import first_section, place, sections_of
+from watchpost.teams.stored_rows import added
 from watchpost.validation import parse_id
 
 RESOURCE = "status_page_resource"
@@ -281,9 +282,7 @@ async def create_resource(
         updated_at=now,
     )
     place(await _in_section(session, section_id), resource, data.position, "resource")
-    session.add(resource)
-    await session.flush()
-    return resource
+    return await added(session, resource)
 
 
 async def update_resource(

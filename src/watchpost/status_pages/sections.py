@@ -18,6 +18,7 @@ from watchpost.status_pages.models import StatusPage, StatusPageResource, Status
 from watchpost.status_pages.ordering import PositionHeld, arrange
 from watchpost.status_pages.pages import Problems
 from watchpost.status_pages.schemas import SECTION_NOT_NULL, SectionCreate, SectionUpdate
+from watchpost.teams.stored_rows import added
 
 SECTION = "status_page_section"
 
@@ -90,9 +91,7 @@ async def create_section(
         updated_at=now,
     )
     place(await _sections(session, page), section, data.position, "section")
-    session.add(section)
-    await session.flush()
-    return section
+    return await added(session, section)
 
 
 async def update_section(
@@ -152,6 +151,4 @@ async def first_section(session: AsyncSession, page: StatusPage, now: datetime) 
         created_at=now,
         updated_at=now,
     )
-    session.add(section)
-    await session.flush()
-    return section.id
+    return (await added(session, section)).id
