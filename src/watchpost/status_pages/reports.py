@@ -25,6 +25,7 @@ from watchpost.status_pages.models import (
     StatusPageResource,
     StatusReport,
     StatusUpdate,
+    page_row,
 )
 from watchpost.status_pages.report_schemas import (
     REPORT_NOT_NULL,
@@ -223,17 +224,16 @@ async def create_report(
     _window_problems(data.report_type, starts, ends, problems)
     affected = await _affected(session, page, data.report_type, data.affected_resources, problems)
     _raise(problems)
-    report = StatusReport(
-        team_id=page.team_id,
-        status_page_id=page.id,
+    report = page_row(
+        StatusReport,
+        page,
+        now,
         title=data.title,
         report_type=data.report_type,
         starts_at=starts,
         ends_at=ends,
         affected_resources=affected,
         resolved=False,
-        created_at=now,
-        updated_at=now,
     )
     await added(session, report)
     session.add(_new_update(report, data, published, affected, now))

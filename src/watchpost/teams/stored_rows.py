@@ -14,13 +14,20 @@ RowT = TypeVar("RowT", bound=Base)
 
 
 async def check_held(
-    session: AsyncSession, owner_column: Any, owner_id: int, *, limit: int, full: str
+    session: AsyncSession,
+    owner_column: Any,
+    owner_id: int,
+    *,
+    limit: int,
+    full: str,
+    status: int = 422,
 ) -> None:
-    """A 422 saying `full` when the rows whose `owner_column` is `owner_id` number `limit`
-    or more (the caller holds the owner's lock, so two adds cannot both pass the count)."""
+    """An InvalidRequest (`status`) saying `full` when the rows whose `owner_column` is
+    `owner_id` number `limit` or more (the caller holds the owner's lock, so two adds cannot
+    both pass the count)."""
     held = await session.scalar(select(func.count()).where(owner_column == owner_id))
     if (held or 0) >= limit:
-        raise InvalidRequest([(None, full)])
+        raise InvalidRequest([(None, full)], status=status)
 
 
 async def added(session: AsyncSession, row: RowT) -> RowT:
