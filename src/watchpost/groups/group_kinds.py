@@ -63,41 +63,56 @@ class GroupKind:
     """Other tables' columns naming a group of this kind, cleared when it is deleted."""
 
 
-MONITOR_GROUPS: Final = GroupKind(
-    api_type="monitor_group",
-    name="monitor group",
-    model=MonitorGroup,
-    prefix="/api/v2/monitor-groups",
-    member_model=Monitor,
-    member_key=Monitor.monitor_group_id,
-    member_type="monitor",
-    members="monitors",
+def _kind(
+    member_type: str,
+    api: str,
+    model: type[Group],
+    member_model: type[Any],
+    member_key: InstrumentedAttribute[int | None],
+    **more: Any,
+) -> GroupKind:
+    """A kind named after its members' type: the API type `<member>_group`, in words
+    "<member> group", its collection at `/api/<api>/<member>-groups` and its members at
+    `<member>s`."""
+    return GroupKind(
+        api_type=f"{member_type}_group",
+        name=f"{member_type} group",
+        model=model,
+        prefix=f"/api/{api}/{member_type}-groups",
+        member_model=member_model,
+        member_key=member_key,
+        member_type=member_type,
+        members=f"{member_type}s",
+        **more,
+    )
+
+
+MONITOR_GROUPS: Final = _kind(
+    "monitor",
+    "v2",
+    MonitorGroup,
+    Monitor,
+    Monitor.monitor_group_id,
     shown_as="MonitorGroup",
     pause_member=monitors.set_paused,
     announce_pause=monitors.announce_pause,
     sort_index=Annotated[int, Field(ge=-1_000_000, le=1_000_000)],
 )
-HEARTBEAT_GROUPS: Final = GroupKind(
-    api_type="heartbeat_group",
-    name="heartbeat group",
-    model=HeartbeatGroup,
-    prefix="/api/v2/heartbeat-groups",
-    member_model=Heartbeat,
-    member_key=Heartbeat.heartbeat_group_id,
-    member_type="heartbeat",
-    members="heartbeats",
+HEARTBEAT_GROUPS: Final = _kind(
+    "heartbeat",
+    "v2",
+    HeartbeatGroup,
+    Heartbeat,
+    Heartbeat.heartbeat_group_id,
     shown_as="HeartbeatGroup",
     pause_member=heartbeats.set_paused,
 )
-SOURCE_GROUPS: Final = GroupKind(
-    api_type="source_group",
-    name="source group",
-    model=SourceGroup,
-    prefix="/api/v1/source-groups",
-    member_model=Source,
-    member_key=Source.source_group_id,
-    member_type="source",
-    members="sources",
+SOURCE_GROUPS: Final = _kind(
+    "source",
+    "v1",
+    SourceGroup,
+    Source,
+    Source.source_group_id,
     unique_names=True,
     team_attribute="team_id",
     also_grouped=(Collector.source_group_id,),

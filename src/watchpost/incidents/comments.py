@@ -12,14 +12,15 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, Final
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.clock import isoformat_ms
 from watchpost.db.queries import team_object
-from watchpost.errors import Conflict, InvalidRequest
+from watchpost.errors import Conflict
 from watchpost.incidents.models import Incident, IncidentComment
 from watchpost.incidents.transitions import Change, apply, open_incident_for
+from watchpost.teams.stored_rows import added, check_held
 
 COMMENT: Final = "incident_comment"
 MAX_CONTENT: Final = 10_000
@@ -79,15 +80,13 @@ async def add_comment(
 ) -> IncidentComment:
     """A new comment, its timeline entry (by `by`) and its `comment` event; 422 when the
     incident holds MAX_COMMENTS already."""
-    held = await session.scalar(
-        select(func.count())
-        .select_from(IncidentComment)
-        .where(IncidentComment.incident_id == incident.id)
+    await check_held(
+        session,
+        IncidentComment.incident_id,
+        incident.id,
+        limit=MAX_COMMENTS,
+        full=f"An incident holds at most {MAX_COMMENTS} comments; this one is full",
     )
-    if (held or 0) >= MAX_COMMENTS:
-        raise InvalidRequest(
-            [(None, f"An incident holds at most {MAX_COMMENTS} comments; this one is full")]
-        )
     comment = IncidentComment(
         team_id=incident.team_id,
         incident_id=incident.id,
@@ -97,8 +96,7 @@ async def add_comment(
         created_at=now,
         updated_at=now,
     )
-    session.add(comment)
-    await session.flush()
+    await added(session, comment)
     await apply(
         session,
         incident,

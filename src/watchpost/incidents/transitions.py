@@ -26,6 +26,7 @@ from watchpost.incidents.models import Incident, IncidentEvent, referenced
 from watchpost.incidents.rendering import SUBJECTS, incident_payload
 from watchpost.masking import mask_urls
 from watchpost.metadata import incidents as incident_metadata
+from watchpost.teams.stored_rows import added
 
 log = logging.getLogger("watchpost.incidents")
 
@@ -180,11 +181,9 @@ async def apply(
         text = _DEFAULT_TEXTS[change].format(by=by)
     _EFFECTS[change](incident, at, by)
     if change is Change.STARTED:
-        session.add(incident)
-        await session.flush()
+        await added(session, incident)
     event = IncidentEvent(incident_id=incident.id, at=at, kind=change.value, text=text, by=by)
-    session.add(event)
-    await session.flush()
+    await added(session, event)
     announced = _ANNOUNCED.get(change)
     if announced is not None:
         await _announce(session, incident, announced, at, extra)

@@ -26,6 +26,7 @@ from watchpost.oncall.schemas import CalendarCreate, CalendarUpdate
 from watchpost.problems import team_name_problems
 from watchpost.teams.models import User
 from watchpost.teams.service import Principal
+from watchpost.teams.stored_rows import added
 from watchpost.validation import object_id
 
 TYPE: Final = "on_call_calendar"
@@ -111,9 +112,7 @@ async def make(
         created_at=now,
         updated_at=now,
     )
-    db.add(calendar)
-    await db.flush()
-    return calendar
+    return await added(db, calendar)
 
 
 async def change(

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from typing import Final
 
-from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.errors import InvalidRequest
 from watchpost.status_pages.models import StatusPage, StatusPageResource, StatusPageSection
+from watchpost.teams.stored_rows import check_held
 
 MAX_RESOURCES: Final = 1_000
 MAX_SECTIONS: Final = 1_000
@@ -35,9 +34,10 @@ async def check_room(session: AsyncSession, *, page: StatusPage, what: str, limi
     The caller holds the page's lock (its write transaction), so two creates cannot both
     pass the count.
     """
-    page_column = _HELD[what]
-    held = await session.scalar(select(func.count()).where(page_column == page.id))
-    if (held or 0) >= limit:
-        raise InvalidRequest(
-            [(None, f"a status page holds at most {limit:,} {what}; this one is full")]
-        )
+    await check_held(
+        session,
+        _HELD[what],
+        page.id,
+        limit=limit,
+        full=f"a status page holds at most {limit:,} {what}; this one is full",
+    )

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import JSON, Boolean, ForeignKey, Integer, String, Text, false, true
 from sqlalchemy.orm import Mapped, mapped_column
@@ -161,3 +161,13 @@ class ReportAnnouncement(TeamOwnedMixin, Base):
     )
     phase: Mapped[str] = mapped_column(String(16))
     next_at: Mapped[datetime] = mapped_column(UTCDateTime(), index=True)
+
+
+PageRowT = TypeVar("PageRowT", bound=Base)
+
+
+def page_row(model: type[PageRowT], page: StatusPage, now: datetime, **values: Any) -> PageRowT:
+    """A new row of `model` belonging to the page (its team's), created and updated now."""
+    return model(
+        team_id=page.team_id, status_page_id=page.id, created_at=now, updated_at=now, **values
+    )

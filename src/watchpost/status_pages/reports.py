@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any, Final
 
-from sqlalchemy import bindparam, delete, func, select
+from sqlalchemy import bindparam, delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.db.queries import team_object, team_rows
@@ -25,6 +25,7 @@ from watchpost.status_pages.models import (
     StatusPageResource,
     StatusReport,
     StatusUpdate,
+    page_row,
 )
 from watchpost.status_pages.report_schemas import (
     REPORT_NOT_NULL,
@@ -36,6 +37,7 @@ from watchpost.status_pages.report_schemas import (
     UpdateCreate,
 )
 from watchpost.status_pages.report_states import RESOLVED
+from watchpost.teams.stored_rows import added, check_held
 from watchpost.validation import parse_id
 
 REPORT: Final = "status_report"
@@ -208,16 +210,13 @@ async def create_report(
     session: AsyncSession, *, page: StatusPage, data: ReportCreate, now: datetime
 ) -> StatusReport:
     """A report and its first status update (the page is locked by the caller)."""
-    held = await session.scalar(select(func.count()).where(StatusReport.status_page_id == page.id))
-    if (held or 0) >= MAX_REPORTS:
-        raise InvalidRequest(
-            [
-                (
-                    None,
-                    f"a status page holds at most {MAX_REPORTS:,} status reports; this one is full",
-                )
-            ]
-        )
+    await check_held(
+        session,
+        StatusReport.status_page_id,
+        page.id,
+        limit=MAX_REPORTS,
+        full=f"a status page holds at most {MAX_REPORTS:,} status reports; this one is full",
+    )
     problems: list[Problem] = []
     starts = _time("starts_at", data.starts_at, problems) or now
     ends = _time("ends_at", data.ends_at, problems)
@@ -225,33 +224,19 @@ async def create_report(
     _window_problems(data.report_type, starts, ends, problems)
     affected = await _affected(session, page, data.report_type, data.affected_resources, problems)
     _raise(problems)
-    report = StatusReport(
-        team_id=page.team_id,
-        status_page_id=page.id,
+    report = page_row(
+        StatusReport,
+        page,
+        now,
         title=data.title,
         report_type=data.report_type,
         starts_at=starts,
         ends_at=ends,
         affected_resources=affected,
         resolved=False,
-        created_at=now,
-        updated_at=now,
     )
-    session.add(report)
-    await session.flush()
-    session.add(
-        StatusUpdate(
-            team_id=page.team_id,
-            status_page_id=page.id,
-            status_report_id=report.id,
-            message=data.message,
-            published_at=published,
-            notify_subscribers=data.notify_subscribers,
-            affected_resources=affected,
-            created_at=now,
-            updated_at=now,
-        )
-    )
+    await added(session, report)
+    session.add(_new_update(report, data, published, affected, now))
     await _sync(session, report, now)
     return report
 
@@ -305,23 +290,32 @@ async def create_update(
     data: UpdateCreate,
     now: datetime,
 ) -> StatusUpdate:
-    held = await session.scalar(
-        select(func.count()).where(StatusUpdate.status_report_id == report.id)
+    await check_held(
+        session,
+        StatusUpdate.status_report_id,
+        report.id,
+        limit=MAX_UPDATES,
+        full=f"a status report holds at most {MAX_UPDATES} status updates; this one is full",
     )
-    if (held or 0) >= MAX_UPDATES:
-        raise InvalidRequest(
-            [
-                (
-                    None,
-                    f"a status report holds at most {MAX_UPDATES} status updates; this one is full",
-                )
-            ]
-        )
     problems: list[Problem] = []
     published = _time("published_at", data.published_at, problems) or now
     affected = await _affected(session, page, report.report_type, data.affected_resources, problems)
     _raise(problems)
-    update = StatusUpdate(
+    update = _new_update(report, data, published, affected, now)
+    session.add(update)
+    await _sync(session, report, now)
+    return update
+
+
+def _new_update(
+    report: StatusReport,
+    data: ReportCreate | UpdateCreate,
+    published: datetime,
+    affected: list[dict[str, Any]],
+    now: datetime,
+) -> StatusUpdate:
+    """A new status update of the report (its message and notify flag from `data`)."""
+    return StatusUpdate(
         team_id=report.team_id,
         status_page_id=report.status_page_id,
         status_report_id=report.id,
@@ -332,9 +326,6 @@ async def create_update(
         created_at=now,
         updated_at=now,
     )
-    session.add(update)
-    await _sync(session, report, now)
-    return update
 
 
 async def change_update(

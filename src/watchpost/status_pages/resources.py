@@ -22,7 +22,12 @@ from watchpost.problems import null_problems, sent_values
 from watchpost.status_pages.availability import aggregate_state
 from watchpost.status_pages.limits import MAX_RESOURCES, check_room
 from watchpost.status_pages.metadata_rules import incident_rules
-from watchpost.status_pages.models import StatusPage, StatusPageResource, StatusPageSection
+from watchpost.status_pages.models import (
+    StatusPage,
+    StatusPageResource,
+    StatusPageSection,
+    page_row,
+)
 from watchpost.status_pages.ordering import arrange
 from watchpost.status_pages.pages import Problems
 from watchpost.status_pages.records import ITEMS, item_columns, plain_rows, summaries
@@ -37,7 +42,7 @@ from watchpost.status_pages.resource_types import (
     widget_from_history,
 )
 from watchpost.status_pages.schemas import RESOURCE_NOT_NULL, ResourceFields
-from watchpost.status_pages.sections import first_section, place, sections_of
+from watchpost.status_pages.sections import add_placed, first_section, place, sections_of
 from watchpost.validation import parse_id
 
 RESOURCE = "status_page_resource"
@@ -271,19 +276,16 @@ async def create_resource(
         session, page=page, team_name=team_name, data=data, sent=sent, current=None
     )
     section_id = prepared.section_id or await first_section(session, page, now)
-    resource = StatusPageResource(
-        team_id=page.team_id,
-        status_page_id=page.id,
+    resource = page_row(
+        StatusPageResource,
+        page,
+        now,
         status_page_section_id=section_id,
         position=data.position or 0,
         **{"explanation": "", "fixed_position": False, **prepared.values},
-        created_at=now,
-        updated_at=now,
     )
-    place(await _in_section(session, section_id), resource, data.position, "resource")
-    session.add(resource)
-    await session.flush()
-    return resource
+    siblings = await _in_section(session, section_id)
+    return await add_placed(session, siblings, resource, data.position, "resource")
 
 
 async def update_resource(

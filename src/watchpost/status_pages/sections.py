@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import Select, delete
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -14,12 +14,19 @@ from watchpost.errors import InvalidRequest
 from watchpost.listing import Page, PageRequest, paginate
 from watchpost.problems import null_problems, sent_values
 from watchpost.status_pages.limits import MAX_SECTIONS, check_room
-from watchpost.status_pages.models import StatusPage, StatusPageResource, StatusPageSection
+from watchpost.status_pages.models import (
+    StatusPage,
+    StatusPageResource,
+    StatusPageSection,
+    page_row,
+)
 from watchpost.status_pages.ordering import PositionHeld, arrange
 from watchpost.status_pages.pages import Problems
 from watchpost.status_pages.schemas import SECTION_NOT_NULL, SectionCreate, SectionUpdate
+from watchpost.teams.stored_rows import added
 
 SECTION = "status_page_section"
+PlacedT = TypeVar("PlacedT", StatusPageSection, StatusPageResource)
 
 
 def sections_of(*, team_id: int, page_id: int) -> Select[tuple[StatusPageSection]]:
@@ -75,24 +82,30 @@ def place(
         ) from None
 
 
+async def add_placed(
+    session: AsyncSession, siblings: Sequence[Any], item: PlacedT, target: int | None, what: str
+) -> PlacedT:
+    """A new `what` (section or resource) placed at `target` among its siblings (others
+    shift down; None: at the end), then added."""
+    place(siblings, item, target, what)
+    return await added(session, item)
+
+
 async def create_section(
     session: AsyncSession, *, page: StatusPage, data: SectionCreate, now: datetime
 ) -> StatusPageSection:
     """A new section at data.position (others shift down) or at the end."""
     await check_room(session, page=page, what="sections", limit=MAX_SECTIONS)
-    section = StatusPageSection(
-        team_id=page.team_id,
-        status_page_id=page.id,
+    section = page_row(
+        StatusPageSection,
+        page,
+        now,
         name=data.name.strip(),
         position=data.position or 0,
         fixed_position=data.fixed_position,
-        created_at=now,
-        updated_at=now,
     )
-    place(await _sections(session, page), section, data.position, "section")
-    session.add(section)
-    await session.flush()
-    return section
+    siblings = await _sections(session, page)
+    return await add_placed(session, siblings, section, data.position, "section")
 
 
 async def update_section(
@@ -143,15 +156,5 @@ async def first_section(session: AsyncSession, page: StatusPage, now: datetime) 
     sections = await _sections(session, page)
     if sections:
         return sections[0].id
-    section = StatusPageSection(
-        team_id=page.team_id,
-        status_page_id=page.id,
-        name="",
-        position=0,
-        fixed_position=False,
-        created_at=now,
-        updated_at=now,
-    )
-    session.add(section)
-    await session.flush()
-    return section.id
+    section = page_row(StatusPageSection, page, now, name="", position=0, fixed_position=False)
+    return (await added(session, section)).id

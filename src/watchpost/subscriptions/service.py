@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Final
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.crypto import SecretBox
@@ -27,6 +27,7 @@ from watchpost.status_pages.announcements import CHANNEL, payload_resources
 from watchpost.status_pages.models import StatusPage, StatusPageResource
 from watchpost.subscriptions import tokens
 from watchpost.subscriptions.models import StatusPageSubscriber
+from watchpost.teams.stored_rows import check_held
 from watchpost.validation import check_destination_url, parse_id
 from watchpost.webhooks import signing
 
@@ -150,13 +151,14 @@ async def subscribe(
             )
             .execution_options(synchronize_session=False)
         )
-        held = await session.scalar(
-            select(func.count()).where(StatusPageSubscriber.status_page_id == page.id)
+        await check_held(
+            session,
+            StatusPageSubscriber.status_page_id,
+            page.id,
+            limit=max_subscribers,
+            full="this status page has as many subscribers as it may hold",
+            status=409,
         )
-        if (held or 0) >= max_subscribers:
-            raise InvalidRequest(
-                [(None, "this status page has as many subscribers as it may hold")], status=409
-            )
         row = StatusPageSubscriber(
             team_id=page.team_id,
             status_page_id=page.id,

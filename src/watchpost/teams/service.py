@@ -10,6 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from watchpost.crypto import hash_token, random_token
 from watchpost.teams.models import ApiToken, Membership, Team, User
+from watchpost.teams.stored_rows import added
 
 TOKEN_PREFIX = "wp_"  # noqa: S105  (a public prefix, not a secret)
 SHOWN_PREFIX_LENGTH = 12
@@ -32,9 +33,7 @@ class Principal:
 async def get_or_create_team(session: AsyncSession, *, name: str, now: datetime) -> Team:
     team = await session.scalar(select(Team).where(Team.name == name))
     if team is None:
-        team = Team(name=name, created_at=now)
-        session.add(team)
-        await session.flush()
+        team = await added(session, Team(name=name, created_at=now))
     return team
 
 
@@ -73,9 +72,7 @@ async def create_team_token(
         name=(name or "").strip()[:255] or None,
         created_by_id=created_by_id,
     )
-    session.add(row)
-    await session.flush()
-    return row, token
+    return await added(session, row), token
 
 
 async def team_tokens(session: AsyncSession, *, team_id: int) -> list[tuple[ApiToken, str | None]]:
