@@ -16,19 +16,18 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.clock import isoformat_ms
 from watchpost.db.queries import team_object
 from watchpost.listing import Page, PageRequest, team_page
+from watchpost.teams import stored_rows
 from watchpost.teams.service import Principal
 
 T = TypeVar("T")
 
 
-async def added(db: AsyncSession, row: T, now: datetime) -> T:
+async def added(db: AsyncSession, row: stored_rows.RowT, now: datetime) -> stored_rows.RowT:
     """The new row, created and updated at now, added to the session and flushed (its id is
     known)."""
     stamped: Any = row
     stamped.created_at = stamped.updated_at = now
-    db.add(row)
-    await db.flush()
-    return row
+    return await stored_rows.added(db, row)
 
 
 def stamps(row: Any, team_name: str) -> dict[str, Any]:
