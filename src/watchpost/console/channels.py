@@ -15,9 +15,9 @@ plus an audit entry.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any, Final
+from typing import Any, Final
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
 from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -26,7 +26,7 @@ from watchpost.channels import service
 from watchpost.channels.models import NotificationChannel
 from watchpost.channels.schemas import ChannelCreate, ChannelUpdate
 from watchpost.console.account import audit
-from watchpost.console.auth import Viewer, permitted_form, read_db, viewer, write_db
+from watchpost.console.auth import Viewer, permitted_form, read_db, write_db
 from watchpost.console.channels_kinds import (
     DEFAULT_KIND,
     KINDS,
@@ -38,9 +38,9 @@ from watchpost.console.channels_kinds import (
 )
 from watchpost.console.channels_urls import KindProblem
 from watchpost.console.confirming import Asking, delete_confirmed
-from watchpost.console.errors import ConsoleRoute
 from watchpost.console.notices import object_notices
 from watchpost.console.query_numbers import number
+from watchpost.console.signed_routes import Signed, console_router
 from watchpost.console.team_audit import DEFAULT_SIZE, PAGE_SIZES
 from watchpost.console.web import form_page, render
 from watchpost.delivery import service as delivery
@@ -51,8 +51,7 @@ from watchpost.problems import validated
 from watchpost.teams.service import Principal
 from watchpost.validation import object_id
 
-router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
-Signed = Annotated[Viewer, Depends(viewer)]
+router = console_router()
 SECTION: Final = "channels"
 CLEAR: Final = "__clear"
 NOTICES: Final = object_notices("Channel")

@@ -12,18 +12,18 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, Final
+from typing import Any, Final
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import Request
 from fastapi.responses import Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console.account import audit
-from watchpost.console.auth import Viewer, read_db, viewer
+from watchpost.console.auth import Viewer, read_db
 from watchpost.console.confirming import Asking, delete_confirmed
-from watchpost.console.errors import ConsoleRoute
 from watchpost.console.notices import done_query
 from watchpost.console.query_numbers import number
+from watchpost.console.signed_routes import Signed, console_router
 from watchpost.console.web import render
 from watchpost.incoming import service as incoming
 from watchpost.listing import PageRequest
@@ -31,8 +31,7 @@ from watchpost.pagerduty import service as pagerduty
 from watchpost.people.roles import Action
 from watchpost.teams.service import Principal
 
-router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
-Signed = Annotated[Viewer, Depends(viewer)]
+router = console_router()
 
 SECTION: Final = "integrations"
 PAGE_SIZE: Final = 25

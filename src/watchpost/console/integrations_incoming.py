@@ -7,17 +7,15 @@ integrations_incoming_form.py."""
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from fastapi import APIRouter, Depends, Request
+from fastapi import Request
 from fastapi.responses import Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.console.auth import Viewer, read_db, viewer
-from watchpost.console.errors import ConsoleRoute
+from watchpost.console.auth import Viewer, read_db
 from watchpost.console.integrations import INCOMING, NOTICES, SECTION, _delete
 from watchpost.console.integrations_example import curl_for
 from watchpost.console.integrations_rules import RULE_TYPE_CHOICES, RULE_WORDS
+from watchpost.console.signed_routes import Signed, console_router
 from watchpost.console.web import render
 from watchpost.incoming import schemas as incoming_schemas
 from watchpost.incoming import service as incoming
@@ -28,8 +26,7 @@ from watchpost.people.roles import Action
 from watchpost.policies.models import Policy
 from watchpost.validation import object_id
 
-router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
-Signed = Annotated[Viewer, Depends(viewer)]
+router = console_router()
 
 
 async def _find_incoming(db: AsyncSession, who: Viewer, row_id: str) -> IncomingWebhook:

@@ -12,20 +12,20 @@ are shown beside the row's input. Needs Action.EDIT; another team's webhook is a
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Annotated, Any, Final
+from typing import Any, Final
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console import integrations_rules as rules_kit
 from watchpost.console.account import audit
-from watchpost.console.auth import Viewer, permitted_form, read_db, viewer, write_db
-from watchpost.console.errors import ConsoleRoute
+from watchpost.console.auth import Viewer, permitted_form, read_db, write_db
 from watchpost.console.form_kit import choices
 from watchpost.console.forms import Field, Raw, body_of, field_of, initial, posted
 from watchpost.console.integrations import INCOMING, SECTION, _caller
 from watchpost.console.integrations_example import curl_for
+from watchpost.console.signed_routes import Signed, console_router
 from watchpost.console.web import form_page
 from watchpost.errors import InvalidRequest
 from watchpost.incoming import schemas as incoming_schemas
@@ -38,8 +38,7 @@ from watchpost.policies.models import Policy
 from watchpost.problems import accepted, checked
 from watchpost.validation import object_id
 
-router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
-Signed = Annotated[Viewer, Depends(viewer)]
+router = console_router()
 
 _IN = incoming_schemas.WebhookCreate
 LABELS: Final = {

@@ -5,14 +5,13 @@ edit forms and a confirmed delete, through pagerduty/service.py with an audit en
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Final
+from typing import Final
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import Request
 from fastapi.responses import Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.console.auth import Viewer, permitted_form, read_db, viewer
-from watchpost.console.errors import ConsoleRoute
+from watchpost.console.auth import Viewer, permitted_form, read_db
 from watchpost.console.form_kit import FormPage, Saved, save, show
 from watchpost.console.forms import (
     Field,
@@ -29,6 +28,7 @@ from watchpost.console.integrations import (
     _caller,
     _delete,
 )
+from watchpost.console.signed_routes import Signed, console_router
 from watchpost.console.web import render
 from watchpost.pagerduty import schemas as pagerduty_schemas
 from watchpost.pagerduty import service as pagerduty
@@ -37,8 +37,7 @@ from watchpost.people.roles import Action
 from watchpost.problems import accepted, checked
 from watchpost.validation import object_id
 
-router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
-Signed = Annotated[Viewer, Depends(viewer)]
+router = console_router()
 PAGERDUTY_SAVED: Final = Saved(
     "pagerduty_integration", lambda found: f"{PAGERDUTY}/{found}?done=saved"
 )

@@ -10,19 +10,19 @@ Action.EDIT and are audited; another team's location is a 404, the operator's re
 from __future__ import annotations
 
 import shlex
-from typing import Annotated, Any, Final
+from typing import Any, Final
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.agent.wire import server_problem
 from watchpost.console.account import audit
-from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
+from watchpost.console.auth import Viewer, permitted_form, write_db
 from watchpost.console.confirming import confirm_page, confirmed
-from watchpost.console.errors import ConsoleRoute
 from watchpost.console.locations import REGION_WORDS, SECTION, STATUS_WORDS, kind_of, own
 from watchpost.console.notices import done_query
+from watchpost.console.signed_routes import Signed, console_router
 from watchpost.console.web import render
 from watchpost.errors import Conflict
 from watchpost.heartbeats.endpoints import public_base
@@ -33,8 +33,7 @@ from watchpost.people.roles import Action
 from watchpost.probing import service
 from watchpost.validation import object_id
 
-router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
-Signed = Annotated[Viewer, Depends(viewer)]
+router = console_router()
 NAME_LENGTH: Final = 255
 
 

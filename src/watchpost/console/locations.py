@@ -12,16 +12,16 @@ console/location_tokens.py.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any, Final
+from typing import Any, Final
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import Request
 from fastapi.responses import Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.console.auth import Refused, Viewer, permitted_form, read_db, viewer
-from watchpost.console.errors import ConsoleRoute
+from watchpost.console.auth import Refused, Viewer, permitted_form, read_db
 from watchpost.console.form_kit import FormPage, Saved, save, show
 from watchpost.console.forms import Field, Raw, body_of, field_of, initial, posted
+from watchpost.console.signed_routes import Signed, console_router
 from watchpost.console.web import render
 from watchpost.http.deps import request_sessions
 from watchpost.locations.models import DEFAULT_OFFLINE_AFTER_S, Location
@@ -30,8 +30,7 @@ from watchpost.probing import service
 from watchpost.probing.schemas import LocationCreate, parse_create, parse_update
 from watchpost.validation import object_id
 
-router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
-Signed = Annotated[Viewer, Depends(viewer)]
+router = console_router()
 LOCATION_SAVED: Final = Saved(service.LOCATION, lambda found: f"/locations/{found}")
 SECTION: Final = "locations"
 REGION_WORDS: Final = {

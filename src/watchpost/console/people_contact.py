@@ -11,17 +11,17 @@ own (any role), an admin anyone's in the team. Another team's person is a 404.
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Annotated, Any, Final
+from typing import Any, Final
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console import oncall_days
 from watchpost.console.account import audit
-from watchpost.console.auth import Viewer, permitted_form, read_db, viewer, write_db
-from watchpost.console.errors import ConsoleRoute
+from watchpost.console.auth import Viewer, permitted_form, read_db, write_db
+from watchpost.console.signed_routes import Signed, console_router
 from watchpost.console.web import form_page
 from watchpost.errors import NotFound
 from watchpost.oncall.models import OnCallCalendar
@@ -32,8 +32,7 @@ from watchpost.teams.models import User
 from watchpost.urgencies.models import Urgency
 from watchpost.validation import object_id
 
-router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
-Signed = Annotated[Viewer, Depends(viewer)]
+router = console_router()
 NAME_LENGTH: Final = 255
 MAX_POLICIES: Final = 1000
 """At most this many of the team's policies are read to find those naming the person."""

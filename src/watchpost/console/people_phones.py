@@ -7,21 +7,20 @@ The audit entry says whose numbers changed and how many they have now, never the
 
 from __future__ import annotations
 
-from typing import Annotated, Final
+from typing import Final
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console.account import account_page, audit
-from watchpost.console.auth import Viewer, checked_form, permitted_form, viewer, write_db
-from watchpost.console.errors import ConsoleRoute
+from watchpost.console.auth import Viewer, checked_form, permitted_form, write_db
 from watchpost.console.people_contact import contact_page, may_change, member_of, person_row
+from watchpost.console.signed_routes import Signed, console_router
 from watchpost.people import phones
 from watchpost.people.roles import Action
 
-router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
-Signed = Annotated[Viewer, Depends(viewer)]
+router = console_router()
 FIELD: Final = "phone_numbers"
 MAX_FORM: Final = 1000
 """The most of the field's text read (and shown again beside an error)."""

@@ -13,9 +13,9 @@ needs Action.READ, changing Action.EDIT; another team's policy is a 404.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Annotated, Any, Final
+from typing import Any, Final
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -23,11 +23,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.console import policies_choices
 from watchpost.console import policies_steps as steps_kit
 from watchpost.console.account import audit
-from watchpost.console.auth import Viewer, permitted_form, read_db, viewer, write_db
+from watchpost.console.auth import Viewer, permitted_form, read_db, write_db
 from watchpost.console.confirming import Asking, audited, delete_confirmed
-from watchpost.console.errors import ConsoleRoute
 from watchpost.console.pickers import find_text
 from watchpost.console.query_numbers import number
+from watchpost.console.signed_routes import Signed, console_router
 from watchpost.console.web import render
 from watchpost.errors import InvalidRequest
 from watchpost.heartbeats.models import Heartbeat
@@ -42,8 +42,7 @@ from watchpost.problems import accepted, checked
 from watchpost.teams.service import Principal
 from watchpost.validation import object_id
 
-router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
-Signed = Annotated[Viewer, Depends(viewer)]
+router = console_router()
 PER_PAGE: Final = 50
 USERS_SHOWN: Final = 5
 """Monitors (and heartbeats) named on a policy's line; the rest are counted."""

@@ -6,19 +6,19 @@ that /policies/urgencies is not read as a policy's id."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Final
+from typing import Any, Final
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console.account import audit
-from watchpost.console.auth import Viewer, permitted_form, read_db, viewer, write_db
+from watchpost.console.auth import Viewer, permitted_form, read_db, write_db
 from watchpost.console.confirming import Asking, audited, delete_confirmed
-from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import field_errors
 from watchpost.console.policies import PER_PAGE, principal
+from watchpost.console.signed_routes import Signed, console_router
 from watchpost.console.web import form_page, render
 from watchpost.errors import InvalidRequest
 from watchpost.listing import PageRequest
@@ -35,8 +35,7 @@ from watchpost.urgencies.schemas import (
 )
 from watchpost.validation import object_id
 
-router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
-Signed = Annotated[Viewer, Depends(viewer)]
+router = console_router()
 WAY_WORDS: Final = {
     "email": ("E-mail", "To each person told."),
     "sms": ("SMS", "Through the instance's SMS service (WATCHPOST_SMS_URL)."),

@@ -7,18 +7,18 @@ audit entry. Reading needs any role; changing needs Action.EDIT (admins)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Final
+from typing import Any, Final
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console.account import audit
-from watchpost.console.auth import Viewer, permitted_form, read_db, viewer, write_db
+from watchpost.console.auth import Viewer, permitted_form, read_db, write_db
 from watchpost.console.confirming import Asking, delete_confirmed
-from watchpost.console.errors import ConsoleRoute
 from watchpost.console.notices import done_query
+from watchpost.console.signed_routes import Signed, console_router
 from watchpost.console.sources_examples import examples
 from watchpost.console.web import form_page, render
 from watchpost.errors import InvalidRequest
@@ -30,8 +30,7 @@ from watchpost.sources.platforms import DEFAULT_LOGS_RETENTION, DEFAULT_METRICS_
 from watchpost.sources.schemas import parse_source_create, parse_source_update
 from watchpost.validation import object_id
 
-router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
-Signed = Annotated[Viewer, Depends(viewer)]
+router = console_router()
 PER_PAGE: Final = 50
 RETENTION_FIELDS: Final = ("logs_retention", "metrics_retention")
 

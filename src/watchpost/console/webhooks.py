@@ -14,18 +14,18 @@ nothing of its settings). Another team's webhook or delivery is a 404.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Final
+from typing import Any, Final
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console import webhooks_forms as forms
 from watchpost.console.account import audit
-from watchpost.console.auth import Viewer, permitted_form, read_db, viewer, write_db
-from watchpost.console.errors import ConsoleRoute
+from watchpost.console.auth import Viewer, permitted_form, read_db, write_db
 from watchpost.console.forms import Raw
 from watchpost.console.query_numbers import number
+from watchpost.console.signed_routes import Signed, console_router
 from watchpost.console.web import form_page, render
 from watchpost.delivery import attempt_log
 from watchpost.delivery import service as deliveries
@@ -40,8 +40,7 @@ from watchpost.webhooks.models import OutgoingWebhook
 from watchpost.webhooks.schemas import parse_webhook_create, parse_webhook_update
 from watchpost.webhooks.triggers import TRIGGER_RULES, TRIGGER_TYPES
 
-router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
-Signed = Annotated[Viewer, Depends(viewer)]
+router = console_router()
 
 SECTION: Final = "webhooks"
 PAGE_SIZE: Final = 25

@@ -3,17 +3,15 @@ rotate the signing secret (each after a confirmation), Send test, and Retry a de
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from fastapi import APIRouter, Depends, Request
+from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console.account import audit
-from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
+from watchpost.console.auth import permitted_form, write_db
 from watchpost.console.confirming import Asking, confirm_page, confirmed, delete_confirmed
-from watchpost.console.errors import ConsoleRoute
 from watchpost.console.notices import done_query
+from watchpost.console.signed_routes import Signed, console_router
 from watchpost.console.webhooks import (
     SECTION,
     _audit,
@@ -26,8 +24,7 @@ from watchpost.validation import object_id
 from watchpost.webhooks import service, signing
 from watchpost.webhooks.models import OutgoingWebhook
 
-router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
-Signed = Annotated[Viewer, Depends(viewer)]
+router = console_router()
 
 
 # ----------------------------------------------------------------------------- actions
