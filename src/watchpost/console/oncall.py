@@ -14,6 +14,8 @@ on-call routes do: the team's default calendar is made the first time it is need
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime, time, timedelta
 from typing import Annotated, Any, Final
 
@@ -204,13 +206,22 @@ async def find_calendar(
     return await calendars.find(db, who.team_id, raw_id, now=now)
 
 
-@router.get("/on-call/{calendar_id}")
-async def calendar_page(request: Request, who: Signed, calendar_id: str) -> Response:
-    who.require(Action.READ)
-    now = request.app.state.ctx.clock.now()
+@asynccontextmanager
+async def opened_calendar(
+    request: Request, who: Viewer, raw_id: str, needs: Action, now: datetime
+) -> AsyncIterator[tuple[AsyncSession, OnCallCalendar]]:
+    """The team's calendar for a page (who's `needs` checked) in an open write transaction:
+    finding the default calendar makes it on first use."""
+    who.require(needs)
     db = await write_db(request)
     async with db.begin():
-        calendar = await find_calendar(db, who, calendar_id, now)
+        yield db, await find_calendar(db, who, raw_id, now)
+
+
+@router.get("/on-call/{calendar_id}")
+async def calendar_page(request: Request, who: Signed, calendar_id: str) -> Response:
+    now = request.app.state.ctx.clock.now()
+    async with opened_calendar(request, who, calendar_id, Action.READ, now) as (db, calendar):
         at = oncall_days.position(request.query_params.get("from"), events.today(now).date())
         find = find_text(request.query_params.get("find"))
         return await show_calendar(request, who, db, calendar, at=at, find=find)

@@ -21,7 +21,7 @@ from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import FORM_ERROR, field_errors
-from watchpost.console.oncall import audit, find_calendar
+from watchpost.console.oncall import audit, find_calendar, opened_calendar
 from watchpost.console.policies import principal
 from watchpost.console.web import render
 from watchpost.errors import Conflict, InvalidRequest
@@ -96,11 +96,8 @@ async def _settings(
 
 @router.get("/on-call/{calendar_id}/edit")
 async def calendar_settings(request: Request, who: Signed, calendar_id: str) -> Response:
-    who.require(Action.EDIT)
     now = request.app.state.ctx.clock.now()
-    db = await write_db(request)
-    async with db.begin():
-        calendar = await find_calendar(db, who, calendar_id, now)
+    async with opened_calendar(request, who, calendar_id, Action.EDIT, now) as (db, calendar):
         return await _settings(request, who, db, calendar)
 
 

@@ -17,7 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.console.account import audit
 from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.errors import ConsoleRoute
-from watchpost.errors import NotFound
+from watchpost.db.queries import team_object
 from watchpost.logsearch.models import SavedSearch
 from watchpost.people.roles import Action
 from watchpost.validation import object_id
@@ -107,9 +107,10 @@ async def delete(request: Request, who: Signed, search_id: str) -> Response:
     now = request.app.state.ctx.clock.now()
     db = await write_db(request)
     async with db.begin():
-        row = await db.get(SavedSearch, object_id(search_id, "saved search"))
-        if row is None or row.team_id != who.team_id:
-            raise NotFound("saved search", search_id)
+        found = object_id(search_id, "saved search")
+        row = await team_object(
+            db, SavedSearch, "saved search", team_id=who.team_id, object_id=found
+        )
         await audit(
             db, request, who, "saved_search.deleted", now, ("saved_search", row.id, row.name)
         )

@@ -17,17 +17,10 @@ from fastapi.responses import Response, StreamingResponse
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from watchpost.console import status_pages_kit as kit
 from watchpost.console.auth import read_db
 from watchpost.console.confirming import Asking, delete_confirmed
 from watchpost.console.errors import ConsoleRoute
-from watchpost.console.status_pages_kit import (
-    SECTION,
-    Signed,
-    audit,
-    notice_for,
-    paging_of,
-    team_page,
-)
 from watchpost.console.web import exact, render
 from watchpost.db.queries import team_object, team_rows
 from watchpost.listing import paginate
@@ -45,10 +38,10 @@ HEADER: Final = ("id", "kind", "address", "confirmed", "confirmed_at", "created_
 
 
 @router.get("/status-pages/{page_id}/subscribers")
-async def subscribers(request: Request, who: Signed, page_id: str) -> Response:
+async def subscribers(request: Request, who: kit.Signed, page_id: str) -> Response:
     db = await read_db(request, who, Action.EDIT)
-    page = await team_page(db, who, page_id)
-    paging = paging_of(request, per_page=50)
+    page = await kit.team_page(db, who, page_id)
+    paging = kit.paging_of(request, per_page=50)
     stmt = team_rows(StatusPageSubscriber, team_id=who.team_id, status_page_id=page.id)
     found = await paginate(db, stmt, paging, order_by=StatusPageSubscriber.id)
     count = await db.scalar(
@@ -58,13 +51,13 @@ async def subscribers(request: Request, who: Signed, page_id: str) -> Response:
         request,
         "status_page_subscribers.html",
         viewer=who,
-        section=SECTION,
+        section=kit.SECTION,
         page=page,
         rows=found.data,
         count=count or 0,
         links=found.links,
         page_number=paging.page,
-        notice=notice_for(request),
+        notice=kit.notice_for(request),
     )
 
 
@@ -90,9 +83,9 @@ def _line(row: StatusPageSubscriber) -> str:
 
 
 @router.get("/status-pages/{page_id}/subscribers.csv")
-async def export(request: Request, who: Signed, page_id: str) -> Response:
+async def export(request: Request, who: kit.Signed, page_id: str) -> Response:
     db = await read_db(request, who, Action.EDIT)
-    page = await team_page(db, who, page_id)
+    page = await kit.team_page(db, who, page_id)
     sessions = request.app.state.ctx.db
     team_id, pid = who.team_id, page.id
 
@@ -126,9 +119,9 @@ async def export(request: Request, who: Signed, page_id: str) -> Response:
 
 
 @router.post("/status-pages/{page_id}/subscribers/{subscriber_id}/delete")
-async def remove(request: Request, who: Signed, page_id: str, subscriber_id: str) -> Response:
+async def remove(request: Request, who: kit.Signed, page_id: str, subscriber_id: str) -> Response:
     async def find(db: AsyncSession) -> tuple[StatusPage, StatusPageSubscriber]:
-        page = await team_page(db, who, page_id, lock=True)
+        page = await kit.team_page(db, who, page_id, lock=True)
         row = await team_object(
             db,
             StatusPageSubscriber,
@@ -142,13 +135,13 @@ async def remove(request: Request, who: Signed, page_id: str, subscriber_id: str
     async def removed(db: AsyncSession, found: tuple[StatusPage, StatusPageSubscriber]) -> None:
         page, row = found
         subject = f"{page.company_name}: {row.kind} subscriber {row.id}"
-        await audit(request, db, who, "status_page_subscriber.removed", (TYPE, row.id, subject))
+        await kit.audit(request, db, who, "status_page_subscriber.removed", (TYPE, row.id, subject))
         await service.remove(db, row.id)
 
     return await delete_confirmed(
         request,
         who,
-        SECTION,
+        kit.SECTION,
         find=find,
         ask=lambda found: Asking(
             title="Remove a subscriber",

@@ -16,7 +16,7 @@ from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
 from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.web import render
-from watchpost.errors import NotFound
+from watchpost.db.queries import team_object
 from watchpost.http.deps import request_sessions
 from watchpost.people.roles import Action
 from watchpost.teams import service
@@ -75,9 +75,8 @@ async def revoke(request: Request, who: Signed, token_id: str) -> Response:
     now = request.app.state.ctx.clock.now()
     db = await write_db(request)
     async with db.begin():
-        row = await db.get(ApiToken, object_id(token_id, "token"))
-        if row is None or row.team_id != who.team_id:
-            raise NotFound("token", token_id)
+        found = object_id(token_id, "token")
+        row = await team_object(db, ApiToken, "token", team_id=who.team_id, object_id=found)
         label = f"{row.prefix}…" + (f" ({row.name})" if row.name else "")
         if row.revoked_at is not None:
             return RedirectResponse("/team/tokens", status_code=303)
