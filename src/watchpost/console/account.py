@@ -6,23 +6,22 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import datetime
-from typing import Annotated, Any, Final
+from typing import Any, Final
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.audit.service import Actor, record
-from watchpost.console.auth import Viewer, checked_form, lifetimes, safe_next, viewer, write_db
-from watchpost.console.errors import ConsoleRoute
+from watchpost.console.auth import Viewer, checked_form, lifetimes, safe_next, write_db
+from watchpost.console.signed_routes import Signed, console_router
 from watchpost.console.web import render
 from watchpost.people import accounts, passwords, second_factor, sessions
 from watchpost.people.models import ConsoleSession
 from watchpost.teams.models import User
 
 NAME_LENGTH: Final = 255
-router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
-Signed = Annotated[Viewer, Depends(viewer)]
+router = console_router()
 PENDING_SECRET = "watchpost_totp_setup"  # noqa: S105 (a cookie name)
 """Cookie holding the encrypted TOTP secret being set up, until a code of it is entered."""
 

@@ -12,25 +12,25 @@ field posted is the overview's query) and "Paused 12".
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Annotated, Final
+from typing import Final
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
 from starlette.datastructures import FormData
 
 from watchpost.console import operations
-from watchpost.console.auth import Viewer, checked_form, viewer, write_db
+from watchpost.console.auth import checked_form, write_db
 from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.details import NEEDS, actor
-from watchpost.console.errors import ConsoleRoute, error_page
+from watchpost.console.errors import error_page
 from watchpost.console.notices import done_query
 from watchpost.console.operations import Kind, Operation
 from watchpost.console.overview_data import all_matching_ids, parse_filter
+from watchpost.console.signed_routes import Signed, console_router
 from watchpost.errors import InvalidRequest, NotFound
 
-router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
-Signed = Annotated[Viewer, Depends(viewer)]
+router = console_router()
 
 ACTIONS: Final[dict[str, Operation]] = {"pause": "pause", "resume": "resume", "delete": "delete"}
 OWN_FIELDS: Final = frozenset({"csrf", "action", "item", "confirm", "all_matching", "list"})

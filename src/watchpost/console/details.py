@@ -8,30 +8,30 @@ is in the URL (`?range=7d`), so the range tabs are links that work without JavaS
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Final
+from typing import Any, Final
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy import select
 
 from watchpost.audit.service import Actor
 from watchpost.collectors.models import CollectorTarget
 from watchpost.console import detail_data, operations
-from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
+from watchpost.console.auth import Viewer, permitted_form, write_db
 from watchpost.console.charts import response_chart_svg
 from watchpost.console.confirming import confirm_page, confirmed
-from watchpost.console.errors import ConsoleRoute, error_page
+from watchpost.console.errors import error_page
 from watchpost.console.notices import done_query
 from watchpost.console.operations import Kind, Operation
 from watchpost.console.series import RANGES, response_series
+from watchpost.console.signed_routes import Signed, console_router
 from watchpost.console.web import render
 from watchpost.errors import InvalidRequest, NotFound
 from watchpost.heartbeats.endpoints import public_base
 from watchpost.http.deps import request_sessions
 from watchpost.people.roles import Action
 
-router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
-Signed = Annotated[Viewer, Depends(viewer)]
+router = console_router()
 LIVE: Final = "/console/events"
 
 RANGE_NAMES: Final = {"24h": "24 hours", "7d": "7 days", "30d": "30 days"}

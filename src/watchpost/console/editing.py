@@ -10,17 +10,17 @@ keeps what was typed. Creating and editing need Action.EDIT; another team's obje
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Annotated, Any, Final
+from typing import Any, Final
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import Request
 from fastapi.responses import Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console import form_kit, form_specs
-from watchpost.console.auth import Viewer, permitted_form, read_db, viewer
-from watchpost.console.errors import ConsoleRoute
+from watchpost.console.auth import permitted_form, read_db
 from watchpost.console.form_kit import Chooser, FormPage, Saved, posted_body, save, show
 from watchpost.console.forms import Field, Raw, body_of, initial, posted
+from watchpost.console.signed_routes import Signed, console_router
 from watchpost.heartbeats import lists as heartbeat_lists
 from watchpost.heartbeats import service as heartbeats
 from watchpost.heartbeats.endpoints import public_base
@@ -31,8 +31,7 @@ from watchpost.monitors.types import DEFAULT_MONITOR_TYPE, MONITOR_TYPES
 from watchpost.people.roles import Action
 from watchpost.validation import object_id
 
-router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
-Signed = Annotated[Viewer, Depends(viewer)]
+router = console_router()
 MONITOR_SAVED: Final = Saved("monitor", lambda found: f"/monitors/{found}")
 HEARTBEAT_SAVED: Final = Saved("heartbeat", lambda found: f"/heartbeats/{found}")
 

@@ -4,9 +4,9 @@ fields."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Final
+from typing import Any, Final
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import Request
 from fastapi.responses import Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -15,10 +15,10 @@ from watchpost.collectors import target_requests
 from watchpost.collectors.models import Collector
 from watchpost.collectors.target_kinds import KIND_RULES, KINDS
 from watchpost.console import form_specs
-from watchpost.console.auth import Viewer, permitted_form, read_db, viewer
-from watchpost.console.errors import ConsoleRoute
+from watchpost.console.auth import permitted_form, read_db
 from watchpost.console.form_kit import Chooser, FormPage, Saved, choices, posted_body, save, show
 from watchpost.console.forms import Field, Raw, body_of, initial, posted
+from watchpost.console.signed_routes import Signed, console_router
 from watchpost.errors import NotFound
 from watchpost.groups import lists as group_lists
 from watchpost.groups import service as groups
@@ -27,8 +27,7 @@ from watchpost.http.deps import request_sessions
 from watchpost.people.roles import Action
 from watchpost.validation import object_id
 
-router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
-Signed = Annotated[Viewer, Depends(viewer)]
+router = console_router()
 TARGET_SAVED: Final = Saved(collectors.TARGET_SUBJECT, lambda found: f"/targets/{found}")
 
 # ------------------------------------------------------------------- collector targets

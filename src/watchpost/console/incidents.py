@@ -10,18 +10,18 @@ action is also an audit entry (`incident.acknowledged` …).
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Final
+from typing import Any, Final
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.audit.service import record
 from watchpost.console import incident_list
 from watchpost.console.account import actor
-from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
-from watchpost.console.errors import ConsoleRoute
+from watchpost.console.auth import Viewer, permitted_form, write_db
 from watchpost.console.incident_timeline import check_facts, timeline
+from watchpost.console.signed_routes import Signed, console_router
 from watchpost.console.web import form_page, relative, render
 from watchpost.errors import InvalidRequest
 from watchpost.http.deps import request_sessions
@@ -34,8 +34,7 @@ from watchpost.people.roles import Action
 from watchpost.problems import parse
 from watchpost.validation import object_id
 
-router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
-Signed = Annotated[Viewer, Depends(viewer)]
+router = console_router()
 LIVE: Final = "/console/events"
 
 

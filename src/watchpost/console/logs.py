@@ -17,19 +17,19 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator
-from typing import Annotated, Any, Final
+from typing import Any, Final
 
 import orjson
-from fastapi import APIRouter, Depends, Request
+from fastapi import Request
 from fastapi.responses import PlainTextResponse, Response
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.console.auth import Viewer, viewer
-from watchpost.console.errors import ConsoleRoute
+from watchpost.console.auth import Viewer
 from watchpost.console.logs_histogram import histogram, svg
 from watchpost.console.logs_params import PRESETS, Explore, local, read, shown
 from watchpost.console.saved_searches import saved_of
+from watchpost.console.signed_routes import Signed, console_router
 from watchpost.console.web import render
 from watchpost.errors import InvalidRequest
 from watchpost.http.deps import request_sessions
@@ -39,8 +39,7 @@ from watchpost.logsearch.tail import open_tail
 from watchpost.people.roles import Action
 from watchpost.sources.models import Source
 
-router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
-Signed = Annotated[Viewer, Depends(viewer)]
+router = console_router()
 PAGE: Final = 50
 """Events a page of results shows."""
 MAX_CHOICES: Final = params.MAX_SOURCES

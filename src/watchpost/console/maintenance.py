@@ -15,24 +15,24 @@ by its four values (`?from=02:00:00&to=03:00:00&tz=UTC&days=mon,tue`).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Annotated, Any, Final
+from typing import Any, Final
 from urllib.parse import parse_qsl
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.audit.service import record
 from watchpost.console import maintenance_data
 from watchpost.console.account import actor
-from watchpost.console.auth import Viewer, permitted_form, read_db, viewer, write_db
+from watchpost.console.auth import Viewer, permitted_form, read_db, write_db
 from watchpost.console.confirming import confirm_page, confirmed
-from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import field_errors
 from watchpost.console.maintenance_data import Window
 from watchpost.console.notices import object_notices
 from watchpost.console.pickers import find_text, ids_of
 from watchpost.console.query_numbers import number
+from watchpost.console.signed_routes import Signed, console_router
 from watchpost.console.web import form_page, render
 from watchpost.errors import InvalidRequest, NotFound
 from watchpost.heartbeats import service as heartbeats
@@ -41,8 +41,7 @@ from watchpost.maintenance_windows import weekdays_in_order
 from watchpost.monitors import service as monitors
 from watchpost.people.roles import Action
 
-router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
-Signed = Annotated[Viewer, Depends(viewer)]
+router = console_router()
 SECTION: Final = "maintenance"
 PATH: Final = "/maintenance-windows"
 NOTICES: Final = object_notices(

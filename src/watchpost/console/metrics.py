@@ -14,17 +14,16 @@ import asyncio
 import math
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Annotated, Any, Final
+from typing import Any, Final
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import Request
 from fastapi.responses import Response
 from markupsafe import Markup, escape
 from sqlalchemy import select
 
 from watchpost.collectors.models import CollectorTarget, TargetMetricSample
-from watchpost.console.auth import Viewer, viewer
-from watchpost.console.errors import ConsoleRoute
 from watchpost.console.logs_params import PRESETS
+from watchpost.console.signed_routes import Signed, console_router
 from watchpost.console.web import render
 from watchpost.errors import NotFound
 from watchpost.http.deps import request_sessions
@@ -33,8 +32,7 @@ from watchpost.people.roles import Action
 from watchpost.sources.models import Source
 from watchpost.validation import object_id
 
-router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
-Signed = Annotated[Viewer, Depends(viewer)]
+router = console_router()
 SLICES: Final = 60
 PER_SLICE: Final = 40
 MAX_TARGET_ROWS: Final = 5000

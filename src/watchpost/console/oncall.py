@@ -17,20 +17,20 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, time, timedelta
-from typing import Annotated, Any, Final
+from typing import Any, Final
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console import account, oncall_days, oncall_people
-from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
+from watchpost.console.auth import Viewer, permitted_form, write_db
 from watchpost.console.confirming import Asking, delete_confirmed
-from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import field_errors
 from watchpost.console.pickers import find_text, ids_of
 from watchpost.console.policies import principal
 from watchpost.console.query_numbers import number
+from watchpost.console.signed_routes import Signed, console_router
 from watchpost.console.web import form_page, render
 from watchpost.errors import InvalidRequest
 from watchpost.listing import PageRequest
@@ -43,8 +43,7 @@ from watchpost.problems import accepted, checked
 from watchpost.teams.models import User, team_users
 from watchpost.validation import object_id
 
-router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
-Signed = Annotated[Viewer, Depends(viewer)]
+router = console_router()
 PER_PAGE: Final = 50
 INTERVALS: Final = (("hour", "Hours"), ("day", "Days"), ("week", "Weeks"))
 

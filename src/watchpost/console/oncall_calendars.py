@@ -10,19 +10,19 @@ audit entry; another team's calendar is a 404.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
+from watchpost.console.auth import Viewer, permitted_form, write_db
 from watchpost.console.confirming import confirm_page, confirmed
-from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import FORM_ERROR, field_errors
 from watchpost.console.oncall import audit, find_calendar, opened_calendar
 from watchpost.console.policies import principal
+from watchpost.console.signed_routes import Signed, console_router
 from watchpost.console.web import render
 from watchpost.errors import Conflict, InvalidRequest
 from watchpost.oncall import calendars
@@ -33,8 +33,7 @@ from watchpost.people.roles import Action
 from watchpost.policies.models import Policy
 from watchpost.problems import accepted, checked
 
-router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
-Signed = Annotated[Viewer, Depends(viewer)]
+router = console_router()
 
 
 @router.post("/on-call/new")

@@ -15,19 +15,19 @@ another team's calendar or event is a 404.
 from __future__ import annotations
 
 from datetime import UTC
-from typing import Annotated, Any, Final
+from typing import Any, Final
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console import oncall_days, oncall_people
-from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
+from watchpost.console.auth import Viewer, permitted_form, write_db
 from watchpost.console.confirming import confirm_page, confirmed
-from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import field_errors
 from watchpost.console.oncall import audit, find_calendar, rfc3339_of, utc_value
 from watchpost.console.pickers import find_text
+from watchpost.console.signed_routes import Signed, console_router
 from watchpost.console.web import form_page
 from watchpost.errors import InvalidRequest
 from watchpost.oncall import events
@@ -37,8 +37,7 @@ from watchpost.people.roles import Action
 from watchpost.problems import accepted, checked
 from watchpost.validation import object_id
 
-router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
-Signed = Annotated[Viewer, Depends(viewer)]
+router = console_router()
 FIELDS: Final = ("users", "starts_at", "ends_at")
 
 

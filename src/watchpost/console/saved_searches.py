@@ -6,24 +6,23 @@ The table is migration 0035's."""
 
 from __future__ import annotations
 
-from typing import Annotated, Final
+from typing import Final
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console.account import audit
-from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
-from watchpost.console.errors import ConsoleRoute
+from watchpost.console.auth import permitted_form, write_db
+from watchpost.console.signed_routes import Signed, console_router
 from watchpost.db.queries import team_object
 from watchpost.logsearch.models import SavedSearch
 from watchpost.people.roles import Action
 from watchpost.validation import object_id
 
-router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
-Signed = Annotated[Viewer, Depends(viewer)]
+router = console_router()
 NAME_LENGTH: Final = 255
 MAX_SHOWN: Final = 100
 """Saved searches listed on /logs (the newest)."""

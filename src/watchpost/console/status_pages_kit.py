@@ -6,21 +6,21 @@ from __future__ import annotations
 
 import ipaddress
 from dataclasses import dataclass
-from typing import Annotated, Any, Final
+from typing import Any, Final
 from urllib.parse import urlsplit
 
-from fastapi import Depends, Request
+from fastapi import Request
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console import account
-from watchpost.console.auth import Viewer, viewer
+from watchpost.console.auth import Viewer
 from watchpost.console.notices import notice_of
+from watchpost.console.signed_routes import Signed as Signed
 from watchpost.listing import PageRequest
 from watchpost.status_pages import pages
 from watchpost.status_pages.models import StatusPage
 from watchpost.validation import object_id
 
-Signed = Annotated[Viewer, Depends(viewer)]
 SECTION: Final = "status_pages"
 """The navigation key of every status page screen."""
 PER_PAGE: Final = 25

@@ -7,18 +7,18 @@ log pages are beside this one (team_tokens.py, team_audit.py)."""
 from __future__ import annotations
 
 from collections.abc import Awaitable
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, BackgroundTasks, Depends, Request
+from fastapi import BackgroundTasks, Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console import mailer
 from watchpost.console.account import audit
-from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
+from watchpost.console.auth import Viewer, permitted_form, write_db
 from watchpost.console.confirming import confirm_page, confirmed
-from watchpost.console.errors import ConsoleRoute
 from watchpost.console.paths import link_url
+from watchpost.console.signed_routes import Signed, console_router
 from watchpost.console.web import render
 from watchpost.errors import NotFound
 from watchpost.http.deps import request_sessions
@@ -28,8 +28,7 @@ from watchpost.teams.models import Team, User
 from watchpost.teams.service import team_members
 from watchpost.validation import object_id
 
-router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
-Signed = Annotated[Viewer, Depends(viewer)]
+router = console_router()
 
 
 def grantable(who: Viewer) -> list[str]:

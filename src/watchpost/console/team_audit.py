@@ -4,23 +4,21 @@ when, and paged; the filters, the page and its size are in the URL."""
 from __future__ import annotations
 
 from datetime import UTC, date, datetime, time, timedelta
-from typing import Annotated, Final
+from typing import Final
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import Request
 from fastapi.responses import Response
 from starlette.datastructures import QueryParams
 
 from watchpost.audit import service as audit
-from watchpost.console.auth import Viewer, viewer
-from watchpost.console.errors import ConsoleRoute
 from watchpost.console.query_numbers import number
+from watchpost.console.signed_routes import Signed, console_router
 from watchpost.console.web import render
 from watchpost.http.deps import request_sessions
 from watchpost.listing import PageRequest
 from watchpost.people.roles import Action
 
-router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
-Signed = Annotated[Viewer, Depends(viewer)]
+router = console_router()
 PAGE_SIZES: Final = (25, 50, 100, 250)
 DEFAULT_SIZE: Final = 50
 FILTER_LENGTH: Final = 100

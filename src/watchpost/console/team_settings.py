@@ -5,17 +5,17 @@ and how long its data is kept (server settings and each source's own retention).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Final
+from typing import Final
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.collectors.models import Collector
 from watchpost.console.account import audit
-from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
-from watchpost.console.errors import ConsoleRoute
+from watchpost.console.auth import Viewer, permitted_form, write_db
+from watchpost.console.signed_routes import Signed, console_router
 from watchpost.console.web import render
 from watchpost.history.service import DAILY_RETENTION, HOURLY_RETENTION, RAW_RETENTION
 from watchpost.http.deps import request_sessions
@@ -26,8 +26,7 @@ from watchpost.sources.models import Source
 from watchpost.teams.models import Team
 from watchpost.teams.service import team_members
 
-router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
-Signed = Annotated[Viewer, Depends(viewer)]
+router = console_router()
 NAME_LENGTH: Final = 255
 SHOWN_SOURCES: Final = 50
 """Sources and collectors listed with their retention; the rest are counted."""

@@ -4,17 +4,15 @@ kept) and revoked (the API refuses it from the next request on)."""
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from fastapi import APIRouter, Depends, Request
+from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.audit.service import record_token
 from watchpost.console.account import actor
-from watchpost.console.auth import Viewer, permitted_form, viewer, write_db
+from watchpost.console.auth import Viewer, permitted_form, write_db
 from watchpost.console.confirming import confirm_page, confirmed
-from watchpost.console.errors import ConsoleRoute
+from watchpost.console.signed_routes import Signed, console_router
 from watchpost.console.web import render
 from watchpost.db.queries import team_object
 from watchpost.http.deps import request_sessions
@@ -23,8 +21,7 @@ from watchpost.teams import service
 from watchpost.teams.models import ApiToken
 from watchpost.validation import object_id
 
-router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
-Signed = Annotated[Viewer, Depends(viewer)]
+router = console_router()
 NAME_LENGTH = 255
 
 
