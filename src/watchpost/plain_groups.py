@@ -23,11 +23,11 @@ from sqlalchemy import Integer, String, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Mapped, mapped_column
 
-from watchpost.clock import isoformat_ms
 from watchpost.context import AppContext
 from watchpost.db.queries import not_a_group, team_object
 from watchpost.errors import InvalidRequest, Problem
 from watchpost.listing import Page, PageRequest, Resource, resource, team_page
+from watchpost.plain_objects import added, stamps
 from watchpost.problems import team_name_problems
 from watchpost.teams.service import Principal
 from watchpost.validation import Int32, Name
@@ -110,26 +110,16 @@ class PlainGroups(Generic[G]):
 
     def render(self, group: G, team_name: str) -> Resource:
         row: Any = group
-        attributes = {
-            "name": row.name,
-            "sort_index": row.sort_index,
-            "team_name": team_name,
-            "created_at": isoformat_ms(row.created_at),
-            "updated_at": isoformat_ms(row.updated_at),
-        }
+        attributes = {"name": row.name, "sort_index": row.sort_index, **stamps(row, team_name)}
         return resource(self.TYPE, row.id, attributes)
 
     async def make(
         self, db: AsyncSession, caller: Principal, ctx: AppContext, data: GroupCreate
     ) -> G:
         own_team(data.team_name, caller)
-        now = ctx.clock.now()
         group: Any = self.model()
         group.team_id, group.name, group.sort_index = caller.team_id, data.name, data.sort_index
-        group.created_at = group.updated_at = now
-        db.add(group)
-        await db.flush()
-        made: G = group
+        made: G = await added(db, group, ctx.clock.now())
         return made
 
     async def page(self, db: AsyncSession, caller: Principal, paging: PageRequest) -> Page[G]:

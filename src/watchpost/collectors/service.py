@@ -39,6 +39,7 @@ from watchpost.errors import InvalidRequest, NotFound
 from watchpost.incidents import service as incidents
 from watchpost.listing import Page, PageRequest, paginate, team_page
 from watchpost.problems import null_problems, sent_values
+from watchpost.sources import hosted as sources_hosted
 from watchpost.sources.service import group_problems
 
 COLLECTOR = "collector"
@@ -184,13 +185,17 @@ async def update_collector(
         )
     if problems:
         raise InvalidRequest(problems)
-    for name in ("name", "note", "logs_retention", "metrics_retention", "source_group_id"):
-        if name in sent:
-            setattr(collector, name, getattr(data, name))
-    if sent & set(hosted.HOSTED_FIELDS):
-        collector.settings = hosted.merged(collector.settings, data, sent, box) or None
-    collector.updated_at = now
-    await session.flush()
+    columns = ("name", "note", "logs_retention", "metrics_retention", "source_group_id")
+    await sources_hosted.store_changes(
+        session,
+        collector,
+        data,
+        sent,
+        columns=columns,
+        box=box,
+        now=now,
+        fields=hosted.HOSTED_FIELDS,
+    )
     return collector
 
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any, TypeVar, cast
 
 from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import InstrumentedAttribute
 
 from watchpost.errors import NotFound, Problem
 
@@ -49,6 +51,26 @@ async def team_object(
     given), else a 404 naming resource_type."""
     stmt = team_rows(model, team_id=team_id, **parent, id=object_id)
     return await one_or_404(session, stmt, resource_type, object_id)
+
+
+async def claim_due(
+    session: AsyncSession,
+    model: type[T],
+    due_at: InstrumentedAttribute[Any],
+    *,
+    now: datetime,
+    limit: int,
+) -> list[T]:
+    """Up to `limit` rows of model whose `due_at` has come, soonest first (then by id), locked
+    `FOR UPDATE SKIP LOCKED` so that one worker takes each. Call in a write transaction."""
+    stmt = (
+        select(model)
+        .where(due_at <= now)
+        .order_by(due_at, cast(Any, model).id)
+        .limit(limit)
+        .with_for_update(skip_locked=True)
+    )
+    return list(await session.scalars(stmt))
 
 
 def not_a_group(field: str, group_id: int) -> list[Problem]:

@@ -32,6 +32,7 @@ from typing import Any, Final, Protocol, cast
 from sqlalchemy import Table, insert, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from watchpost.db.queries import claim_due
 from watchpost.delivery import targets
 from watchpost.delivery.models import Delivery
 from watchpost.delivery.policy_rules import (
@@ -267,15 +268,7 @@ async def escalate(
 ) -> int:
     """Run the due steps of up to `limit` runs; how many steps ran. Call inside a write
     transaction."""
-    runs = list(
-        await session.scalars(
-            select(PolicyRun)
-            .where(PolicyRun.next_at <= now)
-            .order_by(PolicyRun.next_at, PolicyRun.id)
-            .limit(limit)
-            .with_for_update(skip_locked=True)
-        )
-    )
+    runs = await claim_due(session, PolicyRun, PolicyRun.next_at, now=now, limit=limit)
     ran = 0
     table = _incidents()
     for run in runs:

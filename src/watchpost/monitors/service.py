@@ -224,7 +224,7 @@ async def update_monitor(
     if changed:
         await announce(session, monitor, "updated", now)
     if pausing:
-        await announce(session, monitor, "paused" if monitor.paused else "unpaused", now)
+        await announce_pause(session, monitor, now)
     return monitor
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from watchpost.db.queries import claim_due
 from watchpost.oncall import calendars
 from watchpost.oncall import now as on_call
 from watchpost.oncall.models import OnCallCalendar
@@ -34,14 +35,8 @@ class Change:
 
 async def due_changes(session: AsyncSession, *, now: datetime, limit: int) -> list[Change]:
     """Look at up to `limit` due calendars; the changes found. Call in a write transaction."""
-    due = list(
-        await session.scalars(
-            select(OnCallCalendar)
-            .where(OnCallCalendar.next_check_at <= now)
-            .order_by(OnCallCalendar.next_check_at, OnCallCalendar.id)
-            .limit(limit)
-            .with_for_update(skip_locked=True)
-        )
+    due = await claim_due(
+        session, OnCallCalendar, OnCallCalendar.next_check_at, now=now, limit=limit
     )
     changed: list[OnCallCalendar] = []
     for calendar in due:

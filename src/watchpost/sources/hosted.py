@@ -7,10 +7,13 @@ that clients written for the hosted API read back what they sent. docs/api.md li
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from datetime import datetime
 from typing import Annotated, Any, Final
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.crypto import SecretBox
 from watchpost.errors import Problem
@@ -165,6 +168,28 @@ def merged(
         else:
             result[name] = _stored(value)
     return result
+
+
+async def store_changes(
+    session: AsyncSession,
+    row: Any,
+    data: BaseModel,
+    sent: set[str],
+    *,
+    columns: Iterable[str],
+    box: SecretBox,
+    now: datetime,
+    fields: tuple[str, ...] = HOSTED_FIELDS,
+) -> None:
+    """Store a checked PATCH of a source or a collector (`row`): its sent `columns` as sent,
+    its sent hosted `fields` merged into its settings; then stamped and flushed."""
+    for name in columns:
+        if name in sent:
+            setattr(row, name, getattr(data, name))
+    if sent & set(fields):
+        row.settings = merged(row.settings, data, sent, box, fields) or None
+    row.updated_at = now
+    await session.flush()
 
 
 def attributes(

@@ -163,13 +163,9 @@ async def update_source(
         )
         if problems:
             raise InvalidRequest(problems)
-    for name in UPDATABLE_FIELDS:
-        if name in sent:
-            setattr(source, name, getattr(data, name))
-    if sent & set(hosted.HOSTED_FIELDS):
-        source.settings = hosted.merged(source.settings, data, sent, box) or None
-    source.updated_at = now
-    await session.flush()
+    await hosted.store_changes(
+        session, source, data, sent, columns=UPDATABLE_FIELDS, box=box, now=now
+    )
     return source
 
 

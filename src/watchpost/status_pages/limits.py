@@ -11,7 +11,12 @@ from typing import Final
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.status_pages.models import StatusPage, StatusPageResource, StatusPageSection
+from watchpost.status_pages.models import (
+    StatusPage,
+    StatusPageResource,
+    StatusPageSection,
+    StatusReport,
+)
 from watchpost.teams.stored_rows import check_held
 
 MAX_RESOURCES: Final = 1_000
@@ -24,6 +29,7 @@ build ≈ 8 MB (docs/benchmarks.md, "Status page resource lists")."""
 _HELD: Final = {
     "resources": StatusPageResource.status_page_id,
     "sections": StatusPageSection.status_page_id,
+    "status reports": StatusReport.status_page_id,
 }
 """What a page holds → the column naming the page."""
 

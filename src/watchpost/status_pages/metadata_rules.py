@@ -8,9 +8,9 @@ API's Terraform provider does, and reads back: it ignores an id that comes back 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
-from sqlalchemy import select
+from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.policies.models import Policy
@@ -45,6 +45,8 @@ def rule_out(rule: dict[str, Any] | None) -> dict[str, Any] | None:
         )
     return {"key": rule["key"], "values": values}
 
+
+T = TypeVar("T")
 
 Resolved = tuple[dict[str, Any] | None, str | None]
 """A rule value as stored, or the reason it names nothing."""
@@ -86,6 +88,24 @@ async def _resolve_value(
     return stored, problem
 
 
+async def _the_one(
+    session: AsyncSession,
+    stmt: Select[tuple[T]],
+    where: str,
+    wanted: str,
+    kinds: tuple[str, str],
+    use: str,
+) -> tuple[T, None] | tuple[None, str]:
+    """The one row of the team stmt finds, or why there is none: no row (of `kinds`, singular
+    and plural) with `wanted`, or several (then the value should say `use` instead)."""
+    found = (await session.scalars(stmt.limit(2))).all()
+    if not found:
+        return None, f"{where} names no {kinds[0]} of your team with {wanted}"
+    if len(found) > 1:
+        return None, f"{where}: several {kinds[1]} of your team have {wanted}; use {use}"
+    return found[0], None
+
+
 async def _policy_value(
     session: AsyncSession, *, team_id: int, where: str, item: Any, item_id: str | None
 ) -> Resolved:
@@ -99,12 +119,12 @@ async def _policy_value(
         stmt = stmt.where(Policy.name == item.name.strip())
     else:
         return None, f"{where} must identify the policy by name or item_id"
-    found = (await session.scalars(stmt.limit(2))).all()
-    if not found:
-        return None, f"{where} names no escalation policy of your team with {wanted}"
-    if len(found) > 1:
-        return None, f"{where}: several escalation policies of your team have {wanted}; use item_id"
-    return {"type": "Policy", "item_id": found[0].id, "name": found[0].name}, None
+    policy, problem = await _the_one(
+        session, stmt, where, wanted, ("escalation policy", "escalation policies"), "item_id"
+    )
+    if policy is None:
+        return None, problem
+    return {"type": "Policy", "item_id": policy.id, "name": policy.name}, None
 
 
 async def _user_value(
@@ -123,12 +143,9 @@ async def _user_value(
         stmt = stmt.where(User.name == item.name.strip())
     else:
         return None, f"{where} must identify the user by email, name or item_id"
-    users = (await session.scalars(stmt.limit(2))).all()
-    if not users:
-        return None, f"{where} names no user of your team with {wanted}"
-    if len(users) > 1:
-        return None, f"{where}: several users of your team have {wanted}; use email"
-    user = users[0]
+    user, problem = await _the_one(session, stmt, where, wanted, ("user", "users"), "email")
+    if user is None:
+        return None, problem
     return {"type": "User", "item_id": user.id, "name": user.name, "email": user.email}, None
 
 

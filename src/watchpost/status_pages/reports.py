@@ -20,6 +20,7 @@ from watchpost.errors import InvalidRequest, Problem
 from watchpost.listing import Page, PageRequest, paginate
 from watchpost.problems import null_problems, sent_values
 from watchpost.status_pages.availability import MAINTENANCE
+from watchpost.status_pages.limits import check_room
 from watchpost.status_pages.models import (
     StatusPage,
     StatusPageResource,
@@ -187,15 +188,21 @@ def _raise(problems: list[Problem]) -> None:
         raise InvalidRequest(problems)
 
 
-async def _sync(session: AsyncSession, report: StatusReport, now: datetime) -> None:
-    """Copy the newest update's affected resources onto the report."""
-    await session.flush()
-    newest = await session.scalar(
+async def _newest_update(session: AsyncSession, report: StatusReport) -> StatusUpdate | None:
+    """The report's latest published update (the last made, among those published at once)."""
+    newest: StatusUpdate | None = await session.scalar(
         select(StatusUpdate)
         .where(StatusUpdate.status_report_id == report.id)
         .order_by(StatusUpdate.published_at.desc(), StatusUpdate.id.desc())
         .limit(1)
     )
+    return newest
+
+
+async def _sync(session: AsyncSession, report: StatusReport, now: datetime) -> None:
+    """Copy the newest update's affected resources onto the report."""
+    await session.flush()
+    newest = await _newest_update(session, report)
     if newest is not None:
         report.affected_resources = list(newest.affected_resources)
     report.resolved = all(e["status"] == RESOLVED for e in report.affected_resources)
@@ -210,13 +217,7 @@ async def create_report(
     session: AsyncSession, *, page: StatusPage, data: ReportCreate, now: datetime
 ) -> StatusReport:
     """A report and its first status update (the page is locked by the caller)."""
-    await check_held(
-        session,
-        StatusReport.status_page_id,
-        page.id,
-        limit=MAX_REPORTS,
-        full=f"a status page holds at most {MAX_REPORTS:,} status reports; this one is full",
-    )
+    await check_room(session, page=page, what="status reports", limit=MAX_REPORTS)
     problems: list[Problem] = []
     starts = _time("starts_at", data.starts_at, problems) or now
     ends = _time("ends_at", data.ends_at, problems)
@@ -261,12 +262,7 @@ async def update_report(
     report.starts_at, report.ends_at = starts, ends
     if data.affected_resources is not None:
         report.affected_resources = affected
-        newest = await session.scalar(
-            select(StatusUpdate)
-            .where(StatusUpdate.status_report_id == report.id)
-            .order_by(StatusUpdate.published_at.desc(), StatusUpdate.id.desc())
-            .limit(1)
-        )
+        newest = await _newest_update(session, report)
         if newest is not None:
             newest.affected_resources = affected
             newest.updated_at = now

@@ -37,19 +37,10 @@ async def get_or_create_team(session: AsyncSession, *, name: str, now: datetime)
     return team
 
 
-async def create_token(
-    session: AsyncSession,
-    *,
-    team_name: str,
-    now: datetime,
-    name: str | None = None,
-    created_by_id: int | None = None,
-) -> str:
+async def create_token(session: AsyncSession, *, team_name: str, now: datetime) -> str:
     """Mint a token for the team (created if needed); the plain token is returned only here."""
     team = await get_or_create_team(session, name=team_name, now=now)
-    _, token = await create_team_token(
-        session, team_id=team.id, now=now, name=name, created_by_id=created_by_id
-    )
+    _, token = await create_team_token(session, team_id=team.id, now=now)
     return token
 
 
