@@ -69,8 +69,12 @@ PUBLIC_ENDPOINTS = (
 
 
 # Route prefixes served under a second prefix too, with the same handlers, as the hosted API
-# serves them (its clients use both: the Python client reads incidents from /api/v3).
-PREFIX_ALIASES: tuple[tuple[str, str], ...] = (("/api/v2/incidents", "/api/v3/incidents"),)
+# serves them (its clients use both: the Python client reads incidents from /api/v3, the
+# Terraform provider sources from /api/v2).
+PREFIX_ALIASES: tuple[tuple[str, str], ...] = (
+    ("/api/v2/incidents", "/api/v3/incidents"),
+    ("/api/v1/sources", "/api/v2/sources"),
+)
 
 
 def _paths(path: str) -> list[str]:

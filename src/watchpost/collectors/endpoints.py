@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 from fastapi.responses import Response
 from sqlalchemy import Row
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.collectors import databases, metrics, service, target_requests
 from watchpost.collectors.models import Collector, CollectorTarget
@@ -24,12 +25,14 @@ from watchpost.collectors.schemas import (
     parse_collector,
 )
 from watchpost.collectors.target_kinds import rules_markdown
+from watchpost.context import AppContext
 from watchpost.http.body import JsonObject
 from watchpost.http.crud import CHILD_LIST_ERRORS, Finder, Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, single
 from watchpost.http.pagination import Paging
 from watchpost.listing import resource
+from watchpost.teams.service import Principal
 from watchpost.validation import object_id
 
 router = APIRouter(prefix="/api/v1/collectors", tags=["collectors"])
@@ -47,6 +50,25 @@ def _target(target: CollectorTarget | Row[Any]) -> dict[str, object]:
     return resource(service.TARGET, target.id, service.target_attributes(target))
 
 
+async def _apply_databases(
+    db: AsyncSession,
+    caller: Principal,
+    collector: Collector,
+    data: CollectorCreate | CollectorUpdate,
+    ctx: AppContext,
+) -> None:
+    """The body's `databases`, if it sends any, made the collector's database targets."""
+    if data.databases:
+        await databases.apply(
+            db,
+            team_id=caller.team_id,
+            collector_id=collector.id,
+            entries=data.databases,
+            box=ctx.box,
+            now=ctx.clock.now(),
+        )
+
+
 collector_routes = Routes(router, CollectorAttributes)
 
 
@@ -60,15 +82,7 @@ async def create_collector(body: JsonObject, caller: Caller, ctx: Context, db: W
         collector = await service.create_collector(
             db, team_id=caller.team_id, data=data, box=ctx.box, now=ctx.clock.now()
         )
-        if data.databases:
-            await databases.apply(
-                db,
-                team_id=caller.team_id,
-                collector_id=collector.id,
-                entries=data.databases,
-                box=ctx.box,
-                now=ctx.clock.now(),
-            )
+        await _apply_databases(db, caller, collector, data, ctx)
     return single(_collector(collector, ctx, caller.team_name), status=201)
 
 
@@ -101,9 +115,8 @@ async def get_collector(collector_id: str, caller: Caller, ctx: Context, db: Rea
 async def update_collector(
     collector_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
 ) -> Response:
-    cid = object_id(collector_id, service.COLLECTOR)
     async with db.begin():
-        collector = await service.get_collector(db, team_id=caller.team_id, collector_id=cid)
+        collector = await _find(db, caller, collector_id)
         data = parse_collector(
             CollectorUpdate, body, team_name=caller.team_name, settings=collector.settings or {}
         )
@@ -115,15 +128,7 @@ async def update_collector(
             box=ctx.box,
             now=ctx.clock.now(),
         )
-        if data.databases:
-            await databases.apply(
-                db,
-                team_id=caller.team_id,
-                collector_id=collector.id,
-                entries=data.databases,
-                box=ctx.box,
-                now=ctx.clock.now(),
-            )
+        await _apply_databases(db, caller, collector, data, ctx)
     return single(_collector(collector, ctx, caller.team_name))
 
 
@@ -143,6 +148,18 @@ async def delete_collector(
 
 
 target_routes = Routes(router, TargetAttributes)
+
+
+async def _target_of(
+    db: AsyncSession, caller: Principal, collector_id: str, target_id: str
+) -> CollectorTarget:
+    """The collector's target the path ids name (404 when either names none)."""
+    return await service.get_target(
+        db,
+        team_id=caller.team_id,
+        collector_id=object_id(collector_id, service.COLLECTOR),
+        target_id=object_id(target_id, service.TARGET),
+    )
 
 
 @target_routes.create(
@@ -182,13 +199,7 @@ async def list_targets(collector_id: str, caller: Caller, db: ReadDb, paging: Pa
 
 @target_routes.get("/{collector_id}/targets/{target_id}", summary="Get a collector target")
 async def get_target(collector_id: str, target_id: str, caller: Caller, db: ReadDb) -> Response:
-    target = await service.get_target(
-        db,
-        team_id=caller.team_id,
-        collector_id=object_id(collector_id, service.COLLECTOR),
-        target_id=object_id(target_id, service.TARGET),
-    )
-    return single(_target(target))
+    return single(_target(await _target_of(db, caller, collector_id, target_id)))
 
 
 @target_routes.update(
@@ -206,12 +217,8 @@ async def get_target(collector_id: str, target_id: str, caller: Caller, db: Read
 async def update_target(
     collector_id: str, target_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
 ) -> Response:
-    cid = object_id(collector_id, service.COLLECTOR)
-    tid = object_id(target_id, service.TARGET)
     async with db.begin():
-        target = await service.get_target(
-            db, team_id=caller.team_id, collector_id=cid, target_id=tid
-        )
+        target = await _target_of(db, caller, collector_id, target_id)
         await target_requests.update_target_from_body(
             db, target=target, body=body, box=ctx.box, now=ctx.clock.now()
         )
@@ -222,12 +229,8 @@ async def update_target(
 async def delete_target(
     collector_id: str, target_id: str, caller: Caller, db: WriteDb, ctx: Context
 ) -> Response:
-    cid = object_id(collector_id, service.COLLECTOR)
-    tid = object_id(target_id, service.TARGET)
     async with db.begin():
-        target = await service.get_target(
-            db, team_id=caller.team_id, collector_id=cid, target_id=tid
-        )
+        target = await _target_of(db, caller, collector_id, target_id)
         await service.delete_target(db, target=target, now=ctx.clock.now())
     return no_content()
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import Response
 
 from watchpost.context import AppContext
@@ -53,6 +53,14 @@ def public_base(request: Request, ctx: AppContext) -> str:
     return ctx.settings.public_base or str(request.base_url).rstrip("/")
 
 
+async def _request_base(request: Request, ctx: Context) -> str:
+    return public_base(request, ctx)
+
+
+PublicBase = Annotated[str, Depends(_request_base)]
+"""The public URL heartbeats' ping URLs start with (`public_base`)."""
+
+
 def _heartbeat(heartbeat: Heartbeat, caller: Principal, base: str) -> dict[str, object]:
     return lists.heartbeat_resource(heartbeat, public_base=base, team_name=caller.team_name)
 
@@ -75,22 +83,21 @@ _find = Finder(service.get_heartbeat, service.HEARTBEAT, "heartbeat_id")
     not_null=HEARTBEAT_NOT_NULL,
 )
 async def create_heartbeat(
-    request: Request, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
+    body: JsonObject, caller: Caller, ctx: Context, db: WriteDb, base: PublicBase
 ) -> Response:
     async with db.begin():
         heartbeat = await service.create_from_body(
             db, team_id=caller.team_id, team_name=caller.team_name, body=body, now=ctx.clock.now()
         )
-    return single(_heartbeat(heartbeat, caller, public_base(request, ctx)), status=201)
+    return single(_heartbeat(heartbeat, caller, base), status=201)
 
 
 @heartbeat_routes.list("", summary="List heartbeats")
 async def list_heartbeats(
-    request: Request,
     caller: Caller,
-    ctx: Context,
     db: ReadDb,
     paging: Paging,
+    base: PublicBase,
     team_name: Annotated[
         FilterText | None,
         Query(description="Only this team's: the token's team lists all, another none."),
@@ -100,7 +107,7 @@ async def list_heartbeats(
         db,
         team_id=caller.team_id if team_name in (None, "", caller.team_name) else 0,
         team_name=caller.team_name,
-        public_base=public_base(request, ctx),
+        public_base=base,
         paging=paging,
     )
     return listing(page.data, page.links)
@@ -108,10 +115,10 @@ async def list_heartbeats(
 
 @heartbeat_routes.get("/{heartbeat_id}", summary="Get a heartbeat")
 async def get_heartbeat(
-    heartbeat_id: str, request: Request, caller: Caller, ctx: Context, db: ReadDb
+    heartbeat_id: str, caller: Caller, db: ReadDb, base: PublicBase
 ) -> Response:
     heartbeat = await _find(db, caller, heartbeat_id)
-    return single(_heartbeat(heartbeat, caller, public_base(request, ctx)))
+    return single(_heartbeat(heartbeat, caller, base))
 
 
 @heartbeat_routes.update(
@@ -126,19 +133,14 @@ async def get_heartbeat(
     not_null=HEARTBEAT_NOT_NULL,
 )
 async def update_heartbeat(
-    heartbeat_id: str,
-    request: Request,
-    body: JsonObject,
-    caller: Caller,
-    ctx: Context,
-    db: WriteDb,
+    heartbeat_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb, base: PublicBase
 ) -> Response:
     async with db.begin():
         heartbeat = await _find(db, caller, heartbeat_id)
         await service.update_from_body(
             db, heartbeat=heartbeat, team_name=caller.team_name, body=body, now=ctx.clock.now()
         )
-    return single(_heartbeat(heartbeat, caller, public_base(request, ctx)))
+    return single(_heartbeat(heartbeat, caller, base))
 
 
 @heartbeat_routes.delete("/{heartbeat_id}", summary="Delete a heartbeat")

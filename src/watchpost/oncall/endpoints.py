@@ -4,13 +4,17 @@ first time a team needs it."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Depends, Path, Query
 from fastapi.responses import Response
+from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from watchpost.context import AppContext
 from watchpost.errors import NotFound
 from watchpost.http.body import JsonObject
 from watchpost.http.crud import Routes
@@ -37,7 +41,11 @@ from watchpost.oncall.schemas import (
     RotationDoc,
 )
 from watchpost.problems import accepted, checked
+from watchpost.teams.service import Principal
 from watchpost.validation import object_id
+
+M = TypeVar("M", bound=BaseModel)
+R = TypeVar("R")
 
 router = APIRouter(prefix="/api/v2/on-calls", tags=["on-call calendars"])
 routes = Routes(router, CalendarAttributes)
@@ -119,6 +127,23 @@ async def delete(calendar_id: CalendarId, caller: Caller, ctx: Context, db: Writ
 # ------------------------------------------------------------------------------ events
 
 
+async def _sent_to(
+    calendar_id: str,
+    model: type[M],
+    body: dict[str, Any],
+    caller: Principal,
+    ctx: AppContext,
+    db: AsyncSession,
+    work: Callable[[AsyncSession, OnCallCalendar, M, datetime], Awaitable[R]],
+) -> R:
+    """What `work` makes of the body (parsed by `model`) sent to the calendar a path id
+    names, in one transaction."""
+    now = ctx.clock.now()
+    async with db.begin():
+        found = await calendars.find(db, caller.team_id, calendar_id, now=now)
+        return await work(db, found, accepted(*checked(model, body)), now)
+
+
 @router.get(
     "/{id}/events",
     summary="List a calendar's events",
@@ -143,11 +168,7 @@ async def list_events(calendar_id: CalendarId, caller: Caller, ctx: Context, db:
 async def create_event(
     calendar_id: CalendarId, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
 ) -> Response:
-    now = ctx.clock.now()
-    async with db.begin():
-        found = await calendars.find(db, caller.team_id, calendar_id, now=now)
-        data = accepted(*checked(EventCreate, body))
-        made = await events.make(db, found, data, now)
+    made = await _sent_to(calendar_id, EventCreate, body, caller, ctx, db, events.make)
     return JsonResponse(events.document(made), status_code=201)
 
 
@@ -161,28 +182,36 @@ async def create_event(
 async def replace_events(
     calendar_id: CalendarId, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
 ) -> Response:
-    now = ctx.clock.now()
-    async with db.begin():
-        found = await calendars.find(db, caller.team_id, calendar_id, now=now)
-        data = accepted(*checked(EventsReplace, body))
-        made = await events.replace(db, found, data, now)
+    made = await _sent_to(calendar_id, EventsReplace, body, caller, ctx, db, events.replace)
     return JsonResponse(events.documents(made))
 
 
-async def _event(
-    db: AsyncSession, team_id: int, calendar_id: str, event_id: str, now: datetime
-) -> tuple[OnCallCalendar, OnCallEvent]:
-    """The calendar a path id names, and its event the other names (404 when either is none)."""
-    found = await calendars.find(db, team_id, calendar_id, now=now)
-    return found, await events.get(db, found, object_id(event_id, events.TYPE))
+@dataclass(frozen=True)
+class EventPath:
+    """A path naming a calendar (or `default`) and one of its events."""
+
+    calendar_id: str
+    event_id: str
+
+    async def find(
+        self, db: AsyncSession, team_id: int, now: datetime
+    ) -> tuple[OnCallCalendar, OnCallEvent]:
+        """The calendar and its event (404 when either is none)."""
+        found = await calendars.find(db, team_id, self.calendar_id, now=now)
+        return found, await events.get(db, found, object_id(self.event_id, events.TYPE))
+
+
+async def _event_path(calendar_id: CalendarId, event_id: EventId) -> EventPath:
+    return EventPath(calendar_id, event_id)
+
+
+Event = Annotated[EventPath, Depends(_event_path)]
 
 
 @event_routes.get("/{id}/events/{event_id}", summary="Get an on-call event")
-async def get_event(
-    calendar_id: CalendarId, event_id: EventId, caller: Caller, ctx: Context, db: WriteDb
-) -> Response:
+async def get_event(path: Event, caller: Caller, ctx: Context, db: WriteDb) -> Response:
     async with db.begin():
-        _, event = await _event(db, caller.team_id, calendar_id, event_id, ctx.clock.now())
+        _, event = await path.find(db, caller.team_id, ctx.clock.now())
     return JsonResponse(events.document(event))
 
 
@@ -194,16 +223,11 @@ async def get_event(
     not_null=EVENT_NOT_NULL,
 )
 async def update_event(
-    calendar_id: CalendarId,
-    event_id: EventId,
-    body: JsonObject,
-    caller: Caller,
-    ctx: Context,
-    db: WriteDb,
+    path: Event, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
 ) -> Response:
     now = ctx.clock.now()
     async with db.begin():
-        found, event = await _event(db, caller.team_id, calendar_id, event_id, now)
+        found, event = await path.find(db, caller.team_id, now)
         data = accepted(*checked(EventUpdate, body, not_null=EVENT_NOT_NULL))
         await events.change(db, found, event, data, now)
     return JsonResponse(events.document(event))
@@ -215,12 +239,10 @@ async def update_event(
     description="Not one that ended before today 00:00 UTC (422).",
     errors=error_responses(401, 404, 422),
 )
-async def delete_event(
-    calendar_id: CalendarId, event_id: EventId, caller: Caller, ctx: Context, db: WriteDb
-) -> Response:
+async def delete_event(path: Event, caller: Caller, ctx: Context, db: WriteDb) -> Response:
     now = ctx.clock.now()
     async with db.begin():
-        found, event = await _event(db, caller.team_id, calendar_id, event_id, now)
+        found, event = await path.find(db, caller.team_id, now)
         await events.remove(db, found, event, now)
     return no_content()
 
@@ -260,11 +282,15 @@ async def get_rotation(calendar_id: CalendarId, caller: Caller, ctx: Context, db
 async def set_rotation(
     calendar_id: CalendarId, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
 ) -> Response:
-    now = ctx.clock.now()
-    async with db.begin():
-        found = await calendars.find(db, caller.team_id, calendar_id, now=now)
-        data = accepted(*checked(RotationCreate, body))
-        shown = await rotation.set_rotation(db, found, data, caller.team_name, now)
+    shown = await _sent_to(
+        calendar_id,
+        RotationCreate,
+        body,
+        caller,
+        ctx,
+        db,
+        lambda db, found, data, now: rotation.set_rotation(db, found, data, caller.team_name, now),
+    )
     return JsonResponse(shown, status_code=201)
 
 

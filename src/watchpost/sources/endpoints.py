@@ -27,7 +27,7 @@ from watchpost.sources.schemas import (
 from watchpost.teams.service import Principal
 
 sources = APIRouter(prefix="/api/v1/sources", tags=["sources"])
-sources_v2 = APIRouter(prefix="/api/v2/sources", tags=["sources"])
+"""Served at /api/v2/sources too (routes.py, PREFIX_ALIASES)."""
 
 
 def ingesting_of(request: Request, ctx: AppContext) -> service.Ingesting:
@@ -51,7 +51,6 @@ class SourceView:
 
 
 source_routes = Routes(sources, SourceAttributes)
-v2 = Routes(sources_v2, SourceAttributes)
 
 
 _find = Finder(service.get_source, service.SOURCE, "source_id")
@@ -60,7 +59,6 @@ _find = Finder(service.get_source, service.SOURCE, "source_id")
 @source_routes.create(
     "", summary="Create a source", description=platforms_markdown(), body=SourceCreate
 )
-@v2.create("", summary="Create a source", description=platforms_markdown(), body=SourceCreate)
 async def create_source(
     request: Request, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
 ) -> Response:
@@ -73,7 +71,6 @@ async def create_source(
 
 
 @source_routes.list("", summary="List sources")
-@v2.list("", summary="List sources")
 async def list_sources(
     request: Request, caller: Caller, ctx: Context, db: ReadDb, paging: Paging
 ) -> Response:
@@ -89,7 +86,6 @@ async def list_sources(
 
 
 @source_routes.get("/{source_id}", summary="Get a source")
-@v2.get("/{source_id}", summary="Get a source")
 async def get_source(
     source_id: str, request: Request, caller: Caller, ctx: Context, db: ReadDb
 ) -> Response:
@@ -97,25 +93,15 @@ async def get_source(
     return single(SourceView(request, caller, ctx).one(source))
 
 
-_UPDATE_WORDS = (
-    "Changes name, ingesting_paused, retentions, live_tail_pattern, source_group_id "
-    "(null or 0 ungroups) and the hosted API's stored settings (null clears one). "
-    "`platform`, `data_region` and `custom_bucket` cannot change; the table name never "
-    "follows a rename."
-)
-
-
 @source_routes.update(
     "/{source_id}",
     summary="Update a source",
-    description=_UPDATE_WORDS,
-    body=SourceUpdate,
-    not_null=(*NOT_NULL_FIELDS, "platform"),
-)
-@v2.update(
-    "/{source_id}",
-    summary="Update a source",
-    description=_UPDATE_WORDS,
+    description=(
+        "Changes name, ingesting_paused, retentions, live_tail_pattern, source_group_id "
+        "(null or 0 ungroups) and the hosted API's stored settings (null clears one). "
+        "`platform`, `data_region` and `custom_bucket` cannot change; the table name never "
+        "follows a rename."
+    ),
     body=SourceUpdate,
     not_null=(*NOT_NULL_FIELDS, "platform"),
 )
@@ -139,7 +125,6 @@ async def update_source(
 
 
 @source_routes.delete("/{source_id}", summary="Delete a source")
-@v2.delete("/{source_id}", summary="Delete a source")
 async def delete_source(source_id: str, caller: Caller, db: WriteDb) -> Response:
     return await _find.delete(
         db, caller, source_id, lambda source: service.delete_source(db, source=source)
@@ -147,4 +132,4 @@ async def delete_source(source_id: str, caller: Caller, db: WriteDb) -> Response
 
 
 # What routes.py serves: this module's routers, each listed flat in the app.
-routers = (sources, sources_v2)
+routers = (sources,)

@@ -6,12 +6,14 @@ from fastapi import APIRouter
 from fastapi.responses import Response
 
 from watchpost.http.body import JsonObject
+from watchpost.http.children import Children
 from watchpost.http.collection import Collection
-from watchpost.http.crud import CHILD_LIST_ERRORS, Routes
+from watchpost.http.crud import Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, single
 from watchpost.http.errors import error_responses
 from watchpost.http.pagination import Paging
+from watchpost.listing import PageRequest
 from watchpost.plain_groups import PlainGroups
 from watchpost.problems import parse
 from watchpost.status_pages import (
@@ -23,7 +25,13 @@ from watchpost.status_pages import (
     sections,
 )
 from watchpost.status_pages.limits import LIST_HISTORY_DAYS, MAX_RESOURCES, MAX_SECTIONS
-from watchpost.status_pages.models import StatusPage, StatusPageGroup
+from watchpost.status_pages.models import (
+    StatusPage,
+    StatusPageGroup,
+    StatusPageResource,
+    StatusPageSection,
+)
+from watchpost.status_pages.report_endpoints import OnPage, PageChildren
 from watchpost.status_pages.resource_types import rules_markdown
 from watchpost.status_pages.schemas import (
     PAGE_NOT_NULL,
@@ -119,112 +127,124 @@ async def delete_page(status_page_id: str, caller: Caller, db: WriteDb) -> Respo
 # ------------------------------------------------------------------------- sections
 
 
-section_routes = Routes(router, SectionAttributes)
+class Sections(PageChildren):
+    """A status page's sections."""
+
+    PATH, KEY = "/{status_page_id}/sections", "section_id"
+    NOUN, PLURAL = "section", "sections"
+
+    TYPE = sections.SECTION
+
+    async def get(self, at: OnPage, section_id: int, /) -> StatusPageSection:
+        team_id, page_id = at.caller.team_id, at.parent.id
+        return await sections.get_section(
+            at.db, team_id=team_id, page_id=page_id, section_id=section_id
+        )
+
+    async def answer(self, at: OnPage, section: StatusPageSection, status: int, /) -> Response:
+        return single(rendering.section_document(section), status=status)
+
+    async def listed(self, at: OnPage, paging: PageRequest) -> Response:
+        team_id, page_id = at.caller.team_id, at.parent.id
+        found = await sections.list_sections(at.db, team_id=team_id, page_id=page_id, paging=paging)
+        return listing(map(rendering.section_document, found.data), found.links)
+
+    async def make(self, at: OnPage, data: SectionCreate) -> StatusPageSection:
+        return await sections.create_section(at.db, page=at.parent, data=data, now=at.now)
+
+    async def change(self, at: OnPage, section: StatusPageSection, data: SectionUpdate) -> None:
+        sent = set(data.model_fields_set)
+        await sections.update_section(
+            at.db, page=at.parent, section=section, data=data, sent=sent, now=at.now
+        )
+
+    async def remove(self, at: OnPage, section: StatusPageSection) -> None:
+        await sections.delete_section(at.db, page=at.parent, section=section)
 
 
-@section_routes.create(
-    "/{status_page_id}/sections",
+SECTIONS = Sections()
+section_routes = Children(Routes(router, SectionAttributes), SECTIONS)
+section_routes.create(
+    SectionCreate,
     summary="Create a status page section",
     description="`position` is zero-based; omitted appends; an occupied position shifts the "
     "sections at and after it down. A `fixed_position` section keeps the number it is given "
     f"(docs/api.md, Positions). A page holds at most {MAX_SECTIONS:,} sections (422).",
-    body=SectionCreate,
 )
-async def create_section(
-    status_page_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
-) -> Response:
-    pid = object_id(status_page_id, pages.PAGE)
-    async with db.begin():
-        page = await pages.get_page(db, team_id=caller.team_id, page_id=pid, lock=True)
-        data = parse(SectionCreate, body)
-        section = await sections.create_section(db, page=page, data=data, now=ctx.clock.now())
-    return single(rendering.section_document(section), status=201)
-
-
-@section_routes.list(
-    "/{status_page_id}/sections", summary="List a status page's sections", errors=CHILD_LIST_ERRORS
-)
-async def list_sections(
-    status_page_id: str, caller: Caller, db: ReadDb, paging: Paging
-) -> Response:
-    pid = object_id(status_page_id, pages.PAGE)
-    await pages.get_page(db, team_id=caller.team_id, page_id=pid)
-    found = await sections.list_sections(db, team_id=caller.team_id, page_id=pid, paging=paging)
-    return listing((rendering.section_document(row) for row in found.data), found.links)
-
-
-@section_routes.get("/{status_page_id}/sections/{section_id}", summary="Get a status page section")
-async def get_section(status_page_id: str, section_id: str, caller: Caller, db: ReadDb) -> Response:
-    section = await sections.get_section(
-        db,
-        team_id=caller.team_id,
-        page_id=object_id(status_page_id, pages.PAGE),
-        section_id=object_id(section_id, sections.SECTION),
-    )
-    return single(rendering.section_document(section))
-
-
-@section_routes.update(
-    "/{status_page_id}/sections/{section_id}",
-    summary="Update or move a status page section",
-    body=SectionUpdate,
+section_routes.list(summary="List a status page's sections")
+section_routes.get(summary="Get a status page section")
+section_routes.update(
+    SectionUpdate,
     not_null=SECTION_NOT_NULL,
+    summary="Update or move a status page section",
 )
-async def update_section(
-    status_page_id: str,
-    section_id: str,
-    body: JsonObject,
-    caller: Caller,
-    ctx: Context,
-    db: WriteDb,
-) -> Response:
-    pid = object_id(status_page_id, pages.PAGE)
-    sid = object_id(section_id, sections.SECTION)
-    async with db.begin():
-        page = await pages.get_page(db, team_id=caller.team_id, page_id=pid, lock=True)
-        section = await sections.get_section(
-            db, team_id=caller.team_id, page_id=pid, section_id=sid
-        )
-        data = parse(SectionUpdate, body)
-        await sections.update_section(
-            db,
-            page=page,
-            section=section,
-            data=data,
-            sent=set(data.model_fields_set),
-            now=ctx.clock.now(),
-        )
-    return single(rendering.section_document(section))
-
-
-@section_routes.delete(
-    "/{status_page_id}/sections/{section_id}",
+section_routes.delete(
     summary="Delete a status page section and its resources",
     description="The resources the section holds are deleted with it.",
     errors=error_responses(401, 404, 422),
 )
-async def delete_section(
-    status_page_id: str, section_id: str, caller: Caller, db: WriteDb
-) -> Response:
-    pid = object_id(status_page_id, pages.PAGE)
-    sid = object_id(section_id, sections.SECTION)
-    async with db.begin():
-        page = await pages.get_page(db, team_id=caller.team_id, page_id=pid, lock=True)
-        section = await sections.get_section(
-            db, team_id=caller.team_id, page_id=pid, section_id=sid
-        )
-        await sections.delete_section(db, page=page, section=section)
-    return no_content()
 
 
 # ------------------------------------------------------------------------ resources
 
 
-resource_routes = Routes(router, ResourceAttributes)
+class Resources(PageChildren):
+    """A status page's resources."""
+
+    PATH, KEY = "/{status_page_id}/resources", "resource_id"
+    NOUN, PLURAL = "resource", "resources"
+
+    TYPE = resources.RESOURCE
+
+    async def get(self, at: OnPage, resource_id: int, /) -> StatusPageResource:
+        team_id, page_id = at.caller.team_id, at.parent.id
+        return await resources.get_resource(
+            at.db, team_id=team_id, page_id=page_id, resource_id=resource_id
+        )
+
+    async def answer(self, at: OnPage, row: StatusPageResource, status: int, /) -> Response:
+        (item,) = await rendering.resource_documents(at.db, at.parent, [row], at.now)
+        return single(item, status=status)
+
+    async def listed(self, at: OnPage, paging: PageRequest) -> Response:
+        team_id, page_id = at.caller.team_id, at.parent.id
+        found = await resources.list_resources(
+            at.db, team_id=team_id, page_id=page_id, paging=paging
+        )
+        items = await rendering.resource_documents(
+            at.db, at.parent, found.data, at.now, history_days=LIST_HISTORY_DAYS
+        )
+        return listing(items, found.links)
+
+    async def make(self, at: OnPage, data: ResourceFields) -> StatusPageResource:
+        return await resources.create_resource(
+            at.db,
+            page=at.parent,
+            team_name=at.caller.team_name,
+            data=data,
+            sent=set(data.model_fields_set),
+            now=at.now,
+        )
+
+    async def change(self, at: OnPage, row: StatusPageResource, data: ResourceFields) -> None:
+        await resources.update_resource(
+            at.db,
+            page=at.parent,
+            team_name=at.caller.team_name,
+            resource=row,
+            data=data,
+            sent=set(data.model_fields_set),
+            now=at.now,
+        )
+
+    async def remove(self, at: OnPage, row: StatusPageResource) -> None:
+        await resources.delete_resource(at.db, resource=row)
 
 
-@resource_routes.create(
-    "/{status_page_id}/resources",
+RESOURCES = Resources()
+resource_routes = Children(Routes(router, ResourceAttributes), RESOURCES)
+resource_routes.create(
+    ResourceFields,
     summary="Create a status page resource",
     description=(
         "Every attribute is optional. Without `status_page_section_id` the resource goes to "
@@ -234,116 +254,23 @@ resource_routes = Routes(router, ResourceAttributes)
         "`widget_type` takes preference over `history`. A page "
         f"holds at most {MAX_RESOURCES:,} resources (422).\n\n" + rules_markdown()
     ),
-    body=ResourceFields,
 )
-async def create_resource(
-    status_page_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
-) -> Response:
-    pid = object_id(status_page_id, pages.PAGE)
-    now = ctx.clock.now()
-    async with db.begin():
-        page = await pages.get_page(db, team_id=caller.team_id, page_id=pid, lock=True)
-        data = parse(ResourceFields, body)
-        created = await resources.create_resource(
-            db,
-            page=page,
-            team_name=caller.team_name,
-            data=data,
-            sent=set(data.model_fields_set),
-            now=now,
-        )
-        (item,) = await rendering.resource_documents(db, page, [created], now)
-    return single(item, status=201)
-
-
-@resource_routes.list(
-    "/{status_page_id}/resources",
+resource_routes.list(
     summary="List a status page's resources",
     description=f"Each item's `status_history` holds the most recent {LIST_HISTORY_DAYS} days "
     "(all of them when the page's `history` is shorter); `availability` and `status` cover the "
     "page's whole history, as on a single GET, which carries every day.",
-    errors=CHILD_LIST_ERRORS,
 )
-async def list_resources(
-    status_page_id: str, caller: Caller, ctx: Context, db: ReadDb, paging: Paging
-) -> Response:
-    pid = object_id(status_page_id, pages.PAGE)
-    page = await pages.get_page(db, team_id=caller.team_id, page_id=pid)
-    found = await resources.list_resources(db, team_id=caller.team_id, page_id=pid, paging=paging)
-    items = await rendering.resource_documents(
-        db, page, found.data, ctx.clock.now(), history_days=LIST_HISTORY_DAYS
-    )
-    return listing(items, found.links)
-
-
-@resource_routes.get(
-    "/{status_page_id}/resources/{resource_id}", summary="Get a status page resource"
-)
-async def get_resource(
-    status_page_id: str, resource_id: str, caller: Caller, ctx: Context, db: ReadDb
-) -> Response:
-    pid = object_id(status_page_id, pages.PAGE)
-    page = await pages.get_page(db, team_id=caller.team_id, page_id=pid)
-    row = await resources.get_resource(
-        db,
-        team_id=caller.team_id,
-        page_id=pid,
-        resource_id=object_id(resource_id, resources.RESOURCE),
-    )
-    (item,) = await rendering.resource_documents(db, page, [row], ctx.clock.now())
-    return single(item)
-
-
-@resource_routes.update(
-    "/{status_page_id}/resources/{resource_id}",
+resource_routes.get(summary="Get a status page resource")
+resource_routes.update(
+    ResourceFields,
+    not_null=RESOURCE_NOT_NULL,
     summary="Update or move a status page resource",
     description="A new `status_page_section_id` and/or `position` moves the resource; a "
     "fixed-position one moving within its section swaps places with a fixed one at its "
     "target. The same rules as on create apply to the result.",
-    body=ResourceFields,
-    not_null=RESOURCE_NOT_NULL,
 )
-async def update_resource(
-    status_page_id: str,
-    resource_id: str,
-    body: JsonObject,
-    caller: Caller,
-    ctx: Context,
-    db: WriteDb,
-) -> Response:
-    pid = object_id(status_page_id, pages.PAGE)
-    rid = object_id(resource_id, resources.RESOURCE)
-    now = ctx.clock.now()
-    async with db.begin():
-        page = await pages.get_page(db, team_id=caller.team_id, page_id=pid, lock=True)
-        row = await resources.get_resource(db, team_id=caller.team_id, page_id=pid, resource_id=rid)
-        data = parse(ResourceFields, body)
-        await resources.update_resource(
-            db,
-            page=page,
-            team_name=caller.team_name,
-            resource=row,
-            data=data,
-            sent=set(data.model_fields_set),
-            now=now,
-        )
-        (item,) = await rendering.resource_documents(db, page, [row], now)
-    return single(item)
-
-
-@resource_routes.delete(
-    "/{status_page_id}/resources/{resource_id}", summary="Delete a status page resource"
-)
-async def delete_resource(
-    status_page_id: str, resource_id: str, caller: Caller, db: WriteDb
-) -> Response:
-    pid = object_id(status_page_id, pages.PAGE)
-    rid = object_id(resource_id, resources.RESOURCE)
-    async with db.begin():
-        await pages.get_page(db, team_id=caller.team_id, page_id=pid, lock=True)
-        row = await resources.get_resource(db, team_id=caller.team_id, page_id=pid, resource_id=rid)
-        await resources.delete_resource(db, resource=row)
-    return no_content()
+resource_routes.delete(summary="Delete a status page resource")
 
 
 # What routes.py serves: this module's routers, each listed flat in the app.

@@ -4,6 +4,7 @@ reports and updates appear in the API."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from fastapi import APIRouter
@@ -11,15 +12,12 @@ from fastapi.responses import Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.clock import isoformat_ms
-from watchpost.http.body import JsonObject
-from watchpost.http.crud import CHILD_LIST_ERRORS, Routes
-from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
-from watchpost.http.envelope import listing, no_content, single
-from watchpost.http.pagination import Paging
-from watchpost.listing import Resource, resource
-from watchpost.problems import parse
+from watchpost.http.children import Children, PathIds, Within
+from watchpost.http.crud import Routes
+from watchpost.http.envelope import listing, single
+from watchpost.listing import PageRequest, Resource, resource
 from watchpost.status_pages import announcements, pages, report_states, reports
-from watchpost.status_pages.models import StatusReport, StatusUpdate
+from watchpost.status_pages.models import StatusPage, StatusReport, StatusUpdate
 from watchpost.status_pages.report_schemas import (
     REPORT_NOT_NULL,
     UPDATE_NOT_NULL,
@@ -30,15 +28,10 @@ from watchpost.status_pages.report_schemas import (
     UpdateChange,
     UpdateCreate,
 )
+from watchpost.teams.service import Principal
 from watchpost.validation import object_id
 
 router = APIRouter(prefix="/api/v2/status-pages", tags=["status reports"])
-
-REPORTS = "/{status_page_id}/status-reports"
-REPORT = REPORTS + "/{status_report_id}"
-UPDATES = REPORT + "/status-updates"
-UPDATE = UPDATES + "/{status_update_id}"
-
 
 # ------------------------------------------------------------------------ documents
 
@@ -90,238 +83,172 @@ def report_document(
     )
 
 
-async def _report_response(
-    db: AsyncSession, report: StatusReport, *, status: int = 200
-) -> Response:
-    """The report with its updates in `included`, oldest first."""
-    live = await reports.live_resource_ids(db, report.status_page_id)
-    updates = await reports.updates_of(db, [report.id])
-    return single(
-        report_document(report, updates, live),
-        status=status,
-        included=[update_document(u, live) for u in updates],
-    )
+# ------------------------------------------------------------- a page's children
 
 
-async def _page_and_report(
-    db: AsyncSession, caller: Any, status_page_id: str, status_report_id: str, *, lock: bool
-) -> tuple[Any, StatusReport]:
-    pid = object_id(status_page_id, pages.PAGE)
-    page = await pages.get_page(db, team_id=caller.team_id, page_id=pid, lock=lock)
-    report = await reports.get_report(
-        db,
-        team_id=caller.team_id,
-        page_id=pid,
-        report_id=object_id(status_report_id, reports.REPORT),
-    )
-    return page, report
+OnPage = Within[StatusPage]
+"""A route of a status page's children at work within the page."""
 
 
-async def _update_of(db: AsyncSession, report: StatusReport, status_update_id: str) -> StatusUpdate:
-    """The report's status update a path id names (404 when it names none)."""
-    return await reports.get_update(
-        db, report=report, update_id=object_id(status_update_id, reports.UPDATE)
-    )
+class PageChildren:
+    """What a status page's children (http/children.py) share: their parent, the page."""
+
+    async def parent(
+        self, db: AsyncSession, caller: Principal, ids: PathIds, now: datetime, *, lock: bool
+    ) -> StatusPage:
+        page_id = object_id(ids[0], pages.PAGE)
+        return await pages.get_page(db, team_id=caller.team_id, page_id=page_id, lock=lock)
 
 
 # -------------------------------------------------------------------------- reports
 
 
-report_routes = Routes(router, ReportAttributes)
+class Reports(PageChildren):
+    """A status page's status reports, each shown with its updates in `included`."""
+
+    PATH, KEY = "/{status_page_id}/status-reports", "status_report_id"
+    NOUN, PLURAL, TYPE = "report", "reports", reports.REPORT
+
+    async def get(self, at: OnPage, report_id: int, /) -> StatusReport:
+        team_id, page_id = at.caller.team_id, at.parent.id
+        return await reports.get_report(
+            at.db, team_id=team_id, page_id=page_id, report_id=report_id
+        )
+
+    async def answer(self, at: OnPage, report: StatusReport, status: int, /) -> Response:
+        live = await reports.live_resource_ids(at.db, report.status_page_id)
+        updates = await reports.updates_of(at.db, [report.id])
+        return single(
+            report_document(report, updates, live),
+            status=status,
+            included=[update_document(u, live) for u in updates],
+        )
+
+    async def listed(self, at: OnPage, paging: PageRequest) -> Response:
+        team_id, page_id = at.caller.team_id, at.parent.id
+        found = await reports.list_reports(at.db, team_id=team_id, page_id=page_id, paging=paging)
+        live = await reports.live_resource_ids(at.db, page_id)
+        by_report: dict[int, list[StatusUpdate]] = {}
+        for update in await reports.updates_of(at.db, [r.id for r in found.data]):
+            by_report.setdefault(update.status_report_id, []).append(update)
+        return listing(
+            (report_document(r, by_report.get(r.id, []), live) for r in found.data), found.links
+        )
+
+    async def make(self, at: OnPage, data: ReportCreate) -> StatusReport:
+        page, now = at.parent, at.now
+        report = await reports.create_report(at.db, page=page, data=data, now=now)
+        first = (await reports.updates_of(at.db, [report.id]))[0]
+        await announcements.report_created(at.db, page=page, report=report, update=first, now=now)
+        return report
+
+    async def change(self, at: OnPage, report: StatusReport, data: ReportUpdate) -> None:
+        sent = set(data.model_fields_set)
+        await reports.update_report(
+            at.db, page=at.parent, report=report, data=data, sent=sent, now=at.now
+        )
+        await announcements.report_changed(at.db, report=report)
+
+    async def remove(self, at: OnPage, report: StatusReport) -> None:
+        await reports.delete_report(at.db, report=report)
 
 
-@report_routes.create(
-    REPORTS,
+REPORTS = Reports()
+report_routes = Children(Routes(router, ReportAttributes), REPORTS)
+report_routes.create(
+    ReportCreate,
     summary="Create a status report and its first status update",
     description="`affected_resources` name resources of this page; their `status` is "
     "`maintenance` in a maintenance report, else `resolved`, `degraded` or `downtime`. A "
     "maintenance report needs `ends_at`. `message`, `published_at` and `notify_subscribers` "
     f"make the first status update. A page holds at most {reports.MAX_REPORTS:,} reports.",
-    body=ReportCreate,
 )
-async def create_report(
-    status_page_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
-) -> Response:
-    pid = object_id(status_page_id, pages.PAGE)
-    async with db.begin():
-        page = await pages.get_page(db, team_id=caller.team_id, page_id=pid, lock=True)
-        data = parse(ReportCreate, body)
-        now = ctx.clock.now()
-        report = await reports.create_report(db, page=page, data=data, now=now)
-        first = (await reports.updates_of(db, [report.id]))[0]
-        await announcements.report_created(db, page=page, report=report, update=first, now=now)
-        return await _report_response(db, report, status=201)
-
-
-@report_routes.list(
-    REPORTS,
+report_routes.list(
     summary="List a status page's status reports",
     description="Each report names its status updates; a single GET includes them.",
-    errors=CHILD_LIST_ERRORS,
 )
-async def list_reports(status_page_id: str, caller: Caller, db: ReadDb, paging: Paging) -> Response:
-    pid = object_id(status_page_id, pages.PAGE)
-    await pages.get_page(db, team_id=caller.team_id, page_id=pid)
-    found = await reports.list_reports(db, team_id=caller.team_id, page_id=pid, paging=paging)
-    live = await reports.live_resource_ids(db, pid)
-    by_report: dict[int, list[StatusUpdate]] = {}
-    for update in await reports.updates_of(db, [r.id for r in found.data]):
-        by_report.setdefault(update.status_report_id, []).append(update)
-    return listing(
-        (report_document(r, by_report.get(r.id, []), live) for r in found.data), found.links
-    )
-
-
-@report_routes.get(REPORT, summary="Get a status report and its status updates")
-async def get_report(
-    status_page_id: str, status_report_id: str, caller: Caller, db: ReadDb
-) -> Response:
-    _, report = await _page_and_report(db, caller, status_page_id, status_report_id, lock=False)
-    return await _report_response(db, report)
-
-
-@report_routes.update(
-    REPORT,
+report_routes.get(summary="Get a status report and its status updates")
+report_routes.update(
+    ReportUpdate,
+    not_null=REPORT_NOT_NULL,
     summary="Update a status report",
     description="`affected_resources` replace the newest status update's (the report's "
     "current ones). `report_type` cannot change.",
-    body=ReportUpdate,
-    not_null=REPORT_NOT_NULL,
 )
-async def update_report(
-    status_page_id: str,
-    status_report_id: str,
-    body: JsonObject,
-    caller: Caller,
-    ctx: Context,
-    db: WriteDb,
-) -> Response:
-    async with db.begin():
-        page, report = await _page_and_report(
-            db, caller, status_page_id, status_report_id, lock=True
-        )
-        data = parse(ReportUpdate, body)
-        await reports.update_report(
-            db,
-            page=page,
-            report=report,
-            data=data,
-            sent=set(data.model_fields_set),
-            now=ctx.clock.now(),
-        )
-        await announcements.report_changed(db, report=report)
-        return await _report_response(db, report)
-
-
-@report_routes.delete(REPORT, summary="Delete a status report and its status updates")
-async def delete_report(
-    status_page_id: str, status_report_id: str, caller: Caller, db: WriteDb
-) -> Response:
-    async with db.begin():
-        _, report = await _page_and_report(db, caller, status_page_id, status_report_id, lock=True)
-        await reports.delete_report(db, report=report)
-    return no_content()
+report_routes.delete(summary="Delete a status report and its status updates")
 
 
 # -------------------------------------------------------------------------- updates
 
 
-update_routes = Routes(router, UpdateAttributes)
+OnReport = Within[tuple[StatusPage, StatusReport]]
+"""A status update's route at work within its report (and the report's page)."""
 
 
-@update_routes.create(
-    UPDATES,
-    summary="Add a status update to a status report",
-    description="Its `affected_resources` become the report's current ones when it is the "
-    f"newest update. A report holds at most {reports.MAX_UPDATES} updates.",
-    body=UpdateCreate,
-)
-async def create_update(
-    status_page_id: str,
-    status_report_id: str,
-    body: JsonObject,
-    caller: Caller,
-    ctx: Context,
-    db: WriteDb,
-) -> Response:
-    async with db.begin():
-        page, report = await _page_and_report(
-            db, caller, status_page_id, status_report_id, lock=True
-        )
-        data = parse(UpdateCreate, body)
-        now, was_resolved = ctx.clock.now(), report.resolved
-        update = await reports.create_update(db, page=page, report=report, data=data, now=now)
+class Updates:
+    """A status report's status updates."""
+
+    PATH, KEY = Reports.PATH + "/{status_report_id}/status-updates", "status_update_id"
+    NOUN, PLURAL, TYPE = "update", "updates", reports.UPDATE
+
+    async def parent(
+        self, db: AsyncSession, caller: Principal, ids: PathIds, now: datetime, *, lock: bool
+    ) -> tuple[StatusPage, StatusReport]:
+        page = await REPORTS.parent(db, caller, ids, now, lock=lock)
+        at = Within(db, caller, page, now)
+        return page, await REPORTS.get(at, object_id(ids[1], reports.REPORT))
+
+    async def get(self, at: OnReport, update_id: int, /) -> StatusUpdate:
+        return await reports.get_update(at.db, report=at.parent[1], update_id=update_id)
+
+    async def answer(self, at: OnReport, update: StatusUpdate, status: int, /) -> Response:
+        live = await reports.live_resource_ids(at.db, at.parent[0].id)
+        return single(update_document(update, live), status=status)
+
+    async def listed(self, at: OnReport, paging: PageRequest) -> Response:
+        report = at.parent[1]
+        found = await reports.list_updates(at.db, report=report, paging=paging)
+        live = await reports.live_resource_ids(at.db, report.status_page_id)
+        return listing((update_document(u, live) for u in found.data), found.links)
+
+    async def make(self, at: OnReport, data: UpdateCreate) -> StatusUpdate:
+        (page, report), now, was_resolved = at.parent, at.now, at.parent[1].resolved
+        update = await reports.create_update(at.db, page=page, report=report, data=data, now=now)
         await announcements.update_published(
-            db, page=page, report=report, update=update, was_resolved=was_resolved, now=now
+            at.db, page=page, report=report, update=update, was_resolved=was_resolved, now=now
         )
-        live = await reports.live_resource_ids(db, page.id)
-    return single(update_document(update, live), status=201)
+        return update
 
-
-@update_routes.list(
-    UPDATES, summary="List a status report's status updates", errors=CHILD_LIST_ERRORS
-)
-async def list_updates(
-    status_page_id: str, status_report_id: str, caller: Caller, db: ReadDb, paging: Paging
-) -> Response:
-    _, report = await _page_and_report(db, caller, status_page_id, status_report_id, lock=False)
-    found = await reports.list_updates(db, report=report, paging=paging)
-    live = await reports.live_resource_ids(db, report.status_page_id)
-    return listing((update_document(u, live) for u in found.data), found.links)
-
-
-@update_routes.get(UPDATE, summary="Get a status update")
-async def get_update(
-    status_page_id: str, status_report_id: str, status_update_id: str, caller: Caller, db: ReadDb
-) -> Response:
-    _, report = await _page_and_report(db, caller, status_page_id, status_report_id, lock=False)
-    update = await _update_of(db, report, status_update_id)
-    live = await reports.live_resource_ids(db, report.status_page_id)
-    return single(update_document(update, live))
-
-
-@update_routes.update(
-    UPDATE, summary="Update a status update", body=UpdateChange, not_null=UPDATE_NOT_NULL
-)
-async def change_update(
-    status_page_id: str,
-    status_report_id: str,
-    status_update_id: str,
-    body: JsonObject,
-    caller: Caller,
-    ctx: Context,
-    db: WriteDb,
-) -> Response:
-    async with db.begin():
-        page, report = await _page_and_report(
-            db, caller, status_page_id, status_report_id, lock=True
-        )
-        update = await _update_of(db, report, status_update_id)
-        data = parse(UpdateChange, body)
+    async def change(self, at: OnReport, update: StatusUpdate, data: UpdateChange) -> None:
+        page, report = at.parent
         await reports.change_update(
-            db,
+            at.db,
             page=page,
             report=report,
             update=update,
             data=data,
             sent=set(data.model_fields_set),
-            now=ctx.clock.now(),
+            now=at.now,
         )
-        live = await reports.live_resource_ids(db, page.id)
-    return single(update_document(update, live))
+
+    async def remove(self, at: OnReport, update: StatusUpdate) -> None:
+        await reports.delete_update(at.db, report=at.parent[1], update=update, now=at.now)
 
 
-@update_routes.delete(UPDATE, summary="Delete a status update")
-async def delete_update(
-    status_page_id: str,
-    status_report_id: str,
-    status_update_id: str,
-    caller: Caller,
-    ctx: Context,
-    db: WriteDb,
-) -> Response:
-    async with db.begin():
-        _, report = await _page_and_report(db, caller, status_page_id, status_report_id, lock=True)
-        update = await _update_of(db, report, status_update_id)
-        await reports.delete_update(db, report=report, update=update, now=ctx.clock.now())
-    return no_content()
+UPDATES = Updates()
+update_routes = Children(Routes(router, UpdateAttributes), UPDATES)
+update_routes.create(
+    UpdateCreate,
+    summary="Add a status update to a status report",
+    description="Its `affected_resources` become the report's current ones when it is the "
+    f"newest update. A report holds at most {reports.MAX_UPDATES} updates.",
+)
+update_routes.list(summary="List a status report's status updates")
+update_routes.get(summary="Get a status update")
+update_routes.update(
+    UpdateChange,
+    not_null=UPDATE_NOT_NULL,
+    name="change_update",
+    summary="Update a status update",
+)
+update_routes.delete(summary="Delete a status update")
