@@ -12,14 +12,13 @@ until one succeeds.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Final
 
 import pyarrow as pa
-
-from watchpost.logs.lazy_thread import LazyThread
 
 log = logging.getLogger(__name__)
 
@@ -40,15 +39,17 @@ def _done() -> Future[None]:
     return future
 
 
-class Staging(LazyThread):
+class Staging:
     def __init__(self, flush: Callable[[list[Record]], Future[None]]) -> None:
-        super().__init__("watchpost-logs-staging")
         self._flush = flush
+        self._ready = threading.Condition()
         self._pending: list[Record] = []
         self._rows = 0
         self._since = 0.0
         self._waiters: list[Future[None]] = []
         self._busy = False
+        self._stopping = False
+        self._thread: threading.Thread | None = None
 
     @property
     def full(self) -> bool:
@@ -56,22 +57,26 @@ class Staging(LazyThread):
 
     def add(self, seq: int, table: pa.Table) -> None:
         """A record now durable in the journal (called in sequence order)."""
-        with self._wake:
+        with self._ready:
             if not self._pending:
                 self._since = time.monotonic()
             self._pending.append((seq, table))
             self._rows += table.num_rows
-            self._start()
-            self._wake.notify()
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._run, name="watchpost-logs-staging", daemon=True
+                )
+                self._thread.start()
+            self._ready.notify()
 
     def flushed(self) -> Future[None]:
         """Completed once everything added so far is in DuckDB (at once when it is)."""
-        with self._wake:
+        with self._ready:
             if (not self._pending and not self._busy) or self._thread is None:
                 return _done()
             future: Future[None] = Future()
             self._waiters.append(future)
-            self._wake.notify()
+            self._ready.notify()
             return future
 
     def _due(self) -> bool:
@@ -81,16 +86,16 @@ class Staging(LazyThread):
 
     def _run(self) -> None:
         while True:
-            with self._wake:
+            with self._ready:
                 while not self._due():
                     left = FLUSH_AFTER_S - (time.monotonic() - self._since)
-                    self._wake.wait(left if self._pending else None)
+                    self._ready.wait(left if self._pending else None)
                 taken, self._pending, self._rows = self._pending, [], 0
                 waiting, self._waiters = self._waiters, []
                 stopping = self._stopping
                 self._busy = bool(taken)
             error = self._run_flush(taken)
-            with self._wake:
+            with self._ready:
                 self._busy = False
             for future in waiting:
                 if error is None:
@@ -100,8 +105,8 @@ class Staging(LazyThread):
             if stopping and (error is not None or not self._pending):
                 return
             if error is not None:
-                with self._wake:
-                    self._wake.wait(RETRY_S)
+                with self._ready:
+                    self._ready.wait(RETRY_S)
 
     def _run_flush(self, taken: list[Record]) -> BaseException | None:
         if not taken:
@@ -110,7 +115,7 @@ class Staging(LazyThread):
             self._flush(taken).result()
         except BaseException as exc:
             log.error("logs: moving %d records into the store failed: %s", len(taken), exc)
-            with self._wake:  # they stay in the journal; tried again
+            with self._ready:  # they stay in the journal; tried again
                 self._pending = taken + self._pending
                 self._rows += sum(table.num_rows for _, table in taken)
                 self._since = time.monotonic()
@@ -119,4 +124,9 @@ class Staging(LazyThread):
 
     def close(self) -> None:
         """Flush what is pending, then stop the thread (blocking)."""
-        self._stop()
+        with self._ready:
+            self._stopping = True
+            thread = self._thread
+            self._ready.notify()
+        if thread is not None:
+            thread.join()

@@ -9,14 +9,13 @@ Other writes (retention, new partitions) run on the same thread, in order, one a
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections import deque
 from collections.abc import Callable, Sized
 from concurrent.futures import Future, InvalidStateError
 from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
-
-from watchpost.logs.lazy_thread import LazyThread
 
 C = TypeVar("C")  # the connection the thread owns
 T = TypeVar("T")
@@ -30,7 +29,7 @@ class _Job:
     future: Future[Any]
 
 
-class SerialWriter(LazyThread, Generic[C]):
+class SerialWriter(Generic[C]):
     """One thread, one connection (opened on the thread at its first job), jobs in order."""
 
     def __init__(
@@ -41,12 +40,15 @@ class SerialWriter(LazyThread, Generic[C]):
         disconnect: Callable[[C], None],
         max_batch: int = 20_000,
     ) -> None:
-        super().__init__(name)
+        self._name = name
         self._connect = connect
         self._write = write
         self._disconnect = disconnect
         self._max_batch = max_batch
         self._jobs: deque[_Job] = deque()
+        self._ready = threading.Condition()
+        self._thread: threading.Thread | None = None
+        self._closed = False
         self._connection: C | None = None
 
     async def write(self, kind: str, items: Sized) -> None:
@@ -65,25 +67,32 @@ class SerialWriter(LazyThread, Generic[C]):
         return future
 
     def _submit(self, job: _Job) -> Future[Any]:
-        with self._wake:
-            if self._stopping:
+        with self._ready:
+            if self._closed:
                 raise RuntimeError("the logs store is closed")
-            self._start()
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
+                self._thread.start()
             self._jobs.append(job)
-            self._wake.notify()
+            self._ready.notify()
         return job.future
 
     def close(self) -> None:
         """Finish what is queued, close the connection, end the thread (blocking)."""
-        self._stop()
+        with self._ready:
+            self._closed = True
+            thread = self._thread
+            self._ready.notify()
+        if thread is not None:
+            thread.join()
 
     def _take(self) -> list[_Job] | None:
         """The next jobs to run together: one call, or appends of one kind up to max_batch."""
-        with self._wake:
+        with self._ready:
             while not self._jobs:
-                if self._stopping:
+                if self._closed:
                     return None
-                self._wake.wait()
+                self._ready.wait()
             first = self._jobs.popleft()
             taken = [first]
             if first.kind == "call":
