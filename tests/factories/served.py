@@ -19,7 +19,10 @@ async def serving(app: FastAPI) -> AsyncIterator[str]:
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_config=None, lifespan="off"))
+    # a stream still open at the end (a live tail) is cancelled after this many seconds
+    # rather than holding the test's shutdown
+    config = uvicorn.Config(app, log_config=None, lifespan="off", timeout_graceful_shutdown=10)
+    server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve(sockets=[sock]))
     try:
         for _ in range(1500):
