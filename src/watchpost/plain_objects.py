@@ -14,20 +14,20 @@ from typing import Any, Generic, TypeVar
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.clock import isoformat_ms
+from watchpost.db import queries
 from watchpost.db.queries import team_object
 from watchpost.listing import Page, PageRequest, team_page
-from watchpost.teams import stored_rows
 from watchpost.teams.service import Principal
 
 T = TypeVar("T")
 
 
-async def added(db: AsyncSession, row: stored_rows.RowT, now: datetime) -> stored_rows.RowT:
+async def added(db: AsyncSession, row: queries.RowT, now: datetime) -> queries.RowT:
     """The new row, created and updated at now, added to the session and flushed (its id is
     known)."""
     stamped: Any = row
     stamped.created_at = stamped.updated_at = now
-    return await stored_rows.added(db, row)
+    return await queries.added(db, row)
 
 
 def stamps(row: Any, team_name: str) -> dict[str, Any]:

@@ -6,13 +6,15 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, TypeVar, cast
 
-from sqlalchemy import Select, select
+from sqlalchemy import Select, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import InstrumentedAttribute
 
-from watchpost.errors import NotFound, Problem
+from watchpost.db.base import Base
+from watchpost.errors import InvalidRequest, NotFound, Problem
 
 T = TypeVar("T")
+RowT = TypeVar("RowT", bound=Base)
 
 
 async def one_or_404(
@@ -89,3 +91,27 @@ async def group_problems(
     stmt = select(columns.id).where(columns.team_id == team_id, columns.id == group_id)
     found = await session.scalar(stmt)
     return not_a_group(field, group_id) if found is None else []
+
+
+async def check_held(
+    session: AsyncSession,
+    owner_column: Any,
+    owner_id: int,
+    *,
+    limit: int,
+    full: str,
+    status: int = 422,
+) -> None:
+    """An InvalidRequest (`status`) saying `full` when the rows whose `owner_column` is
+    `owner_id` number `limit` or more (the caller holds the owner's lock, so two adds cannot
+    both pass the count)."""
+    held = await session.scalar(select(func.count()).where(owner_column == owner_id))
+    if (held or 0) >= limit:
+        raise InvalidRequest([(None, full)], status=status)
+
+
+async def added(session: AsyncSession, row: RowT) -> RowT:
+    """The row, added to the session and flushed (its id assigned)."""
+    session.add(row)
+    await session.flush()
+    return row

@@ -16,11 +16,10 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.clock import isoformat_ms
-from watchpost.db.queries import team_object
+from watchpost.db.queries import added, check_held, team_object
 from watchpost.errors import Conflict
 from watchpost.incidents.models import Incident, IncidentComment
 from watchpost.incidents.transitions import Change, apply, open_incident_for
-from watchpost.teams.stored_rows import added, check_held
 
 COMMENT: Final = "incident_comment"
 MAX_CONTENT: Final = 10_000

@@ -20,13 +20,13 @@ from typing import Any, Final
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from watchpost.db.queries import added
 from watchpost.delivery import outbox
 from watchpost.errors import Conflict
 from watchpost.incidents.models import Incident, IncidentEvent, referenced
 from watchpost.incidents.rendering import SUBJECTS, incident_payload
 from watchpost.masking import mask_urls
 from watchpost.metadata import incidents as incident_metadata
-from watchpost.teams.stored_rows import added
 
 log = logging.getLogger("watchpost.incidents")
 

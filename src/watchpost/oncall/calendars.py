@@ -17,7 +17,7 @@ from sqlalchemy import false, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.db.base import Base
-from watchpost.db.queries import team_object, team_rows
+from watchpost.db.queries import added, team_object, team_rows
 from watchpost.errors import Conflict, InvalidRequest
 from watchpost.listing import Page, PageRequest, Resource, paginate, resource
 from watchpost.oncall import now as on_call
@@ -26,7 +26,6 @@ from watchpost.oncall.schemas import CalendarCreate, CalendarUpdate
 from watchpost.problems import team_name_problems
 from watchpost.teams.models import User
 from watchpost.teams.service import Principal
-from watchpost.teams.stored_rows import added
 from watchpost.validation import object_id
 
 TYPE: Final = "on_call_calendar"

@@ -11,13 +11,13 @@ from typing import Final
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from watchpost.db.queries import check_held
 from watchpost.status_pages.models import (
     StatusPage,
     StatusPageResource,
     StatusPageSection,
     StatusReport,
 )
-from watchpost.teams.stored_rows import check_held
 
 MAX_RESOURCES: Final = 1_000
 MAX_SECTIONS: Final = 1_000

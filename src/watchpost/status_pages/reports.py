@@ -15,7 +15,7 @@ from typing import Any, Final
 from sqlalchemy import bindparam, delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.db.queries import team_object, team_rows
+from watchpost.db.queries import added, check_held, team_object, team_rows
 from watchpost.errors import InvalidRequest, Problem
 from watchpost.listing import Page, PageRequest, paginate
 from watchpost.problems import null_problems, sent_values
@@ -38,7 +38,6 @@ from watchpost.status_pages.report_schemas import (
     UpdateCreate,
 )
 from watchpost.status_pages.report_states import RESOLVED
-from watchpost.teams.stored_rows import added, check_held
 from watchpost.validation import parse_id
 
 REPORT: Final = "status_report"

@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 from sqlalchemy import Select, delete
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.db.queries import team_object, team_rows
+from watchpost.db.queries import added, team_object, team_rows
 from watchpost.errors import InvalidRequest
 from watchpost.listing import Page, PageRequest, paginate
 from watchpost.problems import null_problems, sent_values
@@ -23,7 +23,6 @@ from watchpost.status_pages.models import (
 from watchpost.status_pages.ordering import PositionHeld, arrange
 from watchpost.status_pages.pages import Problems
 from watchpost.status_pages.schemas import SECTION_NOT_NULL, SectionCreate, SectionUpdate
-from watchpost.teams.stored_rows import added
 
 SECTION = "status_page_section"
 PlacedT = TypeVar("PlacedT", StatusPageSection, StatusPageResource)

@@ -20,6 +20,7 @@ from sqlalchemy import delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.crypto import SecretBox
+from watchpost.db.queries import check_held
 from watchpost.delivery import outbox
 from watchpost.delivery.models import Delivery
 from watchpost.errors import InvalidRequest, Problem
@@ -27,7 +28,6 @@ from watchpost.status_pages.announcements import CHANNEL, payload_resources
 from watchpost.status_pages.models import StatusPage, StatusPageResource
 from watchpost.subscriptions import tokens
 from watchpost.subscriptions.models import StatusPageSubscriber
-from watchpost.teams.stored_rows import check_held
 from watchpost.validation import check_destination_url, parse_id
 from watchpost.webhooks import signing
 

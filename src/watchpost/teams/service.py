@@ -9,8 +9,8 @@ from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from watchpost.crypto import hash_token, random_token
+from watchpost.db.queries import added
 from watchpost.teams.models import ApiToken, Membership, Team, User
-from watchpost.teams.stored_rows import added
 
 TOKEN_PREFIX = "wp_"  # noqa: S105  (a public prefix, not a secret)
 SHOWN_PREFIX_LENGTH = 12
