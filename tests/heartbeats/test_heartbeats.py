@@ -319,3 +319,15 @@ async def test_url_follows_the_request_when_no_public_url(api: Api) -> None:
     assert data(response)["attributes"]["url"] == (
         f"http://monitor.internal:9000/api/v1/heartbeat/{token}"
     )
+
+
+async def test_a_team_name_filter_lists_the_tokens_team_or_nothing(api: Api) -> None:
+    heartbeat = data(await api.post(URL, {"name": "Nightly"}), 201)
+
+    async def ids(team_name: str) -> list[str]:
+        response = await api.get(URL, params={"team_name": team_name})
+        assert response.status_code == 200
+        return [item["id"] for item in response.json()["data"]]
+
+    assert await ids("acme") == await ids("") == [heartbeat["id"]]
+    assert await ids("another team") == []

@@ -96,3 +96,15 @@ async def test_routes_need_a_token(api: Api) -> None:
     ):
         response = await api.client.get(path)
         assert response.status_code == 401
+
+
+async def test_a_team_name_filter_lists_the_tokens_team_or_nothing(api: Api) -> None:
+    monitor = await create_monitor(api)
+
+    async def ids(team_name: str) -> list[str]:
+        response = await api.get(MONITORS, params={"team_name": team_name})
+        assert response.status_code == 200
+        return [item["id"] for item in response.json()["data"]]
+
+    assert await ids("acme") == await ids("") == [monitor["id"]]
+    assert await ids("another team") == []

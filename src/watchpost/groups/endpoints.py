@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -29,10 +30,10 @@ from watchpost.heartbeats import endpoints as heartbeats
 from watchpost.heartbeats import lists as heartbeat_lists
 from watchpost.heartbeats.schemas import HeartbeatAttributes
 from watchpost.http.body import JsonObject
+from watchpost.http.crud import CHILD_LIST_ERRORS, Finder, Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
-from watchpost.http.envelope import listing, no_content, single
-from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses
-from watchpost.http.openapi import ListDoc, SingleDoc, request_body
+from watchpost.http.envelope import listing, single
+from watchpost.http.openapi import ListDoc
 from watchpost.http.pagination import Paging
 from watchpost.listing import PageRequest, ResourcePage
 from watchpost.monitors import lists as monitor_lists
@@ -41,7 +42,6 @@ from watchpost.sources import lists as source_lists
 from watchpost.sources import service as source_service
 from watchpost.sources.schemas import SourceAttributes
 from watchpost.teams.service import Principal
-from watchpost.validation import object_id
 
 
 @dataclass(frozen=True)
@@ -85,25 +85,15 @@ def group_router(
 ) -> APIRouter:
     router = APIRouter(prefix=kind.prefix, tags=[f"{kind.name}s"])
     shapes = schemas_of(kind)
-    one = {"model": SingleDoc[shapes.attributes]}  # type: ignore[name-defined]
-    many = {"model": ListDoc[shapes.attributes]}  # type: ignore[name-defined]
+    routes = Routes(router, shapes.attributes)
     members = {"model": ListDoc[member_attributes]}  # type: ignore[valid-type]
     ungrouped = f"Its {kind.members} are kept, ungrouped (`{kind.member_key.key}` becomes null)."
+    find = Finder(partial(service.get_group, kind), kind.api_type, "group_id")
 
     def view(group: Group, caller: Principal) -> dict[str, object]:
         return lists.group_resource(kind, group, team_name=caller.team_name)
 
-    async def find(db: AsyncSession, caller: Principal, group_id: str) -> Group:
-        gid = object_id(group_id, kind.api_type)
-        return await service.get_group(kind, db, team_id=caller.team_id, group_id=gid)
-
-    @router.post(
-        "",
-        status_code=201,
-        summary=f"Create a {kind.name}",
-        responses={201: one, **WRITE_ERRORS},
-        openapi_extra=request_body(shapes.create),
-    )
+    @routes.create("", summary=f"Create a {kind.name}", body=shapes.create)
     async def create_group(body: JsonObject, caller: Caller, ctx: Context, db: WriteDb) -> Response:
         async with db.begin():
             group = await service.create_from_body(
@@ -116,18 +106,14 @@ def group_router(
             )
         return single(view(group, caller), status=201)
 
-    @router.get(
-        "",
-        summary=f"List {kind.name}s",
-        responses={200: many, **error_responses(401, 422)},
-    )
+    @routes.list("", summary=f"List {kind.name}s")
     async def list_groups(caller: Caller, db: ReadDb, paging: Paging) -> Response:
         page = await lists.list_groups(
             kind, db, team_id=caller.team_id, team_name=caller.team_name, paging=paging
         )
         return listing(page.data, page.links)
 
-    @router.get("/{group_id}", summary=f"Get a {kind.name}", responses={200: one, **READ_ERRORS})
+    @routes.get("/{group_id}", summary=f"Get a {kind.name}")
     async def get_group(group_id: str, caller: Caller, db: ReadDb) -> Response:
         return single(view(await find(db, caller, group_id), caller))
 
@@ -135,7 +121,7 @@ def group_router(
         f"/{{group_id}}/{kind.members}",
         name=f"list_group_{kind.members}",
         summary=f"List a {kind.name}'s {kind.members}",
-        responses={200: members, **error_responses(401, 404, 422)},
+        responses={200: members, **CHILD_LIST_ERRORS},
     )
     async def list_members(
         group_id: str, request: Request, caller: Caller, ctx: Context, db: ReadDb, paging: Paging
@@ -144,12 +130,12 @@ def group_router(
         page = await member_page(Members(group.id, request, caller, ctx, db, paging))
         return listing(page.data, page.links)
 
-    @router.patch(
+    @routes.update(
         "/{group_id}",
         summary=f"Update a {kind.name}",
         description=_update_rules(kind),
-        responses={200: one, **WRITE_ERRORS},
-        openapi_extra=request_body(shapes.update, not_null=shapes.not_null),
+        body=shapes.update,
+        not_null=shapes.not_null,
     )
     async def update_group(
         group_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
@@ -161,18 +147,14 @@ def group_router(
             )
         return single(view(group, caller))
 
-    @router.delete(
-        "/{group_id}",
-        status_code=204,
-        summary=f"Delete a {kind.name}",
-        description=ungrouped,
-        responses=READ_ERRORS,
-    )
+    @routes.delete("/{group_id}", summary=f"Delete a {kind.name}", description=ungrouped)
     async def delete_group(group_id: str, caller: Caller, ctx: Context, db: WriteDb) -> Response:
-        async with db.begin():
-            group = await find(db, caller, group_id)
-            await service.delete_group(kind, db, group=group, now=ctx.clock.now())
-        return no_content()
+        return await find.delete(
+            db,
+            caller,
+            group_id,
+            lambda group: service.delete_group(kind, db, group=group, now=ctx.clock.now()),
+        )
 
     return router
 

@@ -24,7 +24,7 @@ from watchpost.heartbeats.schemas import (
     HeartbeatUpdate,
 )
 from watchpost.http.body import JsonObject
-from watchpost.http.crud import Finder, Routes
+from watchpost.http.crud import Finder, Routes, listed_team
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, single
 from watchpost.http.pagination import Paging
@@ -105,7 +105,7 @@ async def list_heartbeats(
 ) -> Response:
     page = await lists.list_heartbeats(
         db,
-        team_id=caller.team_id if team_name in (None, "", caller.team_name) else 0,
+        team_id=listed_team(caller, team_name),
         team_name=caller.team_name,
         public_base=base,
         paging=paging,

@@ -32,6 +32,13 @@ CHILD_LIST_ERRORS = error_responses(401, 404, 422)
 """What listing an object's children can answer besides their page."""
 
 
+def listed_team(caller: Principal, team_name: str | None) -> int:
+    """The team whose objects a list route's `team_name` filter lists (the hosted API's global
+    tokens send it): the token's when the filter is absent, empty or names it; else none (0 is
+    no team's id)."""
+    return caller.team_id if team_name in (None, "", caller.team_name) else 0
+
+
 class Words(TypedDict):
     """What a route says of itself in the OpenAPI document."""
 

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query
 from fastapi.responses import Response
 
 from watchpost.http.body import JsonObject
-from watchpost.http.crud import Finder, Routes
+from watchpost.http.crud import Finder, Routes, listed_team
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, single
 from watchpost.http.pagination import Paging
@@ -119,7 +119,7 @@ async def list_monitors(
 ) -> Response:
     page = await lists.list_monitors(
         db,
-        team_id=caller.team_id if team_name in (None, "", caller.team_name) else 0,
+        team_id=listed_team(caller, team_name),
         team_name=caller.team_name,
         paging=paging,
         url=url,
