@@ -23,6 +23,7 @@ from watchpost.ingestion.state import SOURCE_TOKEN, Ingestion, Refused, SourceIn
 from watchpost.logs import otlp_http
 
 router = APIRouter(tags=["logs ingestion"], dependencies=[SOURCE_TOKEN])
+Route = Callable[[Request], Awaitable[Response]]
 
 
 def _describe(description: str) -> dict[str, Any]:
@@ -57,17 +58,24 @@ BODY_DOC: Final = {
 }
 
 
-@router.post(
+def _export_route(path: str, summary: str, description: str) -> Callable[[Route], Route]:
+    """An OTLP export's route: documented alike (RESPONSES, BODY_DOC), answering raw bytes."""
+    return router.post(
+        path,
+        summary=summary,
+        description=description,
+        responses=RESPONSES,
+        openapi_extra=BODY_DOC,
+        response_class=Response,
+    )
+
+
+@_export_route(
     "/v1/logs",
-    summary="Send logs over OTLP/HTTP (OpenTelemetry)",
-    description=(
-        "An OTLP ExportLogsServiceRequest (`application/x-protobuf` or `application/json`, "
-        "optionally gzip) with `Authorization: Bearer <source token>`; answers per the OTLP "
-        "specification, partial success included."
-    ),
-    responses=RESPONSES,
-    openapi_extra=BODY_DOC,
-    response_class=Response,
+    "Send logs over OTLP/HTTP (OpenTelemetry)",
+    "An OTLP ExportLogsServiceRequest (`application/x-protobuf` or `application/json`, "
+    "optionally gzip) with `Authorization: Bearer <source token>`; answers per the OTLP "
+    "specification, partial success included.",
 )
 async def export_logs(request: Request) -> Response:
     from watchpost.ingestion import otlp_export  # OpenTelemetry's protobuf: at the first export
@@ -97,17 +105,12 @@ async def _answer(
     return Response(body, status_code=200, media_type=media_type)
 
 
-@router.post(
+@_export_route(
     "/v1/metrics",
-    summary="Send metrics over OTLP/HTTP (OpenTelemetry)",
-    description=(
-        "An OTLP ExportMetricsServiceRequest (`application/x-protobuf` or `application/json`, "
-        "optionally gzip) with `Authorization: Bearer <source token>`: its data points become "
-        "the source's metric samples. Answers per the OTLP specification."
-    ),
-    responses=RESPONSES,
-    openapi_extra=BODY_DOC,
-    response_class=Response,
+    "Send metrics over OTLP/HTTP (OpenTelemetry)",
+    "An OTLP ExportMetricsServiceRequest (`application/x-protobuf` or `application/json`, "
+    "optionally gzip) with `Authorization: Bearer <source token>`: its data points become "
+    "the source's metric samples. Answers per the OTLP specification.",
 )
 async def export_metrics(request: Request) -> Response:
     from watchpost.ingestion import otlp_export  # OpenTelemetry's protobuf: at the first export
