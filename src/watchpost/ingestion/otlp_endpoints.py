@@ -19,7 +19,7 @@ from typing import Any, Final
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from watchpost.ingestion.state import SOURCE_TOKEN, Ingestion, Refused, SourceInfo, ingestion_for
+from watchpost.ingestion.state import SOURCE_TOKEN, Refused, ingestion_for
 from watchpost.logs import otlp_http
 
 router = APIRouter(tags=["logs ingestion"], dependencies=[SOURCE_TOKEN])
@@ -78,19 +78,16 @@ def _export_route(path: str, summary: str, description: str) -> Callable[[Route]
     "specification, partial success included.",
 )
 async def export_logs(request: Request) -> Response:
+    return await _answer(request, "logs")
+
+
+async def _answer(request: Request, signal: str) -> Response:
+    """An OTLP export of logs or metrics: the source, the body's media type, the signal's
+    export storing it (otlp_export.EXPORTS); the answer (partial success or a
+    google.rpc.Status) in the request's encoding."""
     from watchpost.ingestion import otlp_export  # OpenTelemetry's protobuf: at the first export
 
-    return await _answer(request, otlp_export.export_logs, otlp_export.logs_success)
-
-
-Export = Callable[[Request, Ingestion, SourceInfo, str], Awaitable[tuple[int, str]]]
-
-
-async def _answer(
-    request: Request, export: Export, success: Callable[[str, int, str], tuple[bytes, str]]
-) -> Response:
-    """An OTLP export: the source, the body's media type, `export` storing it; the answer
-    (partial success or a google.rpc.Status) in the request's encoding."""
+    export, success = otlp_export.EXPORTS[signal]
     kind = otlp_http.media(request.headers.get("content-type", "")) or otlp_http.JSON
     ing = ingestion_for(request)
     try:
@@ -113,9 +110,7 @@ async def _answer(
     "the source's metric samples. Answers per the OTLP specification.",
 )
 async def export_metrics(request: Request) -> Response:
-    from watchpost.ingestion import otlp_export  # OpenTelemetry's protobuf: at the first export
-
-    return await _answer(request, otlp_export.export_metrics, otlp_export.metrics_success)
+    return await _answer(request, "metrics")
 
 
 routers = (router,)

@@ -18,9 +18,6 @@ PAUSED: Final = "ingesting is paused for this source: the records were dropped"
 EXPIRED: Final = "records older than the source's logs_retention were dropped"
 EXPIRED_METRICS: Final = "data points older than the source's metrics_retention were dropped"
 
-logs_success = otlp.success
-metrics_success = otlp_metrics.success
-
 
 async def export_logs(
     request: Request, ing: Ingestion, source: SourceInfo, kind: str
@@ -65,3 +62,10 @@ async def export_metrics(
             return points, PAUSED.replace("records", "data points")
         await ing.store_metrics(source, samples)
         return dropped, EXPIRED_METRICS if dropped else ""
+
+
+EXPORTS: Final = {
+    "logs": (export_logs, otlp.success),
+    "metrics": (export_metrics, otlp_metrics.success),
+}
+"""What each OTLP route runs: the export that stores the body, and its success answer."""
