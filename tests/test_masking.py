@@ -1,6 +1,6 @@
-"""One masking rule for URLs in log lines and error texts: no user-info password, no query
-value; and a monitor whose URL carries credentials logs neither, from its check to its
-incident."""
+"""One masking rule for URLs in log lines and error texts: no user-info (user name and
+password), no query value; and a monitor whose URL carries credentials logs neither, from its
+check to its incident."""
 
 from __future__ import annotations
 
@@ -21,15 +21,15 @@ from watchpost.probes.errors import scrub
 @pytest.mark.parametrize(
     ("url", "masked"),
     [
-        ("http://bob:PASSWORD@host/x?token=TOKEN", "http://bob:***@host/x?token=***"),
+        ("http://bob:PASSWORD@host/x?token=TOKEN", "http://***@host/x?token=***"),
         ("https://host/x", "https://host/x"),
-        ("https://bob@host/x", "https://bob@host/x"),  # no password: the user stays
-        ("https://bob:@host/", "https://bob:***@host/"),
-        ("http://bob:p%40ss%3A@[::1]:8080/a?b=%26c&d=1", "http://bob:***@[::1]:8080/a?b=***&d=***"),
+        ("https://TOKEN@host/x", "https://***@host/x"),  # a user name alone may be a token
+        ("https://bob:@host/", "https://***@host/"),
+        ("http://bob:p%40ss%3A@[::1]:8080/a?b=%26c&d=1", "http://***@[::1]:8080/a?b=***&d=***"),
         ("http://[2001:db8::1]/x?t=1#frag", "http://[2001:db8::1]/x?t=***#***"),
         ("http://host/x#access_token=abc&state=1", "http://host/x#access_token=***&state=***"),
         ("http://host/a@b/c?x=y@z", "http://host/a@b/c?x=***"),  # `@` past the host
-        ("http://u:p@w@host?", "http://u:***@host?"),  # the last `@` ends the user-info
+        ("http://u:p@w@host?", "http://***@host?"),  # the last `@` ends the user-info
         ("http://host/?flag&k=", "http://host/?***&k=***"),
         ("http://host/?&&", "http://host/?&&"),
         ("host:5432", "host:5432"),
@@ -47,17 +47,17 @@ def test_mask_urls_masks_every_url_in_a_text_and_nothing_else() -> None:
     )
     masked = mask_urls(text)
     assert masked == (
-        "GET 'http://a:***@x.example/p?k=***' failed, redirected to "
-        "<https://y.example/q?sig=***> (see json://u:***@hook.example/)"
+        "GET 'http://***@x.example/p?k=***' failed, redirected to "
+        "<https://y.example/q?sig=***> (see json://***@hook.example/)"
     )
     assert mask_urls("a=1&b=2 host:80") == "a=1&b=2 host:80"
 
 
 def test_probe_and_delivery_errors_and_scrubbed_texts_are_masked() -> None:
     result = ProbeResult(ok=False, latency_ms=1.0, error="at http://u:SECRET@h/?t=SECRET")
-    assert result.error == "at http://u:***@h/?t=***"
+    assert result.error == "at http://***@h/?t=***"
     outcome = Outcome(error="sending failed: ClientError: http://u:SECRET@h/?t=SECRET")
-    assert outcome.error == "sending failed: ClientError: http://u:***@h/?t=***"
+    assert outcome.error == "sending failed: ClientError: http://***@h/?t=***"
     assert scrub("key K1 for http://h/?t=SECRET", ("K1",)) == "key *** for http://h/?t=***"
 
 
@@ -73,7 +73,7 @@ def test_every_record_of_the_process_masks_its_urls(caplog: pytest.LogCaptureFix
     (record,) = caplog.records
     text = logging.Formatter().format(record)
     assert "SECRET" not in text and "http://h/?t=*** at 3" in text
-    assert "cannot open http://u:***@h/?t=***" in text
+    assert "cannot open http://***@h/?t=***" in text
 
 
 async def test_a_monitor_url_with_credentials_reaches_no_log_line(
@@ -93,6 +93,6 @@ async def test_a_monitor_url_with_credentials_reaches_no_log_line(
     server_lines = [r.getMessage() for r in caplog.records if r.name.startswith("watchpost")]
     started = [line for line in server_lines if " started " in line]
     assert started == [
-        f"incident 1 started (monitor 1): http://bob:***@127.0.0.1:{server.port}/x?token=***"
+        f"incident 1 started (monitor 1): http://***@127.0.0.1:{server.port}/x?token=***"
     ]
     assert not [line for line in caplog.text.splitlines() if password in line or token in line]

@@ -1,11 +1,11 @@
-"""URLs as log lines and error texts show them: no password, no query value.
+"""URLs as log lines and error texts show them: no user-info, no query value.
 
 A monitor's URL may carry its credentials (`http://bob:PASSWORD@host/x?token=TOKEN`): the
-user-info password and every query (and fragment) value are replaced by `***`, the rest is
-kept as written, so a line still says which server and path it is about. Every log line and
-error text that may hold a URL goes through `mask_urls`: every log record of the process
-(`install()`, called by the app and the command line, puts it in the record factory) and every
-probe's error text (probes/base.py).
+whole user-info (a user name alone is often a token) and every query (and fragment) value
+are replaced by `***`, the rest is kept as written, so a line still says which server and
+path it is about. Every log line and error text that may hold a URL goes through `mask_urls`:
+every log record of the process (`install()`, called by the app and the command line, puts it
+in the record factory) and every probe's error text (probes/base.py).
 """
 
 from __future__ import annotations
@@ -32,16 +32,15 @@ def _mask_pairs(text: str) -> str:
 
 
 def mask_url(url: str) -> str:
-    """url with its user-info password and query and fragment values replaced by `***`."""
+    """url with its user-info and its query and fragment values replaced by `***`."""
     scheme, separator, rest = url.partition("://")
     if not separator:
         return url
     end = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
     authority, tail = rest[:end], rest[end:]
-    user_info, at, host = authority.rpartition("@")
+    _, at, host = authority.rpartition("@")
     if at:
-        user, colon, _ = user_info.partition(":")
-        authority = f"{user}:{MASK}@{host}" if colon else authority
+        authority = f"{MASK}@{host}"
     tail, hash_mark, fragment = tail.partition("#")
     path, question, query = tail.partition("?")
     masked = scheme + separator + authority + path

@@ -90,7 +90,7 @@ async def test_a_monitor_is_named_by_its_url_without_its_credentials(
             await engine_of(app).tick()
             await deliverer_of(app).tick()
     [message] = mailbox.messages
-    shown = site.url("/shop?token=***&page=***").replace("://", "://bob:***@")
+    shown = site.url("/shop?token=***&page=***").replace("://", "://***@")
     # A URL too long for the first line is folded onto the next (unfolded: a leading space).
     assert message["Subject"].lstrip() == f"Down: {shown} (monitor)"
     text, _ = _parts(message)

@@ -4,6 +4,9 @@ receiver, stands in for an SMS gateway such as Twilio, which cannot be reached f
 
 from __future__ import annotations
 
+import logging
+
+import pytest
 from fastapi import FastAPI
 
 from tests.factories.api import Api
@@ -27,6 +30,21 @@ async def test_without_services_the_incident_says_why_nothing_was_sent(
         assert by_channel[way]["state"] == "failed"
         assert by_channel[way]["error"] == SERVICES[way][1]
         assert by_channel[way]["event"] == "started"
+
+
+async def test_a_service_url_apprise_refuses_fails_and_no_log_line_shows_its_token(
+    app: FastAPI, api: Api, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The token is in the URL's path, where URL masking (masking.py) does not look."""
+    configure(app, sms_url="slack://S3cr3t-T0ken/")
+    caplog.set_level(logging.DEBUG)
+    incident = await create_reported_incident(api, sms=True, email=False)
+    await deliverer_of(app).tick()
+    [told] = (await api.get(f"{INCIDENTS}/{incident['id']}/deliveries")).json()["data"]
+    assert told["attributes"]["state"] == "failed"
+    assert told["attributes"]["error"] == "the URL is not a valid Apprise URL"
+    assert "failed, attempt 1: the URL is not a valid Apprise URL" in caplog.text
+    assert "S3cr3t-T0ken" not in caplog.text
 
 
 async def test_the_sms_service_gets_the_start_and_the_resolution(app: FastAPI, api: Api) -> None:

@@ -61,17 +61,18 @@ def addressed(url: str, numbers: tuple[str, ...]) -> str | Any | None:
     parsed["targets"] = list(numbers)
     parsed.get("qsd", {}).pop("to", None)
     try:
-        with _quiet():
+        with unlogged():
             return apprise.Apprise.instantiate(parsed, suppress_exceptions=False) or url
     except Exception:  # the URL itself is at fault: sending it says so, as it always did
         return url
 
 
 @contextmanager
-def _quiet() -> Iterator[None]:
+def unlogged() -> Iterator[None]:
     """Apprise's own log lines of this thread dropped: a plugin refusing the URL names its
-    token, and Apprise, when it catches that, the parsed URL, password and all. (Other
-    threads' sends keep theirs: their LogCapture turns them into the attempts' errors.)"""
+    token, and Apprise, when it catches that, the parsed URL, password and all (here and in
+    chat.notify). (Other threads' sends keep theirs: their LogCapture turns them into the
+    attempts' errors.)"""
     thread = threading.get_ident()
 
     def others(record: logging.LogRecord) -> bool:

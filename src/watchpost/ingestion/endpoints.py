@@ -10,8 +10,10 @@ Errors answer `{"errors": "message"}`.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
-from typing import Any, Final
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from datetime import datetime
+from typing import Any, Final, TypeVar
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
@@ -41,6 +43,8 @@ router = APIRouter(tags=["logs ingestion"], dependencies=[SOURCE_TOKEN])
 
 OFF_LOOP_BYTES: Final = 1024 * 1024
 """Bodies larger than this are parsed in a worker thread, so the event loop keeps serving."""
+
+T = TypeVar("T")
 
 
 def _message(description: str) -> dict[str, Any]:
@@ -94,6 +98,26 @@ async def read_body(request: Request, grow: Callable[[int], None] | None = None)
         raise Refused(406, str(exc)) from None
 
 
+@asynccontextmanager
+async def receiving(request: Request, ing: Ingestion) -> AsyncIterator[tuple[bytes, datetime]]:
+    """The request's body and the time of its receipt, counted against ingestion's memory and
+    holding one of its slots until the block ends (this route's and the OTLP exports')."""
+    with ing.reading_account() as grow:
+        data = await read_body(request, grow)
+        async with ing.slots:
+            yield data, ing.now()
+
+
+async def parsed(data: bytes, parse: Callable[[bytes], T], *, unreadable: int) -> T:
+    """parse(data), in a worker thread when the body is big; a body it cannot read is refused
+    with the status `unreadable` (406 here, 400 for OTLP)."""
+    try:
+        big = len(data) > OFF_LOOP_BYTES
+        return await asyncio.to_thread(parse, data) if big else parse(data)
+    except Unparseable as exc:
+        raise Refused(unreadable, str(exc)) from None
+
+
 async def _ingest(request: Request, ing: Ingestion, source: SourceInfo) -> None:
     kind = media_format(request.headers.get("content-type", ""))
     if kind is None:
@@ -101,15 +125,14 @@ async def _ingest(request: Request, ing: Ingestion, source: SourceInfo) -> None:
             415,
             "Content-Type must be application/json, application/x-ndjson or application/msgpack",
         )
-    with ing.reading_account() as grow:
-        data = await read_body(request, grow)
-        async with ing.slots:
-            await _store(ing, source, data, kind)
+    async with receiving(request, ing) as (data, received):
+        await _store(ing, source, data, kind, received)
 
 
-async def _store(ing: Ingestion, source: SourceInfo, data: bytes, kind: str) -> None:
+async def _store(
+    ing: Ingestion, source: SourceInfo, data: bytes, kind: str, received: datetime
+) -> None:
     """Parses the body and stores its events (406 when it cannot be read)."""
-    received = ing.now()
 
     def parse(data: bytes) -> EventBatch:
         if kind == MSGPACK:  # the native path, for the bodies it reproduces exactly
@@ -123,11 +146,7 @@ async def _store(ing: Ingestion, source: SourceInfo, data: bytes, kind: str) -> 
         items = decode(data, kind)
         return build_batch(items, source_id=source.id, team_id=source.team_id, received=received)
 
-    try:
-        big = len(data) > OFF_LOOP_BYTES
-        events = await asyncio.to_thread(parse, data) if big else parse(data)
-    except Unparseable as exc:
-        raise Refused(406, str(exc)) from None
+    events = await parsed(data, parse, unreadable=406)
     await ing.store_events(source, ing.fresh(source, events, received))
 
 

@@ -19,10 +19,11 @@ from typing import Any, Final
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from watchpost.ingestion.state import SOURCE_TOKEN, Ingestion, Refused, SourceInfo, ingestion_for
+from watchpost.ingestion.state import SOURCE_TOKEN, Refused, ingestion_for
 from watchpost.logs import otlp_http
 
 router = APIRouter(tags=["logs ingestion"], dependencies=[SOURCE_TOKEN])
+Route = Callable[[Request], Awaitable[Response]]
 
 
 def _describe(description: str) -> dict[str, Any]:
@@ -57,32 +58,36 @@ BODY_DOC: Final = {
 }
 
 
-@router.post(
+def _export_route(path: str, summary: str, description: str) -> Callable[[Route], Route]:
+    """An OTLP export's route: documented alike (RESPONSES, BODY_DOC), answering raw bytes."""
+    return router.post(
+        path,
+        summary=summary,
+        description=description,
+        responses=RESPONSES,
+        openapi_extra=BODY_DOC,
+        response_class=Response,
+    )
+
+
+@_export_route(
     "/v1/logs",
-    summary="Send logs over OTLP/HTTP (OpenTelemetry)",
-    description=(
-        "An OTLP ExportLogsServiceRequest (`application/x-protobuf` or `application/json`, "
-        "optionally gzip) with `Authorization: Bearer <source token>`; answers per the OTLP "
-        "specification, partial success included."
-    ),
-    responses=RESPONSES,
-    openapi_extra=BODY_DOC,
-    response_class=Response,
+    "Send logs over OTLP/HTTP (OpenTelemetry)",
+    "An OTLP ExportLogsServiceRequest (`application/x-protobuf` or `application/json`, "
+    "optionally gzip) with `Authorization: Bearer <source token>`; answers per the OTLP "
+    "specification, partial success included.",
 )
 async def export_logs(request: Request) -> Response:
+    return await _answer(request, "logs")
+
+
+async def _answer(request: Request, signal: str) -> Response:
+    """An OTLP export of logs or metrics: the source, the body's media type, the signal's
+    export storing it (otlp_export.EXPORTS); the answer (partial success or a
+    google.rpc.Status) in the request's encoding."""
     from watchpost.ingestion import otlp_export  # OpenTelemetry's protobuf: at the first export
 
-    return await _answer(request, otlp_export.export_logs, otlp_export.logs_success)
-
-
-Export = Callable[[Request, Ingestion, SourceInfo, str], Awaitable[tuple[int, str]]]
-
-
-async def _answer(
-    request: Request, export: Export, success: Callable[[str, int, str], tuple[bytes, str]]
-) -> Response:
-    """An OTLP export: the source, the body's media type, `export` storing it; the answer
-    (partial success or a google.rpc.Status) in the request's encoding."""
+    export, success = otlp_export.EXPORTS[signal]
     kind = otlp_http.media(request.headers.get("content-type", "")) or otlp_http.JSON
     ing = ingestion_for(request)
     try:
@@ -97,22 +102,15 @@ async def _answer(
     return Response(body, status_code=200, media_type=media_type)
 
 
-@router.post(
+@_export_route(
     "/v1/metrics",
-    summary="Send metrics over OTLP/HTTP (OpenTelemetry)",
-    description=(
-        "An OTLP ExportMetricsServiceRequest (`application/x-protobuf` or `application/json`, "
-        "optionally gzip) with `Authorization: Bearer <source token>`: its data points become "
-        "the source's metric samples. Answers per the OTLP specification."
-    ),
-    responses=RESPONSES,
-    openapi_extra=BODY_DOC,
-    response_class=Response,
+    "Send metrics over OTLP/HTTP (OpenTelemetry)",
+    "An OTLP ExportMetricsServiceRequest (`application/x-protobuf` or `application/json`, "
+    "optionally gzip) with `Authorization: Bearer <source token>`: its data points become "
+    "the source's metric samples. Answers per the OTLP specification.",
 )
 async def export_metrics(request: Request) -> Response:
-    from watchpost.ingestion import otlp_export  # OpenTelemetry's protobuf: at the first export
-
-    return await _answer(request, otlp_export.export_metrics, otlp_export.metrics_success)
+    return await _answer(request, "metrics")
 
 
 routers = (router,)

@@ -8,7 +8,7 @@
   time an agent of the location spoke; `offline_since` is set once it has been silent for
   `offline_after_s` (its checks are then not counted) and cleared when an agent speaks again.
 - `ProbeToken`: what an agent signs in with; bound to one location and good for nothing else.
-  Only its SHA-256 is stored, `prefix` identifies it to people.
+  Only its SHA-256 is stored, `prefix` identifies it to people (teams.models.TokenColumns).
 - `LocationCheck`: a monitor as one location checks it: its schedule and lease (an agent
   location's row is claimed as a monitor row is by the engine; the server location's row is
   never scheduled, the monitor row itself is its schedule) and its latest result, from which
@@ -25,6 +25,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from watchpost.db.base import Base, IdMixin, IdType, TeamOwnedMixin, UTCDateTime
 from watchpost.db.schedule_columns import ScheduleColumns
+from watchpost.teams.models import TokenColumns
 
 SERVER_LOCATION: Final = "local"
 """The name the server's own location is seeded with (renamable)."""
@@ -49,17 +50,12 @@ class Location(IdMixin, Base):
     """What the agent that spoke last said it is (host name and version)."""
 
 
-class ProbeToken(IdMixin, Base):
+class ProbeToken(IdMixin, TokenColumns, Base):
     __tablename__ = "probe_tokens"
 
     location_id: Mapped[int] = mapped_column(
         IdType, ForeignKey("locations.id", ondelete="CASCADE"), index=True
     )
-    prefix: Mapped[str] = mapped_column(String(32), index=True)
-    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
-    name: Mapped[str | None] = mapped_column(String(255), default=None)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
-    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
     last_used_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
 
 

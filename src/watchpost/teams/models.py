@@ -28,19 +28,25 @@ class Team(IdMixin, Base):
     require_two_factor: Mapped[bool] = mapped_column(Boolean, server_default=false())
 
 
-class ApiToken(IdMixin, Base):
-    """A team API token. Only its SHA-256 is stored; `prefix` identifies it to people."""
+class TokenColumns:
+    """A token handed out once (a team's API token, a probe agent's): only its SHA-256 is
+    stored; `prefix` identifies it to people."""
+
+    prefix: Mapped[str] = mapped_column(String(32), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    name: Mapped[str | None] = mapped_column(String(255), default=None)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+
+
+class ApiToken(IdMixin, TokenColumns, Base):
+    """A team API token."""
 
     __tablename__ = "api_tokens"
 
     team_id: Mapped[int] = mapped_column(
         IdType, ForeignKey("teams.id", ondelete="CASCADE"), index=True
     )
-    prefix: Mapped[str] = mapped_column(String(32), index=True)
-    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
-    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
-    name: Mapped[str | None] = mapped_column(String(255), default=None)
     created_by_id: Mapped[int | None] = mapped_column(IdType, default=None)  # a person's id
 
 

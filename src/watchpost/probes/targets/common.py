@@ -1,11 +1,12 @@
-"""Shared plumbing of the collector target probes: the deadline, where a process listens, HTTP."""
+"""Shared plumbing of the collector target probes: the deadline, where a process listens, HTTP,
+the metrics among typed values."""
 
 from __future__ import annotations
 
 import asyncio
 import ipaddress
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +36,14 @@ class Reading:
 
     metrics: dict[str, float] = field(default_factory=dict)
     details: dict[str, str] = field(default_factory=dict)
+
+
+def numbers(values: Mapping[str, Any], names: Iterable[str]) -> dict[str, float]:
+    """The metrics among a server's typed values (JSON, RESP, BSON): each of `names` whose
+    value is an int or a float, as a float; the others are left out."""
+    return {
+        name: float(values[name]) for name in names if isinstance(values.get(name), int | float)
+    }
 
 
 def service_address(settings: TargetSettings, default_port: int) -> Address:

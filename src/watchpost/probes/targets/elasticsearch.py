@@ -7,7 +7,14 @@ from typing import TYPE_CHECKING, Any, Final
 
 from watchpost.probes.base import ProbeResult
 from watchpost.probes.errors import Address, excerpt
-from watchpost.probes.targets.common import CheckFailed, Reading, http_get, run_check, url_host
+from watchpost.probes.targets.common import (
+    CheckFailed,
+    Reading,
+    http_get,
+    numbers,
+    run_check,
+    url_host,
+)
 
 if TYPE_CHECKING:
     from watchpost.probes.targets.settings import TargetSettings
@@ -59,11 +66,7 @@ async def probe(settings: TargetSettings, *, timeout: float) -> ProbeResult:
             raise CheckFailed(
                 f"{HEALTH_PATH} on {address} did not answer with cluster health"
             ) from None
-        metrics = {
-            name: float(health[name])
-            for name in HEALTH_METRICS
-            if isinstance(health.get(name), int | float)
-        }
+        metrics = numbers(health, HEALTH_METRICS)
         if status not in PASSING:
             unassigned = int(metrics.get("unassigned_shards", 0))
             raise CheckFailed(

@@ -10,7 +10,7 @@ from pymongo import AsyncMongoClient
 from watchpost import outbound
 from watchpost.probes.base import ProbeResult
 from watchpost.probes.errors import Address, first_line
-from watchpost.probes.targets.common import Reading, run_check, tcp_reachable
+from watchpost.probes.targets.common import Reading, numbers, run_check, tcp_reachable
 
 if TYPE_CHECKING:
     from watchpost.probes.targets.settings import TargetSettings
@@ -44,11 +44,7 @@ async def probe(settings: TargetSettings, *, timeout: float) -> ProbeResult:
             hello = await client.admin.command("hello")
         finally:
             await client.close()
-        metrics = {
-            name: float(hello[name])
-            for name in ("maxWireVersion", "maxBsonObjectSize")
-            if isinstance(hello.get(name), int | float)
-        }
+        metrics = numbers(hello, ("maxWireVersion", "maxBsonObjectSize"))
         details = {"primary": "yes" if hello.get("isWritablePrimary") else "no"}
         if hello.get("setName"):
             details["replica_set"] = str(hello["setName"])

@@ -12,7 +12,7 @@ from redis.backoff import NoBackoff
 from watchpost import outbound
 from watchpost.probes.base import ProbeResult
 from watchpost.probes.errors import Address, first_line
-from watchpost.probes.targets.common import Reading, run_check
+from watchpost.probes.targets.common import Reading, numbers, run_check
 
 if TYPE_CHECKING:
     from watchpost.probes.targets.settings import TargetSettings
@@ -45,13 +45,9 @@ async def probe(settings: TargetSettings, *, timeout: float) -> ProbeResult:
             if not await client.ping():
                 raise redis.exceptions.ResponseError("PING was not answered with PONG")
             info = await client.info()
-        metrics = {
-            name: float(info[name])
-            for name in INFO_METRICS
-            if isinstance(info.get(name), int | float)
-        }
         return Reading(
-            metrics=metrics, details={"server_version": str(info.get("redis_version", ""))}
+            metrics=numbers(info, INFO_METRICS),
+            details={"server_version": str(info.get("redis_version", ""))},
         )
 
     def explain(exc: Exception) -> str | None:
