@@ -6,6 +6,7 @@ error, migrations, and tokens made and revoked while a server uses them)."""
 from __future__ import annotations
 
 import io
+import logging
 import sqlite3
 from pathlib import Path
 from unittest import mock
@@ -15,7 +16,7 @@ import pytest
 
 from tests.factories.processes import cli_env, run_cli, run_cli_in_process
 from watchpost.app import create_app
-from watchpost.cli import build_parser, main
+from watchpost.cli import _logging, build_parser, main
 from watchpost.crypto import hash_token
 from watchpost.settings import Settings
 
@@ -316,3 +317,19 @@ def test_a_database_named_by_a_setting_is_created_by_admin_commands(
         assert created.returncode == 0, created.stderr
         assert (made / "watchpost.db").exists()
     assert not (tmp_path / "data").exists()
+
+
+def test_debug_logging_keeps_apprise_at_info(tmp_path: Path) -> None:
+    # Apprise's debug lines name the URLs it posts to, the services' tokens in them
+    root, apprise = logging.getLogger(), logging.getLogger("apprise")
+    kept = (root.level, root.handlers[:], apprise.level)
+    root.handlers.clear()
+    try:
+        _logging(Settings(data_dir=tmp_path, log_level="debug"))
+        assert root.level == logging.DEBUG
+        assert not apprise.isEnabledFor(logging.DEBUG)
+        assert apprise.isEnabledFor(logging.INFO)
+    finally:
+        root.handlers[:] = kept[1]
+        root.setLevel(kept[0])
+        apprise.setLevel(kept[2])

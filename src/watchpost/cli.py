@@ -114,6 +114,8 @@ def _logging(settings: Settings) -> None:
         level=settings.log_level.upper(), format="%(levelname)s %(name)s: %(message)s"
     )
     logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)
+    if logging.getLogger().level < logging.INFO:  # Apprise's debug lines carry its URLs' tokens
+        logging.getLogger("apprise").setLevel(logging.INFO)
     masking.install()  # no log line of any command shows a URL's password or query values
 
 
