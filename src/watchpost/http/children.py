@@ -1,6 +1,6 @@
 """The routes of a child collection: objects that live under a parent object (a status page's
-sections, resources and status reports, a report's status updates, an incident's comments),
-as http/collection.py's are for plain collections.
+sections, resources and status reports, a report's status updates, an incident's comments,
+an on-call calendar's events), as http/collection.py's are for plain collections.
 
 Every route first reads the parent its path names (locked for a write), then the child, so a
 child is only ever reached through the caller's own parent. A domain's service
@@ -17,7 +17,8 @@ per collection, and FastAPI reads them off the endpoints' evaluated annotations.
 
 import inspect
 import re
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any, Generic, Protocol, TypeVar, Unpack
@@ -29,12 +30,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.http.body import JsonObject
 from watchpost.http.crud import CHILD_LIST_ERRORS, Errors, Routes, Words
-from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
+from watchpost.http.deps import Caller, Context, WriteDb, read_session, write_session
 from watchpost.http.envelope import no_content
 from watchpost.http.errors import READ_ERRORS
 from watchpost.http.pagination import page_request
 from watchpost.listing import PageRequest
-from watchpost.problems import parse
+from watchpost.problems import accepted, checked, parse
 from watchpost.teams.service import Principal
 from watchpost.validation import object_id
 
@@ -123,30 +124,48 @@ class ChildService(Protocol[P, T, C_in, U_in]):
     async def remove(self, at: Within[P], row: T, /) -> object: ...
 
 
-def _path_ids(keys: list[str]) -> Callable[..., PathIds]:
+def _path_ids(keys: list[str], described: Mapping[str, str]) -> Callable[..., PathIds]:
     """A dependency reading the path parameters `keys`, in that order (the order they are
-    documented in)."""
+    documented in, each with its description in `described`, if any)."""
 
     def path_ids(**values: str) -> PathIds:
         return tuple(values[key] for key in keys)
 
     path_ids.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-        [inspect.Parameter(key, KEYWORD_ONLY, annotation=Annotated[str, Path()]) for key in keys]
+        [
+            inspect.Parameter(
+                key, KEYWORD_ONLY, annotation=Annotated[str, Path(description=described.get(key))]
+            )
+            for key in keys
+        ]
     )
     return path_ids
 
 
 class Children(Generic[P, T, C, U]):
     """The routes of one kind of child object at the service's PATH on `routes`' router, and
-    of one of them at PATH/{KEY}."""
+    of one of them at PATH/{KEY}.
 
-    def __init__(self, routes: Routes, service: ChildService[P, T, C, U]) -> None:
+    `described` documents path parameters. With `reads_write` the reading routes too take
+    the write session, in a transaction: for a parent whose read may write (on-call's
+    default calendar is made when first named)."""
+
+    def __init__(
+        self,
+        routes: Routes,
+        service: ChildService[P, T, C, U],
+        *,
+        described: Mapping[str, str] | None = None,
+        reads_write: bool = False,
+    ) -> None:
         self.routes, self.service = routes, service
         self.path, self.one = service.PATH, f"{service.PATH}/{{{service.KEY}}}"
         parent_keys = re.findall(r"{(\w+)}", service.PATH)
         self.depth = len(parent_keys)
-        self.parent_ids = _path_ids(parent_keys)
-        self.ids = _path_ids([*parent_keys, service.KEY])
+        self.parent_ids = _path_ids(parent_keys, described or {})
+        self.ids = _path_ids([*parent_keys, service.KEY], described or {})
+        self.reads_write = reads_write
+        self.reading = write_session if reads_write else read_session
 
     def create(self, body: type[C], *, name: str | None = None, **words: Unpack[Words]) -> None:
         """POST path: the child made from the body in the locked parent; 201."""
@@ -188,10 +207,11 @@ class Children(Generic[P, T, C, U]):
             ids: Annotated[PathIds, Depends(self.ids)],
             caller: Caller,
             ctx: Context,
-            db: ReadDb,
+            db: Annotated[AsyncSession, Depends(self.reading)],
         ) -> Response:
-            at, row = await self._find(db, caller, ids, ctx.clock.now(), lock=False)
-            return await self.service.answer(at, row, 200)
+            async with self._read(db):
+                at, row = await self._find(db, caller, ids, ctx.clock.now(), lock=False)
+                return await self.service.answer(at, row, 200)
 
         self.routes.get(self.one, **words)(_named(endpoint, name, "get", self.service.NOUN))
 
@@ -200,14 +220,23 @@ class Children(Generic[P, T, C, U]):
         body: type[U],
         *,
         not_null: Iterable[str] = (),
+        nulls_first: bool = False,
         name: str | None = None,
         **words: Unpack[Words],
     ) -> None:
-        """PATCH path/{key}: the body's fields change the child, its parent locked."""
+        """PATCH path/{key}: the body's fields change the child, its parent locked.
+
+        `not_null` names the fields a null cannot clear (documented; with `nulls_first` such
+        nulls are refused before the model reads the rest, else the service refuses them)."""
+        not_null = tuple(not_null)
 
         async def change(at: Within[P], ids: PathIds, sent: JsonBody) -> T:
             row = await self._child(at, ids[-1])
-            await self.service.change(at, row, parse(body, sent))
+            if nulls_first:
+                data = accepted(*checked(body, sent, not_null=not_null))
+            else:
+                data = parse(body, sent)
+            await self.service.change(at, row, data)
             return row
 
         endpoint = self._with_body(self.ids, change, 200)
@@ -252,14 +281,20 @@ class Children(Generic[P, T, C, U]):
             parent_ids: Annotated[PathIds, Depends(self.parent_ids)],
             caller: Caller,
             ctx: Context,
-            db: ReadDb,
+            db: Annotated[AsyncSession, Depends(self.reading)],
             how: Annotated[A, Depends(asked)],
         ) -> Response:
-            at = await self._within(db, caller, parent_ids, ctx.clock.now(), lock=False)
-            return await listed(at, how)
+            async with self._read(db):
+                at = await self._within(db, caller, parent_ids, ctx.clock.now(), lock=False)
+                return await listed(at, how)
 
         named = _named(endpoint, name, "list", self.service.PLURAL)
         self.routes.list(self.path, errors=errors, **words)(named)
+
+    def _read(self, db: AsyncSession) -> AbstractAsyncContextManager[object]:
+        """Where a reading route works: the write session's transaction with `reads_write`,
+        else the read session's own."""
+        return db.begin() if self.reads_write else nullcontext()
 
     def _with_body(
         self,
