@@ -2,8 +2,8 @@
 sections, resources and status reports, a report's status updates, an incident's comments,
 an on-call calendar's events), as http/collection.py's are for plain collections.
 
-Every route first reads the parent its path names (locked for a write), then the child, so a
-child is only ever reached through the caller's own parent. A domain's service
+Every route first reads the parent its path names (asking the service to lock it for a
+write), then the child, so a child is only ever reached through the caller's own parent. A domain's service
 (`ChildService`) says where its children are (PATH, KEY), how the parent and a child are
 found, how a response shows them, and does the work of each write with the route's `Within`
 and the body parsed by the route's model (mypy checks the models against the service). The
@@ -97,7 +97,7 @@ class ChildService(Protocol[P, T, C_in, U_in]):
         self, db: AsyncSession, caller: Principal, ids: PathIds, now: datetime, *, lock: bool
     ) -> P:
         """The caller's parent object the path's ids name (404 when none), locked for a
-        write when `lock`."""
+        write when `lock` (where the service's writes need it: a status page's are)."""
         ...
 
     async def get(self, at: Within[P], child_id: int, /) -> T:
@@ -124,11 +124,12 @@ class ChildService(Protocol[P, T, C_in, U_in]):
     async def remove(self, at: Within[P], row: T, /) -> object: ...
 
 
-def _path_ids(keys: list[str], described: Mapping[str, str]) -> Callable[..., PathIds]:
+def _path_ids(keys: list[str], described: Mapping[str, str]) -> Callable[..., Awaitable[PathIds]]:
     """A dependency reading the path parameters `keys`, in that order (the order they are
-    documented in, each with its description in `described`, if any)."""
+    documented in, each with its description in `described`, if any). Async, as FastAPI runs
+    a plain `def` dependency in a thread."""
 
-    def path_ids(**values: str) -> PathIds:
+    async def path_ids(**values: str) -> PathIds:
         return tuple(values[key] for key in keys)
 
     path_ids.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
@@ -298,7 +299,7 @@ class Children(Generic[P, T, C, U]):
 
     def _with_body(
         self,
-        path_ids: Callable[..., PathIds],
+        path_ids: Callable[..., Awaitable[PathIds]],
         work: Callable[[Within[P], PathIds, JsonBody], Awaitable[T]],
         status: int,
     ) -> Callable[..., Awaitable[Response]]:
