@@ -147,6 +147,10 @@ async def delete_collector(
 # ---------------------------------------------------------------------- collector targets
 
 
+# Not on http/children.py's Children: a target's read is one query naming the target when its
+# collector is missing too (the factory reads the parent first and would name the collector),
+# and its bodies are read by target_requests.py (the console's path as well) with the app's
+# SecretBox, which a route's `Within` does not carry.
 target_routes = Routes(router, TargetAttributes)
 
 

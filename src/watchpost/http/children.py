@@ -1,9 +1,9 @@
 """The routes of a child collection: objects that live under a parent object (a status page's
-sections, resources and status reports, a report's status updates), as http/collection.py's
-are for plain collections.
+sections, resources and status reports, a report's status updates, an incident's comments,
+an on-call calendar's events), as http/collection.py's are for plain collections.
 
-Every route first reads the parent its path names (locked for a write), then the child, so a
-child is only ever reached through the caller's own parent. A domain's service
+Every route first reads the parent its path names (asking the service to lock it for a
+write), then the child, so a child is only ever reached through the caller's own parent. A domain's service
 (`ChildService`) says where its children are (PATH, KEY), how the parent and a child are
 found, how a response shows them, and does the work of each write with the route's `Within`
 and the body parsed by the route's model (mypy checks the models against the service). The
@@ -17,24 +17,25 @@ per collection, and FastAPI reads them off the endpoints' evaluated annotations.
 
 import inspect
 import re
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Annotated, Generic, Protocol, TypeVar, Unpack
+from typing import Annotated, Any, Generic, Protocol, TypeVar, Unpack
 
-from fastapi import Depends, Path
+from fastapi import Depends, Path, Request
 from fastapi.responses import Response
 from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.http.body import JsonObject
 from watchpost.http.crud import CHILD_LIST_ERRORS, Errors, Routes, Words
-from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
+from watchpost.http.deps import Caller, Context, WriteDb, read_session, write_session
 from watchpost.http.envelope import no_content
 from watchpost.http.errors import READ_ERRORS
-from watchpost.http.pagination import Paging
+from watchpost.http.pagination import page_request
 from watchpost.listing import PageRequest
-from watchpost.problems import parse
+from watchpost.problems import accepted, checked, parse
 from watchpost.teams.service import Principal
 from watchpost.validation import object_id
 
@@ -45,10 +46,13 @@ U = TypeVar("U", bound=BaseModel)
 C_in = TypeVar("C_in", bound=BaseModel, contravariant=True)
 U_in = TypeVar("U_in", bound=BaseModel, contravariant=True)
 E = TypeVar("E", bound=Callable[..., Awaitable[Response]])
+A = TypeVar("A")
 KEYWORD_ONLY = inspect.Parameter.KEYWORD_ONLY
 
 PathIds = tuple[str, ...]
 """A route's path ids, outermost first."""
+JsonBody = dict[str, Any]
+"""A request's JSON object, as sent."""
 
 
 @dataclass(frozen=True)
@@ -93,7 +97,7 @@ class ChildService(Protocol[P, T, C_in, U_in]):
         self, db: AsyncSession, caller: Principal, ids: PathIds, now: datetime, *, lock: bool
     ) -> P:
         """The caller's parent object the path's ids name (404 when none), locked for a
-        write when `lock`."""
+        write when `lock` (where the service's writes need it: a status page's are)."""
         ...
 
     async def get(self, at: Within[P], child_id: int, /) -> T:
@@ -105,7 +109,8 @@ class ChildService(Protocol[P, T, C_in, U_in]):
         ...
 
     async def listed(self, at: Within[P], paging: PageRequest, /) -> Response:
-        """The response showing a page of the parent's children."""
+        """The response showing a page of the parent's children (unused, and may raise, when
+        the children are listed whole: Children.list_all)."""
         ...
 
     async def make(self, at: Within[P], data: C_in, /) -> T:
@@ -119,45 +124,57 @@ class ChildService(Protocol[P, T, C_in, U_in]):
     async def remove(self, at: Within[P], row: T, /) -> object: ...
 
 
-def _path_ids(keys: list[str]) -> Callable[..., PathIds]:
+def _path_ids(keys: list[str], described: Mapping[str, str]) -> Callable[..., Awaitable[PathIds]]:
     """A dependency reading the path parameters `keys`, in that order (the order they are
-    documented in)."""
+    documented in, each with its description in `described`, if any). Async, as FastAPI runs
+    a plain `def` dependency in a thread."""
 
-    def path_ids(**values: str) -> PathIds:
+    async def path_ids(**values: str) -> PathIds:
         return tuple(values[key] for key in keys)
 
     path_ids.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-        [inspect.Parameter(key, KEYWORD_ONLY, annotation=Annotated[str, Path()]) for key in keys]
+        [
+            inspect.Parameter(
+                key, KEYWORD_ONLY, annotation=Annotated[str, Path(description=described.get(key))]
+            )
+            for key in keys
+        ]
     )
     return path_ids
 
 
 class Children(Generic[P, T, C, U]):
     """The routes of one kind of child object at the service's PATH on `routes`' router, and
-    of one of them at PATH/{KEY}."""
+    of one of them at PATH/{KEY}.
 
-    def __init__(self, routes: Routes, service: ChildService[P, T, C, U]) -> None:
+    `described` documents path parameters. With `reads_write` the reading routes too take
+    the write session, in a transaction: for a parent whose read may write (on-call's
+    default calendar is made when first named)."""
+
+    def __init__(
+        self,
+        routes: Routes,
+        service: ChildService[P, T, C, U],
+        *,
+        described: Mapping[str, str] | None = None,
+        reads_write: bool = False,
+    ) -> None:
         self.routes, self.service = routes, service
         self.path, self.one = service.PATH, f"{service.PATH}/{{{service.KEY}}}"
         parent_keys = re.findall(r"{(\w+)}", service.PATH)
-        self.parent_ids = _path_ids(parent_keys)
-        self.ids = _path_ids([*parent_keys, service.KEY])
+        self.depth = len(parent_keys)
+        self.parent_ids = _path_ids(parent_keys, described or {})
+        self.ids = _path_ids([*parent_keys, service.KEY], described or {})
+        self.reads_write = reads_write
+        self.reading = write_session if reads_write else read_session
 
     def create(self, body: type[C], *, name: str | None = None, **words: Unpack[Words]) -> None:
         """POST path: the child made from the body in the locked parent; 201."""
 
-        async def endpoint(
-            parent_ids: Annotated[PathIds, Depends(self.parent_ids)],
-            sent: JsonObject,
-            caller: Caller,
-            ctx: Context,
-            db: WriteDb,
-        ) -> Response:
-            async with db.begin():
-                at = await self._within(db, caller, parent_ids, ctx.clock.now(), lock=True)
-                made = await self.service.make(at, parse(body, sent))
-                return await self.service.answer(at, made, 201)
+        async def make(at: Within[P], ids: PathIds, sent: JsonBody) -> T:
+            return await self.service.make(at, parse(body, sent))
 
+        endpoint = self._with_body(self.parent_ids, make, 201)
         self.routes.create(self.path, body=body, **words)(
             _named(endpoint, name, "create", self.service.NOUN)
         )
@@ -170,19 +187,19 @@ class Children(Generic[P, T, C, U]):
         **words: Unpack[Words],
     ) -> None:
         """GET path: a page of the parent's children."""
+        self._list(page_request, self.service.listed, name, errors, words)
 
-        async def endpoint(
-            parent_ids: Annotated[PathIds, Depends(self.parent_ids)],
-            caller: Caller,
-            ctx: Context,
-            db: ReadDb,
-            paging: Paging,
-        ) -> Response:
-            at = await self._within(db, caller, parent_ids, ctx.clock.now(), lock=False)
-            return await self.service.listed(at, paging)
-
-        named = _named(endpoint, name, "list", self.service.PLURAL)
-        self.routes.list(self.path, errors=errors, **words)(named)
+    def list_all(
+        self,
+        listed: Callable[[Within[P], str], Awaitable[Response]],
+        *,
+        name: str | None = None,
+        errors: Errors = CHILD_LIST_ERRORS,
+        **words: Unpack[Words],
+    ) -> None:
+        """GET path: all the parent's children at once, not paged (a bounded few): `listed`
+        answers them, given the request's URL."""
+        self._list(_url, listed, name, errors, words)
 
     def get(self, *, name: str | None = None, **words: Unpack[Words]) -> None:
         """GET path/{key}: one child."""
@@ -191,10 +208,11 @@ class Children(Generic[P, T, C, U]):
             ids: Annotated[PathIds, Depends(self.ids)],
             caller: Caller,
             ctx: Context,
-            db: ReadDb,
+            db: Annotated[AsyncSession, Depends(self.reading)],
         ) -> Response:
-            at, row = await self._find(db, caller, ids, ctx.clock.now(), lock=False)
-            return await self.service.answer(at, row, 200)
+            async with self._read(db):
+                at, row = await self._find(db, caller, ids, ctx.clock.now(), lock=False)
+                return await self.service.answer(at, row, 200)
 
         self.routes.get(self.one, **words)(_named(endpoint, name, "get", self.service.NOUN))
 
@@ -203,23 +221,26 @@ class Children(Generic[P, T, C, U]):
         body: type[U],
         *,
         not_null: Iterable[str] = (),
+        nulls_first: bool = False,
         name: str | None = None,
         **words: Unpack[Words],
     ) -> None:
-        """PATCH path/{key}: the body's fields change the child, its parent locked."""
+        """PATCH path/{key}: the body's fields change the child, its parent locked.
 
-        async def endpoint(
-            ids: Annotated[PathIds, Depends(self.ids)],
-            sent: JsonObject,
-            caller: Caller,
-            ctx: Context,
-            db: WriteDb,
-        ) -> Response:
-            async with db.begin():
-                at, row = await self._find(db, caller, ids, ctx.clock.now(), lock=True)
-                await self.service.change(at, row, parse(body, sent))
-                return await self.service.answer(at, row, 200)
+        `not_null` names the fields a null cannot clear (documented; with `nulls_first` such
+        nulls are refused before the model reads the rest, else the service refuses them)."""
+        not_null = tuple(not_null)
 
+        async def change(at: Within[P], ids: PathIds, sent: JsonBody) -> T:
+            row = await self._child(at, ids[-1])
+            if nulls_first:
+                data = accepted(*checked(body, sent, not_null=not_null))
+            else:
+                data = parse(body, sent)
+            await self.service.change(at, row, data)
+            return row
+
+        endpoint = self._with_body(self.ids, change, 200)
         named = _named(endpoint, name, "update", self.service.NOUN)
         self.routes.update(self.one, body=body, not_null=not_null, **words)(named)
 
@@ -247,12 +268,67 @@ class Children(Generic[P, T, C, U]):
         named = _named(endpoint, name, "delete", self.service.NOUN)
         self.routes.delete(self.one, errors=errors, **words)(named)
 
+    def _list(
+        self,
+        asked: Callable[..., Awaitable[A]],
+        listed: Callable[[Within[P], A], Awaitable[Response]],
+        name: str | None,
+        errors: Errors,
+        words: Words,
+    ) -> None:
+        """GET path: the parent's children `listed` answers, as the request `asked`."""
+
+        async def endpoint(
+            parent_ids: Annotated[PathIds, Depends(self.parent_ids)],
+            caller: Caller,
+            ctx: Context,
+            db: Annotated[AsyncSession, Depends(self.reading)],
+            how: Annotated[A, Depends(asked)],
+        ) -> Response:
+            async with self._read(db):
+                at = await self._within(db, caller, parent_ids, ctx.clock.now(), lock=False)
+                return await listed(at, how)
+
+        named = _named(endpoint, name, "list", self.service.PLURAL)
+        self.routes.list(self.path, errors=errors, **words)(named)
+
+    def _read(self, db: AsyncSession) -> AbstractAsyncContextManager[object]:
+        """Where a reading route works: the write session's transaction with `reads_write`,
+        else the read session's own."""
+        return db.begin() if self.reads_write else nullcontext()
+
+    def _with_body(
+        self,
+        path_ids: Callable[..., Awaitable[PathIds]],
+        work: Callable[[Within[P], PathIds, JsonBody], Awaitable[T]],
+        status: int,
+    ) -> Callable[..., Awaitable[Response]]:
+        """An endpoint taking a JSON body: in one transaction, the parent the path names
+        locked, the child `work` makes or changes with the body, answered with `status`."""
+
+        async def endpoint(
+            ids: Annotated[PathIds, Depends(path_ids)],
+            sent: JsonObject,
+            caller: Caller,
+            ctx: Context,
+            db: WriteDb,
+        ) -> Response:
+            async with db.begin():
+                at = await self._within(db, caller, ids, ctx.clock.now(), lock=True)
+                return await self.service.answer(at, await work(at, ids, sent), status)
+
+        return endpoint
+
     async def _within(
         self, db: AsyncSession, caller: Principal, ids: PathIds, now: datetime, *, lock: bool
     ) -> Within[P]:
-        """The route's work within the parent the path's ids name."""
-        parent = await self.service.parent(db, caller, ids, now, lock=lock)
+        """The route's work within the parent the path's ids (the first of them) name."""
+        parent = await self.service.parent(db, caller, ids[: self.depth], now, lock=lock)
         return Within(db, caller, parent, now)
+
+    async def _child(self, at: Within[P], child_id: str) -> T:
+        """The parent's child the path's last id names."""
+        return await self.service.get(at, object_id(child_id, self.service.TYPE))
 
     async def _find(
         self,
@@ -264,8 +340,14 @@ class Children(Generic[P, T, C, U]):
         lock: bool,
     ) -> tuple[Within[P], T]:
         """The parent the path's ids name, and its child the last one names."""
-        at = await self._within(db, caller, ids[:-1], now, lock=lock)
-        return at, await self.service.get(at, object_id(ids[-1], self.service.TYPE))
+        at = await self._within(db, caller, ids, now, lock=lock)
+        return at, await self._child(at, ids[-1])
+
+
+async def _url(request: Request) -> str:
+    """The request's URL (an unpaged list's links); async, as FastAPI runs a plain `def`
+    dependency in a thread."""
+    return str(request.url)
 
 
 def _named(endpoint: E, name: str | None, verb: str, noun: str) -> E:

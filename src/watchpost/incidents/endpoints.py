@@ -4,9 +4,10 @@ timeline, delete."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from typing import TypeVar
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Query
 from fastapi.responses import Response
 from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -15,13 +16,14 @@ from watchpost.context import AppContext
 from watchpost.delivery import service as deliveries
 from watchpost.delivery.schemas import DeliveryAttributes
 from watchpost.http.body import JsonObject
+from watchpost.http.children import Children, PathIds, Within
 from watchpost.http.crud import CHILD_LIST_ERRORS, Finder, Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
-from watchpost.http.envelope import listing, no_content, single
+from watchpost.http.envelope import listing, single
 from watchpost.http.errors import error_responses
 from watchpost.http.pagination import Paging
 from watchpost.incidents import comments, lists, rendering, service
-from watchpost.incidents.models import IncidentComment
+from watchpost.incidents.models import Incident, IncidentComment
 from watchpost.incidents.rendering import INCIDENT
 from watchpost.incidents.schemas import (
     AcknowledgeBody,
@@ -36,6 +38,7 @@ from watchpost.incidents.schemas import (
     parse_filters,
 )
 from watchpost.incidents.transitions import Change, apply
+from watchpost.listing import PageRequest
 from watchpost.problems import parse
 from watchpost.teams.service import Principal
 from watchpost.validation import INT64_MAX, documented_as, object_id
@@ -232,11 +235,57 @@ async def reopen_incident(
     return single(rendering.incident_resource(incident, caller.team_name))
 
 
-comment_routes = Routes(router, CommentAttributes)
+# ------------------------------------------------------------------------- comments
 
 
-@comment_routes.list(
-    "/{incident_id}/comments",
+OnIncident = Within[Incident]
+"""A comment's route at work within its incident."""
+
+
+class Comments:
+    """An incident's comments (http/children.py). The incident is read as the other routes
+    read it, not locked."""
+
+    PATH, KEY = "/{incident_id}/comments", "comment_id"
+    NOUN, PLURAL, TYPE = "comment", "comments", comments.COMMENT
+
+    async def parent(
+        self, db: AsyncSession, caller: Principal, ids: PathIds, now: datetime, *, lock: bool
+    ) -> Incident:
+        return await _find(db, caller, ids[0])
+
+    async def get(self, at: OnIncident, comment_id: int, /) -> IncidentComment:
+        return await comments.get_comment(
+            at.db, team_id=at.caller.team_id, incident_id=at.parent.id, comment_id=comment_id
+        )
+
+    async def answer(self, at: OnIncident, comment: IncidentComment, status: int, /) -> Response:
+        return single(comments.comment_resource(comment), status=status)
+
+    async def listed(self, at: OnIncident, paging: PageRequest, /) -> Response:
+        raise NotImplementedError("an incident's comments are listed whole (all_listed)")
+
+    async def all_listed(self, at: OnIncident, url: str) -> Response:
+        """All the incident's comments: one page, as the hosted API answers them."""
+        found = await comments.comments_of(at.db, at.parent)
+        whole: dict[str, str | None] = {"first": url, "last": url, "prev": None, "next": None}
+        return listing((comments.comment_resource(c) for c in found), whole)
+
+    async def make(self, at: OnIncident, data: CommentCreate) -> IncidentComment:
+        by = at.caller.team_name
+        return await comments.add_comment(at.db, at.parent, content=data.content, by=by, now=at.now)
+
+    async def change(self, at: OnIncident, comment: IncidentComment, data: CommentUpdate) -> None:
+        comment.content, comment.updated_at = data.content, at.now
+
+    async def remove(self, at: OnIncident, comment: IncidentComment) -> None:
+        await at.db.delete(comment)
+
+
+COMMENTS = Comments()
+comment_routes = Children(Routes(router, CommentAttributes), COMMENTS)
+comment_routes.list_all(
+    COMMENTS.all_listed,
     summary="An incident's comments",
     description=(
         f"All of them (at most {comments.MAX_COMMENTS} an incident), oldest first, type "
@@ -244,23 +293,9 @@ comment_routes = Routes(router, CommentAttributes)
         "with an API token or by an escalation policy), `created_at`, `updated_at`. Not "
         "paginated, as the hosted API."
     ),
-    errors=CHILD_LIST_ERRORS,
 )
-async def list_comments(incident_id: str, request: Request, caller: Caller, db: ReadDb) -> Response:
-    incident = await _find(db, caller, incident_id)
-    found = await comments.comments_of(db, incident)
-    whole: dict[str, str | None] = {
-        "first": str(request.url),
-        "last": str(request.url),
-        "prev": None,
-        "next": None,
-    }
-    return listing((comments.comment_resource(c) for c in found), whole)
-
-
-@comment_routes.create(
-    "/{incident_id}/comments",
-    body=CommentCreate,
+comment_routes.create(
+    CommentCreate,
     summary="Comment on an incident",
     description=(
         "Adds the comment (Markdown `content`) and a `comment` entry to the incident's "
@@ -268,64 +303,14 @@ async def list_comments(incident_id: str, request: Request, caller: Caller, db: 
         "`comment` beside `data`). Open or resolved incidents alike."
     ),
 )
-async def create_comment(
-    incident_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
-) -> Response:
-    async with db.begin():
-        incident = await _find(db, caller, incident_id)
-        data = parse(CommentCreate, body)
-        comment = await comments.add_comment(
-            db, incident, content=data.content, by=caller.team_name, now=ctx.clock.now()
-        )
-    return single(comments.comment_resource(comment), status=201)
-
-
-async def _comment(
-    db: AsyncSession, caller: Principal, incident_id: str, comment_id: str
-) -> IncidentComment:
-    incident = await _find(db, caller, incident_id)
-    return await comments.get_comment(
-        db,
-        team_id=caller.team_id,
-        incident_id=incident.id,
-        comment_id=object_id(comment_id, comments.COMMENT),
-    )
-
-
-@comment_routes.get("/{incident_id}/comments/{comment_id}", summary="Get a comment")
-async def get_comment(incident_id: str, comment_id: str, caller: Caller, db: ReadDb) -> Response:
-    return single(comments.comment_resource(await _comment(db, caller, incident_id, comment_id)))
-
-
-@comment_routes.update(
-    "/{incident_id}/comments/{comment_id}",
-    body=CommentUpdate,
+comment_routes.get(summary="Get a comment")
+comment_routes.update(
+    CommentUpdate,
     not_null=("content",),
     summary="Edit a comment",
     description="The comment's `content` changes; the timeline keeps what was first said.",
 )
-async def update_comment(
-    incident_id: str,
-    comment_id: str,
-    body: JsonObject,
-    caller: Caller,
-    ctx: Context,
-    db: WriteDb,
-) -> Response:
-    async with db.begin():
-        comment = await _comment(db, caller, incident_id, comment_id)
-        data = parse(CommentUpdate, body)
-        comment.content, comment.updated_at = data.content, ctx.clock.now()
-    return single(comments.comment_resource(comment))
-
-
-@comment_routes.delete("/{incident_id}/comments/{comment_id}", summary="Delete a comment")
-async def delete_comment(
-    incident_id: str, comment_id: str, caller: Caller, db: WriteDb
-) -> Response:
-    async with db.begin():
-        await db.delete(await _comment(db, caller, incident_id, comment_id))
-    return no_content()
+comment_routes.delete(summary="Delete a comment")
 
 
 told_routes = Routes(router, DeliveryAttributes)

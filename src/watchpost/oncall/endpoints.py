@@ -5,11 +5,10 @@ first time a team needs it."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any, TypeVar
 
-from fastapi import APIRouter, Depends, Path, Query
+from fastapi import APIRouter, Path, Query
 from fastapi.responses import Response
 from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -17,12 +16,14 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.context import AppContext
 from watchpost.errors import NotFound
 from watchpost.http.body import JsonObject
+from watchpost.http.children import Children, PathIds, Within
 from watchpost.http.crud import Routes
 from watchpost.http.deps import Caller, Context, WriteDb
 from watchpost.http.envelope import JsonResponse, listing, no_content, single
 from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses
 from watchpost.http.openapi import request_body
 from watchpost.http.pagination import Paging
+from watchpost.listing import PageRequest
 from watchpost.oncall import calendars, events, rotation
 from watchpost.oncall import now as on_call
 from watchpost.oncall.models import OnCallCalendar, OnCallEvent
@@ -42,18 +43,14 @@ from watchpost.oncall.schemas import (
 )
 from watchpost.problems import accepted, checked
 from watchpost.teams.service import Principal
-from watchpost.validation import object_id
 
 M = TypeVar("M", bound=BaseModel)
 R = TypeVar("R")
 
 router = APIRouter(prefix="/api/v2/on-calls", tags=["on-call calendars"])
 routes = Routes(router, CalendarAttributes)
-event_routes = Routes(router, one=EventDoc, many=EventsDoc)
-CalendarId = Annotated[
-    str, Path(alias="id", description="A calendar's id, or `default`: the team's default one.")
-]
-EventId = Annotated[str, Path(alias="event_id")]
+CALENDAR_ID = "A calendar's id, or `default`: the team's default one."
+CalendarId = Annotated[str, Path(alias="id", description=CALENDAR_ID)]
 ABOUT = (
     "Who is on call when. `on_call_users` (and `included`) are the people on call now: those "
     "of the override events running now if any, else those of the regular events."
@@ -144,6 +141,52 @@ async def _sent_to(
         return await work(db, found, accepted(*checked(model, body)), now)
 
 
+OnCalendar = Within[OnCallCalendar]
+"""An event's route at work within its calendar."""
+
+
+class Events:
+    """A calendar's events (http/children.py): the calendar is read as every route here
+    reads it (`default` names the team's default one, made when first named)."""
+
+    PATH, KEY = "/{id}/events", "event_id"
+    NOUN, PLURAL, TYPE = "event", "events", events.TYPE
+
+    async def parent(
+        self, db: AsyncSession, caller: Principal, ids: PathIds, now: datetime, *, lock: bool
+    ) -> OnCallCalendar:
+        return await calendars.find(db, caller.team_id, ids[0], now=now)
+
+    async def get(self, at: OnCalendar, event_id: int, /) -> OnCallEvent:
+        return await events.get(at.db, at.parent, event_id)
+
+    async def answer(self, at: OnCalendar, event: OnCallEvent, status: int, /) -> Response:
+        return JsonResponse(events.document(event), status_code=status)
+
+    async def listed(self, at: OnCalendar, paging: PageRequest, /) -> Response:
+        raise NotImplementedError("a calendar's events are listed whole (list_events)")
+
+    async def make(self, at: OnCalendar, data: EventCreate) -> OnCallEvent:
+        return await events.make(at.db, at.parent, data, at.now)
+
+    async def change(self, at: OnCalendar, event: OnCallEvent, data: EventUpdate) -> None:
+        await events.change(at.db, at.parent, event, data, at.now)
+
+    async def remove(self, at: OnCalendar, event: OnCallEvent) -> None:
+        await events.remove(at.db, at.parent, event, at.now)
+
+
+EVENTS = Events()
+event_routes = Children(
+    Routes(router, one=EventDoc, many=EventsDoc),
+    EVENTS,
+    described={"id": CALENDAR_ID},
+    reads_write=True,
+)
+
+
+# Not Children.list_all: the OpenAPI document names this list's 200 schema after the
+# endpoint's `Any` (its "title"), which the factory's endpoints do not repeat.
 @router.get(
     "/{id}/events",
     summary="List a calendar's events",
@@ -162,14 +205,7 @@ async def list_events(calendar_id: CalendarId, caller: Caller, ctx: Context, db:
     return JsonResponse(events.documents(listed))
 
 
-@event_routes.create(
-    "/{id}/events", summary="Create an on-call event", body=EventCreate, errors=WRITE_ERRORS
-)
-async def create_event(
-    calendar_id: CalendarId, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
-) -> Response:
-    made = await _sent_to(calendar_id, EventCreate, body, caller, ctx, db, events.make)
-    return JsonResponse(events.document(made), status_code=201)
+event_routes.create(EventCreate, summary="Create an on-call event")
 
 
 @router.put(
@@ -186,65 +222,19 @@ async def replace_events(
     return JsonResponse(events.documents(made))
 
 
-@dataclass(frozen=True)
-class EventPath:
-    """A path naming a calendar (or `default`) and one of its events."""
-
-    calendar_id: str
-    event_id: str
-
-    async def find(
-        self, db: AsyncSession, team_id: int, now: datetime
-    ) -> tuple[OnCallCalendar, OnCallEvent]:
-        """The calendar and its event (404 when either is none)."""
-        found = await calendars.find(db, team_id, self.calendar_id, now=now)
-        return found, await events.get(db, found, object_id(self.event_id, events.TYPE))
-
-
-async def _event_path(calendar_id: CalendarId, event_id: EventId) -> EventPath:
-    return EventPath(calendar_id, event_id)
-
-
-Event = Annotated[EventPath, Depends(_event_path)]
-
-
-@event_routes.get("/{id}/events/{event_id}", summary="Get an on-call event")
-async def get_event(path: Event, caller: Caller, ctx: Context, db: WriteDb) -> Response:
-    async with db.begin():
-        _, event = await path.find(db, caller.team_id, ctx.clock.now())
-    return JsonResponse(events.document(event))
-
-
-@event_routes.update(
-    "/{id}/events/{event_id}",
+event_routes.get(summary="Get an on-call event")
+event_routes.update(
+    EventUpdate,
+    not_null=EVENT_NOT_NULL,
+    nulls_first=True,
     summary="Update an on-call event",
     description="Not one that ended before today 00:00 UTC (422).",
-    body=EventUpdate,
-    not_null=EVENT_NOT_NULL,
 )
-async def update_event(
-    path: Event, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
-) -> Response:
-    now = ctx.clock.now()
-    async with db.begin():
-        found, event = await path.find(db, caller.team_id, now)
-        data = accepted(*checked(EventUpdate, body, not_null=EVENT_NOT_NULL))
-        await events.change(db, found, event, data, now)
-    return JsonResponse(events.document(event))
-
-
-@event_routes.delete(
-    "/{id}/events/{event_id}",
+event_routes.delete(
     summary="Delete an on-call event",
     description="Not one that ended before today 00:00 UTC (422).",
     errors=error_responses(401, 404, 422),
 )
-async def delete_event(path: Event, caller: Caller, ctx: Context, db: WriteDb) -> Response:
-    now = ctx.clock.now()
-    async with db.begin():
-        found, event = await path.find(db, caller.team_id, now)
-        await events.remove(db, found, event, now)
-    return no_content()
 
 
 # ---------------------------------------------------------------------------- rotation
