@@ -3,6 +3,7 @@ the rows, their timeline entries, and the events webhooks and people get for the
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import httpx
@@ -84,6 +85,20 @@ async def test_an_incident_holds_a_bounded_number_of_comments(
         data(await api.post(path, {"content": text}), 201)
     response = await api.post(path, {"content": "three"})
     assert response.status_code == 422 and "at most 2 comments" in response.text
+    assert len((await api.get(path)).json()["data"]) == 2
+
+
+async def test_comments_sent_at_once_stay_within_the_bound(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # each create counts the incident's comments and adds one: without the incident locked,
+    # requests in flight together (PostgreSQL) would all count the same and all pass
+    monkeypatch.setattr(comments, "MAX_COMMENTS", 2)
+    incident = await create_reported_incident(api, email=False)
+    path = f"{INCIDENTS}/{incident['id']}/comments"
+    sent = [api.post(path, {"content": f"comment {n}"}) for n in range(6)]
+    statuses = sorted(response.status_code for response in await asyncio.gather(*sent))
+    assert statuses == [201, 201, 422, 422, 422, 422]
     assert len((await api.get(path)).json()["data"]) == 2
 
 

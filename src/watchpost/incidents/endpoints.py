@@ -243,8 +243,8 @@ OnIncident = Within[Incident]
 
 
 class Comments:
-    """An incident's comments (http/children.py). The incident is read as the other routes
-    read it, not locked."""
+    """An incident's comments (http/children.py). A write locks the incident: a new comment
+    is counted against the bound under that lock."""
 
     PATH, KEY = "/{incident_id}/comments", "comment_id"
     NOUN, PLURAL, TYPE = "comment", "comments", comments.COMMENT
@@ -252,7 +252,10 @@ class Comments:
     async def parent(
         self, db: AsyncSession, caller: Principal, ids: PathIds, now: datetime, *, lock: bool
     ) -> Incident:
-        return await _find(db, caller, ids[0])
+        incident_id = object_id(ids[0], rendering.INCIDENT)
+        return await service.get_incident(
+            db, team_id=caller.team_id, incident_id=incident_id, lock=lock
+        )
 
     async def get(self, at: OnIncident, comment_id: int, /) -> IncidentComment:
         return await comments.get_comment(

@@ -14,7 +14,7 @@ from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.clock import isoformat_ms
-from watchpost.db.queries import team_object
+from watchpost.db.queries import one_or_404, team_rows
 from watchpost.errors import Conflict, InvalidRequest
 from watchpost.history import service as history
 from watchpost.incidents import models
@@ -34,8 +34,15 @@ from watchpost.policies.models import Policy
 TIMELINE_ITEM = "incident_timeline_item"
 
 
-async def get_incident(session: AsyncSession, *, team_id: int, incident_id: int) -> Incident:
-    return await team_object(session, Incident, INCIDENT, team_id=team_id, object_id=incident_id)
+async def get_incident(
+    session: AsyncSession, *, team_id: int, incident_id: int, lock: bool = False
+) -> Incident:
+    """The team's incident, locked `FOR UPDATE` when `lock` (its comments are counted and
+    added under that lock, so requests at once cannot pass the bound together)."""
+    stmt = team_rows(Incident, team_id=team_id, id=incident_id)
+    return await one_or_404(
+        session, stmt.with_for_update() if lock else stmt, INCIDENT, incident_id
+    )
 
 
 DELETED_TEXTS: dict[str, str] = {
