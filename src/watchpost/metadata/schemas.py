@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from watchpost.metadata.values import MAX_VALUES, MetadataValueIn
+from watchpost.metadata.values import MAX_VALUES, MetadataValueIn, Short
 from watchpost.validation import Name
 
 
@@ -15,6 +15,7 @@ def _id_text(value: object) -> object:
     return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
+OwnerType = Annotated[str, Field(max_length=64)]
 OwnerId = Annotated[
     str,
     BeforeValidator(_id_text),
@@ -29,9 +30,7 @@ class MetadataWrite(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    owner_type: Annotated[str, Field(max_length=64)] = Field(
-        description="`Monitor`, `Heartbeat` or `Incident`."
-    )
+    owner_type: OwnerType = Field(description="`Monitor`, `Heartbeat` or `Incident`.")
     owner_id: OwnerId = Field(description="The owner's id, a string or a number.")
     key: Name
     values: Values | None = Field(
@@ -40,9 +39,7 @@ class MetadataWrite(BaseModel):
     mode: Mode | None = Field(
         default=None, description="`replace` (default) or `merge`: add to the values kept."
     )
-    team_name: Annotated[str, Field(max_length=255)] | None = Field(
-        default=None, description="Must name the token's team."
-    )
+    team_name: Short | None = Field(default=None, description="Must name the token's team.")
 
 
 class MetadataUpdate(BaseModel):
@@ -50,7 +47,7 @@ class MetadataUpdate(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    owner_type: Annotated[str, Field(max_length=64)] | None = Field(
+    owner_type: OwnerType | None = Field(
         default=None, description="Must be the record's: an owner cannot change."
     )
     owner_id: OwnerId | None = Field(
@@ -59,7 +56,7 @@ class MetadataUpdate(BaseModel):
     key: Name | None = None
     values: Values | None = Field(default=None, description="At least one value.")
     mode: Mode | None = None
-    team_name: Annotated[str, Field(max_length=255)] | None = None
+    team_name: Short | None = None
 
 
 CREATE_NOT_NULL = ("owner_type", "owner_id", "key")

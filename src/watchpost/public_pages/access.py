@@ -146,18 +146,27 @@ def page_not_found() -> Response:
     return error_page(404, "Page not found", "There is no status page here.")
 
 
+async def reached_page(
+    request: Request, session: AsyncSession, subdomain: str
+) -> StatusPage | Response:
+    """The published page of the subdomain, if the visitor's address may reach it; else the
+    answer to send (404, or refusal's 403). Its password is not checked here."""
+    page = await find_page(session, subdomain.lower()) if len(subdomain) <= 63 else None
+    if page is None:
+        return page_not_found()
+    refused = refusal(page, request)
+    return page if refused is None else refused
+
+
 async def open_page(
     request: Request, session: AsyncSession, subdomain: str
 ) -> PublicPage | Response:
     """The page, if its visitor may see it; else the answer to send (404, 403, 401 form)."""
     ctx: AppContext = request.app.state.ctx
     base = page_base(request, subdomain)
-    page = await find_page(session, subdomain.lower()) if len(subdomain) <= 63 else None
-    if page is None:
-        return page_not_found()
-    refused = refusal(page, request)
-    if refused is not None:
-        return refused
+    page = await reached_page(request, session, subdomain)
+    if isinstance(page, Response):
+        return page
     now = ctx.clock.now()
     if page.password_enabled and not sessions.valid(ctx, request, page, now):
         visible = base + request.url.path.removeprefix(f"{PREFIX}/{subdomain}")

@@ -25,11 +25,9 @@ from watchpost.public_pages.access import (
     VisiblePage,
     check_password_off_loop,
     client_address,
-    find_page,
     open_page,
     page_base,
-    page_not_found,
-    refusal,
+    reached_page,
 )
 from watchpost.public_pages.caching import cached
 from watchpost.public_pages.report_view import by_month, report_view, report_views, split_current
@@ -103,12 +101,9 @@ async def login(request: Request, subdomain: str, db: ReadDb) -> Response:
     again (401); too many attempts from one address, 429 (not checked)."""
     ctx: AppContext = request.app.state.ctx
     base = page_base(request, subdomain)
-    page = await find_page(db, subdomain.lower()) if len(subdomain) <= 63 else None
-    if page is None:
-        return page_not_found()
-    refused = refusal(page, request)
-    if refused is not None:
-        return refused
+    page = await reached_page(request, db, subdomain)
+    if isinstance(page, Response):
+        return page
     form = await _form(request)
     target = _next(base, form.get("next", ""))
     if not page.password_enabled:

@@ -113,20 +113,20 @@ async def _views(
     ]
 
 
-_REPORTS: Final = (
+NEWEST_REPORTS: Final = (
     select(StatusReport)
     .where(StatusReport.status_page_id == bindparam("page_id"))
     .order_by(StatusReport.starts_at.desc(), StatusReport.id.desc())
-    .limit(MAX_SHOWN)
 )
-"""A page's (bound: page_id) newest reports; built once."""
+"""A page's (bound: page_id) reports, newest start first (then highest id); built once."""
+_SHOWN: Final = NEWEST_REPORTS.limit(MAX_SHOWN)
 
 
 async def report_views(
     session: AsyncSession, page: StatusPage, now: datetime, names: Mapping[int, str]
 ) -> list[ReportView]:
     """The page's reports, newest start first (at most MAX_SHOWN)."""
-    reports = await session.scalars(_REPORTS, {"page_id": page.id})
+    reports = await session.scalars(_SHOWN, {"page_id": page.id})
     return await _views(session, list(reports.all()), now, names)
 
 

@@ -14,11 +14,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import or_, select
+from sqlalchemy import or_
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.public_pages.page_data import read_page
 from watchpost.public_pages.page_data import resource_names as resource_names
+from watchpost.public_pages.report_view import NEWEST_REPORTS
 from watchpost.status_pages.availability import NOT_MONITORED, aggregate_state
 from watchpost.status_pages.models import (
     StatusPage,
@@ -100,18 +101,14 @@ async def _reports(
 ) -> list[ShownReport]:
     """The page's newest `limit` reports, plus any older one still open or scheduled (so an
     unresolved incident is never left out)."""
-    newest = (
-        select(StatusReport)
-        .where(StatusReport.status_page_id == page.id)
-        .order_by(StatusReport.starts_at.desc(), StatusReport.id.desc())
-    )
-    reports = list((await session.scalars(newest.limit(limit))).all())
-    still_open = newest.where(
+    on_page = {"page_id": page.id}
+    reports = list((await session.scalars(NEWEST_REPORTS.limit(limit), on_page)).all())
+    still_open = NEWEST_REPORTS.where(
         StatusReport.resolved.is_(False),
         or_(StatusReport.ends_at.is_(None), StatusReport.ends_at > now),
     )
     seen = {r.id for r in reports}
-    reports += [r for r in (await session.scalars(still_open)).all() if r.id not in seen]
+    reports += [r for r in (await session.scalars(still_open, on_page)).all() if r.id not in seen]
     reports.sort(key=lambda r: (r.starts_at, r.id), reverse=True)
     by_report: dict[int, list[StatusUpdate]] = {r.id: [] for r in reports}
     for update in await updates_of(session, [r.id for r in reports]):

@@ -31,7 +31,7 @@ from watchpost.status_pages.models import (
     StatusPageResource,
     StatusPageSection,
 )
-from watchpost.status_pages.report_endpoints import OnPage, PageChildren
+from watchpost.status_pages.report_endpoints import OnPage, PageChildren, page_keys
 from watchpost.status_pages.resource_types import rules_markdown
 from watchpost.status_pages.schemas import (
     PAGE_NOT_NULL,
@@ -136,17 +136,13 @@ class Sections(PageChildren):
     TYPE = sections.SECTION
 
     async def get(self, at: OnPage, section_id: int, /) -> StatusPageSection:
-        team_id, page_id = at.caller.team_id, at.parent.id
-        return await sections.get_section(
-            at.db, team_id=team_id, page_id=page_id, section_id=section_id
-        )
+        return await sections.get_section(at.db, **page_keys(at), section_id=section_id)
 
     async def answer(self, at: OnPage, section: StatusPageSection, status: int, /) -> Response:
         return single(rendering.section_document(section), status=status)
 
     async def listed(self, at: OnPage, paging: PageRequest) -> Response:
-        team_id, page_id = at.caller.team_id, at.parent.id
-        found = await sections.list_sections(at.db, team_id=team_id, page_id=page_id, paging=paging)
+        found = await sections.list_sections(at.db, **page_keys(at), paging=paging)
         return listing(map(rendering.section_document, found.data), found.links)
 
     async def make(self, at: OnPage, data: SectionCreate) -> StatusPageSection:
@@ -197,20 +193,14 @@ class Resources(PageChildren):
     TYPE = resources.RESOURCE
 
     async def get(self, at: OnPage, resource_id: int, /) -> StatusPageResource:
-        team_id, page_id = at.caller.team_id, at.parent.id
-        return await resources.get_resource(
-            at.db, team_id=team_id, page_id=page_id, resource_id=resource_id
-        )
+        return await resources.get_resource(at.db, **page_keys(at), resource_id=resource_id)
 
     async def answer(self, at: OnPage, row: StatusPageResource, status: int, /) -> Response:
         (item,) = await rendering.resource_documents(at.db, at.parent, [row], at.now)
         return single(item, status=status)
 
     async def listed(self, at: OnPage, paging: PageRequest) -> Response:
-        team_id, page_id = at.caller.team_id, at.parent.id
-        found = await resources.list_resources(
-            at.db, team_id=team_id, page_id=page_id, paging=paging
-        )
+        found = await resources.list_resources(at.db, **page_keys(at), paging=paging)
         items = await rendering.resource_documents(
             at.db, at.parent, found.data, at.now, history_days=LIST_HISTORY_DAYS
         )

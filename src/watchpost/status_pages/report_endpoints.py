@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, TypedDict
 
 from fastapi import APIRouter
 from fastapi.responses import Response
@@ -90,6 +90,17 @@ OnPage = Within[StatusPage]
 """A route of a status page's children at work within the page."""
 
 
+class PageKeys(TypedDict):
+    """What finds a status page's children: the caller's team and the page."""
+
+    team_id: int
+    page_id: int
+
+
+def page_keys(at: OnPage) -> PageKeys:
+    return {"team_id": at.caller.team_id, "page_id": at.parent.id}
+
+
 class PageChildren:
     """What a status page's children (http/children.py) share: their parent, the page."""
 
@@ -110,10 +121,7 @@ class Reports(PageChildren):
     NOUN, PLURAL, TYPE = "report", "reports", reports.REPORT
 
     async def get(self, at: OnPage, report_id: int, /) -> StatusReport:
-        team_id, page_id = at.caller.team_id, at.parent.id
-        return await reports.get_report(
-            at.db, team_id=team_id, page_id=page_id, report_id=report_id
-        )
+        return await reports.get_report(at.db, **page_keys(at), report_id=report_id)
 
     async def answer(self, at: OnPage, report: StatusReport, status: int, /) -> Response:
         live = await reports.live_resource_ids(at.db, report.status_page_id)
@@ -125,9 +133,8 @@ class Reports(PageChildren):
         )
 
     async def listed(self, at: OnPage, paging: PageRequest) -> Response:
-        team_id, page_id = at.caller.team_id, at.parent.id
-        found = await reports.list_reports(at.db, team_id=team_id, page_id=page_id, paging=paging)
-        live = await reports.live_resource_ids(at.db, page_id)
+        found = await reports.list_reports(at.db, **page_keys(at), paging=paging)
+        live = await reports.live_resource_ids(at.db, at.parent.id)
         by_report: dict[int, list[StatusUpdate]] = {}
         for update in await reports.updates_of(at.db, [r.id for r in found.data]):
             by_report.setdefault(update.status_report_id, []).append(update)

@@ -42,7 +42,14 @@ from watchpost.status_pages.resource_types import (
     widget_from_history,
 )
 from watchpost.status_pages.schemas import RESOURCE_NOT_NULL, ResourceFields
-from watchpost.status_pages.sections import add_placed, first_section, place, sections_of
+from watchpost.status_pages.sections import (
+    add_placed,
+    delete_placed,
+    first_section,
+    move_placed,
+    place,
+    sections_of,
+)
 from watchpost.validation import parse_id
 
 RESOURCE = "status_page_resource"
@@ -312,19 +319,14 @@ async def update_resource(
         place(await _in_section(session, new_section), resource, data.position, "resource")
         resource.status_page_section_id = new_section
         arrange(await _in_section(session, old_section, exclude=resource.id))
-    elif data.position is not None:
-        others = await _in_section(session, old_section, exclude=resource.id)
-        place(others, resource, data.position, "resource", previous=resource.position)
-    elif pinned_changed:  # it joins or leaves the flowing resources where it stands
-        arrange(await _in_section(session, old_section))
+    else:
+        siblings = functools.partial(_in_section, session, old_section)
+        await move_placed(resource, siblings, data.position, "resource", pinned_changed)
     resource.updated_at = now
     await session.flush()
     return resource
 
 
 async def delete_resource(session: AsyncSession, *, resource: StatusPageResource) -> None:
-    section_id = resource.status_page_section_id
-    await session.delete(resource)
-    await session.flush()
-    arrange(await _in_section(session, section_id))
-    await session.flush()
+    siblings = functools.partial(_in_section, session, resource.status_page_section_id)
+    await delete_placed(session, resource, siblings)

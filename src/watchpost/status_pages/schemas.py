@@ -190,12 +190,13 @@ class PageAttributes(BaseModel):
 Position = Annotated[
     int, Field(ge=0, le=INT32_MAX, description="Zero-based; past the end appends.")
 ]
+SectionName = Annotated[str, Field(max_length=255)]
 
 
 class SectionCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field(default="", max_length=255, description="Blank hides the header.")
+    name: SectionName = Field(default="", description="Blank hides the header.")
     position: Position | None = None
     fixed_position: bool = False
 
@@ -203,7 +204,7 @@ class SectionCreate(BaseModel):
 class SectionUpdate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    name: str | None = Field(default=None, max_length=255)
+    name: SectionName | None = None
     position: Position | None = None
     fixed_position: bool | None = None
 

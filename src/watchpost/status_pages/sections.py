@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
+from functools import partial
 from typing import Any, TypeVar
 
 from sqlalchemy import Select, delete
@@ -26,6 +27,9 @@ from watchpost.status_pages.schemas import SECTION_NOT_NULL, SectionCreate, Sect
 
 SECTION = "status_page_section"
 PlacedT = TypeVar("PlacedT", StatusPageSection, StatusPageResource)
+Siblings = Callable[..., Awaitable[list[Any]]]
+"""A section's or resource's siblings in their order, from the container it is in (the page's
+_sections, a section's resources); `exclude=id` leaves one out."""
 
 
 def sections_of(*, team_id: int, page_id: int) -> Select[tuple[StatusPageSection]]:
@@ -90,6 +94,26 @@ async def add_placed(
     return await added(session, item)
 
 
+async def move_placed(
+    item: PlacedT, siblings: Siblings, target: int | None, what: str, pin_changed: bool
+) -> None:
+    """An updated `what` moved to `target` among its siblings (the others make room and
+    close up); without a target, one just pinned or unpinned joins or leaves the flowing
+    ones where it stands."""
+    if target is not None:
+        place(await siblings(exclude=item.id), item, target, what, previous=item.position)
+    elif pin_changed:
+        arrange(await siblings())
+
+
+async def delete_placed(session: AsyncSession, item: PlacedT, siblings: Siblings) -> None:
+    """Delete a section or resource; its siblings close up."""
+    await session.delete(item)
+    await session.flush()
+    arrange(await siblings())
+    await session.flush()
+
+
 async def create_section(
     session: AsyncSession, *, page: StatusPage, data: SectionCreate, now: datetime
 ) -> StatusPageSection:
@@ -124,11 +148,7 @@ async def update_section(
     pinned = data.fixed_position is not None and data.fixed_position != section.fixed_position
     if data.fixed_position is not None:
         section.fixed_position = data.fixed_position
-    if data.position is not None:
-        others = await _sections(session, page, exclude=section.id)
-        place(others, section, data.position, "section", previous=section.position)
-    elif pinned:  # it joins or leaves the flowing sections where it stands
-        arrange(await _sections(session, page))
+    await move_placed(section, partial(_sections, session, page), data.position, "section", pinned)
     section.updated_at = now
     await session.flush()
     return section
@@ -144,10 +164,7 @@ async def delete_section(
         delete(StatusPageResource).where(StatusPageResource.status_page_section_id == section.id),
         execution_options={"synchronize_session": "fetch"},
     )
-    await session.delete(section)
-    await session.flush()
-    arrange(await _sections(session, page))
-    await session.flush()
+    await delete_placed(session, section, partial(_sections, session, page))
 
 
 async def first_section(session: AsyncSession, page: StatusPage, now: datetime) -> int:
