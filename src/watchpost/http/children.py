@@ -3,11 +3,12 @@ sections, resources and status reports, a report's status updates, an incident's
 an on-call calendar's events), as http/collection.py's are for plain collections.
 
 Every route first reads the parent its path names (asking the service to lock it for a
-write), then the child, so a child is only ever reached through the caller's own parent. A domain's service
-(`ChildService`) says where its children are (PATH, KEY), how the parent and a child are
-found, how a response shows them, and does the work of each write with the route's `Within`
-and the body parsed by the route's model (mypy checks the models against the service). The
-domain then declares the routes it offers, in the order the app serves them. The endpoints
+write), then the child, so a child is only ever reached through the caller's own parent. A
+domain's service (`ChildService`) says where its children are (PATH, KEY), how the parent
+and a child are found, how a response shows them, and does the work of each write with the
+route's `Within` and the body parsed by the route's model (mypy checks the models against
+the service). The domain then declares the routes it offers, in the order the app serves
+them; a list route is given the function that answers it (a page, or all at once). The endpoints
 are named after the NOUN (their operationIds): create_section, list_sections, get_section,
 update_section, delete_section; `name` sets another.
 
@@ -108,11 +109,6 @@ class ChildService(Protocol[P, T, C_in, U_in]):
         """The response showing one child (status 200, or 201 for a created one)."""
         ...
 
-    async def listed(self, at: Within[P], paging: PageRequest, /) -> Response:
-        """The response showing a page of the parent's children (unused, and may raise, when
-        the children are listed whole: Children.list_all)."""
-        ...
-
     async def make(self, at: Within[P], data: C_in, /) -> T:
         """The child made in the parent from the create route's parsed body."""
         ...
@@ -181,13 +177,14 @@ class Children(Generic[P, T, C, U]):
 
     def list(
         self,
+        listed: Callable[[Within[P], PageRequest], Awaitable[Response]],
         *,
         name: str | None = None,
         errors: Errors = CHILD_LIST_ERRORS,
         **words: Unpack[Words],
     ) -> None:
-        """GET path: a page of the parent's children."""
-        self._list(page_request, self.service.listed, name, errors, words)
+        """GET path: a page of the parent's children, as `listed` answers it."""
+        self._list(page_request, listed, name, errors, words)
 
     def list_all(
         self,

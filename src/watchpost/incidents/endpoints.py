@@ -38,7 +38,6 @@ from watchpost.incidents.schemas import (
     parse_filters,
 )
 from watchpost.incidents.transitions import Change, apply
-from watchpost.listing import PageRequest
 from watchpost.problems import parse
 from watchpost.teams.service import Principal
 from watchpost.validation import INT64_MAX, documented_as, object_id
@@ -264,9 +263,6 @@ class Comments:
 
     async def answer(self, at: OnIncident, comment: IncidentComment, status: int, /) -> Response:
         return single(comments.comment_resource(comment), status=status)
-
-    async def listed(self, at: OnIncident, paging: PageRequest, /) -> Response:
-        raise NotImplementedError("an incident's comments are listed whole (all_listed)")
 
     async def all_listed(self, at: OnIncident, url: str) -> Response:
         """All the incident's comments: one page, as the hosted API answers them."""

@@ -23,7 +23,6 @@ from watchpost.http.envelope import JsonResponse, listing, no_content, single
 from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses
 from watchpost.http.openapi import request_body
 from watchpost.http.pagination import Paging
-from watchpost.listing import PageRequest
 from watchpost.oncall import calendars, events, rotation
 from watchpost.oncall import now as on_call
 from watchpost.oncall.models import OnCallCalendar, OnCallEvent
@@ -162,9 +161,6 @@ class Events:
 
     async def answer(self, at: OnCalendar, event: OnCallEvent, status: int, /) -> Response:
         return JsonResponse(events.document(event), status_code=status)
-
-    async def listed(self, at: OnCalendar, paging: PageRequest, /) -> Response:
-        raise NotImplementedError("a calendar's events are listed whole (list_events)")
 
     async def make(self, at: OnCalendar, data: EventCreate) -> OnCallEvent:
         return await events.make(at.db, at.parent, data, at.now)

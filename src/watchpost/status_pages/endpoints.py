@@ -167,7 +167,7 @@ section_routes.create(
     "sections at and after it down. A `fixed_position` section keeps the number it is given "
     f"(docs/api.md, Positions). A page holds at most {MAX_SECTIONS:,} sections (422).",
 )
-section_routes.list(summary="List a status page's sections")
+section_routes.list(SECTIONS.listed, summary="List a status page's sections")
 section_routes.get(summary="Get a status page section")
 section_routes.update(
     SectionUpdate,
@@ -246,6 +246,7 @@ resource_routes.create(
     ),
 )
 resource_routes.list(
+    RESOURCES.listed,
     summary="List a status page's resources",
     description=f"Each item's `status_history` holds the most recent {LIST_HISTORY_DAYS} days "
     "(all of them when the page's `history` is shorter); `availability` and `status` cover the "

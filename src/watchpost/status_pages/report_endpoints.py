@@ -171,6 +171,7 @@ report_routes.create(
     f"make the first status update. A page holds at most {reports.MAX_REPORTS:,} reports.",
 )
 report_routes.list(
+    REPORTS.listed,
     summary="List a status page's status reports",
     description="Each report names its status updates; a single GET includes them.",
 )
@@ -250,7 +251,7 @@ update_routes.create(
     description="Its `affected_resources` become the report's current ones when it is the "
     f"newest update. A report holds at most {reports.MAX_UPDATES} updates.",
 )
-update_routes.list(summary="List a status report's status updates")
+update_routes.list(UPDATES.listed, summary="List a status report's status updates")
 update_routes.get(summary="Get a status update")
 update_routes.update(
     UpdateChange,
