@@ -7,7 +7,7 @@ from fastapi import APIRouter
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
-from watchpost.clock import isoformat_ms
+from watchpost.clock import isoformat_ms, optional_isoformat_ms
 from watchpost.db.queries import team_object, team_rows
 from watchpost.http.crud import CHILD_LIST_ERRORS, Routes
 from watchpost.http.deps import Caller, ReadDb, WriteDb
@@ -48,7 +48,7 @@ def document(row: StatusPageSubscriber) -> Resource:
             "webhook_url": row.address if row.kind == service.WEBHOOK else None,
             "resource_ids": [str(rid) for rid in row.resource_ids],
             "confirmed": row.confirmed_at is not None,
-            "confirmed_at": None if row.confirmed_at is None else isoformat_ms(row.confirmed_at),
+            "confirmed_at": optional_isoformat_ms(row.confirmed_at),
             "created_at": isoformat_ms(row.created_at),
         },
     )
