@@ -6,6 +6,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.clock import isoformat_ms, optional_isoformat_ms
 from watchpost.db.queries import team_object, team_rows
@@ -17,6 +18,7 @@ from watchpost.listing import Resource, paginate, resource
 from watchpost.status_pages import pages
 from watchpost.subscriptions import service
 from watchpost.subscriptions.models import StatusPageSubscriber
+from watchpost.teams.service import Principal
 from watchpost.validation import object_id
 
 TYPE = "status_page_subscriber"
@@ -57,6 +59,13 @@ def document(row: StatusPageSubscriber) -> Resource:
 routes = Routes(router, SubscriberAttributes)
 
 
+async def _page_id(db: AsyncSession, caller: Principal, status_page_id: str) -> int:
+    """The id of the caller's status page the path names (else 404)."""
+    pid = object_id(status_page_id, pages.PAGE)
+    await pages.get_page(db, team_id=caller.team_id, page_id=pid)
+    return pid
+
+
 @routes.list(
     SUBSCRIBERS,
     summary="List a status page's subscribers",
@@ -66,18 +75,16 @@ routes = Routes(router, SubscriberAttributes)
 async def list_subscribers(
     status_page_id: str, caller: Caller, db: ReadDb, paging: Paging
 ) -> Response:
-    pid = object_id(status_page_id, pages.PAGE)
-    await pages.get_page(db, team_id=caller.team_id, page_id=pid)
+    pid = await _page_id(db, caller, status_page_id)
     stmt = team_rows(StatusPageSubscriber, team_id=caller.team_id, status_page_id=pid)
     found = await paginate(db, stmt, paging, order_by=StatusPageSubscriber.id)
     return listing((document(row) for row in found.data), found.links)
 
 
 async def _subscriber(
-    db: ReadDb, caller: Caller, status_page_id: str, subscriber_id: str
+    db: AsyncSession, caller: Principal, status_page_id: str, subscriber_id: str
 ) -> StatusPageSubscriber:
-    pid = object_id(status_page_id, pages.PAGE)
-    await pages.get_page(db, team_id=caller.team_id, page_id=pid)
+    pid = await _page_id(db, caller, status_page_id)
     return await team_object(
         db,
         StatusPageSubscriber,
