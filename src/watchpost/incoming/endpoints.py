@@ -3,14 +3,12 @@ and of /api/v2/email-integrations (a plain collection)."""
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from fastapi import APIRouter, Path, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from watchpost.context import AppContext
 from watchpost.http.body import JsonObject
-from watchpost.http.collection import Collection
+from watchpost.http.collection import Collection, ObjectId
 from watchpost.http.crud import Finder, Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, single
@@ -23,7 +21,6 @@ from watchpost.problems import accepted, checked
 router = APIRouter(prefix=schemas.PREFIX, tags=[schemas.PLURAL])
 routes = Routes(router, schemas.WebhookAttributes)
 find = Finder(service.get, schemas.TYPE, "object_id")
-ObjectId = Annotated[str, Path(alias="id")]
 
 
 def public_base(request: Request, ctx: AppContext) -> str:

@@ -4,10 +4,11 @@ events arrive, logsearch/tail.py). The query language is logs/query_language.py.
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Annotated, Any
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import Response
 
 from watchpost.http.deps import Caller, Context, ReadDb, request_sessions
@@ -19,11 +20,32 @@ from watchpost.logsearch.tail import open_tail
 
 logs = APIRouter(prefix="/api/v1", tags=["logs"])
 
-_SOURCE_IDS = Query(
-    default=None,
-    description="Comma-separated source ids of the token's team; all its sources if absent.",
-)
-_QUERY = Query(default=None, description='Words, "phrases", field:value, -exclusions.')
+
+@dataclass
+class Chosen:
+    """The events a query or a tail reads: of the team's sources `source_ids` names (all of
+    them by default), matching `query`."""
+
+    source_ids: Annotated[
+        str | None,
+        Query(
+            description="Comma-separated source ids of the token's team; all its sources if absent."
+        ),
+    ] = None
+    query: Annotated[
+        str | None, Query(description='Words, "phrases", field:value, -exclusions.')
+    ] = None
+
+
+@dataclass
+class Window:
+    """Which page of a query: its time range, size and order, and where it goes on from."""
+
+    from_: Annotated[str | None, Query(alias="from", description="ISO 8601 start.")] = None
+    to: Annotated[str | None, Query(description="ISO 8601 end (excluded).")] = None
+    batch: Annotated[str | None, Query(description="Rows per page (1 to 1000).")] = None
+    order: Annotated[str | None, Query(description="newest_first or oldest_first.")] = None
+    cursor: Annotated[str | None, Query(description="From a pagination.next URL.")] = None
 
 
 @logs.get(
@@ -42,23 +64,20 @@ async def query_logs(
     caller: Caller,
     ctx: Context,
     db: ReadDb,
-    source_ids: str | None = _SOURCE_IDS,
-    query: str | None = _QUERY,
-    from_: str | None = Query(default=None, alias="from", description="ISO 8601 start."),
-    to: str | None = Query(default=None, description="ISO 8601 end (excluded)."),
-    batch: str | None = Query(default=None, description="Rows per page (1 to 1000)."),
-    order: str | None = Query(default=None, description="newest_first or oldest_first."),
-    cursor: str | None = Query(default=None, description="From a pagination.next URL."),
+    chosen: Annotated[Chosen, Depends()],
+    window: Annotated[Window, Depends()],
 ) -> Response:
-    terms = params.query_terms(query)
-    size = params.batch_size(batch)
-    newest = params.newest_first(order)
-    since, until = params.time_range(from_, to, ctx.clock.now())
-    sources = await params.team_sources(db, caller.team_id, source_ids)
+    terms = params.query_terms(chosen.query)
+    size = params.batch_size(window.batch)
+    newest = params.newest_first(window.order)
+    since, until = params.time_range(window.from_, window.to, ctx.clock.now())
+    sources = await params.team_sources(db, caller.team_id, chosen.source_ids)
     # Done with the database: a long search must not hold a pooled connection.
     await request_sessions(request).close()
-    owner = params.fingerprint(caller.team_id, list(sources), query or "", since, until, newest)
-    before = params.decode_cursor(ctx.box, owner, cursor) if cursor else None
+    owner = params.fingerprint(
+        caller.team_id, list(sources), chosen.query or "", since, until, newest
+    )
+    before = params.decode_cursor(ctx.box, owner, window.cursor) if window.cursor else None
     found = []
     if sources:
         found = await ctx.logs.search(
@@ -120,11 +139,10 @@ async def tail_logs(
     caller: Caller,
     ctx: Context,
     db: ReadDb,
-    source_ids: str | None = _SOURCE_IDS,
-    query: str | None = _QUERY,
+    chosen: Annotated[Chosen, Depends()],
 ) -> Response:
-    terms = params.query_terms(query)
-    sources = await params.team_sources(db, caller.team_id, source_ids)
+    terms = params.query_terms(chosen.query)
+    sources = await params.team_sources(db, caller.team_id, chosen.source_ids)
     return open_tail(request, ctx.logs, caller.team_id, sources, terms)
 
 

@@ -29,6 +29,7 @@ from fastapi.responses import Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
 
 from watchpost.errors import TooManyRequests
+from watchpost.incoming.matching import MISSING, json_path
 from watchpost.logs.events import StoredEvent, id_floor
 from watchpost.logs.query_language import flatten
 from watchpost.logs.store import LogStore, Search, Term
@@ -59,15 +60,8 @@ def render_line(pattern: str, event: Any, dt: datetime, leaves: Mapping[str, str
             return leaves[path]
         if path == "dt":
             return dt.isoformat()
-        node = event
-        for part in path.split("."):
-            if isinstance(node, dict) and part in node:
-                node = node[part]
-            elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
-                node = node[int(part)]
-            else:
-                return ""
-        return orjson.dumps(node).decode()
+        node = json_path(event, path)
+        return "" if node is MISSING else orjson.dumps(node).decode()
 
     line = _PLACEHOLDER.sub(value, pattern)
     return line if len(line) <= MAX_LINE else line[: MAX_LINE - 1] + "…"

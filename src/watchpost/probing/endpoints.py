@@ -17,7 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.errors import ApiError
 from watchpost.http.body import JsonObject
-from watchpost.http.crud import CHILD_LIST_ERRORS, Routes
+from watchpost.http.crud import CHILD_LIST_ERRORS, Finder, Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, single
 from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses
@@ -63,10 +63,7 @@ def _token(token: ProbeToken, raw: str | None = None) -> Resource:
     return resource(tokens.PROBE_TOKEN, token.id, attributes)
 
 
-async def _find(db: AsyncSession, caller: Caller, raw_id: str) -> Location:
-    return await service.get_for_team(
-        db, team_id=caller.team_id, location_id=object_id(raw_id, service.LOCATION)
-    )
+_find = Finder(service.get_for_team, service.LOCATION, "location_id")
 
 
 async def _own(db: AsyncSession, caller: Caller, raw_id: str) -> Location:

@@ -7,7 +7,7 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from watchpost.clock import isoformat_ms
+from watchpost.clock import isoformat_ms, optional_isoformat_ms
 from watchpost.locations.models import Location, ProbeToken
 from watchpost.probing import service
 from watchpost.problems import accepted, checked
@@ -88,10 +88,6 @@ def parse_update(body: dict[str, Any]) -> LocationUpdate:
 _READ_ONLY: Final = frozenset({"server", "team", "status", "last_seen_at", "created_at"})
 
 
-def _moment(value: Any) -> str | None:
-    return None if value is None else isoformat_ms(value)
-
-
 def location_attributes(location: Location) -> dict[str, Any]:
     return {
         "name": location.name,
@@ -100,7 +96,7 @@ def location_attributes(location: Location) -> dict[str, Any]:
         "server": location.is_server,
         "team": location.team_id is not None,
         "status": service.status(location),
-        "last_seen_at": _moment(location.last_seen_at),
+        "last_seen_at": optional_isoformat_ms(location.last_seen_at),
         "offline_after": location.offline_after_s,
         "created_at": isoformat_ms(location.created_at),
     }
@@ -112,6 +108,6 @@ def token_attributes(token: ProbeToken) -> dict[str, Any]:
         "name": token.name,
         "location_id": str(token.location_id),
         "created_at": isoformat_ms(token.created_at),
-        "last_used_at": _moment(token.last_used_at),
-        "revoked_at": _moment(token.revoked_at),
+        "last_used_at": optional_isoformat_ms(token.last_used_at),
+        "revoked_at": optional_isoformat_ms(token.revoked_at),
     }

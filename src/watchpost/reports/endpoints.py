@@ -12,15 +12,17 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.context import AppContext
 from watchpost.heartbeats import service as heartbeats
-from watchpost.http.crud import Routes
+from watchpost.heartbeats.models import Heartbeat
+from watchpost.http.crud import Finder, Routes
 from watchpost.http.deps import Caller, Context, ReadDb
 from watchpost.http.envelope import single
 from watchpost.http.errors import error_responses
 from watchpost.listing import resource
+from watchpost.monitors import lists
 from watchpost.monitors import service as monitors
+from watchpost.monitors.models import Monitor
 from watchpost.reports import service
 from watchpost.teams.service import Principal
-from watchpost.validation import object_id
 
 router = APIRouter(tags=["availability"])
 
@@ -66,6 +68,8 @@ class ResponseTimes(BaseModel):
 
 
 SUMMARY_TYPES = {"monitor": "monitor_sla", "heartbeat": "heartbeat_availability"}
+_monitor = Finder(monitors.get_monitor, lists.MONITOR, "monitor_id")
+_heartbeat = Finder(heartbeats.get_heartbeat, heartbeats.HEARTBEAT, "heartbeat_id")
 
 
 @dataclass
@@ -82,17 +86,21 @@ summary_routes = Routes(router, Summary)
 
 
 async def _summary(
-    db: AsyncSession, caller: Principal, ctx: AppContext, kind: str, raw_id: str, span: Span
+    db: AsyncSession,
+    caller: Principal,
+    ctx: AppContext,
+    find: Finder[Monitor] | Finder[Heartbeat],
+    raw_id: str,
+    span: Span,
 ) -> Response:
-    """The availability of the caller's monitor or heartbeat (`kind`) over the span asked."""
-    get = monitors.get_monitor if kind == "monitor" else heartbeats.get_heartbeat
-    found = await get(db, team_id=caller.team_id, **{f"{kind}_id": object_id(raw_id, kind)})
+    """The availability of the caller's monitor or heartbeat (`find`) over the span asked."""
+    found = await find(db, caller, raw_id)
     now = ctx.clock.now()
     within = service.period(span.from_, span.to, since=found.created_at, now=now)
     summary = await service.summary(
-        db, column=f"{kind}_id", subject_id=found.id, within=within, now=now
+        db, column=find.key, subject_id=found.id, within=within, now=now
     )
-    return single(resource(SUMMARY_TYPES[kind], found.id, summary))
+    return single(resource(SUMMARY_TYPES[find.resource_type], found.id, summary))
 
 
 @router.get(
@@ -104,7 +112,7 @@ async def _summary(
 async def monitor_sla(
     monitor_id: str, caller: Caller, ctx: Context, db: ReadDb, span: Annotated[Span, Depends()]
 ) -> Response:
-    return await _summary(db, caller, ctx, "monitor", monitor_id, span)
+    return await _summary(db, caller, ctx, _monitor, monitor_id, span)
 
 
 @router.get(
@@ -116,7 +124,7 @@ async def monitor_sla(
 async def heartbeat_availability(
     heartbeat_id: str, caller: Caller, ctx: Context, db: ReadDb, span: Annotated[Span, Depends()]
 ) -> Response:
-    return await _summary(db, caller, ctx, "heartbeat", heartbeat_id, span)
+    return await _summary(db, caller, ctx, _heartbeat, heartbeat_id, span)
 
 
 times_routes = Routes(router, ResponseTimes)
@@ -135,9 +143,7 @@ times_routes = Routes(router, ResponseTimes)
 async def monitor_response_times(
     monitor_id: str, caller: Caller, ctx: Context, db: ReadDb
 ) -> Response:
-    monitor = await monitors.get_monitor(
-        db, team_id=caller.team_id, monitor_id=object_id(monitor_id, "monitor")
-    )
+    monitor = await _monitor(db, caller, monitor_id)
     regions = await service.response_times(db, monitor_id=monitor.id, now=ctx.clock.now())
     return single(resource("monitor_response_times", monitor.id, {"regions": regions}))
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 from fastapi import APIRouter
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
+from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.clock import isoformat_ms
+from watchpost.clock import isoformat_ms, optional_isoformat_ms
 from watchpost.db.queries import team_object, team_rows
 from watchpost.http.crud import CHILD_LIST_ERRORS, Routes
 from watchpost.http.deps import Caller, ReadDb, WriteDb
@@ -17,6 +18,7 @@ from watchpost.listing import Resource, paginate, resource
 from watchpost.status_pages import pages
 from watchpost.subscriptions import service
 from watchpost.subscriptions.models import StatusPageSubscriber
+from watchpost.teams.service import Principal
 from watchpost.validation import object_id
 
 TYPE = "status_page_subscriber"
@@ -48,13 +50,20 @@ def document(row: StatusPageSubscriber) -> Resource:
             "webhook_url": row.address if row.kind == service.WEBHOOK else None,
             "resource_ids": [str(rid) for rid in row.resource_ids],
             "confirmed": row.confirmed_at is not None,
-            "confirmed_at": None if row.confirmed_at is None else isoformat_ms(row.confirmed_at),
+            "confirmed_at": optional_isoformat_ms(row.confirmed_at),
             "created_at": isoformat_ms(row.created_at),
         },
     )
 
 
 routes = Routes(router, SubscriberAttributes)
+
+
+async def _page_id(db: AsyncSession, caller: Principal, status_page_id: str) -> int:
+    """The id of the caller's status page the path names (else 404)."""
+    pid = object_id(status_page_id, pages.PAGE)
+    await pages.get_page(db, team_id=caller.team_id, page_id=pid)
+    return pid
 
 
 @routes.list(
@@ -66,18 +75,16 @@ routes = Routes(router, SubscriberAttributes)
 async def list_subscribers(
     status_page_id: str, caller: Caller, db: ReadDb, paging: Paging
 ) -> Response:
-    pid = object_id(status_page_id, pages.PAGE)
-    await pages.get_page(db, team_id=caller.team_id, page_id=pid)
+    pid = await _page_id(db, caller, status_page_id)
     stmt = team_rows(StatusPageSubscriber, team_id=caller.team_id, status_page_id=pid)
     found = await paginate(db, stmt, paging, order_by=StatusPageSubscriber.id)
     return listing((document(row) for row in found.data), found.links)
 
 
 async def _subscriber(
-    db: ReadDb, caller: Caller, status_page_id: str, subscriber_id: str
+    db: AsyncSession, caller: Principal, status_page_id: str, subscriber_id: str
 ) -> StatusPageSubscriber:
-    pid = object_id(status_page_id, pages.PAGE)
-    await pages.get_page(db, team_id=caller.team_id, page_id=pid)
+    pid = await _page_id(db, caller, status_page_id)
     return await team_object(
         db,
         StatusPageSubscriber,

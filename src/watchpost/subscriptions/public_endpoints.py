@@ -19,6 +19,7 @@ from fastapi.types import DecoratedCallable
 
 from watchpost.errors import InvalidRequest
 from watchpost.http.body import form_fields
+from watchpost.http.crud import Errors
 from watchpost.http.deps import Context, ReadDb, WriteDb
 from watchpost.http.openapi import ERROR_RESPONSES, ValidationErrorBody
 from watchpost.http.ratelimit import limit_by_address
@@ -42,6 +43,13 @@ def _html(description: str) -> dict[str, Any]:
 def _json_error(description: str) -> dict[str, Any]:
     return {"model": ValidationErrorBody, "description": description}
 
+
+NOT_SEEN: Final[Errors] = {
+    401: _html("The page's password form: the visitor has no session cookie"),
+    403: _html("The client's address is not in the page's IP allowlist"),
+    404: _html("No such page, or not subscribable"),
+}
+"""The answers instead of a page the visitor may not see (visitor.open_subscribable)."""
 
 FORM_BODY: Final = {
     "requestBody": {
@@ -104,12 +112,7 @@ def _form(request: Request, body: bytes) -> dict[str, list[str]]:
     "/status/{subdomain}/subscribe",
     summary="The sign-up form of a status page",
     response_class=HTMLResponse,
-    responses={
-        200: _html("The form"),
-        401: _html("The page's password form: the visitor has no session cookie"),
-        403: _html("The client's address is not in the page's IP allowlist"),
-        404: _html("No such page, or not subscribable"),
-    },
+    responses={200: _html("The form"), **NOT_SEEN},
 )
 async def sign_up_form(subdomain: str, request: Request, db: ReadDb) -> Response:
     found = await visitor.open_subscribable(request, db, subdomain)
@@ -128,9 +131,7 @@ async def sign_up_form(subdomain: str, request: Request, db: ReadDb) -> Response
     response_class=HTMLResponse,
     responses={
         200: _html("Signed up: a confirmation is on its way"),
-        401: _html("The page's password form: the visitor has no session cookie"),
-        403: _html("The client's address is not in the page's IP allowlist"),
-        404: _html("No such page, or not subscribable"),
+        **NOT_SEEN,
         409: _json_error("The page holds as many subscribers as it may"),
         413: _json_error("The form is larger than 16 KiB"),
         415: _json_error("The body is not a form"),

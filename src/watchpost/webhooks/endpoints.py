@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 from watchpost.http.body import JsonObject
 from watchpost.http.crud import Finder, Routes
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
-from watchpost.http.envelope import listing, no_content, single
+from watchpost.http.envelope import listing, single
 from watchpost.http.openapi import NoAttributes, PaginationDoc
 from watchpost.http.pagination import Paging
 from watchpost.listing import Resource, resource
@@ -177,10 +177,9 @@ async def update_webhook(
     "/{outgoing_webhook_id}", summary="Delete an outgoing webhook and its template"
 )
 async def delete_webhook(outgoing_webhook_id: str, caller: Caller, db: WriteDb) -> Response:
-    async with db.begin():
-        webhook = await _find(db, caller, outgoing_webhook_id)
-        await service.delete_webhook(db, webhook=webhook)
-    return no_content()
+    return await _find.delete(
+        db, caller, outgoing_webhook_id, lambda webhook: service.delete_webhook(db, webhook=webhook)
+    )
 
 
 @webhook_routes.action(
