@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from fastapi import APIRouter, Request
-from fastapi.responses import RedirectResponse, Response
+from fastapi.responses import Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console import status_pages_rules as rules_kit
@@ -22,7 +22,13 @@ from watchpost.console.auth import Viewer, permitted_form, read_db, write_db
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.forms import Field, Raw, field_errors, field_of, initial, posted
 from watchpost.console.status_pages_kit import SECTION, Signed, audit, team_page
-from watchpost.console.status_pages_layout import KIND_WORDS, WIDGETS, _section, section_subject
+from watchpost.console.status_pages_layout import (
+    KIND_WORDS,
+    WIDGETS,
+    _back,
+    _section,
+    section_subject,
+)
 from watchpost.console.status_pages_resources import _resource, change_resource
 from watchpost.console.web import form_page
 from watchpost.errors import InvalidRequest
@@ -50,10 +56,6 @@ CHANGED: Final = (
     "mark_as_degraded_metadata_rule",
 )
 """The resource's attributes the form edits (an audit entry names those it changed)."""
-
-
-def _back(page: StatusPage, done: str, anchor: str) -> Response:
-    return RedirectResponse(f"/status-pages/{page.id}?done={done}#{anchor}", status_code=303)
 
 
 # ------------------------------------------------------------------------ a section
