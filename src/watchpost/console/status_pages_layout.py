@@ -197,10 +197,13 @@ async def edit_page(request: Request, who: Signed, page_id: str) -> Response:
     return await editor(request, who, db, await team_page(db, who, page_id))
 
 
-def _back(page: StatusPage, done: str, anchor: str = "") -> Response:
-    return RedirectResponse(
-        f"/status-pages/{page.id}?done={done}" + (f"#{anchor}" if anchor else ""), status_code=303
-    )
+def editor_url(page: StatusPage, done: str, anchor: str) -> str:
+    """The page's editor after a change: its line (`done`), scrolled to `anchor`."""
+    return f"/status-pages/{page.id}?done={done}#{anchor}"
+
+
+def _back(page: StatusPage, done: str, anchor: str) -> Response:
+    return RedirectResponse(editor_url(page, done, anchor), status_code=303)
 
 
 async def confirmed_removal(request: Request, who: Viewer) -> bool:
