@@ -22,15 +22,9 @@ from watchpost.console.auth import Viewer, permitted_form, read_db, write_db
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.form_kit import stored_or_again
 from watchpost.console.forms import Field, Raw, field_errors, field_of, initial, posted
-from watchpost.console.status_pages_kit import SECTION, Signed, audit, team_page
-from watchpost.console.status_pages_layout import (
-    KIND_WORDS,
-    WIDGETS,
-    _section,
-    editor_url,
-    section_subject,
-)
-from watchpost.console.status_pages_resources import _resource, change_resource
+from watchpost.console.status_pages_kit import SECTION, Signed, audit, editor_url, team_page
+from watchpost.console.status_pages_layout import KIND_WORDS, WIDGETS, _section, section_subject
+from watchpost.console.status_pages_resources import _resource, audit_resource, change_resource
 from watchpost.console.web import form_page
 from watchpost.errors import InvalidRequest
 from watchpost.people.roles import Action
@@ -251,13 +245,9 @@ async def save_resource(request: Request, who: Signed, page_id: str, resource_id
         after = _stored(row)
         targets = await resources.load_targets(db, [resource_row(row)])
         shown = public_name(resource_row(row), targets.get((row.resource_type, row.resource_id)))
-        await audit(
-            request,
-            db,
-            who,
-            "status_page_resource.updated",
-            (resources.RESOURCE, row.id, f"{page.company_name}: {shown}"),
-            {"changed": [name for name in CHANGED if before[name] != after[name]]},
+        changed = [name for name in CHANGED if before[name] != after[name]]
+        await audit_resource(
+            request, db, who, "updated", (page, row.id, shown), {"changed": changed}
         )
         return editor_url(page, "resource_saved", f"resource-{row.id}")
 

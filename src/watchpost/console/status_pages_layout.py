@@ -31,6 +31,7 @@ from watchpost.console.status_pages_kit import (
     Signed,
     addresses,
     audit,
+    editor_url,
     notice_for,
     team_page,
 )
@@ -195,11 +196,6 @@ async def editor(
 async def edit_page(request: Request, who: Signed, page_id: str) -> Response:
     db = await read_db(request, who, Action.READ)
     return await editor(request, who, db, await team_page(db, who, page_id))
-
-
-def editor_url(page: StatusPage, done: str, anchor: str) -> str:
-    """The page's editor after a change: its line (`done`), scrolled to `anchor`."""
-    return f"/status-pages/{page.id}?done={done}#{anchor}"
 
 
 def _back(page: StatusPage, done: str, anchor: str) -> Response:
