@@ -328,6 +328,20 @@ async def test_urgencies_are_created_checked_edited_and_deleted(
     assert await _by_people(app) == ["urgency.created", "urgency.updated", "urgency.deleted"]
 
 
+async def test_an_urgency_delete_form_says_when_the_browser_confirmed(
+    app: FastAPI, api: Api
+) -> None:
+    """The list's Delete form carries the confirm field that console.js sets to "yes" once
+    the browser's dialog is accepted (as every confirmed_post form does)."""
+    ours = data(await api.post("/api/v2/urgencies", {"name": "Ours"}), 201)
+    async with person(app, "ann@example.com", "admin") as (admin, _):
+        listed = await admin.get("/policies/urgencies")
+    action = f'action="/policies/urgencies/{ours["id"]}/delete"'
+    found = re.search(rf"<form [^>]*{re.escape(action)}>(.*?)</form>", listed.text, re.S)
+    assert found, "no delete form"
+    assert '<input type="hidden" name="confirm" value="" data-set-when-confirmed>' in found[1]
+
+
 async def test_only_admins_change_urgencies(app: FastAPI, api: Api) -> None:
     ours = data(await api.post("/api/v2/urgencies", {"name": "Ours"}), 201)
     async with person(app, "rita@example.com", "responder") as (client, csrf):

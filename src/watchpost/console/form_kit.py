@@ -1,6 +1,7 @@
 """What every create and edit form of the console shares: the page (edit_form.html), the
 team's groups and policies offered in selects, and `save`, which stores a body through the
-domain with an audit entry, or shows the form again with the domain's problems."""
+domain with an audit entry, or shows the form again with the domain's problems
+(`stored_or_again`: that transaction and its retry, for the forms with their own pages)."""
 
 from __future__ import annotations
 
@@ -182,6 +183,24 @@ class Saved:
     redirect: Callable[[int], str]
 
 
+async def stored_or_again(
+    request: Request,
+    store: Callable[[AsyncSession], Awaitable[str]],
+    again: Callable[[AsyncSession, InvalidRequest], Awaitable[Response]],
+) -> Response:
+    """Runs store (the domain's checks, the write and its audit entry) in one transaction of
+    the write session: a 303 to the page it returns; when the domain refuses, nothing is
+    written and `again` (the form shown again with the problems) runs in a fresh one."""
+    db = await write_db(request)
+    try:
+        async with db.begin():
+            where = await store(db)
+    except InvalidRequest as exc:
+        async with db.begin():
+            return await again(db, exc)
+    return RedirectResponse(where, status_code=303)
+
+
 async def save(
     request: Request,
     who: Viewer,
@@ -193,14 +212,15 @@ async def save(
     """Runs store with an audit entry in one transaction: a 303 to the object, or the form
     again (422) with the domain's problems beside their fields."""
     now = request.app.state.ctx.clock.now()
-    db = await write_db(request)
-    try:
-        async with db.begin():
-            action, object_id_, name = await store(db)
-            await audit(db, request, who, action, now, (saved.subject_type, object_id_, name))
-    except InvalidRequest as exc:
-        async with db.begin():
-            page = await again(db)
+
+    async def audited(db: AsyncSession) -> str:
+        action, object_id_, name = await store(db)
+        await audit(db, request, who, action, now, (saved.subject_type, object_id_, name))
+        return saved.redirect(object_id_)
+
+    async def shown_again(db: AsyncSession, exc: InvalidRequest) -> Response:
+        page = await again(db)
         errors = field_errors(exc.problems, [f.name for f in page.fields])
         return show(request, who, page, errors=errors)
-    return RedirectResponse(saved.redirect(object_id_), status_code=303)
+
+    return await stored_or_again(request, audited, shown_again)

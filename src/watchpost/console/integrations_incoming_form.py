@@ -15,13 +15,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from fastapi import Request
-from fastapi.responses import RedirectResponse, Response
+from fastapi.responses import Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console import integrations_rules as rules_kit
 from watchpost.console.account import audit
 from watchpost.console.auth import Viewer, permitted_form, read_db, write_db
-from watchpost.console.form_kit import choices
+from watchpost.console.form_kit import choices, stored_or_again
 from watchpost.console.forms import Field, Raw, body_of, field_of, initial, posted
 from watchpost.console.integrations import INCOMING, SECTION, _caller
 from watchpost.console.integrations_example import curl_for
@@ -170,32 +170,33 @@ async def _save(request: Request, who: Viewer, row_id: str | None) -> Response:
             row = None if row_id is None else await _find(db, who, row_id)
             return await _form(request, who, db, row, values, rules_kit.moved(rows, op))
     now = request.app.state.ctx.clock.now()
-    try:
-        async with db.begin():
-            row = None if row_id is None else await _find(db, who, row_id)
-            body = body_of(fields, values, creating=row is None) | rules_kit.body_of(rows)
-            if row is None:
-                data = accepted(*checked(incoming_schemas.WebhookCreate, body))
-                row = await incoming.make(db, _caller(who), now, data)
-                action = "incoming_webhook.created"
-            else:
-                update = accepted(
-                    *checked(
-                        incoming_schemas.WebhookUpdate,
-                        body,
-                        not_null=incoming_schemas.NOT_NULL_FIELDS,
-                    )
+
+    async def store(db: AsyncSession) -> str:
+        row = None if row_id is None else await _find(db, who, row_id)
+        body = body_of(fields, values, creating=row is None) | rules_kit.body_of(rows)
+        if row is None:
+            data = accepted(*checked(incoming_schemas.WebhookCreate, body))
+            row = await incoming.make(db, _caller(who), now, data)
+            action = "incoming_webhook.created"
+        else:
+            update = accepted(
+                *checked(
+                    incoming_schemas.WebhookUpdate,
+                    body,
+                    not_null=incoming_schemas.NOT_NULL_FIELDS,
                 )
-                await incoming.change(db, _caller(who), row, now, update)
-                action = "incoming_webhook.updated"
-            await audit(db, request, who, action, now, ("incoming_webhook", row.id, row.name))
-            saved = row.id
-    except InvalidRequest as exc:
+            )
+            await incoming.change(db, _caller(who), row, now, update)
+            action = "incoming_webhook.updated"
+        await audit(db, request, who, action, now, ("incoming_webhook", row.id, row.name))
+        return f"{INCOMING}/{row.id}?done=saved"
+
+    async def again(db: AsyncSession, exc: InvalidRequest) -> Response:
         errors = rules_kit.errors_of(exc.problems, rows, [f.name for f in fields])
-        async with db.begin():
-            row = None if row_id is None else await _find(db, who, row_id)
-            return await _form(request, who, db, row, values, rows, errors=errors)
-    return RedirectResponse(f"{INCOMING}/{saved}?done=saved", status_code=303)
+        row = None if row_id is None else await _find(db, who, row_id)
+        return await _form(request, who, db, row, values, rows, errors=errors)
+
+    return await stored_or_again(request, store, again)
 
 
 @router.post(INCOMING + "/new")

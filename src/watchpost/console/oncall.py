@@ -20,12 +20,13 @@ from datetime import UTC, datetime, time, timedelta
 from typing import Any, Final
 
 from fastapi import Request
-from fastapi.responses import RedirectResponse, Response
+from fastapi.responses import Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console import account, oncall_days, oncall_people
 from watchpost.console.auth import Viewer, permitted_form, write_db
 from watchpost.console.confirming import Asking, delete_confirmed
+from watchpost.console.form_kit import stored_or_again
 from watchpost.console.forms import field_errors
 from watchpost.console.pickers import find_text, ids_of
 from watchpost.console.policies import principal
@@ -269,22 +270,22 @@ async def set_rotation(request: Request, who: Signed, calendar_id: str) -> Respo
         "timezone": values["timezone"].strip() or "UTC",
         "working_hours": _working_hours(values["working_hours"]),
     }
-    db = await write_db(request)
-    try:
-        async with db.begin():
-            calendar = await find_calendar(db, who, calendar_id, now)
-            data = accepted(*checked(RotationCreate, body))
-            await rotation.set_rotation(db, calendar, data, who.team_name, now)
-            await audit(request, who, db, "on_call.rotation_set", calendar, calendar.name)
-            saved = calendar.id
-    except InvalidRequest as exc:
+
+    async def store(db: AsyncSession) -> str:
+        calendar = await find_calendar(db, who, calendar_id, now)
+        data = accepted(*checked(RotationCreate, body))
+        await rotation.set_rotation(db, calendar, data, who.team_name, now)
+        await audit(request, who, db, "on_call.rotation_set", calendar, calendar.name)
+        return f"/on-call/{calendar.id}#rotation"
+
+    async def again(db: AsyncSession, exc: InvalidRequest) -> Response:
         errors = field_errors(exc.problems, ROTATION_FIELDS)
-        async with db.begin():
-            calendar = await find_calendar(db, who, calendar_id, now)
-            return await show_calendar(
-                request, who, db, calendar, errors=errors, rotation_values=values
-            )
-    return RedirectResponse(f"/on-call/{saved}#rotation", status_code=303)
+        calendar = await find_calendar(db, who, calendar_id, now)
+        return await show_calendar(
+            request, who, db, calendar, errors=errors, rotation_values=values
+        )
+
+    return await stored_or_again(request, store, again)
 
 
 OVERRIDE_FIELDS: Final = ("starts_at", "ends_at", "user")
@@ -300,47 +301,45 @@ async def take_over(request: Request, who: Signed, calendar_id: str) -> Response
     chosen = values["user"].strip() or str(who.user.id)
     if chosen != str(who.user.id):
         who.require(Action.EDIT)  # someone else's shift: admins only
-    db = await write_db(request)
-    try:
-        async with db.begin():
-            calendar = await find_calendar(db, who, calendar_id, now)
-            person = who.user
-            if chosen != str(who.user.id):
-                found = await db.scalar(
-                    team_users(who.team_id).where(User.id == object_id(chosen, "user"))
-                )
-                if found is None:
-                    raise InvalidRequest([("user", "Choose a member of the team")])
-                person = found
-            body = {
-                "starts_at": rfc3339_of(values["starts_at"]),
-                "ends_at": rfc3339_of(values["ends_at"]),
-                "users": [person.email],
-                "override": True,
-            }
-            data = accepted(*checked(EventCreate, body))
-            made = await events.make(db, calendar, data, now)
-            details = {
-                "event_id": made.id,
-                "user": person.email,
-                "starts_at": rfc3339(made.starts_at),
-                "ends_at": rfc3339(made.ends_at),
-            }
-            await audit(
-                request, who, db, "on_call.override_created", calendar, calendar.name, details
+
+    async def store(db: AsyncSession) -> str:
+        calendar = await find_calendar(db, who, calendar_id, now)
+        person = who.user
+        if chosen != str(who.user.id):
+            found = await db.scalar(
+                team_users(who.team_id).where(User.id == object_id(chosen, "user"))
             )
-            saved = calendar.id
-    except InvalidRequest as exc:
+            if found is None:
+                raise InvalidRequest([("user", "Choose a member of the team")])
+            person = found
+        body = {
+            "starts_at": rfc3339_of(values["starts_at"]),
+            "ends_at": rfc3339_of(values["ends_at"]),
+            "users": [person.email],
+            "override": True,
+        }
+        data = accepted(*checked(EventCreate, body))
+        made = await events.make(db, calendar, data, now)
+        details = {
+            "event_id": made.id,
+            "user": person.email,
+            "starts_at": rfc3339(made.starts_at),
+            "ends_at": rfc3339(made.ends_at),
+        }
+        await audit(request, who, db, "on_call.override_created", calendar, calendar.name, details)
+        return f"/on-call/{calendar.id}#overrides"
+
+    async def again(db: AsyncSession, exc: InvalidRequest) -> Response:
         problems = [
             ("user" if name == "users" else name, message) for name, message in exc.problems
         ]
         errors = field_errors(problems, OVERRIDE_FIELDS)
-        async with db.begin():
-            calendar = await find_calendar(db, who, calendar_id, now)
-            return await show_calendar(
-                request, who, db, calendar, errors=errors, override_values=values
-            )
-    return RedirectResponse(f"/on-call/{saved}#overrides", status_code=303)
+        calendar = await find_calendar(db, who, calendar_id, now)
+        return await show_calendar(
+            request, who, db, calendar, errors=errors, override_values=values
+        )
+
+    return await stored_or_again(request, store, again)
 
 
 @router.post("/on-call/{calendar_id}/overrides/{event_id}/delete")

@@ -19,6 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console.auth import Viewer, permitted_form, write_db
 from watchpost.console.confirming import confirm_page, confirmed
+from watchpost.console.form_kit import stored_or_again
 from watchpost.console.forms import FORM_ERROR, field_errors
 from watchpost.console.oncall import audit, find_calendar, opened_calendar
 from watchpost.console.policies import principal
@@ -106,26 +107,22 @@ async def rename_calendar(request: Request, who: Signed, calendar_id: str) -> Re
     now = request.app.state.ctx.clock.now()
     typed = str(form.get("name") or "")
     body: dict[str, Any] = {"name": " ".join(typed.split())}
-    db = await write_db(request)
-    try:
-        async with db.begin():
-            calendar = await find_calendar(db, who, calendar_id, now)
-            before = calendar.name
-            data = accepted(*checked(CalendarUpdate, body, not_null=CALENDAR_NOT_NULL))
-            await calendars.change(db, principal(who), calendar, data, now=now)
-            details = {"from": before, "to": calendar.name}
-            await audit(
-                request, who, db, "on_call_calendar.renamed", calendar, calendar.name, details
-            )
-            saved = calendar.id
-    except InvalidRequest as exc:
-        async with db.begin():
-            calendar = await find_calendar(db, who, calendar_id, now)
-            errors = field_errors(exc.problems, ("name",))
-            return await _settings(
-                request, who, db, calendar, name=typed, errors=errors, status=422
-            )
-    return RedirectResponse(f"/on-call/{saved}?done=saved", status_code=303)
+
+    async def store(db: AsyncSession) -> str:
+        calendar = await find_calendar(db, who, calendar_id, now)
+        before = calendar.name
+        data = accepted(*checked(CalendarUpdate, body, not_null=CALENDAR_NOT_NULL))
+        await calendars.change(db, principal(who), calendar, data, now=now)
+        details = {"from": before, "to": calendar.name}
+        await audit(request, who, db, "on_call_calendar.renamed", calendar, calendar.name, details)
+        return f"/on-call/{calendar.id}?done=saved"
+
+    async def again(db: AsyncSession, exc: InvalidRequest) -> Response:
+        calendar = await find_calendar(db, who, calendar_id, now)
+        errors = field_errors(exc.problems, ("name",))
+        return await _settings(request, who, db, calendar, name=typed, errors=errors, status=422)
+
+    return await stored_or_again(request, store, again)
 
 
 @router.post("/on-call/{calendar_id}/delete")

@@ -24,6 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.console import oncall_days, oncall_people
 from watchpost.console.auth import Viewer, permitted_form, write_db
 from watchpost.console.confirming import confirm_page, confirmed
+from watchpost.console.form_kit import stored_or_again
 from watchpost.console.forms import field_errors
 from watchpost.console.oncall import audit, find_calendar, rfc3339_of, utc_value
 from watchpost.console.pickers import find_text
@@ -123,13 +124,13 @@ async def _again(
     find: str,
     back: str,
 ) -> Response:
-    """The event's form again (the calendar's and event's `ids`) with the domain's problems
-    beside its fields, showing `values` as posted, or the event's own when None."""
-    async with db.begin():
-        calendar, event = await _found(db, who, *ids, request)
-        errors = field_errors(exc.problems, FIELDS)
-        shown = _values(event) if values is None else values
-        return await _form(request, who, db, calendar, event, shown, errors, find=find, back=back)
+    """The event's form again (the calendar's and event's `ids`; in a transaction of db) with
+    the domain's problems beside its fields, showing `values` as posted, or the event's own
+    when None."""
+    calendar, event = await _found(db, who, *ids, request)
+    errors = field_errors(exc.problems, FIELDS)
+    shown = _values(event) if values is None else values
+    return await _form(request, who, db, calendar, event, shown, errors, find=find, back=back)
 
 
 @router.get("/on-call/{calendar_id}/events/{event_id}/edit")
@@ -164,21 +165,22 @@ async def update_event(request: Request, who: Signed, calendar_id: str, event_id
     values = _posted(form)
     find = find_text(form.get("find"))
     back = _back(request, form.get("from"))
-    db = await write_db(request)
-    try:
-        async with db.begin():
-            calendar, event = await _found(db, who, calendar_id, event_id, request)
-            before = events.flat(event)
-            data = accepted(
-                *checked(EventUpdate, _body(values, _values(event)), not_null=EVENT_NOT_NULL)
-            )
-            await events.change(db, calendar, event, data, now)
-            details = {"event_id": event.id, "before": before, "after": events.flat(event)}
-            await audit(request, who, db, "on_call.event_updated", calendar, calendar.name, details)
-            saved = calendar.id
-    except InvalidRequest as exc:
+
+    async def store(db: AsyncSession) -> str:
+        calendar, event = await _found(db, who, calendar_id, event_id, request)
+        before = events.flat(event)
+        data = accepted(
+            *checked(EventUpdate, _body(values, _values(event)), not_null=EVENT_NOT_NULL)
+        )
+        await events.change(db, calendar, event, data, now)
+        details = {"event_id": event.id, "before": before, "after": events.flat(event)}
+        await audit(request, who, db, "on_call.event_updated", calendar, calendar.name, details)
+        return _calendar_url(calendar.id, back, "saved")
+
+    async def again(db: AsyncSession, exc: InvalidRequest) -> Response:
         return await _again(request, who, db, (calendar_id, event_id), exc, values, find, back)
-    return RedirectResponse(_calendar_url(saved, back, "saved"), status_code=303)
+
+    return await stored_or_again(request, store, again)
 
 
 def _calendar_url(calendar_id: int, back: str, done: str) -> str:
@@ -216,5 +218,6 @@ async def delete_event(request: Request, who: Signed, calendar_id: str, event_id
             await audit(request, who, db, "on_call.event_deleted", calendar, calendar.name, details)
             saved = calendar.id
     except InvalidRequest as exc:
-        return await _again(request, who, db, (calendar_id, event_id), exc, None, "", back)
+        async with db.begin():
+            return await _again(request, who, db, (calendar_id, event_id), exc, None, "", back)
     return RedirectResponse(_calendar_url(saved, back, "deleted"), status_code=303)

@@ -16,7 +16,7 @@ from collections import defaultdict
 from typing import Any, Final
 
 from fastapi import Request
-from fastapi.responses import RedirectResponse, Response
+from fastapi.responses import Response
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -25,6 +25,7 @@ from watchpost.console import policies_steps as steps_kit
 from watchpost.console.account import audit
 from watchpost.console.auth import Viewer, permitted_form, read_db, write_db
 from watchpost.console.confirming import Asking, audited, delete_confirmed
+from watchpost.console.form_kit import stored_or_again
 from watchpost.console.pickers import find_text
 from watchpost.console.query_numbers import number
 from watchpost.console.signed_routes import Signed, console_router
@@ -226,26 +227,27 @@ async def _save(request: Request, who: Viewer, policy_id: str | None) -> Respons
             return await _form(request, who, db, policy, values, rows, find=find)
     now = ctx.clock.now()
     caller = principal(who)
-    try:
-        async with db.begin():
-            policy = None if policy_id is None else await _policy(db, who, policy_id)
-            body = _body(values, rows, creating=policy is None)
-            if policy is None:
-                data = accepted(*checked(PolicyCreate, body))
-                policy = await service.make(db, caller, ctx, data)
-                action = "policy.created"
-            else:
-                update = accepted(*checked(PolicyUpdate, body, not_null=POLICY_NOT_NULL))
-                policy = await service.change(db, caller, policy, ctx, update)
-                action = "policy.updated"
-            await audit(db, request, who, action, now, ("policy", policy.id, policy.name))
-            saved = policy.id
-    except InvalidRequest as exc:
+
+    async def store(db: AsyncSession) -> str:
+        policy = None if policy_id is None else await _policy(db, who, policy_id)
+        body = _body(values, rows, creating=policy is None)
+        if policy is None:
+            data = accepted(*checked(PolicyCreate, body))
+            policy = await service.make(db, caller, ctx, data)
+            action = "policy.created"
+        else:
+            update = accepted(*checked(PolicyUpdate, body, not_null=POLICY_NOT_NULL))
+            policy = await service.change(db, caller, policy, ctx, update)
+            action = "policy.updated"
+        await audit(db, request, who, action, now, ("policy", policy.id, policy.name))
+        return f"/policies/{policy.id}"
+
+    async def again(db: AsyncSession, exc: InvalidRequest) -> Response:
         errors = steps_kit.step_errors(exc.problems, len(rows))
-        async with db.begin():
-            policy = None if policy_id is None else await _policy(db, who, policy_id)
-            return await _form(request, who, db, policy, values, rows, errors=errors, find=find)
-    return RedirectResponse(f"/policies/{saved}", status_code=303)
+        policy = None if policy_id is None else await _policy(db, who, policy_id)
+        return await _form(request, who, db, policy, values, rows, errors=errors, find=find)
+
+    return await stored_or_again(request, store, again)
 
 
 @router.post("/policies/new")

@@ -16,13 +16,14 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from fastapi import Request
-from fastapi.responses import RedirectResponse, Response
+from fastapi.responses import Response
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console.account import audit
-from watchpost.console.auth import Viewer, permitted_form, write_db
+from watchpost.console.auth import Viewer, permitted_form
 from watchpost.console.confirming import Asking, delete_confirmed
+from watchpost.console.form_kit import stored_or_again
 from watchpost.console.forms import field_errors
 from watchpost.console.policies import PER_PAGE, principal
 from watchpost.console.query_numbers import number
@@ -132,6 +133,12 @@ def _body(values: dict[str, str], *, creating: bool) -> dict[str, Any]:
     return body
 
 
+async def _posted(request: Request, who: Viewer) -> dict[str, str]:
+    """The group form's values (its CSRF token and who's Action.EDIT checked)."""
+    form = await permitted_form(request, who, Action.EDIT)
+    return {name: str(form.get(name) or "") for name in FIELDS}
+
+
 def _common(kind: Kind, who: Viewer) -> dict[str, Any]:
     return {
         "viewer": who,
@@ -218,21 +225,19 @@ def _add_routes(kind: Kind) -> None:
 
     @router.post(kind.path + "/new")
     async def create_group(request: Request, who: Signed) -> Response:
-        form = await permitted_form(request, who, Action.EDIT)
-        ctx = request.app.state.ctx
-        values = {name: str(form.get(name) or "") for name in FIELDS}
-        db = await write_db(request)
-        try:
-            async with db.begin():
-                data = accepted(*checked(kind.create, _body(values, creating=True)))
-                made = await kind.groups.make(db, principal(who), ctx, data)
-                await _audit(request, who, db, kind, "created", made)
-                saved = made.id
-        except InvalidRequest as exc:
+        values = await _posted(request, who)
+
+        async def store(db: AsyncSession) -> str:
+            data = accepted(*checked(kind.create, _body(values, creating=True)))
+            made = await kind.groups.make(db, principal(who), request.app.state.ctx, data)
+            await _audit(request, who, db, kind, "created", made)
+            return f"{kind.path}/{made.id}"
+
+        async def again(db: AsyncSession, exc: InvalidRequest) -> Response:
             errors = field_errors(exc.problems, FIELDS)
-            async with db.begin():
-                return await _list(request, who, db, kind, values=values, errors=errors)
-        return RedirectResponse(f"{kind.path}/{saved}", status_code=303)
+            return await _list(request, who, db, kind, values=values, errors=errors)
+
+        return await stored_or_again(request, store, again)
 
     @router.get(kind.path + "/{group_id}")
     async def group_page(request: Request, who: Signed, group_id: str) -> Response:
@@ -242,24 +247,22 @@ def _add_routes(kind: Kind) -> None:
 
     @router.post(kind.path + "/{group_id}/edit")
     async def update_group(request: Request, who: Signed, group_id: str) -> Response:
-        form = await permitted_form(request, who, Action.EDIT)
-        ctx = request.app.state.ctx
-        values = {name: str(form.get(name) or "") for name in FIELDS}
-        db = await write_db(request)
-        try:
-            async with db.begin():
-                group = await _group(db, who, kind, group_id)
-                body = _body(values, creating=False)
-                data = accepted(*checked(kind.update, body, not_null=GROUP_NOT_NULL))
-                await kind.groups.change(db, principal(who), group, ctx, data)
-                await _audit(request, who, db, kind, "updated", group)
-                saved = group.id
-        except InvalidRequest as exc:
+        values = await _posted(request, who)
+
+        async def store(db: AsyncSession) -> str:
+            group = await _group(db, who, kind, group_id)
+            body = _body(values, creating=False)
+            data = accepted(*checked(kind.update, body, not_null=GROUP_NOT_NULL))
+            await kind.groups.change(db, principal(who), group, request.app.state.ctx, data)
+            await _audit(request, who, db, kind, "updated", group)
+            return f"{kind.path}/{group.id}?done=saved"
+
+        async def again(db: AsyncSession, exc: InvalidRequest) -> Response:
             errors = field_errors(exc.problems, FIELDS)
-            async with db.begin():
-                group = await _group(db, who, kind, group_id)
-                return await _page(request, who, db, kind, group, values=values, errors=errors)
-        return RedirectResponse(f"{kind.path}/{saved}?done=saved", status_code=303)
+            group = await _group(db, who, kind, group_id)
+            return await _page(request, who, db, kind, group, values=values, errors=errors)
+
+        return await stored_or_again(request, store, again)
 
     @router.post(kind.path + "/{group_id}/delete")
     async def delete_group(request: Request, who: Signed, group_id: str) -> Response:

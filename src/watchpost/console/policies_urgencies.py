@@ -9,13 +9,14 @@ from __future__ import annotations
 from typing import Any, Final
 
 from fastapi import Request
-from fastapi.responses import RedirectResponse, Response
+from fastapi.responses import Response
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console.account import audit
-from watchpost.console.auth import Viewer, permitted_form, read_db, write_db
+from watchpost.console.auth import Viewer, permitted_form, read_db
 from watchpost.console.confirming import Asking, audited, delete_confirmed
+from watchpost.console.form_kit import stored_or_again
 from watchpost.console.forms import field_errors
 from watchpost.console.policies import PER_PAGE, principal
 from watchpost.console.signed_routes import Signed, console_router
@@ -143,27 +144,28 @@ async def _save(request: Request, who: Viewer, urgency_id: str | None) -> Respon
     form = await permitted_form(request, who, Action.EDIT)
     values = _posted(form)
     ctx = request.app.state.ctx
-    db = await write_db(request)
-    try:
-        async with db.begin():
-            urgency = None if urgency_id is None else await _urgency(db, who, urgency_id)
-            if urgency is None:
-                made = accepted(*checked(UrgencyCreate, _body(values)))
-                urgency = await service.make(db, principal(who), ctx, made)
-                action = "urgency.created"
-            else:
-                data = accepted(*checked(UrgencyUpdate, _body(values), not_null=URGENCY_NOT_NULL))
-                urgency = await service.change(db, principal(who), urgency, ctx, data)
-                action = "urgency.updated"
-            await audit(
-                db, request, who, action, ctx.clock.now(), ("urgency", urgency.id, urgency.name)
-            )
-    except InvalidRequest as exc:
-        async with db.begin():
-            urgency = None if urgency_id is None else await _urgency(db, who, urgency_id)
-            errors = field_errors(exc.problems, FIELDS)
-            return await _form(request, who, db, urgency, values, errors)
-    return RedirectResponse("/policies/urgencies", status_code=303)
+
+    async def store(db: AsyncSession) -> str:
+        urgency = None if urgency_id is None else await _urgency(db, who, urgency_id)
+        if urgency is None:
+            made = accepted(*checked(UrgencyCreate, _body(values)))
+            urgency = await service.make(db, principal(who), ctx, made)
+            action = "urgency.created"
+        else:
+            data = accepted(*checked(UrgencyUpdate, _body(values), not_null=URGENCY_NOT_NULL))
+            urgency = await service.change(db, principal(who), urgency, ctx, data)
+            action = "urgency.updated"
+        await audit(
+            db, request, who, action, ctx.clock.now(), ("urgency", urgency.id, urgency.name)
+        )
+        return "/policies/urgencies"
+
+    async def again(db: AsyncSession, exc: InvalidRequest) -> Response:
+        urgency = None if urgency_id is None else await _urgency(db, who, urgency_id)
+        errors = field_errors(exc.problems, FIELDS)
+        return await _form(request, who, db, urgency, values, errors)
+
+    return await stored_or_again(request, store, again)
 
 
 @router.post("/policies/urgencies/new")

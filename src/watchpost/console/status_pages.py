@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.console.auth import Viewer, permitted_form, read_db, write_db
 from watchpost.console.confirming import Asking, delete_confirmed
 from watchpost.console.errors import ConsoleRoute
-from watchpost.console.form_kit import choices
+from watchpost.console.form_kit import choices, stored_or_again
 from watchpost.console.forms import CLEAR, Field, Raw, body_of, field_errors, field_of, initial
 from watchpost.console.forms import posted as posted_values
 from watchpost.console.status_pages_kit import (
@@ -300,34 +300,34 @@ async def save_settings(request: Request, who: Signed, page_id: str) -> Response
     body = page_body(fields, raw, creating=False)
     if "password" not in body and raw.get("password_enabled") and not raw.get("password" + CLEAR):
         body.pop("password", None)  # the stored one is kept
-    try:
-        async with db.begin():
-            data = parse(PageUpdate, body)
-            await pages.group_problems(db, who.team_id, data.status_page_group_id)
-            page = await team_page(db, who, page_id, lock=True)
-            changed = sorted(
-                name
-                for name in data.model_fields_set
-                if name == "password" or getattr(page, name, None) != getattr(data, name)
-            )
-            await pages.update_page(
-                db, page=page, data=data, sent=set(data.model_fields_set), now=now
-            )
-            await audit(
-                request,
-                db,
-                who,
-                "status_page.updated",
-                (SUBJECT, page.id, page.company_name),
-                {"changed": changed},
-            )
-    except InvalidRequest as exc:
-        async with db.begin():
-            page = await team_page(db, who, page_id)
+
+    async def store(db: AsyncSession) -> str:
+        data = parse(PageUpdate, body)
+        await pages.group_problems(db, who.team_id, data.status_page_group_id)
+        page = await team_page(db, who, page_id, lock=True)
+        changed = sorted(
+            name
+            for name in data.model_fields_set
+            if name == "password" or getattr(page, name, None) != getattr(data, name)
+        )
+        await pages.update_page(db, page=page, data=data, sent=set(data.model_fields_set), now=now)
+        await audit(
+            request,
+            db,
+            who,
+            "status_page.updated",
+            (SUBJECT, page.id, page.company_name),
+            {"changed": changed},
+        )
+        return f"/status-pages/{page.id}?done=saved"
+
+    async def again(db: AsyncSession, exc: InvalidRequest) -> Response:
+        page = await team_page(db, who, page_id)
         return _show_form(
             request, who, page=page, fields=fields, values=raw, errors=_errors(exc, fields)
         )
-    return RedirectResponse(f"/status-pages/{page.id}?done=saved", status_code=303)
+
+    return await stored_or_again(request, store, again)
 
 
 # --------------------------------------------------------------------- delete, preview

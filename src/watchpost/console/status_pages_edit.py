@@ -14,16 +14,17 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from fastapi import APIRouter, Request
-from fastapi.responses import RedirectResponse, Response
+from fastapi.responses import Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console import status_pages_rules as rules_kit
 from watchpost.console.auth import Viewer, permitted_form, read_db, write_db
 from watchpost.console.errors import ConsoleRoute
+from watchpost.console.form_kit import stored_or_again
 from watchpost.console.forms import Field, Raw, field_errors, field_of, initial, posted
-from watchpost.console.status_pages_kit import SECTION, Signed, audit, team_page
+from watchpost.console.status_pages_kit import SECTION, Signed, audit, editor_url, team_page
 from watchpost.console.status_pages_layout import KIND_WORDS, WIDGETS, _section, section_subject
-from watchpost.console.status_pages_resources import _resource, change_resource
+from watchpost.console.status_pages_resources import _resource, audit_resource, change_resource
 from watchpost.console.web import form_page
 from watchpost.errors import InvalidRequest
 from watchpost.people.roles import Action
@@ -50,10 +51,6 @@ CHANGED: Final = (
     "mark_as_degraded_metadata_rule",
 )
 """The resource's attributes the form edits (an audit entry names those it changed)."""
-
-
-def _back(page: StatusPage, done: str, anchor: str) -> Response:
-    return RedirectResponse(f"/status-pages/{page.id}?done={done}#{anchor}", status_code=303)
 
 
 # ------------------------------------------------------------------------ a section
@@ -92,31 +89,32 @@ async def edit_section(request: Request, who: Signed, page_id: str, section_id: 
 async def rename_section(request: Request, who: Signed, page_id: str, section_id: str) -> Response:
     form = await permitted_form(request, who, Action.EDIT)
     name = str(form.get("name", ""))
-    db = await write_db(request)
-    try:
-        async with db.begin():
-            page = await team_page(db, who, page_id, lock=True)
-            section = await _section(db, page, section_id)
-            before = section.name
-            data = parse(SectionUpdate, {"name": name})
-            await sections.update_section(
-                db,
-                page=page,
-                section=section,
-                data=data,
-                sent={"name"},
-                now=request.app.state.ctx.clock.now(),
-            )
-            subject = section_subject(page, section)
-            details = {"changed": ["name"] if section.name != before else []}
-            await audit(request, db, who, "status_page_section.updated", subject, details)
-    except InvalidRequest as exc:
-        async with db.begin():
-            page = await team_page(db, who, page_id)
-            section = await _section(db, page, section_id)
+
+    async def store(db: AsyncSession) -> str:
+        page = await team_page(db, who, page_id, lock=True)
+        section = await _section(db, page, section_id)
+        before = section.name
+        data = parse(SectionUpdate, {"name": name})
+        await sections.update_section(
+            db,
+            page=page,
+            section=section,
+            data=data,
+            sent={"name"},
+            now=request.app.state.ctx.clock.now(),
+        )
+        subject = section_subject(page, section)
+        details = {"changed": ["name"] if section.name != before else []}
+        await audit(request, db, who, "status_page_section.updated", subject, details)
+        return editor_url(page, "section_saved", f"section-{section.id}")
+
+    async def again(db: AsyncSession, exc: InvalidRequest) -> Response:
+        page = await team_page(db, who, page_id)
+        section = await _section(db, page, section_id)
         errors = field_errors(exc.problems, ["name"])
         return _section_form(request, who, page, section, name=name, errors=errors)
-    return _back(page, "section_saved", f"section-{section.id}")
+
+    return await stored_or_again(request, store, again)
 
 
 # ------------------------------------------------------------------------ a resource
@@ -238,29 +236,25 @@ async def save_resource(request: Request, who: Signed, page_id: str, resource_id
             moved = rules_kit.moved(rules, op)
             return await _resource_form(request, who, db, page, row, values, moved)
     body = resource_body(fields, values, rules)
-    try:
-        async with db.begin():
-            page = await team_page(db, who, page_id, lock=True)
-            row = await _resource(db, page, resource_id)
-            before = _stored(row)
-            await change_resource(request, who, db, page, row, body)
-            after = _stored(row)
-            targets = await resources.load_targets(db, [resource_row(row)])
-            shown = public_name(
-                resource_row(row), targets.get((row.resource_type, row.resource_id))
-            )
-            await audit(
-                request,
-                db,
-                who,
-                "status_page_resource.updated",
-                (resources.RESOURCE, row.id, f"{page.company_name}: {shown}"),
-                {"changed": [name for name in CHANGED if before[name] != after[name]]},
-            )
-    except InvalidRequest as exc:
+
+    async def store(db: AsyncSession) -> str:
+        page = await team_page(db, who, page_id, lock=True)
+        row = await _resource(db, page, resource_id)
+        before = _stored(row)
+        await change_resource(request, who, db, page, row, body)
+        after = _stored(row)
+        targets = await resources.load_targets(db, [resource_row(row)])
+        shown = public_name(resource_row(row), targets.get((row.resource_type, row.resource_id)))
+        changed = [name for name in CHANGED if before[name] != after[name]]
+        await audit_resource(
+            request, db, who, "updated", (page, row.id, shown), {"changed": changed}
+        )
+        return editor_url(page, "resource_saved", f"resource-{row.id}")
+
+    async def again(db: AsyncSession, exc: InvalidRequest) -> Response:
         errors = rules_kit.errors_of(exc.problems, rules, [f.name for f in fields])
-        async with db.begin():
-            page = await team_page(db, who, page_id)
-            row = await _resource(db, page, resource_id)
-            return await _resource_form(request, who, db, page, row, values, rules, errors=errors)
-    return _back(page, "resource_saved", f"resource-{row.id}")
+        page = await team_page(db, who, page_id)
+        row = await _resource(db, page, resource_id)
+        return await _resource_form(request, who, db, page, row, values, rules, errors=errors)
+
+    return await stored_or_again(request, store, again)

@@ -147,6 +147,12 @@ DONE: Final = {
 }
 
 
+def editor_url(page: StatusPage, done: str, anchor: str) -> str:
+    """The page's editor after a change: its line (`done`, a DONE code), scrolled to
+    `anchor`."""
+    return f"/status-pages/{page.id}?done={done}#{anchor}"
+
+
 def notice_for(request: Request) -> str | None:
     """The line after a status page action (`?done=<code>`), else the console's own."""
     return DONE.get(request.query_params.get("done", "")) or notice_of(request.query_params)

@@ -31,6 +31,7 @@ from watchpost.console.status_pages_kit import (
     Signed,
     addresses,
     audit,
+    editor_url,
     notice_for,
     team_page,
 )
@@ -197,10 +198,8 @@ async def edit_page(request: Request, who: Signed, page_id: str) -> Response:
     return await editor(request, who, db, await team_page(db, who, page_id))
 
 
-def _back(page: StatusPage, done: str, anchor: str = "") -> Response:
-    return RedirectResponse(
-        f"/status-pages/{page.id}?done={done}" + (f"#{anchor}" if anchor else ""), status_code=303
-    )
+def _back(page: StatusPage, done: str, anchor: str) -> Response:
+    return RedirectResponse(editor_url(page, done, anchor), status_code=303)
 
 
 async def confirmed_removal(request: Request, who: Viewer) -> bool:

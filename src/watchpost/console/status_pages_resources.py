@@ -99,7 +99,7 @@ async def add_resource(request: Request, who: Signed, page_id: str) -> Response:
             )
             shown = typed["public_name"].strip() or typed["item"]
             details = {"resource_type": created.resource_type, "widget_type": created.widget_type}
-            await _audit(request, db, who, "created", (page, created.id, shown), details)
+            await audit_resource(request, db, who, "created", (page, created.id, shown), details)
     except InvalidRequest as exc:
         return await _again(request, who, page_id, exc, ADD_FIELDS, typed)
     return _back(page, "resource_added", f"resource-{created.id}")
@@ -189,7 +189,9 @@ async def resource_moved(
                     body["position"] = position
             await change_resource(request, who, db, page, row, body)
             details = {"section_id": row.status_page_section_id, "position": row.position}
-            await _audit(request, db, who, "moved", (page, row.id, f"resource {row.id}"), details)
+            await audit_resource(
+                request, db, who, "moved", (page, row.id, f"resource {row.id}"), details
+            )
     except InvalidRequest as exc:
         if dropped and request.headers.get("x-requested-with") == "fetch":
             return Response(str(exc.problems[0][1]), status_code=422, media_type="text/plain")
@@ -199,7 +201,7 @@ async def resource_moved(
     return _back(page, "moved", f"resource-{row.id}")
 
 
-async def _audit(
+async def audit_resource(
     request: Request,
     db: AsyncSession,
     who: Viewer,
@@ -247,7 +249,7 @@ async def resource_removed(
                 question=f"Remove {shown} from the page?",
                 detail="Reports naming it stop showing it. The monitor or heartbeat itself stays.",
             )
-        await _audit(request, db, who, "deleted", (page, row.id, shown))
+        await audit_resource(request, db, who, "deleted", (page, row.id, shown))
         await resources.delete_resource(db, resource=row)
     return _back(page, "removed", "layout")
 

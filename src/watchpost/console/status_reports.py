@@ -14,12 +14,13 @@ from datetime import timedelta
 from typing import Any, Final
 
 from fastapi import APIRouter, Request
-from fastapi.responses import RedirectResponse, Response
+from fastapi.responses import Response
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.datastructures import FormData
 
-from watchpost.console.auth import Viewer, permitted_form, read_db, write_db
+from watchpost.console.auth import Viewer, permitted_form, read_db
 from watchpost.console.errors import ConsoleRoute
+from watchpost.console.form_kit import stored_or_again
 from watchpost.console.forms import field_errors
 from watchpost.console.status_pages_kit import (
     SECTION,
@@ -171,53 +172,50 @@ async def create_report(request: Request, who: Signed, page_id: str) -> Response
     kind = _kind(form.get("report_type"))
     typed = _typed(form, ("title", "message", "starts_at", "ends_at"))
     now = request.app.state.ctx.clock.now()
-    db = await write_db(request)
-    try:
-        async with db.begin():
-            page = await team_page(db, who, page_id, lock=True)
-            names = await _names(db, page)
-            affected = _affected(form, names)
-            typed["affected"] = _statuses(affected)
-            body: dict[str, Any] = {
-                "title": typed["title"].strip(),
-                "message": typed["message"],
-                "report_type": kind,
-                "notify_subscribers": typed["notify"],
-                "affected_resources": affected,
-            }
-            for name in ("starts_at", "ends_at"):
-                if typed[name].strip():
-                    body[name] = typed[name].strip()
-            problems = []
-            if not body["title"]:
-                problems.append(("title", "Give the report a title"))
-            if not affected:
-                problems.append(
-                    ("affected_resources", "Choose the status of at least one resource")
-                )
-            if problems:
-                raise InvalidRequest(problems)
-            data = parse(ReportCreate, body)
-            report = await reports.create_report(db, page=page, data=data, now=now)
-            first = (await reports.updates_of(db, [report.id]))[0]
-            await announcements.report_created(db, page=page, report=report, update=first, now=now)
-            await audit(
-                request,
-                db,
-                who,
-                "status_report.created",
-                _subject(page, report),
-                {"report_type": kind},
-            )
-    except InvalidRequest as exc:
-        async with db.begin():
-            page = await team_page(db, who, page_id)
-            names = await _names(db, page)
+
+    async def store(db: AsyncSession) -> str:
+        page = await team_page(db, who, page_id, lock=True)
+        names = await _names(db, page)
+        affected = _affected(form, names)
+        typed["affected"] = _statuses(affected)
+        body: dict[str, Any] = {
+            "title": typed["title"].strip(),
+            "message": typed["message"],
+            "report_type": kind,
+            "notify_subscribers": typed["notify"],
+            "affected_resources": affected,
+        }
+        for name in ("starts_at", "ends_at"):
+            if typed[name].strip():
+                body[name] = typed[name].strip()
+        problems = []
+        if not body["title"]:
+            problems.append(("title", "Give the report a title"))
+        if not affected:
+            problems.append(("affected_resources", "Choose the status of at least one resource"))
+        if problems:
+            raise InvalidRequest(problems)
+        data = parse(ReportCreate, body)
+        report = await reports.create_report(db, page=page, data=data, now=now)
+        first = (await reports.updates_of(db, [report.id]))[0]
+        await announcements.report_created(db, page=page, report=report, update=first, now=now)
+        await audit(
+            request,
+            db,
+            who,
+            "status_report.created",
+            _subject(page, report),
+            {"report_type": kind},
+        )
+        return f"/status-pages/{page.id}/reports/{report.id}?done=report_posted"
+
+    async def again(db: AsyncSession, exc: InvalidRequest) -> Response:
+        page = await team_page(db, who, page_id)
+        names = await _names(db, page)
         errors = field_errors(exc.problems, FIELDS)
         return _new_form(request, who, page, names, kind=kind, typed=typed, errors=errors)
-    return RedirectResponse(
-        f"/status-pages/{page.id}/reports/{report.id}?done=report_posted", status_code=303
-    )
+
+    return await stored_or_again(request, store, again)
 
 
 # ---------------------------------------------------------------------- one report
@@ -282,65 +280,62 @@ async def _post_update(
 ) -> Response:
     typed = _typed(form, ("message",))
     now = request.app.state.ctx.clock.now()
-    db = await write_db(request)
-    try:
-        async with db.begin():
-            page = await team_page(db, who, page_id, lock=True)
-            report = await _report(db, page, report_id)
-            names = await _names(db, page)
-            if resolve and report.report_type == MAINTENANCE:
-                await _end_maintenance(request, who, db, page, report, now)
-                done = "ended"
-            else:
-                if resolve:
-                    affected = [
-                        {
-                            "status_page_resource_id": str(a["status_page_resource_id"]),
-                            "status": RESOLVED,
-                        }
-                        for a in report.affected_resources
-                    ]
-                else:
-                    affected = _affected(form, names)
-                typed["affected"] = _statuses(affected)
-                if not affected:
-                    raise InvalidRequest.field(
-                        "affected_resources", "Choose the status of at least one resource"
-                    )
-                message = typed["message"] or ("Resolved." if resolve else "")
-                data = parse(
-                    UpdateCreate,
+
+    async def store(db: AsyncSession) -> str:
+        page = await team_page(db, who, page_id, lock=True)
+        report = await _report(db, page, report_id)
+        names = await _names(db, page)
+        if resolve and report.report_type == MAINTENANCE:
+            await _end_maintenance(request, who, db, page, report, now)
+            done = "ended"
+        else:
+            if resolve:
+                affected = [
                     {
-                        "message": message,
-                        "notify_subscribers": typed["notify"] or resolve,
-                        "affected_resources": affected,
-                    },
+                        "status_page_resource_id": str(a["status_page_resource_id"]),
+                        "status": RESOLVED,
+                    }
+                    for a in report.affected_resources
+                ]
+            else:
+                affected = _affected(form, names)
+            typed["affected"] = _statuses(affected)
+            if not affected:
+                raise InvalidRequest.field(
+                    "affected_resources", "Choose the status of at least one resource"
                 )
-                was_resolved = report.resolved
-                update = await reports.create_update(
-                    db, page=page, report=report, data=data, now=now
-                )
-                await announcements.update_published(
-                    db, page=page, report=report, update=update, was_resolved=was_resolved, now=now
-                )
-                await audit(
-                    request,
-                    db,
-                    who,
-                    "status_report.resolved" if resolve else "status_update.created",
-                    _subject(page, report),
-                    {"status_update_id": update.id},
-                )
-                done = "resolved" if resolve else "update_posted"
-    except InvalidRequest as exc:
-        async with db.begin():
-            page = await team_page(db, who, page_id)
-            report = await _report(db, page, report_id)
-            errors = field_errors(exc.problems, ("message", "affected_resources"))
-            return await _report_page(request, who, db, page, report, typed=typed, errors=errors)
-    return RedirectResponse(
-        f"/status-pages/{page.id}/reports/{report.id}?done={done}", status_code=303
-    )
+            message = typed["message"] or ("Resolved." if resolve else "")
+            data = parse(
+                UpdateCreate,
+                {
+                    "message": message,
+                    "notify_subscribers": typed["notify"] or resolve,
+                    "affected_resources": affected,
+                },
+            )
+            was_resolved = report.resolved
+            update = await reports.create_update(db, page=page, report=report, data=data, now=now)
+            await announcements.update_published(
+                db, page=page, report=report, update=update, was_resolved=was_resolved, now=now
+            )
+            await audit(
+                request,
+                db,
+                who,
+                "status_report.resolved" if resolve else "status_update.created",
+                _subject(page, report),
+                {"status_update_id": update.id},
+            )
+            done = "resolved" if resolve else "update_posted"
+        return f"/status-pages/{page.id}/reports/{report.id}?done={done}"
+
+    async def again(db: AsyncSession, exc: InvalidRequest) -> Response:
+        page = await team_page(db, who, page_id)
+        report = await _report(db, page, report_id)
+        errors = field_errors(exc.problems, ("message", "affected_resources"))
+        return await _report_page(request, who, db, page, report, typed=typed, errors=errors)
+
+    return await stored_or_again(request, store, again)
 
 
 async def _end_maintenance(

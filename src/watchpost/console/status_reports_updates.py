@@ -6,12 +6,13 @@ with the audit entry. Responders may, as they may post one; another team's is a 
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
-from fastapi.responses import RedirectResponse, Response
+from fastapi.responses import Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.console.auth import Viewer, permitted_form, read_db, write_db
+from watchpost.console.auth import Viewer, permitted_form, read_db
 from watchpost.console.confirming import Asking, delete_confirmed
 from watchpost.console.errors import ConsoleRoute
+from watchpost.console.form_kit import stored_or_again
 from watchpost.console.forms import field_errors
 from watchpost.console.status_pages_kit import SECTION, Signed, audit, team_page
 from watchpost.console.web import form_page
@@ -73,10 +74,6 @@ def _back_to(page: StatusPage, report: StatusReport, done: str) -> str:
     return f"/status-pages/{page.id}/reports/{report.id}?done={done}"
 
 
-def _back(page: StatusPage, report: StatusReport, done: str) -> Response:
-    return RedirectResponse(_back_to(page, report, done), status_code=303)
-
-
 async def _audit(
     request: Request, db: AsyncSession, who: Viewer, change: str, found: Found
 ) -> None:
@@ -104,23 +101,24 @@ async def save_update(
     form = await permitted_form(request, who, Action.RESPOND)
     message = str(form.get("message", ""))
     notify = form.get("notify_subscribers") is not None
-    db = await write_db(request)
-    try:
-        async with db.begin():
-            page, report, update = await _found(db, who, page_id, report_id, update_id, lock=True)
-            data = parse(UpdateChange, {"message": message, "notify_subscribers": notify})
-            sent = set(data.model_fields_set)
-            now = request.app.state.ctx.clock.now()
-            await reports.change_update(
-                db, page=page, report=report, update=update, data=data, sent=sent, now=now
-            )
-            await _audit(request, db, who, "updated", (page, report, update))
-    except InvalidRequest as exc:
-        async with db.begin():
-            found = await _found(db, who, page_id, report_id, update_id, lock=False)
-            errors = field_errors(exc.problems, ("message", "notify_subscribers"))
-            return _form(request, who, found, message=message, notify=notify, errors=errors)
-    return _back(page, report, "update_saved")
+
+    async def store(db: AsyncSession) -> str:
+        page, report, update = await _found(db, who, page_id, report_id, update_id, lock=True)
+        data = parse(UpdateChange, {"message": message, "notify_subscribers": notify})
+        sent = set(data.model_fields_set)
+        now = request.app.state.ctx.clock.now()
+        await reports.change_update(
+            db, page=page, report=report, update=update, data=data, sent=sent, now=now
+        )
+        await _audit(request, db, who, "updated", (page, report, update))
+        return _back_to(page, report, "update_saved")
+
+    async def again(db: AsyncSession, exc: InvalidRequest) -> Response:
+        found = await _found(db, who, page_id, report_id, update_id, lock=False)
+        errors = field_errors(exc.problems, ("message", "notify_subscribers"))
+        return _form(request, who, found, message=message, notify=notify, errors=errors)
+
+    return await stored_or_again(request, store, again)
 
 
 @router.post(PATH + "/delete")
