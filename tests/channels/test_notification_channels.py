@@ -3,6 +3,9 @@ team hears of incident starts and resolutions (sent for real, to a local receive
 
 from __future__ import annotations
 
+import logging
+
+import pytest
 from fastapi import FastAPI
 from sqlalchemy import select
 
@@ -45,6 +48,16 @@ async def test_a_url_apprise_cannot_use_or_a_denied_host_is_a_422(api: Api) -> N
     assert created["attributes"]["name"] == "json"  # the service, when no name is given
     _, fields = errors(await api.patch(f"{CHANNELS}/{created['id']}", {"url": None}))
     assert fields == ["url"]
+
+
+async def test_a_refused_url_is_a_422_and_no_log_line_shows_its_token(
+    api: Api, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Apprise's plugin names the token it refuses ("An invalid Slack (first) Token (…)")."""
+    caplog.set_level(logging.DEBUG)
+    _, fields = errors(await api.post(CHANNELS, {"url": "slack://S3cr3t-T0ken/"}))
+    assert fields == ["url"]
+    assert "S3cr3t-T0ken" not in caplog.text
 
 
 async def test_every_channel_hears_of_incident_starts_and_resolutions(

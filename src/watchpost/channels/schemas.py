@@ -7,7 +7,7 @@ from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from watchpost import destinations
+from watchpost import destinations, masking
 from watchpost.validation import Name
 
 
@@ -19,7 +19,9 @@ def check_apprise_url(value: str) -> str:
         destinations.current().check_host(host)
     import apprise  # loaded at first use (delivery/chat.py)
 
-    if apprise.Apprise.instantiate(text, suppress_exceptions=True) is None:
+    with masking.apprise_unlogged():  # a refused URL: Apprise's lines would name its token
+        service = apprise.Apprise.instantiate(text, suppress_exceptions=True)
+    if service is None:
         raise ValueError(
             "must be an Apprise URL of a supported service (e.g. slack://…, discord://…, "
             "ntfy://…, json://host/path; see the Apprise documentation)"

@@ -13,7 +13,7 @@ import logging
 import time
 from typing import Any, Final
 
-from watchpost import outbound
+from watchpost import masking, outbound
 from watchpost.crypto import SecretBox
 from watchpost.delivery import phone_targets
 from watchpost.delivery.mail import summary
@@ -65,7 +65,7 @@ async def notify(url: Any, payload: dict[str, Any], *, acknowledge_url: str | No
 
     title, text = summary(payload, acknowledge_url=acknowledge_url)
     sender = apprise.Apprise()
-    with phone_targets.unlogged():  # a refused URL: Apprise's lines would name its token
+    with masking.apprise_unlogged():  # a refused URL: Apprise's lines would name its token
         added = sender.add(url)
     if not added:
         return Outcome(error="the URL is not a valid Apprise URL", final=True)

@@ -12,15 +12,12 @@ service whose plugin takes no recipients (json://, a generic webhook) is sent to
 
 from __future__ import annotations
 
-import logging
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import select
 
+from watchpost import masking
 from watchpost.context import AppContext
 from watchpost.teams.models import User
 
@@ -61,26 +58,7 @@ def addressed(url: str, numbers: tuple[str, ...]) -> str | Any | None:
     parsed["targets"] = list(numbers)
     parsed.get("qsd", {}).pop("to", None)
     try:
-        with unlogged():
+        with masking.apprise_unlogged():
             return apprise.Apprise.instantiate(parsed, suppress_exceptions=False) or url
     except Exception:  # the URL itself is at fault: sending it says so, as it always did
         return url
-
-
-@contextmanager
-def unlogged() -> Iterator[None]:
-    """Apprise's own log lines of this thread dropped: a plugin refusing the URL names its
-    token, and Apprise, when it catches that, the parsed URL, password and all (here and in
-    chat.notify). (Other threads' sends keep theirs: their LogCapture turns them into the
-    attempts' errors.)"""
-    thread = threading.get_ident()
-
-    def others(record: logging.LogRecord) -> bool:
-        return record.thread != thread
-
-    logger = logging.getLogger("apprise")
-    logger.addFilter(others)
-    try:
-        yield
-    finally:
-        logger.removeFilter(others)
