@@ -148,15 +148,8 @@ async def create_location(request: Request, who: Signed) -> Response:
     body = body_of(fields(), raw, creating=True)
 
     async def store(db: AsyncSession) -> tuple[str, int, str]:
-        data = parse_create(body)
-        location = await service.create_location(
-            db,
-            name=data.name,
-            region=data.region,
-            private=True,
-            team_id=who.team_id,
-            offline_after_s=data.offline_after or DEFAULT_OFFLINE_AFTER_S,
-            now=now,
+        location = await service.create_team_location(
+            db, team_id=who.team_id, data=parse_create(body), now=now
         )
         return "location.created", location.id, audit_name(location)
 
@@ -183,15 +176,7 @@ async def update_location(request: Request, who: Signed, location_id: str) -> Re
 
     async def store(db: AsyncSession) -> tuple[str, int, str]:
         location = await own(db, who, found)
-        data = parse_update(body)
-        await service.update_location(
-            db,
-            location,
-            name=data.name,
-            region=data.region,
-            offline_after_s=data.offline_after,
-            now=now,
-        )
+        await service.update_from(db, location, parse_update(body), now=now)
         return "location.updated", location.id, audit_name(location)
 
     async def again(db: AsyncSession) -> FormPage:

@@ -27,7 +27,6 @@ from watchpost.people.roles import Action
 from watchpost.sources import service
 from watchpost.sources.models import Source
 from watchpost.sources.platforms import DEFAULT_LOGS_RETENTION, DEFAULT_METRICS_RETENTION, PLATFORMS
-from watchpost.sources.schemas import parse_source_create, parse_source_update
 from watchpost.validation import object_id
 
 router = console_router()
@@ -124,26 +123,25 @@ async def create(request: Request, who: Signed) -> Response:
         "platform": str(form.get("platform", "")),
         **{name: _whole_number(form, name) for name in RETENTION_FIELDS},
     }
-    try:
-        data = parse_source_create(body, team_name=who.team_name)
-    except InvalidRequest as error:
-        return _new_page(request, who, values=body, errors=problems_by_field(error))
     now = ctx.clock.now()
     db = await write_db(request)
-    async with db.begin():
-        source = await service.create_source(
-            db, team_id=who.team_id, data=data, box=ctx.box, now=now
-        )
-        token = ctx.box.decrypt(source.token_encrypted)
-        await audit(
-            db,
-            request,
-            who,
-            "source.created",
-            now,
-            ("source", source.id, source.name),
-            {"platform": source.platform},
-        )
+    try:
+        async with db.begin():
+            source = await service.create_from_body(
+                db, team_id=who.team_id, team_name=who.team_name, body=body, box=ctx.box, now=now
+            )
+            token = ctx.box.decrypt(source.token_encrypted)
+            await audit(
+                db,
+                request,
+                who,
+                "source.created",
+                now,
+                ("source", source.id, source.name),
+                {"platform": source.platform},
+            )
+    except InvalidRequest as error:
+        return _new_page(request, who, values=body, errors=problems_by_field(error))
     to = ingest_address(request)
     return render(
         request,
@@ -200,16 +198,13 @@ async def edit(request: Request, who: Signed, source_id: str) -> Response:
     db = await write_db(request)
     async with db.begin():
         source = await _source(request, who, source_id, db)
-        try:
-            data = parse_source_update(
-                body, platform=source.platform, team_name=who.team_name, settings=source.settings
-            )
-        except InvalidRequest as error:
-            return _source_page(request, who, source, values=body, errors=problems_by_field(error))
         before = {name: getattr(source, name) for name in RETENTION_FIELDS}
-        await service.update_source(
-            db, source=source, data=data, sent=set(data.model_fields_set), box=ctx.box, now=now
-        )
+        try:
+            await service.update_from_body(
+                db, source=source, team_name=who.team_name, body=body, box=ctx.box, now=now
+            )
+        except InvalidRequest as error:  # the source is unchanged
+            return _source_page(request, who, source, values=body, errors=problems_by_field(error))
         changed = {
             name: [before[name], getattr(source, name)]
             for name in RETENTION_FIELDS

@@ -37,7 +37,6 @@ from watchpost.people.roles import Action
 from watchpost.validation import object_id
 from watchpost.webhooks import service, signing
 from watchpost.webhooks.models import OutgoingWebhook
-from watchpost.webhooks.schemas import parse_webhook_create, parse_webhook_update
 from watchpost.webhooks.triggers import TRIGGER_RULES, TRIGGER_TYPES
 
 router = console_router()
@@ -171,12 +170,12 @@ async def create(request: Request, who: Signed) -> Response:
     secret = signing.new_secret()
     db = await write_db(request)
     try:
-        data = parse_webhook_create(body, team_name=who.team_name)
         async with db.begin():
-            webhook = await service.create_webhook(
+            webhook = await service.create_from_body(
                 db,
                 team_id=who.team_id,
-                data=data,
+                team_name=who.team_name,
+                body=body,
                 box=ctx.box,
                 now=ctx.clock.now(),
                 signing_secret=secret,
@@ -215,14 +214,15 @@ async def update(request: Request, who: Signed, webhook_id: str) -> Response:
         raw = forms.read(webhook.trigger_type, form)
         body = forms.update_body(webhook, raw)
         try:
-            data = parse_webhook_update(
-                body,
-                trigger_type=webhook.trigger_type,
-                url=webhook.url,
-                template=service.template_values(webhook),
+            await service.update_from_body(
+                db,
+                webhook=webhook,
                 team_name=who.team_name,
+                body=body,
+                box=ctx.box,
+                now=ctx.clock.now(),
             )
-        except InvalidRequest as exc:  # nothing changed yet
+        except InvalidRequest as exc:  # the webhook is unchanged
             shown = {f.name for f in forms.all_fields(webhook.trigger_type)}
             errors = forms.form_problems(exc.problems, shown)
             return _form(
@@ -233,14 +233,6 @@ async def update(request: Request, who: Signed, webhook_id: str) -> Response:
                 webhook=webhook,
                 errors=errors,
             )
-        await service.update_webhook(
-            db,
-            webhook=webhook,
-            data=data,
-            sent=set(data.model_fields_set),
-            box=ctx.box,
-            now=ctx.clock.now(),
-        )
         await _audit(request, who, db, "outgoing_webhook.updated", webhook)
         found = webhook.id
     return RedirectResponse(f"/webhooks/{found}?done=saved", status_code=303)

@@ -25,7 +25,7 @@ from watchpost.http.openapi import MessageErrorBody, SingleDoc, request_body
 from watchpost.http.pagination import Paging
 from watchpost.listing import Resource, paginate, resource
 from watchpost.locations import tokens
-from watchpost.locations.models import DEFAULT_OFFLINE_AFTER_S, Location, ProbeToken
+from watchpost.locations.models import Location, ProbeToken
 from watchpost.probing import service
 from watchpost.probing.schemas import (
     LOCATION_NOT_NULL,
@@ -99,14 +99,8 @@ async def list_locations(caller: Caller, db: ReadDb, paging: Paging) -> Response
 async def create_location(body: JsonObject, caller: Caller, ctx: Context, db: WriteDb) -> Response:
     data = parse_create(body)
     async with db.begin():
-        location = await service.create_location(
-            db,
-            name=data.name,
-            region=data.region,
-            private=True,
-            team_id=caller.team_id,
-            offline_after_s=data.offline_after or DEFAULT_OFFLINE_AFTER_S,
-            now=ctx.clock.now(),
+        location = await service.create_team_location(
+            db, team_id=caller.team_id, data=data, now=ctx.clock.now()
         )
     return single(_location(location), status=201)
 
@@ -129,14 +123,7 @@ async def update_location(
     data = parse_update(body)
     async with db.begin():
         location = await _own(db, caller, location_id)
-        await service.update_location(
-            db,
-            location,
-            name=data.name,
-            region=data.region,
-            offline_after_s=data.offline_after,
-            now=ctx.clock.now(),
-        )
+        await service.update_from(db, location, data, now=ctx.clock.now())
     return single(_location(location))
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from sqlalchemy import Select, String, cast, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -25,6 +25,9 @@ from watchpost.errors import Conflict, InvalidRequest, NotFound, Problem
 from watchpost.locations import offline
 from watchpost.locations.models import DEFAULT_OFFLINE_AFTER_S, Location
 from watchpost.monitors.models import Monitor
+
+if TYPE_CHECKING:  # schemas imports this module
+    from watchpost.probing.schemas import LocationCreate, LocationUpdate
 
 LOCATION: Final = "location"
 """The API's type of a location."""
@@ -187,6 +190,35 @@ async def update_location(
     await session.flush()
     await placement_changed(session, now=now)
     return location
+
+
+async def create_team_location(
+    session: AsyncSession, *, team_id: int, data: LocationCreate, now: datetime
+) -> Location:
+    """A team's private location from a parsed body (the API's POST and the console's form)."""
+    return await create_location(
+        session,
+        name=data.name,
+        region=data.region,
+        private=True,
+        team_id=team_id,
+        offline_after_s=data.offline_after or DEFAULT_OFFLINE_AFTER_S,
+        now=now,
+    )
+
+
+async def update_from(
+    session: AsyncSession, location: Location, data: LocationUpdate, *, now: datetime
+) -> Location:
+    """A parsed PATCH body applied (the API's and the console's)."""
+    return await update_location(
+        session,
+        location,
+        name=data.name,
+        region=data.region,
+        offline_after_s=data.offline_after,
+        now=now,
+    )
 
 
 async def _rename_in_monitors(session: AsyncSession, old: str, new: str) -> None:

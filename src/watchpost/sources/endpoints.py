@@ -21,8 +21,6 @@ from watchpost.sources.schemas import (
     SourceAttributes,
     SourceCreate,
     SourceUpdate,
-    parse_source_create,
-    parse_source_update,
 )
 from watchpost.teams.service import Principal
 
@@ -62,10 +60,14 @@ _find = Finder(service.get_source, service.SOURCE, "source_id")
 async def create_source(
     request: Request, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
 ) -> Response:
-    data = parse_source_create(body, team_name=caller.team_name)
     async with db.begin():
-        source = await service.create_source(
-            db, team_id=caller.team_id, data=data, box=ctx.box, now=ctx.clock.now()
+        source = await service.create_from_body(
+            db,
+            team_id=caller.team_id,
+            team_name=caller.team_name,
+            body=body,
+            box=ctx.box,
+            now=ctx.clock.now(),
         )
     return single(SourceView(request, caller, ctx).one(source), status=201)
 
@@ -110,14 +112,11 @@ async def update_source(
 ) -> Response:
     async with db.begin():
         source = await _find(db, caller, source_id)
-        data = parse_source_update(
-            body, platform=source.platform, team_name=caller.team_name, settings=source.settings
-        )
-        await service.update_source(
+        await service.update_from_body(
             db,
             source=source,
-            data=data,
-            sent=set(data.model_fields_set),
+            team_name=caller.team_name,
+            body=body,
             box=ctx.box,
             now=ctx.clock.now(),
         )

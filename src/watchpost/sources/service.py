@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from datetime import datetime
-from typing import NamedTuple
+from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
 from sqlalchemy import select
@@ -24,7 +24,12 @@ from watchpost.sources.platforms import (
     TABLE_NAME_MAX,
     UPDATABLE_FIELDS,
 )
-from watchpost.sources.schemas import SourceCreate, SourceUpdate
+from watchpost.sources.schemas import (
+    SourceCreate,
+    SourceUpdate,
+    parse_source_create,
+    parse_source_update,
+)
 
 SOURCE = "source"
 
@@ -143,6 +148,21 @@ async def create_source(
     raise AssertionError("unreachable")
 
 
+async def create_from_body(
+    session: AsyncSession,
+    *,
+    team_id: int,
+    team_name: str,
+    body: dict[str, Any],
+    box: SecretBox,
+    now: datetime,
+) -> Source:
+    """A source from a request body, every rule checked (an InvalidRequest naming every
+    problem): the one path the API and the console both create sources by."""
+    data = parse_source_create(body, team_name=team_name)
+    return await create_source(session, team_id=team_id, data=data, box=box, now=now)
+
+
 async def get_source(session: AsyncSession, *, team_id: int, source_id: int) -> Source:
     return await team_object(session, Source, SOURCE, team_id=team_id, object_id=source_id)
 
@@ -167,6 +187,25 @@ async def update_source(
         session, source, data, sent, columns=UPDATABLE_FIELDS, box=box, now=now
     )
     return source
+
+
+async def update_from_body(
+    session: AsyncSession,
+    *,
+    source: Source,
+    team_name: str,
+    body: dict[str, Any],
+    box: SecretBox,
+    now: datetime,
+) -> Source:
+    """A PATCH body checked against the source as it is, then stored (API and console); an
+    InvalidRequest leaves the source unchanged."""
+    data = parse_source_update(
+        body, platform=source.platform, team_name=team_name, settings=source.settings
+    )
+    return await update_source(
+        session, source=source, data=data, sent=set(data.model_fields_set), box=box, now=now
+    )
 
 
 async def delete_source(session: AsyncSession, *, source: Source) -> None:

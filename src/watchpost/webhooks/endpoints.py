@@ -24,8 +24,6 @@ from watchpost.webhooks.schemas import (
     WebhookResource,
     WebhookTemplateResource,
     WebhookUpdate,
-    parse_webhook_create,
-    parse_webhook_update,
 )
 from watchpost.webhooks.triggers import rules_markdown
 
@@ -104,13 +102,13 @@ _find = Finder(service.get_webhook, service.WEBHOOK, "webhook_id")
     body=WebhookCreate,
 )
 async def create_webhook(body: JsonObject, caller: Caller, ctx: Context, db: WriteDb) -> Response:
-    data = parse_webhook_create(body, team_name=caller.team_name)
     secret = signing.new_secret()
     async with db.begin():
-        webhook = await service.create_webhook(
+        webhook = await service.create_from_body(
             db,
             team_id=caller.team_id,
-            data=data,
+            team_name=caller.team_name,
+            body=body,
             box=ctx.box,
             now=ctx.clock.now(),
             signing_secret=secret,
@@ -155,18 +153,11 @@ async def update_webhook(
 ) -> Response:
     async with db.begin():
         webhook = await _find(db, caller, outgoing_webhook_id)
-        data = parse_webhook_update(
-            body,
-            trigger_type=webhook.trigger_type,
-            url=webhook.url,
-            template=service.template_values(webhook),
-            team_name=caller.team_name,
-        )
-        await service.update_webhook(
+        await service.update_from_body(
             db,
             webhook=webhook,
-            data=data,
-            sent=set(data.model_fields_set),
+            team_name=caller.team_name,
+            body=body,
             box=ctx.box,
             now=ctx.clock.now(),
         )

@@ -22,6 +22,8 @@ from watchpost.webhooks.schemas import (
     WebhookCreate,
     WebhookTemplateInput,
     WebhookUpdate,
+    parse_webhook_create,
+    parse_webhook_update,
 )
 from watchpost.webhooks.triggers import DEFAULT_HTTP_METHOD, TRIGGER_FIELDS, TRIGGER_RULES
 
@@ -161,6 +163,24 @@ async def create_webhook(
     return webhook
 
 
+async def create_from_body(
+    session: AsyncSession,
+    *,
+    team_id: int,
+    team_name: str,
+    body: dict[str, Any],
+    box: SecretBox,
+    now: datetime,
+    signing_secret: str,
+) -> OutgoingWebhook:
+    """A webhook from a request body, every rule checked (an InvalidRequest naming every
+    problem): the one path the API and the console both create webhooks by."""
+    data = parse_webhook_create(body, team_name=team_name)
+    return await create_webhook(
+        session, team_id=team_id, data=data, box=box, now=now, signing_secret=signing_secret
+    )
+
+
 def webhooks_of(team_id: int) -> Select[tuple[OutgoingWebhook]]:
     return select(OutgoingWebhook).where(OutgoingWebhook.team_id == team_id)
 
@@ -205,6 +225,29 @@ async def update_webhook(
     webhook.updated_at = now
     await session.flush()
     return webhook
+
+
+async def update_from_body(
+    session: AsyncSession,
+    *,
+    webhook: OutgoingWebhook,
+    team_name: str,
+    body: dict[str, Any],
+    box: SecretBox,
+    now: datetime,
+) -> OutgoingWebhook:
+    """A PATCH body checked against the webhook as it is, then applied (API and console);
+    an InvalidRequest leaves the webhook unchanged."""
+    data = parse_webhook_update(
+        body,
+        trigger_type=webhook.trigger_type,
+        url=webhook.url,
+        template=template_values(webhook),
+        team_name=team_name,
+    )
+    return await update_webhook(
+        session, webhook=webhook, data=data, sent=set(data.model_fields_set), box=box, now=now
+    )
 
 
 ROTATION_OVERLAP: Final = timedelta(hours=24)
