@@ -8,9 +8,9 @@ domain's service (`ChildService`) says where its children are (PATH, KEY), how t
 and a child are found, how a response shows them, and does the work of each write with the
 route's `Within` and the body parsed by the route's model (mypy checks the models against
 the service). The domain then declares the routes it offers, in the order the app serves
-them; a list route is given the function that answers it (a page, or all at once). The endpoints
-are named after the NOUN (their operationIds): create_section, list_sections, get_section,
-update_section, delete_section; `name` sets another.
+them; a list route is given the function that answers it (a page, or all at once). The
+endpoints are named after the NOUN (their operationIds): create_section, list_sections,
+get_section, update_section, delete_section; `name` sets another.
 
 No `from __future__ import annotations` here: the endpoints' path-id dependencies are made
 per collection, and FastAPI reads them off the endpoints' evaluated annotations.
