@@ -30,6 +30,7 @@ from watchpost.monitors import service as monitors
 from watchpost.monitors.types import DEFAULT_MONITOR_TYPE, MONITOR_TYPES
 from watchpost.people.roles import Action
 from watchpost.validation import object_id
+from watchpost.writing import Writing
 
 router = console_router()
 MONITOR_SAVED: Final = Saved("monitor", lambda found: f"/monitors/{found}")
@@ -122,10 +123,7 @@ async def create_monitor(request: Request, who: Signed) -> Response:
     raw, body = sent.raw, sent.body
 
     async def store(db: AsyncSession) -> tuple[str, int, str]:
-        now = ctx.clock.now()
-        monitor = await monitors.create_from_body(
-            db, team_id=who.team_id, team_name=who.team_name, body=body, box=ctx.box, now=now
-        )
+        monitor = await monitors.create_from_body(Writing.of(db, who, ctx), body)
         return "monitor.created", monitor.id, monitor.pronounceable_name or monitor.url
 
     async def again(db: AsyncSession) -> FormPage:
@@ -175,10 +173,7 @@ async def update_monitor(request: Request, who: Signed, monitor_id: str) -> Resp
         if monitor_type != monitor.monitor_type:
             body.update(dict.fromkeys(form_specs.cleared_type_fields(monitor_type)))
         body.update(body_of(fields, raw, creating=False, current=current))
-        now = ctx.clock.now()
-        await monitors.update_from_body(
-            db, monitor=monitor, team_name=who.team_name, body=body, box=ctx.box, now=now
-        )
+        await monitors.update_from_body(Writing.of(db, who, ctx), monitor, body)
         return "monitor.updated", monitor.id, monitor.pronounceable_name or monitor.url
 
     async def again(db: AsyncSession) -> FormPage:
@@ -233,9 +228,7 @@ async def create_heartbeat(request: Request, who: Signed) -> Response:
     raw, body = sent.raw, sent.body
 
     async def store(db: AsyncSession) -> tuple[str, int, str]:
-        heartbeat = await heartbeats.create_from_body(
-            db, team_id=who.team_id, team_name=who.team_name, body=body, now=ctx.clock.now()
-        )
+        heartbeat = await heartbeats.create_from_body(Writing.of(db, who, ctx), body)
         return "heartbeat.created", heartbeat.id, heartbeat.name
 
     async def again(db: AsyncSession) -> FormPage:
@@ -265,9 +258,7 @@ async def update_heartbeat(request: Request, who: Signed, heartbeat_id: str) -> 
 
     async def store(db: AsyncSession) -> tuple[str, int, str]:
         heartbeat = await heartbeats.get_heartbeat(db, team_id=who.team_id, heartbeat_id=found)
-        await heartbeats.update_from_body(
-            db, heartbeat=heartbeat, team_name=who.team_name, body=body, now=ctx.clock.now()
-        )
+        await heartbeats.update_from_body(Writing.of(db, who, ctx), heartbeat, body)
         return "heartbeat.updated", heartbeat.id, heartbeat.name
 
     async def again(db: AsyncSession) -> FormPage:

@@ -26,6 +26,7 @@ from watchpost.groups.group_kinds import HEARTBEAT_GROUPS, MONITOR_GROUPS, Group
 from watchpost.http.deps import request_sessions
 from watchpost.people.roles import Action
 from watchpost.validation import object_id
+from watchpost.writing import Writing
 
 router = console_router()
 TARGET_SAVED: Final = Saved(collectors.TARGET_SUBJECT, lambda found: f"/targets/{found}")
@@ -252,9 +253,7 @@ async def create_group(request: Request, who: Signed) -> Response:
     raw, body = sent.raw, sent.body
 
     async def store(db: AsyncSession) -> tuple[str, int, str]:
-        group = await groups.create_from_body(
-            kind, db, team_id=who.team_id, team_name=who.team_name, body=body, now=ctx.clock.now()
-        )
+        group = await groups.create_from_body(kind, Writing.of(db, who, ctx), body)
         return f"{kind.api_type}.created", group.id, group.name
 
     async def again(db: AsyncSession) -> FormPage:
@@ -285,9 +284,7 @@ async def update_group(request: Request, who: Signed, kind_name: str, group_id: 
 
     async def store(db: AsyncSession) -> tuple[str, int, str]:
         group = await groups.get_group(kind, db, team_id=who.team_id, group_id=found)
-        await groups.update_from_body(
-            kind, db, group=group, team_name=who.team_name, body=body, now=ctx.clock.now()
-        )
+        await groups.update_from_body(kind, Writing.of(db, who, ctx), group, body)
         return f"{kind.api_type}.updated", group.id, group.name
 
     async def again(db: AsyncSession) -> FormPage:

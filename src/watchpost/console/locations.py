@@ -29,6 +29,7 @@ from watchpost.people.roles import Action
 from watchpost.probing import service
 from watchpost.probing.schemas import LocationCreate, parse_create, parse_update
 from watchpost.validation import object_id
+from watchpost.writing import Writing
 
 router = console_router()
 LOCATION_SAVED: Final = Saved(service.LOCATION, lambda found: f"/locations/{found}")
@@ -143,14 +144,12 @@ async def new_location(request: Request, who: Signed) -> Response:
 @router.post("/locations/new")
 async def create_location(request: Request, who: Signed) -> Response:
     form = await permitted_form(request, who, Action.EDIT)
-    now = request.app.state.ctx.clock.now()
+    ctx = request.app.state.ctx
     raw = posted(fields(), form)
     body = body_of(fields(), raw, creating=True)
 
     async def store(db: AsyncSession) -> tuple[str, int, str]:
-        location = await service.create_team_location(
-            db, team_id=who.team_id, data=parse_create(body), now=now
-        )
+        location = await service.create_team_location(Writing.of(db, who, ctx), parse_create(body))
         return "location.created", location.id, audit_name(location)
 
     async def again(_db: AsyncSession) -> FormPage:
@@ -170,13 +169,13 @@ async def edit_location(request: Request, who: Signed, location_id: str) -> Resp
 async def update_location(request: Request, who: Signed, location_id: str) -> Response:
     form = await permitted_form(request, who, Action.EDIT)
     found = object_id(location_id, service.LOCATION)
-    now = request.app.state.ctx.clock.now()
+    ctx = request.app.state.ctx
     raw = posted(fields(), form)
     body = body_of(fields(), raw, creating=False)
 
     async def store(db: AsyncSession) -> tuple[str, int, str]:
         location = await own(db, who, found)
-        await service.update_from(db, location, parse_update(body), now=now)
+        await service.update_from(Writing.of(db, who, ctx), location, parse_update(body))
         return "location.updated", location.id, audit_name(location)
 
     async def again(db: AsyncSession) -> FormPage:

@@ -40,6 +40,7 @@ from watchpost.http.deps import request_sessions
 from watchpost.maintenance_windows import weekdays_in_order
 from watchpost.monitors import service as monitors
 from watchpost.people.roles import Action
+from watchpost.writing import Writing
 
 router = console_router()
 SECTION: Final = "maintenance"
@@ -174,18 +175,13 @@ async def _apply(
 ) -> None:
     """The body on each monitor and heartbeat named (each the team's, else a 404), through
     the API's update path."""
-    ctx = request.app.state.ctx
-    now = ctx.clock.now()
+    write = Writing.of(db, who, request.app.state.ctx)
     for found in monitor_ids:
         monitor = await monitors.get_monitor(db, team_id=who.team_id, monitor_id=found)
-        await monitors.update_from_body(
-            db, monitor=monitor, team_name=who.team_name, body=dict(body), box=ctx.box, now=now
-        )
+        await monitors.update_from_body(write, monitor, dict(body))
     for found in heartbeat_ids:
         heartbeat = await heartbeats.get_heartbeat(db, team_id=who.team_id, heartbeat_id=found)
-        await heartbeats.update_from_body(
-            db, heartbeat=heartbeat, team_name=who.team_name, body=dict(body), now=now
-        )
+        await heartbeats.update_from_body(write, heartbeat, dict(body))
 
 
 CLEARED: Final[dict[str, Any]] = {

@@ -28,6 +28,7 @@ from watchpost.sources import service
 from watchpost.sources.models import Source
 from watchpost.sources.platforms import DEFAULT_LOGS_RETENTION, DEFAULT_METRICS_RETENTION, PLATFORMS
 from watchpost.validation import object_id
+from watchpost.writing import Writing
 
 router = console_router()
 PER_PAGE: Final = 50
@@ -123,20 +124,18 @@ async def create(request: Request, who: Signed) -> Response:
         "platform": str(form.get("platform", "")),
         **{name: _whole_number(form, name) for name in RETENTION_FIELDS},
     }
-    now = ctx.clock.now()
     db = await write_db(request)
+    write = Writing.of(db, who, ctx)
     try:
         async with db.begin():
-            source = await service.create_from_body(
-                db, team_id=who.team_id, team_name=who.team_name, body=body, box=ctx.box, now=now
-            )
+            source = await service.create_from_body(write, body)
             token = ctx.box.decrypt(source.token_encrypted)
             await audit(
                 db,
                 request,
                 who,
                 "source.created",
-                now,
+                write.now,
                 ("source", source.id, source.name),
                 {"platform": source.platform},
             )
@@ -194,15 +193,13 @@ async def edit(request: Request, who: Signed, source_id: str) -> Response:
     form = await permitted_form(request, who, Action.EDIT)
     ctx = request.app.state.ctx
     body = {name: _whole_number(form, name) for name in RETENTION_FIELDS}
-    now = ctx.clock.now()
     db = await write_db(request)
+    write = Writing.of(db, who, ctx)
     async with db.begin():
         source = await _source(request, who, source_id, db)
         before = {name: getattr(source, name) for name in RETENTION_FIELDS}
         try:
-            await service.update_from_body(
-                db, source=source, team_name=who.team_name, body=body, box=ctx.box, now=now
-            )
+            await service.update_from_body(write, source, body)
         except InvalidRequest as error:  # the source is unchanged
             return _source_page(request, who, source, values=body, errors=problems_by_field(error))
         changed = {
@@ -212,7 +209,13 @@ async def edit(request: Request, who: Signed, source_id: str) -> Response:
         }
         if changed:
             await audit(
-                db, request, who, "source.updated", now, ("source", source.id, source.name), changed
+                db,
+                request,
+                who,
+                "source.updated",
+                write.now,
+                ("source", source.id, source.name),
+                changed,
             )
     return RedirectResponse(f"/sources/{source.id}?saved=1", status_code=303)
 

@@ -38,6 +38,7 @@ from watchpost.validation import object_id
 from watchpost.webhooks import service, signing
 from watchpost.webhooks.models import OutgoingWebhook
 from watchpost.webhooks.triggers import TRIGGER_RULES, TRIGGER_TYPES
+from watchpost.writing import Writing
 
 router = console_router()
 
@@ -172,13 +173,7 @@ async def create(request: Request, who: Signed) -> Response:
     try:
         async with db.begin():
             webhook = await service.create_from_body(
-                db,
-                team_id=who.team_id,
-                team_name=who.team_name,
-                body=body,
-                box=ctx.box,
-                now=ctx.clock.now(),
-                signing_secret=secret,
+                Writing.of(db, who, ctx), body, signing_secret=secret
             )
             await _audit(request, who, db, "outgoing_webhook.created", webhook)
     except InvalidRequest as exc:
@@ -214,14 +209,7 @@ async def update(request: Request, who: Signed, webhook_id: str) -> Response:
         raw = forms.read(webhook.trigger_type, form)
         body = forms.update_body(webhook, raw)
         try:
-            await service.update_from_body(
-                db,
-                webhook=webhook,
-                team_name=who.team_name,
-                body=body,
-                box=ctx.box,
-                now=ctx.clock.now(),
-            )
+            await service.update_from_body(Writing.of(db, who, ctx), webhook, body)
         except InvalidRequest as exc:  # the webhook is unchanged
             shown = {f.name for f in forms.all_fields(webhook.trigger_type)}
             errors = forms.form_problems(exc.problems, shown)

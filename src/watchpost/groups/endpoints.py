@@ -30,7 +30,7 @@ from watchpost.heartbeats import endpoints as heartbeats
 from watchpost.heartbeats import lists as heartbeat_lists
 from watchpost.heartbeats.schemas import HeartbeatAttributes
 from watchpost.http.body import JsonObject
-from watchpost.http.crud import CHILD_LIST_ERRORS, Finder, Routes
+from watchpost.http.crud import CHILD_LIST_ERRORS, Finder, Routes, Writer
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, single
 from watchpost.http.openapi import ListDoc
@@ -94,16 +94,9 @@ def group_router(
         return lists.group_resource(kind, group, team_name=caller.team_name)
 
     @routes.create("", summary=f"Create a {kind.name}", body=shapes.create)
-    async def create_group(body: JsonObject, caller: Caller, ctx: Context, db: WriteDb) -> Response:
-        async with db.begin():
-            group = await service.create_from_body(
-                kind,
-                db,
-                team_id=caller.team_id,
-                team_name=caller.team_name,
-                body=body,
-                now=ctx.clock.now(),
-            )
+    async def create_group(body: JsonObject, caller: Caller, write: Writer) -> Response:
+        async with write.session.begin():
+            group = await service.create_from_body(kind, write, body)
         return single(view(group, caller), status=201)
 
     @routes.list("", summary=f"List {kind.name}s")
@@ -138,13 +131,9 @@ def group_router(
         not_null=shapes.not_null,
     )
     async def update_group(
-        group_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
+        group_id: str, body: JsonObject, caller: Caller, write: Writer
     ) -> Response:
-        async with db.begin():
-            group = await find(db, caller, group_id)
-            await service.update_from_body(
-                kind, db, group=group, team_name=caller.team_name, body=body, now=ctx.clock.now()
-            )
+        group = await find.update(write, group_id, body, partial(service.update_from_body, kind))
         return single(view(group, caller))
 
     @routes.delete("/{group_id}", summary=f"Delete a {kind.name}", description=ungrouped)

@@ -18,6 +18,7 @@ from watchpost.db.queries import one_or_404
 from watchpost.errors import InvalidRequest
 from watchpost.groups.group_kinds import Group, GroupKind
 from watchpost.groups.schemas import schemas_of
+from watchpost.writing import Writing
 
 
 def groups_of(kind: GroupKind, team_id: int) -> Select[tuple[Group]]:
@@ -49,32 +50,20 @@ async def create_group(
     return group
 
 
-async def create_from_body(
-    kind: GroupKind,
-    session: AsyncSession,
-    *,
-    team_id: int,
-    team_name: str,
-    body: dict[str, Any],
-    now: datetime,
-) -> Group:
+async def create_from_body(kind: GroupKind, write: Writing, body: dict[str, Any]) -> Group:
     """A group from a request body, every rule checked: the API's and the console's one path."""
-    values = schemas_of(kind).parse_create(body, team_name=team_name)
-    return await create_group(kind, session, team_id=team_id, values=values, now=now)
+    values = schemas_of(kind).parse_create(body, team_name=write.team_name)
+    return await create_group(
+        kind, write.session, team_id=write.team_id, values=values, now=write.now
+    )
 
 
 async def update_from_body(
-    kind: GroupKind,
-    session: AsyncSession,
-    *,
-    group: Group,
-    team_name: str,
-    body: dict[str, Any],
-    now: datetime,
+    kind: GroupKind, write: Writing, group: Group, body: dict[str, Any]
 ) -> Group:
     """A PATCH body checked, then stored (API and console)."""
-    changes = schemas_of(kind).parse_update(body, team_name=team_name)
-    return await update_group(kind, session, group=group, changes=changes, now=now)
+    changes = schemas_of(kind).parse_update(body, team_name=write.team_name)
+    return await update_group(kind, write.session, group=group, changes=changes, now=write.now)
 
 
 async def update_group(

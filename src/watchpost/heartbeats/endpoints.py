@@ -24,7 +24,7 @@ from watchpost.heartbeats.schemas import (
     HeartbeatUpdate,
 )
 from watchpost.http.body import JsonObject
-from watchpost.http.crud import Finder, Routes, listed_team
+from watchpost.http.crud import Finder, Routes, Writer, listed_team
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, single
 from watchpost.http.pagination import Paging
@@ -83,12 +83,10 @@ _find = Finder(service.get_heartbeat, service.HEARTBEAT, "heartbeat_id")
     not_null=HEARTBEAT_NOT_NULL,
 )
 async def create_heartbeat(
-    body: JsonObject, caller: Caller, ctx: Context, db: WriteDb, base: PublicBase
+    body: JsonObject, caller: Caller, write: Writer, base: PublicBase
 ) -> Response:
-    async with db.begin():
-        heartbeat = await service.create_from_body(
-            db, team_id=caller.team_id, team_name=caller.team_name, body=body, now=ctx.clock.now()
-        )
+    async with write.session.begin():
+        heartbeat = await service.create_from_body(write, body)
     return single(_heartbeat(heartbeat, caller, base), status=201)
 
 
@@ -133,13 +131,9 @@ async def get_heartbeat(
     not_null=HEARTBEAT_NOT_NULL,
 )
 async def update_heartbeat(
-    heartbeat_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb, base: PublicBase
+    heartbeat_id: str, body: JsonObject, caller: Caller, write: Writer, base: PublicBase
 ) -> Response:
-    async with db.begin():
-        heartbeat = await _find(db, caller, heartbeat_id)
-        await service.update_from_body(
-            db, heartbeat=heartbeat, team_name=caller.team_name, body=body, now=ctx.clock.now()
-        )
+    heartbeat = await _find.update(write, heartbeat_id, body, service.update_from_body)
     return single(_heartbeat(heartbeat, caller, base))
 
 

@@ -31,6 +31,7 @@ from watchpost.notification_fields import policy_ref_id
 from watchpost.policies.models import Policy
 from watchpost.problems import team_name_problems
 from watchpost.validation import reference_id
+from watchpost.writing import Writing
 
 HEARTBEAT = "heartbeat"
 PING_PATH = "/api/v1/heartbeat/"
@@ -45,11 +46,10 @@ def heartbeat_values(heartbeat: Heartbeat) -> dict[str, Any]:
     return {name: getattr(heartbeat, name) for name in HEARTBEAT_DEFAULTS}
 
 
-async def group_problems(
-    session: AsyncSession, *, team_id: int, team_name: str, data: dict[str, Any]
-) -> list[tuple[str | None, str]]:
+async def group_problems(write: Writing, data: dict[str, Any]) -> list[tuple[str | None, str]]:
     """A 422 problem when data names a heartbeat_group_id that is not a group of the team, a
     policy_id that is not one of its escalation policies, or a team_name not the token's."""
+    session, team_id = write.session, write.team_id
     # None: absent, null, or a type/range error the schema reports
     group_id = reference_id(data.get("heartbeat_group_id"))
     problems = await queries.group_problems(
@@ -58,7 +58,7 @@ async def group_problems(
     problems += await queries.group_problems(
         session, Policy, "policy_id", team_id=team_id, group_id=policy_ref_id(data.get("policy_id"))
     )
-    return problems + team_name_problems(data.get("team_name"), team_name)
+    return problems + team_name_problems(data.get("team_name"), write.team_name)
 
 
 def _keep_server_timezone(heartbeat: Heartbeat) -> None:
@@ -168,31 +168,23 @@ async def update_heartbeat(
     return heartbeat
 
 
-async def create_from_body(
-    session: AsyncSession, *, team_id: int, team_name: str, body: dict[str, Any], now: datetime
-) -> Heartbeat:
+async def create_from_body(write: Writing, body: dict[str, Any]) -> Heartbeat:
     """A heartbeat from a request body, every rule checked (an InvalidRequest naming every
     problem): the one path the API and the console both create heartbeats by."""
-    problems = await group_problems(session, team_id=team_id, team_name=team_name, data=body)
-    data = parse_heartbeat_create(body, group_problems=problems)
-    return await create_heartbeat(session, team_id=team_id, data=data, now=now)
+    data = parse_heartbeat_create(body, group_problems=await group_problems(write, body))
+    return await create_heartbeat(write.session, team_id=write.team_id, data=data, now=write.now)
 
 
-async def update_from_body(
-    session: AsyncSession,
-    *,
-    heartbeat: Heartbeat,
-    team_name: str,
-    body: dict[str, Any],
-    now: datetime,
-) -> Heartbeat:
+async def update_from_body(write: Writing, heartbeat: Heartbeat, body: dict[str, Any]) -> Heartbeat:
     """A PATCH body checked against the heartbeat as it will be, then stored (API and console)."""
-    problems = await group_problems(
-        session, team_id=heartbeat.team_id, team_name=team_name, data=body
-    )
+    problems = await group_problems(write, body)
     data = parse_heartbeat_update(body, heartbeat_values(heartbeat), group_problems=problems)
     return await update_heartbeat(
-        session, heartbeat=heartbeat, data=data, sent=list(data.model_fields_set), now=now
+        write.session,
+        heartbeat=heartbeat,
+        data=data,
+        sent=list(data.model_fields_set),
+        now=write.now,
     )
 
 

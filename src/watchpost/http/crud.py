@@ -2,25 +2,28 @@
 
 `Routes` declares them on a router with the answers each kind of route documents (the
 document it returns, the errors it can answer, its request body), so every domain's
-collections document them alike. `Finder` reads the object a route's path id names.
+collections document them alike. `Finder` reads the object a route's path id names. `Writer`
+is a writing route's `Writing` (the argument of the domains' from-body functions).
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
-from typing import Any, Generic, NotRequired, TypedDict, TypeVar, Unpack
+from typing import Annotated, Any, Generic, NotRequired, TypedDict, TypeVar, Unpack
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Depends
 from fastapi.responses import Response
 from fastapi.types import DecoratedCallable
 from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from watchpost.http.deps import Caller, Context, WriteDb
 from watchpost.http.envelope import no_content
 from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses
 from watchpost.http.openapi import ListDoc, NoAttributes, SingleDoc, request_body
 from watchpost.teams.service import Principal
 from watchpost.validation import object_id
+from watchpost.writing import Team, Writing
 
 Errors = dict[int | str, dict[str, Any]]
 Model = type[BaseModel]
@@ -30,6 +33,14 @@ LIST_ERRORS = error_responses(401, 422)
 """What listing a collection can answer besides its page."""
 CHILD_LIST_ERRORS = error_responses(401, 404, 422)
 """What listing an object's children can answer besides their page."""
+
+
+async def _writing(caller: Caller, ctx: Context, db: WriteDb) -> Writing:
+    return Writing.of(db, caller, ctx)
+
+
+Writer = Annotated[Writing, Depends(_writing)]
+"""The calling token's team writing in the request's write session, now by the app's clock."""
 
 
 def listed_team(caller: Principal, team_name: str | None) -> int:
@@ -145,14 +156,28 @@ class Finder(Generic[T]):
         self.resource_type = resource_type
         self.key = key
 
-    async def __call__(self, db: AsyncSession, caller: Principal, raw_id: str) -> T:
+    async def __call__(self, db: AsyncSession, caller: Team, raw_id: str) -> T:
         found = object_id(raw_id, self.resource_type)
         return await self.get(db, team_id=caller.team_id, **{self.key: found})
+
+    async def update(
+        self,
+        write: Writing,
+        raw_id: str,
+        body: dict[str, Any],
+        update: Callable[[Writing, T, dict[str, Any]], Awaitable[object]],
+    ) -> T:
+        """A PATCH route's change: the object found, `update(write, found, body)` (the domain's
+        update_from_body), one transaction; the object as changed."""
+        async with write.session.begin():
+            found = await self(write.session, write, raw_id)
+            await update(write, found, body)
+        return found
 
     async def delete(
         self,
         db: AsyncSession,
-        caller: Principal,
+        caller: Team,
         raw_id: str,
         delete: Callable[[T], Awaitable[object]],
     ) -> Response:

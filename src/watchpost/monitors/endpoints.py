@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query
 from fastapi.responses import Response
 
 from watchpost.http.body import JsonObject
-from watchpost.http.crud import Finder, Routes, listed_team
+from watchpost.http.crud import Finder, Routes, Writer, listed_team
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, single
 from watchpost.http.pagination import Paging
@@ -83,17 +83,10 @@ _find = Finder(service.get_monitor, lists.MONITOR, "monitor_id")
 @monitor_routes.create(
     "", summary="Create a monitor", description=MONITOR_RULES, body=MonitorCreate
 )
-async def create_monitor(body: JsonObject, caller: Caller, ctx: Context, db: WriteDb) -> Response:
-    async with db.begin():
-        monitor = await service.create_from_body(
-            db,
-            team_id=caller.team_id,
-            team_name=caller.team_name,
-            body=body,
-            box=ctx.box,
-            now=ctx.clock.now(),
-        )
-    return single(lists.monitor_resource(monitor, caller.team_name), status=201)
+async def create_monitor(body: JsonObject, write: Writer) -> Response:
+    async with write.session.begin():
+        monitor = await service.create_from_body(write, body)
+    return single(lists.monitor_resource(monitor, write.team_name), status=201)
 
 
 @monitor_routes.list(
@@ -141,20 +134,9 @@ async def get_monitor(monitor_id: str, caller: Caller, db: ReadDb) -> Response:
     body=MonitorUpdate,
     not_null=NOT_NULL,
 )
-async def update_monitor(
-    monitor_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
-) -> Response:
-    async with db.begin():
-        monitor = await _find(db, caller, monitor_id)
-        await service.update_from_body(
-            db,
-            monitor=monitor,
-            team_name=caller.team_name,
-            body=body,
-            box=ctx.box,
-            now=ctx.clock.now(),
-        )
-    return single(lists.monitor_resource(monitor, caller.team_name))
+async def update_monitor(monitor_id: str, body: JsonObject, write: Writer) -> Response:
+    monitor = await _find.update(write, monitor_id, body, service.update_from_body)
+    return single(lists.monitor_resource(monitor, write.team_name))
 
 
 @monitor_routes.delete("/{monitor_id}", summary="Delete a monitor")

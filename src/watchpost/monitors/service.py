@@ -30,6 +30,7 @@ from watchpost.notification_fields import policy_ref_id
 from watchpost.policies.models import Policy
 from watchpost.problems import team_name_problems
 from watchpost.validation import reference_id
+from watchpost.writing import Writing
 
 # A change to any of these means the monitor must be checked anew, right away.
 CHECK_FIELDS: Final[frozenset[str]] = frozenset(
@@ -62,11 +63,10 @@ def monitor_values(monitor: Monitor) -> dict[str, Any]:
     return values
 
 
-async def group_problems(
-    session: AsyncSession, *, team_id: int, team_name: str, body: dict[str, Any]
-) -> list[tuple[str | None, str]]:
+async def group_problems(write: Writing, body: dict[str, Any]) -> list[tuple[str | None, str]]:
     """A monitor_group_id in body must name a monitor group of the team, a policy_id and an
     expiration_policy_id one of its escalation policies, a team_name the token's team."""
+    session, team_id = write.session, write.team_id
     # None: null, absent, or a type or range error pydantic reports
     group_id = reference_id(body.get("monitor_group_id"))
     problems = await queries.group_problems(
@@ -85,7 +85,7 @@ async def group_problems(
     problems += await placement.location_problems(
         session, team_id=team_id, names=body.get("locations")
     )
-    return problems + team_name_problems(body.get("team_name"), team_name)
+    return problems + team_name_problems(body.get("team_name"), write.team_name)
 
 
 def port_columns(value: str | None) -> tuple[int | None, str | None]:
@@ -228,38 +228,21 @@ async def update_monitor(
     return monitor
 
 
-async def create_from_body(
-    session: AsyncSession,
-    *,
-    team_id: int,
-    team_name: str,
-    body: dict[str, Any],
-    box: SecretBox,
-    now: datetime,
-) -> Monitor:
+async def create_from_body(write: Writing, body: dict[str, Any]) -> Monitor:
     """A monitor from a request body, every rule checked (an InvalidRequest naming every
     problem): the one path the API and the console both create monitors by."""
-    extra = await group_problems(session, team_id=team_id, team_name=team_name, body=body)
-    data, values = parse_monitor_create(body, extra)
+    data, values = parse_monitor_create(body, await group_problems(write, body))
     return await create_monitor(
-        session, team_id=team_id, data=data, values=values, box=box, now=now
+        write.session, team_id=write.team_id, data=data, values=values, box=write.box, now=write.now
     )
 
 
-async def update_from_body(
-    session: AsyncSession,
-    *,
-    monitor: Monitor,
-    team_name: str,
-    body: dict[str, Any],
-    box: SecretBox,
-    now: datetime,
-) -> Monitor:
+async def update_from_body(write: Writing, monitor: Monitor, body: dict[str, Any]) -> Monitor:
     """A PATCH body checked against the monitor as it will be, then stored (API and console)."""
-    extra = await group_problems(session, team_id=monitor.team_id, team_name=team_name, body=body)
+    extra = await group_problems(write, body)
     data, values = parse_monitor_update(body, monitor_values(monitor), extra)
     return await update_monitor(
-        session, monitor=monitor, data=data, values=values, box=box, now=now
+        write.session, monitor=monitor, data=data, values=values, box=write.box, now=write.now
     )
 
 

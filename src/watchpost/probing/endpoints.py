@@ -17,7 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.errors import ApiError
 from watchpost.http.body import JsonObject
-from watchpost.http.crud import CHILD_LIST_ERRORS, Finder, Routes
+from watchpost.http.crud import CHILD_LIST_ERRORS, Finder, Routes, Writer
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, single
 from watchpost.http.errors import READ_ERRORS, WRITE_ERRORS, error_responses
@@ -96,12 +96,10 @@ async def list_locations(caller: Caller, db: ReadDb, paging: Paging) -> Response
     "checked there, by agents signing in with its probe tokens.",
     body=LocationCreate,
 )
-async def create_location(body: JsonObject, caller: Caller, ctx: Context, db: WriteDb) -> Response:
+async def create_location(body: JsonObject, write: Writer) -> Response:
     data = parse_create(body)
-    async with db.begin():
-        location = await service.create_team_location(
-            db, team_id=caller.team_id, data=data, now=ctx.clock.now()
-        )
+    async with write.session.begin():
+        location = await service.create_team_location(write, data)
     return single(_location(location), status=201)
 
 
@@ -118,12 +116,12 @@ async def get_location(location_id: str, caller: Caller, db: ReadDb) -> Response
     openapi_extra=request_body(LocationUpdate, not_null=LOCATION_NOT_NULL),
 )
 async def update_location(
-    location_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
+    location_id: str, body: JsonObject, caller: Caller, write: Writer
 ) -> Response:
     data = parse_update(body)
-    async with db.begin():
-        location = await _own(db, caller, location_id)
-        await service.update_from(db, location, data, now=ctx.clock.now())
+    async with write.session.begin():
+        location = await _own(write.session, caller, location_id)
+        await service.update_from(write, location, data)
     return single(_location(location))
 
 

@@ -25,6 +25,7 @@ from watchpost.errors import Conflict, InvalidRequest, NotFound, Problem
 from watchpost.locations import offline
 from watchpost.locations.models import DEFAULT_OFFLINE_AFTER_S, Location
 from watchpost.monitors.models import Monitor
+from watchpost.writing import Writing
 
 if TYPE_CHECKING:  # schemas imports this module
     from watchpost.probing.schemas import LocationCreate, LocationUpdate
@@ -192,32 +193,28 @@ async def update_location(
     return location
 
 
-async def create_team_location(
-    session: AsyncSession, *, team_id: int, data: LocationCreate, now: datetime
-) -> Location:
+async def create_team_location(write: Writing, data: LocationCreate) -> Location:
     """A team's private location from a parsed body (the API's POST and the console's form)."""
     return await create_location(
-        session,
+        write.session,
         name=data.name,
         region=data.region,
         private=True,
-        team_id=team_id,
+        team_id=write.team_id,
         offline_after_s=data.offline_after or DEFAULT_OFFLINE_AFTER_S,
-        now=now,
+        now=write.now,
     )
 
 
-async def update_from(
-    session: AsyncSession, location: Location, data: LocationUpdate, *, now: datetime
-) -> Location:
+async def update_from(write: Writing, location: Location, data: LocationUpdate) -> Location:
     """A parsed PATCH body applied (the API's and the console's)."""
     return await update_location(
-        session,
+        write.session,
         location,
         name=data.name,
         region=data.region,
         offline_after_s=data.offline_after,
-        now=now,
+        now=write.now,
     )
 
 

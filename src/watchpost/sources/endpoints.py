@@ -10,7 +10,7 @@ from fastapi.responses import Response
 
 from watchpost.context import AppContext
 from watchpost.http.body import JsonObject
-from watchpost.http.crud import Finder, Routes
+from watchpost.http.crud import Finder, Routes, Writer
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, single
 from watchpost.http.pagination import Paging
@@ -58,17 +58,10 @@ _find = Finder(service.get_source, service.SOURCE, "source_id")
     "", summary="Create a source", description=platforms_markdown(), body=SourceCreate
 )
 async def create_source(
-    request: Request, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
+    request: Request, body: JsonObject, caller: Caller, ctx: Context, write: Writer
 ) -> Response:
-    async with db.begin():
-        source = await service.create_from_body(
-            db,
-            team_id=caller.team_id,
-            team_name=caller.team_name,
-            body=body,
-            box=ctx.box,
-            now=ctx.clock.now(),
-        )
+    async with write.session.begin():
+        source = await service.create_from_body(write, body)
     return single(SourceView(request, caller, ctx).one(source), status=201)
 
 
@@ -108,18 +101,9 @@ async def get_source(
     not_null=(*NOT_NULL_FIELDS, "platform"),
 )
 async def update_source(
-    source_id: str, request: Request, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
+    source_id: str, request: Request, body: JsonObject, caller: Caller, ctx: Context, write: Writer
 ) -> Response:
-    async with db.begin():
-        source = await _find(db, caller, source_id)
-        await service.update_from_body(
-            db,
-            source=source,
-            team_name=caller.team_name,
-            body=body,
-            box=ctx.box,
-            now=ctx.clock.now(),
-        )
+    source = await _find.update(write, source_id, body, service.update_from_body)
     return single(SourceView(request, caller, ctx).one(source))
 
 

@@ -30,6 +30,7 @@ from watchpost.sources.schemas import (
     parse_source_create,
     parse_source_update,
 )
+from watchpost.writing import Writing
 
 SOURCE = "source"
 
@@ -148,19 +149,13 @@ async def create_source(
     raise AssertionError("unreachable")
 
 
-async def create_from_body(
-    session: AsyncSession,
-    *,
-    team_id: int,
-    team_name: str,
-    body: dict[str, Any],
-    box: SecretBox,
-    now: datetime,
-) -> Source:
+async def create_from_body(write: Writing, body: dict[str, Any]) -> Source:
     """A source from a request body, every rule checked (an InvalidRequest naming every
     problem): the one path the API and the console both create sources by."""
-    data = parse_source_create(body, team_name=team_name)
-    return await create_source(session, team_id=team_id, data=data, box=box, now=now)
+    data = parse_source_create(body, team_name=write.team_name)
+    return await create_source(
+        write.session, team_id=write.team_id, data=data, box=write.box, now=write.now
+    )
 
 
 async def get_source(session: AsyncSession, *, team_id: int, source_id: int) -> Source:
@@ -189,22 +184,15 @@ async def update_source(
     return source
 
 
-async def update_from_body(
-    session: AsyncSession,
-    *,
-    source: Source,
-    team_name: str,
-    body: dict[str, Any],
-    box: SecretBox,
-    now: datetime,
-) -> Source:
+async def update_from_body(write: Writing, source: Source, body: dict[str, Any]) -> Source:
     """A PATCH body checked against the source as it is, then stored (API and console); an
     InvalidRequest leaves the source unchanged."""
     data = parse_source_update(
-        body, platform=source.platform, team_name=team_name, settings=source.settings
+        body, platform=source.platform, team_name=write.team_name, settings=source.settings
     )
+    sent = set(data.model_fields_set)
     return await update_source(
-        session, source=source, data=data, sent=set(data.model_fields_set), box=box, now=now
+        write.session, source=source, data=data, sent=sent, box=write.box, now=write.now
     )
 
 

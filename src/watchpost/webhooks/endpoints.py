@@ -9,7 +9,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
 from watchpost.http.body import JsonObject
-from watchpost.http.crud import Finder, Routes
+from watchpost.http.crud import Finder, Routes, Writer
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, single
 from watchpost.http.openapi import NoAttributes, PaginationDoc
@@ -101,19 +101,11 @@ _find = Finder(service.get_webhook, service.WEBHOOK, "webhook_id")
     ),
     body=WebhookCreate,
 )
-async def create_webhook(body: JsonObject, caller: Caller, ctx: Context, db: WriteDb) -> Response:
+async def create_webhook(body: JsonObject, write: Writer) -> Response:
     secret = signing.new_secret()
-    async with db.begin():
-        webhook = await service.create_from_body(
-            db,
-            team_id=caller.team_id,
-            team_name=caller.team_name,
-            body=body,
-            box=ctx.box,
-            now=ctx.clock.now(),
-            signing_secret=secret,
-        )
-    return _document(webhook, caller.team_name, status=201, signing_secret=secret)
+    async with write.session.begin():
+        webhook = await service.create_from_body(write, body, signing_secret=secret)
+    return _document(webhook, write.team_name, status=201, signing_secret=secret)
 
 
 @webhook_routes.list(
@@ -148,20 +140,9 @@ async def get_webhook(outgoing_webhook_id: str, caller: Caller, db: ReadDb) -> R
     body=WebhookUpdate,
     not_null=WEBHOOK_NOT_NULL,
 )
-async def update_webhook(
-    outgoing_webhook_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
-) -> Response:
-    async with db.begin():
-        webhook = await _find(db, caller, outgoing_webhook_id)
-        await service.update_from_body(
-            db,
-            webhook=webhook,
-            team_name=caller.team_name,
-            body=body,
-            box=ctx.box,
-            now=ctx.clock.now(),
-        )
-    return _document(webhook, caller.team_name)
+async def update_webhook(outgoing_webhook_id: str, body: JsonObject, write: Writer) -> Response:
+    webhook = await _find.update(write, outgoing_webhook_id, body, service.update_from_body)
+    return _document(webhook, write.team_name)
 
 
 @webhook_routes.delete(

@@ -26,6 +26,7 @@ from watchpost.webhooks.schemas import (
     parse_webhook_update,
 )
 from watchpost.webhooks.triggers import DEFAULT_HTTP_METHOD, TRIGGER_FIELDS, TRIGGER_RULES
+from watchpost.writing import Writing
 
 WEBHOOK = "outgoing_webhook"
 TEMPLATE = "custom_webhook_template"
@@ -164,20 +165,18 @@ async def create_webhook(
 
 
 async def create_from_body(
-    session: AsyncSession,
-    *,
-    team_id: int,
-    team_name: str,
-    body: dict[str, Any],
-    box: SecretBox,
-    now: datetime,
-    signing_secret: str,
+    write: Writing, body: dict[str, Any], *, signing_secret: str
 ) -> OutgoingWebhook:
     """A webhook from a request body, every rule checked (an InvalidRequest naming every
     problem): the one path the API and the console both create webhooks by."""
-    data = parse_webhook_create(body, team_name=team_name)
+    data = parse_webhook_create(body, team_name=write.team_name)
     return await create_webhook(
-        session, team_id=team_id, data=data, box=box, now=now, signing_secret=signing_secret
+        write.session,
+        team_id=write.team_id,
+        data=data,
+        box=write.box,
+        now=write.now,
+        signing_secret=signing_secret,
     )
 
 
@@ -228,13 +227,7 @@ async def update_webhook(
 
 
 async def update_from_body(
-    session: AsyncSession,
-    *,
-    webhook: OutgoingWebhook,
-    team_name: str,
-    body: dict[str, Any],
-    box: SecretBox,
-    now: datetime,
+    write: Writing, webhook: OutgoingWebhook, body: dict[str, Any]
 ) -> OutgoingWebhook:
     """A PATCH body checked against the webhook as it is, then applied (API and console);
     an InvalidRequest leaves the webhook unchanged."""
@@ -243,10 +236,11 @@ async def update_from_body(
         trigger_type=webhook.trigger_type,
         url=webhook.url,
         template=template_values(webhook),
-        team_name=team_name,
+        team_name=write.team_name,
     )
+    sent = set(data.model_fields_set)
     return await update_webhook(
-        session, webhook=webhook, data=data, sent=set(data.model_fields_set), box=box, now=now
+        write.session, webhook=webhook, data=data, sent=sent, box=write.box, now=write.now
     )
 
 
