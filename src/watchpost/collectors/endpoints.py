@@ -25,15 +25,15 @@ from watchpost.collectors.schemas import (
     parse_collector,
 )
 from watchpost.collectors.target_kinds import rules_markdown
-from watchpost.context import AppContext
 from watchpost.http.body import JsonObject
-from watchpost.http.crud import CHILD_LIST_ERRORS, Finder, Routes
+from watchpost.http.crud import CHILD_LIST_ERRORS, Finder, Routes, Writer
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, single
 from watchpost.http.pagination import Paging
 from watchpost.listing import resource
 from watchpost.teams.service import Principal
 from watchpost.validation import object_id
+from watchpost.writing import Writing
 
 router = APIRouter(prefix="/api/v1/collectors", tags=["collectors"])
 
@@ -51,22 +51,30 @@ def _target(target: CollectorTarget | Row[Any]) -> dict[str, object]:
 
 
 async def _apply_databases(
-    db: AsyncSession,
-    caller: Principal,
-    collector: Collector,
-    data: CollectorCreate | CollectorUpdate,
-    ctx: AppContext,
+    write: Writing, collector: Collector, data: CollectorCreate | CollectorUpdate
 ) -> None:
     """The body's `databases`, if it sends any, made the collector's database targets."""
     if data.databases:
         await databases.apply(
-            db,
-            team_id=caller.team_id,
+            write.session,
+            team_id=write.team_id,
             collector_id=collector.id,
             entries=data.databases,
-            box=ctx.box,
-            now=ctx.clock.now(),
+            box=write.box,
+            now=write.now,
         )
+
+
+async def _update_from_body(write: Writing, collector: Collector, body: dict[str, Any]) -> None:
+    """A PATCH body checked against the collector's stored settings, then applied."""
+    data = parse_collector(
+        CollectorUpdate, body, team_name=write.team_name, settings=collector.settings or {}
+    )
+    sent = set(data.model_fields_set)
+    await service.update_collector(
+        write.session, collector=collector, data=data, sent=sent, box=write.box, now=write.now
+    )
+    await _apply_databases(write, collector, data)
 
 
 collector_routes = Routes(router, CollectorAttributes)
@@ -76,14 +84,14 @@ _find = Finder(service.get_collector, service.COLLECTOR, "collector_id")
 
 
 @collector_routes.create("", summary="Create a collector", body=CollectorCreate)
-async def create_collector(body: JsonObject, caller: Caller, ctx: Context, db: WriteDb) -> Response:
-    data = parse_collector(CollectorCreate, body, team_name=caller.team_name)
-    async with db.begin():
+async def create_collector(body: JsonObject, write: Writer, ctx: Context) -> Response:
+    data = parse_collector(CollectorCreate, body, team_name=write.team_name)
+    async with write.session.begin():
         collector = await service.create_collector(
-            db, team_id=caller.team_id, data=data, box=ctx.box, now=ctx.clock.now()
+            write.session, team_id=write.team_id, data=data, box=write.box, now=write.now
         )
-        await _apply_databases(db, caller, collector, data, ctx)
-    return single(_collector(collector, ctx, caller.team_name), status=201)
+        await _apply_databases(write, collector, data)
+    return single(_collector(collector, ctx, write.team_name), status=201)
 
 
 @collector_routes.list(
@@ -113,23 +121,10 @@ async def get_collector(collector_id: str, caller: Caller, ctx: Context, db: Rea
     not_null=COLLECTOR_NOT_NULL,
 )
 async def update_collector(
-    collector_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
+    collector_id: str, body: JsonObject, write: Writer, ctx: Context
 ) -> Response:
-    async with db.begin():
-        collector = await _find(db, caller, collector_id)
-        data = parse_collector(
-            CollectorUpdate, body, team_name=caller.team_name, settings=collector.settings or {}
-        )
-        await service.update_collector(
-            db,
-            collector=collector,
-            data=data,
-            sent=set(data.model_fields_set),
-            box=ctx.box,
-            now=ctx.clock.now(),
-        )
-        await _apply_databases(db, caller, collector, data, ctx)
-    return single(_collector(collector, ctx, caller.team_name))
+    collector = await _find.update(write, collector_id, body, _update_from_body)
+    return single(_collector(collector, ctx, write.team_name))
 
 
 @collector_routes.delete("/{collector_id}", summary="Delete a collector and its targets")

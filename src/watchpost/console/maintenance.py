@@ -166,21 +166,16 @@ def _ids(values: Sequence[str]) -> list[int]:
 
 
 async def _apply(
-    request: Request,
-    who: Viewer,
-    db: AsyncSession,
-    body: dict[str, Any],
-    monitor_ids: Sequence[int],
-    heartbeat_ids: Sequence[int],
+    write: Writing, body: dict[str, Any], monitor_ids: Sequence[int], heartbeat_ids: Sequence[int]
 ) -> None:
     """The body on each monitor and heartbeat named (each the team's, else a 404), through
     the API's update path."""
-    write = Writing.of(db, who, request.app.state.ctx)
+    db, team_id = write.session, write.team_id
     for found in monitor_ids:
-        monitor = await monitors.get_monitor(db, team_id=who.team_id, monitor_id=found)
+        monitor = await monitors.get_monitor(db, team_id=team_id, monitor_id=found)
         await monitors.update_from_body(write, monitor, dict(body))
     for found in heartbeat_ids:
-        heartbeat = await heartbeats.get_heartbeat(db, team_id=who.team_id, heartbeat_id=found)
+        heartbeat = await heartbeats.get_heartbeat(db, team_id=team_id, heartbeat_id=found)
         await heartbeats.update_from_body(write, heartbeat, dict(body))
 
 
@@ -216,6 +211,7 @@ async def _save(request: Request, who: Viewer, *, old: Window | None, form: Any)
     if not errors:
         try:
             async with db.begin():
+                write = Writing.of(db, who, request.app.state.ctx)
                 dropped: tuple[list[int], list[int]] = ([], [])
                 if old is not None:
                     was_m, was_h = await maintenance_data.covered(db, who.team_id, old)
@@ -223,14 +219,14 @@ async def _save(request: Request, who: Viewer, *, old: Window | None, form: Any)
                         [i for i in was_m if i not in monitor_ids],
                         [i for i in was_h if i not in heartbeat_ids],
                     )
-                    await _apply(request, who, db, dict(CLEARED), *dropped)
-                await _apply(request, who, db, body, monitor_ids, heartbeat_ids)
+                    await _apply(write, dict(CLEARED), *dropped)
+                await _apply(write, body, monitor_ids, heartbeat_ids)
                 await record(
                     db,
                     team_id=who.team_id,
                     actor=actor(request, who),
                     action="maintenance_window." + ("created" if old is None else "updated"),
-                    now=request.app.state.ctx.clock.now(),
+                    now=write.now,
                     subject_type="maintenance_window",
                     subject=Window(
                         str(body["maintenance_from"]),
@@ -305,13 +301,14 @@ async def delete_window(request: Request, who: Signed) -> Response:
                 button="Delete the window",
                 back=PATH,
             )
-        await _apply(request, who, db, dict(CLEARED), monitor_ids, heartbeat_ids)
+        write = Writing.of(db, who, request.app.state.ctx)
+        await _apply(write, dict(CLEARED), monitor_ids, heartbeat_ids)
         await record(
             db,
             team_id=who.team_id,
             actor=actor(request, who),
             action="maintenance_window.deleted",
-            now=request.app.state.ctx.clock.now(),
+            now=write.now,
             subject_type="maintenance_window",
             subject=window.schedule[:300],
             details={"monitors": monitor_ids, "heartbeats": heartbeat_ids},
