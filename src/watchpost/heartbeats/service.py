@@ -179,12 +179,9 @@ async def update_from_body(write: Writing, heartbeat: Heartbeat, body: dict[str,
     """A PATCH body checked against the heartbeat as it will be, then stored (API and console)."""
     problems = await group_problems(write, body)
     data = parse_heartbeat_update(body, heartbeat_values(heartbeat), group_problems=problems)
+    sent = list(data.model_fields_set)
     return await update_heartbeat(
-        write.session,
-        heartbeat=heartbeat,
-        data=data,
-        sent=list(data.model_fields_set),
-        now=write.now,
+        write.session, heartbeat=heartbeat, data=data, sent=sent, now=write.now
     )
 
 
