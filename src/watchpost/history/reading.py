@@ -97,12 +97,14 @@ _ROLLUPS_IN: Final = (
     .order_by(_rollups.c.subject_id, _rollups.c.period_start)
 )
 """Rollups of subjects (bound: ids) starting within [low, high)."""
-_LASTS_OF: Final = select(
+LASTS_OF: Final = select(
     *(getattr(LastObservation, name) for name in ("subject_id", "at", "state", "valid_for_s"))
 ).where(
     LastObservation.subject_type == bindparam("subject_type"),
     LastObservation.subject_id.in_(bindparam("ids", expanding=True)),
 )
+"""The last observations of subjects (bound: subject_type, ids): subject id, when, the state
+and how long it holds."""
 
 
 async def _rollups_within(
@@ -148,7 +150,7 @@ async def histories(
     connection = await session.connection()
     for chunk in chunks(ids):
         params: dict[str, Any] = {"subject_type": subject_type, "ids": chunk}
-        for last_row in await connection.execute(_LASTS_OF, params):
+        for last_row in await connection.execute(LASTS_OF, params):
             lasts[last_row.subject_id] = last_row
         params["ids"] = observed = [subject_id for subject_id in chunk if subject_id in lasts]
         if not observed:

@@ -38,7 +38,6 @@ from zoneinfo import ZoneInfo
 
 from watchpost.status_pages.tallies import Earlier as Earlier
 from watchpost.status_pages.tallies import Tally, earlier_down, earlier_from_cells
-from watchpost.status_pages.tallies import add as add_cells
 from watchpost.status_pages.tallies import tally as tally_days
 from watchpost.status_pages.windows import (
     Interval,
@@ -260,13 +259,13 @@ def summarize_after(record: Record, marking: Marking, window: Window, prefix: Pr
         return _totals(record, down_incidents, degraded_incidents, window, down, tally, history)
     down, degraded = _intervals(down_incidents, degraded_incidents, window.now)
     first = max(bisect_right(window.starts, min(c.start for c in record.cells)) - 1, 0)
-    tally = (
+    rest: Tally = (
         prefix.tally[0][first:],
         prefix.tally[1][first:],
         prefix.tally[2][first:],
         prefix.tally[3][first:],
     )
-    add_cells(tally, record.cells, window, first, days, down, degraded)
+    tally = tally_days(record.cells, window, first, days, down, degraded, onto=rest)
     full: Tally = (
         prefix.tally[0][:first] + tally[0],
         prefix.tally[1][:first] + tally[1],

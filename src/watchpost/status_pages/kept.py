@@ -22,9 +22,9 @@ from weakref import WeakKeyDictionary
 from sqlalchemy import Engine, and_, bindparam, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.history.models import CheckRollup, LastObservation
+from watchpost.history.models import CheckRollup
 from watchpost.history.periods import SIZES, Granularity, chunks
-from watchpost.history.reading import Bucket, History, histories, history_of
+from watchpost.history.reading import LASTS_OF, Bucket, History, histories, history_of
 from watchpost.status_pages.availability import Cell, Incident, Marking, Prefix, prefix_of
 from watchpost.status_pages.windows import Window
 
@@ -112,15 +112,6 @@ _RECENT: Final = select(
     ),
     CheckRollup.period_start < bindparam("now"),
 )
-_LASTS: Final = select(
-    LastObservation.subject_id,
-    LastObservation.at,
-    LastObservation.state,
-    LastObservation.valid_for_s,
-).where(
-    LastObservation.subject_type == bindparam("subject_type"),
-    LastObservation.subject_id.in_(bindparam("ids", expanding=True)),
-)
 _HOUR: Final = SIZES["hour"]
 
 
@@ -160,7 +151,7 @@ async def recent_cells(
     connection = await session.connection()
     for chunk in chunks(ids):
         params: dict[str, Any] = {"subject_type": subject_type, "ids": chunk}
-        for row in await connection.execute(_LASTS, params):
+        for row in await connection.execute(LASTS_OF, params):
             lasts[row.subject_id] = row
         observed = [subject_id for subject_id in chunk if subject_id in lasts]
         if not observed:

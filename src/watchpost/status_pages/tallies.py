@@ -25,24 +25,13 @@ def tally(
     stop: int,
     down: list[Interval],
     degraded: list[Interval],
+    *,
+    onto: Tally | None = None,
 ) -> Tally:
-    """The numbers of days first..stop-1, cell by cell (in the cells' order)."""
+    """The numbers of days first..stop-1, cell by cell (in the cells' order), added to
+    `onto` (a tally of those days, changed in place) when given, else to zeros."""
     count = stop - first
-    tally: Tally = ([0.0] * count, [0.0] * count, [0.0] * count, [0.0] * count)
-    add(tally, cells, window, first, stop, down, degraded)
-    return tally
-
-
-def add(
-    tally: Tally,
-    cells: Iterable[Cell],
-    window: Window,
-    first: int,
-    stop: int,
-    down: list[Interval],
-    degraded: list[Interval],
-) -> None:
-    """Add the cells' numbers to a tally of days first..stop-1, in the cells' order."""
+    tally = ([0.0] * count, [0.0] * count, [0.0] * count, [0.0] * count) if onto is None else onto
     seen, in_maintenance, in_downtime, in_degraded = tally
     for cell in cells:
         length = (cell.end - cell.start).total_seconds()
@@ -59,6 +48,7 @@ def add(
             in_downtime[at] += down_here
             if degraded:
                 in_degraded[at] += min(covered_seconds(degraded, start, end), room - down_here)
+    return tally
 
 
 @dataclass(frozen=True)
