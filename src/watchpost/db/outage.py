@@ -13,6 +13,8 @@ import logging
 import sqlite3
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from sqlalchemy.exc import DBAPIError
 
@@ -80,6 +82,16 @@ class Outage:
             return False
         self.failed(exc)
         return True
+
+    @contextmanager
+    def logged(self, logger: logging.Logger, message: str, *args: object) -> Iterator[None]:
+        """Runs the block; an error it raises ends it and is logged, not raised: an outage
+        once (`report`), anything else with its traceback (`message % args`)."""
+        try:
+            yield
+        except Exception as exc:
+            if not self.report(exc):
+                logger.exception(message, *args)
 
     def failed(self, exc: BaseException) -> None:
         """A database call failed with an `is_unavailable` error."""

@@ -226,11 +226,10 @@ class Deliverer:
         while self._buffer:
             batch = self._buffer[:500]
             del self._buffer[: len(batch)]
-            try:
+            with self.ctx.db.outage.logged(
+                log, "recording %d delivery attempts failed", len(batch)
+            ):
                 await self.record(batch)
-            except Exception as exc:
-                if not self.ctx.db.outage.report(exc):
-                    log.exception("recording %d delivery attempts failed", len(batch))
 
     async def _pass(self) -> bool:
         """Dispatch and claim what there is room for; whether a batch came back full."""
@@ -266,12 +265,9 @@ class Deliverer:
         while not self._stopping.is_set():
             self._wake.clear()
             busy = False
-            try:
+            with self.ctx.db.outage.logged(log, "delivery pass failed"):
                 busy = await self._pass()
                 self.ctx.db.outage.succeeded()
-            except Exception as exc:
-                if not self.ctx.db.outage.report(exc):
-                    log.exception("delivery pass failed")
             await self._flush()
             if busy:
                 continue

@@ -233,12 +233,9 @@ class Engine:
         while self._buffer:
             batch = self._buffer[: self.settings.engine_write_batch]
             del self._buffer[: len(batch)]
-            try:
+            # On failure the leases run out and another pass (or worker) redoes these checks.
+            with self.ctx.db.outage.logged(log, "writing %d check results failed", len(batch)):
                 await self.write(batch)
-            except Exception as exc:
-                # The leases run out and another pass (or worker) redoes these checks.
-                if not self.ctx.db.outage.report(exc):
-                    log.exception("writing %d check results failed", len(batch))
 
     async def _writer(self, done: asyncio.Event) -> None:
         interval = self.settings.engine_flush_interval
@@ -385,10 +382,7 @@ class Engine:
         """Give back every lease this engine still holds, so others take them at once."""
         by_kind = self._leased_by_kind()
         self._leased.clear()
-        try:
+        with self.ctx.db.outage.logged(log, "releasing leases failed; they expire on their own"):
             async with self.ctx.db.write_sessions() as session, session.begin():
                 for kind, ids in by_kind.items():
                     await release(session, kind=kind, owner=self.owner, ids=ids)
-        except Exception as exc:
-            if not self.ctx.db.outage.report(exc):
-                log.exception("releasing leases failed; they expire on their own")

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 import struct
-import threading
 import zlib
 from collections import deque
 from collections.abc import Callable
@@ -30,6 +29,8 @@ from pathlib import Path
 from typing import Final
 
 import pyarrow as pa
+
+from watchpost.logs.queue_thread import QueueThread
 
 MAGIC: Final = b"WPJ1"
 HEADER: Final = struct.Struct("<4sQQI")  # magic, sequence number, payload bytes, CRC-32
@@ -91,8 +92,9 @@ def read_segment(path: Path) -> tuple[list[tuple[int, pa.Table]], int]:
     return records, at
 
 
-class Journal:
-    """Group-committed records of Arrow tables, numbered from 1."""
+class Journal(QueueThread):
+    """Group-committed records of Arrow tables, numbered from 1; `close` writes what is
+    queued, then stops the thread."""
 
     def __init__(
         self,
@@ -100,18 +102,16 @@ class Journal:
         on_durable: Callable[[int, pa.Table], None],
         segment_bytes: int = SEGMENT_BYTES,
     ) -> None:
+        super().__init__("watchpost-logs-journal")
         self.folder = folder
         self._on_durable = on_durable
         self._segment_bytes = segment_bytes
-        self._lock = threading.Condition()
         self._queue: deque[tuple[int, pa.Table, Future[int]]] = deque()
         self._next = 1
         self._closed: list[_Segment] = []
         self._current: _Segment | None = None
         self._fd: int | None = None
         self._size = 0
-        self._thread: threading.Thread | None = None
-        self._stopping = False
 
     # Opening -----------------------------------------------------------------------------
 
@@ -144,24 +144,19 @@ class Journal:
         """Queue a record; the future gets its sequence number once it is on disk (and
         on_durable has been told)."""
         future: Future[int] = Future()
-        with self._lock:
+        with self._ready:
             if self._stopping:
                 raise JournalClosed("the logs journal is closed")
-            if self._thread is None:
-                self._thread = threading.Thread(
-                    target=self._run, name="watchpost-logs-journal", daemon=True
-                )
-                self._thread.start()
             self._queue.append((self._next, table, future))
             self._next += 1
-            self._lock.notify()
+            self._wake()
         return future
 
     def _run(self) -> None:
         while True:
-            with self._lock:
+            with self._ready:
                 while not self._queue and not self._stopping:
-                    self._lock.wait()
+                    self._ready.wait()
                 if not self._queue:
                     break
                 taken = list(self._queue)
@@ -213,7 +208,7 @@ class Journal:
         if self._fd is not None:
             os.close(self._fd)
         self._fd = None
-        with self._lock:
+        with self._ready:
             if self._current is not None and self._current.last:
                 self._closed.append(self._current)
             self._current = None
@@ -222,18 +217,9 @@ class Journal:
 
     def release(self, applied: int) -> None:
         """Delete the closed segments whose every record is applied (at or below `applied`)."""
-        with self._lock:
+        with self._ready:
             done = [s for s in self._closed if s.last <= applied]
             self._closed = [s for s in self._closed if s.last > applied]
         for segment in done:
             with suppress(FileNotFoundError):
                 segment.path.unlink()
-
-    def close(self) -> None:
-        """Write what is queued, then stop the thread (blocking)."""
-        with self._lock:
-            self._stopping = True
-            thread = self._thread
-            self._lock.notify()
-        if thread is not None:
-            thread.join()

@@ -12,13 +12,14 @@ until one succeeds.
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Final
 
 import pyarrow as pa
+
+from watchpost.logs.queue_thread import QueueThread
 
 log = logging.getLogger(__name__)
 
@@ -39,17 +40,17 @@ def _done() -> Future[None]:
     return future
 
 
-class Staging:
+class Staging(QueueThread):
+    """`close` flushes what is pending, then stops the thread."""
+
     def __init__(self, flush: Callable[[list[Record]], Future[None]]) -> None:
+        super().__init__("watchpost-logs-staging")
         self._flush = flush
-        self._ready = threading.Condition()
         self._pending: list[Record] = []
         self._rows = 0
         self._since = 0.0
         self._waiters: list[Future[None]] = []
         self._busy = False
-        self._stopping = False
-        self._thread: threading.Thread | None = None
 
     @property
     def full(self) -> bool:
@@ -62,12 +63,7 @@ class Staging:
                 self._since = time.monotonic()
             self._pending.append((seq, table))
             self._rows += table.num_rows
-            if self._thread is None:
-                self._thread = threading.Thread(
-                    target=self._run, name="watchpost-logs-staging", daemon=True
-                )
-                self._thread.start()
-            self._ready.notify()
+            self._wake()
 
     def flushed(self) -> Future[None]:
         """Completed once everything added so far is in DuckDB (at once when it is)."""
@@ -121,12 +117,3 @@ class Staging:
                 self._since = time.monotonic()
             return exc
         return None
-
-    def close(self) -> None:
-        """Flush what is pending, then stop the thread (blocking)."""
-        with self._ready:
-            self._stopping = True
-            thread = self._thread
-            self._ready.notify()
-        if thread is not None:
-            thread.join()

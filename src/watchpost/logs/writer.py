@@ -9,13 +9,14 @@ Other writes (retention, new partitions) run on the same thread, in order, one a
 from __future__ import annotations
 
 import asyncio
-import threading
 from collections import deque
 from collections.abc import Callable, Sized
 from concurrent.futures import Future, InvalidStateError
 from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
+
+from watchpost.logs.queue_thread import QueueThread
 
 C = TypeVar("C")  # the connection the thread owns
 T = TypeVar("T")
@@ -29,8 +30,9 @@ class _Job:
     future: Future[Any]
 
 
-class SerialWriter(Generic[C]):
-    """One thread, one connection (opened on the thread at its first job), jobs in order."""
+class SerialWriter(QueueThread, Generic[C]):
+    """One thread, one connection (opened on the thread at its first job), jobs in order;
+    `close` finishes what is queued, closes the connection and ends the thread."""
 
     def __init__(
         self,
@@ -40,15 +42,12 @@ class SerialWriter(Generic[C]):
         disconnect: Callable[[C], None],
         max_batch: int = 20_000,
     ) -> None:
-        self._name = name
+        super().__init__(name)
         self._connect = connect
         self._write = write
         self._disconnect = disconnect
         self._max_batch = max_batch
         self._jobs: deque[_Job] = deque()
-        self._ready = threading.Condition()
-        self._thread: threading.Thread | None = None
-        self._closed = False
         self._connection: C | None = None
 
     async def write(self, kind: str, items: Sized) -> None:
@@ -68,29 +67,17 @@ class SerialWriter(Generic[C]):
 
     def _submit(self, job: _Job) -> Future[Any]:
         with self._ready:
-            if self._closed:
+            if self._stopping:
                 raise RuntimeError("the logs store is closed")
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
-                self._thread.start()
             self._jobs.append(job)
-            self._ready.notify()
+            self._wake()
         return job.future
-
-    def close(self) -> None:
-        """Finish what is queued, close the connection, end the thread (blocking)."""
-        with self._ready:
-            self._closed = True
-            thread = self._thread
-            self._ready.notify()
-        if thread is not None:
-            thread.join()
 
     def _take(self) -> list[_Job] | None:
         """The next jobs to run together: one call, or appends of one kind up to max_batch."""
         with self._ready:
             while not self._jobs:
-                if self._closed:
+                if self._stopping:
                     return None
                 self._ready.wait()
             first = self._jobs.popleft()
