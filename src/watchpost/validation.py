@@ -8,12 +8,20 @@ from collections.abc import Callable
 from typing import Annotated, Any, Final
 from urllib.parse import urlsplit
 
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from watchpost import destinations
 from watchpost.errors import NotFound
 
 _LABEL = re.compile(r"^(?!-)[A-Za-z0-9_-]{1,63}(?<!-)$")
+
+
+class ClosedModel(BaseModel):
+    """A request or response shape with only the fields it declares: a request sending any
+    other is refused (a 422 naming it), and /openapi.json says `additionalProperties: false`."""
+
+    model_config = ConfigDict(extra="forbid")
+
 
 # --------------------------------------------------------------------------- integers
 #

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from watchpost.collectors.target_kinds import SslMode, Tls
 from watchpost.crypto import SecretBox
@@ -17,16 +17,14 @@ from watchpost.sources import hosted as sources_hosted
 from watchpost.sources.hosted import CustomBucket
 from watchpost.sources.platforms import DEFAULT_LIVE_TAIL_PATTERN
 from watchpost.sources.schemas import LiveTailPattern
-from watchpost.validation import DestinationHost, Id, Port, Secret
+from watchpost.validation import ClosedModel, DestinationHost, Id, Port, Secret
 
 Percent = Annotated[int, Field(ge=0, le=100)]
 Program = Annotated[str, Field(max_length=65_536)]
 MAX_OPTIONS: Final = 1000
 
 
-class Components(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class Components(ClosedModel):
     logs_host: bool | None = None
     logs_docker: bool | None = None
     logs_kubernetes: bool | None = None
@@ -42,17 +40,13 @@ class Components(BaseModel):
     ebpf_red_metrics: bool | None = None
 
 
-class EntityOption(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class EntityOption(ClosedModel):
     log_sampling: Percent | None = None
     ingest_traces: bool | None = None
 
 
-class Configuration(BaseModel):
+class Configuration(ClosedModel):
     """What the hosted API's agent is told to collect; stored and returned as sent."""
-
-    model_config = ConfigDict(extra="forbid")
 
     logs_sample_rate: Percent | None = None
     traces_sample_rate: Percent | None = None
@@ -79,9 +73,7 @@ class Configuration(BaseModel):
     ) = None
 
 
-class HostedSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class HostedSettings(ClosedModel):
     data_region: Annotated[str, Field(min_length=1, max_length=64)] | None = Field(
         default=None, description="Fixed after creation; stored as sent."
     )
@@ -98,10 +90,8 @@ SERVICE_TYPES: Final[tuple[str, ...]] = ("postgres", "mysql", "redis", "mongodb"
 MAX_DATABASES: Final = 50
 
 
-class DatabaseEntry(BaseModel):
+class DatabaseEntry(ClosedModel):
     """One entry of `databases`: with `id` it changes (or, with `_destroy`, deletes) that one."""
-
-    model_config = ConfigDict(extra="forbid")
 
     id: Id | None = None
     service_type: ServiceType | None = None

@@ -15,7 +15,7 @@ from watchpost.maintenance_windows import (
 from watchpost.notification_fields import NOTIFICATION_DEFAULTS, NotificationFields
 from watchpost.problems import accepted, checked
 from watchpost.timezones import ZoneName
-from watchpost.validation import Id, Int32, Name
+from watchpost.validation import ClosedModel, Id, Int32, Name
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -132,9 +132,7 @@ class HeartbeatUpdate(HeartbeatFields):
     pass
 
 
-class HeartbeatAttributes(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class HeartbeatAttributes(ClosedModel):
     name: str
     url: str = Field(description="Ping this URL (GET or POST) from the job.")
     period: int

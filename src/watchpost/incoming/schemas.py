@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
 from watchpost.incoming import patterns
 from watchpost.notification_fields import PolicyRef, policy_ref_field, team_wait_field
-from watchpost.validation import Name
+from watchpost.validation import ClosedModel, Name
 
 RuleType = Literal["unused", "all", "any"]
 Target = Literal["from_email", "subject", "body", "query_string", "header", "json", "xml"]
@@ -42,11 +42,9 @@ def _target_problem(target: str, target_field: str | None, what: str) -> None:
         raise ValueError(f"target_field is required when {what} is {target}")
 
 
-class Rule(BaseModel):
+class Rule(ClosedModel):
     """When a request satisfies it: its target's value (rule_target, target_field) compared
     with `content` by `match_type`."""
-
-    model_config = ConfigDict(extra="forbid")
 
     rule_target: Target
     target_field: Short | None = None
@@ -61,10 +59,8 @@ class Rule(BaseModel):
         return self
 
 
-class ExtractedField(BaseModel):
+class ExtractedField(ClosedModel):
     """A value taken from a request: its target's value, cut by `match_type`."""
-
-    model_config = ConfigDict(extra="forbid")
 
     name: Short | None = None
     special_type: Annotated[str, Field(max_length=64)] | None = None
@@ -103,9 +99,7 @@ FIELD_LISTS: Final = ("other_started_fields", "other_acknowledged_fields", "othe
 SETTINGS: Final = ("name", "recovery_period", "paused", *RULE_TYPES)
 
 
-class WebhookFields(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class WebhookFields(ClosedModel):
     team_name: Short | None = Field(default=None, description="Must name the token's team.")
     call: bool | None = None
     sms: bool | None = None
@@ -159,10 +153,8 @@ NOT_NULL_FIELDS: Final = (
 )
 
 
-class IntegrationAttributes(BaseModel):
+class IntegrationAttributes(ClosedModel):
     """What incoming webhooks and e-mail integrations show alike."""
-
-    model_config = ConfigDict(extra="forbid")
 
     name: str
     policy_id: str | None

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import BeforeValidator, Field
 
 from watchpost.metadata.values import MAX_VALUES, MetadataValueIn, Short
-from watchpost.validation import Name
+from watchpost.validation import ClosedModel, Name
 
 
 def _id_text(value: object) -> object:
@@ -25,10 +25,8 @@ Values = Annotated[list[MetadataValueIn], Field(max_length=MAX_VALUES)]
 Mode = Literal["replace", "merge"]
 
 
-class MetadataWrite(BaseModel):
+class MetadataWrite(ClosedModel):
     """POST /api/v3/metadata: sets (or, with no values, removes) one key of one owner."""
-
-    model_config = ConfigDict(extra="forbid")
 
     owner_type: OwnerType = Field(description="`Monitor`, `Heartbeat` or `Incident`.")
     owner_id: OwnerId = Field(description="The owner's id, a string or a number.")
@@ -42,10 +40,8 @@ class MetadataWrite(BaseModel):
     team_name: Short | None = Field(default=None, description="Must name the token's team.")
 
 
-class MetadataUpdate(BaseModel):
+class MetadataUpdate(ClosedModel):
     """PATCH /api/v3/metadata/{id}."""
-
-    model_config = ConfigDict(extra="forbid")
 
     owner_type: OwnerType | None = Field(
         default=None, description="Must be the record's: an owner cannot change."
@@ -63,9 +59,7 @@ CREATE_NOT_NULL = ("owner_type", "owner_id", "key")
 NOT_NULL = ("owner_type", "owner_id", "key", "values")
 
 
-class MetadataAttributes(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class MetadataAttributes(ClosedModel):
     key: str
     values: list[dict[str, Any]]
     team_name: str

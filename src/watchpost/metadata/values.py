@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Final
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -21,7 +21,7 @@ from watchpost.pagerduty.models import PagerDutyIntegration
 from watchpost.policies.models import Policy
 from watchpost.teams.models import User, team_users
 from watchpost.teams.service import Principal
-from watchpost.validation import INT64_MAX, parse_id
+from watchpost.validation import INT64_MAX, ClosedModel, parse_id
 
 MAX_VALUES: Final = 100
 """Values one key may hold."""
@@ -52,10 +52,8 @@ Short = Annotated[str, Field(max_length=255)]
 ItemId = Annotated[int, Field(ge=1, le=INT64_MAX)] | Annotated[str, Field(max_length=64)]
 
 
-class MetadataValueIn(BaseModel):
+class MetadataValueIn(ClosedModel):
     """One value as a request sends it."""
-
-    model_config = ConfigDict(extra="forbid")
 
     type: Short | None = Field(default=None, description="One of TYPES; default `String`.")
     value: Annotated[str, Field(max_length=1024)] | None = Field(

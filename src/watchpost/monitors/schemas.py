@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Final
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, ConfigDict, Field
 
 from watchpost.destinations import resend_problems
 from watchpost.maintenance_windows import DEFAULT_TIMEZONE, MaintenanceFields, maintenance_problems
@@ -47,7 +47,7 @@ from watchpost.monitors.types import (
 )
 from watchpost.notification_fields import NOTIFICATION_DEFAULTS, NotificationFields
 from watchpost.problems import accepted, null_problems, validated
-from watchpost.validation import Id, Secret
+from watchpost.validation import ClosedModel, Id, Secret
 
 MAX_VARIABLES: Final = 50
 EnvironmentVariables = Annotated[
@@ -143,9 +143,7 @@ class MonitorUpdate(MonitorFields):
     pass
 
 
-class MonitorAttributes(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class MonitorAttributes(ClosedModel):
     monitor_type: MonitorType
     url: str
     scenario_name: str | None

@@ -5,11 +5,11 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from watchpost.clock import isoformat_ms
 from watchpost.errors import Problem
-from watchpost.validation import Id, IdText, Name
+from watchpost.validation import ClosedModel, Id, IdText, Name
 
 Short = Annotated[str, Field(max_length=255)]
 Time = Annotated[str, Field(max_length=64, description="RFC 3339, e.g. 2026-01-31T09:00:00Z.")]
@@ -21,9 +21,7 @@ MAX_BULK_EVENTS = 1000
 """Most events one `PUT …/events` takes."""
 
 
-class CalendarCreate(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class CalendarCreate(ClosedModel):
     name: Name
     team_name: Short | None = Field(default=None, description="Must name the token's team.")
     default_calendar: bool | None = Field(
@@ -31,9 +29,7 @@ class CalendarCreate(BaseModel):
     )
 
 
-class CalendarUpdate(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class CalendarUpdate(ClosedModel):
     name: Name | None = None
     team_name: Short | None = Field(default=None, description="Must name the token's team.")
     default_calendar: bool | None = Field(
@@ -44,9 +40,7 @@ class CalendarUpdate(BaseModel):
 CALENDAR_NOT_NULL = ("name",)
 
 
-class EventCreate(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class EventCreate(ClosedModel):
     starts_at: Time = Field(description="Today 00:00 UTC or later.")
     ends_at: Time = Field(description="After starts_at.")
     users: Emails = Field(description="E-mail addresses of the team's members.")
@@ -55,9 +49,7 @@ class EventCreate(BaseModel):
     )
 
 
-class EventUpdate(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class EventUpdate(ClosedModel):
     starts_at: Time | None = None
     ends_at: Time | None = None
     users: Emails | None = None
@@ -71,9 +63,7 @@ class ReplacedEvent(EventCreate):
     id: Id | IdText | None = Field(default=None, description="Ignored: the events are made anew.")
 
 
-class EventsReplace(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class EventsReplace(ClosedModel):
     events: Annotated[list[ReplacedEvent], Field(max_length=MAX_BULK_EVENTS)]
 
 
@@ -90,9 +80,7 @@ DAYS: tuple[Day, ...] = (
 TimeOfDay = Annotated[str, Field(pattern=r"^([01][0-9]|2[0-3]):[0-5][0-9](:00)?$")]
 
 
-class WorkingHour(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class WorkingHour(ClosedModel):
     day: Day
     start_time: TimeOfDay = Field(default="00:00", description="HH:MM, local time.")
     end_time: TimeOfDay = Field(
@@ -100,9 +88,7 @@ class WorkingHour(BaseModel):
     )
 
 
-class RotationCreate(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class RotationCreate(ClosedModel):
     users: Annotated[list[Email], Field(min_length=1, max_length=50)]
     rotation_length: Annotated[int, Field(ge=1, le=10_000)]
     rotation_interval: Interval | None = Field(default=None, description="hour, day or week.")

@@ -4,17 +4,15 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from watchpost.validation import Name
+from watchpost.validation import ClosedModel, Name
 
 Severity = Literal["info", "warning", "error", "critical"]
 RoutingKey = Annotated[str, Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_\-]+$")]
 
 
-class IntegrationFields(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class IntegrationFields(ClosedModel):
     team_name: Annotated[str, Field(max_length=255)] | None = Field(
         default=None, description="Must name the token's team."
     )
@@ -39,9 +37,7 @@ class IntegrationUpdate(IntegrationFields):
 NOT_NULL_FIELDS = ("name", "key", "severity", "notify_alongside_primary_responder")
 
 
-class IntegrationAttributes(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class IntegrationAttributes(ClosedModel):
     name: str
     key: str
     severity: Severity

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from watchpost.timezones import ZoneName
-from watchpost.validation import Id, Name
+from watchpost.validation import ClosedModel, Id, Name
 
 StepType = Literal[
     "escalation", "time_branching", "metadata_branching", "instructions", "resolve_remove"
@@ -37,9 +37,7 @@ Seconds = Annotated[int, Field(ge=0, le=30 * 86_400)]
 Short = Annotated[str, Field(max_length=255)]
 
 
-class StepMember(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class StepMember(ClosedModel):
     type: MemberType
     id: Id | None = Field(
         default=None,
@@ -52,9 +50,7 @@ class StepMember(BaseModel):
     team_id: Id | None = None
 
 
-class MetadataValue(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class MetadataValue(ClosedModel):
     type: Short = "String"
     value: Annotated[str, Field(max_length=1024)] | None = None
     item_id: Id | None = None
@@ -62,9 +58,7 @@ class MetadataValue(BaseModel):
     email: Short | None = None
 
 
-class PolicyStep(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class PolicyStep(ClosedModel):
     type: StepType
     wait_before: Seconds | None = Field(default=None, description="Seconds after the step before.")
     wait_until_time: Clock | None = None
@@ -91,9 +85,7 @@ class PolicyStep(BaseModel):
     instructions_reminder_interval_hours: Annotated[int, Field(ge=1, le=8760)] | None = None
 
 
-class PolicyFields(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class PolicyFields(ClosedModel):
     team_name: Short | None = Field(default=None, description="Must name the token's team.")
     repeat_count: Annotated[int, Field(ge=0, le=100)] | None = None
     repeat_delay: Seconds | None = None
@@ -116,9 +108,7 @@ POLICY_NOT_NULL = ("name", "repeat_count", "repeat_delay")
 # `steps: null` is no steps (the Terraform provider sends null for an empty list).
 
 
-class PolicyAttributes(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class PolicyAttributes(ClosedModel):
     name: str
     repeat_count: int
     repeat_delay: int

@@ -7,7 +7,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query
 from fastapi.responses import Response
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.context import AppContext
@@ -23,6 +23,7 @@ from watchpost.monitors import service as monitors
 from watchpost.monitors.models import Monitor
 from watchpost.reports import service
 from watchpost.teams.service import Principal
+from watchpost.validation import ClosedModel
 
 router = APIRouter(tags=["availability"])
 
@@ -36,9 +37,7 @@ RANGE = (
 )
 
 
-class Summary(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class Summary(ClosedModel):
     availability: float = Field(ge=0, le=100, description="A percentage, to 4 decimals.")
     total_downtime: int
     number_of_incidents: int
@@ -46,24 +45,18 @@ class Summary(BaseModel):
     average_incident: int
 
 
-class ResponseTime(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class ResponseTime(ClosedModel):
     at: str
     response_time: float
 
 
-class Region(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class Region(ClosedModel):
     region: str = Field(description="The location's region (us, eu, as, au).")
     location: str = Field(description="The location's name.")
     response_times: list[ResponseTime]
 
 
-class ResponseTimes(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class ResponseTimes(ClosedModel):
     regions: list[Region]
 
 

@@ -3,10 +3,10 @@ severities in its Terraform provider)."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from watchpost.plain_groups import TeamName
-from watchpost.validation import Id, Name
+from watchpost.validation import ClosedModel, Id, Name
 
 WAYS = ("sms", "call", "email", "push", "critical_alert")
 """The ways of telling people an urgency switches on or off."""
@@ -14,9 +14,7 @@ DEFAULTS = {"sms": False, "call": False, "email": True, "push": True, "critical_
 """A way not sent on create (the Terraform provider's defaults)."""
 
 
-class UrgencyFields(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class UrgencyFields(ClosedModel):
     team_name: TeamName | None = Field(default=None, description="Must name the token's team.")
     sms: bool | None = Field(default=None, description="SMS (WATCHPOST_SMS_URL); default false.")
     call: bool | None = Field(
@@ -43,9 +41,7 @@ class UrgencyUpdate(UrgencyFields):
 URGENCY_NOT_NULL = ("name", *WAYS)
 
 
-class UrgencyAttributes(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class UrgencyAttributes(ClosedModel):
     name: str
     sms: bool
     call: bool

@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, Field
 
 from watchpost.destinations import resend_problems
 from watchpost.errors import Problem
 from watchpost.problems import accepted, null_problems, team_name_problems, validated
-from watchpost.validation import DestinationUrl, Name
+from watchpost.validation import ClosedModel, DestinationUrl, Name
 from watchpost.webhooks import templates
 from watchpost.webhooks.triggers import (
     DEFAULT_HTTP_METHOD,
@@ -64,17 +64,13 @@ HeaderName = Annotated[str, Field(max_length=255), AfterValidator(check_header_n
 HeaderValue = Annotated[str, Field(max_length=8192), AfterValidator(check_header_value)]
 
 
-class HeaderTemplate(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class HeaderTemplate(ClosedModel):
     name: HeaderName
     value: HeaderValue
 
 
-class WebhookTemplateInput(BaseModel):
+class WebhookTemplateInput(ClosedModel):
     """`custom_webhook_template_attributes`: only the sent fields change an existing template."""
-
-    model_config = ConfigDict(extra="forbid")
 
     http_method: HttpMethod | None = Field(
         default=None, description=f"Default {DEFAULT_HTTP_METHOD}; never null."
@@ -99,9 +95,7 @@ class WebhookTemplateInput(BaseModel):
 _FLAG_DOC = "incident_change webhooks only; default false."
 
 
-class WebhookFields(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class WebhookFields(ClosedModel):
     team_name: str | None = Field(
         default=None, max_length=255, description="Optional; must name the API token's team."
     )
@@ -138,9 +132,7 @@ class WebhookUpdate(WebhookFields):
 # ------------------------------------------------------------------------------ responses
 
 
-class WebhookAttributes(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class WebhookAttributes(ClosedModel):
     name: str
     url: str
     trigger_type: TriggerType
@@ -173,10 +165,8 @@ class WebhookAttributes(BaseModel):
     )
 
 
-class WebhookTemplateAttributes(BaseModel):
+class WebhookTemplateAttributes(ClosedModel):
     """A template as responses show it: auth_password is never shown."""
-
-    model_config = ConfigDict(extra="forbid")
 
     http_method: HttpMethod
     auth_username: str | None
