@@ -16,7 +16,7 @@ no deadlock. (SQLite runs one writer at a time.)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pydantic import Field
 from sqlalchemy import Integer, String, select, update
@@ -30,9 +30,7 @@ from watchpost.listing import Page, PageRequest, Resource, resource, team_page
 from watchpost.plain_objects import added, stamps
 from watchpost.problems import team_name_problems
 from watchpost.teams.service import Principal
-from watchpost.validation import ClosedModel, Int32, Name
-
-TeamName = Annotated[str, Field(max_length=255)]
+from watchpost.validation import ClosedModel, Int32, Name, OwnTeamName
 
 
 class PlainGroupColumns:
@@ -45,13 +43,13 @@ class PlainGroupColumns:
 class GroupCreate(ClosedModel):
     name: Name
     sort_index: Int32 | None = Field(default=None, description="Position; null when not sent.")
-    team_name: TeamName | None = Field(default=None, description="Must name the token's team.")
+    team_name: OwnTeamName = None
 
 
 class GroupUpdate(ClosedModel):
     name: Name | None = None
     sort_index: Int32 | None = None
-    team_name: TeamName | None = Field(default=None, description="Must name the token's team.")
+    team_name: OwnTeamName = None
 
 
 GROUP_NOT_NULL = ("name",)

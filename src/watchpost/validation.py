@@ -177,6 +177,11 @@ Name = Annotated[
     Field(max_length=255, json_schema_extra={"pattern": r"\S"}),
     AfterValidator(check_not_blank),
 ]
+ShortText = Annotated[str, Field(max_length=255)]
+"""Text of at most 255 characters (a VARCHAR(255) column) with no rule of its own."""
+OwnTeamName = Annotated[ShortText | None, Field(description="Must name the token's team.")]
+"""A request's optional `team_name`: one sent must name the token's team (problems.py's
+team_name_problems checks it)."""
 Port = Annotated[int, Field(ge=1, le=65535)]
 Secret = Annotated[str, Field(min_length=1, max_length=1024)]
 RetentionDays = Annotated[int, Field(ge=1, le=3652)]

@@ -17,7 +17,7 @@ from watchpost.sources import hosted as sources_hosted
 from watchpost.sources.hosted import CustomBucket
 from watchpost.sources.platforms import DEFAULT_LIVE_TAIL_PATTERN
 from watchpost.sources.schemas import LiveTailPattern
-from watchpost.validation import ClosedModel, DestinationHost, Id, Port, Secret
+from watchpost.validation import ClosedModel, DestinationHost, Id, Port, Secret, ShortText
 
 Percent = Annotated[int, Field(ge=0, le=100)]
 Program = Annotated[str, Field(max_length=65_536)]
@@ -45,6 +45,10 @@ class EntityOption(ClosedModel):
     ingest_traces: bool | None = None
 
 
+EntityOptions = Annotated[dict[ShortText, EntityOption], Field(max_length=MAX_OPTIONS)]
+"""Options by service or namespace name."""
+
+
 class Configuration(ClosedModel):
     """What the hosted API's agent is told to collect; stored and returned as sent."""
 
@@ -59,18 +63,8 @@ class Configuration(ClosedModel):
     buffer_max_events: Annotated[int, Field(ge=1, le=100_000_000)] | None = None
     when_full: Literal["drop_newest", "block"] | None = None
     log_line_length_limit_kb: Annotated[int, Field(ge=4, le=128)] | None = None
-    services_options: (
-        Annotated[
-            dict[Annotated[str, Field(max_length=255)], EntityOption], Field(max_length=MAX_OPTIONS)
-        ]
-        | None
-    ) = None
-    namespaces_options: (
-        Annotated[
-            dict[Annotated[str, Field(max_length=255)], EntityOption], Field(max_length=MAX_OPTIONS)
-        ]
-        | None
-    ) = None
+    services_options: EntityOptions | None = None
+    namespaces_options: EntityOptions | None = None
 
 
 class HostedSettings(ClosedModel):
@@ -97,7 +91,7 @@ class DatabaseEntry(ClosedModel):
     service_type: ServiceType | None = None
     host: DestinationHost | None = None
     port: Port | None = None
-    username: Annotated[str, Field(max_length=255)] | None = None
+    username: ShortText | None = None
     password: Secret | None = Field(default=None, description="Write-only.")
     ssl_mode: SslMode | None = None
     tls: Tls | None = None

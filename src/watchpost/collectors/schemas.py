@@ -31,6 +31,7 @@ from watchpost.validation import (
     Port,
     RetentionDays,
     Secret,
+    ShortText,
 )
 
 Platform = Literal["docker", "swarm", "kubernetes"]
@@ -131,7 +132,7 @@ class TargetFields(ClosedModel):
     service: Name | None = None
     listen_ip: DestinationIp | None = None
     endpoint: DestinationUrl | None = None
-    username: str | None = Field(default=None, max_length=255)
+    username: ShortText | None = None
     password: Secret | None = Field(default=None, description="Write-only.")
     api_key: Secret | None = Field(default=None, description="Write-only.")
     ssl_mode: SslMode | None = None

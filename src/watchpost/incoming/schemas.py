@@ -8,7 +8,7 @@ from pydantic import Field, model_validator
 
 from watchpost.incoming import patterns
 from watchpost.notification_fields import PolicyRef, policy_ref_field, team_wait_field
-from watchpost.validation import ClosedModel, Name
+from watchpost.validation import ClosedModel, Name, OwnTeamName, ShortText
 
 RuleType = Literal["unused", "all", "any"]
 Target = Literal["from_email", "subject", "body", "query_string", "header", "json", "xml"]
@@ -19,7 +19,6 @@ FieldMatch = Literal[
     "match_before", "match_after", "match_between", "match_regex", "match_everything"
 ]
 Text = Annotated[str, Field(max_length=1000)]
-Short = Annotated[str, Field(max_length=255)]
 
 WEBHOOK_TARGETS: Final = frozenset({"body", "query_string", "header", "json", "xml"})
 """What an incoming webhook's rules and fields may look at (the others: a 422)."""
@@ -47,7 +46,7 @@ class Rule(ClosedModel):
     with `content` by `match_type`."""
 
     rule_target: Target
-    target_field: Short | None = None
+    target_field: ShortText | None = None
     match_type: RuleMatch
     content: Text | None = None
 
@@ -62,10 +61,10 @@ class Rule(ClosedModel):
 class ExtractedField(ClosedModel):
     """A value taken from a request: its target's value, cut by `match_type`."""
 
-    name: Short | None = None
+    name: ShortText | None = None
     special_type: Annotated[str, Field(max_length=64)] | None = None
     field_target: Target
-    target_field: Short | None = None
+    target_field: ShortText | None = None
     match_type: FieldMatch
     content: Text | None = None
     content_before: Text | None = None
@@ -100,7 +99,7 @@ SETTINGS: Final = ("name", "recovery_period", "paused", *RULE_TYPES)
 
 
 class WebhookFields(ClosedModel):
-    team_name: Short | None = Field(default=None, description="Must name the token's team.")
+    team_name: OwnTeamName = None
     call: bool | None = None
     sms: bool | None = None
     email: bool | None = None

@@ -6,8 +6,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field
 
-from watchpost.metadata.values import MAX_VALUES, MetadataValueIn, Short
-from watchpost.validation import ClosedModel, Name
+from watchpost.metadata.values import MAX_VALUES, MetadataValueIn
+from watchpost.validation import ClosedModel, Name, OwnTeamName, ShortText
 
 
 def _id_text(value: object) -> object:
@@ -37,7 +37,7 @@ class MetadataWrite(ClosedModel):
     mode: Mode | None = Field(
         default=None, description="`replace` (default) or `merge`: add to the values kept."
     )
-    team_name: Short | None = Field(default=None, description="Must name the token's team.")
+    team_name: OwnTeamName = None
 
 
 class MetadataUpdate(ClosedModel):
@@ -52,7 +52,7 @@ class MetadataUpdate(ClosedModel):
     key: Name | None = None
     values: Values | None = Field(default=None, description="At least one value.")
     mode: Mode | None = None
-    team_name: Short | None = None
+    team_name: ShortText | None = None
 
 
 CREATE_NOT_NULL = ("owner_type", "owner_id", "key")

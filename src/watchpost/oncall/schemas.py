@@ -9,9 +9,8 @@ from pydantic import BaseModel, Field
 
 from watchpost.clock import isoformat_ms
 from watchpost.errors import Problem
-from watchpost.validation import ClosedModel, Id, IdText, Name
+from watchpost.validation import ClosedModel, Id, IdText, Name, OwnTeamName, ShortText
 
-Short = Annotated[str, Field(max_length=255)]
 Time = Annotated[str, Field(max_length=64, description="RFC 3339, e.g. 2026-01-31T09:00:00Z.")]
 Email = Annotated[str, Field(max_length=320)]
 Emails = Annotated[list[Email], Field(max_length=50)]
@@ -23,7 +22,7 @@ MAX_BULK_EVENTS = 1000
 
 class CalendarCreate(ClosedModel):
     name: Name
-    team_name: Short | None = Field(default=None, description="Must name the token's team.")
+    team_name: OwnTeamName = None
     default_calendar: bool | None = Field(
         default=None, description="Read-only: accepted when it says what the calendar is."
     )
@@ -31,7 +30,7 @@ class CalendarCreate(ClosedModel):
 
 class CalendarUpdate(ClosedModel):
     name: Name | None = None
-    team_name: Short | None = Field(default=None, description="Must name the token's team.")
+    team_name: OwnTeamName = None
     default_calendar: bool | None = Field(
         default=None, description="Read-only: accepted when it says what the calendar is."
     )
@@ -95,8 +94,8 @@ class RotationCreate(ClosedModel):
     rotation_period: Interval | None = Field(default=None, description="rotation_interval's alias.")
     start_rotations_at: Time
     end_rotations_at: Time
-    team_name: Short | None = Field(default=None, description="Must name the token's team.")
-    timezone: Short | None = Field(
+    team_name: OwnTeamName = None
+    timezone: ShortText | None = Field(
         default=None,
         description="IANA time zone of the handovers and working hours (default: the "
         "rotation's before, else UTC).",

@@ -6,16 +6,14 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from watchpost.validation import ClosedModel, Name
+from watchpost.validation import ClosedModel, Name, OwnTeamName
 
 Severity = Literal["info", "warning", "error", "critical"]
 RoutingKey = Annotated[str, Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_\-]+$")]
 
 
 class IntegrationFields(ClosedModel):
-    team_name: Annotated[str, Field(max_length=255)] | None = Field(
-        default=None, description="Must name the token's team."
-    )
+    team_name: OwnTeamName = None
     notify_alongside_primary_responder: bool | None = Field(
         default=None,
         description="Told of incidents without an escalation policy (default true).",

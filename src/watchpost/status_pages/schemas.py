@@ -23,7 +23,7 @@ from watchpost.status_pages.page_fields import (
 )
 from watchpost.status_pages.resource_types import MarkFor, ResourceType, WidgetType
 from watchpost.timezones import ZoneName
-from watchpost.validation import INT32_MAX, ClosedModel, Id, IdText, Name
+from watchpost.validation import INT32_MAX, ClosedModel, Id, IdText, Name, ShortText
 
 Theme = Literal["light", "dark", "system"]
 Layout = Literal["vertical", "horizontal"]
@@ -184,17 +184,16 @@ class PageAttributes(ClosedModel):
 Position = Annotated[
     int, Field(ge=0, le=INT32_MAX, description="Zero-based; past the end appends.")
 ]
-SectionName = Annotated[str, Field(max_length=255)]
 
 
 class SectionCreate(ClosedModel):
-    name: SectionName = Field(default="", description="Blank hides the header.")
+    name: ShortText = Field(default="", description="Blank hides the header.")
     position: Position | None = None
     fixed_position: bool = False
 
 
 class SectionUpdate(ClosedModel):
-    name: SectionName | None = None
+    name: ShortText | None = None
     position: Position | None = None
     fixed_position: bool | None = None
 
@@ -221,7 +220,7 @@ class RuleValueIn(ClosedModel):
     type: str | None = Field(default=None, max_length=64)
     value: str | None = Field(default=None, max_length=1000)
     item_id: IdText | Id | None = None
-    name: str | None = Field(default=None, max_length=255)
+    name: ShortText | None = None
     email: str | None = Field(default=None, max_length=320)
 
 
@@ -244,9 +243,7 @@ class ResourceFields(ClosedModel):
         default=None, description="Default history; takes preference over `history`."
     )
     history: bool | None = Field(default=None, description="true: history widget, false: plain.")
-    public_name: str | None = Field(
-        default=None, max_length=255, description="Default: the item's own name."
-    )
+    public_name: ShortText | None = Field(default=None, description="Default: the item's own name.")
     explanation: Text | None = None
     position: Position | None = None
     fixed_position: bool | None = None

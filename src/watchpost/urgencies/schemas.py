@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from watchpost.plain_groups import TeamName
-from watchpost.validation import ClosedModel, Id, Name
+from watchpost.validation import ClosedModel, Id, Name, OwnTeamName
 
 WAYS = ("sms", "call", "email", "push", "critical_alert")
 """The ways of telling people an urgency switches on or off."""
@@ -15,7 +14,7 @@ DEFAULTS = {"sms": False, "call": False, "email": True, "push": True, "critical_
 
 
 class UrgencyFields(ClosedModel):
-    team_name: TeamName | None = Field(default=None, description="Must name the token's team.")
+    team_name: OwnTeamName = None
     sms: bool | None = Field(default=None, description="SMS (WATCHPOST_SMS_URL); default false.")
     call: bool | None = Field(
         default=None, description="A phone call (WATCHPOST_CALL_URL); default false."

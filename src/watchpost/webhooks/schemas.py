@@ -10,7 +10,7 @@ from pydantic import AfterValidator, BaseModel, Field
 from watchpost.destinations import resend_problems
 from watchpost.errors import Problem
 from watchpost.problems import accepted, null_problems, team_name_problems, validated
-from watchpost.validation import ClosedModel, DestinationUrl, Name
+from watchpost.validation import ClosedModel, DestinationUrl, Name, ShortText
 from watchpost.webhooks import templates
 from watchpost.webhooks.triggers import (
     DEFAULT_HTTP_METHOD,
@@ -75,8 +75,8 @@ class WebhookTemplateInput(ClosedModel):
     http_method: HttpMethod | None = Field(
         default=None, description=f"Default {DEFAULT_HTTP_METHOD}; never null."
     )
-    auth_username: str | None = Field(
-        default=None, max_length=255, description="Empty or null: no basic auth."
+    auth_username: ShortText | None = Field(
+        default=None, description="Empty or null: no basic auth."
     )
     auth_password: OptionalSecret | None = Field(
         default=None, description="Write-only; empty or null removes it."
@@ -96,8 +96,8 @@ _FLAG_DOC = "incident_change webhooks only; default false."
 
 
 class WebhookFields(ClosedModel):
-    team_name: str | None = Field(
-        default=None, max_length=255, description="Optional; must name the API token's team."
+    team_name: ShortText | None = Field(
+        default=None, description="Optional; must name the API token's team."
     )
     on_incident_started: bool | None = Field(default=None, description=_FLAG_DOC)
     on_incident_acknowledged: bool | None = Field(default=None, description=_FLAG_DOC)
