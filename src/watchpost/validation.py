@@ -179,6 +179,8 @@ Name = Annotated[
 ]
 ShortText = Annotated[str, Field(max_length=255)]
 """Text of at most 255 characters (a VARCHAR(255) column) with no rule of its own."""
+Email = Annotated[str, Field(max_length=320)]
+"""An e-mail address as sent (RFC 5321's longest): it names a user, looked up, not parsed."""
 OwnTeamName = Annotated[ShortText | None, Field(description="Must name the token's team.")]
 """A request's optional `team_name`: one sent must name the token's team (problems.py's
 team_name_problems checks it)."""

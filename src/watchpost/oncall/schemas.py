@@ -9,10 +9,9 @@ from pydantic import BaseModel, Field
 
 from watchpost.clock import isoformat_ms
 from watchpost.errors import Problem
-from watchpost.validation import ClosedModel, Id, IdText, Name, OwnTeamName, ShortText
+from watchpost.validation import ClosedModel, Email, Id, IdText, Name, OwnTeamName, ShortText
 
 Time = Annotated[str, Field(max_length=64, description="RFC 3339, e.g. 2026-01-31T09:00:00Z.")]
-Email = Annotated[str, Field(max_length=320)]
 Emails = Annotated[list[Email], Field(max_length=50)]
 Interval = Literal["hour", "day", "week"]
 

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from watchpost.timezones import ZoneName
-from watchpost.validation import ClosedModel, Id, Name, OwnTeamName, ShortText
+from watchpost.validation import ClosedModel, Email, Id, Name, OwnTeamName, ShortText
 
 StepType = Literal[
     "escalation", "time_branching", "metadata_branching", "instructions", "resolve_remove"
@@ -42,9 +42,7 @@ class StepMember(ClosedModel):
         default=None,
         description="The user, webhook, notification channel, on-call calendar or policy.",
     )
-    email: Annotated[str, Field(max_length=320)] | None = Field(
-        default=None, description="A user of the team, instead of `id`."
-    )
+    email: Email | None = Field(default=None, description="A user of the team, instead of `id`.")
     metadata_key: ShortText | None = None
     team_id: Id | None = None
 

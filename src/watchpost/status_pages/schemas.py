@@ -23,7 +23,7 @@ from watchpost.status_pages.page_fields import (
 )
 from watchpost.status_pages.resource_types import MarkFor, ResourceType, WidgetType
 from watchpost.timezones import ZoneName
-from watchpost.validation import INT32_MAX, ClosedModel, Id, IdText, Name, ShortText
+from watchpost.validation import INT32_MAX, ClosedModel, Email, Id, IdText, Name, ShortText
 
 Theme = Literal["light", "dark", "system"]
 Layout = Literal["vertical", "horizontal"]
@@ -221,7 +221,7 @@ class RuleValueIn(ClosedModel):
     value: str | None = Field(default=None, max_length=1000)
     item_id: IdText | Id | None = None
     name: ShortText | None = None
-    email: str | None = Field(default=None, max_length=320)
+    email: Email | None = None
 
 
 class MetadataRuleIn(ClosedModel):
