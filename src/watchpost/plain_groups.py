@@ -16,9 +16,9 @@ no deadlock. (SQLite runs one writer at a time.)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 from sqlalchemy import Integer, String, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Mapped, mapped_column
@@ -30,9 +30,7 @@ from watchpost.listing import Page, PageRequest, Resource, resource, team_page
 from watchpost.plain_objects import added, stamps
 from watchpost.problems import team_name_problems
 from watchpost.teams.service import Principal
-from watchpost.validation import Int32, Name
-
-TeamName = Annotated[str, Field(max_length=255)]
+from watchpost.validation import ClosedModel, Int32, Name, OwnTeamName
 
 
 class PlainGroupColumns:
@@ -42,28 +40,22 @@ class PlainGroupColumns:
     sort_index: Mapped[int | None] = mapped_column(Integer, default=None)
 
 
-class GroupCreate(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class GroupCreate(ClosedModel):
     name: Name
     sort_index: Int32 | None = Field(default=None, description="Position; null when not sent.")
-    team_name: TeamName | None = Field(default=None, description="Must name the token's team.")
+    team_name: OwnTeamName = None
 
 
-class GroupUpdate(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class GroupUpdate(ClosedModel):
     name: Name | None = None
     sort_index: Int32 | None = None
-    team_name: TeamName | None = Field(default=None, description="Must name the token's team.")
+    team_name: OwnTeamName = None
 
 
 GROUP_NOT_NULL = ("name",)
 
 
-class GroupAttributes(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class GroupAttributes(ClosedModel):
     name: str
     sort_index: int | None
     team_name: str

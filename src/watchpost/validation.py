@@ -8,12 +8,20 @@ from collections.abc import Callable
 from typing import Annotated, Any, Final
 from urllib.parse import urlsplit
 
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from watchpost import destinations
 from watchpost.errors import NotFound
 
 _LABEL = re.compile(r"^(?!-)[A-Za-z0-9_-]{1,63}(?<!-)$")
+
+
+class ClosedModel(BaseModel):
+    """A request or response shape with only the fields it declares: a request sending any
+    other is refused (a 422 naming it), and /openapi.json says `additionalProperties: false`."""
+
+    model_config = ConfigDict(extra="forbid")
+
 
 # --------------------------------------------------------------------------- integers
 #
@@ -169,6 +177,13 @@ Name = Annotated[
     Field(max_length=255, json_schema_extra={"pattern": r"\S"}),
     AfterValidator(check_not_blank),
 ]
+ShortText = Annotated[str, Field(max_length=255)]
+"""Text of at most 255 characters (a VARCHAR(255) column) with no rule of its own."""
+Email = Annotated[str, Field(max_length=320)]
+"""An e-mail address as sent (RFC 5321's longest): it names a user, looked up, not parsed."""
+OwnTeamName = Annotated[ShortText | None, Field(description="Must name the token's team.")]
+"""A request's optional `team_name`: one sent must name the token's team (problems.py's
+team_name_problems checks it)."""
 Port = Annotated[int, Field(ge=1, le=65535)]
 Secret = Annotated[str, Field(min_length=1, max_length=1024)]
 RetentionDays = Annotated[int, Field(ge=1, le=3652)]

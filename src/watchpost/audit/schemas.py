@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from watchpost.validation import ClosedModel
 
 
-class AuditEventAttributes(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class AuditEventAttributes(ClosedModel):
     at: str = Field(description="When it was done (UTC, ISO 8601).")
     actor_type: Literal["person", "token", "cli", "system"] = Field(
         description="Who did it: a signed-in person (console), an API token, the command "

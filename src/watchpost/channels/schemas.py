@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Annotated
 from urllib.parse import urlsplit
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, Field
 
 from watchpost import destinations, masking
-from watchpost.validation import Name
+from watchpost.validation import ClosedModel, Name
 
 
 def check_apprise_url(value: str) -> str:
@@ -32,9 +32,7 @@ def check_apprise_url(value: str) -> str:
 AppriseUrl = Annotated[str, Field(max_length=2048), AfterValidator(check_apprise_url)]
 
 
-class ChannelCreate(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class ChannelCreate(ClosedModel):
     name: Name | None = Field(default=None, description="Default: the service's name.")
     url: AppriseUrl = Field(
         description="An Apprise URL (credentials included). Write-only: stored encrypted, "
@@ -42,9 +40,7 @@ class ChannelCreate(BaseModel):
     )
 
 
-class ChannelUpdate(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class ChannelUpdate(ClosedModel):
     name: Name | None = None
     url: AppriseUrl | None = None
 
@@ -52,9 +48,7 @@ class ChannelUpdate(BaseModel):
 CHANNEL_NOT_NULL = ("name", "url")
 
 
-class ChannelAttributes(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class ChannelAttributes(ClosedModel):
     name: str
     service: str = Field(description="The Apprise URL's scheme: slack, discord, ntfy, json…")
     team_name: str

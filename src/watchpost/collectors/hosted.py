@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from watchpost.collectors.target_kinds import SslMode, Tls
 from watchpost.crypto import SecretBox
@@ -17,16 +17,14 @@ from watchpost.sources import hosted as sources_hosted
 from watchpost.sources.hosted import CustomBucket
 from watchpost.sources.platforms import DEFAULT_LIVE_TAIL_PATTERN
 from watchpost.sources.schemas import LiveTailPattern
-from watchpost.validation import DestinationHost, Id, Port, Secret
+from watchpost.validation import ClosedModel, DestinationHost, Id, Port, Secret, ShortText
 
 Percent = Annotated[int, Field(ge=0, le=100)]
 Program = Annotated[str, Field(max_length=65_536)]
 MAX_OPTIONS: Final = 1000
 
 
-class Components(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class Components(ClosedModel):
     logs_host: bool | None = None
     logs_docker: bool | None = None
     logs_kubernetes: bool | None = None
@@ -42,17 +40,17 @@ class Components(BaseModel):
     ebpf_red_metrics: bool | None = None
 
 
-class EntityOption(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class EntityOption(ClosedModel):
     log_sampling: Percent | None = None
     ingest_traces: bool | None = None
 
 
-class Configuration(BaseModel):
-    """What the hosted API's agent is told to collect; stored and returned as sent."""
+EntityOptions = Annotated[dict[ShortText, EntityOption], Field(max_length=MAX_OPTIONS)]
+"""Options by service or namespace name."""
 
-    model_config = ConfigDict(extra="forbid")
+
+class Configuration(ClosedModel):
+    """What the hosted API's agent is told to collect; stored and returned as sent."""
 
     logs_sample_rate: Percent | None = None
     traces_sample_rate: Percent | None = None
@@ -65,23 +63,11 @@ class Configuration(BaseModel):
     buffer_max_events: Annotated[int, Field(ge=1, le=100_000_000)] | None = None
     when_full: Literal["drop_newest", "block"] | None = None
     log_line_length_limit_kb: Annotated[int, Field(ge=4, le=128)] | None = None
-    services_options: (
-        Annotated[
-            dict[Annotated[str, Field(max_length=255)], EntityOption], Field(max_length=MAX_OPTIONS)
-        ]
-        | None
-    ) = None
-    namespaces_options: (
-        Annotated[
-            dict[Annotated[str, Field(max_length=255)], EntityOption], Field(max_length=MAX_OPTIONS)
-        ]
-        | None
-    ) = None
+    services_options: EntityOptions | None = None
+    namespaces_options: EntityOptions | None = None
 
 
-class HostedSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class HostedSettings(ClosedModel):
     data_region: Annotated[str, Field(min_length=1, max_length=64)] | None = Field(
         default=None, description="Fixed after creation; stored as sent."
     )
@@ -98,16 +84,14 @@ SERVICE_TYPES: Final[tuple[str, ...]] = ("postgres", "mysql", "redis", "mongodb"
 MAX_DATABASES: Final = 50
 
 
-class DatabaseEntry(BaseModel):
+class DatabaseEntry(ClosedModel):
     """One entry of `databases`: with `id` it changes (or, with `_destroy`, deletes) that one."""
-
-    model_config = ConfigDict(extra="forbid")
 
     id: Id | None = None
     service_type: ServiceType | None = None
     host: DestinationHost | None = None
     port: Port | None = None
-    username: Annotated[str, Field(max_length=255)] | None = None
+    username: ShortText | None = None
     password: Secret | None = Field(default=None, description="Write-only.")
     ssl_mode: SslMode | None = None
     tls: Tls | None = None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from watchpost.collectors.hosted import Configuration, Databases, HostedSettings
 from watchpost.collectors.target_kinds import (
@@ -22,6 +22,7 @@ from watchpost.problems import accepted, null_problems, team_name_problems, vali
 from watchpost.sources.hosted import update_problems
 from watchpost.sources.schemas import CustomBucketView, GroupId, TeamName
 from watchpost.validation import (
+    ClosedModel,
     DestinationHost,
     DestinationIp,
     DestinationUrl,
@@ -30,6 +31,7 @@ from watchpost.validation import (
     Port,
     RetentionDays,
     Secret,
+    ShortText,
 )
 
 Platform = Literal["docker", "swarm", "kubernetes"]
@@ -40,8 +42,6 @@ DEFAULT_RETENTION_DAYS = 30
 
 
 class CollectorCreate(HostedSettings):
-    model_config = ConfigDict(extra="forbid")
-
     team_name: TeamName | None = None
     source_group_id: GroupId | None = Field(default=None, description="0 or null: no group.")
     databases: Databases | None = Field(
@@ -58,8 +58,6 @@ class CollectorCreate(HostedSettings):
 
 
 class CollectorUpdate(HostedSettings):
-    model_config = ConfigDict(extra="forbid")
-
     team_name: TeamName | None = None
     source_group_id: GroupId | None = Field(
         default=None, description="null (or 0) removes the collector from its group."
@@ -81,9 +79,7 @@ class CollectorUpdate(HostedSettings):
 COLLECTOR_NOT_NULL = ("name", "logs_retention", "metrics_retention")
 
 
-class CollectorAttributes(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class CollectorAttributes(ClosedModel):
     name: str
     platform: Platform
     note: str | None
@@ -128,17 +124,15 @@ def parse_collector(
 # ---------------------------------------------------------------------- collector targets
 
 
-class TargetFields(BaseModel):
+class TargetFields(ClosedModel):
     """Types and formats of every target field; which apply is decided by KIND_RULES."""
-
-    model_config = ConfigDict(extra="forbid")
 
     host: DestinationHost | None = None
     port: Port | None = None
     service: Name | None = None
     listen_ip: DestinationIp | None = None
     endpoint: DestinationUrl | None = None
-    username: str | None = Field(default=None, max_length=255)
+    username: ShortText | None = None
     password: Secret | None = Field(default=None, description="Write-only.")
     api_key: Secret | None = Field(default=None, description="Write-only.")
     ssl_mode: SslMode | None = None
@@ -165,9 +159,7 @@ class TargetUpdate(TargetFields):
 TARGET_NOT_NULL = ("kind", "host", "enabled")
 
 
-class TargetAttributes(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class TargetAttributes(ClosedModel):
     kind: Kind
     host: str
     port: int | None
@@ -246,9 +238,7 @@ def parse_target_update(data: dict[str, Any], current: dict[str, Any]) -> Target
     return accepted(parsed, problems)
 
 
-class DatabaseAttributes(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class DatabaseAttributes(ClosedModel):
     service_type: str
     host: str
     port: int | None
@@ -257,8 +247,6 @@ class DatabaseAttributes(BaseModel):
     tls: Tls | None
 
 
-class MetricSampleAttributes(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class MetricSampleAttributes(ClosedModel):
     at: str
     values: dict[str, float]

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from watchpost.validation import ClosedModel
 
 
-class DeliveryAttributes(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class DeliveryAttributes(ClosedModel):
     channel: Literal["webhook", "email", "sms", "call", "apprise", "pagerduty"] = Field(
         description="How: an outgoing webhook, an e-mail to a team member, the SMS or call "
         "service, a notification channel (apprise) or a PagerDuty integration."
@@ -36,9 +36,7 @@ class DeliveryAttributes(BaseModel):
     delivered_at: str | None
 
 
-class DeliveryAttemptAttributes(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class DeliveryAttemptAttributes(ClosedModel):
     attempt: int = Field(description="Its number: 1 for the first attempt of the delivery.")
     attempted_at: str
     status_code: int | None
@@ -57,9 +55,7 @@ class WebhookDeliveryAttributes(DeliveryAttributes):
     )
 
 
-class ChannelTestAttributes(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class ChannelTestAttributes(ClosedModel):
     sent: bool
     duration_ms: int
     error: str | None = Field(description="Why it was not sent (Apprise's words).")

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from typing import Annotated, Any
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import BaseModel, Field, create_model
 
 from watchpost.groups.group_kinds import GroupKind
 from watchpost.problems import accepted, checked, team_name_problems
-from watchpost.validation import Name
-
-_STRICT = ConfigDict(extra="forbid")
+from watchpost.validation import ClosedModel, Name, ShortText
 
 
 @dataclass(frozen=True)
@@ -63,11 +61,7 @@ def schemas_of(kind: GroupKind) -> GroupSchemas:
     writable: dict[str, tuple[Any, Any, str | None]] = {  # type, default, description
         "name": (Name, ..., None),
         "sort_index": (kind.sort_index, 0, "Position; default 0."),
-        TEAM_NAME: (
-            Annotated[str, Field(max_length=255)] | None,
-            None,
-            "Optional; must name the API token's team.",
-        ),
+        TEAM_NAME: (ShortText | None, None, "Optional; must name the API token's team."),
     }
     shown: dict[str, Any] = {"name": str, "sort_index": int}
     if kind.pause_member is not None:
@@ -100,5 +94,5 @@ def schemas_of(kind: GroupKind) -> GroupSchemas:
 
 
 def _model(name: str, fields: dict[str, Any]) -> type[BaseModel]:
-    model: type[BaseModel] = create_model(name, __config__=_STRICT, **fields)
+    model: type[BaseModel] = create_model(name, __base__=ClosedModel, **fields)
     return model

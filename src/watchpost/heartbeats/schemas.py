@@ -15,7 +15,7 @@ from watchpost.maintenance_windows import (
 from watchpost.notification_fields import NOTIFICATION_DEFAULTS, NotificationFields
 from watchpost.problems import accepted, checked
 from watchpost.timezones import ZoneName
-from watchpost.validation import Id, Int32, Name
+from watchpost.validation import ClosedModel, Id, Int32, Name, ShortText
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -119,9 +119,7 @@ class HeartbeatFields(MaintenanceFields, NotificationFields):
             f"under {SERVER_TIMEZONE_MIN_PERIOD} s clear it."
         ),
     )
-    team_name: str | None = Field(
-        default=None, max_length=255, description="Must name the API token's team."
-    )
+    team_name: ShortText | None = Field(default=None, description="Must name the API token's team.")
 
 
 class HeartbeatCreate(HeartbeatFields):
@@ -132,9 +130,7 @@ class HeartbeatUpdate(HeartbeatFields):
     pass
 
 
-class HeartbeatAttributes(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class HeartbeatAttributes(ClosedModel):
     name: str
     url: str = Field(description="Ping this URL (GET or POST) from the job.")
     period: int

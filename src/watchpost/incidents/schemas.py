@@ -6,10 +6,10 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, Field
 
 from watchpost.errors import InvalidRequest
-from watchpost.validation import INT64_MAX, Id, Name, check_not_blank, parse_id
+from watchpost.validation import INT64_MAX, ClosedModel, Id, Name, check_not_blank, parse_id
 
 MAX_SUMMARY = 10_000
 MAX_METADATA_KEYS = 50
@@ -30,10 +30,8 @@ Metadata = Annotated[
 Status = Literal["started", "acknowledged", "resolved"]
 
 
-class IncidentCreate(BaseModel):
+class IncidentCreate(ClosedModel):
     """A manually reported incident."""
-
-    model_config = ConfigDict(extra="forbid")
 
     name: Name = Field(description="Short title, e.g. 'Checkout is slow'.")
     summary: Annotated[str, Field(max_length=MAX_SUMMARY), AfterValidator(check_not_blank)] = Field(
@@ -66,25 +64,19 @@ class IncidentCreate(BaseModel):
     )
 
 
-class AcknowledgeBody(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class AcknowledgeBody(ClosedModel):
     acknowledged_by: Person | None = Field(
         default=None, description="Who acknowledges. Default (absent or null): the team's name."
     )
 
 
-class ResolveBody(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class ResolveBody(ClosedModel):
     resolved_by: Person | None = Field(
         default=None, description="Who resolves. Default (absent or null): the team's name."
     )
 
 
-class ReopenBody(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class ReopenBody(ClosedModel):
     reopened_by: Person | None = Field(
         default=None, description="Who reopens. Default (absent or null): the team's name."
     )
@@ -97,21 +89,15 @@ Content = Annotated[
 ]
 
 
-class CommentCreate(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class CommentCreate(ClosedModel):
     content: Content
 
 
-class CommentUpdate(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class CommentUpdate(ClosedModel):
     content: Content
 
 
-class CommentAttributes(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class CommentAttributes(ClosedModel):
     id: int
     content: str
     user_id: int | None
@@ -120,9 +106,7 @@ class CommentAttributes(BaseModel):
     updated_at: str
 
 
-class IncidentAttributes(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class IncidentAttributes(ClosedModel):
     name: str
     cause: str
     status: Status
@@ -162,9 +146,7 @@ class IncidentAttributes(BaseModel):
     updated_at: str
 
 
-class TimelineItemAttributes(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class TimelineItemAttributes(ClosedModel):
     at: str
     kind: str = Field(description="started, acknowledged, resolved (more kinds may be added).")
     text: str

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
 from watchpost.incoming import patterns
 from watchpost.notification_fields import PolicyRef, policy_ref_field, team_wait_field
-from watchpost.validation import Name
+from watchpost.validation import ClosedModel, Name, OwnTeamName, ShortText
 
 RuleType = Literal["unused", "all", "any"]
 Target = Literal["from_email", "subject", "body", "query_string", "header", "json", "xml"]
@@ -19,7 +19,6 @@ FieldMatch = Literal[
     "match_before", "match_after", "match_between", "match_regex", "match_everything"
 ]
 Text = Annotated[str, Field(max_length=1000)]
-Short = Annotated[str, Field(max_length=255)]
 
 WEBHOOK_TARGETS: Final = frozenset({"body", "query_string", "header", "json", "xml"})
 """What an incoming webhook's rules and fields may look at (the others: a 422)."""
@@ -42,14 +41,12 @@ def _target_problem(target: str, target_field: str | None, what: str) -> None:
         raise ValueError(f"target_field is required when {what} is {target}")
 
 
-class Rule(BaseModel):
+class Rule(ClosedModel):
     """When a request satisfies it: its target's value (rule_target, target_field) compared
     with `content` by `match_type`."""
 
-    model_config = ConfigDict(extra="forbid")
-
     rule_target: Target
-    target_field: Short | None = None
+    target_field: ShortText | None = None
     match_type: RuleMatch
     content: Text | None = None
 
@@ -61,15 +58,13 @@ class Rule(BaseModel):
         return self
 
 
-class ExtractedField(BaseModel):
+class ExtractedField(ClosedModel):
     """A value taken from a request: its target's value, cut by `match_type`."""
 
-    model_config = ConfigDict(extra="forbid")
-
-    name: Short | None = None
+    name: ShortText | None = None
     special_type: Annotated[str, Field(max_length=64)] | None = None
     field_target: Target
-    target_field: Short | None = None
+    target_field: ShortText | None = None
     match_type: FieldMatch
     content: Text | None = None
     content_before: Text | None = None
@@ -103,10 +98,8 @@ FIELD_LISTS: Final = ("other_started_fields", "other_acknowledged_fields", "othe
 SETTINGS: Final = ("name", "recovery_period", "paused", *RULE_TYPES)
 
 
-class WebhookFields(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    team_name: Short | None = Field(default=None, description="Must name the token's team.")
+class WebhookFields(ClosedModel):
+    team_name: OwnTeamName = None
     call: bool | None = None
     sms: bool | None = None
     email: bool | None = None
@@ -159,10 +152,8 @@ NOT_NULL_FIELDS: Final = (
 )
 
 
-class IntegrationAttributes(BaseModel):
+class IntegrationAttributes(ClosedModel):
     """What incoming webhooks and e-mail integrations show alike."""
-
-    model_config = ConfigDict(extra="forbid")
 
     name: str
     policy_id: str | None

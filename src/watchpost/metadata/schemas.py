@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import BeforeValidator, Field
 
-from watchpost.metadata.values import MAX_VALUES, MetadataValueIn, Short
-from watchpost.validation import Name
+from watchpost.metadata.values import MAX_VALUES, MetadataValueIn
+from watchpost.validation import ClosedModel, Name, OwnTeamName, ShortText
 
 
 def _id_text(value: object) -> object:
@@ -25,10 +25,8 @@ Values = Annotated[list[MetadataValueIn], Field(max_length=MAX_VALUES)]
 Mode = Literal["replace", "merge"]
 
 
-class MetadataWrite(BaseModel):
+class MetadataWrite(ClosedModel):
     """POST /api/v3/metadata: sets (or, with no values, removes) one key of one owner."""
-
-    model_config = ConfigDict(extra="forbid")
 
     owner_type: OwnerType = Field(description="`Monitor`, `Heartbeat` or `Incident`.")
     owner_id: OwnerId = Field(description="The owner's id, a string or a number.")
@@ -39,13 +37,11 @@ class MetadataWrite(BaseModel):
     mode: Mode | None = Field(
         default=None, description="`replace` (default) or `merge`: add to the values kept."
     )
-    team_name: Short | None = Field(default=None, description="Must name the token's team.")
+    team_name: OwnTeamName = None
 
 
-class MetadataUpdate(BaseModel):
+class MetadataUpdate(ClosedModel):
     """PATCH /api/v3/metadata/{id}."""
-
-    model_config = ConfigDict(extra="forbid")
 
     owner_type: OwnerType | None = Field(
         default=None, description="Must be the record's: an owner cannot change."
@@ -56,16 +52,14 @@ class MetadataUpdate(BaseModel):
     key: Name | None = None
     values: Values | None = Field(default=None, description="At least one value.")
     mode: Mode | None = None
-    team_name: Short | None = None
+    team_name: ShortText | None = None
 
 
 CREATE_NOT_NULL = ("owner_type", "owner_id", "key")
 NOT_NULL = ("owner_type", "owner_id", "key", "values")
 
 
-class MetadataAttributes(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class MetadataAttributes(ClosedModel):
     key: str
     values: list[dict[str, Any]]
     team_name: str

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Final
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -21,7 +21,7 @@ from watchpost.pagerduty.models import PagerDutyIntegration
 from watchpost.policies.models import Policy
 from watchpost.teams.models import User, team_users
 from watchpost.teams.service import Principal
-from watchpost.validation import INT64_MAX, parse_id
+from watchpost.validation import ClosedModel, Email, Id, IdText, ShortText, parse_id
 
 MAX_VALUES: Final = 100
 """Values one key may hold."""
@@ -48,24 +48,17 @@ _NAMED_ITEMS: Final[dict[str, Any]] = {
 """Reference types naming one of the team's items by item_id or name, and its table."""
 _SHOWN: Final = ("type", "value", "item_id", "name", "email")
 
-Short = Annotated[str, Field(max_length=255)]
-ItemId = Annotated[int, Field(ge=1, le=INT64_MAX)] | Annotated[str, Field(max_length=64)]
 
-
-class MetadataValueIn(BaseModel):
+class MetadataValueIn(ClosedModel):
     """One value as a request sends it."""
 
-    model_config = ConfigDict(extra="forbid")
-
-    type: Short | None = Field(default=None, description="One of TYPES; default `String`.")
+    type: ShortText | None = Field(default=None, description="One of TYPES; default `String`.")
     value: Annotated[str, Field(max_length=1024)] | None = Field(
         default=None, description="The text of a `String` value."
     )
-    item_id: ItemId | None = Field(default=None, description="The id of the item referenced.")
-    name: Short | None = Field(default=None, description="The name of the item referenced.")
-    email: Annotated[str, Field(max_length=320)] | None = Field(
-        default=None, description="The e-mail of the user referenced."
-    )
+    item_id: Id | IdText | None = Field(default=None, description="The id of the item referenced.")
+    name: ShortText | None = Field(default=None, description="The name of the item referenced.")
+    email: Email | None = Field(default=None, description="The e-mail of the user referenced.")
 
 
 def shown(value: dict[str, Any]) -> dict[str, Any]:

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Final
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, ConfigDict, Field
 
 from watchpost.destinations import resend_problems
 from watchpost.maintenance_windows import DEFAULT_TIMEZONE, MaintenanceFields, maintenance_problems
@@ -47,7 +47,7 @@ from watchpost.monitors.types import (
 )
 from watchpost.notification_fields import NOTIFICATION_DEFAULTS, NotificationFields
 from watchpost.problems import accepted, null_problems, validated
-from watchpost.validation import Id, Secret
+from watchpost.validation import ClosedModel, Id, Secret, ShortText
 
 MAX_VARIABLES: Final = 50
 EnvironmentVariables = Annotated[
@@ -67,7 +67,7 @@ class MonitorFields(MaintenanceFields, NotificationFields):
     url: str | None = Field(
         default=None, max_length=2048, description="http(s) URL or host, per monitor_type."
     )
-    pronounceable_name: str | None = Field(default=None, max_length=255)
+    pronounceable_name: ShortText | None = None
     monitor_group_id: Id | None = None
     required_keyword: str | None = Field(default=None, max_length=1024)
     port: PortText | None = Field(default=None, description="A port number, as a string.")
@@ -85,7 +85,7 @@ class MonitorFields(MaintenanceFields, NotificationFields):
     follow_redirects: bool | None = None
     verify_ssl: bool | None = None
     remember_cookies: bool | None = None
-    auth_username: str | None = Field(default=None, max_length=255)
+    auth_username: ShortText | None = None
     auth_password: Secret | None = Field(default=None, description="Write-only.")
     check_frequency: CheckFrequency | None = Field(default=None, description="Seconds.")
     confirmation_period: Seconds | None = Field(default=None, description="Seconds.")
@@ -112,7 +112,7 @@ class MonitorFields(MaintenanceFields, NotificationFields):
     expiration_policy_id: Id | None = Field(
         default=None, description="An escalation policy of the team; stored (see the docs)."
     )
-    proxy_host: str | None = Field(default=None, max_length=255, description="Stored.")
+    proxy_host: ShortText | None = Field(default=None, description="Stored.")
     proxy_port: Annotated[int, Field(ge=0, le=65535)] | None = Field(
         default=None,
         description="Stored; 0 (what the Terraform provider sends to clear it) is none.",
@@ -129,9 +129,7 @@ class MonitorFields(MaintenanceFields, NotificationFields):
         max_length=2048,
         description="playwright monitors: the scenario's name, kept as the url.",
     )
-    team_name: str | None = Field(
-        default=None, max_length=255, description="Must name the API token's team."
-    )
+    team_name: ShortText | None = Field(default=None, description="Must name the API token's team.")
 
 
 class MonitorCreate(MonitorFields):
@@ -143,9 +141,7 @@ class MonitorUpdate(MonitorFields):
     pass
 
 
-class MonitorAttributes(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class MonitorAttributes(ClosedModel):
     monitor_type: MonitorType
     url: str
     scenario_name: str | None

@@ -5,15 +5,13 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from watchpost.clock import isoformat_ms
 from watchpost.errors import Problem
-from watchpost.validation import Id, IdText, Name
+from watchpost.validation import ClosedModel, Email, Id, IdText, Name, OwnTeamName, ShortText
 
-Short = Annotated[str, Field(max_length=255)]
 Time = Annotated[str, Field(max_length=64, description="RFC 3339, e.g. 2026-01-31T09:00:00Z.")]
-Email = Annotated[str, Field(max_length=320)]
 Emails = Annotated[list[Email], Field(max_length=50)]
 Interval = Literal["hour", "day", "week"]
 
@@ -21,21 +19,17 @@ MAX_BULK_EVENTS = 1000
 """Most events one `PUT …/events` takes."""
 
 
-class CalendarCreate(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class CalendarCreate(ClosedModel):
     name: Name
-    team_name: Short | None = Field(default=None, description="Must name the token's team.")
+    team_name: OwnTeamName = None
     default_calendar: bool | None = Field(
         default=None, description="Read-only: accepted when it says what the calendar is."
     )
 
 
-class CalendarUpdate(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class CalendarUpdate(ClosedModel):
     name: Name | None = None
-    team_name: Short | None = Field(default=None, description="Must name the token's team.")
+    team_name: OwnTeamName = None
     default_calendar: bool | None = Field(
         default=None, description="Read-only: accepted when it says what the calendar is."
     )
@@ -44,9 +38,7 @@ class CalendarUpdate(BaseModel):
 CALENDAR_NOT_NULL = ("name",)
 
 
-class EventCreate(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class EventCreate(ClosedModel):
     starts_at: Time = Field(description="Today 00:00 UTC or later.")
     ends_at: Time = Field(description="After starts_at.")
     users: Emails = Field(description="E-mail addresses of the team's members.")
@@ -55,9 +47,7 @@ class EventCreate(BaseModel):
     )
 
 
-class EventUpdate(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class EventUpdate(ClosedModel):
     starts_at: Time | None = None
     ends_at: Time | None = None
     users: Emails | None = None
@@ -71,9 +61,7 @@ class ReplacedEvent(EventCreate):
     id: Id | IdText | None = Field(default=None, description="Ignored: the events are made anew.")
 
 
-class EventsReplace(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class EventsReplace(ClosedModel):
     events: Annotated[list[ReplacedEvent], Field(max_length=MAX_BULK_EVENTS)]
 
 
@@ -90,9 +78,7 @@ DAYS: tuple[Day, ...] = (
 TimeOfDay = Annotated[str, Field(pattern=r"^([01][0-9]|2[0-3]):[0-5][0-9](:00)?$")]
 
 
-class WorkingHour(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class WorkingHour(ClosedModel):
     day: Day
     start_time: TimeOfDay = Field(default="00:00", description="HH:MM, local time.")
     end_time: TimeOfDay = Field(
@@ -100,17 +86,15 @@ class WorkingHour(BaseModel):
     )
 
 
-class RotationCreate(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class RotationCreate(ClosedModel):
     users: Annotated[list[Email], Field(min_length=1, max_length=50)]
     rotation_length: Annotated[int, Field(ge=1, le=10_000)]
     rotation_interval: Interval | None = Field(default=None, description="hour, day or week.")
     rotation_period: Interval | None = Field(default=None, description="rotation_interval's alias.")
     start_rotations_at: Time
     end_rotations_at: Time
-    team_name: Short | None = Field(default=None, description="Must name the token's team.")
-    timezone: Short | None = Field(
+    team_name: OwnTeamName = None
+    timezone: ShortText | None = Field(
         default=None,
         description="IANA time zone of the handovers and working hours (default: the "
         "rotation's before, else UTC).",

@@ -4,20 +4,16 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from watchpost.validation import Name
+from watchpost.validation import ClosedModel, Name, OwnTeamName
 
 Severity = Literal["info", "warning", "error", "critical"]
 RoutingKey = Annotated[str, Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_\-]+$")]
 
 
-class IntegrationFields(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    team_name: Annotated[str, Field(max_length=255)] | None = Field(
-        default=None, description="Must name the token's team."
-    )
+class IntegrationFields(ClosedModel):
+    team_name: OwnTeamName = None
     notify_alongside_primary_responder: bool | None = Field(
         default=None,
         description="Told of incidents without an escalation policy (default true).",
@@ -39,9 +35,7 @@ class IntegrationUpdate(IntegrationFields):
 NOT_NULL_FIELDS = ("name", "key", "severity", "notify_alongside_primary_responder")
 
 
-class IntegrationAttributes(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class IntegrationAttributes(ClosedModel):
     name: str
     key: str
     severity: Severity

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from watchpost.timezones import ZoneName
-from watchpost.validation import Id, Name
+from watchpost.validation import ClosedModel, Email, Id, Name, OwnTeamName, ShortText
 
 StepType = Literal[
     "escalation", "time_branching", "metadata_branching", "instructions", "resolve_remove"
@@ -34,37 +34,28 @@ MemberType = Literal[
 Day = Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
 Clock = Annotated[str, Field(pattern=r"^(2[0-3]|[01][0-9]):[0-5][0-9]$")]
 Seconds = Annotated[int, Field(ge=0, le=30 * 86_400)]
-Short = Annotated[str, Field(max_length=255)]
 
 
-class StepMember(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class StepMember(ClosedModel):
     type: MemberType
     id: Id | None = Field(
         default=None,
         description="The user, webhook, notification channel, on-call calendar or policy.",
     )
-    email: Annotated[str, Field(max_length=320)] | None = Field(
-        default=None, description="A user of the team, instead of `id`."
-    )
-    metadata_key: Short | None = None
+    email: Email | None = Field(default=None, description="A user of the team, instead of `id`.")
+    metadata_key: ShortText | None = None
     team_id: Id | None = None
 
 
-class MetadataValue(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    type: Short = "String"
+class MetadataValue(ClosedModel):
+    type: ShortText = "String"
     value: Annotated[str, Field(max_length=1024)] | None = None
     item_id: Id | None = None
-    name: Short | None = None
-    email: Short | None = None
+    name: ShortText | None = None
+    email: ShortText | None = None
 
 
-class PolicyStep(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class PolicyStep(ClosedModel):
     type: StepType
     wait_before: Seconds | None = Field(default=None, description="Seconds after the step before.")
     wait_until_time: Clock | None = None
@@ -78,23 +69,21 @@ class PolicyStep(BaseModel):
     days: Annotated[list[Day], Field(max_length=7)] | None = None
     time_from: Clock | None = None
     time_to: Clock | None = None
-    metadata_key: Short | None = None
+    metadata_key: ShortText | None = None
     metadata_values: Annotated[list[MetadataValue], Field(max_length=100)] | None = None
     action_type: (
         Literal["escalate_to_policy", "resolve_incident", "remove_incident", "do_not_escalate"]
         | None
     ) = None
     policy_id: Id | None = None
-    policy_metadata_key: Short | None = None
+    policy_metadata_key: ShortText | None = None
     instructions_comment: Annotated[str, Field(max_length=10_000)] | None = None
     instructions_reminder_enabled: bool | None = None
     instructions_reminder_interval_hours: Annotated[int, Field(ge=1, le=8760)] | None = None
 
 
-class PolicyFields(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    team_name: Short | None = Field(default=None, description="Must name the token's team.")
+class PolicyFields(ClosedModel):
+    team_name: OwnTeamName = None
     repeat_count: Annotated[int, Field(ge=0, le=100)] | None = None
     repeat_delay: Seconds | None = None
     policy_group_id: Id | None = Field(
@@ -116,9 +105,7 @@ POLICY_NOT_NULL = ("name", "repeat_count", "repeat_delay")
 # `steps: null` is no steps (the Terraform provider sends null for an empty list).
 
 
-class PolicyAttributes(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class PolicyAttributes(ClosedModel):
     name: str
     repeat_count: int
     repeat_delay: int

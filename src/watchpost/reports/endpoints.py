@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query
 from fastapi.responses import Response
-from pydantic import BaseModel, ConfigDict, Field
+from fastapi.types import DecoratedCallable
+from pydantic import Field
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.context import AppContext
@@ -23,6 +25,7 @@ from watchpost.monitors import service as monitors
 from watchpost.monitors.models import Monitor
 from watchpost.reports import service
 from watchpost.teams.service import Principal
+from watchpost.validation import ClosedModel
 
 router = APIRouter(tags=["availability"])
 
@@ -36,9 +39,7 @@ RANGE = (
 )
 
 
-class Summary(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class Summary(ClosedModel):
     availability: float = Field(ge=0, le=100, description="A percentage, to 4 decimals.")
     total_downtime: int
     number_of_incidents: int
@@ -46,24 +47,18 @@ class Summary(BaseModel):
     average_incident: int
 
 
-class ResponseTime(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class ResponseTime(ClosedModel):
     at: str
     response_time: float
 
 
-class Region(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class Region(ClosedModel):
     region: str = Field(description="The location's region (us, eu, as, au).")
     location: str = Field(description="The location's name.")
     response_times: list[ResponseTime]
 
 
-class ResponseTimes(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class ResponseTimes(ClosedModel):
     regions: list[Region]
 
 
@@ -103,24 +98,27 @@ async def _summary(
     return single(resource(SUMMARY_TYPES[find.resource_type], found.id, summary))
 
 
-@router.get(
-    "/api/v2/monitors/{monitor_id}/sla",
-    responses={200: {"model": summary_routes.one}, **READ_RANGE_ERRORS},
-    summary="A monitor's availability over a period",
-    description=f"Type `monitor_sla`. {RANGE}",
-)
+def _summary_route(
+    path: str, find: Finder[Monitor] | Finder[Heartbeat]
+) -> Callable[[DecoratedCallable], DecoratedCallable]:
+    """GET `path`: the availability of what `find` finds, typed by SUMMARY_TYPES."""
+    kind = find.resource_type
+    return router.get(
+        path,
+        responses={200: {"model": summary_routes.one}, **READ_RANGE_ERRORS},
+        summary=f"A {kind}'s availability over a period",
+        description=f"Type `{SUMMARY_TYPES[kind]}`. {RANGE}",
+    )
+
+
+@_summary_route("/api/v2/monitors/{monitor_id}/sla", _monitor)
 async def monitor_sla(
     monitor_id: str, caller: Caller, ctx: Context, db: ReadDb, span: Annotated[Span, Depends()]
 ) -> Response:
     return await _summary(db, caller, ctx, _monitor, monitor_id, span)
 
 
-@router.get(
-    "/api/v2/heartbeats/{heartbeat_id}/availability",
-    responses={200: {"model": summary_routes.one}, **READ_RANGE_ERRORS},
-    summary="A heartbeat's availability over a period",
-    description=f"Type `heartbeat_availability`. {RANGE}",
-)
+@_summary_route("/api/v2/heartbeats/{heartbeat_id}/availability", _heartbeat)
 async def heartbeat_availability(
     heartbeat_id: str, caller: Caller, ctx: Context, db: ReadDb, span: Annotated[Span, Depends()]
 ) -> Response:

@@ -19,7 +19,7 @@ from watchpost.sources.platforms import (
     READ_ONLY_FIELDS,
     Platform,
 )
-from watchpost.validation import INT64_MAX, Name, RetentionDays
+from watchpost.validation import INT64_MAX, ClosedModel, Name, RetentionDays
 
 _PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 _PLACEHOLDER_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]*$")
@@ -75,9 +75,7 @@ class SourceUpdate(HostedSettings):
     live_tail_pattern: LiveTailPattern | None = None
 
 
-class SourceAttributes(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class SourceAttributes(ClosedModel):
     team_id: int
     team_name: str
     name: str

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from watchpost.status_pages.limits import MAX_RESOURCES
-from watchpost.validation import INT64_MAX, IdText
+from watchpost.validation import INT64_MAX, ClosedModel, IdText
 
 ReportType = Literal["manual", "maintenance"]
 AffectedStatus = Literal["resolved", "degraded", "downtime", "maintenance"]
@@ -20,9 +20,7 @@ Title = Annotated[str, Field(max_length=1_000)]
 ResourceRef = Annotated[int, Field(ge=1, le=INT64_MAX)] | IdText
 
 
-class AffectedResource(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class AffectedResource(ClosedModel):
     status_page_resource_id: ResourceRef = Field(
         description="A resource of this status page (an id, as a string or a number)."
     )
@@ -35,9 +33,7 @@ class AffectedResource(BaseModel):
 Affected = Annotated[list[AffectedResource], Field(max_length=MAX_RESOURCES)]
 
 
-class ReportCreate(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class ReportCreate(ClosedModel):
     title: Title = ""
     message: Message = Field(default="", description="The first status update's message.")
     report_type: ReportType = "manual"
@@ -52,9 +48,7 @@ class ReportCreate(BaseModel):
     ends_at: Time | None = Field(default=None, description="Required for a maintenance.")
 
 
-class ReportUpdate(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class ReportUpdate(ClosedModel):
     title: Title | None = None
     starts_at: Time | None = None
     ends_at: Time | None = Field(default=None, description="null clears it (manual reports).")
@@ -66,18 +60,14 @@ class ReportUpdate(BaseModel):
 REPORT_NOT_NULL = ("title", "starts_at", "affected_resources")
 
 
-class UpdateCreate(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class UpdateCreate(ClosedModel):
     message: Message = ""
     notify_subscribers: bool = Field(default=False, description="Stored; no e-mail is sent.")
     affected_resources: Affected
     published_at: Time | None = Field(default=None, description="Default now.")
 
 
-class UpdateChange(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class UpdateChange(ClosedModel):
     message: Message | None = None
     notify_subscribers: bool | None = None
     affected_resources: Affected | None = None

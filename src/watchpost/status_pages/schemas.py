@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from watchpost.status_pages.page_fields import (
     MAX_ALLOWLIST,
@@ -23,7 +23,7 @@ from watchpost.status_pages.page_fields import (
 )
 from watchpost.status_pages.resource_types import MarkFor, ResourceType, WidgetType
 from watchpost.timezones import ZoneName
-from watchpost.validation import INT32_MAX, Id, IdText, Name
+from watchpost.validation import INT32_MAX, ClosedModel, Email, Id, IdText, Name, ShortText
 
 Theme = Literal["light", "dark", "system"]
 Layout = Literal["vertical", "horizontal"]
@@ -50,16 +50,12 @@ PAGE_DEFAULTS: dict[str, Any] = {
 # ---------------------------------------------------------------------------- pages
 
 
-class NavigationLink(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class NavigationLink(ClosedModel):
     text: Name
     href: LinkHref
 
 
-class PageFields(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class PageFields(ClosedModel):
     company_name: Name | None = Field(default=None, description="Default: the team's name.")
     company_url: OptionalUrl = None
     contact_url: OptionalContactUrl = None
@@ -144,9 +140,7 @@ PAGE_NOT_NULL = (
 )
 
 
-class PageAttributes(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class PageAttributes(ClosedModel):
     company_name: str
     company_url: str | None
     contact_url: str | None
@@ -190,21 +184,16 @@ class PageAttributes(BaseModel):
 Position = Annotated[
     int, Field(ge=0, le=INT32_MAX, description="Zero-based; past the end appends.")
 ]
-SectionName = Annotated[str, Field(max_length=255)]
 
 
-class SectionCreate(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    name: SectionName = Field(default="", description="Blank hides the header.")
+class SectionCreate(ClosedModel):
+    name: ShortText = Field(default="", description="Blank hides the header.")
     position: Position | None = None
     fixed_position: bool = False
 
 
-class SectionUpdate(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    name: SectionName | None = None
+class SectionUpdate(ClosedModel):
+    name: ShortText | None = None
     position: Position | None = None
     fixed_position: bool | None = None
 
@@ -212,9 +201,7 @@ class SectionUpdate(BaseModel):
 SECTION_NOT_NULL = ("name", "position", "fixed_position")
 
 
-class SectionAttributes(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class SectionAttributes(ClosedModel):
     name: str
     position: int
     fixed_position: bool
@@ -226,29 +213,23 @@ class SectionAttributes(BaseModel):
 # ------------------------------------------------------------------------ resources
 
 
-class RuleValueIn(BaseModel):
+class RuleValueIn(ClosedModel):
     """{value} for a string, or {type, ...} naming an item: a User by email, name or
     item_id; a Team (your own) by name or item_id."""
-
-    model_config = ConfigDict(extra="forbid")
 
     type: str | None = Field(default=None, max_length=64)
     value: str | None = Field(default=None, max_length=1000)
     item_id: IdText | Id | None = None
-    name: str | None = Field(default=None, max_length=255)
-    email: str | None = Field(default=None, max_length=320)
+    name: ShortText | None = None
+    email: Email | None = None
 
 
-class MetadataRuleIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class MetadataRuleIn(ClosedModel):
     key: Name
     values: list[RuleValueIn] = Field(min_length=1, max_length=100)
 
 
-class ResourceFields(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class ResourceFields(ClosedModel):
     status_page_section_id: Id | None = Field(
         default=None, description="Default: the page's first section (created if none)."
     )
@@ -262,9 +243,7 @@ class ResourceFields(BaseModel):
         default=None, description="Default history; takes preference over `history`."
     )
     history: bool | None = Field(default=None, description="true: history widget, false: plain.")
-    public_name: str | None = Field(
-        default=None, max_length=255, description="Default: the item's own name."
-    )
+    public_name: ShortText | None = Field(default=None, description="Default: the item's own name.")
     explanation: Text | None = None
     position: Position | None = None
     fixed_position: bool | None = None
@@ -308,9 +287,7 @@ class DayOut(BaseModel):
     maintenance_duration: int
 
 
-class ResourceAttributes(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class ResourceAttributes(ClosedModel):
     status_page_section_id: int
     resource_id: int | None
     resource_type: ResourceType

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from watchpost.validation import ClosedModel
 
 
-class TeamMemberAttributes(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class TeamMemberAttributes(ClosedModel):
     email: str
     first_name: str
     last_name: str

@@ -3,10 +3,9 @@ severities in its Terraform provider)."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from watchpost.plain_groups import TeamName
-from watchpost.validation import Id, Name
+from watchpost.validation import ClosedModel, Id, Name, OwnTeamName
 
 WAYS = ("sms", "call", "email", "push", "critical_alert")
 """The ways of telling people an urgency switches on or off."""
@@ -14,10 +13,8 @@ DEFAULTS = {"sms": False, "call": False, "email": True, "push": True, "critical_
 """A way not sent on create (the Terraform provider's defaults)."""
 
 
-class UrgencyFields(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    team_name: TeamName | None = Field(default=None, description="Must name the token's team.")
+class UrgencyFields(ClosedModel):
+    team_name: OwnTeamName = None
     sms: bool | None = Field(default=None, description="SMS (WATCHPOST_SMS_URL); default false.")
     call: bool | None = Field(
         default=None, description="A phone call (WATCHPOST_CALL_URL); default false."
@@ -43,9 +40,7 @@ class UrgencyUpdate(UrgencyFields):
 URGENCY_NOT_NULL = ("name", *WAYS)
 
 
-class UrgencyAttributes(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class UrgencyAttributes(ClosedModel):
     name: str
     sms: bool
     call: bool

@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, Field
 
 from watchpost.destinations import resend_problems
 from watchpost.errors import Problem
 from watchpost.problems import accepted, null_problems, team_name_problems, validated
-from watchpost.validation import DestinationUrl, Name
+from watchpost.validation import ClosedModel, DestinationUrl, Name, ShortText
 from watchpost.webhooks import templates
 from watchpost.webhooks.triggers import (
     DEFAULT_HTTP_METHOD,
@@ -64,23 +64,19 @@ HeaderName = Annotated[str, Field(max_length=255), AfterValidator(check_header_n
 HeaderValue = Annotated[str, Field(max_length=8192), AfterValidator(check_header_value)]
 
 
-class HeaderTemplate(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class HeaderTemplate(ClosedModel):
     name: HeaderName
     value: HeaderValue
 
 
-class WebhookTemplateInput(BaseModel):
+class WebhookTemplateInput(ClosedModel):
     """`custom_webhook_template_attributes`: only the sent fields change an existing template."""
-
-    model_config = ConfigDict(extra="forbid")
 
     http_method: HttpMethod | None = Field(
         default=None, description=f"Default {DEFAULT_HTTP_METHOD}; never null."
     )
-    auth_username: str | None = Field(
-        default=None, max_length=255, description="Empty or null: no basic auth."
+    auth_username: ShortText | None = Field(
+        default=None, description="Empty or null: no basic auth."
     )
     auth_password: OptionalSecret | None = Field(
         default=None, description="Write-only; empty or null removes it."
@@ -99,11 +95,9 @@ class WebhookTemplateInput(BaseModel):
 _FLAG_DOC = "incident_change webhooks only; default false."
 
 
-class WebhookFields(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    team_name: str | None = Field(
-        default=None, max_length=255, description="Optional; must name the API token's team."
+class WebhookFields(ClosedModel):
+    team_name: ShortText | None = Field(
+        default=None, description="Optional; must name the API token's team."
     )
     on_incident_started: bool | None = Field(default=None, description=_FLAG_DOC)
     on_incident_acknowledged: bool | None = Field(default=None, description=_FLAG_DOC)
@@ -138,9 +132,7 @@ class WebhookUpdate(WebhookFields):
 # ------------------------------------------------------------------------------ responses
 
 
-class WebhookAttributes(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class WebhookAttributes(ClosedModel):
     name: str
     url: str
     trigger_type: TriggerType
@@ -173,10 +165,8 @@ class WebhookAttributes(BaseModel):
     )
 
 
-class WebhookTemplateAttributes(BaseModel):
+class WebhookTemplateAttributes(ClosedModel):
     """A template as responses show it: auth_password is never shown."""
-
-    model_config = ConfigDict(extra="forbid")
 
     http_method: HttpMethod
     auth_username: str | None
