@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.audit.service import Actor, record
 from watchpost.console.auth import Viewer, checked_form, lifetimes, safe_next, write_db
 from watchpost.console.signed_routes import Signed, console_router
-from watchpost.console.web import render
+from watchpost.console.web import form_page
 from watchpost.people import accounts, passwords, second_factor, sessions
 from watchpost.people.models import ConsoleSession
 from watchpost.teams.models import User
@@ -74,7 +74,7 @@ async def own_row(request: Request, who: Viewer) -> AsyncIterator[tuple[AsyncSes
 
 
 async def account_page(
-    request: Request, who: Viewer, *, status: int = 200, **extra: object
+    request: Request, who: Viewer, *, errors: dict[str, str] | None = None, **extra: object
 ) -> Response:
     ctx = request.app.state.ctx
     db = await write_db(request)
@@ -82,11 +82,11 @@ async def account_page(
         live = await sessions.listed(
             db, user_id=who.user.id, now=ctx.clock.now(), lifetimes=lifetimes(request)
         )
-    return render(
+    return form_page(
         request,
         "account.html",
-        status=status,
-        viewer=who,
+        who,
+        errors=errors,
         section="account",
         sessions=live,
         current=who.session.id,
@@ -136,7 +136,7 @@ async def change_name(request: Request, who: Signed) -> Response:
     if not name or len(name) > NAME_LENGTH:
         problem = "Type your name" if not name else f"Use at most {NAME_LENGTH} characters"
         return await account_page(
-            request, who, status=422, errors={"name": problem}, typed_name=name[:NAME_LENGTH]
+            request, who, errors={"name": problem}, typed_name=name[:NAME_LENGTH]
         )
     if name != who.user.name:
         now = request.app.state.ctx.clock.now()
@@ -159,7 +159,7 @@ async def change_password(request: Request, who: Signed) -> Response:
     elif problem := passwords.problem(new):
         errors["password"] = problem
     if errors:
-        return await account_page(request, who, status=422, errors=errors)
+        return await account_page(request, who, errors=errors)
     now = request.app.state.ctx.clock.now()
     async with own_row(request, who) as (db, user):
         await accounts.set_password(db, user, new, now)  # ends every session, this one too
@@ -210,7 +210,6 @@ async def totp_enable(request: Request, who: Signed) -> Response:
         return await account_page(
             request,
             who,
-            status=422,
             setup_secret=secret or None,
             setup_uri=second_factor.provisioning_uri(secret, who.user.email) if secret else None,
             errors={"code": "That code is not right: enter the code your app shows now"},
@@ -237,9 +236,7 @@ async def totp_disable(request: Request, who: Signed) -> Response:
             await second_factor.disable(db, user=user)
             await audit(db, request, who, "two_factor.disabled", now)
     if not ok:
-        return await account_page(
-            request, who, status=422, errors={"disable-code": "That code is not right"}
-        )
+        return await account_page(request, who, errors={"disable-code": "That code is not right"})
     return RedirectResponse("/account", status_code=303)
 
 

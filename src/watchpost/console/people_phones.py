@@ -47,9 +47,7 @@ async def change_own(request: Request, who: Signed) -> Response:
     try:
         numbers = phones.numbers(typed)
     except phones.PhoneProblem as problem:
-        return await account_page(
-            request, who, status=422, errors={FIELD: str(problem)}, typed_phones=typed
-        )
+        return await account_page(request, who, errors={FIELD: str(problem)}, typed_phones=typed)
     db = await write_db(request)
     async with db.begin():
         await _save(request, who, db, who.user.id, numbers)

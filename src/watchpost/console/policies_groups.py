@@ -28,7 +28,7 @@ from watchpost.console.forms import field_errors
 from watchpost.console.policies import PER_PAGE, principal
 from watchpost.console.query_numbers import number
 from watchpost.console.signed_routes import Signed, console_router
-from watchpost.console.web import render
+from watchpost.console.web import form_page
 from watchpost.errors import InvalidRequest
 from watchpost.http.deps import request_sessions
 from watchpost.listing import PageRequest
@@ -141,8 +141,6 @@ async def _posted(request: Request, who: Viewer) -> dict[str, str]:
 
 def _common(kind: Kind, who: Viewer) -> dict[str, Any]:
     return {
-        "viewer": who,
-        "section": "policies",
         "kind": kind,
         "may_edit": who.may(Action.EDIT),
         "member_path": kind.member_path if who.may(Action.EDIT) else kind.member_read_path,
@@ -163,16 +161,17 @@ async def _list(
     page = await kind.groups.page(db, principal(who), paging)
     shown = list(page.data)
     members = await _members(db, kind, who.team_id, [g.id for g in shown], MEMBERS_LISTED)
-    return render(
+    return form_page(
         request,
         "plain_groups.html",
-        status=422 if errors else 200,
+        who,
+        errors=errors,
+        section="policies",
         title=kind.plural,
         rows=[(g, members[g.id]) for g in shown],
         page_number=asked,
         has_next=page.links.get("next") is not None,
         values=values or {"name": "", "sort_index": ""},
-        errors=errors or {},
         **_common(kind, who),
     )
 
@@ -194,15 +193,16 @@ async def _page(
 ) -> Response:
     members = (await _members(db, kind, who.team_id, [group.id], MAX_MEMBERS))[group.id]
     sort_index = "" if group.sort_index is None else str(group.sort_index)
-    return render(
+    return form_page(
         request,
         "plain_group.html",
-        status=422 if errors else 200,
+        who,
+        errors=errors,
+        section="policies",
         title=f"{kind.noun.capitalize()} {group.name}",
         group=group,
         members=members,
         values=values or {"name": group.name, "sort_index": sort_index},
-        errors=errors or {},
         **_common(kind, who),
     )
 

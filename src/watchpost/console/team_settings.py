@@ -16,7 +16,7 @@ from watchpost.collectors.models import Collector
 from watchpost.console.account import audit
 from watchpost.console.auth import Viewer, permitted_form, write_db
 from watchpost.console.signed_routes import Signed, console_router
-from watchpost.console.web import render
+from watchpost.console.web import form_page
 from watchpost.history.service import DAILY_RETENTION, HOURLY_RETENTION, RAW_RETENTION
 from watchpost.http.deps import request_sessions
 from watchpost.people import second_factor
@@ -113,7 +113,6 @@ async def _page(
     who: Viewer,
     db: AsyncSession,
     *,
-    status: int = 200,
     errors: dict[str, str] | None = None,
     typed: str | None = None,
     notice: str | None = None,
@@ -123,16 +122,15 @@ async def _page(
     members = await team_members(db, team_id=who.team_id)
     without = [m for m in members if not second_factor.enabled(m.user)]
     settings = request.app.state.ctx.settings
-    return render(
+    return form_page(
         request,
         "team_settings.html",
-        status=status,
-        viewer=who,
+        who,
+        errors=errors,
         section="team",
         tab="settings",
         team=team,
         typed=team.name if typed is None else typed,
-        errors=errors or {},
         without=without,
         me_without=not second_factor.enabled(who.user),
         sso=_sso(settings, team.name),
@@ -183,9 +181,7 @@ async def rename(request: Request, who: Signed) -> Response:
             )
             problem = "Another team has this name" if taken is not None else None
         if problem is not None:
-            return await _page(
-                request, who, db, status=422, errors={"name": problem}, typed=name[:NAME_LENGTH]
-            )
+            return await _page(request, who, db, errors={"name": problem}, typed=name[:NAME_LENGTH])
         if name != team.name:
             details = {"from": team.name, "to": name}
             await audit(db, request, who, "team.renamed", now, ("team", team.id, name), details)

@@ -13,7 +13,7 @@ from watchpost.console.account import actor
 from watchpost.console.auth import Viewer, permitted_form, write_db
 from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.signed_routes import Signed, console_router
-from watchpost.console.web import render
+from watchpost.console.web import form_page
 from watchpost.db.queries import team_object
 from watchpost.http.deps import request_sessions
 from watchpost.people.roles import Action
@@ -26,14 +26,19 @@ NAME_LENGTH = 255
 
 
 async def _page(
-    request: Request, who: Viewer, db: AsyncSession, *, status: int = 200, **extra: object
+    request: Request,
+    who: Viewer,
+    db: AsyncSession,
+    *,
+    errors: dict[str, str] | None = None,
+    **extra: object,
 ) -> Response:
     tokens = await service.team_tokens(db, team_id=who.team_id)
-    return render(
+    return form_page(
         request,
         "team_tokens.html",
-        status=status,
-        viewer=who,
+        who,
+        errors=errors,
         section="team",
         tab="tokens",
         tokens=tokens,
@@ -56,9 +61,7 @@ async def create(request: Request, who: Signed) -> Response:
     async with db.begin():
         if not name or len(name) > NAME_LENGTH:
             message = "Name the token (what uses it)" if not name else "Use a shorter name"
-            return await _page(
-                request, who, db, status=422, errors={"name": message}, typed=name[:NAME_LENGTH]
-            )
+            return await _page(request, who, db, errors={"name": message}, typed=name[:NAME_LENGTH])
         row, token = await service.create_team_token(
             db, team_id=who.team_id, now=now, name=name, created_by_id=who.user.id
         )
