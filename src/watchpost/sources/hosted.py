@@ -17,11 +17,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.crypto import SecretBox
 from watchpost.errors import Problem
+from watchpost.validation import ShortText
 
 MAX_LIST: Final = 1000
 MAX_PROGRAM: Final = 65_536
 
-Text255 = Annotated[str, Field(max_length=255)]
 UrlText = Annotated[str, Field(min_length=1, max_length=2048)]
 
 
@@ -37,7 +37,7 @@ class CustomBucket(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: Text255 | None = Field(
+    name: ShortText | None = Field(
         default=None, description="Ignored: the name is read from `endpoint`."
     )
     endpoint: UrlText
@@ -58,11 +58,11 @@ class HostedSettings(BaseModel):
     )
     vrl_transformation_logs: Annotated[str, Field(max_length=MAX_PROGRAM)] | None = None
     vrl_transformation_spans: Annotated[str, Field(max_length=MAX_PROGRAM)] | None = None
-    blocked_metrics: Annotated[list[Text255], Field(max_length=MAX_LIST)] | None = None
+    blocked_metrics: Annotated[list[ShortText], Field(max_length=MAX_LIST)] | None = None
     scrape_urls: Annotated[list[UrlText], Field(max_length=100)] | None = None
     scrape_frequency_secs: Annotated[int, Field(ge=1, le=86_400)] | None = None
     scrape_request_headers: Annotated[list[ScrapeHeader], Field(max_length=50)] | None = None
-    scrape_request_basic_auth_user: Text255 | None = None
+    scrape_request_basic_auth_user: ShortText | None = None
     scrape_request_basic_auth_password: Annotated[str, Field(max_length=1024)] | None = Field(
         default=None, description="Write-only."
     )
