@@ -128,15 +128,8 @@ async def update_collector(
 
 
 @collector_routes.delete("/{collector_id}", summary="Delete a collector and its targets")
-async def delete_collector(
-    collector_id: str, caller: Caller, db: WriteDb, ctx: Context
-) -> Response:
-    return await _find.delete(
-        db,
-        caller,
-        collector_id,
-        lambda collector: service.delete_collector(db, collector=collector, now=ctx.clock.now()),
-    )
+async def delete_collector(collector_id: str, write: Writer) -> Response:
+    return await _find.delete(write, collector_id, service.delete_collector)
 
 
 # ---------------------------------------------------------------------- collector targets

@@ -30,6 +30,7 @@ from watchpost.errors import InvalidRequest, NotFound
 from watchpost.heartbeats.endpoints import public_base
 from watchpost.http.deps import request_sessions
 from watchpost.people.roles import Action
+from watchpost.writing import Writing
 
 router = console_router()
 LIVE: Final = "/console/events"
@@ -148,10 +149,9 @@ async def act(
 ) -> Response:
     """One button of an object's page: CSRF, role, then the change in one transaction."""
     form = await permitted_form(request, who, NEEDS[operation])
-    ctx = request.app.state.ctx
-    now = ctx.clock.now()
     page = f"/{operations.PATHS[kind]}/{object_id}"
     db = await write_db(request)
+    write = Writing.of(db, who, request.app.state.ctx)
     try:
         async with db.begin():
             (item,) = await operations.load(db, team_id=who.team_id, kind=kind, ids=[object_id])
@@ -170,14 +170,7 @@ async def act(
                     back=page,
                 )
             changed = await operations.apply(
-                db,
-                team_id=who.team_id,
-                kind=kind,
-                item=item,
-                operation=operation,
-                actor=actor(request, who),
-                box=ctx.box,
-                now=now,
+                write, kind=kind, item=item, operation=operation, actor=actor(request, who)
             )
     except InvalidRequest as exc:
         return error_page(request, 422, "Not possible", str(exc))
