@@ -127,9 +127,8 @@ async def create_target(request: Request, who: Signed) -> Response:
     raw, body = sent.raw, sent.body
 
     async def store(db: AsyncSession) -> tuple[str, int, str]:
-        now = ctx.clock.now()
         row = await target_requests.create_target_from_body(
-            db, team_id=who.team_id, collector_id=collector_id, body=body, box=ctx.box, now=now
+            Writing.of(db, who, ctx), collector_id, body
         )
         return "collector_target.created", row.id, f"{row.kind} {row.host}"
 
@@ -180,9 +179,7 @@ async def update_target(request: Request, who: Signed, target_id: str) -> Respon
         fields = form_specs.target_fields(target.kind)
         kept.update(kind=target.kind, raw=posted(fields, form), secrets=_secrets(target))
         body = body_of(fields, kept["raw"], creating=False)
-        await target_requests.update_target_from_body(
-            db, target=target, body=body, box=ctx.box, now=ctx.clock.now()
-        )
+        await target_requests.update_target_from_body(Writing.of(db, who, ctx), target, body)
         return "collector_target.updated", target.id, f"{target.kind} {target.host}"
 
     async def again(db: AsyncSession) -> FormPage:
