@@ -23,6 +23,7 @@ from watchpost.people.roles import Action
 from watchpost.validation import object_id
 from watchpost.webhooks import service, signing
 from watchpost.webhooks.models import OutgoingWebhook
+from watchpost.writing import Writing
 
 router = console_router()
 
@@ -91,14 +92,7 @@ async def send_test(request: Request, who: Signed, webhook_id: str) -> Response:
     db = await write_db(request)
     async with db.begin():
         webhook = await _find(db, who, webhook_id)
-    delivery, _ = await deliveries.send_test(
-        db,
-        webhook=webhook,
-        team_name=who.team_name,
-        box=ctx.box,
-        settings=ctx.settings,
-        now=ctx.clock.now(),
-    )
+    delivery, _ = await deliveries.send_test(Writing.of(db, who, ctx), webhook, ctx.settings)
     async with db.begin():
         await _audit(request, who, db, "outgoing_webhook.tested", webhook)
     return RedirectResponse(
