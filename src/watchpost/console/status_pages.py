@@ -33,6 +33,7 @@ from watchpost.problems import parse
 from watchpost.status_pages import pages
 from watchpost.status_pages.models import StatusPage, StatusPageGroup
 from watchpost.status_pages.schemas import PageCreate, PageUpdate
+from watchpost.writing import Writing
 
 router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
 SUBJECT: Final = "status_page"
@@ -262,14 +263,11 @@ async def create_page(request: Request, who: Signed) -> Response:
     fields = page_fields([], creating=True)
     raw = posted_values(fields, form)
     body = page_body(fields, raw, creating=True)
-    now = request.app.state.ctx.clock.now()
     db = await write_db(request)
+    write = Writing.of(db, who, request.app.state.ctx)
     try:
         async with db.begin():
-            data = parse(PageCreate, body)
-            page = await pages.create_page(
-                db, team_id=who.team_id, team_name=who.team_name, data=data, now=now
-            )
+            page = await pages.create_page(write, parse(PageCreate, body))
             await audit(
                 request, db, who, "status_page.created", (SUBJECT, page.id, page.company_name)
             )
