@@ -17,7 +17,7 @@ from sqlalchemy import select
 from watchpost.audit.service import Actor
 from watchpost.collectors.models import CollectorTarget
 from watchpost.console import detail_data, operations
-from watchpost.console.auth import Viewer, permitted_form, write_db
+from watchpost.console.auth import Viewer, posted_writing
 from watchpost.console.charts import response_chart_svg
 from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import error_page
@@ -30,7 +30,6 @@ from watchpost.errors import InvalidRequest, NotFound
 from watchpost.heartbeats.endpoints import public_base
 from watchpost.http.deps import request_sessions
 from watchpost.people.roles import Action
-from watchpost.writing import Writing
 
 router = console_router()
 LIVE: Final = "/console/events"
@@ -148,13 +147,13 @@ async def act(
     request: Request, who: Viewer, kind: Kind, object_id: int, operation: Operation
 ) -> Response:
     """One button of an object's page: CSRF, role, then the change in one transaction."""
-    form = await permitted_form(request, who, NEEDS[operation])
+    form, write = await posted_writing(request, who, NEEDS[operation])
     page = f"/{operations.PATHS[kind]}/{object_id}"
-    db = await write_db(request)
-    write = Writing.of(db, who, request.app.state.ctx)
     try:
-        async with db.begin():
-            (item,) = await operations.load(db, team_id=who.team_id, kind=kind, ids=[object_id])
+        async with write.session.begin():
+            (item,) = await operations.load(
+                write.session, team_id=who.team_id, kind=kind, ids=[object_id]
+            )
             if operation == "delete" and not confirmed(form):
                 name = operations.name_of(kind, item)
                 words, goes_with_it = operations.KIND_NAMES[kind].singular, GOES_WITH_IT[kind]
