@@ -21,6 +21,7 @@ from watchpost.status_pages.models import StatusPageResource
 from watchpost.status_pages.ordering import PositionHeld, arrange
 from watchpost.status_pages.schemas import PageCreate, ResourceFields, SectionCreate
 from watchpost.teams.service import get_or_create_team
+from watchpost.writing import Writing
 
 
 @dataclass
@@ -177,11 +178,8 @@ async def _run_ops(ctx: AppContext, ops: list[tuple[str, int, int | None, object
         async with db.begin():
             team = await get_or_create_team(db, name="acme", now=now)
             page = await pages.create_page(
-                db,
-                team_id=team.id,
-                team_name="acme",
-                data=PageCreate.model_validate({"subdomain": f"page-{next(_pages)}"}, strict=True),
-                now=now,
+                Writing(db, team.id, "acme", ctx.box, now),
+                PageCreate.model_validate({"subdomain": f"page-{next(_pages)}"}, strict=True),
             )
             made = [
                 await sections.create_section(db, page=page, data=SectionCreate(), now=now)

@@ -31,9 +31,8 @@ from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, single
 from watchpost.http.pagination import Paging
 from watchpost.listing import resource
-from watchpost.teams.service import Principal
 from watchpost.validation import object_id
-from watchpost.writing import Writing
+from watchpost.writing import Team, Writing
 
 router = APIRouter(prefix="/api/v1/collectors", tags=["collectors"])
 
@@ -128,15 +127,8 @@ async def update_collector(
 
 
 @collector_routes.delete("/{collector_id}", summary="Delete a collector and its targets")
-async def delete_collector(
-    collector_id: str, caller: Caller, db: WriteDb, ctx: Context
-) -> Response:
-    return await _find.delete(
-        db,
-        caller,
-        collector_id,
-        lambda collector: service.delete_collector(db, collector=collector, now=ctx.clock.now()),
-    )
+async def delete_collector(collector_id: str, write: Writer) -> Response:
+    return await _find.delete(write, collector_id, service.delete_collector)
 
 
 # ---------------------------------------------------------------------- collector targets
@@ -150,7 +142,7 @@ target_routes = Routes(router, TargetAttributes)
 
 
 async def _target_of(
-    db: AsyncSession, caller: Principal, collector_id: str, target_id: str
+    db: AsyncSession, caller: Team, collector_id: str, target_id: str
 ) -> CollectorTarget:
     """The collector's target the path ids name (404 when either names none)."""
     return await service.get_target(
@@ -170,19 +162,10 @@ async def _target_of(
     ),
     body=TargetCreate,
 )
-async def create_target(
-    collector_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
-) -> Response:
+async def create_target(collector_id: str, body: JsonObject, write: Writer) -> Response:
     cid = object_id(collector_id, service.COLLECTOR)
-    async with db.begin():
-        target = await target_requests.create_target_from_body(
-            db,
-            team_id=caller.team_id,
-            collector_id=cid,
-            body=body,
-            box=ctx.box,
-            now=ctx.clock.now(),
-        )
+    async with write.session.begin():
+        target = await target_requests.create_target_from_body(write, cid, body)
     return single(_target(target), status=201)
 
 
@@ -214,13 +197,11 @@ async def get_target(collector_id: str, target_id: str, caller: Caller, db: Read
     not_null=TARGET_NOT_NULL,
 )
 async def update_target(
-    collector_id: str, target_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
+    collector_id: str, target_id: str, body: JsonObject, write: Writer
 ) -> Response:
-    async with db.begin():
-        target = await _target_of(db, caller, collector_id, target_id)
-        await target_requests.update_target_from_body(
-            db, target=target, body=body, box=ctx.box, now=ctx.clock.now()
-        )
+    async with write.session.begin():
+        target = await _target_of(write.session, write, collector_id, target_id)
+        await target_requests.update_target_from_body(write, target, body)
     return single(_target(target))
 
 

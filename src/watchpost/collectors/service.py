@@ -41,6 +41,7 @@ from watchpost.listing import Page, PageRequest, paginate, team_page
 from watchpost.problems import null_problems, sent_values
 from watchpost.sources import hosted as sources_hosted
 from watchpost.sources.service import group_problems
+from watchpost.writing import Writing
 
 COLLECTOR = "collector"
 TARGET = "collector_target"
@@ -199,9 +200,10 @@ async def update_collector(
     return collector
 
 
-async def delete_collector(session: AsyncSession, *, collector: Collector, now: datetime) -> None:
+async def delete_collector(write: Writing, collector: Collector) -> None:
     """Delete the collector and, by cascade, its targets and their check history; the
     targets' open incidents are resolved (nothing is left to recover them)."""
+    session, now = write.session, write.now
     target_ids = await session.scalars(
         select(CollectorTarget.id).where(CollectorTarget.collector_id == collector.id)
     )

@@ -27,6 +27,7 @@ from watchpost.people import accounts, second_factor, sessions
 from watchpost.people.models import ConsoleSession
 from watchpost.people.roles import Action, allowed
 from watchpost.teams.models import Team, User
+from watchpost.writing import Writing
 
 COOKIE: Final = "watchpost_session"
 MAX_FORM_FIELDS: Final = 20_000  # a bulk action may name thousands of monitors
@@ -202,3 +203,10 @@ async def read_db(request: Request, who: Viewer, action: Action) -> AsyncSession
 
 async def write_db(request: Request) -> AsyncSession:
     return await request_sessions(request).write()
+
+
+async def posted_writing(request: Request, who: Viewer, action: Action) -> tuple[FormData, Writing]:
+    """permitted_form, and who's Writing in the request's write session (now by the app's
+    clock): what a form changing the team's objects through a domain's Writing starts with."""
+    form = await permitted_form(request, who, action)
+    return form, Writing.of(await write_db(request), who, request.app.state.ctx)

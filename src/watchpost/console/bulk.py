@@ -29,6 +29,7 @@ from watchpost.console.operations import Kind, Operation
 from watchpost.console.overview_data import all_matching_ids, parse_filter
 from watchpost.console.signed_routes import Signed, console_router
 from watchpost.errors import InvalidRequest, NotFound
+from watchpost.writing import Writing
 
 router = console_router()
 
@@ -83,13 +84,12 @@ async def bulk(request: Request, who: Signed) -> Response:
     came_from = str(form.get("list", "/"))
     came_from = came_from if came_from in LIST_PATHS else "/"
     back = came_from + (f"?{urlencode(kept)}" if kept else "")
-    ctx = request.app.state.ctx
-    now = ctx.clock.now()
     every = bool(form.get("all_matching"))
     items = {} if every else parse_items([str(value) for value in form.getlist("item")])
     if not items and not every:
         return error_page(request, 400, "Nothing selected", "Select at least one row.")
     db = await write_db(request)
+    write = Writing.of(db, who, request.app.state.ctx)
     try:
         async with db.begin():  # rolled back whole if any change is refused
             if every:  # every row the overview's filter matches, read in this transaction
@@ -97,7 +97,7 @@ async def bulk(request: Request, who: Signed) -> Response:
                 for name, value in kept:
                     query.setdefault(name, []).append(value)
                 matching = await all_matching_ids(
-                    db, team_id=who.team_id, flt=parse_filter(query), now=now
+                    db, team_id=who.team_id, flt=parse_filter(query), now=write.now
                 )
                 items = {
                     kind: ids
@@ -137,14 +137,7 @@ async def bulk(request: Request, who: Signed) -> Response:
             for kind, found in loaded.items():
                 for item in found:
                     done += await operations.apply(
-                        db,
-                        team_id=who.team_id,
-                        kind=kind,
-                        item=item,
-                        operation=operation,
-                        actor=who_did,
-                        box=ctx.box,
-                        now=now,
+                        write, kind=kind, item=item, operation=operation, actor=who_did
                     )
     except InvalidRequest as exc:
         return error_page(request, 422, "Not possible", f"Nothing was changed: {exc}")

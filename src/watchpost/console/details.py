@@ -17,7 +17,7 @@ from sqlalchemy import select
 from watchpost.audit.service import Actor
 from watchpost.collectors.models import CollectorTarget
 from watchpost.console import detail_data, operations
-from watchpost.console.auth import Viewer, permitted_form, write_db
+from watchpost.console.auth import Viewer, posted_writing
 from watchpost.console.charts import response_chart_svg
 from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import error_page
@@ -147,14 +147,13 @@ async def act(
     request: Request, who: Viewer, kind: Kind, object_id: int, operation: Operation
 ) -> Response:
     """One button of an object's page: CSRF, role, then the change in one transaction."""
-    form = await permitted_form(request, who, NEEDS[operation])
-    ctx = request.app.state.ctx
-    now = ctx.clock.now()
+    form, write = await posted_writing(request, who, NEEDS[operation])
     page = f"/{operations.PATHS[kind]}/{object_id}"
-    db = await write_db(request)
     try:
-        async with db.begin():
-            (item,) = await operations.load(db, team_id=who.team_id, kind=kind, ids=[object_id])
+        async with write.session.begin():
+            (item,) = await operations.load(
+                write.session, team_id=who.team_id, kind=kind, ids=[object_id]
+            )
             if operation == "delete" and not confirmed(form):
                 name = operations.name_of(kind, item)
                 words, goes_with_it = operations.KIND_NAMES[kind].singular, GOES_WITH_IT[kind]
@@ -170,14 +169,7 @@ async def act(
                     back=page,
                 )
             changed = await operations.apply(
-                db,
-                team_id=who.team_id,
-                kind=kind,
-                item=item,
-                operation=operation,
-                actor=actor(request, who),
-                box=ctx.box,
-                now=now,
+                write, kind=kind, item=item, operation=operation, actor=actor(request, who)
             )
     except InvalidRequest as exc:
         return error_page(request, 422, "Not possible", str(exc))

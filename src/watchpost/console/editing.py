@@ -119,11 +119,10 @@ def _monitor_fields(monitor_type: str) -> list[Field]:
 async def create_monitor(request: Request, who: Signed) -> Response:
     sent = await posted_body(request, who, _monitor_fields, creating=True, chosen="monitor_type")
     monitor_type = _type(sent.body["monitor_type"])
-    ctx = request.app.state.ctx
     raw, body = sent.raw, sent.body
 
-    async def store(db: AsyncSession) -> tuple[str, int, str]:
-        monitor = await monitors.create_from_body(Writing.of(db, who, ctx), body)
+    async def store(write: Writing) -> tuple[str, int, str]:
+        monitor = await monitors.create_from_body(write, body)
         return "monitor.created", monitor.id, monitor.pronounceable_name or monitor.url
 
     async def again(db: AsyncSession) -> FormPage:
@@ -158,12 +157,11 @@ async def update_monitor(request: Request, who: Signed, monitor_id: str) -> Resp
     form = await permitted_form(request, who, Action.EDIT)
     found = object_id(monitor_id, monitor_lists.MONITOR)
     sent_type = str(form.get("monitor_type", ""))
-    ctx = request.app.state.ctx
     secrets: dict[str, bool] = {}
     raw: dict[str, Raw] = {}
 
-    async def store(db: AsyncSession) -> tuple[str, int, str]:
-        monitor = await monitors.get_monitor(db, team_id=who.team_id, monitor_id=found)
+    async def store(write: Writing) -> tuple[str, int, str]:
+        monitor = await monitors.get_monitor(write.session, team_id=who.team_id, monitor_id=found)
         monitor_type = _type(sent_type, monitor.monitor_type)
         fields = form_specs.monitor_fields(monitor_type, {})
         raw.update(posted(fields, form))
@@ -173,7 +171,7 @@ async def update_monitor(request: Request, who: Signed, monitor_id: str) -> Resp
         if monitor_type != monitor.monitor_type:
             body.update(dict.fromkeys(form_specs.cleared_type_fields(monitor_type)))
         body.update(body_of(fields, raw, creating=False, current=current))
-        await monitors.update_from_body(Writing.of(db, who, ctx), monitor, body)
+        await monitors.update_from_body(write, monitor, body)
         return "monitor.updated", monitor.id, monitor.pronounceable_name or monitor.url
 
     async def again(db: AsyncSession) -> FormPage:
@@ -224,11 +222,10 @@ def _heartbeat_fields(_: str) -> list[Field]:
 @router.post("/heartbeats/new")
 async def create_heartbeat(request: Request, who: Signed) -> Response:
     sent = await posted_body(request, who, _heartbeat_fields, creating=True)
-    ctx = request.app.state.ctx
     raw, body = sent.raw, sent.body
 
-    async def store(db: AsyncSession) -> tuple[str, int, str]:
-        heartbeat = await heartbeats.create_from_body(Writing.of(db, who, ctx), body)
+    async def store(write: Writing) -> tuple[str, int, str]:
+        heartbeat = await heartbeats.create_from_body(write, body)
         return "heartbeat.created", heartbeat.id, heartbeat.name
 
     async def again(db: AsyncSession) -> FormPage:
@@ -253,12 +250,13 @@ async def edit_heartbeat(request: Request, who: Signed, heartbeat_id: str) -> Re
 async def update_heartbeat(request: Request, who: Signed, heartbeat_id: str) -> Response:
     sent = await posted_body(request, who, _heartbeat_fields, creating=False)
     found = object_id(heartbeat_id, heartbeats.HEARTBEAT)
-    ctx = request.app.state.ctx
     raw, body = sent.raw, sent.body
 
-    async def store(db: AsyncSession) -> tuple[str, int, str]:
-        heartbeat = await heartbeats.get_heartbeat(db, team_id=who.team_id, heartbeat_id=found)
-        await heartbeats.update_from_body(Writing.of(db, who, ctx), heartbeat, body)
+    async def store(write: Writing) -> tuple[str, int, str]:
+        heartbeat = await heartbeats.get_heartbeat(
+            write.session, team_id=who.team_id, heartbeat_id=found
+        )
+        await heartbeats.update_from_body(write, heartbeat, body)
         return "heartbeat.updated", heartbeat.id, heartbeat.name
 
     async def again(db: AsyncSession) -> FormPage:

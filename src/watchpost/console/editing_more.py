@@ -123,14 +123,10 @@ async def create_target(request: Request, who: Signed) -> Response:
     kind = _kind(sent.body["kind"])
     collector = str(sent.form.get("collector_id", ""))
     collector_id = object_id(collector, collectors.COLLECTOR)
-    ctx = request.app.state.ctx
     raw, body = sent.raw, sent.body
 
-    async def store(db: AsyncSession) -> tuple[str, int, str]:
-        now = ctx.clock.now()
-        row = await target_requests.create_target_from_body(
-            db, team_id=who.team_id, collector_id=collector_id, body=body, box=ctx.box, now=now
-        )
+    async def store(write: Writing) -> tuple[str, int, str]:
+        row = await target_requests.create_target_from_body(write, collector_id, body)
         return "collector_target.created", row.id, f"{row.kind} {row.host}"
 
     async def again(db: AsyncSession) -> FormPage:
@@ -172,17 +168,16 @@ async def edit_target(request: Request, who: Signed, target_id: str) -> Response
 async def update_target(request: Request, who: Signed, target_id: str) -> Response:
     form = await permitted_form(request, who, Action.EDIT)
     found = object_id(target_id, collectors.TARGET)
-    ctx = request.app.state.ctx
     kept: dict[str, Any] = {}
 
-    async def store(db: AsyncSession) -> tuple[str, int, str]:
-        target = await target_requests.find_target(db, team_id=who.team_id, target_id=found)
+    async def store(write: Writing) -> tuple[str, int, str]:
+        target = await target_requests.find_target(
+            write.session, team_id=who.team_id, target_id=found
+        )
         fields = form_specs.target_fields(target.kind)
         kept.update(kind=target.kind, raw=posted(fields, form), secrets=_secrets(target))
         body = body_of(fields, kept["raw"], creating=False)
-        await target_requests.update_target_from_body(
-            db, target=target, body=body, box=ctx.box, now=ctx.clock.now()
-        )
+        await target_requests.update_target_from_body(write, target, body)
         return "collector_target.updated", target.id, f"{target.kind} {target.host}"
 
     async def again(db: AsyncSession) -> FormPage:
@@ -249,11 +244,10 @@ async def create_group(request: Request, who: Signed) -> Response:
     chosen = request.query_params.get("kind")
     sent = await posted_body(request, who, lambda _: _group_fields(chosen), creating=True)
     name, kind = _group_kind(chosen)
-    ctx = request.app.state.ctx
     raw, body = sent.raw, sent.body
 
-    async def store(db: AsyncSession) -> tuple[str, int, str]:
-        group = await groups.create_from_body(kind, Writing.of(db, who, ctx), body)
+    async def store(write: Writing) -> tuple[str, int, str]:
+        group = await groups.create_from_body(kind, write, body)
         return f"{kind.api_type}.created", group.id, group.name
 
     async def again(db: AsyncSession) -> FormPage:
@@ -279,12 +273,11 @@ async def update_group(request: Request, who: Signed, kind_name: str, group_id: 
     sent = await posted_body(request, who, lambda _: _group_fields(kind_name), creating=False)
     name, kind = _group_kind(kind_name)
     found = object_id(group_id, kind.api_type)
-    ctx = request.app.state.ctx
     raw, body = sent.raw, sent.body
 
-    async def store(db: AsyncSession) -> tuple[str, int, str]:
-        group = await groups.get_group(kind, db, team_id=who.team_id, group_id=found)
-        await groups.update_from_body(kind, Writing.of(db, who, ctx), group, body)
+    async def store(write: Writing) -> tuple[str, int, str]:
+        group = await groups.get_group(kind, write.session, team_id=who.team_id, group_id=found)
+        await groups.update_from_body(kind, write, group, body)
         return f"{kind.api_type}.updated", group.id, group.name
 
     async def again(db: AsyncSession) -> FormPage:

@@ -25,6 +25,7 @@ from watchpost.monitors import placement
 from watchpost.monitors.models import MonitorGroup
 from watchpost.people.roles import Action
 from watchpost.policies.models import Policy
+from watchpost.writing import Writing
 
 MAX_CHOICES: Final = 1000
 """At most this many of the team's groups or policies are offered in a select."""
@@ -170,8 +171,8 @@ async def posted_body(
     return Posted(form, raw, {chosen: sent, **body} if chosen else body)
 
 
-Save = Callable[[AsyncSession], Awaitable[tuple[str, int, str]]]
-"""Stores the body in the write session: (audit action, object id, object's name)."""
+Save = Callable[[Writing], Awaitable[tuple[str, int, str]]]
+"""Stores the body in the request's Writing: (audit action, object id, object's name)."""
 
 
 @dataclass(frozen=True)
@@ -209,13 +210,14 @@ async def save(
     store: Save,
     again: Callable[[AsyncSession], Awaitable[FormPage]],
 ) -> Response:
-    """Runs store with an audit entry in one transaction: a 303 to the object, or the form
-    again (422) with the domain's problems beside their fields."""
-    now = request.app.state.ctx.clock.now()
+    """Runs store (with who's Writing) and its audit entry (of the same time) in one
+    transaction: a 303 to the object, or the form again (422) with the domain's problems
+    beside their fields."""
 
     async def audited(db: AsyncSession) -> str:
-        action, object_id_, name = await store(db)
-        await audit(db, request, who, action, now, (saved.subject_type, object_id_, name))
+        write = Writing.of(db, who, request.app.state.ctx)
+        action, object_id_, name = await store(write)
+        await audit(db, request, who, action, write.now, (saved.subject_type, object_id_, name))
         return saved.redirect(object_id_)
 
     async def shown_again(db: AsyncSession, exc: InvalidRequest) -> Response:

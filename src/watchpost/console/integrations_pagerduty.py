@@ -36,6 +36,7 @@ from watchpost.pagerduty.models import PagerDutyIntegration
 from watchpost.people.roles import Action
 from watchpost.problems import accepted, checked
 from watchpost.validation import object_id
+from watchpost.writing import Writing
 
 router = console_router()
 PAGERDUTY_SAVED: Final = Saved(
@@ -117,10 +118,10 @@ async def create_pagerduty(request: Request, who: Signed) -> Response:
     raw = posted(pagerduty_fields(), form)
     ctx = request.app.state.ctx
 
-    async def store(db: AsyncSession) -> tuple[str, int, str]:
+    async def store(write: Writing) -> tuple[str, int, str]:
         body = body_of(pagerduty_fields(), raw, creating=True)
         data = accepted(*checked(pagerduty_schemas.IntegrationCreate, body))
-        row = await pagerduty.make(db, _caller(who), ctx, data)
+        row = await pagerduty.make(write.session, _caller(who), ctx, data)
         return "pagerduty_integration.created", row.id, row.name
 
     async def again(db: AsyncSession) -> FormPage:
@@ -159,8 +160,8 @@ async def update_pagerduty(request: Request, who: Signed, row_id: str) -> Respon
     found = object_id(row_id, pagerduty.TYPE)
     ctx = request.app.state.ctx
 
-    async def store(db: AsyncSession) -> tuple[str, int, str]:
-        row = await pagerduty.get(db, team_id=who.team_id, object_id=found)
+    async def store(write: Writing) -> tuple[str, int, str]:
+        row = await pagerduty.get(write.session, team_id=who.team_id, object_id=found)
         body = body_of(pagerduty_fields(), raw, creating=False)
         data = accepted(
             *checked(
@@ -169,7 +170,7 @@ async def update_pagerduty(request: Request, who: Signed, row_id: str) -> Respon
                 not_null=pagerduty_schemas.NOT_NULL_FIELDS,
             )
         )
-        await pagerduty.change(db, _caller(who), row, ctx, data)
+        await pagerduty.change(write.session, _caller(who), row, ctx, data)
         return "pagerduty_integration.updated", row.id, row.name
 
     async def again(db: AsyncSession) -> FormPage:

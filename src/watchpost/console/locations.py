@@ -144,12 +144,11 @@ async def new_location(request: Request, who: Signed) -> Response:
 @router.post("/locations/new")
 async def create_location(request: Request, who: Signed) -> Response:
     form = await permitted_form(request, who, Action.EDIT)
-    ctx = request.app.state.ctx
     raw = posted(fields(), form)
     body = body_of(fields(), raw, creating=True)
 
-    async def store(db: AsyncSession) -> tuple[str, int, str]:
-        location = await service.create_team_location(Writing.of(db, who, ctx), parse_create(body))
+    async def store(write: Writing) -> tuple[str, int, str]:
+        location = await service.create_team_location(write, parse_create(body))
         return "location.created", location.id, audit_name(location)
 
     async def again(_db: AsyncSession) -> FormPage:
@@ -169,13 +168,12 @@ async def edit_location(request: Request, who: Signed, location_id: str) -> Resp
 async def update_location(request: Request, who: Signed, location_id: str) -> Response:
     form = await permitted_form(request, who, Action.EDIT)
     found = object_id(location_id, service.LOCATION)
-    ctx = request.app.state.ctx
     raw = posted(fields(), form)
     body = body_of(fields(), raw, creating=False)
 
-    async def store(db: AsyncSession) -> tuple[str, int, str]:
-        location = await own(db, who, found)
-        await service.update_from(Writing.of(db, who, ctx), location, parse_update(body))
+    async def store(write: Writing) -> tuple[str, int, str]:
+        location = await own(write.session, who, found)
+        await service.update_from(write, location, parse_update(body))
         return "location.updated", location.id, audit_name(location)
 
     async def again(db: AsyncSession) -> FormPage:

@@ -22,7 +22,6 @@ from watchpost.audit.service import Actor, record
 from watchpost.collectors import service as collectors
 from watchpost.collectors.models import CollectorTarget
 from watchpost.collectors.schemas import parse_target_update
-from watchpost.crypto import SecretBox
 from watchpost.errors import NotFound
 from watchpost.heartbeats import service as heartbeats
 from watchpost.heartbeats.models import Heartbeat
@@ -30,6 +29,7 @@ from watchpost.heartbeats.schemas import parse_heartbeat_update
 from watchpost.monitors import service as monitors
 from watchpost.monitors.models import Monitor
 from watchpost.monitors.schemas import parse_monitor_update
+from watchpost.writing import Writing
 
 Kind = Literal["monitor", "heartbeat", "target"]
 Item = Monitor | Heartbeat | CollectorTarget
@@ -107,13 +107,14 @@ async def load(
     return found
 
 
-async def _pause(db: AsyncSession, item: Item, paused: bool, box: SecretBox, now: datetime) -> bool:
+async def _pause(write: Writing, item: Item, paused: bool) -> bool:
     """The API's PATCH of this one field, parsed and stored as it parses and stores it."""
+    now = write.now
     if isinstance(item, Monitor):
         if item.paused == paused:
             return False
         data, values = parse_monitor_update({"paused": paused}, monitors.monitor_values(item), [])
-        await monitors.update_monitor(db, monitor=item, data=data, values=values, box=box, now=now)
+        await monitors.update_monitor(write, monitor=item, data=data, values=values)
         return True
     if isinstance(item, Heartbeat):
         if item.paused == paused:
@@ -122,7 +123,7 @@ async def _pause(db: AsyncSession, item: Item, paused: bool, box: SecretBox, now
             {"paused": paused}, heartbeats.heartbeat_values(item), group_problems=[]
         )
         await heartbeats.update_heartbeat(
-            db, heartbeat=item, data=hb, sent=list(hb.model_fields_set), now=now
+            write, heartbeat=item, data=hb, sent=list(hb.model_fields_set)
         )
         return True
     if not paused and item.paused_until is not None and item.paused_until > now:
@@ -136,18 +137,23 @@ async def _pause(db: AsyncSession, item: Item, paused: bool, box: SecretBox, now
         return False
     target = parse_target_update({"enabled": not paused}, collectors.target_values(item))
     await collectors.update_target(
-        db, target=item, data=target, sent=list(target.model_fields_set), box=box, now=now
+        write.session,
+        target=item,
+        data=target,
+        sent=list(target.model_fields_set),
+        box=write.box,
+        now=now,
     )
     return True
 
 
-async def _delete(db: AsyncSession, item: Item, now: datetime) -> None:
+async def _delete(write: Writing, item: Item) -> None:
     if isinstance(item, Monitor):
-        await monitors.delete_monitor(db, monitor=item, now=now)
+        await monitors.delete_monitor(write, item)
     elif isinstance(item, Heartbeat):
-        await heartbeats.delete_heartbeat(db, heartbeat=item, now=now)
+        await heartbeats.delete_heartbeat(write, item)
     else:
-        await collectors.delete_target(db, target=item, now=now)
+        await collectors.delete_target(write.session, target=item, now=write.now)
 
 
 async def _check(db: AsyncSession, item: Item, now: datetime) -> bool:
@@ -159,35 +165,27 @@ async def _check(db: AsyncSession, item: Item, now: datetime) -> bool:
 
 
 async def apply(
-    db: AsyncSession,
-    *,
-    team_id: int,
-    kind: Kind,
-    item: Item,
-    operation: Operation,
-    actor: Actor,
-    box: SecretBox,
-    now: datetime,
+    write: Writing, *, kind: Kind, item: Item, operation: Operation, actor: Actor
 ) -> bool:
-    """Do operation to one loaded object, in the caller's transaction, with its audit
+    """Do operation to one loaded object, in the writing's transaction, with its audit
     entry; whether it changed anything (no entry when not)."""
     name = name_of(kind, item)
     subject_id = item.id
     if operation == "delete":
-        await _delete(db, item, now)
+        await _delete(write, item)
         changed = True
     elif operation == "check":
-        changed = await _check(db, item, now)
-        await db.flush()
+        changed = await _check(write.session, item, write.now)
+        await write.session.flush()
     else:
-        changed = await _pause(db, item, operation == "pause", box, now)
+        changed = await _pause(write, item, operation == "pause")
     if changed:
         await record(
-            db,
-            team_id=team_id,
+            write.session,
+            team_id=write.team_id,
             actor=actor,
             action=f"{SUBJECT_TYPES[kind]}.{PAST[operation]}",
-            now=now,
+            now=write.now,
             subject_type=SUBJECT_TYPES[kind],
             subject_id=subject_id,
             subject=name[:255],

@@ -15,7 +15,7 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console.account import audit
-from watchpost.console.auth import Viewer, permitted_form, read_db, write_db
+from watchpost.console.auth import Viewer, posted_writing, read_db
 from watchpost.console.confirming import Asking, delete_confirmed
 from watchpost.console.notices import done_query
 from watchpost.console.signed_routes import Signed, console_router
@@ -28,7 +28,6 @@ from watchpost.sources import service
 from watchpost.sources.models import Source
 from watchpost.sources.platforms import DEFAULT_LOGS_RETENTION, DEFAULT_METRICS_RETENTION, PLATFORMS
 from watchpost.validation import object_id
-from watchpost.writing import Writing
 
 router = console_router()
 PER_PAGE: Final = 50
@@ -117,21 +116,18 @@ async def new_page(request: Request, who: Signed) -> Response:
 
 @router.post("/sources")
 async def create(request: Request, who: Signed) -> Response:
-    form = await permitted_form(request, who, Action.EDIT)
-    ctx = request.app.state.ctx
+    form, write = await posted_writing(request, who, Action.EDIT)
     body: dict[str, Any] = {
         "name": " ".join(str(form.get("name", "")).split()),
         "platform": str(form.get("platform", "")),
         **{name: _whole_number(form, name) for name in RETENTION_FIELDS},
     }
-    db = await write_db(request)
-    write = Writing.of(db, who, ctx)
     try:
-        async with db.begin():
+        async with write.session.begin():
             source = await service.create_from_body(write, body)
-            token = ctx.box.decrypt(source.token_encrypted)
+            token = write.box.decrypt(source.token_encrypted)
             await audit(
-                db,
+                write.session,
                 request,
                 who,
                 "source.created",
@@ -190,13 +186,10 @@ async def source_page(request: Request, who: Signed, source_id: str) -> Response
 
 @router.post("/sources/{source_id}")
 async def edit(request: Request, who: Signed, source_id: str) -> Response:
-    form = await permitted_form(request, who, Action.EDIT)
-    ctx = request.app.state.ctx
+    form, write = await posted_writing(request, who, Action.EDIT)
     body = {name: _whole_number(form, name) for name in RETENTION_FIELDS}
-    db = await write_db(request)
-    write = Writing.of(db, who, ctx)
-    async with db.begin():
-        source = await _source(request, who, source_id, db)
+    async with write.session.begin():
+        source = await _source(request, who, source_id, write.session)
         before = {name: getattr(source, name) for name in RETENTION_FIELDS}
         try:
             await service.update_from_body(write, source, body)
@@ -209,7 +202,7 @@ async def edit(request: Request, who: Signed, source_id: str) -> Response:
         }
         if changed:
             await audit(
-                db,
+                write.session,
                 request,
                 who,
                 "source.updated",

@@ -13,7 +13,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.console.auth import Viewer, permitted_form, read_db, write_db
+from watchpost.console.auth import Viewer, permitted_form, posted_writing, read_db, write_db
 from watchpost.console.confirming import Asking, delete_confirmed
 from watchpost.console.errors import ConsoleRoute
 from watchpost.console.form_kit import choices, stored_or_again
@@ -258,21 +258,15 @@ def _errors(exc: InvalidRequest, fields: list[Field]) -> dict[str, str]:
 
 @router.post("/status-pages/new")
 async def create_page(request: Request, who: Signed) -> Response:
-    form = await permitted_form(request, who, Action.EDIT)
+    form, write = await posted_writing(request, who, Action.EDIT)
     fields = page_fields([], creating=True)
     raw = posted_values(fields, form)
     body = page_body(fields, raw, creating=True)
-    now = request.app.state.ctx.clock.now()
-    db = await write_db(request)
     try:
-        async with db.begin():
-            data = parse(PageCreate, body)
-            page = await pages.create_page(
-                db, team_id=who.team_id, team_name=who.team_name, data=data, now=now
-            )
-            await audit(
-                request, db, who, "status_page.created", (SUBJECT, page.id, page.company_name)
-            )
+        async with write.session.begin():
+            page = await pages.create_page(write, parse(PageCreate, body))
+            subject = (SUBJECT, page.id, page.company_name)
+            await audit(request, write.session, who, "status_page.created", subject)
     except InvalidRequest as exc:
         return _show_form(
             request, who, page=None, fields=fields, values=raw, errors=_errors(exc, fields)

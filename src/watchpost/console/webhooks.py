@@ -22,7 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console import webhooks_forms as forms
 from watchpost.console.account import audit
-from watchpost.console.auth import Viewer, permitted_form, read_db, write_db
+from watchpost.console.auth import Viewer, posted_writing, read_db
 from watchpost.console.forms import Raw
 from watchpost.console.query_numbers import number
 from watchpost.console.signed_routes import Signed, console_router
@@ -38,7 +38,6 @@ from watchpost.validation import object_id
 from watchpost.webhooks import service, signing
 from watchpost.webhooks.models import OutgoingWebhook
 from watchpost.webhooks.triggers import TRIGGER_RULES, TRIGGER_TYPES
-from watchpost.writing import Writing
 
 router = console_router()
 
@@ -161,20 +160,17 @@ async def new_form(request: Request, who: Signed) -> Response:
 
 @router.post("/webhooks/new")
 async def create(request: Request, who: Signed) -> Response:
-    form = await permitted_form(request, who, Action.EDIT)
+    form, write = await posted_writing(request, who, Action.EDIT)
     sent = str(form.get("trigger_type", ""))
     trigger_type = _trigger(sent)
     raw = forms.read(trigger_type, form)
     body = forms.create_body(trigger_type, raw)
     body["trigger_type"] = sent
-    ctx = request.app.state.ctx
     secret = signing.new_secret()
-    db = await write_db(request)
+    db = write.session
     try:
         async with db.begin():
-            webhook = await service.create_from_body(
-                Writing.of(db, who, ctx), body, signing_secret=secret
-            )
+            webhook = await service.create_from_body(write, body, signing_secret=secret)
             await _audit(request, who, db, "outgoing_webhook.created", webhook)
     except InvalidRequest as exc:
         shown = {f.name for f in forms.all_fields(trigger_type)} | {"trigger_type"}
@@ -201,15 +197,14 @@ async def edit_form(request: Request, who: Signed, webhook_id: str) -> Response:
 
 @router.post("/webhooks/{webhook_id}/edit")
 async def update(request: Request, who: Signed, webhook_id: str) -> Response:
-    form = await permitted_form(request, who, Action.EDIT)
-    ctx = request.app.state.ctx
-    db = await write_db(request)
+    form, write = await posted_writing(request, who, Action.EDIT)
+    db = write.session
     async with db.begin():
         webhook = await _find(db, who, webhook_id)
         raw = forms.read(webhook.trigger_type, form)
         body = forms.update_body(webhook, raw)
         try:
-            await service.update_from_body(Writing.of(db, who, ctx), webhook, body)
+            await service.update_from_body(write, webhook, body)
         except InvalidRequest as exc:  # the webhook is unchanged
             shown = {f.name for f in forms.all_fields(webhook.trigger_type)}
             errors = forms.form_problems(exc.problems, shown)

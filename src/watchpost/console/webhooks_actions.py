@@ -8,7 +8,7 @@ from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.console.account import audit
-from watchpost.console.auth import permitted_form, write_db
+from watchpost.console.auth import permitted_form, posted_writing, write_db
 from watchpost.console.confirming import Asking, confirm_page, confirmed, delete_confirmed
 from watchpost.console.notices import done_query
 from watchpost.console.signed_routes import Signed, console_router
@@ -86,19 +86,11 @@ async def rotate_secret(request: Request, who: Signed, webhook_id: str) -> Respo
 
 @router.post("/webhooks/{webhook_id}/test")
 async def send_test(request: Request, who: Signed, webhook_id: str) -> Response:
-    await permitted_form(request, who, Action.OPERATE)
-    ctx = request.app.state.ctx
-    db = await write_db(request)
+    _, write = await posted_writing(request, who, Action.OPERATE)
+    db = write.session
     async with db.begin():
         webhook = await _find(db, who, webhook_id)
-    delivery, _ = await deliveries.send_test(
-        db,
-        webhook=webhook,
-        team_name=who.team_name,
-        box=ctx.box,
-        settings=ctx.settings,
-        now=ctx.clock.now(),
-    )
+    delivery, _ = await deliveries.send_test(write, webhook, request.app.state.ctx.settings)
     async with db.begin():
         await _audit(request, who, db, "outgoing_webhook.tested", webhook)
     return RedirectResponse(

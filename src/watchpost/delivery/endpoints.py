@@ -12,7 +12,7 @@ from watchpost.delivery.models import Delivery, DeliveryEvent
 from watchpost.delivery.schemas import ChannelTestAttributes, WebhookDeliveryAttributes
 from watchpost.http.body import JsonObject
 from watchpost.http.collection import ObjectId
-from watchpost.http.crud import CHILD_LIST_ERRORS, Finder, Routes
+from watchpost.http.crud import CHILD_LIST_ERRORS, Finder, Routes, Writer
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, single
 from watchpost.http.errors import WRITE_ERRORS, error_responses
@@ -113,21 +113,14 @@ async def retry_delivery(
     ),
 )
 async def test_webhook(
-    outgoing_webhook_id: str, body: JsonObject, caller: Caller, ctx: Context, db: WriteDb
+    outgoing_webhook_id: str, body: JsonObject, write: Writer, ctx: Context
 ) -> Response:
     parse(NoAttributes, body)
-    async with db.begin():
-        webhook = await _webhook(db, caller, outgoing_webhook_id)
-    delivery, event = await service.send_test(
-        db,
-        webhook=webhook,
-        team_name=caller.team_name,
-        box=ctx.box,
-        settings=ctx.settings,
-        now=ctx.clock.now(),
-    )
-    async with db.begin():
-        return await _shown(db, delivery, event)
+    async with write.session.begin():
+        webhook = await _webhook(write.session, write, outgoing_webhook_id)
+    delivery, event = await service.send_test(write, webhook, ctx.settings)
+    async with write.session.begin():
+        return await _shown(write.session, delivery, event)
 
 
 channel_router = APIRouter(prefix="/api/v2/notification-channels", tags=["notification channels"])

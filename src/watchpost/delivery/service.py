@@ -22,6 +22,7 @@ from watchpost.errors import Conflict, NotFound
 from watchpost.listing import Page, PageRequest, Resource, paginate, resource
 from watchpost.settings import Settings
 from watchpost.webhooks.models import OutgoingWebhook
+from watchpost.writing import Writing
 
 DELIVERY: Final = "outgoing_webhook_delivery"
 
@@ -207,16 +208,12 @@ def _sample(trigger_type: str, team_name: str, now: datetime) -> dict[str, Any]:
 
 
 async def send_test(
-    session: AsyncSession,
-    *,
-    webhook: OutgoingWebhook,
-    team_name: str,
-    box: SecretBox,
-    settings: Settings,
-    now: datetime,
+    write: Writing, webhook: OutgoingWebhook, settings: Settings
 ) -> tuple[Delivery, DeliveryEvent]:
-    """Send a sample event to the webhook now, once (no retries), and keep it in its log."""
-    payload = _sample(webhook.trigger_type, team_name, now)
+    """Send a sample event (of the writing's team) to the webhook now, once (no retries), and
+    keep it in its log; in transactions of its own, around the sending."""
+    session, now = write.session, write.now
+    payload = _sample(webhook.trigger_type, write.team_name, now)
     owner = "test:" + secrets.token_hex(4)
     async with session.begin():
         event = DeliveryEvent(
@@ -247,7 +244,7 @@ async def send_test(
         job = claims.jobs_from(
             await session.execute(claims.job_query().where(Delivery.id == delivery.id))
         )[0]
-    outcome = await sending.send(job, box=box, now=now, timeout=settings.delivery_timeout)
+    outcome = await sending.send(job, box=write.box, now=now, timeout=settings.delivery_timeout)
     attempt = Attempt(
         job=job, outcome=dataclasses.replace(outcome, final=True), at=now, owner=owner
     )

@@ -31,7 +31,7 @@ from watchpost.heartbeats import lists as heartbeat_lists
 from watchpost.heartbeats.schemas import HeartbeatAttributes
 from watchpost.http.body import JsonObject
 from watchpost.http.crud import CHILD_LIST_ERRORS, Finder, Routes, Writer
-from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
+from watchpost.http.deps import Caller, Context, ReadDb
 from watchpost.http.envelope import listing, single
 from watchpost.http.openapi import ListDoc
 from watchpost.http.pagination import Paging
@@ -137,13 +137,8 @@ def group_router(
         return single(view(group, caller))
 
     @routes.delete("/{group_id}", summary=f"Delete a {kind.name}", description=ungrouped)
-    async def delete_group(group_id: str, caller: Caller, ctx: Context, db: WriteDb) -> Response:
-        return await find.delete(
-            db,
-            caller,
-            group_id,
-            lambda group: service.delete_group(kind, db, group=group, now=ctx.clock.now()),
-        )
+    async def delete_group(group_id: str, write: Writer) -> Response:
+        return await find.delete(write, group_id, partial(service.delete_group, kind))
 
     return router
 

@@ -84,11 +84,10 @@ async def update_group(
     return group
 
 
-async def delete_group(
-    kind: GroupKind, session: AsyncSession, *, group: Group, now: datetime
-) -> None:
+async def delete_group(kind: GroupKind, write: Writing, group: Group) -> None:
     """Delete the group (and the status page resources showing it); its members stay,
     ungrouped. No member is loaded in the session, so none needs synchronizing."""
+    session, now = write.session, write.now
     member = kind.member_model
     await session.execute(
         update(member)

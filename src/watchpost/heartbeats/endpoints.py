@@ -25,7 +25,7 @@ from watchpost.heartbeats.schemas import (
 )
 from watchpost.http.body import JsonObject
 from watchpost.http.crud import Finder, Routes, Writer, listed_team
-from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
+from watchpost.http.deps import Caller, Context, ReadDb
 from watchpost.http.envelope import listing, single
 from watchpost.http.pagination import Paging
 from watchpost.teams.service import Principal
@@ -138,15 +138,8 @@ async def update_heartbeat(
 
 
 @heartbeat_routes.delete("/{heartbeat_id}", summary="Delete a heartbeat")
-async def delete_heartbeat(
-    heartbeat_id: str, caller: Caller, ctx: Context, db: WriteDb
-) -> Response:
-    return await _find.delete(
-        db,
-        caller,
-        heartbeat_id,
-        lambda heartbeat: service.delete_heartbeat(db, heartbeat=heartbeat, now=ctx.clock.now()),
-    )
+async def delete_heartbeat(heartbeat_id: str, write: Writer) -> Response:
+    return await _find.delete(write, heartbeat_id, service.delete_heartbeat)
 
 
 # What routes.py serves: this module's routers, each listed flat in the app.

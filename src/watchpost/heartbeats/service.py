@@ -142,12 +142,7 @@ async def get_heartbeat(session: AsyncSession, *, team_id: int, heartbeat_id: in
 
 
 async def update_heartbeat(
-    session: AsyncSession,
-    *,
-    heartbeat: Heartbeat,
-    data: HeartbeatUpdate,
-    sent: Sequence[str],
-    now: datetime,
+    write: Writing, *, heartbeat: Heartbeat, data: HeartbeatUpdate, sent: Sequence[str]
 ) -> Heartbeat:
     """Apply a validated PATCH. A new period or grace moves the deadline by the difference."""
     old_window = heartbeat.period + heartbeat.grace
@@ -162,9 +157,9 @@ async def update_heartbeat(
     if heartbeat.next_due_at is not None:
         heartbeat.next_due_at += timedelta(seconds=heartbeat.period + heartbeat.grace - old_window)
     if "paused" in sent and data.paused is not None:
-        set_paused(heartbeat, data.paused, now)
-    heartbeat.updated_at = now
-    await _flush(session, group_id=data.heartbeat_group_id)
+        set_paused(heartbeat, data.paused, write.now)
+    heartbeat.updated_at = write.now
+    await _flush(write.session, group_id=data.heartbeat_group_id)
     return heartbeat
 
 
@@ -180,15 +175,13 @@ async def update_from_body(write: Writing, heartbeat: Heartbeat, body: dict[str,
     problems = await group_problems(write, body)
     data = parse_heartbeat_update(body, heartbeat_values(heartbeat), group_problems=problems)
     sent = list(data.model_fields_set)
-    return await update_heartbeat(
-        write.session, heartbeat=heartbeat, data=data, sent=sent, now=write.now
-    )
+    return await update_heartbeat(write, heartbeat=heartbeat, data=data, sent=sent)
 
 
-async def delete_heartbeat(session: AsyncSession, *, heartbeat: Heartbeat, now: datetime) -> None:
+async def delete_heartbeat(write: Writing, heartbeat: Heartbeat) -> None:
     """Delete the heartbeat, its check history and the status page resources showing it; its
     incidents stay, as history, and an open one is resolved (no ping can resolve it now)."""
     await incidents.forget_checked(
-        session, subject_type="heartbeat", subject_id=heartbeat.id, now=now
+        write.session, subject_type="heartbeat", subject_id=heartbeat.id, now=write.now
     )
-    await delete_named(session, heartbeat, item_type="Heartbeat")
+    await delete_named(write.session, heartbeat, item_type="Heartbeat")

@@ -22,7 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.context import AppContext
 from watchpost.http.body import JsonObject
-from watchpost.http.crud import Finder, Routes
+from watchpost.http.crud import Finder, Routes, Writer
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, single
 from watchpost.http.pagination import Paging
@@ -151,5 +151,7 @@ class Collection(Generic[T, C, U]):
             return single(service.render(found, caller.team_name))
 
         @routes.delete("/{id}", summary=f"Delete a {noun}")
-        async def delete(object_id: ObjectId, caller: Caller, db: WriteDb) -> Response:
-            return await find.delete(db, caller, object_id, lambda found: service.remove(db, found))
+        async def delete(object_id: ObjectId, write: Writer) -> Response:
+            return await find.delete(
+                write, object_id, lambda write, found: service.remove(write.session, found)
+            )

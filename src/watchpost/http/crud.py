@@ -175,13 +175,10 @@ class Finder(Generic[T]):
         return found
 
     async def delete(
-        self,
-        db: AsyncSession,
-        caller: Team,
-        raw_id: str,
-        delete: Callable[[T], Awaitable[object]],
+        self, write: Writing, raw_id: str, delete: Callable[[Writing, T], Awaitable[object]]
     ) -> Response:
-        """A DELETE route's answer: the object found, `delete(found)`, one transaction, 204."""
-        async with db.begin():
-            await delete(await self(db, caller, raw_id))
+        """A DELETE route's answer: the object found, `delete(write, found)` (the domain's
+        delete), one transaction, 204."""
+        async with write.session.begin():
+            await delete(write, await self(write.session, write, raw_id))
         return no_content()

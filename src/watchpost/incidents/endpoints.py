@@ -17,7 +17,7 @@ from watchpost.delivery import service as deliveries
 from watchpost.delivery.schemas import DeliveryAttributes
 from watchpost.http.body import JsonObject
 from watchpost.http.children import Children, PathIds, Within
-from watchpost.http.crud import CHILD_LIST_ERRORS, Finder, Routes
+from watchpost.http.crud import CHILD_LIST_ERRORS, Finder, Routes, Writer
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, single
 from watchpost.http.errors import error_responses
@@ -136,9 +136,11 @@ async def get_incident(incident_id: str, caller: Caller, db: ReadDb) -> Response
 
 
 @incident_routes.delete("/{incident_id}", summary="Delete an incident and its timeline")
-async def delete_incident(incident_id: str, caller: Caller, db: WriteDb) -> Response:
+async def delete_incident(incident_id: str, write: Writer) -> Response:
     return await _find.delete(
-        db, caller, incident_id, lambda incident: service.delete_incident(db, incident=incident)
+        write,
+        incident_id,
+        lambda write, incident: service.delete_incident(write.session, incident=incident),
     )
 
 

@@ -9,7 +9,7 @@ from fastapi.responses import Response
 from watchpost.context import AppContext
 from watchpost.http.body import JsonObject
 from watchpost.http.collection import Collection, ObjectId
-from watchpost.http.crud import Finder, Routes
+from watchpost.http.crud import Finder, Routes, Writer
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, single
 from watchpost.http.pagination import Paging
@@ -88,9 +88,10 @@ async def update(
     summary="Delete an incoming webhook",
     description="Its open incident is resolved; its incidents stay, as history.",
 )
-async def delete(object_id: ObjectId, caller: Caller, ctx: Context, db: WriteDb) -> Response:
-    now = ctx.clock.now()
-    return await find.delete(db, caller, object_id, lambda found: service.remove(db, found, now))
+async def delete(object_id: ObjectId, write: Writer) -> Response:
+    return await find.delete(
+        write, object_id, lambda write, found: service.remove(write.session, found, write.now)
+    )
 
 
 routers = (router, *Collection.of(email_service, email_schemas).routers())

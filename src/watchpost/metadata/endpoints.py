@@ -15,7 +15,7 @@ from sqlalchemy.exc import IntegrityError
 from watchpost.errors import InvalidRequest
 from watchpost.http.body import JsonObject
 from watchpost.http.collection import ObjectId
-from watchpost.http.crud import Finder, Routes
+from watchpost.http.crud import Finder, Routes, Writer
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, single
 from watchpost.http.errors import WRITE_ERRORS
@@ -116,8 +116,10 @@ async def update(
 
 
 @routes.delete("/{id}", summary="Delete a metadata record")
-async def delete(object_id: ObjectId, caller: Caller, db: WriteDb) -> Response:
-    return await find.delete(db, caller, object_id, lambda found: service.remove(db, found))
+async def delete(object_id: ObjectId, write: Writer) -> Response:
+    return await find.delete(
+        write, object_id, lambda write, found: service.remove(write.session, found)
+    )
 
 
 routers = (router,)

@@ -9,7 +9,7 @@ from fastapi.responses import Response
 
 from watchpost.http.body import JsonObject
 from watchpost.http.crud import Finder, Routes, Writer, listed_team
-from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
+from watchpost.http.deps import Caller, ReadDb
 from watchpost.http.envelope import listing, single
 from watchpost.http.pagination import Paging
 from watchpost.monitors import lists, service
@@ -140,13 +140,8 @@ async def update_monitor(monitor_id: str, body: JsonObject, write: Writer) -> Re
 
 
 @monitor_routes.delete("/{monitor_id}", summary="Delete a monitor")
-async def delete_monitor(monitor_id: str, caller: Caller, ctx: Context, db: WriteDb) -> Response:
-    return await _find.delete(
-        db,
-        caller,
-        monitor_id,
-        lambda monitor: service.delete_monitor(db, monitor=monitor, now=ctx.clock.now()),
-    )
+async def delete_monitor(monitor_id: str, write: Writer) -> Response:
+    return await _find.delete(write, monitor_id, service.delete_monitor)
 
 
 # What routes.py serves: this module's routers, each listed flat in the app.

@@ -191,15 +191,10 @@ async def get_monitor(session: AsyncSession, *, team_id: int, monitor_id: int) -
 
 
 async def update_monitor(
-    session: AsyncSession,
-    *,
-    monitor: Monitor,
-    data: MonitorUpdate,
-    values: dict[str, Any],
-    box: SecretBox,
-    now: datetime,
+    write: Writing, *, monitor: Monitor, data: MonitorUpdate, values: dict[str, Any]
 ) -> Monitor:
     """Store a validated PATCH. Changed check settings make the monitor due now."""
+    session, now = write.session, write.now
     recheck = changed = False
     for name, value in values.items():
         if name == "paused":
@@ -209,7 +204,7 @@ async def update_monitor(
             recheck = recheck or name in CHECK_FIELDS
     if "auth_password" in data.model_fields_set:
         monitor.auth_password_encrypted = (
-            box.encrypt(data.auth_password) if data.auth_password is not None else None
+            write.box.encrypt(data.auth_password) if data.auth_password is not None else None
         )
         recheck = changed = True
     pausing = values["paused"] != monitor.paused
@@ -241,14 +236,13 @@ async def update_from_body(write: Writing, monitor: Monitor, body: dict[str, Any
     """A PATCH body checked against the monitor as it will be, then stored (API and console)."""
     extra = await group_problems(write, body)
     data, values = parse_monitor_update(body, monitor_values(monitor), extra)
-    return await update_monitor(
-        write.session, monitor=monitor, data=data, values=values, box=write.box, now=write.now
-    )
+    return await update_monitor(write, monitor=monitor, data=data, values=values)
 
 
-async def delete_monitor(session: AsyncSession, *, monitor: Monitor, now: datetime) -> None:
+async def delete_monitor(write: Writing, monitor: Monitor) -> None:
     """Delete the monitor, its check history and the status page resources showing it; its
     incidents stay, as history, and an open one is resolved (no check can resolve it now)."""
+    session, now = write.session, write.now
     await announce(session, monitor, "deleted", now)
     await incidents.forget_checked(session, subject_type="monitor", subject_id=monitor.id, now=now)
     await delete_named(session, monitor, item_type="Monitor")

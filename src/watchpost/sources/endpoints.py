@@ -11,7 +11,7 @@ from fastapi.responses import Response
 from watchpost.context import AppContext
 from watchpost.http.body import JsonObject
 from watchpost.http.crud import Finder, Routes, Writer
-from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
+from watchpost.http.deps import Caller, Context, ReadDb
 from watchpost.http.envelope import listing, single
 from watchpost.http.pagination import Paging
 from watchpost.sources import lists, service
@@ -108,9 +108,9 @@ async def update_source(
 
 
 @source_routes.delete("/{source_id}", summary="Delete a source")
-async def delete_source(source_id: str, caller: Caller, db: WriteDb) -> Response:
+async def delete_source(source_id: str, write: Writer) -> Response:
     return await _find.delete(
-        db, caller, source_id, lambda source: service.delete_source(db, source=source)
+        write, source_id, lambda write, source: service.delete_source(write.session, source=source)
     )
 
 

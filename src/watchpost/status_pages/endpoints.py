@@ -8,7 +8,7 @@ from fastapi.responses import Response
 from watchpost.http.body import JsonObject
 from watchpost.http.children import Children
 from watchpost.http.collection import Collection
-from watchpost.http.crud import Routes
+from watchpost.http.crud import Routes, Writer
 from watchpost.http.deps import Caller, Context, ReadDb, WriteDb
 from watchpost.http.envelope import listing, no_content, single
 from watchpost.http.errors import error_responses
@@ -64,18 +64,11 @@ page_routes = Routes(router, PageAttributes)
     "write-only and required when `password_enabled` is true.",
     body=PageCreate,
 )
-async def create_page(body: JsonObject, caller: Caller, ctx: Context, db: WriteDb) -> Response:
+async def create_page(body: JsonObject, write: Writer) -> Response:
     data = parse(PageCreate, body)
-    now = ctx.clock.now()
-    async with db.begin():
-        page = await pages.create_page(
-            db,
-            team_id=caller.team_id,
-            team_name=caller.team_name,
-            data=data,
-            now=now,
-        )
-        item = await rendering.page_document(db, page, caller, now)
+    async with write.session.begin():
+        page = await pages.create_page(write, data)
+        item = await rendering.page_document(write.session, page, write, write.now)
     return single(item, status=201)
 
 

@@ -24,6 +24,7 @@ from watchpost.status_pages.schemas import (
     PageFields,
     PageUpdate,
 )
+from watchpost.writing import Writing
 
 PAGE = "status_page"
 
@@ -106,15 +107,10 @@ async def _flush_page(session: AsyncSession, page: StatusPage) -> None:
         ) from None
 
 
-async def create_page(
-    session: AsyncSession,
-    *,
-    team_id: int,
-    team_name: str,
-    data: PageCreate,
-    now: datetime,
-) -> StatusPage:
-    """A new page; no sections until one is created or the first resource is added."""
+async def create_page(write: Writing, data: PageCreate) -> StatusPage:
+    """A new page (its company name the team's unless sent); no sections until one is created
+    or the first resource is added."""
+    session, team_id, now = write.session, write.team_id, write.now
     sent = {name for name in data.model_fields_set if getattr(data, name) is not None}
     problems = _alias_problems(data, sent)
     if problems:
@@ -124,7 +120,7 @@ async def create_page(
         for name, default in PAGE_DEFAULTS.items()
     }
     values.update(await _column_values(data, sent))
-    values.setdefault("company_name", team_name)
+    values.setdefault("company_name", write.team_name)
     page = StatusPage(team_id=team_id, **values, created_at=now, updated_at=now)
     problems = await _domain_problems(
         session, subdomain=page.subdomain, custom_domain=page.custom_domain, exclude=None

@@ -26,7 +26,7 @@ from watchpost.status_pages.resource_types import (
 )
 from watchpost.status_pages.sections import SECTION
 from watchpost.status_pages.windows import SharedDays
-from watchpost.teams.service import Principal
+from watchpost.writing import Team
 
 
 def page_attributes(page: StatusPage, *, team_name: str, state: str) -> dict[str, Any]:
@@ -127,7 +127,7 @@ def resource_attributes(
 
 
 async def page_document(
-    db: AsyncSession, page: StatusPage, caller: Principal, now: datetime
+    db: AsyncSession, page: StatusPage, caller: Team, now: datetime
 ) -> Resource:
     state = await resources.page_state(db, page=page, now=now)
     return resource(

@@ -148,9 +148,11 @@ async def update_webhook(outgoing_webhook_id: str, body: JsonObject, write: Writ
 @webhook_routes.delete(
     "/{outgoing_webhook_id}", summary="Delete an outgoing webhook and its template"
 )
-async def delete_webhook(outgoing_webhook_id: str, caller: Caller, db: WriteDb) -> Response:
+async def delete_webhook(outgoing_webhook_id: str, write: Writer) -> Response:
     return await _find.delete(
-        db, caller, outgoing_webhook_id, lambda webhook: service.delete_webhook(db, webhook=webhook)
+        write,
+        outgoing_webhook_id,
+        lambda write, webhook: service.delete_webhook(write.session, webhook=webhook),
     )
 
 
