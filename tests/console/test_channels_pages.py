@@ -91,6 +91,22 @@ async def test_a_failed_test_says_why_without_the_secret(app: FastAPI) -> None:
     assert TOKEN not in tested.text and url_of(app, row) not in tested.text
 
 
+async def test_a_test_send_gives_back_every_connection(app: FastAPI) -> None:
+    """The page after a test send is read before the audit entry's write session opens: a
+    read session used after it would keep a pooled connection (in a transaction) that
+    nothing returns."""
+    pool = app.state.ctx.db.engine.sync_engine.pool
+    async with person(app, "ann@example.com", "admin") as (admin, csrf):
+        await admin.post("/channels/new", data={"csrf": csrf, **ntfy(9)})
+        [row] = await rows(app)
+        tested = await admin.post(f"/channels/{row.id}/test", data={"csrf": csrf})
+        assert tested.status_code == 200 and "The test to Phones failed" in tested.text
+        assert pool.checkedout() == 0
+    assert [a for a in await actions(app) if a.endswith("tested")] == [
+        "notification_channel.tested"
+    ]
+
+
 async def test_an_email_channel_sends_through_a_real_smtp_server(app: FastAPI) -> None:
     with smtp_server(login=("alerts", "mail-pass-123")) as mailbox:
         async with person(app, "ann@example.com", "admin") as (admin, csrf):

@@ -9,13 +9,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
-from fastapi import FastAPI
-from sqlalchemy import event
+from fastapi import FastAPI, Request
+from sqlalchemy import event, text
+from sqlalchemy.exc import InvalidRequestError
 from starlette.types import Message
 
 from tests.factories.api import Api, data
 from tests.factories.objects import create_collector, target_body
-from watchpost.http.deps import ReadDb
+from watchpost.http.deps import ReadDb, RequestSessionsMiddleware, request_sessions
 
 
 @dataclass
@@ -108,6 +109,38 @@ async def test_an_app_without_the_middleware_opens_no_session(app: FastAPI) -> N
     transport = httpx.ASGITransport(app=bare, raise_app_exceptions=False)
     async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
         assert (await client.get("/read")).status_code == 500
+    assert app.state.ctx.db.engine.sync_engine.pool.checkedout() == 0
+
+
+async def test_a_read_session_closed_for_the_write_cannot_take_a_connection_again(
+    app: FastAPI,
+) -> None:
+    """Opening the write session closes the read one for good: an endpoint that went on
+    reading with it would hold a connection nothing returns to the pool (until the garbage
+    collector found it), so it raises instead, and the pool gets every connection back."""
+    bare = FastAPI()
+    bare.state.ctx = app.state.ctx
+    bare.add_middleware(RequestSessionsMiddleware)
+    reused: list[str] = []
+
+    @bare.post("/read-write-read")
+    async def read_write_read(request: Request) -> dict[str, int]:
+        sessions = request_sessions(request)
+        read = await sessions.read()
+        before = int(await read.scalar(text("SELECT 1")) or 0)
+        write = await sessions.write()
+        async with write.begin():
+            await write.execute(text("SELECT 1"))
+        try:
+            await read.scalar(text("SELECT 2"))
+        except InvalidRequestError as exc:
+            reused.append(str(exc))
+        return {"read": before}
+
+    transport = httpx.ASGITransport(app=bare, raise_app_exceptions=False)
+    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+        assert (await client.post("/read-write-read")).json() == {"read": 1}
+    assert len(reused) == 1 and "closed" in reused[0]
     assert app.state.ctx.db.engine.sync_engine.pool.checkedout() == 0
 
 

@@ -323,13 +323,17 @@ async def test_channel(request: Request, who: Signed, channel_id: str) -> Respon
     ctx = request.app.state.ctx
     db = await request_sessions(request).read()
     channel = await _channel(db, who, channel_id)
+    await db.commit()  # its connection back in the pool while the test is sent
     now = ctx.clock.now()
     outcome = await delivery.test_channel(
         channel=channel, team_name=who.team_name, box=ctx.box, now=now
     )
     error = masked(outcome.error or "", _secrets_of(ctx, channel)) if not outcome.ok else ""
+    tested = {"name": channel.name, "ok": outcome.ok, "error": error, "ms": outcome.duration_ms}
+    # The page is read before the audit entry is written: opening the write session closes
+    # the read one, which must not be used again (RequestSessions).
+    page = await _list(request, who, db, tested=tested)
     writer = await write_db(request)
     async with writer.begin():
         await _audit(request, who, writer, "tested", channel)
-    tested = {"name": channel.name, "ok": outcome.ok, "error": error, "ms": outcome.duration_ms}
-    return await _list(request, who, db, tested=tested)
+    return page

@@ -42,7 +42,9 @@ class RequestSessions:
     A request reads or writes, never both. The token lookup runs on the read session, which a
     reading endpoint then goes on using (one connection, one transaction); an endpoint that
     writes closes it before its write session opens, so a request never holds two connections
-    at once (requests holding one while waiting for a second could starve the pool). Before
+    at once (requests holding one while waiting for a second could starve the pool). The read
+    session is closed for good then: used again, it raises instead of quietly opening a
+    connection that nothing would return to the pool. Before
     its first session a request waits its turn in the database's `admission`, and leaves it
     when its sessions close.
     """
@@ -65,7 +67,7 @@ class RequestSessions:
             raise RuntimeError("a request reads or writes, not both")
         if self._read is None:
             await self._admit()
-            self._read = self.db.read_sessions()
+            self._read = self.db.read_sessions(close_resets_only=False)
         return self._read
 
     async def write(self) -> AsyncSession:
