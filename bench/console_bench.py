@@ -802,8 +802,10 @@ async def seed_status_pages(db: Database, team_id: int) -> int:
     """Through the API's own services: the editor's page, EDITOR_RESOURCES resources in
     EDITOR_SECTIONS sections, each showing one of the team's monitors (taken in turn), and
     LISTED_PAGES - 1 more pages of LISTED_RESOURCES monitors each; the editor page's id."""
+    from watchpost.crypto import SecretBox
     from watchpost.status_pages import pages, resources, sections
     from watchpost.status_pages.schemas import PageCreate, ResourceFields, SectionCreate
+    from watchpost.writing import Writing
 
     async with db.write_sessions() as session, session.begin():
         monitor_ids = list(
@@ -816,11 +818,8 @@ async def seed_status_pages(db: Database, team_id: int) -> int:
         async def add_page(n: int, count: int, section_count: int) -> int:
             nonlocal taken
             page = await pages.create_page(
-                session,
-                team_id=team_id,
-                team_name="bench",
-                data=PageCreate(subdomain=f"bench-{n}", company_name=f"Bench status {n}"),
-                now=NOW,
+                Writing(session, team_id, "bench", SecretBox("bench-status-pages"), NOW),
+                PageCreate(subdomain=f"bench-{n}", company_name=f"Bench status {n}"),
             )
             per_section = math.ceil(count / section_count)
             for s in range(section_count):
