@@ -19,6 +19,8 @@ from tests.factories.objects import create_collector, create_target, target_body
 from tests.factories.servers import free_port, tcp_server
 from watchpost.clock import FrozenClock
 from watchpost.collectors.models import Collector, CollectorTarget
+from watchpost.engine.checks import Job
+from watchpost.engine.claims import Claim
 from watchpost.engine.loop import Engine
 from watchpost.history.models import CheckResult
 from watchpost.incidents.models import Incident
@@ -110,6 +112,67 @@ async def test_a_worker_that_stops_renewing_loses_its_checks_to_another(
         assert await dead.renew(clock.now()) == 0
     row = await load(app, Monitor, monitor_id)
     assert (row.status, row.last_checked_at, row.lease_owner) == ("up", clock.now(), None)
+
+
+class Stalled(Engine):
+    """An engine whose claim takes `stall` (the clock moves on between its transaction and
+    the checks' start); `rival`, if set, claims and runs what is due meanwhile."""
+
+    clock: FrozenClock
+    stall: float
+    rival: Engine | None = None
+
+    def _prepare(self, claimed: list[Claim], now: datetime) -> list[Job]:
+        self.clock.advance(self.stall)
+        return super()._prepare(claimed, now)
+
+    async def _renew(self, claims: list[Claim], now: datetime) -> set[tuple[str, int]]:
+        if self.rival is not None:
+            assert (await self.rival.tick()).applied == 1
+            self.rival = None
+        return await super()._renew(claims, now)
+
+
+def stalled(app: FastAPI, clock: FrozenClock, stall: float, **kwargs: Any) -> Stalled:
+    engine = Stalled(app.state.ctx, owner="stalled", **kwargs)
+    engine.clock, engine.stall = clock, stall
+    return engine
+
+
+async def test_a_claim_slower_than_a_lease_runs_only_the_checks_it_still_holds(
+    app: FastAPI, api: Api, clock: FrozenClock
+) -> None:
+    async with recording_server() as server:
+        monitor_id = await monitor_at(api, server.url("/m"))
+        engine = stalled(app, clock, stall=0)
+        engine.stall = engine.lease.total_seconds() + 1  # its leases ran out before a start
+        engine.rival = engine_of(app, "rival")  # ... and another worker took the check
+        report = await engine.tick()
+        assert (report.claimed, report.applied) == (0, 0)
+        assert server.hits["/m"] == 1  # run once, by the rival
+        assert await engine.renew(clock.now()) == 0  # nothing left in flight
+    row = await load(app, Monitor, monitor_id)
+    assert (row.status, row.last_checked_at, row.lease_owner) == ("up", clock.now(), None)
+
+
+@pytest.mark.parametrize("thirds", [0.9, 1.0])
+async def test_a_slow_claim_renews_its_leases_before_the_checks_start(
+    app: FastAPI, api: Api, clock: FrozenClock, thirds: float
+) -> None:
+    async with recording_server() as server:
+        monitor_id = await monitor_at(api, server.url("/m"))
+        gate = Gate()
+        engine = stalled(app, clock, stall=0, runners={"monitor": gate})
+        engine.stall = engine.renew_every * thirds  # of a lease, gone before the start
+        claimed_at = clock.now()
+        ticking = asyncio.create_task(engine.tick())
+        await asyncio.wait_for(gate.started.wait(), 10)
+        row = await load(app, Monitor, monitor_id)
+        renewed_at = clock.now() if thirds >= 1 else claimed_at  # else the claim's lease
+        assert (row.lease_owner, row.lease_expires_at) == ("stalled", renewed_at + engine.lease)
+        gate.open.set()
+        assert (await asyncio.wait_for(ticking, 30)).applied == 1
+        assert server.hits["/m"] == 1
 
 
 async def test_a_late_monitor_result_after_the_lease_was_lost_changes_nothing(

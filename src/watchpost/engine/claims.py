@@ -21,7 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from watchpost.db.base import UTCDateTime
 from watchpost.engine.checked_rows import KINDS
-from watchpost.engine.schedule import spread
+from watchpost.engine.schedule import OFF_SCHEDULE_PER_CLAIM, spread
 from watchpost.settings import Settings
 
 
@@ -114,6 +114,7 @@ def _renew(kind: str) -> Update:
         update(KINDS[kind].table)
         .where(held, c.id.in_(free.scalar_subquery()))
         .values(lease_expires_at=bindparam("renew_until", type_=UTCDateTime()))
+        .returning(c.id)
     )
 
 
@@ -188,6 +189,48 @@ async def claim(
     return Claimed(claims=claims, room=room)
 
 
+async def claim_due(
+    session: AsyncSession,
+    *,
+    owner: str,
+    now: datetime,
+    limit: int,
+    lease: timedelta,
+    settings: Settings,
+    due_by: datetime | None = None,
+) -> list[Claim]:
+    """Lease up to `limit` checks of every kind (monitors first) due by `due_by` (default:
+    `now`), at most OFF_SCHEDULE_PER_CLAIM of them off their schedule; call inside a write
+    transaction."""
+    claimed: list[Claim] = []
+    room = OFF_SCHEDULE_PER_CLAIM
+    for kind in KINDS:
+        if len(claimed) >= limit:
+            break
+        batch = await claim(
+            session,
+            kind=kind,
+            owner=owner,
+            now=now,
+            limit=limit - len(claimed),
+            lease=lease,
+            settings=settings,
+            room=room,
+            due_by=due_by,
+        )
+        claimed += batch.claims
+        room = batch.room
+    return claimed
+
+
+def by_kind(claims: Iterable[Claim]) -> dict[str, list[int]]:
+    """The ids of `claims`, by kind."""
+    ids: dict[str, list[int]] = {}
+    for item in claims:
+        ids.setdefault(item.kind, []).append(item.id)
+    return ids
+
+
 _EARLIEST: Final = {
     kind: select(func.min(spec.table.c.next_check_at)).where(
         or_(spec.table.c.lease_expires_at.is_(None), spec.table.c.lease_expires_at < _now),
@@ -225,18 +268,18 @@ async def release(session: AsyncSession, *, kind: str, owner: str, ids: Sequence
 
 async def renew(
     session: AsyncSession, *, kind: str, owner: str, ids: Sequence[int], until: datetime
-) -> int:
-    """Extend `owner`'s leases on ids to `until`; how many it still held.
+) -> set[int]:
+    """Extend `owner`'s leases on ids to `until`; the ids it still held.
 
     Only rows still leased to `owner` change: a lease another worker took over (after it
     expired) or that a change of the object cleared stays lost, and that check's result
     will be dropped. On PostgreSQL a concurrent claim either holds the row first (it is
     skipped here, and then has another owner) or skips it (the row is locked here).
     """
-    renewed = 0
+    renewed: set[int] = set()
     ordered = sorted(ids)
     for start in range(0, len(ordered), RENEW_CHUNK):
-        result: Any = await session.execute(
+        result = await session.scalars(
             _RENEW[kind],
             {
                 "renew_owner": owner,
@@ -244,5 +287,5 @@ async def renew(
                 "renew_until": until,
             },
         )
-        renewed += int(result.rowcount or 0)
+        renewed.update(result)
     return renewed

@@ -23,8 +23,8 @@ from watchpost.db.outage import is_unavailable
 from watchpost.engine import checks
 from watchpost.engine.checked_rows import KINDS
 from watchpost.engine.checks import Job, Outcome
-from watchpost.engine.claims import Claim, claim, next_due_at, release, renew
-from watchpost.engine.schedule import GROUPED_S, OFF_SCHEDULE_PER_CLAIM
+from watchpost.engine.claims import Claim, by_kind, claim_due, next_due_at, release, renew
+from watchpost.engine.schedule import GROUPED_S
 from watchpost.engine.sweeps import Sweep, default_sweeps, due
 from watchpost.engine.writer import WriteReport, write_outcomes
 from watchpost.leases import new_owner
@@ -85,26 +85,34 @@ class Engine:
     async def claim(self, now: datetime, limit: int, due_by: datetime | None = None) -> list[Job]:
         """Lease up to `limit` checks due by `due_by` (default: now; monitors first) and
         prepare them to run; at most OFF_SCHEDULE_PER_CLAIM of them off their schedule
-        (engine/schedule.py)."""
-        claimed: list[Claim] = []
-        room = OFF_SCHEDULE_PER_CLAIM
+        (engine/schedule.py).
+
+        The leases run from `now`. When claiming and preparing took a third of a lease or
+        more (a stalled process, a slow database), they are renewed before any check starts,
+        and only the checks still held run: a lease that ran out meanwhile may have been
+        taken over by another worker, which runs that check instead."""
         async with self.ctx.db.write_sessions() as session, session.begin():
-            for kind in KINDS:
-                if len(claimed) >= limit:
-                    break
-                batch = await claim(
-                    session,
-                    kind=kind,
-                    owner=self.owner,
-                    now=now,
-                    limit=limit - len(claimed),
-                    lease=self.lease,
-                    settings=self.settings,
-                    room=room,
-                    due_by=due_by,
-                )
-                claimed += batch.claims
-                room = batch.room
+            claimed = await claim_due(
+                session,
+                owner=self.owner,
+                now=now,
+                limit=limit,
+                lease=self.lease,
+                settings=self.settings,
+                due_by=due_by,
+            )
+        jobs = self._prepare(claimed, now)
+        at = self.ctx.clock.now()
+        if jobs and (at - now).total_seconds() >= self.renew_every:
+            held = await self._renew([job.claim for job in jobs], at)
+            for job in jobs:
+                if (job.claim.kind, job.claim.id) not in held:
+                    self._forget(job.claim)
+            jobs = [job for job in jobs if (job.claim.kind, job.claim.id) in held]
+        return jobs
+
+    def _prepare(self, claimed: list[Claim], now: datetime) -> list[Job]:
+        """The jobs of new claims, each now in flight (its lease renewed from here on)."""
         jobs = []
         for item in claimed:
             key = (item.kind, item.id)
@@ -159,24 +167,22 @@ class Engine:
         if self._leased.get(key) is item:
             del self._leased[key]
 
-    def _leased_by_kind(self) -> dict[str, list[int]]:
-        by_kind: dict[str, list[int]] = {}
-        for kind, object_id in self._leased:
-            by_kind.setdefault(kind, []).append(object_id)
-        return by_kind
-
     async def renew(self, now: datetime) -> int:
         """Extend the leases of every check in flight to `now` + the margin, one UPDATE per
         kind; how many leases this engine still held."""
-        by_kind = self._leased_by_kind()
-        if not by_kind:
-            return 0
-        held = 0
+        return len(await self._renew(list(self._leased.values()), now))
+
+    async def _renew(self, claims: list[Claim], now: datetime) -> set[tuple[str, int]]:
+        """Extend the leases of `claims` to `now` + the margin; the (kind, id) still held."""
+        held: set[tuple[str, int]] = set()
+        if not claims:
+            return held
         async with self.ctx.db.write_sessions() as session, session.begin():
-            for kind, ids in by_kind.items():
-                held += await renew(
+            for kind, ids in by_kind(claims).items():
+                kept = await renew(
                     session, kind=kind, owner=self.owner, ids=ids, until=now + self.lease
                 )
+                held.update((kind, object_id) for object_id in kept)
         return held
 
     async def sweep(self, now: datetime) -> int:
@@ -380,9 +386,9 @@ class Engine:
 
     async def release_all(self) -> None:
         """Give back every lease this engine still holds, so others take them at once."""
-        by_kind = self._leased_by_kind()
+        held = by_kind(self._leased.values())
         self._leased.clear()
         with self.ctx.db.outage.logged(log, "releasing leases failed; they expire on their own"):
             async with self.ctx.db.write_sessions() as session, session.begin():
-                for kind, ids in by_kind.items():
+                for kind, ids in held.items():
                     await release(session, kind=kind, owner=self.owner, ids=ids)
