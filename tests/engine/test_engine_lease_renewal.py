@@ -140,7 +140,7 @@ def stalled(app: FastAPI, clock: FrozenClock, stall: float, **kwargs: Any) -> St
 
 
 async def test_a_claim_slower_than_a_lease_runs_only_the_checks_it_still_holds(
-    app: FastAPI, api: Api, clock: FrozenClock
+    app: FastAPI, api: Api, clock: FrozenClock, caplog: pytest.LogCaptureFixture
 ) -> None:
     async with recording_server() as server:
         monitor_id = await monitor_at(api, server.url("/m"))
@@ -151,6 +151,8 @@ async def test_a_claim_slower_than_a_lease_runs_only_the_checks_it_still_holds(
         assert (report.claimed, report.applied) == (0, 0)
         assert server.hits["/m"] == 1  # run once, by the rival
         assert await engine.renew(clock.now()) == 0  # nothing left in flight
+        took = f"{engine.stall:.1f}"
+        assert f"a claim took {took} s; 1 of its checks left to others" in caplog.messages
     row = await load(app, Monitor, monitor_id)
     assert (row.status, row.last_checked_at, row.lease_owner) == ("up", clock.now(), None)
 

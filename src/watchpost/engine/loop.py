@@ -105,9 +105,12 @@ class Engine:
         at = self.ctx.clock.now()
         if jobs and (at - now).total_seconds() >= self.renew_every:
             held = await self._renew([job.claim for job in jobs], at)
-            for job in jobs:
-                if (job.claim.kind, job.claim.id) not in held:
-                    self._forget(job.claim)
+            lost = [job.claim for job in jobs if (job.claim.kind, job.claim.id) not in held]
+            for item in lost:
+                self._forget(item)
+            if lost:
+                took = (at - now).total_seconds()
+                log.warning("a claim took %.1f s; %d of its checks left to others", took, len(lost))
             jobs = [job for job in jobs if (job.claim.kind, job.claim.id) in held]
         return jobs
 
