@@ -101,25 +101,20 @@ def _loads(data: bytes | str) -> Any:
         raise Unparseable(f"Couldn't parse JSON content ({exc.msg})") from None
 
 
+def _events_of(value: Any) -> Iterator[tuple[Any, Any]]:
+    """A JSON value's events: an array's items, else the value itself."""
+    for item in value if isinstance(value, list) else (value,):
+        yield item, None
+
+
 def _json_items(data: bytes) -> Iterator[tuple[Any, Any]]:
-    value = _loads(data)
-    if isinstance(value, list):
-        for item in value:
-            yield item, None
-    else:
-        yield value, None
+    return _events_of(_loads(data))
 
 
 def _ndjson_items(data: bytes) -> Iterator[tuple[Any, Any]]:
     for line in data.splitlines():
-        if not line.strip():
-            continue
-        value = _loads(line)
-        if isinstance(value, list):  # a line holding an array: its events
-            for item in value:
-                yield item, None
-        else:
-            yield value, None
+        if line.strip():
+            yield from _events_of(_loads(line))  # a line may hold an array of events
 
 
 def _msgpack_items(data: bytes) -> Iterator[tuple[Any, Any]]:
