@@ -5,6 +5,7 @@ the same server's bare ceiling: `GET /healthz` through the same stack (one `SELE
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 from collections.abc import Awaitable, Callable
 from datetime import datetime
@@ -57,12 +58,19 @@ def page(client: httpx.AsyncClient, path: str, sizes: list[int]) -> Callable[[],
 
 
 async def close(client: httpx.AsyncClient) -> None:
+    """Close the client and remove the app's data folder (signed_in_client made it)."""
+    folder = _context_of(client).settings.data_dir
     await client.aclose()
+    shutil.rmtree(folder, ignore_errors=True)
 
 
-def database_of(client: httpx.AsyncClient) -> Database:
+def _context_of(client: httpx.AsyncClient) -> AppContext:
     transport = client._transport
     assert isinstance(transport, httpx.ASGITransport)
     app: Any = transport.app
-    db: Database = app.state.ctx.db
-    return db
+    ctx: AppContext = app.state.ctx
+    return ctx
+
+
+def database_of(client: httpx.AsyncClient) -> Database:
+    return _context_of(client).db
