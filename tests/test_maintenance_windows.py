@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from watchpost.maintenance_windows import (
     WEEKDAYS,
+    check_clock_time,
     in_maintenance,
     maintenance_end,
     maintenance_intervals,
@@ -317,3 +318,28 @@ def test_overlap_is_additive_and_bounded(window: Window, at: datetime, hours: in
 def test_a_daily_window_covers_its_wall_clock_length_on_ordinary_days(zone: str) -> None:
     window = Window("22:15:00", "01:45:00", zone)
     assert night(window, utc(2026, 1, 10)) + night(window, utc(2026, 1, 11)) == 7 * HOUR
+
+
+@pytest.mark.parametrize("value", ["09:00", "09:00:00", " 09:00 ", "0900"])
+def test_a_time_of_day_is_normalised(value: str) -> None:
+    assert check_clock_time(value) == "09:00:00"
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "24:00",
+        "23:59:60",
+        "09:00:00Z",
+        "09:00+01:00",
+        "09:00:00.5",
+        "\u0660\u0669:\u0660\u0660",  # Arabic-Indic digits
+        "nan",
+        "x" * 5000,
+        "2026-01-01T09:00:00",
+        "",
+    ],
+)
+def test_anything_else_is_refused(value: str) -> None:
+    with pytest.raises(ValueError, match="must be a time of day"):
+        check_clock_time(value)

@@ -13,6 +13,7 @@ from pydantic import AfterValidator, BaseModel, Field
 from sqlalchemy import JSON, String
 from sqlalchemy.orm import Mapped, mapped_column
 
+from watchpost import times
 from watchpost.db.rows import Derived, derived, stored
 from watchpost.timezones import ZoneName, zone_of
 
@@ -24,8 +25,8 @@ DEFAULT_TIMEZONE = "UTC"
 def check_clock_time(value: str) -> str:
     """ "HH:MM:SS" (or "HH:MM"), normalised to "HH:MM:SS"."""
     try:
-        parsed = time.fromisoformat(value.strip())
-    except ValueError:
+        parsed = times.read_time_of_day(value)
+    except times.Unreadable:
         raise ValueError('must be a time of day written "HH:MM:SS"') from None
     if parsed.tzinfo is not None or parsed.microsecond:
         raise ValueError('must be a time of day written "HH:MM:SS"')

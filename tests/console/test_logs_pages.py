@@ -17,6 +17,7 @@ from sqlalchemy import select
 
 from tests.console.team_support import actions, audit_entries, person
 from tests.factories.api import Api
+from tests.factories.hostile_times import HOSTILE_TIMES
 from tests.factories.log_ingest import create_source, ndjson_body, send
 from watchpost.clock import FrozenClock
 from watchpost.console.logs import sampled
@@ -101,6 +102,21 @@ async def test_query_errors_are_shown_beside_the_query_box(app: FastAPI, api: Ap
     assert 'id="to-error"' in range_.text
     assert tail.status_code == 422 and "not supported" in tail.text
     assert stream.status_code == 422
+
+
+async def test_a_time_that_cannot_be_read_or_held_is_shown_beside_its_field(
+    app: FastAPI, api: Api
+) -> None:
+    await create_source(api, "web")
+    async with person(app, "vera@example.com", "viewer") as (member, _):
+        # (the page reads 40 characters of each: a longer fraction is cut to a readable time)
+        shorter = [value for value in HOSTILE_TIMES if len(value) <= 40]
+        for value in (*shorter, "x" * 5000, "1969-12-31T23:59", "2200-01-01T00:01"):
+            for field in ("from", "to"):
+                times = {"from": "2026-01-01T00:00", "to": "2026-01-01T01:00", field: value}
+                page = await member.get("/logs", params={"range": "custom", **times})
+                assert page.status_code == 422, (field, value[:40], page.text[:300])
+                assert f'id="{field}-error"' in page.text
 
 
 async def test_a_request_the_domain_finds_invalid_is_a_422_page(app: FastAPI, api: Api) -> None:

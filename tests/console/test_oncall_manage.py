@@ -6,12 +6,14 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pytest
 from fastapi import FastAPI
 from sqlalchemy import select
 
 from tests.console.team_support import audit_entries, person
 from tests.factories.api import Api, data
 from tests.factories.delivery import advance, create_member
+from tests.factories.hostile_times import HOSTILE_TIMES
 from watchpost.oncall.models import OnCallCalendar, OnCallEvent
 
 ON_CALLS = "/api/v2/on-calls"
@@ -168,6 +170,27 @@ async def test_a_shift_is_edited_beside_its_fields_and_deleted(app: FastAPI, api
     assert actions == ["on_call.event_updated", "on_call.event_deleted"]
     [entry] = [e for e in await audit_entries(app) if e.action == "on_call.event_updated"]
     assert entry.details["before"]["users"] == ["ann@example.com"]
+
+
+@pytest.mark.parametrize(
+    "value", [value for value in HOSTILE_TIMES if len(value) < 100] + ["9999-12-31T23:59"]
+)
+async def test_a_time_that_cannot_be_read_or_held_is_shown_beside_its_field(
+    app: FastAPI, api: Api, value: str
+) -> None:
+    await create_member(app, "acme", "ann@example.com", "Ann Early")
+    shift = await _event(api, "2026-01-02T00:00:00Z", "2026-01-03T00:00:00Z", "ann@example.com")
+    edit = f"/on-call/default/events/{shift}/edit"
+    async with person(app, "adam@example.com", "admin") as (admin, csrf):
+        for field in ("starts_at", "ends_at"):
+            times = {"starts_at": "2026-01-04T06:00", "ends_at": "2026-01-05T06:00", field: value}
+            sent = {"csrf": csrf, "users": "ann@example.com", **times}
+            wrong = await admin.post(edit, data=sent)
+            assert wrong.status_code == 422, (field, value, wrong.text[:300])
+            assert f'id="{field}-error"' in wrong.text
+    [unchanged] = await _events(app)
+    assert unchanged.starts_at == datetime(2026, 1, 2, tzinfo=UTC)
+    assert unchanged.ends_at == datetime(2026, 1, 3, tzinfo=UTC)
 
 
 async def test_a_running_shift_keeps_its_start_when_only_its_people_change(

@@ -34,6 +34,28 @@ async def _entries(app: FastAPI, team: str, count: int, clock: FrozenClock) -> N
             )
 
 
+async def test_days_that_cannot_be_read_or_held_show_no_range(
+    app: FastAPI, clock: FrozenClock
+) -> None:
+    await _entries(app, "acme", 3, clock)
+    odd = [
+        ("until", "9999-12-31"),  # its end is past the year 9999
+        *[
+            (name, value)
+            for name in ("since", "until")
+            for value in ("2026-02-30", "\u0662\u0660\u0662\u0666-01-01", "x" * 5000)
+        ],
+    ]
+    async with person(app, "ann@example.com", "admin") as (client, _):
+        for name, value in odd:
+            page = await client.get("/team/audit", params={name: value})
+            assert page.status_code == 200, (name, value[:40])
+            assert "acme-monitor-2" in page.text, (name, value[:40])
+        far = await client.get("/team/audit", params={"since": "0001-01-01", "until": "2026-01-31"})
+        assert far.status_code == 200 and "acme-monitor-2" in far.text
+        assert 'value="0001-01-01"' in far.text
+
+
 async def test_the_audit_log_is_newest_first_paged_and_the_teams_own(
     app: FastAPI, clock: FrozenClock
 ) -> None:

@@ -10,6 +10,7 @@ import pytest
 from fastapi import FastAPI
 
 from tests.factories.api import Api, data, errors
+from tests.factories.hostile_times import HOSTILE_TIMES
 from tests.factories.incidents import (
     URL,
     create_engine_incident,
@@ -180,6 +181,39 @@ async def test_bad_value_is_422_naming_the_parameter(
     messages, fields = errors(await api.get(f"{URL}?{urlencode({name: value})}"))
     assert fields == [name]
     assert messages[0].startswith(f"{name} must be")
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        *[(name, value) for name in ("from", "to") for value in HOSTILE_TIMES],
+        ("to", "9999-12-31T23:59:59.9999Z"),  # its whole millisecond ends past the year 9999
+        ("to", "9999-12-31 UTC"),
+    ],
+)
+async def test_a_time_that_cannot_be_read_or_held_is_422_naming_it(
+    api: Api, name: str, value: str
+) -> None:
+    messages, fields = errors(await api.get(f"{URL}?{urlencode({name: value})}"))
+    assert fields == [name]
+    assert messages == [f"{name} must be an ISO 8601 date (2026-01-31) or datetime"]
+
+
+@pytest.mark.parametrize(
+    ("params", "expected"),
+    [
+        ({"from": "0001-01-01", "to": "9999-12-30"}, "abcde"),
+        ({"from": "1900-01-01T00:00:00z"}, "abcde"),
+        ({"to": "2026-01-03T12:00:00.5z"}, "abc"),
+        ({"from": "2026-01-03 UTC"}, "cde"),
+        ({"to": "2026-01-03 12:00:00.500 utc"}, "abc"),
+        ({"from": "9999-12-31T23:59:59.9999Z"}, ""),
+    ],
+)
+async def test_far_bounds_lowercase_z_and_utc_are_read(
+    api: Api, world: World, params: dict[str, str], expected: str
+) -> None:
+    assert await listed(api, world, **params) == expected
 
 
 async def test_every_bad_parameter_is_reported_at_once(api: Api) -> None:

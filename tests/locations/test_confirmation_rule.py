@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from tests.factories.hostile_times import HOSTILE_TIMES
 from watchpost.monitors.confirmation import LocationResult, holds, rule_problems, verdict
 from watchpost.probing.protocol_endpoints import ResultIn, stamped
 
@@ -90,3 +91,18 @@ def test_a_result_is_stamped_with_when_it_ran() -> None:
     assert stamped(_reported(5000, by_age - timedelta(hours=1)), received=NOW) == by_age
     assert stamped(_reported(5000, NOW), received=NOW) == by_age
     assert stamped(_reported(2 * 86_400_000, None), received=NOW) == NOW - timedelta(days=1)
+
+
+@pytest.mark.parametrize(
+    "stamp", [*[value for value in HOSTILE_TIMES if len(value) <= 40], "2026-11-28T11:59:55"]
+)
+def test_a_stamp_that_cannot_be_read_held_or_has_no_offset_is_not_trusted(stamp: str) -> None:
+    reported = ResultIn(token="t", ok=True, latency_ms=1, age_ms=5000, finished_at=stamp)
+    assert stamped(reported, received=NOW) == NOW - timedelta(seconds=5)
+
+
+def test_a_stamp_in_any_form_rfc_3339_allows_is_read() -> None:
+    earlier = NOW - timedelta(seconds=25)
+    for stamp in ("2026-11-28T11:59:35z", "2026-11-28 11:59:35 UTC", "2026-11-28T12:59:35+01:00"):
+        reported = ResultIn(token="t", ok=True, latency_ms=1, age_ms=5000, finished_at=stamp)
+        assert stamped(reported, received=NOW) == earlier, stamp

@@ -15,6 +15,7 @@ from sqlalchemy import func, select
 
 from tests.factories.api import TEST_PASSWORD, Api, data, errors
 from tests.factories.engine import engine_of, recording_server
+from tests.factories.hostile_times import HOSTILE_TIMES
 from tests.factories.objects import create_collector, create_target, target_body
 from tests.factories.servers import REDIS, require_tcp
 from watchpost.agent.wire import check_input
@@ -178,6 +179,18 @@ async def test_the_majority_of_locations_decides(
         assert (shown["status"], shown["degraded"]) == ("up", True)
         (incident,) = (await api.get("/api/v3/incidents")).json()["data"]
         assert incident["attributes"]["resolved_at"] is not None
+
+
+async def test_a_finished_at_that_cannot_be_read_or_held_is_ignored(
+    app: FastAPI, client: httpx.AsyncClient, api: Api, clock: FrozenClock
+) -> None:
+    eu = Agent(client, await add_location(app, "eu-west", "eu"), "agent-eu-1")
+    data(await api.post(MONITORS, {"url": "https://example.com", "regions": ["eu"]}), 201)
+    for stamp in [value for value in HOSTILE_TIMES if len(value) <= 40]:
+        (check,) = await eu.claim()
+        sent = {**passed(check), "finished_at": stamp}
+        assert await eu.report(sent) == {"applied": 1, "discarded": 0}, stamp
+        clock.advance(timedelta(minutes=4))
 
 
 async def test_response_times_come_per_location(

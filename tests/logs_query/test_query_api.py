@@ -12,6 +12,7 @@ import pytest
 from fastapi import FastAPI
 
 from tests.factories.api import Api, errors
+from tests.factories.hostile_times import HOSTILE_TIMES
 from tests.logs_query.conftest import Recorded
 from tests.logs_query.events import log_event, new_source
 from tests.logs_query.reference import reference_search
@@ -194,6 +195,22 @@ async def test_bad_parameters(
     messages, fields = errors(await api.get(QUERY, params=params))
     assert fields == [field]
     assert messages and messages[0].startswith(field)
+
+
+@pytest.mark.parametrize("value", [*HOSTILE_TIMES, "1969-12-31", "2200-01-01T00:00:01Z"])
+@pytest.mark.parametrize("field", ["from", "to"])
+async def test_a_time_that_cannot_be_read_or_held_is_a_422_naming_it(
+    api: Api, store: Recorded, field: str, value: str
+) -> None:
+    messages, fields = errors(await api.get(QUERY, params={field: value}))
+    assert fields == [field]
+    assert messages[0].startswith(f"{field} must "), messages
+
+
+async def test_times_in_the_forms_rfc_3339_allows_are_read(api: Api, store: Recorded) -> None:
+    for since in ("2026-01-01t00:00:00z", "2026-01-01 00:00:00 UTC", "2026-01-01T01:00:00+01:00"):
+        body = await rows(api, **{"from": since, "to": "2026-01-01T00:30:00Z"})
+        assert body["data"] == [], since
 
 
 async def test_token_required(api: Api, store: Recorded) -> None:

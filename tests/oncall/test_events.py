@@ -6,10 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
+import pytest
 from fastapi import FastAPI
 
 from tests.factories.api import Api, data, errors
 from tests.factories.delivery import advance, create_member
+from tests.factories.hostile_times import HOSTILE_TIMES, OUT_OF_RANGE_DAYS
 
 ON_CALLS = "/api/v2/on-calls"
 EVENTS = f"{ON_CALLS}/default/events"
@@ -86,6 +88,50 @@ async def test_bad_events_are_refused(app: FastAPI, api: Api, other_api: Api) ->
     assert (
         await put(other_api, f"{ON_CALLS}/{mine['id']}/events", {"events": []})
     ).status_code == 404
+
+
+@pytest.mark.parametrize("value", [*HOSTILE_TIMES, *OUT_OF_RANGE_DAYS, "2200-01-01T00:00:01Z"])
+async def test_a_time_that_cannot_be_read_or_held_is_a_422_naming_it(
+    app: FastAPI, api: Api, value: str
+) -> None:
+    await members(app)
+    start, end = "2026-01-02T00:00:00Z", "2026-01-03T00:00:00Z"
+    made = data(await api.post(ON_CALLS, {"name": "Mine"}), 201)
+    path = f"{ON_CALLS}/{made['id']}"
+    rotation = {
+        "users": ["ann@example.com"],
+        "rotation_length": 1,
+        "rotation_interval": "day",
+        "start_rotations_at": start,
+        "end_rotations_at": end,
+    }
+    sent = [
+        (f"{path}/events", body(value, end, "ann@example.com"), "starts_at"),
+        (f"{path}/events", body(start, value, "ann@example.com"), "ends_at"),
+        (f"{path}/rotation", {**rotation, "start_rotations_at": value}, "start_rotations_at"),
+        (f"{path}/rotation", {**rotation, "end_rotations_at": value}, "end_rotations_at"),
+    ]
+    for url, json, field in sent:
+        messages, invalid = errors(await api.post(url, json))
+        assert invalid == [field], (value[:40], messages)
+        assert messages[0].startswith(f"{field} must "), messages
+    bulk = {"events": [body(start, end, "ann@example.com"), body(start, value, "bob@example.com")]}
+    # a value longer than a time may be is refused by the body's schema, naming `events`
+    named = "events[1].ends_at" if len(value) <= 64 else "events"
+    assert errors(await put(api, f"{path}/events", bulk))[1] == [named]
+    assert (await api.get(f"{path}/events")).json()["events"] == []
+    assert (await api.get(f"{path}/rotation")).status_code == 404
+
+
+async def test_times_in_the_forms_rfc_3339_allows_are_read(app: FastAPI, api: Api) -> None:
+    await members(app)
+    for start, end in (
+        ("2026-01-02t09:00:00z", "2026-01-02 10:00:00Z"),
+        ("2026-01-02T09:00:00 UTC", "2200-01-01T00:00:00Z"),
+    ):
+        made = await api.post(EVENTS, body(start, end, "ann@example.com"))
+        assert made.status_code == 201, made.text
+        assert made.json()["starts_at"] == "2026-01-02T09:00:00Z"
 
 
 async def test_history_cannot_be_changed_but_a_running_event_can(app: FastAPI, api: Api) -> None:

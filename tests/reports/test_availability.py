@@ -3,11 +3,15 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
+import pytest
 from fastapi import FastAPI
 
 from tests.factories.api import Api, data
 from tests.factories.heartbeats import create_heartbeat
 from tests.factories.history import obs, write
+from tests.factories.hostile_times import HOSTILE_TIMES
 from tests.factories.incidents import create_reported_incident
 from tests.factories.monitors import create_monitor
 from watchpost.clock import FrozenClock
@@ -68,6 +72,41 @@ async def test_a_bad_period_is_a_400_and_others_objects_are_404(api: Api, app: F
         assert response.json()["errors"][0].startswith("The data range is invalid")
     assert (await api.get("/api/v2/monitors/999/sla")).status_code == 404
     assert (await api.get("/api/v2/heartbeats/999/availability")).status_code == 404
+
+
+@pytest.mark.parametrize("value", [*HOSTILE_TIMES, "9999-12-31"])
+@pytest.mark.parametrize("name", ["from", "to"])
+async def test_a_time_that_cannot_be_read_or_held_is_a_400_naming_it(
+    api: Api, name: str, value: str
+) -> None:
+    monitor = await create_monitor(api)
+    heartbeat = await create_heartbeat(api)
+    paths = (
+        f"/api/v2/monitors/{monitor['id']}/sla",
+        f"/api/v2/heartbeats/{heartbeat.id}/availability",
+    )
+    for path in paths:
+        response = await api.get(f"{path}?{urlencode({name: value})}")
+        body = response.json()
+        assert body["invalid_attributes"] == [name]
+        if len(value) > 40:  # longer than the parameter may be: the query's own 422
+            assert response.status_code == 422
+            assert body["errors"] == [f"{name} must have at most 40 characters"]
+        else:
+            assert response.status_code == 400, (value, response.text[:200])
+            assert body["errors"][0].startswith("The data range is invalid")
+
+
+async def test_bounds_far_away_are_the_whole_life_of_the_object(api: Api) -> None:
+    monitor = await create_monitor(api)
+    path = f"/api/v2/monitors/{monitor['id']}/sla"
+    for query in (
+        "from=0001-01-01",
+        "from=1900-01-01T00:00:00z&to=9999-12-30",
+        "to=9000-01-01 UTC",
+    ):
+        answer = data(await api.get(f"{path}?{query}"))
+        assert answer["attributes"]["availability"] == 100.0, query
 
 
 async def test_a_heartbeats_availability(api: Api, clock: FrozenClock) -> None:

@@ -7,10 +7,12 @@ from fastapi import FastAPI
 
 from tests.factories.api import Api, data, errors
 from tests.factories.delivery import advance
+from tests.factories.hostile_times import HOSTILE_TIMES, OUT_OF_RANGE_DAYS
 from watchpost.status_pages import reports
 
 PAGES = "/api/v2/status-pages"
 START = "2026-01-01T00:00:00.000Z"
+TIMES = ("starts_at", "ends_at", "published_at")
 
 
 async def new_page(api: Api, subdomain: str = "acme") -> str:
@@ -155,6 +157,30 @@ async def test_rules_are_422(api: Api, other_api: Api) -> None:
     # another team's page is a 404, as a missing one
     assert (await other_api.post(url, {"title": "x"})).status_code == 404
     assert (await other_api.get(url)).status_code == 404
+
+
+@pytest.mark.parametrize("value", [*HOSTILE_TIMES, *OUT_OF_RANGE_DAYS])
+async def test_a_time_that_cannot_be_read_or_held_is_a_422_naming_it(api: Api, value: str) -> None:
+    page = await new_page(api)
+    rid = await new_resource(api, page)
+    url = f"{PAGES}/{page}/status-reports"
+    report = (await create(api, page, title="a", affected_resources=[hit(rid, "downtime")]))["data"]
+    one = f"{url}/{report['id']}"
+    updates = f"{one}/status-updates"
+    first = f"{updates}/{(await api.get(updates)).json()['data'][0]['id']}"
+    before = (await api.get(one)).json()
+    sent = [
+        *[(api.post, url, {"title": "b", name: value}, name) for name in TIMES],
+        *[(api.patch, one, {name: value}, name) for name in ("starts_at", "ends_at")],
+        (api.post, updates, {"affected_resources": [], "published_at": value}, "published_at"),
+        (api.patch, first, {"published_at": value}, "published_at"),
+    ]
+    for send, where, body, name in sent:
+        messages, fields = errors(await send(where, body))
+        assert fields == [name], (value[:40], messages)
+        assert messages[0].startswith(f"{name} must "), messages
+    assert [r["id"] for r in (await api.get(url)).json()["data"]] == [report["id"]]
+    assert (await api.get(one)).json() == before
 
 
 async def test_patch_report(api: Api) -> None:

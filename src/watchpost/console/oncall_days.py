@@ -20,6 +20,7 @@ from typing import Final
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from watchpost import times
 from watchpost.oncall import now as on_call
 from watchpost.oncall.models import OnCallEvent
 from watchpost.teams.models import User
@@ -70,7 +71,7 @@ def position(raw: object, today: date) -> Position:
     try:
         if not _DAY.fullmatch(text):
             raise ValueError(text)
-        day = date.fromisoformat(text)
+        day = times.read_day(text)
     except ValueError:
         return Position(
             today, today, f"Give the day as YYYY-MM-DD, such as {example}: shown from today."

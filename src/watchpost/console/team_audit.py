@@ -3,13 +3,14 @@ when, and paged; the filters, the page and its size are in the URL."""
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import date, datetime
 from typing import Final
 
 from fastapi import Request
 from fastapi.responses import Response
 from starlette.datastructures import QueryParams
 
+from watchpost import times
 from watchpost.audit import service as audit
 from watchpost.console.query_numbers import number
 from watchpost.console.signed_routes import Signed, console_router
@@ -24,11 +25,13 @@ DEFAULT_SIZE: Final = 50
 FILTER_LENGTH: Final = 100
 
 
-def _day(raw: str | None) -> date | None:
-    """A YYYY-MM-DD day of the URL, or None (anything else shows no range, as above)."""
+def _day(raw: str | None, *, end: bool) -> tuple[date, datetime] | None:
+    """A YYYY-MM-DD day of the URL and its UTC start (`end`: the next day's), or None
+    (anything else, or a day whose end is past the year 9999, shows no range, as above)."""
     try:
-        return date.fromisoformat((raw or "").strip()[:10])
-    except ValueError:
+        day = times.read_day((raw or "").strip()[:10])
+        return day, times.day_bounds(day, end=end)
+    except times.Unreadable:
         return None
 
 
@@ -40,18 +43,18 @@ def _text(raw: str | None) -> str:
 def _filter(query: QueryParams) -> tuple[audit.Filter, tuple[tuple[str, str], ...]]:
     """The audit filter of the URL, and its parameters as the pages' links keep them. Days
     are UTC days; `until` includes its day."""
-    since, until = _day(query.get("since")), _day(query.get("until"))
+    since, until = _day(query.get("since"), end=False), _day(query.get("until"), end=True)
     where = audit.Filter(
         actor=_text(query.get("actor")),
         action=_text(query.get("action")),
-        since=None if since is None else datetime.combine(since, time(), UTC),
-        until=None if until is None else datetime.combine(until + timedelta(days=1), time(), UTC),
+        since=None if since is None else since[1],
+        until=None if until is None else until[1],
     )
     kept = (
         ("actor", where.actor),
         ("action", where.action),
-        ("since", since.isoformat() if since else ""),
-        ("until", until.isoformat() if until else ""),
+        ("since", since[0].isoformat() if since else ""),
+        ("until", until[0].isoformat() if until else ""),
     )
     return where, tuple((name, value) for name, value in kept if value)
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import datetime, timedelta
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field
 
+from watchpost import times
 from watchpost.errors import InvalidRequest
 from watchpost.validation import INT64_MAX, ClosedModel, Id, Name, check_not_blank, parse_id
 
@@ -172,22 +173,14 @@ _BOOLEANS = {"true": True, "false": False}
 _ONE_MS = timedelta(milliseconds=1)
 
 
-def _as_utc(value: datetime) -> datetime:
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-
-
 def _instant(raw: str, *, end: bool) -> datetime:
-    """A date or datetime bound. A date starts (from) or ends (to) with its whole UTC day."""
-    text = raw.strip()
-    if len(text) == 10:
-        day = date.fromisoformat(text)
-        start = datetime.combine(day, time(), tzinfo=UTC)
-        return start + timedelta(days=1) if end else start
-    moment = _as_utc(datetime.fromisoformat(text.replace("z", "Z")))
+    """A date or datetime bound, any time UTC holds (a filter from 1900 finds what one from
+    1970 does). A date starts (from) or ends (to) with its whole UTC day."""
+    moment = times.read_time(raw, day_end=end, earliest=times.FIRST, latest=times.LAST)
+    if not end or times.is_day(raw):
+        return moment
     # Timestamps are stored and shown to the millisecond: `to` includes its whole millisecond.
-    return (
-        moment.replace(microsecond=moment.microsecond // 1000 * 1000) + _ONE_MS if end else moment
-    )
+    return moment.replace(microsecond=moment.microsecond // 1000 * 1000) + _ONE_MS
 
 
 def parse_filters(

@@ -14,6 +14,7 @@ import orjson
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from watchpost import times
 from watchpost.crypto import SecretBox
 from watchpost.errors import InvalidRequest, NotFound
 from watchpost.logs.events import StoredEvent
@@ -32,9 +33,6 @@ DT_FORMAT: Final = "%Y-%m-%d %H:%M:%S.%f"
 """How rows show `dt` (UTC), as the hosted API does."""
 
 _CURSOR_VERSION: Final = 1
-EARLIEST: Final = datetime(1970, 1, 1, tzinfo=UTC)
-LATEST: Final = datetime(2200, 1, 1, tzinfo=UTC)
-"""The times `from` and `to` may name (every engine holds them; a range is never past them)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,20 +77,16 @@ def query_terms(raw: str | None) -> list[Term]:
 
 def parse_time(raw: str, field: str) -> datetime:
     """ISO 8601 (`2022-07-19T13:32:56+0000`, `2022-07-19 13:32:56 UTC`, a date); UTC if no
-    offset is given."""
-    text = raw.strip()
-    if text.upper().endswith(" UTC"):
-        text = text[:-4]
+    offset is given; within the years 1970 and 2200 (every engine holds them; a range is
+    never past them)."""
     try:
-        value = datetime.fromisoformat(text)
-        value = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-    except (ValueError, OverflowError):
+        return times.read_time(raw)
+    except times.OutOfRange as error:
+        raise InvalidRequest.field(field, str(error)) from None
+    except times.Unreadable:
         raise InvalidRequest.field(
             field, "must be an ISO 8601 time, like 2022-07-19T13:32:56+0000"
         ) from None
-    if not EARLIEST <= value <= LATEST:
-        raise InvalidRequest.field(field, "must lie between the years 1970 and 2200")
-    return value
 
 
 def time_range(

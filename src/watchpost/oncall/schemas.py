@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
+from watchpost import times
 from watchpost.clock import isoformat_ms
 from watchpost.errors import Problem
 from watchpost.validation import ClosedModel, Email, Id, IdText, Name, OwnTeamName, ShortText
@@ -145,14 +146,14 @@ class RotationDoc(BaseModel):
 
 
 def parse_time(name: str, raw: str) -> tuple[datetime | None, list[Problem]]:
-    """An RFC 3339 time as UTC (one without an offset is taken as UTC)."""
+    """An RFC 3339 time as UTC (one without an offset is taken as UTC), within the years
+    1970 to 2200."""
     try:
-        moment = datetime.fromisoformat(raw.strip())
-    except ValueError:
+        return times.read_time(raw), []
+    except times.OutOfRange as error:
+        return None, [(name, f"{name} {error}")]
+    except times.Unreadable:
         return None, [(name, f"{name} must be an RFC 3339 time (2026-01-31T09:00:00Z)")]
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC), []
 
 
 def rfc3339(moment: datetime) -> str:

@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import Select, bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from watchpost import times
 from watchpost.collectors.models import CollectorTarget
 from watchpost.context import AppContext
 from watchpost.engine import checks
@@ -148,12 +149,12 @@ def stamped(result: ResultIn, *, received: datetime) -> datetime:
 
 
 def _moment(text: str | None) -> datetime | None:
-    """An ISO 8601 time with its offset, in UTC (None: absent, unreadable or without one)."""
+    """An ISO 8601 time with its offset, in UTC (None: absent, unreadable, without an offset
+    or outside the years 1970 to 2200)."""
     try:
-        found = datetime.fromisoformat(text) if text else None
-    except ValueError:
+        return times.read_time(text, needs_offset=True) if text else None
+    except times.Unreadable:
         return None
-    return found.astimezone(UTC) if found is not None and found.tzinfo is not None else None
 
 
 def claim_token(claim: Claim) -> str:

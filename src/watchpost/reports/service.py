@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import datetime, timedelta
 from typing import Any, Final
 
 from sqlalchemy import or_, select
@@ -21,6 +21,7 @@ from watchpost.errors import InvalidRequest
 from watchpost.history.models import CheckResult
 from watchpost.incidents.models import Incident
 from watchpost.locations.models import SERVER_LOCATION, Location
+from watchpost.times import FIRST, LAST, read_time
 
 RESPONSE_WINDOW: Final = timedelta(hours=24)
 """How far back a monitor's response times go (the hosted API's: the last 24 hours)."""
@@ -41,13 +42,9 @@ class Period:
 
 
 def _instant(raw: str, *, end: bool) -> datetime:
-    """`2026-01-26` (a whole UTC day: from its start, or to its end) or an ISO datetime."""
-    text = raw.strip()
-    if len(text) == 10:
-        day = datetime.combine(date.fromisoformat(text), time(), tzinfo=UTC)
-        return day + timedelta(days=1) if end else day
-    moment = datetime.fromisoformat(text.replace("z", "Z"))
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    """`2026-01-26` (a whole UTC day: from its start, or to its end) or an ISO datetime; any
+    time UTC holds (the period is cut to the object's life anyway)."""
+    return read_time(raw, day_end=end, earliest=FIRST, latest=LAST)
 
 
 def period(from_: str | None, to: str | None, *, since: datetime, now: datetime) -> Period:

@@ -9,12 +9,13 @@ resources).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, Final
 
 from sqlalchemy import bindparam, delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from watchpost import times
 from watchpost.db.queries import added, check_held, team_object, team_rows
 from watchpost.errors import InvalidRequest, Problem
 from watchpost.listing import Page, PageRequest, paginate
@@ -113,16 +114,17 @@ async def live_resource_ids(session: AsyncSession, page_id: int) -> set[int]:
 
 
 def _time(name: str, raw: str | None, problems: list[Problem]) -> datetime | None:
+    """An ISO 8601 time as UTC (one without an offset is taken as UTC), within the years
+    1970 to 2200."""
     if raw is None:
         return None
     try:
-        moment = datetime.fromisoformat(raw.strip())
-        if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=UTC)
-        return moment.astimezone(UTC)
-    except (ValueError, OverflowError):  # not a time; past year 9999 in UTC
+        return times.read_time(raw)
+    except times.OutOfRange as error:
+        problems.append((name, f"{name} {error}"))
+    except times.Unreadable:
         problems.append((name, f"{name} must be an ISO 8601 time (2026-01-31T09:00:00Z)"))
-        return None
+    return None
 
 
 async def _affected(
