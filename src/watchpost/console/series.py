@@ -1,4 +1,5 @@
-"""Response-time series for a detail page's charts, from the hourly check rollups.
+"""Chart series for a detail page, from the hourly check rollups: response times (with
+down slots) for the response-time chart, time in each state for a heartbeat's history.
 
 One indexed read of at most 30 days of one subject's hourly rollups (≤ 721 rows) serves
 every range: 24 h and 7 d by the hour, 30 d by four hours (≤ 181 points each). The raw
@@ -9,10 +10,10 @@ make thousands of points.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any, Final, cast
+from typing import Any, Final, Literal, cast
 
 from sqlalchemy import FunctionElement, Integer, Table, bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -32,6 +33,32 @@ class Point:
     at: datetime
     ms: float | None
     down: bool
+
+
+SlotState = Literal["up", "down", "maintenance", "none"]
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One slot of a state timeline: its start and the seconds attributed to each state in
+    it (failures: down observations in it). Time nobody observed (paused, not yet pinged,
+    the checker stopped) is in none of them."""
+
+    at: datetime
+    up_s: float
+    down_s: float
+    maintenance_s: float
+    failures: int
+
+    @property
+    def state(self) -> SlotState:
+        """The slot's worst state: down if it was seen down at all (as Point.down), else
+        maintenance if any of it was, else up if any of it was; "none" when unobserved."""
+        if self.down_s > 0 or self.failures > 0:
+            return "down"
+        if self.maintenance_s > 0:
+            return "maintenance"
+        return "up" if self.up_s > 0 else "none"
 
 
 RANGES: Final[dict[str, tuple[timedelta, timedelta]]] = {
@@ -68,9 +95,12 @@ _rollups = cast(Table, CheckRollup.__table__)
 _HOURLY: Final = (
     select(
         _EpochHours(_rollups.c.period_start),
-        _rollups.c.down_s + _rollups.c.failures,
+        _rollups.c.down_s,
+        _rollups.c.failures,
         _rollups.c.latency_sum,
         _rollups.c.latency_count,
+        _rollups.c.up_s,
+        _rollups.c.maintenance_s,
     )
     .where(
         _rollups.c.subject_type == bindparam("subject_type"),
@@ -84,8 +114,10 @@ _HOURLY: Final = (
 """The primary key's range: (subject_type, subject_id, granularity, period_start)."""
 _EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
 
-_Hour = tuple[int, float, float, int]
-"""(hours since the epoch, down seconds + failures, latency sum, latency count)."""
+_Hour = tuple[int, float, int, float, int, float, float]
+"""(hours since the epoch, down seconds, failures, latency sum, latency count, up seconds,
+maintenance seconds)."""
+_NOTHING: Final = (0.0,) * 6
 
 
 def _hours(at: datetime) -> int:
@@ -93,34 +125,53 @@ def _hours(at: datetime) -> int:
     return int((at - _EPOCH).total_seconds() // 3600)
 
 
-def points(
+def _sums(
     hours: Sequence[_Hour], *, now: datetime, span: timedelta, width: timedelta
-) -> list[Point]:
+) -> Iterator[tuple[datetime, Sequence[float]]]:
     """Every slot of `width` (whole hours, UTC-aligned) from `now - span` to now, oldest
-    first; `hours` oldest first. A slot without rollups has no response time and is not
-    down. Integer hours, not datetimes: 720 rows a page, three times."""
+    first, with its rollups' columns summed (all zero without rollups); `hours` oldest
+    first. Integer hours, not datetimes: 720 rows a page, three times."""
     size = int(width.total_seconds() // 3600)
     low = _hours(now - span)
     first = low - low % size
     sums: dict[int, list[float]] = {}
-    for hour, down, latency_sum, latency_count in hours[bisect_left(hours, (low,)) :]:
-        slot = sums.setdefault(hour - hour % size, [0.0, 0.0, 0.0])
-        slot[0] += latency_sum
-        slot[1] += latency_count
-        slot[2] += down
-    found: list[Point] = []
+    for hour, *values in hours[bisect_left(hours, (low,)) :]:
+        slot = sums.get(hour - hour % size)
+        if slot is None:
+            sums[hour - hour % size] = values
+        else:
+            slot[:] = map(sum, zip(slot, values, strict=True))
     for slot_hour in range(first, _hours(now - timedelta(microseconds=1)) + 1, size):
-        total, timed, down = sums.get(slot_hour, (0.0, 0.0, 0.0))
-        at = _EPOCH + timedelta(hours=slot_hour)
-        found.append(Point(at, total / timed if timed else None, down > 0))
+        yield _EPOCH + timedelta(hours=slot_hour), sums.get(slot_hour, _NOTHING)
+
+
+def points(
+    hours: Sequence[_Hour], *, now: datetime, span: timedelta, width: timedelta
+) -> list[Point]:
+    """The response-time chart's slots (see _sums). A slot without rollups has no
+    response time and is not down."""
+    found: list[Point] = []
+    for at, (down_s, failures, total, timed, _, _) in _sums(hours, now=now, span=span, width=width):
+        found.append(Point(at, total / timed if timed else None, down_s + failures > 0))
     return found
 
 
-async def response_series(
+def slots(
+    hours: Sequence[_Hour], *, now: datetime, span: timedelta, width: timedelta
+) -> list[Slot]:
+    """The state timeline's slots (see _sums)."""
+    return [
+        Slot(at, up_s, down_s, maintenance_s, int(failures))
+        for at, (down_s, failures, _, _, up_s, maintenance_s) in _sums(
+            hours, now=now, span=span, width=width
+        )
+    ]
+
+
+async def _read(
     session: AsyncSession, *, subject_type: str, subject_id: int, now: datetime
-) -> dict[str, list[Point]]:
-    """The subject's points for each of RANGES (one query)."""
-    now = now.astimezone(UTC)
+) -> list[_Hour]:
+    """The subject's hourly rollups of the longest range, oldest first (one query)."""
     params = {
         "subject_type": subject_type,
         "subject_id": subject_id,
@@ -129,7 +180,27 @@ async def response_series(
     }
     connection = await session.connection()
     rows: list[_Hour] = [tuple(row) for row in await connection.execute(_HOURLY, params)]
+    return rows
+
+
+async def response_series(
+    session: AsyncSession, *, subject_type: str, subject_id: int, now: datetime
+) -> dict[str, list[Point]]:
+    """The subject's points for each of RANGES (one query)."""
+    now = now.astimezone(UTC)
+    rows = await _read(session, subject_type=subject_type, subject_id=subject_id, now=now)
     return {
         name: points(rows, now=now, span=span, width=width)
         for name, (span, width) in RANGES.items()
+    }
+
+
+async def state_series(
+    session: AsyncSession, *, subject_type: str, subject_id: int, now: datetime
+) -> dict[str, list[Slot]]:
+    """The subject's state slots for each of RANGES (one query: the same read)."""
+    now = now.astimezone(UTC)
+    rows = await _read(session, subject_type=subject_type, subject_id=subject_id, now=now)
+    return {
+        name: slots(rows, now=now, span=span, width=width) for name, (span, width) in RANGES.items()
     }
