@@ -125,21 +125,16 @@ def test_a_slot_is_down_before_maintenance_before_up() -> None:
     assert Slot(at, 0.0, 0.0, 0.0, 0).state == "none"
 
 
-def _rows(
-    now: datetime, states: dict[int, str]
-) -> list[tuple[int, float, int, float, int, float, float]]:
-    """Hourly rollup rows as series.py reads them, `states` by hours before `now`'s hour."""
+def _rows(now: datetime, states: dict[int, str]) -> list[tuple[int, float, float, float, int]]:
+    """Hourly rollup rows as series.py reads them for a timeline (hour, up, down and
+    maintenance seconds, failures), `states` by hours before `now`'s hour."""
     current = int((now - EPOCH).total_seconds() // 3600)
     columns = {
-        "up": (0.0, 0, HOUR, 0.0),
-        "down": (HOUR, 60, 0.0, 0.0),
-        "maintenance": (0.0, 0, 0.0, HOUR),
+        "up": (HOUR, 0.0, 0.0, 0),
+        "down": (0.0, HOUR, 0.0, 60),
+        "maintenance": (0.0, 0.0, HOUR, 0),
     }
-    rows = []
-    for ago in sorted(states, reverse=True):
-        down_s, failures, up_s, maintenance_s = columns[states[ago]]
-        rows.append((current - ago, down_s, failures, 0.0, 0, up_s, maintenance_s))
-    return rows
+    return [(current - ago, *columns[states[ago]]) for ago in sorted(states, reverse=True)]
 
 
 @pytest.mark.parametrize(

@@ -10,12 +10,13 @@ make thousands of points.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from operator import add
 from typing import Any, Final, Literal, cast
 
-from sqlalchemy import FunctionElement, Integer, Table, bindparam, select
+from sqlalchemy import ColumnElement, FunctionElement, Integer, Select, Table, bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.compiler import SQLCompiler
@@ -92,32 +93,38 @@ def _epoch_hours_sqlite(element: _EpochHours, compiler: SQLCompiler, **kw: Any) 
 
 
 _rollups = cast(Table, CheckRollup.__table__)
-_HOURLY: Final = (
-    select(
-        _EpochHours(_rollups.c.period_start),
-        _rollups.c.down_s,
-        _rollups.c.failures,
-        _rollups.c.latency_sum,
-        _rollups.c.latency_count,
-        _rollups.c.up_s,
-        _rollups.c.maintenance_s,
+
+
+def _hourly(*columns: ColumnElement[Any]) -> Select[Any]:
+    """The subject's hourly rollups in a range, oldest first: hours since the epoch, then
+    `columns`. The primary key's range: (subject_type, subject_id, granularity,
+    period_start)."""
+    return (
+        select(_EpochHours(_rollups.c.period_start), *columns)
+        .where(
+            _rollups.c.subject_type == bindparam("subject_type"),
+            _rollups.c.subject_id == bindparam("subject_id"),
+            _rollups.c.granularity == "hour",
+            _rollups.c.period_start >= bindparam("low"),
+            _rollups.c.period_start < bindparam("high"),
+        )
+        .order_by(_rollups.c.period_start)
     )
-    .where(
-        _rollups.c.subject_type == bindparam("subject_type"),
-        _rollups.c.subject_id == bindparam("subject_id"),
-        _rollups.c.granularity == "hour",
-        _rollups.c.period_start >= bindparam("low"),
-        _rollups.c.period_start < bindparam("high"),
-    )
-    .order_by(_rollups.c.period_start)
+
+
+_RESPONSES: Final = _hourly(
+    _rollups.c.down_s + _rollups.c.failures, _rollups.c.latency_sum, _rollups.c.latency_count
 )
-"""The primary key's range: (subject_type, subject_id, granularity, period_start)."""
+"""(hours, down seconds + failures, latency sum, latency count): the response-time chart's
+columns only (a monitor's page is read often)."""
+_STATES: Final = _hourly(
+    _rollups.c.up_s, _rollups.c.down_s, _rollups.c.maintenance_s, _rollups.c.failures
+)
+"""(hours, up seconds, down seconds, maintenance seconds, failures): the state timeline's."""
 _EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
 
-_Hour = tuple[int, float, int, float, int, float, float]
-"""(hours since the epoch, down seconds, failures, latency sum, latency count, up seconds,
-maintenance seconds)."""
-_NOTHING: Final = (0.0,) * 6
+_Hour = tuple[Any, ...]
+"""A row of _RESPONSES or _STATES."""
 
 
 def _hours(at: datetime) -> int:
@@ -127,49 +134,62 @@ def _hours(at: datetime) -> int:
 
 def _sums(
     hours: Sequence[_Hour], *, now: datetime, span: timedelta, width: timedelta
-) -> Iterator[tuple[datetime, Sequence[float]]]:
-    """Every slot of `width` (whole hours, UTC-aligned) from `now - span` to now, oldest
-    first, with its rollups' columns summed (all zero without rollups); `hours` oldest
-    first. Integer hours, not datetimes: 720 rows a page, three times."""
+) -> tuple[range, dict[int, _Hour]]:
+    """The starts of every slot of `width` (whole hours from the epoch, UTC-aligned) from
+    `now - span` to now, oldest first, and the rollups of each slot that has any, their
+    columns summed (the first too: not an hour then); `hours` oldest first. Integer
+    hours, not datetimes, and an hour's own row for an hour's slot: 720 rows a page,
+    three times."""
     size = int(width.total_seconds() // 3600)
     low = _hours(now - span)
-    first = low - low % size
-    sums: dict[int, list[float]] = {}
-    for hour, *values in hours[bisect_left(hours, (low,)) :]:
-        slot = sums.get(hour - hour % size)
-        if slot is None:
-            sums[hour - hour % size] = values
-        else:
-            slot[:] = map(sum, zip(slot, values, strict=True))
-    for slot_hour in range(first, _hours(now - timedelta(microseconds=1)) + 1, size):
-        yield _EPOCH + timedelta(hours=slot_hour), sums.get(slot_hour, _NOTHING)
+    within = hours[bisect_left(hours, (low,)) :]
+    sums: dict[int, _Hour]
+    if size == 1:
+        sums = {row[0]: row for row in within}
+    else:
+        sums = {}
+        for row in within:
+            slot = row[0] - row[0] % size
+            found = sums.get(slot)
+            sums[slot] = row if found is None else tuple(map(add, found, row))
+    return range(low - low % size, _hours(now - timedelta(microseconds=1)) + 1, size), sums
 
 
 def points(
     hours: Sequence[_Hour], *, now: datetime, span: timedelta, width: timedelta
 ) -> list[Point]:
-    """The response-time chart's slots (see _sums). A slot without rollups has no
-    response time and is not down."""
+    """The response-time chart's slots (see _sums) from rows of _RESPONSES. A slot
+    without rollups has no response time and is not down."""
+    starts, sums = _sums(hours, now=now, span=span, width=width)
     found: list[Point] = []
-    for at, (down_s, failures, total, timed, _, _) in _sums(hours, now=now, span=span, width=width):
-        found.append(Point(at, total / timed if timed else None, down_s + failures > 0))
+    for slot_hour in starts:
+        _, down, total, timed = sums.get(slot_hour, (0, 0.0, 0.0, 0))
+        at = _EPOCH + timedelta(hours=slot_hour)
+        found.append(Point(at, total / timed if timed else None, down > 0))
     return found
 
 
 def slots(
     hours: Sequence[_Hour], *, now: datetime, span: timedelta, width: timedelta
 ) -> list[Slot]:
-    """The state timeline's slots (see _sums)."""
-    return [
-        Slot(at, up_s, down_s, maintenance_s, int(failures))
-        for at, (down_s, failures, _, _, up_s, maintenance_s) in _sums(
-            hours, now=now, span=span, width=width
+    """The state timeline's slots (see _sums) from rows of _STATES."""
+    starts, sums = _sums(hours, now=now, span=span, width=width)
+    found: list[Slot] = []
+    for slot_hour in starts:
+        _, up_s, down_s, maintenance_s, failures = sums.get(slot_hour, (0, 0.0, 0.0, 0.0, 0))
+        found.append(
+            Slot(_EPOCH + timedelta(hours=slot_hour), up_s, down_s, maintenance_s, failures)
         )
-    ]
+    return found
 
 
 async def _read(
-    session: AsyncSession, *, subject_type: str, subject_id: int, now: datetime
+    session: AsyncSession,
+    statement: Select[Any],
+    *,
+    subject_type: str,
+    subject_id: int,
+    now: datetime,
 ) -> list[_Hour]:
     """The subject's hourly rollups of the longest range, oldest first (one query)."""
     params = {
@@ -179,8 +199,7 @@ async def _read(
         "high": now,
     }
     connection = await session.connection()
-    rows: list[_Hour] = [tuple(row) for row in await connection.execute(_HOURLY, params)]
-    return rows
+    return [tuple(row) for row in await connection.execute(statement, params)]
 
 
 async def response_series(
@@ -188,7 +207,9 @@ async def response_series(
 ) -> dict[str, list[Point]]:
     """The subject's points for each of RANGES (one query)."""
     now = now.astimezone(UTC)
-    rows = await _read(session, subject_type=subject_type, subject_id=subject_id, now=now)
+    rows = await _read(
+        session, _RESPONSES, subject_type=subject_type, subject_id=subject_id, now=now
+    )
     return {
         name: points(rows, now=now, span=span, width=width)
         for name, (span, width) in RANGES.items()
@@ -198,9 +219,10 @@ async def response_series(
 async def state_series(
     session: AsyncSession, *, subject_type: str, subject_id: int, now: datetime
 ) -> dict[str, list[Slot]]:
-    """The subject's state slots for each of RANGES (one query: the same read)."""
+    """The subject's state slots for each of RANGES (one query: the same read of other
+    columns)."""
     now = now.astimezone(UTC)
-    rows = await _read(session, subject_type=subject_type, subject_id=subject_id, now=now)
+    rows = await _read(session, _STATES, subject_type=subject_type, subject_id=subject_id, now=now)
     return {
         name: slots(rows, now=now, span=span, width=width) for name, (span, width) in RANGES.items()
     }
