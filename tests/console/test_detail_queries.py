@@ -52,7 +52,7 @@ async def test_every_read_goes_through_an_index(app: FastAPI, api: Api, clock: F
         sqlite = connection.dialect.name == "sqlite"
         if not sqlite:
             await connection.exec_driver_sql("SET LOCAL enable_seqscan = off")
-        assert len(seen) == 6 + 4 + 6
+        assert len(seen) == 6 + 5 + 6
         for statement, params in seen:
             explain = "EXPLAIN QUERY PLAN " if sqlite else "EXPLAIN "
             plan = [

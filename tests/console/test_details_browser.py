@@ -1,15 +1,18 @@
 """The monitor, heartbeat and collector target pages in Chromium (Playwright Test,
 tests/factories/console.py): 1280 and 375 px without sideways scrolling, axe-core on all
-three, Pause then Resume by their buttons, the chart's range tabs, Delete asking first, and
-with JavaScript off Pause by a plain form post and Delete confirmed by the server's page."""
+three in light and dark, Pause then Resume by their buttons, the charts' range tabs (the
+monitor's response time, the heartbeat's history), Delete asking first, and with JavaScript
+off Pause by a plain form post and Delete confirmed by the server's page."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import httpx
 from fastapi import FastAPI
 
+from tests.console.test_details_history import record_states
 from tests.console.test_details_pages import target_path
 from tests.factories.api import Api
 from tests.factories.console import add_person, run_console_spec
@@ -23,15 +26,23 @@ from watchpost.probes.monitors import browser
 SPEC = r"""
 const page_of = (kind, id) => env.BASE + '/' + kind + '/' + id;
 
+async function shoot(page, name) {
+  await axe(page);
+  await noSideScroll(page);
+  await page.screenshot({ path: env.SHOTS + '/' + name + '.png', fullPage: true });
+  const chart = page.locator('figure').first();  // the chart and its legend, up close
+  if (await chart.count()) await chart.screenshot({ path: env.SHOTS + '/' + name + '-chart.png' });
+}
+
 async function bothSizes(page, name) {
-  await page.setViewportSize({ width: 1280, height: 900 });
-  await axe(page);
-  await noSideScroll(page);
-  await page.screenshot({ path: env.SHOTS + '/' + name + '-desktop.png', fullPage: true });
-  await phone(page);
-  await axe(page);
-  await noSideScroll(page);
-  await page.screenshot({ path: env.SHOTS + '/' + name + '-phone.png', fullPage: true });
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await shoot(page, name + '-' + scheme + '-desktop');
+    await phone(page);
+    await shoot(page, name + '-' + scheme + '-phone');
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
 }
 
 test('the three pages at 1280 and 375 px', async ({ page }) => {
@@ -45,6 +56,7 @@ test('the three pages at 1280 and 375 px', async ({ page }) => {
   await page.goto(page_of('heartbeats', env.HEARTBEAT));
   await expect(page.getByRole('heading', { level: 1, name: 'nightly backup' })).toBeVisible();
   await expect(page.getByRole('button', { name: 'Copy the ping URL' })).toBeVisible();
+  await expect(page.getByRole('img', { name: 'History, last 24 hours' })).toBeVisible();
   await expect(page.getByRole('heading', { name: 'Last pings' })).toBeVisible();
   await expect(page.getByText('disk full')).toBeHidden();  // in a closed <details>
   await bothSizes(page, 'heartbeat');
@@ -77,6 +89,15 @@ test('the range tabs', async ({ page }) => {
   await expect(tabs.getByRole('link', { name: '7 days' })).toHaveAttribute('aria-current', 'true');
   await tabs.getByRole('link', { name: '30 days' }).click();
   await expect(page.getByRole('img', { name: 'Response time, last 30 days' })).toBeVisible();
+
+  await page.goto(page_of('heartbeats', env.HEARTBEAT));
+  await tabs.getByRole('link', { name: '7 days' }).click();
+  await expect(page).toHaveURL(/range=7d#history/);
+  await expect(page.getByRole('img', { name: 'History, last 7 days' })).toBeVisible();
+  await expect(tabs.getByRole('link', { name: '7 days' })).toHaveAttribute('aria-current', 'true');
+  await tabs.getByRole('link', { name: '30 days' }).click();
+  await expect(page.getByRole('img', { name: 'History, last 30 days' })).toBeVisible();
+  await bothSizes(page, 'heartbeat-30d');
 });
 
 test('Delete asks first', async ({ page }) => {
@@ -146,6 +167,21 @@ async def test_the_detail_pages_in_chromium(
     monitor_id = await _history(app, api, clock)
     spare = int((await create_monitor(api, pronounceable_name="Spare"))["id"])
     heartbeat = await create_heartbeat(api, name="nightly backup")
+    # 30 days: paused for 3 of them, else up but for a down hour every 5 days, a weekly
+    # maintenance window of 2 hours, and 3 hours down yesterday
+    states = ["none" if 400 <= k < 472 else "up" for k in range(720)]
+    for k in range(0, 720, 120):
+        states[k + 5] = "down" if states[k + 5] == "up" else "none"
+    for k in range(50, 720, 168):
+        states[k : k + 2] = ["maintenance"] * 2
+    states[-20:-17] = ["down"] * 3
+    await record_states(
+        app,
+        team_id=api.team_id,
+        heartbeat_id=heartbeat.id,
+        start=clock.now() - timedelta(hours=720),
+        states=states,
+    )
     doomed = await create_heartbeat(api, name="spare job")
     for suffix, body in (("", None), ("/1", b"disk full\n" * 40), ("/0", b"done")):
         clock.advance(300)

@@ -1,14 +1,18 @@
 """Server-rendered SVG charts for the console: no script, no inline style (the console's
 CSP forbids it); the stylesheet colours them through their classes:
 `chart`, `chart-line`, `chart-axis`, `chart-grid`, `chart-down`, `chart-label`, `chart-empty`.
+
+The response-time chart, and what every time chart shares (console/state_chart.py draws a
+heartbeat's history with them): the opening and accessible name, the axes, the time
+labels, and bands over runs of slots.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Final
+from typing import Final, TypeVar
 
 from markupsafe import Markup, escape
 
@@ -22,7 +26,7 @@ EMPTY: Final = "No checks in this period"
 X_TICKS: Final = 5
 
 
-def _number(value: float) -> str:
+def number(value: float) -> str:
     """A coordinate with at most one decimal (short markup, stable output)."""
     text = f"{value:.1f}"
     return text[:-2] if text.endswith(".0") else text
@@ -65,11 +69,80 @@ def _time_text(at: datetime, span: timedelta) -> str:
     return at.strftime("%H:%M") if span <= timedelta(hours=36) else at.strftime("%d %b")
 
 
-def _step(points: Sequence[Point]) -> timedelta:
-    """One point's width: the spacing of the points (an hour for a single point)."""
-    if len(points) < 2:
+def open_svg(
+    name: str, description: str | None, *, width: int, height: int, css_class: str = "chart"
+) -> list[str]:
+    """A chart's opening: an image (`role="img"`) named `name`, `description` its summary."""
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="{css_class}" role="img" '
+        f'viewBox="0 0 {width} {height}" aria-label="{escape(name)}">',
+        f"<title>{escape(name)}</title>",
+    ]
+    if description is not None:
+        parts.append(f"<desc>{escape(description)}</desc>")
+    return parts
+
+
+def axes(left: float, top: float, right: float, bottom: float, *, y_axis: bool = True) -> list[str]:
+    """The plot's left (unless not `y_axis`) and bottom axis lines."""
+    # lines, not one L-shaped path: a path would be filled unless the stylesheet says not
+    x1, y1, x2, y2 = number(left), number(top), number(right), number(bottom)
+    lines = [f'<line class="chart-axis" x1="{x1}" y1="{y1}" x2="{x1}" y2="{y2}"/>']
+    lines.append(f'<line class="chart-axis" x1="{x1}" y1="{y2}" x2="{x2}" y2="{y2}"/>')
+    return lines if y_axis else lines[1:]
+
+
+def time_labels(
+    start: datetime,
+    span: timedelta,
+    x: Callable[[datetime], float],
+    *,
+    left: float,
+    right: float,
+    y: float,
+) -> list[str]:
+    """Round UTC times along the bottom axis (`x` places a time), none too near an end."""
+    labels: list[str] = []
+    for at in _time_ticks(start, span):
+        tick_x = x(at)
+        if left + 16 <= tick_x <= right - 16:
+            labels.append(
+                f'<text class="chart-label" x="{number(tick_x)}" y="{number(y)}" '
+                f'text-anchor="middle">{_time_text(at, span)}</text>'
+            )
+    return labels
+
+
+T = TypeVar("T")
+K = TypeVar("K")
+
+
+def runs(items: Sequence[T], key: Callable[[T], K]) -> Iterator[tuple[K, int, int]]:
+    """(key, first index, last index) of each run of consecutive items with one key."""
+    index = 0
+    while index < len(items):
+        value, end = key(items[index]), index
+        while end + 1 < len(items) and key(items[end + 1]) == value:
+            end += 1
+        yield value, index, end
+        index = end + 1
+
+
+def band(css_class: str, left: float, right: float, top: float, bottom: float, title: str) -> str:
+    """A rectangle across the plot from `left` to `right` (at least 1 wide), `title` its
+    tooltip."""
+    return (
+        f'<rect class="{css_class}" x="{number(left)}" y="{number(top)}" '
+        f'width="{number(max(right - left, 1))}" height="{number(bottom - top)}">'
+        f"<title>{escape(title)}</title></rect>"
+    )
+
+
+def step_of(times: Sequence[datetime]) -> timedelta:
+    """One slot's width: the spacing of the slots (an hour for a single slot)."""
+    if len(times) < 2:
         return timedelta(hours=1)
-    return (points[-1].at - points[0].at) / (len(points) - 1)
+    return (times[-1] - times[0]) / (len(times) - 1)
 
 
 def _summary(points: Sequence[Point]) -> str:
@@ -91,29 +164,19 @@ def response_chart_svg(
     """
     timed = [p.ms for p in points if p.ms is not None]
     name = f"Response time, {label}" + ("" if timed else f": {EMPTY.lower()}")
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" role="img" '
-        f'viewBox="0 0 {width} {height}" aria-label="{escape(name)}">',
-        f"<title>{escape(name)}</title>",
-    ]
+    parts = open_svg(name, _summary(points) if timed else None, width=width, height=height)
     plot_w, plot_h = width - LEFT - RIGHT, height - TOP - BOTTOM
     bottom = TOP + plot_h
-    # lines, not one L-shaped path: a path would be filled unless the stylesheet says not
-    parts.append(f'<line class="chart-axis" x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{bottom}"/>')
-    parts.append(
-        f'<line class="chart-axis" x1="{LEFT}" y1="{bottom}" x2="{LEFT + plot_w}" y2="{bottom}"/>'
-    )
+    parts += axes(LEFT, TOP, LEFT + plot_w, bottom)
     if not timed:
         parts.append(
-            f'<text class="chart-empty" x="{_number(LEFT + plot_w / 2)}" '
-            f'y="{_number(TOP + plot_h / 2)}" text-anchor="middle">{EMPTY}</text>'
+            f'<text class="chart-empty" x="{number(LEFT + plot_w / 2)}" '
+            f'y="{number(TOP + plot_h / 2)}" text-anchor="middle">{EMPTY}</text>'
         )
     if not points:
         return Markup("".join(parts) + "</svg>")  # noqa: S704 (every text escaped above)
-    if timed:
-        parts.insert(2, f"<desc>{escape(_summary(points))}</desc>")
 
-    step = _step(points)
+    step = step_of([p.at for p in points])
     start = points[0].at
     span = points[-1].at + step - start
 
@@ -128,23 +191,17 @@ def response_chart_svg(
     parts += _down_marks(points, x, step, bottom)
     for k in range(1, 5):
         level = top * k / 4
-        level_y = _number(y(level))
+        level_y = number(y(level))
         parts.append(
             f'<line class="chart-grid" x1="{LEFT}" y1="{level_y}" x2="{LEFT + plot_w}" y2="{level_y}"/>'
         )
     for k in range(0, 5, 2):
         level = top * k / 4
         parts.append(
-            f'<text class="chart-label" x="{LEFT - 4}" y="{_number(y(level) + 4)}" '
+            f'<text class="chart-label" x="{LEFT - 4}" y="{number(y(level) + 4)}" '
             f'text-anchor="end">{_ms_text(level, seconds=top >= 1000)}</text>'
         )
-    for at in _time_ticks(start, span):
-        tick_x = x(at)
-        if LEFT + 16 <= tick_x <= LEFT + plot_w - 16:
-            parts.append(
-                f'<text class="chart-label" x="{_number(tick_x)}" y="{height - 6}" '
-                f'text-anchor="middle">{_time_text(at, span)}</text>'
-            )
+    parts += time_labels(start, span, x, left=LEFT, right=LEFT + plot_w, y=height - 6)
     parts += _line(points, lambda p: x(p.at + step / 2), y)
     parts.append("</svg>")
     return Markup("".join(parts))  # noqa: S704 (every text escaped above)
@@ -155,22 +212,11 @@ def _down_marks(
 ) -> list[str]:
     """One shaded rectangle per run of down points, with its time as a tooltip."""
     marks: list[str] = []
-    index = 0
-    while index < len(points):
-        if not points[index].down:
-            index += 1
-            continue
-        end = index
-        while end + 1 < len(points) and points[end + 1].down:
-            end += 1
-        left, right = x(points[index].at), x(points[end].at + step)
-        title = f"Down between {points[index].at:%Y-%m-%d %H:%M} and {points[end].at + step:%Y-%m-%d %H:%M} UTC"
-        marks.append(
-            f'<rect class="chart-down" x="{_number(left)}" y="{TOP}" '
-            f'width="{_number(max(right - left, 1))}" height="{_number(bottom - TOP)}">'
-            f"<title>{title}</title></rect>"
-        )
-        index = end + 1
+    for down, first, last in runs(points, lambda p: p.down):
+        if down:
+            start, end = points[first].at, points[last].at + step
+            title = f"Down between {start:%Y-%m-%d %H:%M} and {end:%Y-%m-%d %H:%M} UTC"
+            marks.append(band("chart-down", x(start), x(end), TOP, bottom, title))
     return marks
 
 
@@ -191,11 +237,9 @@ def _line(
     for run in runs:
         if len(run) == 1:
             (px, py) = run[0]
-            shapes.append(
-                f'<circle class="chart-line" cx="{_number(px)}" cy="{_number(py)}" r="2"/>'
-            )
+            shapes.append(f'<circle class="chart-line" cx="{number(px)}" cy="{number(py)}" r="2"/>')
         elif run:
-            path.append("M" + "L".join(f"{_number(px)} {_number(py)}" for px, py in run))
+            path.append("M" + "L".join(f"{number(px)} {number(py)}" for px, py in run))
     if path:
         shapes.insert(0, f'<path class="chart-line" d="{"".join(path)}"/>')
     return shapes

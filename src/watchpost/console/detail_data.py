@@ -2,8 +2,8 @@
 
 Each detail is a handful of indexed, bounded reads through the same service functions the
 API uses: the object (another team's is the API's NotFound), its availability as the
-API's `/sla` counts it (from incidents), its latest checks and incidents, and for
-monitors the response-time series of the charts (console/series.py).
+API's `/sla` counts it (from incidents), its latest checks and incidents, and the series
+of its chart (console/series.py): a monitor's response times, a heartbeat's states.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from watchpost.collectors import service as collectors
 from watchpost.collectors.models import Collector, CollectorTarget, TargetMetricSample
 from watchpost.console.detail_locations import CheckedFrom, checked_from, rule_words
-from watchpost.console.series import Point, response_series
+from watchpost.console.series import Point, Slot, response_series, state_series
 from watchpost.console.states import State, heartbeat_state, monitor_state, target_state
 from watchpost.heartbeats import service as heartbeats
 from watchpost.heartbeats.models import Heartbeat
@@ -102,6 +102,8 @@ class MonitorDetail(Record):
 class HeartbeatDetail(Record):
     heartbeat: Heartbeat
     ping_url: str
+    history: dict[str, list[Slot]]
+    """"24h", "7d", "30d" → its state slots, oldest first."""
     pings: list[PingRow]
     """Newest first: the heartbeat's ping log (at most pings.PING_LOG_SIZE)."""
 
@@ -264,8 +266,8 @@ async def last_pings(db: AsyncSession, heartbeat: Heartbeat) -> list[PingRow]:
 async def heartbeat_detail(
     db: AsyncSession, *, team_id: int, heartbeat_id: int, public_base: str, now: datetime
 ) -> HeartbeatDetail:
-    """The heartbeat's page: 4 queries (the heartbeat, its incidents, availability, its
-    ping log: none for a heartbeat never pinged);
+    """The heartbeat's page: 5 queries (the heartbeat, its incidents, availability, its
+    history's series, its ping log: none for a heartbeat never pinged);
     `public_base` is what the API's `url` starts with (settings.public_base or the
     request's base URL)."""
     heartbeat = await heartbeats.get_heartbeat(db, team_id=team_id, heartbeat_id=heartbeat_id)
@@ -286,6 +288,7 @@ async def heartbeat_detail(
         since=entered,
         availability=shown,
         ping_url=f"{public_base}{heartbeats.PING_PATH}{heartbeat.token}",
+        history=await state_series(db, subject_type="heartbeat", subject_id=heartbeat.id, now=now),
         pings=await last_pings(db, heartbeat),
         incidents=incidents,
     )

@@ -3,7 +3,9 @@
 check now; console/operations.py does the work).
 
 A page reads through console/detail_data.py (a handful of indexed reads); the chart's range
-is in the URL (`?range=7d`), so the range tabs are links that work without JavaScript.
+is in the URL (`?range=7d`), so the range tabs are links that work without JavaScript. A
+monitor's and a target's chart is their response time (console/charts.py), a heartbeat's its
+history of states (console/state_chart.py).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from watchpost.console.notices import done_query
 from watchpost.console.operations import Kind, Operation
 from watchpost.console.series import RANGES, response_series
 from watchpost.console.signed_routes import Signed, console_router
+from watchpost.console.state_chart import STATE_WORDS, state_chart_svg
 from watchpost.console.web import render
 from watchpost.errors import InvalidRequest, NotFound
 from watchpost.heartbeats.endpoints import public_base
@@ -106,7 +109,17 @@ async def heartbeat_page(request: Request, who: Signed, heartbeat_id: int) -> Re
         public_base=public_base(request, ctx),
         now=ctx.clock.now(),
     )
-    return _page(request, who, "heartbeat.html", title=detail.heartbeat.name, detail=detail)
+    range_ = chosen_range(request)
+    return _page(
+        request,
+        who,
+        "heartbeat.html",
+        title=detail.heartbeat.name,
+        detail=detail,
+        range=range_,
+        chart=state_chart_svg(detail.history[range_], label=f"last {RANGE_NAMES[range_]}"),
+        state_words=STATE_WORDS,
+    )
 
 
 @router.get("/targets/{target_id}")
