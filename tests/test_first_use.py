@@ -4,7 +4,8 @@ below is in memory, nor after requests refused before they use one (an OTLP expo
 unknown token or another content type, `/clickhouse` on the embedded store); the logs store's
 load at its first use (memory: Arrow, DuckDB, sqlglot, clickhouse-connect and OpenTelemetry's
 protobuf are ≈ 70 MB of a server's resident memory; Alembic with Mako and Pygments ≈ 10 MB,
-cryptography ≈ 8 MB), and ingesting a first batch then works."""
+cryptography ≈ 9 MB, SQLAlchemy's PostgreSQL dialect ≈ 2 MB), and ingesting a first batch then
+works."""
 
 from __future__ import annotations
 
@@ -27,11 +28,13 @@ HEAVY = (
     "dns",
     "alembic",
     "mako",
+    "sqlalchemy.dialects.postgresql",
 )
 """(FastAPI itself imports OpenTelemetry's API, `opentelemetry`: the protobuf messages are ours.
 httpx and joserfc are single sign-on's, loaded at the first SSO sign-in: console/sso.py;
 Apprise at the first chat message or channel URL checked; dnspython at the first DNS monitor's
-check; Alembic only when the database is not at the newest schema: db/migrate.py.)"""
+check; Alembic only when the database is not at the newest schema: db/migrate.py; PostgreSQL's
+dialect on a PostgreSQL database: db/upsert.py.)"""
 AT_START = ("pygments", "cryptography")
 """Not loaded at start either, but by what follows: Pygments by the test's client (httpx),
 cryptography by the first secret stored (crypto.SecretBox: the new source's token) and the
