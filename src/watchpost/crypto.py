@@ -8,11 +8,10 @@ import logging
 import os
 import secrets
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from cryptography.exceptions import InvalidTag
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 log = logging.getLogger(__name__)
 
@@ -30,25 +29,41 @@ class SecretBox:
     Stored text: `v1.` + base64(96-bit random nonce + ciphertext + tag). AES-GCM instead of
     Fernet, and binascii's base64 instead of the urlsafe variant (pure Python around it),
     because a page of 250 sources decrypts 250 tokens.
+
+    The cipher is keyed at the first encrypt or decrypt: cryptography (≈ 8 MB resident) loads
+    then, so a server whose monitors hold no credentials never loads it.
     """
 
     def __init__(self, secret_key: str) -> None:
-        key = HKDF(
-            algorithm=hashes.SHA256(), length=32, salt=None, info=b"watchpost secret box v1"
-        ).derive(secret_key.encode())
-        self._aead = AESGCM(key)
+        self._secret_key = secret_key
+        self._keyed: AESGCM | None = None
+
+    def _aead(self) -> AESGCM:
+        if self._keyed is None:
+            from cryptography.hazmat.primitives import hashes
+            from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+            from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+            key = HKDF(
+                algorithm=hashes.SHA256(), length=32, salt=None, info=b"watchpost secret box v1"
+            ).derive(self._secret_key.encode())
+            self._keyed = AESGCM(key)
+        return self._keyed
 
     def encrypt(self, plaintext: str) -> str:
         nonce = os.urandom(_NONCE_BYTES)
-        sealed = self._aead.encrypt(nonce, plaintext.encode(), None)
+        sealed = self._aead().encrypt(nonce, plaintext.encode(), None)
         return BOX_VERSION + binascii.b2a_base64(nonce + sealed, newline=False).decode()
 
     def decrypt(self, ciphertext: str) -> str:
+        aead = self._aead()
+        from cryptography.exceptions import InvalidTag
+
         try:
             if not ciphertext.startswith(BOX_VERSION):
                 raise ValueError("unknown format")
             raw = binascii.a2b_base64(ciphertext[len(BOX_VERSION) :], strict_mode=True)
-            plain = self._aead.decrypt(raw[:_NONCE_BYTES], raw[_NONCE_BYTES:], None)
+            plain = aead.decrypt(raw[:_NONCE_BYTES], raw[_NONCE_BYTES:], None)
             return plain.decode()
         except (InvalidTag, ValueError) as exc:  # wrong key or damaged: say so, echo nothing
             raise ValueError("stored secret cannot be decrypted with the configured key") from exc

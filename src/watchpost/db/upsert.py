@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping, Sequence
+from types import ModuleType
 from typing import Any
 
 from sqlalchemy import ColumnElement, Table, TextClause, bindparam, text
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
+
+
+def dialect_module(name: str) -> ModuleType:
+    """SQLAlchemy's module of a dialect ("postgresql", else SQLite's), whose insert() takes
+    ON CONFLICT. Imported when first asked for: a SQLite server never loads PostgreSQL's
+    (≈ 2 MB resident)."""
+    return importlib.import_module(
+        "sqlalchemy.dialects.postgresql" if name == "postgresql" else "sqlalchemy.dialects.sqlite"
+    )
 
 
 class Upsert:
@@ -36,7 +46,7 @@ class Upsert:
     def statement(self, dialect: str) -> TextClause:
         built = self._built.get(dialect)
         if built is None:
-            module = postgresql if dialect == "postgresql" else sqlite
+            module = dialect_module(dialect)
             insert = module.insert(self.table)
             excluded = insert.excluded
             upsert = insert.on_conflict_do_update(

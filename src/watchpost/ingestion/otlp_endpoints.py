@@ -85,15 +85,17 @@ async def _answer(request: Request, signal: str) -> Response:
     """An OTLP export of logs or metrics: the source, the body's media type, the signal's
     export storing it (otlp_export.EXPORTS); the answer (partial success or a
     google.rpc.Status) in the request's encoding."""
-    from watchpost.ingestion import otlp_export  # OpenTelemetry's protobuf: at the first export
-
-    export, success = otlp_export.EXPORTS[signal]
-    kind = otlp_http.media(request.headers.get("content-type", "")) or otlp_http.JSON
+    media = otlp_http.media(request.headers.get("content-type", ""))
+    kind = media or otlp_http.JSON
     ing = ingestion_for(request)
     try:
         source = await ing.source_for(request)
-        if otlp_http.media(request.headers.get("content-type", "")) is None:
+        if media is None:
             raise Refused(415, "Content-Type must be application/x-protobuf or application/json")
+        # OpenTelemetry's protobuf: at the first export a token and a content type admit.
+        from watchpost.ingestion import otlp_export
+
+        export, success = otlp_export.EXPORTS[signal]
         rejected, why = await export(request, ing, source, kind)
     except Refused as exc:
         body, media_type = otlp_http.status(kind, exc.status, exc.message)

@@ -5,7 +5,8 @@ service's SQL examples.
 
 Served when the logs store is ClickHouse (WATCHPOST_LOGS_URL). Credentials as ClickHouse
 clients send them (HTTP Basic, or X-ClickHouse-User / X-ClickHouse-Key): any user name, a
-team API token as the password. The query (the `query` parameter, the body, or both joined
+team API token as the password, checked before this module loads (sql_endpoint_access.py,
+which answers 501 for the embedded store too). The query (the `query` parameter, the body, or both joined
 by a newline, as ClickHouse reads them) is rewritten by logsearch/sql_rewrite.py onto the team's
 sources and run with readonly = 1 and limits. Answers and errors are ClickHouse's own shapes
 (result bytes in the requested format; errors as `Code: N. DB::Exception: …` text with the
@@ -15,7 +16,6 @@ X-ClickHouse-Exception-Code header), since the clients are ClickHouse clients.
 from __future__ import annotations
 
 import asyncio
-import binascii
 import re
 import threading
 from collections.abc import AsyncIterator, Iterable
@@ -26,14 +26,12 @@ from clickhouse_connect.driver.client import Client
 from clickhouse_connect.driver.exceptions import ClickHouseError, DatabaseError, OperationalError
 from fastapi import Request
 from fastapi.responses import Response, StreamingResponse
-from sqlalchemy import select
 from urllib3 import HTTPResponse
 
-from watchpost.errors import ApiError
-from watchpost.http.deps import Context
-from watchpost.http.ratelimit import check_token
+from watchpost.context import AppContext
 from watchpost.logs.clickhouse import ClickHouseStore
 from watchpost.logsearch.sql_catalog import EVENT_COLUMNS, METRIC_COLUMNS
+from watchpost.logsearch.sql_endpoint_access import STATUS, clickhouse_error, not_implemented
 from watchpost.logsearch.sql_rewrite import (
     BINARY_FORMATS,
     MAX_RESULT_BYTES,
@@ -42,53 +40,15 @@ from watchpost.logsearch.sql_rewrite import (
     rewrite,
 )
 from watchpost.setting_values import ClickHouseServer
-from watchpost.sources.models import Source
-from watchpost.teams.service import authenticate
 
 MAX_QUERY_BYTES: Final = 1024 * 1024
 RESULT_CHUNK_BYTES: Final = 256 * 1024
 """What one read of a result takes: a result is held at most this much past the limit."""
-_STATUS: Final = {62: 400, 60: 404, 73: 400, 164: 403, 497: 403, 516: 401, 48: 501, 159: 504}
 _CODE: Final = re.compile(r"Code: (\d+)\. DB::Exception: (.*)", re.DOTALL)
-
-
-def clickhouse_error(code: int, name: str, message: str, status: int | None = None) -> Response:
-    text = f"Code: {code}. DB::Exception: {message}. ({name})\n"
-    return Response(
-        text,
-        status_code=status or _STATUS.get(code, 400),
-        media_type="text/plain; charset=UTF-8",
-        headers={"X-ClickHouse-Exception-Code": str(code)},
-    )
 
 
 def _unreachable() -> Response:
     return clickhouse_error(210, "NETWORK_ERROR", "The ClickHouse server cannot be reached", 503)
-
-
-def _unauthorized() -> Response:
-    response = clickhouse_error(
-        516,
-        "AUTHENTICATION_FAILED",
-        "Authentication failed: send a team API token as the "
-        "password (HTTP Basic or X-ClickHouse-Key)",
-    )
-    response.headers["WWW-Authenticate"] = 'Basic realm="Watchpost ClickHouse"'
-    return response
-
-
-def _password(request: Request) -> str | None:
-    """The password a ClickHouse client sent (never from the URL, which access logs keep)."""
-    if key := request.headers.get("x-clickhouse-key"):
-        return key.strip()
-    scheme, _, encoded = request.headers.get("authorization", "").partition(" ")
-    if scheme.lower() != "basic" or not encoded or len(encoded) > 2048:
-        return None
-    try:
-        decoded = binascii.a2b_base64(encoded.strip(), strict_mode=True).decode()
-    except (binascii.Error, UnicodeDecodeError):
-        return None
-    return decoded.partition(":")[2].strip() or None
 
 
 class _Clients:
@@ -152,30 +112,14 @@ async def _query_text(request: Request) -> str | None:
     return "\n".join(part for part in parts if part.strip())
 
 
-async def clickhouse_http(request: Request, ctx: Context) -> Response:
-    token = _password(request)
-    if token is None or len(token) > 512:
-        return _unauthorized()
-    async with ctx.db.read_sessions() as session:
-        principal = await authenticate(session, token)
-        if principal is None:
-            return _unauthorized()
-        rows = await session.execute(
-            select(Source.id, Source.table_name).where(Source.team_id == principal.team_id)
-        )
-        sources = [(row.id, row.table_name) for row in rows]
-    try:
-        check_token(request, principal.token_id)
-    except ApiError as error:
-        return clickhouse_error(202, "TOO_MANY_SIMULTANEOUS_QUERIES", error.message, 429)
+async def clickhouse_http(
+    request: Request, ctx: AppContext, sources: list[tuple[int, str]]
+) -> Response:
+    """A request sql_endpoint_access.admit let in (the team's sources): its query, rewritten
+    onto the team's tables and run on the ClickHouse store."""
     store = ctx.logs
     if not isinstance(store, ClickHouseStore):
-        return clickhouse_error(
-            48,
-            "NOT_IMPLEMENTED",
-            "The SQL endpoint needs the ClickHouse logs store "
-            "(WATCHPOST_LOGS_URL=clickhouse://…); the embedded store does not speak ClickHouse SQL",
-        )
+        return not_implemented()
     sql = await _query_text(request)
     if sql is None:
         return clickhouse_error(
@@ -242,7 +186,7 @@ async def _run(store: ClickHouseStore, sql: str, fmt: str) -> Response:
         message = re.sub(r"\s*\(version [^)]*\)\s*$", "", message)
         return Response(
             f"Code: {code}. DB::Exception: {message}\n",
-            status_code=_STATUS.get(code, 400),
+            status_code=STATUS.get(code, 400),
             media_type="text/plain; charset=UTF-8",
             headers={"X-ClickHouse-Exception-Code": str(code)},
         )

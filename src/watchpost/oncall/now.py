@@ -12,9 +12,9 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from sqlalchemy import func, select
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from watchpost.db.upsert import dialect_module
 from watchpost.oncall.models import OnCallCalendar, OnCallEvent
 from watchpost.teams.models import User, team_users
 
@@ -30,7 +30,7 @@ async def default_id(session: AsyncSession, team_id: int, *, now: datetime) -> i
     found = await session.scalar(stmt)
     if found is not None:
         return found
-    module = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
+    module = dialect_module(session.get_bind().dialect.name)
     values = {
         "team_id": team_id,
         "name": DEFAULT_NAME,

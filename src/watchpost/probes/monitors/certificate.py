@@ -13,8 +13,6 @@ from contextlib import suppress
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from cryptography import x509
-
 from watchpost import outbound
 from watchpost.probes.base import ProbeResult, Stopwatch, failure
 from watchpost.probes.monitors.common import ConfigError, network_failure, target
@@ -60,6 +58,8 @@ async def ssl_expiration(settings: MonitorCheck, *, timeout: float) -> ProbeResu
         return network_failure(watch, exc, where, timeout=timeout, doing=doing)
     if not der:
         return failure(watch, f"{where} sent no certificate")
+    from cryptography import x509  # ≈ 8 MB resident: loaded by the first of these checks
+
     not_after = x509.load_der_x509_certificate(der).not_valid_after_utc
     left = days_left(not_after, datetime.now(UTC))
     details = {"not_after": not_after.isoformat()}
