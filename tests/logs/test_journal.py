@@ -93,3 +93,17 @@ def test_nothing_written_nothing_found(tmp_path: Path) -> None:
     assert journal.recover(0) == []
     journal.close()
     assert list((tmp_path / "journal").iterdir()) == []
+
+
+def test_a_caller_that_stopped_waiting_does_not_stop_the_journal(tmp_path: Path) -> None:
+    """An ingest request cancelled while its record is written (the client hung up) cancels
+    its future; the journal thread goes on with every later record."""
+    seen = Seen()
+    journal = Journal(tmp_path, seen)
+    journal.recover(0)
+    with journal._ready:  # the thread cannot take the queue until this block ends
+        given_up = journal.append(_table(1))
+        assert given_up.cancel()
+    assert journal.append(_table(2)).result(timeout=30) == 2
+    journal.close()
+    assert [seq for seq, _ in seen.records] == [1, 2]  # the cancelled one is durable too

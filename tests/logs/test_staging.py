@@ -111,3 +111,23 @@ async def test_the_journal_is_replayed_when_the_store_opens(tmp_path: Path) -> N
         finally:
             await store.close()
     assert list((tmp_path / "journal").glob("*.journal")) == []
+
+
+def test_a_caller_that_stopped_waiting_does_not_stop_the_inserts() -> None:
+    """A search or append that stopped waiting for a flush (its request was cancelled)
+    leaves the staging thread running for everyone else."""
+    done: list[int] = []
+
+    def flush(records: list[Record]) -> Future[None]:
+        done.extend(seq for seq, _ in records)
+        return _done()
+
+    stage = Staging(flush)
+    with stage._ready:  # the thread cannot take the waiters until this block ends
+        stage.add(1, _rows(1))
+        given_up = stage.flushed()
+        assert given_up.cancel()
+    stage.add(2, _rows(1))
+    stage.flushed().result(timeout=30)
+    stage.close()
+    assert done == [1, 2]

@@ -30,7 +30,7 @@ from typing import Final
 
 import pyarrow as pa
 
-from watchpost.logs.queue_thread import QueueThread
+from watchpost.logs.queue_thread import QueueThread, fail, resolve
 
 MAGIC: Final = b"WPJ1"
 HEADER: Final = struct.Struct("<4sQQI")  # magic, sequence number, payload bytes, CRC-32
@@ -184,13 +184,13 @@ class Journal(QueueThread):
                 raise
         except BaseException as exc:
             for _, _, future in taken:
-                future.set_exception(exc)
+                fail(future, exc)
             return
         assert self._current is not None
         self._current.last = taken[-1][0]
         for seq, table, future in taken:
             self._on_durable(seq, table)
-            future.set_result(seq)
+            resolve(future, seq)
         if self._size >= self._segment_bytes:
             self._close_segment()
 

@@ -3,12 +3,31 @@
 Each of them guards a queue with a condition (`_ready`), starts its thread at the first piece
 of work (`_wake`, called holding `_ready`) and, on `close`, lets the thread finish what is
 queued and waits for it to end. The thread (`_run`) stops once `_stopping` is set and
-nothing is left to do.
+nothing is left to do. Callers wait on concurrent futures, settled with `resolve` / `fail`.
 """
 
 from __future__ import annotations
 
 import threading
+from concurrent.futures import Future, InvalidStateError
+from contextlib import suppress
+from typing import TypeVar
+
+T = TypeVar("T")
+
+
+def resolve(future: Future[T], result: T) -> None:
+    """Give a waiting caller its result. One that gave up waiting (its request was
+    cancelled: asyncio.wrap_future cancels the future) is skipped; raising here would end
+    the thread, and every later caller would wait for ever."""
+    with suppress(InvalidStateError):
+        future.set_result(result)
+
+
+def fail(future: Future[T], error: BaseException) -> None:
+    """Tell a waiting caller its work failed (one that gave up waiting is skipped)."""
+    with suppress(InvalidStateError):
+        future.set_exception(error)
 
 
 class QueueThread:

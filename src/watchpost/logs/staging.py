@@ -19,7 +19,7 @@ from typing import Final
 
 import pyarrow as pa
 
-from watchpost.logs.queue_thread import QueueThread
+from watchpost.logs.queue_thread import QueueThread, fail, resolve
 
 log = logging.getLogger(__name__)
 
@@ -95,9 +95,9 @@ class Staging(QueueThread):
                 self._busy = False
             for future in waiting:
                 if error is None:
-                    future.set_result(None)
+                    resolve(future, None)
                 else:
-                    future.set_exception(error)
+                    fail(future, error)
             if stopping and (error is not None or not self._pending):
                 return
             if error is not None:

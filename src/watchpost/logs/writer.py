@@ -11,12 +11,11 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from collections.abc import Callable, Sized
-from concurrent.futures import Future, InvalidStateError
-from contextlib import suppress
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from watchpost.logs.queue_thread import QueueThread
+from watchpost.logs.queue_thread import QueueThread, fail, resolve
 
 C = TypeVar("C")  # the connection the thread owns
 T = TypeVar("T")
@@ -115,9 +114,7 @@ class SerialWriter(QueueThread, Generic[C]):
                 result = None
         except BaseException as exc:  # every waiting append learns of the failure
             for job in jobs:
-                with suppress(InvalidStateError):  # its caller gave up waiting (cancelled)
-                    job.future.set_exception(exc)
+                fail(job.future, exc)
             return
         for job in jobs:
-            with suppress(InvalidStateError):
-                job.future.set_result(result)
+            resolve(job.future, result)
