@@ -198,3 +198,11 @@ def check_no_nul(value: str) -> str:
 FilterText = Annotated[str, AfterValidator(check_no_nul)]
 """A text query filter (PostgreSQL cannot compare text with NUL, and no stored value holds
 one: refused on both backends alike)."""
+
+
+def check_header_value(value: str) -> str:
+    """A request header's value as it will be sent: a line break would end the header (and
+    let the value write headers of its own), a NUL is refused by every HTTP client."""
+    if any(char in value for char in "\r\n\0"):
+        raise ValueError("must not contain line breaks or NUL characters")
+    return value

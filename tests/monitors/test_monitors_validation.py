@@ -286,6 +286,10 @@ async def test_domain_expiration_needs_a_domain(api: Api) -> None:
         ("request_headers", [{"name": "bad name", "value": "x"}]),
         ("request_headers", [{"name": "X", "value": "x", "extra": 1}]),
         ("request_headers", [{"id": "1", "name": "X", "value": "x"}]),
+        # a line break would end the header and let the value write headers of its own
+        ("request_headers", [{"name": "X", "value": "a\r\nX-Injected: 1"}]),
+        ("request_headers", [{"name": "X", "value": "a\nb"}]),
+        ("request_headers", [{"name": "X", "value": "a\x00b"}]),
         ("follow_redirects", "yes"),
         ("paused", 1),
         ("team_wait", -1),

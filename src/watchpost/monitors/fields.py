@@ -8,7 +8,7 @@ from typing import Annotated, Any, Final
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
 from watchpost.monitors.types import port_numbers
-from watchpost.validation import Id, Int32, Port, parse_id
+from watchpost.validation import Id, Int32, Port, check_header_value, parse_id
 
 DEFAULT_CHECK_FREQUENCY: Final = 180
 MIN_CHECK_FREQUENCY: Final = 30
@@ -93,7 +93,7 @@ class RequestHeaderIn(BaseModel):
         default=None, description="An existing header's id keeps it; omit for a new header."
     )
     name: HeaderName | None = Field(default=None, description="Required unless `_destroy`.")
-    value: str | None = Field(
+    value: Annotated[str, AfterValidator(check_header_value)] | None = Field(
         default=None, max_length=8192, description="Required unless `_destroy`."
     )
     destroy: Flag | None = Field(

@@ -10,7 +10,7 @@ from pydantic import AfterValidator, BaseModel, Field
 from watchpost.destinations import resend_problems
 from watchpost.errors import Problem
 from watchpost.problems import accepted, null_problems, team_name_problems, validated
-from watchpost.validation import ClosedModel, DestinationUrl, Name, ShortText
+from watchpost.validation import ClosedModel, DestinationUrl, Name, ShortText, check_header_value
 from watchpost.webhooks import templates
 from watchpost.webhooks.triggers import (
     DEFAULT_HTTP_METHOD,
@@ -47,10 +47,8 @@ def check_header_name(value: str) -> str:
     return text
 
 
-def check_header_value(value: str) -> str:
-    if any(char in value for char in "\r\n\0"):
-        raise ValueError("must not contain line breaks or NUL characters")
-    return check_template(value)
+def check_header_template(value: str) -> str:
+    return check_template(check_header_value(value))
 
 
 def check_template(value: str) -> str:
@@ -61,7 +59,7 @@ def check_template(value: str) -> str:
 
 
 HeaderName = Annotated[str, Field(max_length=255), AfterValidator(check_header_name)]
-HeaderValue = Annotated[str, Field(max_length=8192), AfterValidator(check_header_value)]
+HeaderValue = Annotated[str, Field(max_length=8192), AfterValidator(check_header_template)]
 
 
 class HeaderTemplate(ClosedModel):
