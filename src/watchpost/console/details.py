@@ -10,10 +10,12 @@ history of states (console/state_chart.py).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
+from markupsafe import Markup
 from sqlalchemy import select
 
 from watchpost.audit.service import Actor
@@ -60,11 +62,18 @@ def chosen_range(request: Request) -> str:
     return wanted if wanted in RANGES else "24h"
 
 
-def chart(points: Any, range_: str) -> Any:
-    return response_chart_svg(points, label=f"last {RANGE_NAMES[range_]}")
-
-
-def _page(request: Request, who: Viewer, template: str, **context: Any) -> Response:
+def _page(
+    request: Request,
+    who: Viewer,
+    template: str,
+    *,
+    series: Mapping[str, Any],
+    draw: Callable[..., Markup] = response_chart_svg,
+    **context: Any,
+) -> Response:
+    """An object's page, its chart drawn by `draw` from `series` for the range the URL asks
+    for (24 hours by default)."""
+    range_ = chosen_range(request)
     return render(
         request,
         template,
@@ -75,6 +84,8 @@ def _page(request: Request, who: Viewer, template: str, **context: Any) -> Respo
         live=LIVE,
         range_names=RANGE_NAMES,
         availability_names=AVAILABILITY_NAMES,
+        range=range_,
+        chart=draw(series[range_], label=f"last {RANGE_NAMES[range_]}"),
         **context,
     )
 
@@ -86,15 +97,13 @@ async def monitor_page(request: Request, who: Signed, monitor_id: int) -> Respon
     detail = await detail_data.monitor_detail(
         db, team_id=who.team_id, monitor_id=monitor_id, now=now
     )
-    range_ = chosen_range(request)
     return _page(
         request,
         who,
         "monitor.html",
+        series=detail.series,
         title=operations.name_of("monitor", detail.monitor),
         detail=detail,
-        range=range_,
-        chart=chart(detail.series[range_], range_),
     )
 
 
@@ -109,15 +118,14 @@ async def heartbeat_page(request: Request, who: Signed, heartbeat_id: int) -> Re
         public_base=public_base(request, ctx),
         now=ctx.clock.now(),
     )
-    range_ = chosen_range(request)
     return _page(
         request,
         who,
         "heartbeat.html",
+        series=detail.history,
+        draw=state_chart_svg,
         title=detail.heartbeat.name,
         detail=detail,
-        range=range_,
-        chart=state_chart_svg(detail.history[range_], label=f"last {RANGE_NAMES[range_]}"),
         state_words=STATE_WORDS,
     )
 
@@ -139,15 +147,13 @@ async def target_page(request: Request, who: Signed, target_id: int) -> Response
     series = await response_series(
         db, subject_type="collector_target", subject_id=target_id, now=now
     )
-    range_ = chosen_range(request)
     return _page(
         request,
         who,
         "target.html",
+        series=series,
         title=operations.target_name(detail.target),
         detail=detail,
-        range=range_,
-        chart=chart(series[range_], range_),
     )
 
 
