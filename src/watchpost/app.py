@@ -19,6 +19,7 @@ from watchpost.http.deps import Context, RequestSessionsMiddleware
 from watchpost.http.docs import docs_routes
 from watchpost.http.envelope import JsonResponse
 from watchpost.http.errors import UnhandledErrors, install_error_handlers, json_error
+from watchpost.http.lazy_routes import LazyApp, LazyRoutes
 from watchpost.http.logs import install as redact_secret_paths
 from watchpost.http.nul import RefuseNul
 from watchpost.http.security import SecurityHeaders
@@ -68,8 +69,7 @@ def create_app(
 def build_app(ctx: AppContext, *, engine: bool = False, retention: bool | None = None) -> FastAPI:
     """The app around a context. The context may be swapped (`app.state.ctx`) before use:
     the tests build the routes once and give every test a fresh database."""
-    from watchpost.console.routes import SECRET_PATH_PREFIXES as CONSOLE_SECRETS
-    from watchpost.console.routes import console_routes
+    from watchpost.console.paths import SECRET_PATH_PREFIXES as CONSOLE_SECRETS
     from watchpost.public_pages.access import (
         PREFIX,
         PageDenied,
@@ -78,7 +78,15 @@ def build_app(ctx: AppContext, *, engine: bool = False, retention: bool | None =
         page_not_found,
     )
     from watchpost.public_pages.endpoints import fallback_routes as page_fallback_routes
-    from watchpost.routes import api_routes, flat_routes, public_routes, secret_path_prefixes
+    from watchpost.routes import (
+        api_routes,
+        console_routes,
+        flat_routes,
+        is_api_path,
+        is_console_path,
+        public_routes,
+        secret_path_prefixes,
+    )
     from watchpost.status_pages import references
     from watchpost.subscriptions import receiver
 
@@ -126,7 +134,7 @@ def build_app(ctx: AppContext, *, engine: bool = False, retention: bool | None =
             await app.state.ctx.close_logs()
             await app.state.ctx.db.dispose()
 
-    app = FastAPI(
+    app = LazyApp(
         title="Watchpost",
         version=__version__,
         description="Self-hosted monitoring: uptime API under /api/v2, telemetry API under /api/v1.",
@@ -144,9 +152,13 @@ def build_app(ctx: AppContext, *, engine: bool = False, retention: bool | None =
     app.add_middleware(UnhandledErrors)  # outside the others: sees every exception
     app.add_middleware(SecurityHeaders)  # added last: the outermost, heads every answer
     # Listed flat rather than included: see routes.py for what nesting costs per request.
-    app.router.routes.extend([*flat_routes([health]), *public_routes(), *api_routes()])
+    # The token API and the console are built at the first request for one of their paths.
+    app.router.routes.extend([*flat_routes([health]), *public_routes()])
+    app.router.routes.append(LazyRoutes("api", app.router, api_routes, is_api_path))
     app.router.routes.extend(docs_routes(app.title, app.openapi_url or "/openapi.json"))
-    app.router.routes.extend(console_routes())  # the operator console's pages
+    app.router.routes.append(  # the operator console's pages
+        LazyRoutes("console", app.router, console_routes, is_console_path)
+    )
     app.router.routes.extend(page_fallback_routes())  # last: any other path of a page, 404
     # uvicorn configures its loggers before the app starts serving; filters stay on them.
     redact_secret_paths([*secret_path_prefixes(), *CONSOLE_SECRETS])

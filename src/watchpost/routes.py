@@ -1,5 +1,6 @@
 """Every route of the API, as one flat list: the app serves them and the route-walking tests
-read them.
+read them. The token API and the console are built at the first request for one of their
+paths (http/lazy_routes.py); `is_api_path` and `is_console_path` say which paths those are.
 
 Flat, not nested routers: FastAPI (>= 0.16x) keeps an included router as one entry that it
 matches by scanning the router's routes, then scans them again to handle the request, at every
@@ -19,11 +20,11 @@ from fastapi.dependencies.models import Dependant
 from fastapi.params import Depends as DependsParam
 from fastapi.routing import APIRoute
 
-from watchpost.audit.endpoints import record_api_write
 from watchpost.http.audited import audited_route
 from watchpost.http.body import read_json_object
 from watchpost.http.deps import current_principal
 from watchpost.http.errors import error_responses
+from watchpost.public_pages.access import PREFIX as PAGE_PREFIX
 
 # Domains whose `endpoints.routers` serve the token-protected API, one per line.
 API_DOMAINS = (
@@ -162,10 +163,28 @@ def _add(
     )
 
 
+API_PREFIX = "/api/"
+"""Every token-protected route's path starts so (public routes may too: they come first)."""
+
+PAGES_PREFIX = PAGE_PREFIX + "/"
+"""The public status pages' paths: never the console's."""
+
+
+def is_api_path(path: str) -> bool:
+    return path.startswith(API_PREFIX)
+
+
+def is_console_path(path: str) -> bool:
+    """Whether a path may be a console page's: anything but the API's and the pages'."""
+    return not path.startswith((API_PREFIX, PAGES_PREFIX))
+
+
 def api_routes() -> list[APIRoute]:
     """Every token-protected route; the token check (and the token's rate limit) runs before
     anything else of the route, and the audit log records its successful writes
     (http/audited.py)."""
+    from watchpost.audit.endpoints import record_api_write
+
     routers = [router for domain in API_DOMAINS for router in _routers(f"{domain}.endpoints")]
     return flat_routes(
         routers,
@@ -173,6 +192,13 @@ def api_routes() -> list[APIRoute]:
         error_responses(429),
         route_class=audited_route(record_api_write),
     )
+
+
+def console_routes() -> list[APIRoute]:
+    """The operator console's pages (console/routes.py)."""
+    from watchpost.console.routes import console_routes as routes
+
+    return routes()
 
 
 def public_routes() -> list[APIRoute]:

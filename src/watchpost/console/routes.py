@@ -57,11 +57,9 @@ from watchpost.console import saved_searches as console_saved_searches
 from watchpost.console import sources as console_sources
 from watchpost.console.auth import Viewer, viewer
 from watchpost.console.errors import ConsoleRoute
-from watchpost.console.paths import LINK_PATH
 from watchpost.console.web import STATIC_PATH, static_file
 
 router = APIRouter(route_class=ConsoleRoute, include_in_schema=False)
-SECRET_PATH_PREFIXES = (LINK_PATH + "/",)
 
 
 @router.get(STATIC_PATH + "/{name}")

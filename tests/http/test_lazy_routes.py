@@ -1,0 +1,194 @@
+"""The token API and the console are built at the first request for one of their paths
+(http/lazy_routes.py): until then a server holds neither; that first request is answered as
+an app built whole would answer it, and the route list is the same afterwards."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import httpx
+import pytest
+from fastapi import FastAPI
+from starlette.routing import BaseRoute, Route
+
+from tests.conftest import TEST_SECRET_KEY, make_api
+from tests.factories.databases import SharedEngines
+from tests.factories.processes import cli_env
+from watchpost.app import create_app, health
+from watchpost.clock import FrozenClock
+from watchpost.http.docs import docs_routes
+from watchpost.http.lazy_routes import LazyRoutes
+from watchpost.public_pages.endpoints import fallback_routes
+from watchpost.routes import (
+    api_routes,
+    console_routes,
+    flat_routes,
+    is_api_path,
+    is_console_path,
+    public_routes,
+)
+from watchpost.settings import Settings
+
+
+@pytest.fixture
+async def fresh_app(
+    settings: Settings, clock: FrozenClock, engines: SharedEngines, tmp_path: Path
+) -> AsyncIterator[FastAPI]:
+    """An app nobody has asked anything yet (the shared app's groups are built by now)."""
+    app = create_app(
+        Settings(
+            database_url=f"sqlite:///{tmp_path / 'unused.db'}",
+            secret_key=TEST_SECRET_KEY,
+            data_dir=tmp_path,
+        )
+    )
+    ctx = engines.context(settings, clock)
+    app.state.ctx = ctx
+    yield app
+    await engines.release(ctx)
+
+
+@pytest.fixture
+async def fresh_client(fresh_app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    transport = httpx.ASGITransport(app=fresh_app, raise_app_exceptions=False)
+    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
+        yield http
+
+
+def waiting(app: FastAPI) -> list[str]:
+    """The names of the groups not built yet, as the app's route list holds them."""
+    return [route.name for route in app.router.routes if isinstance(route, LazyRoutes)]
+
+
+def described(routes: list[BaseRoute]) -> list[tuple[str, str, str, tuple[str, ...]]]:
+    return [
+        (
+            type(route).__name__,
+            getattr(route, "path", ""),
+            getattr(route, "name", ""),
+            tuple(sorted(route.methods or ())) if isinstance(route, Route) else (),
+        )
+        for route in routes
+    ]
+
+
+def test_each_group_covers_every_path_it_serves() -> None:
+    api, console = api_routes(), console_routes()
+    assert api and console
+    assert [route.path for route in api if not is_api_path(route.path)] == []
+    assert [route.path for route in console if not is_console_path(route.path)] == []
+    # The status pages' paths build neither: their fallback is the last route.
+    assert [route.path for route in fallback_routes() if is_console_path(route.path)] == []
+    assert not is_console_path("/status/acme/history") and not is_api_path("/status/acme")
+
+
+async def test_a_new_app_holds_neither_group_and_a_ping_builds_none(
+    fresh_app: FastAPI, fresh_client: httpx.AsyncClient
+) -> None:
+    assert waiting(fresh_app) == ["api", "console"]
+    assert (await fresh_client.get("/healthz")).status_code == 200
+    assert (await fresh_client.get("/api/v1/heartbeat/nosuchtoken")).status_code == 404
+    assert (await fresh_client.get("/status/nosuchpage/history")).status_code == 404
+    assert waiting(fresh_app) == ["api", "console"]
+
+
+async def test_the_first_api_request_builds_the_api_only_and_is_answered(
+    fresh_app: FastAPI, fresh_client: httpx.AsyncClient
+) -> None:
+    api = await make_api(fresh_app, fresh_client, "acme")
+    made = await api.post(
+        "/api/v2/monitors", {"url": "https://example.com", "monitor_type": "status"}
+    )
+    assert made.status_code == 201, made.text
+    assert waiting(fresh_app) == ["console"]
+    listed = await api.get("/api/v2/monitors")
+    assert [item["id"] for item in listed.json()["data"]] == [made.json()["data"]["id"]]
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("PUT", "/api/v2/monitors"),  # 405: the Allow header names every method of the path
+        ("GET", "/api/v2/no-such-collection"),  # 404
+        ("GET", "/api/v3/incidents"),  # an alias prefix: 401 without a token
+        ("DELETE", "/login"),  # the console's 405
+        ("GET", "/no-such-page"),  # the console's 404 page
+    ],
+)
+async def test_a_first_request_is_answered_as_by_an_app_built_whole(
+    fresh_client: httpx.AsyncClient, client: httpx.AsyncClient, method: str, path: str
+) -> None:
+    await client.get("/api/v2/monitors")  # the shared app, its API built
+    await client.get("/login")  # and its console
+    first = await fresh_client.request(method, path)
+    whole = await client.request(method, path)
+    assert (first.status_code, first.headers.get("allow"), first.text) == (
+        whole.status_code,
+        whole.headers.get("allow"),
+        whole.text,
+    )
+
+
+async def test_the_console_is_built_by_its_first_page(
+    fresh_app: FastAPI, fresh_client: httpx.AsyncClient
+) -> None:
+    page = await fresh_client.get("/login")
+    assert page.status_code == 200 and "<form" in page.text
+    assert waiting(fresh_app) == ["api"]
+
+
+def test_the_routes_built_are_those_of_an_app_built_whole_in_the_same_order(
+    tmp_path: Path,
+) -> None:
+    app = create_app(
+        Settings(
+            database_url=f"sqlite:///{tmp_path / 'unused.db'}",
+            secret_key=TEST_SECRET_KEY,
+            data_dir=tmp_path,
+        )
+    )
+    whole = [
+        *flat_routes([health]),
+        *public_routes(),
+        *api_routes(),
+        *docs_routes(app.title, app.openapi_url or "/openapi.json"),
+        *console_routes(),
+        *fallback_routes(),
+    ]
+    built = described(app.routes)  # app.routes builds every group
+    assert built[0][1] == app.openapi_url  # FastAPI's own, added first
+    assert built[1:] == described(whole)
+    assert waiting(app) == []
+
+
+START = """
+import sys
+from watchpost.app import create_app
+app = create_app()
+from watchpost.delivery.worker import Deliverer  # what serve's lifespan imports
+from watchpost.engine.loop import Engine
+from watchpost.incidents.policy_actions import PolicyActions
+groups = ("watchpost.console.routes", "watchpost.console.web", "watchpost.monitors.endpoints")
+print(sorted(name for name in groups if name in sys.modules))
+"""
+
+
+def test_a_started_server_has_not_loaded_the_api_or_console_modules(tmp_path: Path) -> None:
+    env = cli_env(
+        f"sqlite:///{tmp_path / 'watchpost.db'}",
+        WATCHPOST_DATA_DIR=str(tmp_path),
+        WATCHPOST_SECRET_KEY="lazy-routes-test",
+    )
+    done = subprocess.run(  # noqa: S603  (fixed arguments)
+        [sys.executable, "-c", START],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
