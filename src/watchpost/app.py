@@ -19,7 +19,7 @@ from watchpost.http.deps import Context, RequestSessionsMiddleware
 from watchpost.http.docs import docs_routes
 from watchpost.http.envelope import JsonResponse
 from watchpost.http.errors import UnhandledErrors, install_error_handlers, json_error
-from watchpost.http.lazy_routes import LazyApp, LazyRoutes
+from watchpost.http.lazy_routes import LazyApp
 from watchpost.http.logs import install as redact_secret_paths
 from watchpost.http.nul import RefuseNul
 from watchpost.http.security import SecurityHeaders
@@ -79,11 +79,9 @@ def build_app(ctx: AppContext, *, engine: bool = False, retention: bool | None =
     )
     from watchpost.public_pages.endpoints import fallback_routes as page_fallback_routes
     from watchpost.routes import (
-        api_routes,
-        console_routes,
+        api_groups,
+        console_group,
         flat_routes,
-        is_api_path,
-        is_console_path,
         public_routes,
         secret_path_prefixes,
     )
@@ -152,13 +150,10 @@ def build_app(ctx: AppContext, *, engine: bool = False, retention: bool | None =
     app.add_middleware(UnhandledErrors)  # outside the others: sees every exception
     app.add_middleware(SecurityHeaders)  # added last: the outermost, heads every answer
     # Listed flat rather than included: see routes.py for what nesting costs per request.
-    # The token API and the console are built at the first request for one of their paths.
-    app.router.routes.extend([*flat_routes([health]), *public_routes()])
-    app.router.routes.append(LazyRoutes("api", app.router, api_routes, is_api_path))
+    # The API's domains and the console are built at the first request for one of their paths.
+    app.router.routes.extend([*flat_routes([health]), *public_routes(), *api_groups(app.router)])
     app.router.routes.extend(docs_routes(app.title, app.openapi_url or "/openapi.json"))
-    app.router.routes.append(  # the operator console's pages
-        LazyRoutes("console", app.router, console_routes, is_console_path)
-    )
+    app.router.routes.append(console_group(app.router))  # the operator console's pages
     app.router.routes.extend(page_fallback_routes())  # last: any other path of a page, 404
     # uvicorn configures its loggers before the app starts serving; filters stay on them.
     redact_secret_paths([*secret_path_prefixes(), *CONSOLE_SECRETS])

@@ -1,6 +1,6 @@
 """Every route of the API, as one flat list: the app serves them and the route-walking tests
-read them. The token API and the console are built at the first request for one of their
-paths (http/lazy_routes.py); `is_api_path` and `is_console_path` say which paths those are.
+read them. Each domain of the token API, and the console, is built at the first request
+for one of its paths (http/lazy_routes.py): `api_groups` and `console_group`.
 
 Flat, not nested routers: FastAPI (>= 0.16x) keeps an included router as one entry that it
 matches by scanning the router's routes, then scans them again to handle the request, at every
@@ -11,46 +11,51 @@ level of nesting. With the domains behind a token router that cost ≈ 0.1 to 0.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import partial
 from importlib import import_module
-from typing import Any
+from typing import Any, Final
 
 from fastapi import APIRouter, Depends
 from fastapi.dependencies.models import Dependant
 from fastapi.params import Depends as DependsParam
 from fastapi.routing import APIRoute
+from starlette.routing import Router
 
 from watchpost.http.audited import audited_route
 from watchpost.http.body import read_json_object
 from watchpost.http.deps import current_principal
 from watchpost.http.errors import error_responses
+from watchpost.http.lazy_routes import LazyRoutes
 from watchpost.public_pages.access import PREFIX as PAGE_PREFIX
 
-# Domains whose `endpoints.routers` serve the token-protected API, one per line.
-API_DOMAINS = (
-    "audit",
-    "channels",
-    "collectors",
-    "delivery",
-    "groups",
-    "heartbeats",
-    "incidents",
-    "incoming",
-    "logsearch",
-    "metadata",
-    "monitors",
-    "oncall",
-    "pagerduty",
-    "policies",
-    "probing",
-    "reports",
-    "sources",
-    "status_pages",
-    "subscriptions",
-    "team_members",
-    "urgencies",
-    "webhooks",
-)
+# Domains whose `endpoints.routers` serve the token-protected API, one per line, each with the
+# collections its paths name (`/api/<version>/<collection>/…`): a domain's modules are loaded
+# and its routes built at the first request naming one of them (http/lazy_routes.py).
+API_DOMAINS: Final[Mapping[str, frozenset[str]]] = {
+    "audit": frozenset({"audit-log"}),
+    "channels": frozenset({"notification-channels"}),
+    "collectors": frozenset({"collectors"}),
+    "delivery": frozenset({"notification-channels", "outgoing-webhooks"}),
+    "groups": frozenset({"source-groups", "heartbeat-groups", "monitor-groups"}),
+    "heartbeats": frozenset({"heartbeats"}),
+    "incidents": frozenset({"incidents"}),
+    "incoming": frozenset({"email-integrations", "incoming-webhooks"}),
+    "logsearch": frozenset({"query", "tail"}),
+    "metadata": frozenset({"metadata"}),
+    "monitors": frozenset({"monitors"}),
+    "oncall": frozenset({"on-calls"}),
+    "pagerduty": frozenset({"pager-duty-webhooks"}),
+    "policies": frozenset({"policy-groups", "policies"}),
+    "probing": frozenset({"locations"}),
+    "reports": frozenset({"heartbeats", "monitors"}),
+    "sources": frozenset({"sources"}),
+    "status_pages": frozenset({"status-page-groups", "status-pages"}),
+    "subscriptions": frozenset({"status-pages"}),
+    "team_members": frozenset({"team-members"}),
+    "urgencies": frozenset({"urgencies", "urgency-groups"}),
+    "webhooks": frozenset({"outgoing-webhooks"}),
+}
 
 # Modules whose `routers` answer without a token (e.g. heartbeat ping URLs), one per line.
 # A module whose URLs carry a credential lists their prefixes in `SECRET_PATH_PREFIXES`;
@@ -163,15 +168,19 @@ def _add(
     )
 
 
-API_PREFIX = "/api/"
+API_PREFIX: Final = "/api/"
 """Every token-protected route's path starts so (public routes may too: they come first)."""
 
-PAGES_PREFIX = PAGE_PREFIX + "/"
+PAGES_PREFIX: Final = PAGE_PREFIX + "/"
 """The public status pages' paths: never the console's."""
 
 
-def is_api_path(path: str) -> bool:
-    return path.startswith(API_PREFIX)
+def api_collection(path: str) -> str | None:
+    """The collection an API path names: `monitors` of `/api/v2/monitors/12/sla`."""
+    if not path.startswith(API_PREFIX):
+        return None
+    parts = path.split("/", 4)
+    return parts[3] if len(parts) > 3 else None
 
 
 def is_console_path(path: str) -> bool:
@@ -179,26 +188,48 @@ def is_console_path(path: str) -> bool:
     return not path.startswith((API_PREFIX, PAGES_PREFIX))
 
 
-def api_routes() -> list[APIRoute]:
-    """Every token-protected route; the token check (and the token's rate limit) runs before
-    anything else of the route, and the audit log records its successful writes
+def domain_routes(domain: str) -> list[APIRoute]:
+    """A domain's token-protected routes; the token check (and the token's rate limit) runs
+    before anything else of the route, and the audit log records its successful writes
     (http/audited.py)."""
     from watchpost.audit.endpoints import record_api_write
 
-    routers = [router for domain in API_DOMAINS for router in _routers(f"{domain}.endpoints")]
     return flat_routes(
-        routers,
+        _routers(f"{domain}.endpoints"),
         [Depends(current_principal)],
         error_responses(429),
         route_class=audited_route(record_api_write),
     )
 
 
-def console_routes() -> list[APIRoute]:
-    """The operator console's pages (console/routes.py)."""
-    from watchpost.console.routes import console_routes as routes
+def api_routes() -> list[APIRoute]:
+    """Every token-protected route, domain after domain."""
+    return [route for domain in API_DOMAINS for route in domain_routes(domain)]
 
-    return routes()
+
+def _names(collections: frozenset[str]) -> Callable[[str], bool]:
+    return lambda path: api_collection(path) in collections
+
+
+def api_groups(router: Router) -> list[LazyRoutes]:
+    """The API as the app lists it: each domain's routes built at the first request naming
+    one of its collections."""
+    return [
+        LazyRoutes(f"api:{domain}", router, partial(domain_routes, domain), _names(collections))
+        for domain, collections in API_DOMAINS.items()
+    ]
+
+
+def console_group(router: Router) -> LazyRoutes:
+    """The operator console's pages (console/routes.py), built at the first request for a
+    path that may be one of them."""
+
+    def build() -> list[APIRoute]:
+        from watchpost.console.routes import console_routes
+
+        return console_routes()
+
+    return LazyRoutes("console", router, build, is_console_path)
 
 
 def public_routes() -> list[APIRoute]:

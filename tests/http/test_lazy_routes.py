@@ -1,6 +1,7 @@
-"""The token API and the console are built at the first request for one of their paths
-(http/lazy_routes.py): until then a server holds neither; that first request is answered as
-an app built whole would answer it, and the route list is the same afterwards."""
+"""Each domain of the token API, and the console, is built at the first request for one of
+its paths (http/lazy_routes.py): until then a server holds none of them; that first request
+is answered as an app built whole would answer it, and the route list is the same
+afterwards."""
 
 from __future__ import annotations
 
@@ -19,14 +20,16 @@ from tests.factories.databases import SharedEngines
 from tests.factories.processes import cli_env
 from watchpost.app import create_app, health
 from watchpost.clock import FrozenClock
+from watchpost.console.routes import console_routes
 from watchpost.http.docs import docs_routes
 from watchpost.http.lazy_routes import LazyRoutes
 from watchpost.public_pages.endpoints import fallback_routes
 from watchpost.routes import (
+    API_DOMAINS,
+    api_collection,
     api_routes,
-    console_routes,
+    domain_routes,
     flat_routes,
-    is_api_path,
     is_console_path,
     public_routes,
 )
@@ -75,27 +78,37 @@ def described(routes: list[BaseRoute]) -> list[tuple[str, str, str, tuple[str, .
     ]
 
 
-def test_each_group_covers_every_path_it_serves() -> None:
-    api, console = api_routes(), console_routes()
-    assert api and console
-    assert [route.path for route in api if not is_api_path(route.path)] == []
+ALL = ["api:" + domain for domain in API_DOMAINS] + ["console"]
+
+
+@pytest.mark.parametrize("domain", API_DOMAINS)
+def test_each_domain_names_every_collection_it_serves(domain: str) -> None:
+    served = {api_collection(route.path) for route in domain_routes(domain)}
+    assert served == API_DOMAINS[domain]
+
+
+def test_the_console_covers_every_path_it_serves_and_no_page_or_api_path() -> None:
+    console = console_routes()
+    assert console
     assert [route.path for route in console if not is_console_path(route.path)] == []
-    # The status pages' paths build neither: their fallback is the last route.
+    # The status pages' paths build nothing: their fallback is the last route.
     assert [route.path for route in fallback_routes() if is_console_path(route.path)] == []
-    assert not is_console_path("/status/acme/history") and not is_api_path("/status/acme")
+    assert not is_console_path("/status/acme/history") and not is_console_path("/api/v2/x")
+    assert api_collection("/api/v2/monitors/12/sla") == "monitors"
+    assert api_collection("/status/acme") is None and api_collection("/api/v2") is None
 
 
 async def test_a_new_app_holds_neither_group_and_a_ping_builds_none(
     fresh_app: FastAPI, fresh_client: httpx.AsyncClient
 ) -> None:
-    assert waiting(fresh_app) == ["api", "console"]
+    assert waiting(fresh_app) == ALL
     assert (await fresh_client.get("/healthz")).status_code == 200
     assert (await fresh_client.get("/api/v1/heartbeat/nosuchtoken")).status_code == 404
     assert (await fresh_client.get("/status/nosuchpage/history")).status_code == 404
-    assert waiting(fresh_app) == ["api", "console"]
+    assert waiting(fresh_app) == ALL
 
 
-async def test_the_first_api_request_builds_the_api_only_and_is_answered(
+async def test_the_first_api_request_builds_the_domains_of_its_collection_and_is_answered(
     fresh_app: FastAPI, fresh_client: httpx.AsyncClient
 ) -> None:
     api = await make_api(fresh_app, fresh_client, "acme")
@@ -103,9 +116,15 @@ async def test_the_first_api_request_builds_the_api_only_and_is_answered(
         "/api/v2/monitors", {"url": "https://example.com", "monitor_type": "status"}
     )
     assert made.status_code == 201, made.text
-    assert waiting(fresh_app) == ["console"]
+    assert waiting(fresh_app) == [name for name in ALL if name != "api:monitors"]
     listed = await api.get("/api/v2/monitors")
-    assert [item["id"] for item in listed.json()["data"]] == [made.json()["data"]["id"]]
+    monitor_id = made.json()["data"]["id"]
+    assert [item["id"] for item in listed.json()["data"]] == [monitor_id]
+    # The monitors' routes come first and serve no /sla: reports' are built and answer.
+    sla = await api.get(f"/api/v2/monitors/{monitor_id}/sla")
+    assert sla.status_code == 200, sla.text
+    built = {"api:monitors", "api:reports"}
+    assert waiting(fresh_app) == [name for name in ALL if name not in built]
 
 
 @pytest.mark.parametrize(
@@ -114,6 +133,7 @@ async def test_the_first_api_request_builds_the_api_only_and_is_answered(
         ("PUT", "/api/v2/monitors"),  # 405: the Allow header names every method of the path
         ("GET", "/api/v2/no-such-collection"),  # 404
         ("GET", "/api/v3/incidents"),  # an alias prefix: 401 without a token
+        ("PATCH", "/api/v2/monitors/1/sla"),  # a route of reports, after monitors' routes
         ("DELETE", "/login"),  # the console's 405
         ("GET", "/no-such-page"),  # the console's 404 page
     ],
@@ -137,7 +157,7 @@ async def test_the_console_is_built_by_its_first_page(
 ) -> None:
     page = await fresh_client.get("/login")
     assert page.status_code == 200 and "<form" in page.text
-    assert waiting(fresh_app) == ["api"]
+    assert waiting(fresh_app) == ALL[:-1]
 
 
 def test_the_routes_built_are_those_of_an_app_built_whole_in_the_same_order(
