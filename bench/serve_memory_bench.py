@@ -3,7 +3,9 @@ embedded logs store is in use.
 
 For each `--monitors` count: a fresh data folder, N `status` monitors every 30 s on the bench's
 own nginx (seeded as bench/engine_bench.py does), `watchpost serve`; VmRSS 5 s after it
-answers and after `--warmup` seconds more. With `--logs`, then `--batches` batches of 1,000
+answers and after `--warmup` seconds more; then after one request naming each API
+collection and one console page (every lazily built route group built: http/lazy_routes.py),
+what a server holds once people and scripts have used all of it. With `--logs`, then `--batches` batches of 1,000
 NDJSON log events to one source (the HTTP ingestion) and one `/api/v1/query` of them, VmRSS
 after each. Uptime Kuma's memory beside it is measured by bench/peers/ (same machine, same
 monitors).
@@ -20,6 +22,7 @@ import shutil
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -59,6 +62,24 @@ def send_logs(port: int, token: str, batches: int) -> str:
     return str(made["id"])
 
 
+def tour(port: int, token: str) -> None:
+    """A list of every collection of the API, then the console's sign-in page."""
+    from watchpost.routes import API_DOMAINS
+
+    for collection in sorted(set().union(*API_DOMAINS.values())):
+        request = urllib.request.Request(
+            f"http://{HOST}:{port}/api/v2/{collection}",
+            headers={"Authorization": f"Bearer {token}"},
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=60):  # noqa: S310  (127.0.0.1 only)
+                pass
+        except urllib.error.HTTPError:  # a collection of another version, or no list: built
+            pass
+    with urllib.request.urlopen(f"http://{HOST}:{port}/login", timeout=60):
+        pass
+
+
 def measure(monitors: int, args: argparse.Namespace, workdir: Path) -> list[str]:
     lines = []
     with nginx(workdir / f"nginx-{monitors}") as nginx_port:
@@ -78,6 +99,12 @@ def measure(monitors: int, args: argparse.Namespace, workdir: Path) -> list[str]
             lines.append(
                 f"| {monitors:,} | after {args.warmup + 5:.0f} s | {mb(proc.pid):.0f} MB "
                 f"(peak {peak:.0f}) |"
+            )
+            tour(port, token)
+            time.sleep(5)
+            lines.append(
+                f"| {monitors:,} | after every API domain and the console are built "
+                f"| {mb(proc.pid):.0f} MB (peak {mb(proc.pid, 'VmHWM'):.0f}) |"
             )
             if args.logs:
                 source = send_logs(port, token, args.batches)

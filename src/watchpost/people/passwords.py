@@ -1,10 +1,17 @@
 """Passwords people sign in with: argon2id (argon2-cffi's defaults, RFC 9106's second
 recommendation), verified off the event loop. An unknown e-mail is answered after checking a
-dummy hash, so it takes the time a wrong password takes."""
+dummy hash, so it takes the time a wrong password takes.
+
+Each hash or check fills argon2's 64 MiB of memory for its duration: at most `HASHING_AT_ONCE`
+run at a time (more sign-ins wait their turn), so a burst of sign-in attempts cannot hold more
+than that many times 64 MiB; the dummy hash is made at the first unknown e-mail, not when the
+module loads (a server nobody signs in to never spends it)."""
 
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
+from functools import cache
 from typing import Final
 
 from argon2 import PasswordHasher
@@ -12,8 +19,14 @@ from argon2.exceptions import InvalidHashError, VerificationError
 
 MIN_LENGTH: Final = 10
 MAX_LENGTH: Final = 1024  # hashing a megabyte of "password" is a way to burn CPU
+HASHING_AT_ONCE: Final = 2
 _HASHER: Final = PasswordHasher()
-_DUMMY: Final = _HASHER.hash("not anybody's password")
+_HASHING: Final = ThreadPoolExecutor(HASHING_AT_ONCE, thread_name_prefix="password-hash")
+
+
+@cache
+def _dummy() -> str:
+    return _HASHER.hash("not anybody's password")
 
 
 def problem(password: str) -> str | None:
@@ -28,12 +41,12 @@ def problem(password: str) -> str | None:
 
 
 async def hash_password(password: str) -> str:
-    return await asyncio.to_thread(_HASHER.hash, password)
+    return await asyncio.get_running_loop().run_in_executor(_HASHING, _HASHER.hash, password)
 
 
 def _verify(stored: str | None, password: str) -> bool:
     try:
-        return _HASHER.verify(stored or _DUMMY, password[:MAX_LENGTH]) and stored is not None
+        return _HASHER.verify(stored or _dummy(), password[:MAX_LENGTH]) and stored is not None
     except (VerificationError, InvalidHashError):
         return False
 
@@ -41,4 +54,4 @@ def _verify(stored: str | None, password: str) -> bool:
 async def verify(stored: str | None, password: str) -> bool:
     """Whether password matches stored (None: nobody's, checked against a dummy all the
     same)."""
-    return await asyncio.to_thread(_verify, stored, password)
+    return await asyncio.get_running_loop().run_in_executor(_HASHING, _verify, stored, password)
