@@ -35,10 +35,13 @@ httpx and joserfc are single sign-on's, loaded at the first SSO sign-in: console
 Apprise at the first chat message or channel URL checked; dnspython at the first DNS monitor's
 check; Alembic only when the database is not at the newest schema: db/migrate.py; PostgreSQL's
 dialect on a PostgreSQL database: db/upsert.py.)"""
-AT_START = ("pygments", "cryptography")
+AT_START = ("pygments", "cryptography", "jinja2", "re2", "aiosmtplib", "xml.sax")
 """Not loaded at start either, but by what follows: Pygments by the test's client (httpx),
 cryptography by the first secret stored (crypto.SecretBox: the new source's token) and the
-first ssl_expiration check."""
+first ssl_expiration check; Jinja2 by the first page, e-mail or webhook template rendered
+(inline_templates.py, public_pages/templates.py, webhooks/templates.py, the console), RE2 by
+the first incoming webhook pattern, aiosmtplib by the first e-mail sent, xml.sax by the first
+badge. (The API's domains and the console: tests/http/test_lazy_routes.py.)"""
 
 SERVER = f"""
 import asyncio, sys

@@ -15,10 +15,8 @@ from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
 from typing import Any, Final
 
-import aiosmtplib
-from jinja2 import Environment
-
 from watchpost.delivery.sending import Outcome
+from watchpost.inline_templates import InlineTemplate
 from watchpost.masking import mask_url
 from watchpost.setting_values import parse_smtp_url
 from watchpost.settings import Settings
@@ -34,7 +32,7 @@ _STATES: Final = {
 _OPENING: Final = frozenset({"started", "reopened"})
 """Events of an incident someone should now acknowledge."""
 
-_HTML = Environment(autoescape=True).from_string(
+_HTML: Final = InlineTemplate(
     """<!doctype html>
 <html><body style="font-family: sans-serif">
 <h2>{{ event.state }}: {{ event.name }}</h2>
@@ -162,6 +160,8 @@ async def send(mail: EmailMessage, *, settings: Settings) -> Outcome:
     """One attempt to hand the message to the SMTP server."""
     if not settings.smtp_url:
         return Outcome(error=NOT_CONFIGURED, final=True)
+    import aiosmtplib
+
     server = parse_smtp_url(settings.smtp_url)
     started = time.perf_counter()
     try:

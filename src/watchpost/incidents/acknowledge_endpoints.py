@@ -11,7 +11,6 @@ from typing import Any, Final
 
 from fastapi import APIRouter, Depends
 from fastapi.responses import HTMLResponse
-from jinja2 import Environment
 from markupsafe import Markup
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -23,6 +22,7 @@ from watchpost.http.ratelimit import limit_by_address
 from watchpost.http.security import html_policy, source_hash
 from watchpost.incidents.models import Incident
 from watchpost.incidents.transitions import Change, apply
+from watchpost.inline_templates import InlineTemplate
 from watchpost.links import ACKNOWLEDGE_PATH, read_acknowledge_token
 
 router = APIRouter(
@@ -33,7 +33,7 @@ router = APIRouter(
 SECRET_PATH_PREFIXES = (ACKNOWLEDGE_PATH,)
 """The segment after this is an acknowledge token: logs mask it (http/logs.py)."""
 
-_PAGE: Final = Environment(autoescape=True).from_string(
+_PAGE: Final = InlineTemplate(
     """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="robots" content="noindex">
 <meta name="viewport" content="width=device-width, initial-scale=1">

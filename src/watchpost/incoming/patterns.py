@@ -7,7 +7,8 @@ the pattern's compiled program; both are bounded here. Measured on the worst pat
 within the bounds (1,000 instructions, 16 KiB of input, a busy 2-core machine): up to ≈ 20 ms
 for a rule (no groups kept: RE2's DFA alone) and ≈ 200 ms for a field (its first group: RE2's
 NFA), far above 1 ms, so matching runs on `off_loop`'s threads, never on the event loop (RE2
-releases the GIL while it matches).
+releases the GIL while it matches). RE2 (≈ 2.5 MB resident) is loaded at the first pattern
+compiled, not with the module: a server without incoming webhook rules never loads it.
 """
 
 from __future__ import annotations
@@ -18,8 +19,6 @@ import logging
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Final, Protocol, TypeVar
-
-import re2
 
 MAX_PATTERN_LENGTH: Final = 1000
 """Characters of a pattern (the schemas' `content` bound)."""
@@ -57,16 +56,15 @@ class _Compiled(Protocol):
     def search(self, text: bytes, /) -> _Match | None: ...
 
 
+@functools.cache
 def _options(*, groups: bool) -> Any:
+    import re2
+
     options = re2.Options()
     options.max_mem = MAX_MEM
     options.log_errors = False  # RE2 would print every refused pattern to stderr
     options.never_capture = not groups  # a rule only asks whether: RE2's DFA alone answers
     return options
-
-
-_WITH_GROUPS: Final = _options(groups=True)
-_WITHOUT_GROUPS: Final = _options(groups=False)
 
 
 def _reason(error: Exception) -> str:
@@ -77,10 +75,13 @@ def _reason(error: Exception) -> str:
     return str(text).split(":", 1)[0].strip() or "not valid"
 
 
-def _compile(pattern: str, options: Any) -> _Compiled | str:
+def _compile(pattern: str, *, groups: bool) -> _Compiled | str:
     """The compiled pattern, or why it cannot be used."""
     if len(pattern) > MAX_PATTERN_LENGTH:
         return f"longer than {MAX_PATTERN_LENGTH} characters"
+    options = _options(groups=groups)
+    import re2
+
     try:
         compiled: _Compiled = re2.compile(pattern, options)
     except re2.error as error:
@@ -98,12 +99,12 @@ def _compile(pattern: str, options: Any) -> _Compiled | str:
 
 @functools.lru_cache(maxsize=CACHE_SIZE)
 def _with_groups(pattern: str) -> _Compiled | str:
-    return _compile(pattern, _WITH_GROUPS)
+    return _compile(pattern, groups=True)
 
 
 @functools.lru_cache(maxsize=CACHE_SIZE)
 def _without_groups(pattern: str) -> _Compiled | str:
-    return _compile(pattern, _WITHOUT_GROUPS)
+    return _compile(pattern, groups=False)
 
 
 @functools.lru_cache(maxsize=CACHE_SIZE)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from typing import Final
-from xml.sax.saxutils import escape, quoteattr
 
 from watchpost.status_pages.availability import (
     DEGRADED,
@@ -83,6 +82,8 @@ def _shown(text: str) -> str:
 
 def badge(label: str, message: str, colour: str) -> str:
     """The badge's SVG text."""
+    from xml.sax.saxutils import escape, quoteattr  # at the first badge: xml.sax is ≈ 0.6 MB
+
     label, message = _shown(label) or "status", _shown(message)
     label_w = round(text_width(label)) + 10
     message_w = round(text_width(message)) + 10
@@ -111,6 +112,8 @@ def badge(label: str, message: str, colour: str) -> str:
 
 def _text(text: str, x: int, width: int) -> list[str]:
     centre = x + width / 2
+    from xml.sax.saxutils import escape
+
     length = max(width - 10, 1)
     shown = escape(text)
     return [

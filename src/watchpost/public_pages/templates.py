@@ -12,12 +12,10 @@ from __future__ import annotations
 import functools
 import re
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlsplit
 
 from fastapi.responses import Response
-from jinja2 import Environment, FileSystemLoader, pass_context, select_autoescape
-from jinja2.runtime import Context
 from markupsafe import Markup
 
 from watchpost.http.security import html_policy, source_hash
@@ -25,6 +23,10 @@ from watchpost.public_pages import bars
 from watchpost.public_pages.caching import NO_STORE, PUBLIC, Html, uncached
 from watchpost.public_pages.view import CHART_WIDGETS
 from watchpost.status_pages.models import StatusPage
+
+if TYPE_CHECKING:
+    from jinja2 import Environment
+    from jinja2.runtime import Context
 
 FOLDER: Final = Path(__file__).with_name("templates")
 STATE_LABELS: Final[dict[str, str]] = {
@@ -55,10 +57,9 @@ STYLES: Final = "inline_styles"
 """The context variable listing the stylesheets a rendering inlined (inline_style)."""
 
 
-@pass_context
 def inline_style(context: Context, css: str | None) -> Markup:
     """CSS for a `<style>` element of the page (as style_text), its hash noted for the
-    page's policy."""
+    page's policy (a filter given the template's context: environment())."""
     text = style_text(css)
     context[STYLES].append(source_hash(text))
     return text
@@ -91,6 +92,9 @@ def _css() -> dict[str, Markup]:
 
 @functools.cache
 def environment() -> Environment:
+    """Made at the first page rendered: Jinja2 (≈ 2.4 MB) loads then, not at the start."""
+    from jinja2 import Environment, FileSystemLoader, pass_context, select_autoescape
+
     env = Environment(
         loader=FileSystemLoader(FOLDER),
         autoescape=select_autoescape(default=True, default_for_string=True),
@@ -99,7 +103,7 @@ def environment() -> Environment:
         auto_reload=False,
     )
     env.filters["style_text"] = style_text
-    env.filters["inline_style"] = inline_style
+    env.filters["inline_style"] = pass_context(inline_style)
     env.filters["duration"] = bars.duration
     env.globals.update(
         CSS=_css(),

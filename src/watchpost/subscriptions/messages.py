@@ -12,9 +12,8 @@ from dataclasses import dataclass
 from email.message import EmailMessage
 from typing import Any, Final
 
-from jinja2 import Environment
-
 from watchpost.delivery.mail import new_message
+from watchpost.inline_templates import InlineTemplate
 
 SUBJECTS: Final = {
     "report_created": "New incident",
@@ -45,7 +44,7 @@ def _heading(payload: dict[str, Any]) -> str:
     return str(SUBJECTS.get(event, event))
 
 
-_HTML = Environment(autoescape=True).from_string(
+_HTML = InlineTemplate(
     """<!doctype html>
 <html lang="en"><body style="font-family: sans-serif; max-width: 40em">
 <h2>{{ heading }}: {{ title }}</h2>
@@ -61,7 +60,7 @@ _HTML = Environment(autoescape=True).from_string(
 """
 )
 
-_CONFIRM_HTML = Environment(autoescape=True).from_string(
+_CONFIRM_HTML = InlineTemplate(
     """<!doctype html>
 <html lang="en"><body style="font-family: sans-serif; max-width: 40em">
 <h2>Confirm your subscription</h2>

@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Final
 
 from fastapi.responses import HTMLResponse
-from jinja2 import Environment
 from markupsafe import Markup
 
 from watchpost.http.security import html_policy, source_hash
+from watchpost.inline_templates import InlineTemplate
 
 _CSS: Final = Markup(
     "body{font-family:system-ui,sans-serif;max-width:40em;margin:3em auto;padding:0 1em}"
@@ -21,7 +21,7 @@ _HEADERS: Final = {
     "Cache-Control": "no-store",
     "Content-Security-Policy": html_policy(style_src=[source_hash(_CSS)]),
 }
-_PAGE: Final = Environment(autoescape=True).from_string(
+_PAGE: Final = InlineTemplate(
     """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="robots" content="noindex">
 <meta name="viewport" content="width=device-width, initial-scale=1">

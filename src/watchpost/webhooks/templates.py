@@ -13,16 +13,19 @@ A template sees the event as receivers are told it:
 
 `{{ data | tojson }}` writes a value as JSON. The sandbox refuses attribute tricks (no access
 to Python internals); a template that fails to render fails the attempt with the reason.
+Jinja2 loads at the first template checked or rendered, not with the module.
 """
 
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
-from jinja2 import Template, TemplateError
-from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+if TYPE_CHECKING:
+    from jinja2 import Template
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 
 def _tojson(value: Any) -> str:
@@ -30,8 +33,13 @@ def _tojson(value: Any) -> str:
     return orjson.dumps(value).decode()
 
 
-_ENVIRONMENT = ImmutableSandboxedEnvironment(autoescape=False, keep_trailing_newline=True)
-_ENVIRONMENT.filters["tojson"] = _tojson
+@functools.cache
+def _environment() -> ImmutableSandboxedEnvironment:
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    environment = ImmutableSandboxedEnvironment(autoescape=False, keep_trailing_newline=True)
+    environment.filters["tojson"] = _tojson
+    return environment
 
 
 class TemplateFailed(ValueError):
@@ -40,11 +48,13 @@ class TemplateFailed(ValueError):
 
 @functools.lru_cache(maxsize=512)
 def _compiled(source: str) -> Template:
-    return _ENVIRONMENT.from_string(source)
+    return _environment().from_string(source)
 
 
 def check(source: str) -> str | None:
     """Why source is not a valid template (None when it is)."""
+    from jinja2 import TemplateError
+
     try:
         _compiled(source)
     except TemplateError as exc:
@@ -53,6 +63,8 @@ def check(source: str) -> str | None:
 
 
 def render(source: str, variables: dict[str, Any]) -> str:
+    from jinja2 import TemplateError
+
     try:
         return _compiled(source).render(variables)
     except TemplateError as exc:
