@@ -5,7 +5,10 @@ For each `--monitors` count: a fresh data folder, N `status` monitors every 30 s
 own nginx (seeded as bench/engine_bench.py does), `watchpost serve`; VmRSS 5 s after it
 answers and after `--warmup` seconds more; then after one request naming each API
 collection and one console page (every lazily built route group built: http/lazy_routes.py),
-what a server holds once people and scripts have used all of it. With `--logs`, then `--batches` batches of 1,000
+what a server holds once people and scripts have used all of it. Beside them, the floor of
+the stack: bench/ceiling_app.py `--stack` (FastAPI on uvicorn with SQLAlchemy's asyncio ORM,
+aiosqlite, aiohttp, pydantic-settings and orjson loaded, one route, no Watchpost code). With
+`--logs`, then `--batches` batches of 1,000
 NDJSON log events to one source (the HTTP ingestion) and one `/api/v1/query` of them, VmRSS
 after each. Uptime Kuma's memory beside it is measured by bench/peers/ (same machine, same
 monitors).
@@ -26,7 +29,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from api_bench import HOST, child_env, free_port, http_json, run_cli, wait_ready
+from api_bench import HOST, REPO, child_env, free_port, http_json, run_cli, wait_ready
 from engine_bench import nginx, processes, read_status_kb, seed_monitors
 
 
@@ -121,6 +124,18 @@ def measure(monitors: int, args: argparse.Namespace, workdir: Path) -> list[str]
     return lines
 
 
+def floor(workdir: Path) -> str:
+    """The stack's floor: bench/ceiling_app.py --stack, 5 s after it answers."""
+    env = child_env(workdir / "floor", secrets.token_urlsafe(32), "warning")
+    port = free_port()
+    app = [sys.executable, str(REPO / "bench" / "ceiling_app.py"), "--stack", "--port", str(port)]
+    app += ["--log-level", "warning"]
+    with processes([("floor", app)], env, workdir) as (proc,):
+        wait_ready(proc.popen, f"http://{HOST}:{port}/", workdir / "floor.log")
+        time.sleep(5)
+        return f"| 0 | the stack alone (bench/ceiling_app.py --stack) | {mb(proc.pid):.0f} MB |"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--monitors", default="200,10000", help="comma-separated counts")
@@ -131,6 +146,7 @@ def main() -> None:
     workdir = Path(tempfile.mkdtemp(prefix="watchpost-memory-"))
     print("| monitors | when | resident memory |\n|---:|---|---:|")
     try:
+        print(floor(workdir), flush=True)
         for count in (int(part) for part in args.monitors.split(",")):
             for line in measure(count, args, workdir):
                 print(line, flush=True)

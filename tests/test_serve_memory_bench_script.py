@@ -1,6 +1,6 @@
 """bench/serve_memory_bench.py starts: its arguments parse and --help describes them; a tiny
-run (no monitors, no logs, no warm-up) prints its table, the server's memory once every route
-group is built too (no figure is checked)."""
+run (no monitors, no logs, no warm-up) prints its table: the stack's floor, the server at start
+and once every route group is built (no figure is checked)."""
 
 from __future__ import annotations
 
@@ -34,5 +34,6 @@ def test_a_tiny_run_prints_its_table() -> None:
         timeout=120,
     )
     assert done.returncode == 0, done.stderr
+    assert "| 0 | the stack alone (bench/ceiling_app.py --stack) |" in done.stdout
     assert "| 0 | at start |" in done.stdout
     assert "| 0 | after every API domain and the console are built |" in done.stdout
