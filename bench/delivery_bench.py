@@ -17,6 +17,11 @@ POST /api/v2/incidents calls), on the same database; each commit's time.time() i
 - latency: incidents at `--rate` per second for `--latency-seconds`, one per transaction, on an
   absolute schedule; latency is arrival - commit of the same incident (same machine clock).
 
+The incidents come from the bench's process, so the delivering processes find them by their
+look for work: `--poll` seconds apart (WATCHPOST_DELIVERY_POLL_INTERVAL; 0.25, what the
+recorded runs used; the server's default is 1 s, and an event recorded by the delivering
+process itself, as a `watchpost serve` opening its own incidents, wakes it at once).
+
 Every event must arrive exactly once: duplicates (a webhook-id seen twice) and missing events
 are counted. The ceiling is the receiver's own rate under a trivial aiohttp client loop (POSTs
 of the same size at the same concurrency, from the bench process, no database).
@@ -359,6 +364,7 @@ def run_phase(backend: str, args: argparse.Namespace, workdir: Path, rport: int)
     with database_for(backend, args.pg_admin_url) as url:
         if url:
             env["WATCHPOST_DATABASE_URL"] = url
+        env["WATCHPOST_DELIVERY_POLL_INTERVAL"] = str(args.poll)
         run_cli(["migrate"], env)
         run_cli(["token", "create", "--team", TEAM], env)
         add_webhook(env, f"http://{HOST}:{rport}/hook")
@@ -548,6 +554,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--rate", type=float, default=100.0)
     parser.add_argument("--latency-seconds", type=float, default=30.0)
+    parser.add_argument(
+        "--poll", type=float, default=0.25, help="seconds between looks for new events"
+    )
     parser.add_argument("--workers", type=int, default=2, help="worker processes on PostgreSQL")
     parser.add_argument("--concurrency", type=int, default=200, help="of the ceiling's client")
     parser.add_argument("--wait", type=float, default=180.0, help="max seconds to wait for all")

@@ -176,7 +176,9 @@ class Settings(BaseSettings):
     )
     delivery_claim_batch: int = _at_least_1(200, "Most due deliveries claimed in one transaction.")
     delivery_poll_interval: float = _positive(
-        0.25, "Longest sleep between two looks for due deliveries."
+        1.0,
+        "Longest sleep between two looks for due deliveries; an event recorded by the same "
+        "process wakes its worker at once.",
     )
     delivery_disable_after: float = _positive(
         5 * 86400,

@@ -3,6 +3,10 @@
 `record` is called by the one place each kind of change happens (`incidents.transitions.apply`
 for incidents, the monitors service for monitors); it only inserts a row, so the change's
 transaction stays short. Delivery workers turn events into deliveries (dispatch.py).
+
+A worker of the same process hears of an event as soon as its transaction commits
+(`when_recorded`), instead of at its next look for work; events written by other processes
+are found by that look (`WATCHPOST_DELIVERY_POLL_INTERVAL`).
 """
 
 from __future__ import annotations
@@ -12,8 +16,10 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Final, Literal
 
+from sqlalchemy import event as sqlalchemy_event
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import Session
 
 from watchpost.delivery.models import DeliveryEvent
 from watchpost.teams.models import Team
@@ -37,6 +43,30 @@ EVENTS: Final[dict[str, tuple[str, ...]]] = {
         "subscription_requested",
     ),
 }
+
+
+_RECORDED: Final = "watchpost.outbox.recorded"
+"""The session's `info` key set while its transaction holds a recorded event."""
+_listeners: set[Callable[[], None]] = set()
+
+
+def when_recorded(callback: Callable[[], None]) -> Callable[[], None]:
+    """Call `callback` after each commit, in this process, of a transaction that recorded an
+    event (on the thread of the commit); returns what stops it."""
+    _listeners.add(callback)
+    return lambda: _listeners.discard(callback)
+
+
+@sqlalchemy_event.listens_for(Session, "after_commit")
+def _committed(session: Session) -> None:
+    if session.info.pop(_RECORDED, False):
+        for callback in list(_listeners):
+            callback()
+
+
+@sqlalchemy_event.listens_for(Session, "after_rollback")
+def _rolled_back(session: Session) -> None:
+    session.info.pop(_RECORDED, None)
 
 
 async def team_name(session: AsyncSession, team_id: int) -> str:
@@ -75,4 +105,5 @@ async def record(
     )
     session.add(row)
     await session.flush()
+    session.info[_RECORDED] = True
     return row

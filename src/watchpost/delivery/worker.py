@@ -3,7 +3,8 @@
 `tick(now)` is one whole pass, awaited to the end (what tests drive with a FrozenClock).
 `run_forever()` is production, in `watchpost serve` and in every `watchpost worker`: it
 keeps up to `delivery_concurrency` requests in flight, records finished attempts in batches,
-and looks for new work every `delivery_poll_interval` seconds (at once after a full batch).
+and looks for new work every `delivery_poll_interval` seconds (at once after a full batch, and
+as soon as a transaction of its own process that recorded an event commits: outbox.py).
 Old events and their deliveries are pruned hourly.
 """
 
@@ -262,6 +263,18 @@ class Deliverer:
 
     async def run_forever(self) -> None:
         interval = self.settings.delivery_poll_interval
+        loop = asyncio.get_running_loop()
+
+        def wake() -> None:  # from whichever thread commits (tests run several loops)
+            loop.call_soon_threadsafe(self._wake.set)
+
+        stop_hearing = outbox.when_recorded(wake)
+        try:
+            await self._run(interval)
+        finally:
+            stop_hearing()
+
+    async def _run(self, interval: float) -> None:
         while not self._stopping.is_set():
             self._wake.clear()
             busy = False
