@@ -15,7 +15,7 @@ import secrets
 import shutil
 import tempfile
 from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import contextmanager
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
@@ -279,10 +279,8 @@ def clock() -> FrozenClock:
     return FrozenClock()
 
 
-@pytest.fixture(scope="session")
-def shared_app(tmp_path_factory: pytest.TempPathFactory) -> FastAPI:
-    """The routes, built once: building them costs more than most tests."""
-    folder = tmp_path_factory.mktemp("app")
+def new_app(folder: Path) -> FastAPI:
+    """An app whose own context goes unused: tests give it theirs (`app.state.ctx`)."""
     return create_app(
         Settings(
             database_url=f"sqlite:///{folder / 'unused.db'}",
@@ -292,16 +290,33 @@ def shared_app(tmp_path_factory: pytest.TempPathFactory) -> FastAPI:
     )
 
 
+@pytest.fixture(scope="session")
+def shared_app(tmp_path_factory: pytest.TempPathFactory) -> FastAPI:
+    """The routes, built once: building them costs more than most tests."""
+    return new_app(tmp_path_factory.mktemp("app"))
+
+
 @pytest.fixture
 async def app(
     shared_app: FastAPI, settings: Settings, clock: FrozenClock, engines: SharedEngines
 ) -> AsyncIterator[FastAPI]:
     """The app with a context of the test's own: fresh database, settings and clock, on the
     worker's engine for the backend (tests/factories/databases.py)."""
+    async with own_context(shared_app, engines, settings, clock):
+        yield shared_app
+
+
+@asynccontextmanager
+async def own_context(
+    app: FastAPI, engines: SharedEngines, settings: Settings, clock: FrozenClock
+) -> AsyncIterator[None]:
+    """app given the test's context (`app` fixture) for the block."""
     ctx = engines.context(settings, clock)
-    shared_app.state.ctx = ctx
-    yield shared_app
-    await engines.release(ctx)
+    app.state.ctx = ctx
+    try:
+        yield
+    finally:
+        await engines.release(ctx)
 
 
 @pytest.fixture

@@ -9,11 +9,9 @@ works."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
-from tests.factories.processes import cli_env, run_cli_in_process
+from tests.factories.processes import cli_env, run_cli_in_process, run_python
 
 HEAVY = (
     "pyarrow",
@@ -101,14 +99,7 @@ def test_a_server_loads_no_logs_library_until_a_batch_comes(tmp_path: Path) -> N
     )
     created = run_cli_in_process(env, "token", "create", "--team", "acme")
     assert created.returncode == 0, created.stderr
-    done = subprocess.run(  # noqa: S603  (fixed arguments)
-        [sys.executable, "-c", SERVER, created.stdout.strip()],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        check=False,
-    )
+    done = run_python(SERVER, created.stdout.strip(), env=env)
     assert done.returncode == 0, done.stderr
     loaded, refused, loaded_after_refusals, found = done.stdout.splitlines()
     assert loaded == "[]"

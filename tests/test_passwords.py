@@ -5,14 +5,13 @@ an unknown e-mail is checked against is made at the first such check, not at imp
 from __future__ import annotations
 
 import asyncio
-import subprocess
-import sys
 import threading
 from typing import Literal
 
 import pytest
 from argon2 import PasswordHasher
 
+from tests.factories.processes import run_python
 from watchpost.people import passwords
 
 
@@ -55,16 +54,8 @@ def test_the_dummy_is_an_argon2_hash_of_the_hashers_parameters() -> None:
 
 
 def test_importing_the_module_makes_no_hash() -> None:
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "from watchpost.people import passwords; print(passwords._dummy.cache_info().currsize)",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
+    done = run_python(
+        "from watchpost.people import passwords; print(passwords._dummy.cache_info().currsize)"
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "0"

@@ -1,5 +1,5 @@
 """The real `watchpost` command in subprocesses (`run_cli`, and `watchpost serve` with its logs
-in files), the same command run in the test's process (`run_cli_in_process`), an in-process
+in files), Python snippets in fresh interpreters (`run_python`), the same command run in the test's process (`run_cli_in_process`), an in-process
 uvicorn server on an ephemeral port, and a TCP proxy that can cut a
 server off from its database."""
 
@@ -38,6 +38,21 @@ def cli_env(database_url: str, **extra: str) -> dict[str, str]:
     env["WATCHPOST_DATABASE_URL"] = database_url
     env.update(extra)
     return env
+
+
+def run_python(
+    code: str, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`code` run by a fresh interpreter (with args as sys.argv[1:]): what a new process
+    loads, holds or prints."""
+    return subprocess.run(  # noqa: S603  (this interpreter, the test's own code)
+        [sys.executable, "-c", code, *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 def run_cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:

@@ -5,8 +5,6 @@ afterwards."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -15,10 +13,10 @@ import pytest
 from fastapi import FastAPI
 from starlette.routing import BaseRoute, Route
 
-from tests.conftest import TEST_SECRET_KEY, make_api
+from tests.conftest import make_api, new_app, own_context
 from tests.factories.databases import SharedEngines
-from tests.factories.processes import cli_env
-from watchpost.app import create_app, health
+from tests.factories.processes import cli_env, run_python
+from watchpost.app import health
 from watchpost.clock import FrozenClock
 from watchpost.console.routes import console_routes
 from watchpost.http.docs import docs_routes
@@ -41,17 +39,9 @@ async def fresh_app(
     settings: Settings, clock: FrozenClock, engines: SharedEngines, tmp_path: Path
 ) -> AsyncIterator[FastAPI]:
     """An app nobody has asked anything yet (the shared app's groups are built by now)."""
-    app = create_app(
-        Settings(
-            database_url=f"sqlite:///{tmp_path / 'unused.db'}",
-            secret_key=TEST_SECRET_KEY,
-            data_dir=tmp_path,
-        )
-    )
-    ctx = engines.context(settings, clock)
-    app.state.ctx = ctx
-    yield app
-    await engines.release(ctx)
+    app = new_app(tmp_path)
+    async with own_context(app, engines, settings, clock):
+        yield app
 
 
 @pytest.fixture
@@ -163,13 +153,7 @@ async def test_the_console_is_built_by_its_first_page(
 def test_the_routes_built_are_those_of_an_app_built_whole_in_the_same_order(
     tmp_path: Path,
 ) -> None:
-    app = create_app(
-        Settings(
-            database_url=f"sqlite:///{tmp_path / 'unused.db'}",
-            secret_key=TEST_SECRET_KEY,
-            data_dir=tmp_path,
-        )
-    )
+    app = new_app(tmp_path)
     whole = [
         *flat_routes([health]),
         *public_routes(),
@@ -202,13 +186,6 @@ def test_a_started_server_has_not_loaded_the_api_or_console_modules(tmp_path: Pa
         WATCHPOST_DATA_DIR=str(tmp_path),
         WATCHPOST_SECRET_KEY="lazy-routes-test",
     )
-    done = subprocess.run(  # noqa: S603  (fixed arguments)
-        [sys.executable, "-c", START],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        check=False,
-    )
+    done = run_python(START, env=env)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
