@@ -202,11 +202,6 @@ def domain_routes(domain: str) -> list[APIRoute]:
     )
 
 
-def api_routes() -> list[APIRoute]:
-    """Every token-protected route, domain after domain."""
-    return [route for domain in API_DOMAINS for route in domain_routes(domain)]
-
-
 def _names(collections: frozenset[str]) -> Callable[[str], bool]:
     return lambda path: api_collection(path) in collections
 

@@ -30,7 +30,7 @@ async def list_audit_log(caller: Caller, db: ReadDb, paging: Paging) -> Response
 
 
 async def record_api_write(db: AsyncSession, write: ApiWrite) -> None:
-    """The audit entry of a token's successful write (routes.api_routes' recorder)."""
+    """The audit entry of a token's successful write (routes.domain_routes' recorder)."""
     await service.record(
         db,
         team_id=write.team_id,

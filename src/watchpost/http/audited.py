@@ -1,6 +1,6 @@
 """The audit log's record of what the API's tokens change, in one place instead of in every
 endpoint: each token-protected POST, PUT, PATCH and DELETE route is of the class
-`audited_route(recorder)` makes (routes.api_routes, with audit/endpoints.record_api_write as
+`audited_route(recorder)` makes (routes.domain_routes, with audit/endpoints.record_api_write as
 the recorder: the HTTP kit does not import the audit domain), which records `<type>.created` / `.updated` / `.deleted` (or the
 action's word: `incident.acknowledged`) once the endpoint has answered 2xx, with the token
 (its shown prefix) as the actor.

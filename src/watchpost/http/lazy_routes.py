@@ -45,10 +45,6 @@ class LazyRoutes(BaseRoute):
         self.name, self.router, self._build, self.covers = name, router, build, covers
         self._routes: list[BaseRoute] | None = None
 
-    @property
-    def built(self) -> bool:
-        return self._routes is not None
-
     def load(self) -> list[BaseRoute]:
         """The group's routes, built (and put in this entry's place) the first time."""
         if self._routes is None:
@@ -91,7 +87,7 @@ class LazyRoutes(BaseRoute):
         raise NoMatchFound(name, path_params)
 
     def __repr__(self) -> str:
-        return f"LazyRoutes({self.name!r}, built={self.built})"
+        return f"LazyRoutes({self.name!r}, built={self._routes is not None})"
 
 
 def build_all(router: Router) -> list[BaseRoute]:
