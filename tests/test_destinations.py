@@ -34,12 +34,19 @@ from watchpost.destinations import DestinationPolicy, literal_address, parse_net
 from watchpost.monitors.models import Monitor
 from watchpost.probes.http import CLIENT
 from watchpost.settings import Settings
+from watchpost.validation import check_host
 
 WEBHOOKS = "/api/v2/outgoing-webhooks"
 CHANNELS = "/api/v2/notification-channels"
 LOOPBACK_DENIED = "127.0.0.0/8,::1/128"
 METADATA = ipaddress.ip_address("169.254.169.254")
 METADATA_NETWORKS = parse_networks("169.254.0.0/16,100.100.100.200/32,192.0.0.192/32")
+
+
+def full_width(text: str) -> str:
+    """text in full-width forms (U+FF01 to U+FF5E), which the UTS #46 mapping folds back."""
+    return "".join(chr(ord(char) + 0xFEE0) if "!" <= char <= "~" else char for char in text)
+
 
 # Every spelling of a denied destination a client might try.
 DENIED_HOSTS: list[str] = [
@@ -68,6 +75,7 @@ DENIED_HOSTS: list[str] = [
     "169.16689662",
     "metadata.google.internal",
     "Metadata.Google.Internal.",
+    full_width("metadata") + ".google.internal",  # the name, once IDNA has mapped it
 ]
 IP_SPELLINGS = [host for host in DENIED_HOSTS if literal_address(host) is not None]
 ALLOWED_HOSTS = [
@@ -84,7 +92,11 @@ ALLOWED_HOSTS = [
     "2001:db8::a9fe:a9fe",  # no IPv4 address in it
     "169.254.169.254.nip.io",  # a name: checked when it is resolved
     "metadata.google.internal.example.com",
+    "bücher.example",  # internationalized names: checked in their xn-- form
+    "例え.テスト",
 ]
+# Spellings that an IDNA mapping turns into a denied address: never a host name.
+MAPPED_SPELLINGS = [full_width("169.254.169.254"), "169\u3002254\u3002169\u3002254"]
 
 
 def standard_ip(host: str) -> bool:
@@ -283,12 +295,31 @@ async def test_denied_destinations_are_422_naming_the_field(api: Api, resource: 
     assert not misses, "\n".join(misses)
 
 
+@pytest.mark.parametrize("host", MAPPED_SPELLINGS)
+def test_a_spelling_mapped_to_a_denied_address_is_refused(host: str) -> None:
+    with pytest.raises(destinations.DeniedDestination):
+        destinations.current().check_host(host)
+    with pytest.raises(ValueError, match="must be a host name or an IP address"):
+        check_host(host)
+
+
+@pytest.mark.parametrize("resource", FIELDS)
+async def test_mapped_spellings_are_422_naming_the_field(api: Api, resource: str) -> None:
+    field, spell = FIELDS[resource]
+    for host in MAPPED_SPELLINGS:
+        create, patch = await _create_and_patch(api, resource, spell(host))
+        for response in (create, patch):
+            assert errors(response)[1] == [field], (host, response.text)
+
+
 @pytest.mark.parametrize("resource", FIELDS)
 async def test_private_and_loopback_destinations_are_fine(api: Api, resource: str) -> None:
     field, spell = FIELDS[resource]
     for host in ALLOWED_HOSTS:
         if field == "listen_ip" and not standard_ip(host):
             continue
+        if resource == "channel url" and not host.isascii():
+            continue  # Apprise's URLs take a host in its xn-- form only (Apprise refuses it)
         create, patch = await _create_and_patch(api, resource, spell(host))
         assert create.status_code == 201, (host, create.text)
         assert patch.status_code == 200, (host, patch.text)

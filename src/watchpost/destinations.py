@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import re
 import socket
@@ -25,6 +26,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final
 from urllib.parse import urlsplit
+
+import idna
 
 IpAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IpNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -101,8 +104,24 @@ def embedded_ipv4(address: IpAddress) -> ipaddress.IPv4Address | None:
     return None
 
 
+def ascii_name(host: str) -> str:
+    """host as DNS and TLS see it: an internationalized name in its xn-- form (IDNA 2008 with
+    the UTS #46 mapping, as aiohttp's URLs encode it), an ASCII host as it is. The mapping
+    folds width and case (metadata.google.internal in full-width letters is that name):
+    every rule judges this form. ValueError when host is no valid internationalized name."""
+    if host.isascii():
+        return host
+    try:
+        return idna.encode(host, uts46=True).decode("ascii")
+    except idna.IDNAError as exc:
+        raise ValueError(f"not a valid internationalized host name ({exc})") from None
+
+
 def is_denied_name(host: str) -> bool:
-    return host.strip().strip("[]").removesuffix(".").lower() in DENIED_HOST_NAMES
+    name = host.strip().strip("[]")
+    with contextlib.suppress(ValueError):  # else no name a resolver would look up
+        name = ascii_name(name)
+    return name.removesuffix(".").lower() in DENIED_HOST_NAMES
 
 
 @dataclass(frozen=True)
@@ -127,6 +146,10 @@ class DestinationPolicy:
         """Raises DeniedDestination when host is a metadata name or spells a denied address."""
         if is_denied_name(host):
             raise DeniedDestination("must not be a cloud metadata host")
+        try:
+            host = ascii_name(host.strip())
+        except ValueError:
+            return  # no name a resolver would look up (the field's own check refuses it)
         address = literal_address(host)
         network = self.denied_network(address) if address is not None else None
         if network is not None:

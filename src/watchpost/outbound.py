@@ -69,7 +69,8 @@ async def resolve(
     """
     if destinations.is_denied_name(host):
         raise DeniedAddress(f"{host} is a cloud metadata host, a denied destination")
-    infos = await asyncio.get_running_loop().getaddrinfo(host.strip("[]"), port, type=kind)
+    name = _dns_name(host)
+    infos = await asyncio.get_running_loop().getaddrinfo(name, port, type=kind)
     checked: list[AddrInfo] = []
     for info in infos:
         check_address(host, str(info[4][0]))
@@ -85,8 +86,8 @@ async def open_connection(
 
     With TLS the certificate is checked against host (the name), not the address.
     """
-    if kwargs.get("ssl") and kwargs.get("server_hostname") is None:
-        kwargs["server_hostname"] = host.strip("[]")
+    if kwargs.get("ssl"):
+        kwargs["server_hostname"] = _dns_name(kwargs.get("server_hostname") or host)
     error: OSError | None = None
     for info in await resolve(host, port):
         address, address_port = info[4][0], info[4][1]
@@ -116,6 +117,16 @@ async def reachable_address(host: str, port: int) -> str:
         writer.close()
         return str(info[4][0])
     raise error or OSError(f"no address for {host}")
+
+
+def _dns_name(host: str) -> str:
+    """The name to resolve and to send as TLS server name: an internationalized name in its
+    xn-- form, encoded as aiohttp encodes a URL's host (Python's own "idna" codec, which
+    getaddrinfo and ssl would use, is the older IDNA 2003: "faß.de" would be "fass.de")."""
+    try:
+        return destinations.ascii_name(host.strip("[]"))
+    except ValueError as exc:
+        raise OSError(f"{host}: {exc}") from None
 
 
 def udp_address(infos: list[AddrInfo]) -> tuple[str, int]:

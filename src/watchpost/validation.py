@@ -110,7 +110,14 @@ def check_host(value: str) -> str:
     except ValueError:
         pass
     name = text[:-1] if text.endswith(".") else text
-    if not name or len(name) > 253 or not all(_LABEL.match(label) for label in name.split(".")):
+    try:
+        encoded = destinations.ascii_name(name)  # an internationalized name: its xn-- form
+    except ValueError:
+        raise ValueError("must be a host name or an IP address") from None
+    if encoded != name and destinations.literal_address(encoded) is not None:
+        raise ValueError("must be a host name or an IP address")  # full-width digits
+    labels = encoded.split(".")
+    if not encoded or len(encoded) > 253 or not all(_LABEL.match(label) for label in labels):
         raise ValueError("must be a host name or an IP address")
     return text
 

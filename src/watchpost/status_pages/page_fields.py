@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BeforeValidator, Field
 
+from watchpost import destinations
 from watchpost.validation import Host, HttpUrl, check_http_url
 
 _DNS_LABEL = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$")
@@ -71,14 +72,19 @@ def _blank_is_none(value: Any) -> Any:
     return value
 
 
-def _lower(value: str) -> str:
+def _ascii_domain(value: str) -> str:
+    """A custom domain in ASCII, lowercase: browsers send an internationalized name's xn--
+    form as Host, and one spelling per domain keeps domains unique."""
+    if not value.isascii():
+        encoded = destinations.ascii_name(value)
+        raise ValueError(f"must be written in ASCII: an internationalized name as {encoded}")
     return value.lower()
 
 
 Subdomain = Annotated[str, Field(max_length=63), AfterValidator(check_subdomain)]
 ContactUrl = Annotated[str, Field(max_length=2048), AfterValidator(check_contact_url)]
 LinkHref = Annotated[str, Field(max_length=2048), AfterValidator(check_link_href)]
-Domain = Annotated[Host, AfterValidator(_lower)]
+Domain = Annotated[Host, AfterValidator(_ascii_domain)]
 HistoryDays = Annotated[int, Field(ge=7, le=365)]
 IncidentSeconds = Annotated[int, Field(ge=0, le=86_400)]
 Text = Annotated[str, Field(max_length=10_000)]
