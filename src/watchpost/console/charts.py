@@ -154,8 +154,23 @@ def _summary(points: Sequence[Point]) -> str:
     return text + (f"; down in {downs} of {len(points)} periods." if downs else "; never down.")
 
 
+def response_charts(points: Sequence[Point], *, label: str) -> Markup:
+    """The response-time chart drawn twice, 720 wide and 360 wide: the stylesheet shows the
+    narrow one on a phone, where the wide one, scaled to the screen, would have 5 px labels."""
+    wide = response_chart_svg(points, label=label, css_class="chart chart-wide")
+    narrow = response_chart_svg(
+        points, label=label, width=360, height=200, css_class="chart chart-narrow"
+    )
+    return wide + narrow
+
+
 def response_chart_svg(
-    points: Sequence[Point], *, label: str, width: int = 720, height: int = 180
+    points: Sequence[Point],
+    *,
+    label: str,
+    width: int = 720,
+    height: int = 180,
+    css_class: str = "chart",
 ) -> Markup:
     """A line chart of response times (ms) over time, down periods shaded behind it.
 
@@ -164,7 +179,8 @@ def response_chart_svg(
     """
     timed = [p.ms for p in points if p.ms is not None]
     name = f"Response time, {label}" + ("" if timed else f": {EMPTY.lower()}")
-    parts = open_svg(name, _summary(points) if timed else None, width=width, height=height)
+    summary = _summary(points) if timed else None
+    parts = open_svg(name, summary, width=width, height=height, css_class=css_class)
     plot_w, plot_h = width - LEFT - RIGHT, height - TOP - BOTTOM
     bottom = TOP + plot_h
     parts += axes(LEFT, TOP, LEFT + plot_w, bottom)

@@ -22,7 +22,7 @@ from watchpost.audit.service import Actor
 from watchpost.collectors.models import CollectorTarget
 from watchpost.console import detail_data, operations
 from watchpost.console.auth import Viewer, posted_writing
-from watchpost.console.charts import response_chart_svg
+from watchpost.console.charts import response_charts
 from watchpost.console.confirming import confirm_page, confirmed
 from watchpost.console.errors import error_page
 from watchpost.console.notices import done_query
@@ -68,7 +68,7 @@ def _page(
     template: str,
     *,
     series: Mapping[str, Any],
-    draw: Callable[..., Markup] = response_chart_svg,
+    draw: Callable[..., Markup] = response_charts,
     **context: Any,
 ) -> Response:
     """An object's page, its chart drawn by `draw` from `series` for the range the URL asks
