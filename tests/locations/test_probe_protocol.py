@@ -10,6 +10,7 @@ from datetime import timedelta
 from typing import Any
 
 import httpx
+import pytest
 from fastapi import FastAPI
 from sqlalchemy import func, select
 
@@ -26,6 +27,7 @@ from watchpost.monitors import placement
 from watchpost.monitors.models import Monitor
 from watchpost.monitors.service import check_everywhere_now
 from watchpost.probes.running import run_guarded, run_target_check
+from watchpost.probing.protocol_endpoints import LEASE_MARGIN
 
 MONITORS = "/api/v2/monitors"
 PROBE = "/api/probe/v1"
@@ -135,6 +137,26 @@ async def test_results_apply_once_and_only_for_the_agents_location(
     assert await us.report(passed(us_check)) == {"applied": 1, "discarded": 0}
     clock.advance(timedelta(minutes=4))
     assert await eu.claim() != []  # due again after its interval
+
+
+@pytest.mark.parametrize("timeout", [5, 45])
+async def test_a_dead_agents_checks_go_to_another_after_their_timeout_and_the_margin(
+    app: FastAPI, client: httpx.AsyncClient, api: Api, clock: FrozenClock, timeout: int
+) -> None:
+    raw = await add_location(app, "eu-west", "eu")
+    first, second = Agent(client, raw, "agent-eu-1"), Agent(client, raw, "agent-eu-2")
+    body = {"url": "https://example.com", "regions": ["eu"], "request_timeout": timeout}
+    data(await api.post(MONITORS, body), 201)
+    (check,) = await first.claim()  # and the first agent is never heard of again
+    assert check["timeout"] == timeout
+    held = timedelta(seconds=timeout) + LEASE_MARGIN
+    clock.advance(held - timedelta(seconds=1))
+    assert await second.claim() == []
+    clock.advance(timedelta(seconds=2))
+    (taken,) = await second.claim()
+    assert taken["token"] == check["token"]  # the same run of the check, not a later one
+    assert await first.report(passed(check)) == {"applied": 0, "discarded": 1}
+    assert await second.report(passed(taken)) == {"applied": 1, "discarded": 0}
 
 
 async def test_the_majority_of_locations_decides(

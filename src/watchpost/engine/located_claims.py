@@ -8,7 +8,8 @@ share its checks and none runs one twice; SQLite: the write session's `BEGIN IMM
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any, Final, cast
 
@@ -94,17 +95,20 @@ async def claim_located(
     owner: str,
     now: datetime,
     limit: int,
-    lease: timedelta,
+    lease: Callable[[str, Any], timedelta],
 ) -> list[Claim]:
     """Lease up to `limit` of the location's due checks to `owner` (monitors first, then
-    collector targets); inside a write transaction."""
+    collector targets), each for `lease(kind, row)`; inside a write transaction."""
     params = {"claim_now": now, "claim_limit": limit, "claim_location": location_id}
     rows: Sequence[Any] = (await session.execute(_CLAIM, params)).all()
     found = [(LOCATED, row) for row in rows]
     if len(found) < limit:
         params["claim_limit"] = limit - len(found)
         found += [(TARGET, row) for row in (await session.execute(_CLAIM_TARGETS, params)).all()]
-    claims = leased_claims(found, owner, now + lease)
+    claims = [
+        replace(claim, lease_expires_at=now + lease(claim.kind, claim.row))
+        for claim in leased_claims(found, owner, now)
+    ]
     for kind, statement in ((LOCATED, _LEASE), (TARGET, _LEASE_TARGET)):
         await write_leases(session, statement, [c for c in claims if c.kind == kind])
     return claims

@@ -59,9 +59,9 @@ RESPONSES: Final = error_responses(401, 413, 422)
 
 POLL_S: Final = 5.0
 """Longest an idle agent waits before asking for checks again."""
-LEASE: Final = timedelta(minutes=5)
-"""How long a claimed check is the agent's: longer than any check's timeout, and time to
-report it. A dead agent's checks go to the location's other agents after this."""
+LEASE_MARGIN: Final = timedelta(seconds=30)
+"""A claimed check is the agent's for its timeout and this: the guard around a check, and
+time to report it. A dead agent's checks go to the location's other agents after that."""
 MAX_AGE: Final = timedelta(days=1)
 SKEW: Final = timedelta(minutes=1)
 _EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
@@ -217,15 +217,21 @@ async def claims(sent: JsonObject, raw: Bearer, ctx: Context, db: WriteDb) -> di
 async def _claims(
     db: AsyncSession, ctx: AppContext, location: Location, body: ClaimsIn, now: datetime
 ) -> dict[str, object]:
+    def timeout_s(kind: str, row: Any) -> float:
+        return KINDS[MONITOR if kind == LOCATED else kind].timeout_s(row, ctx.settings)
+
     found = await claim_located(
-        db, location_id=location.id, owner=body.owner, now=now, limit=body.limit, lease=LEASE
+        db,
+        location_id=location.id,
+        owner=body.owner,
+        now=now,
+        limit=body.limit,
+        lease=lambda kind, row: timedelta(seconds=timeout_s(kind, row)) + LEASE_MARGIN,
     )
     sent: list[dict[str, object]] = []
     skipped: list[checks.Outcome] = []
     for claim in found:
-        timeout = KINDS[MONITOR if claim.kind == LOCATED else claim.kind].timeout_s(
-            claim.row, ctx.settings
-        )
+        timeout = timeout_s(claim.kind, claim.row)
         job = checks.prepare(claim, box=ctx.box, timeout=timeout, now=now)
         if job.input is None:
             skipped.append(
