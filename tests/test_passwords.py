@@ -1,18 +1,27 @@
 """Sign-in passwords (people/passwords.py): argon2id, checked off the event loop on a pool of
-`HASHING_AT_ONCE` threads (each check holds argon2's 64 MiB while it runs), and the dummy hash
-an unknown e-mail is checked against is made at the first such check, not at import."""
+`crypto.HASHING_AT_ONCE` threads (each check holds argon2's 64 MiB while it runs), and the dummy
+hash an unknown e-mail is checked against is made at the first such check, not at import.
+Status page passwords (scrypt, 16 MiB a check) are hashed and checked on the same threads."""
 
 from __future__ import annotations
 
 import asyncio
 import threading
-from typing import Literal
+from collections.abc import Callable
+from typing import Any, Literal, cast
 
 import pytest
 from argon2 import PasswordHasher
 
 from tests.factories.processes import run_python
+from watchpost import crypto
+from watchpost.context import AppContext
+from watchpost.crypto import on_hashing_thread
 from watchpost.people import passwords
+from watchpost.public_pages import access, sessions
+from watchpost.status_pages.models import StatusPage
+
+WORDS = ["open sesame", "open sesame!", "", "open sesame"]
 
 
 class Recording(PasswordHasher):
@@ -44,8 +53,31 @@ async def test_hashes_and_checks_run_on_the_pool_and_answer_right(
     threads = hasher.threads
     assert list(answers) == [True, False, False, True, False]
     assert threads and all(name.startswith("password-hash") for name in threads)
-    assert len(threads) <= passwords.HASHING_AT_ONCE
-    assert passwords._HASHING._max_workers == passwords.HASHING_AT_ONCE
+    assert len(threads) <= crypto.HASHING_AT_ONCE
+    assert crypto._HASHING._max_workers == crypto.HASHING_AT_ONCE
+
+
+async def test_status_page_passwords_use_the_same_threads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    threads: set[str] = set()
+
+    def recording(work: Callable[..., Any]) -> Callable[..., Any]:
+        def run(*args: Any) -> Any:
+            threads.add(threading.current_thread().name)
+            return work(*args)
+
+        return run
+
+    monkeypatch.setattr(crypto, "hash_password", recording(crypto.hash_password))
+    monkeypatch.setattr(sessions, "password_matches", recording(sessions.password_matches))
+    stored = await on_hashing_thread(crypto.hash_password, "open sesame")
+    page = StatusPage(password_hash=stored)
+    answers = await asyncio.gather(
+        *(access.check_password_off_loop(page, word, cast(AppContext, None)) for word in WORDS)
+    )
+    assert list(answers) == [word == "open sesame" for word in WORDS]
+    assert threads and all(name.startswith("password-hash") for name in threads)
 
 
 def test_the_dummy_is_an_argon2_hash_of_the_hashers_parameters() -> None:

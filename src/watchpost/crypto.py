@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import binascii
 import hashlib
 import logging
 import os
 import secrets
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final, TypeVar
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.ciphers.aead import AESGCM
@@ -16,6 +19,17 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 KEY_FILE_NAME = "secret.key"
+HASHING_AT_ONCE: Final = 2
+"""Password hashes made or checked at a time (people's argon2id, status pages' scrypt): each
+fills tens of MiB for its duration, so a burst of attempts waits its turn instead of holding
+that many times the memory, and leaves the default thread pool to the logs store."""
+_HASHING: Final = ThreadPoolExecutor(HASHING_AT_ONCE, thread_name_prefix="password-hash")
+T = TypeVar("T")
+
+
+async def on_hashing_thread(work: Callable[..., T], *args: object) -> T:
+    """work(*args) on one of the HASHING_AT_ONCE password-hashing threads."""
+    return await asyncio.get_running_loop().run_in_executor(_HASHING, work, *args)
 
 
 BOX_VERSION = "v1."

@@ -2,26 +2,24 @@
 recommendation), verified off the event loop. An unknown e-mail is answered after checking a
 dummy hash, so it takes the time a wrong password takes.
 
-Each hash or check fills argon2's 64 MiB of memory for its duration: at most `HASHING_AT_ONCE`
-run at a time (more sign-ins wait their turn), so a burst of sign-in attempts cannot hold more
-than that many times 64 MiB; the dummy hash is made at the first unknown e-mail, not when the
+Each hash or check fills argon2's 64 MiB of memory for its duration: at most
+`crypto.HASHING_AT_ONCE` run at a time (more sign-ins wait their turn), so a burst of sign-in
+attempts cannot hold more than that many times 64 MiB; the dummy hash is made at the first unknown e-mail, not when the
 module loads (a server nobody signs in to never spends it)."""
 
 from __future__ import annotations
 
-import asyncio
-from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from typing import Final
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
+from watchpost.crypto import on_hashing_thread
+
 MIN_LENGTH: Final = 10
 MAX_LENGTH: Final = 1024  # hashing a megabyte of "password" is a way to burn CPU
-HASHING_AT_ONCE: Final = 2
 _HASHER: Final = PasswordHasher()
-_HASHING: Final = ThreadPoolExecutor(HASHING_AT_ONCE, thread_name_prefix="password-hash")
 
 
 @cache
@@ -41,7 +39,7 @@ def problem(password: str) -> str | None:
 
 
 async def hash_password(password: str) -> str:
-    return await asyncio.get_running_loop().run_in_executor(_HASHING, _HASHER.hash, password)
+    return await on_hashing_thread(_HASHER.hash, password)
 
 
 def _verify(stored: str | None, password: str) -> bool:
@@ -54,4 +52,4 @@ def _verify(stored: str | None, password: str) -> bool:
 async def verify(stored: str | None, password: str) -> bool:
     """Whether password matches stored (None: nobody's, checked against a dummy all the
     same)."""
-    return await asyncio.get_running_loop().run_in_executor(_HASHING, _verify, stored, password)
+    return await on_hashing_thread(_verify, stored, password)

@@ -33,7 +33,6 @@ returns the `PublicPage` or the `Response` to send instead.
 
 from __future__ import annotations
 
-import asyncio
 import ipaddress
 import time
 from collections import OrderedDict
@@ -48,6 +47,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.types import Receive, Scope, Send
 
 from watchpost.context import AppContext
+from watchpost.crypto import on_hashing_thread
 from watchpost.http.deps import ReadDb, request_sessions
 from watchpost.http.middleware import HttpMiddleware
 from watchpost.public_pages import sessions
@@ -279,5 +279,5 @@ class PageHosts(HttpMiddleware):
 
 
 async def check_password_off_loop(page: StatusPage, password: str, ctx: AppContext) -> bool:
-    """Whether password is the page's (scrypt, ≈ 50 ms: on a worker thread)."""
-    return await asyncio.to_thread(sessions.password_matches, ctx, page, password)
+    """Whether password is the page's (scrypt, ≈ 50 ms: on a password-hashing thread)."""
+    return await on_hashing_thread(sessions.password_matches, ctx, page, password)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from datetime import datetime
 from typing import Any
 
@@ -10,7 +9,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from watchpost.crypto import hash_password
+from watchpost.crypto import hash_password, on_hashing_thread
 from watchpost.db.queries import one_or_404, team_rows
 from watchpost.errors import InvalidRequest
 from watchpost.listing import Page, PageRequest, team_page
@@ -78,7 +77,7 @@ async def _column_values(data: PageFields, sent: set[str]) -> dict[str, Any]:
         elif name == "password":
             values["password_encrypted"] = None  # one from before hashing goes for good
             if value:
-                values["password_hash"] = await asyncio.to_thread(hash_password, value)
+                values["password_hash"] = await on_hashing_thread(hash_password, value)
             else:
                 values["password_hash"] = None
                 if value == "":  # the hosted API: an empty password disables protection
