@@ -40,6 +40,7 @@ from watchpost.http.deps import request_sessions
 from watchpost.maintenance_windows import weekdays_in_order
 from watchpost.monitors import service as monitors
 from watchpost.people.roles import Action
+from watchpost.validation import parse_id
 from watchpost.writing import Writing
 
 router = console_router()
@@ -157,11 +158,13 @@ def _posted(form: Any) -> dict[str, Any]:
 
 
 def _ids(values: Sequence[str]) -> list[int]:
+    """The ids a form names; a value that is no id names nothing (404)."""
     found = []
     for value in values:
-        if not value.isascii() or not value.isdigit() or len(value) > 18:
+        parsed = parse_id(value)
+        if parsed is None:
             raise NotFound("object", value[:40])
-        found.append(int(value))
+        found.append(parsed)
     return found
 
 

@@ -74,8 +74,8 @@ class ReportView:
 def _affected(entries: Sequence[dict[str, object]], names: Mapping[int, str]) -> list[Affected]:
     found = []
     for entry in entries:
-        rid = int(str(entry.get("status_page_resource_id")))
-        if rid in names:
+        rid = entry.get("status_page_resource_id")  # an int, as reports.py stores it
+        if isinstance(rid, int) and rid in names:
             found.append(Affected(rid, names[rid], str(entry.get("status"))))
     return found
 
