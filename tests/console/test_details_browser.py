@@ -30,10 +30,7 @@ async function shoot(page, name) {
   await axe(page);
   await noSideScroll(page);
   await page.screenshot({ path: env.SHOTS + '/' + name + '.png', fullPage: true });
-  // a chart's labels as drawn (the SVG is scaled to the screen): legible at either size
-  const label = await page.evaluate(() => Math.min(...[...document.querySelectorAll('figure svg text')]
-    .filter((text) => text.getClientRects().length).map((text) => text.getBoundingClientRect().height)));
-  expect(label, name).toBeGreaterThanOrEqual(9);
+  await legibleCharts(page);
   const chart = page.locator('figure').first();  // the chart and its legend, up close
   if (await chart.count()) await chart.screenshot({ path: env.SHOTS + '/' + name + '-chart.png' });
 }

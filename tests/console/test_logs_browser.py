@@ -22,6 +22,7 @@ from tests.factories.log_ingest import create_source
 from tests.factories.playwright import run_spec
 from tests.factories.served import serving
 from watchpost.clock import FrozenClock
+from watchpost.logs.events import MetricPoint
 from watchpost.probes.monitors import browser
 
 SPEC = r"""
@@ -96,12 +97,16 @@ test('at 375 px the pages fit without sideways scrolling', async ({ page }) => {
                               ['/sources/' + env.SOURCE_ID, 'source'], ['/metrics?source=' + env.SOURCE_ID, 'metrics']]) {
     await page.goto(env.BASE + path);
     await noSideScroll(page);
+    await legibleCharts(page);
     await axe(page);
     await page.screenshot({ path: env.SHOTS + '/' + name + '-375.png', fullPage: true });
   }
   await page.setViewportSize({ width: 1280, height: 900 });
-  await page.goto(env.BASE + '/metrics?source=' + env.SOURCE_ID);
-  await page.screenshot({ path: env.SHOTS + '/metrics-1280.png', fullPage: true });
+  for (const name of ['logs', 'metrics']) {
+    await page.goto(env.BASE + '/' + name + '?source=' + env.SOURCE_ID);
+    await legibleCharts(page);
+    await page.screenshot({ path: env.SHOTS + '/' + name + '-1280.png', fullPage: true });
+  }
 });
 """
 
@@ -117,6 +122,19 @@ async def test_logs_in_the_browser(
     clock.set(datetime.now(UTC) + timedelta(minutes=10))
     source_id, token = await create_source(api, "app", platform="python")
     _, ticker_token = await create_source(api, "ticker", platform="python")
+    now = datetime.now(UTC)
+    await app.state.ctx.logs.append_metrics(
+        [
+            MetricPoint(
+                source_id=source_id,
+                team_id=api.team_id,
+                dt=now - timedelta(minutes=n),
+                name="queue_depth",
+                value=float(n % 7),
+            )
+            for n in range(1, 30)
+        ]
+    )
     await add_person(app, email="admin@example.com", role="admin")
     await add_person(app, email="viewer@example.com", role="viewer")
     logger = logging.getLogger("watchpost-tests.console-logs")

@@ -102,9 +102,17 @@ async function noSideScroll(page) {
 async function phone(page) {
   await page.setViewportSize({ width: 375, height: 800 });
 }
+
+// Every chart label as drawn (an SVG is scaled to the screen) at least 9 px tall.
+async function legibleCharts(page) {
+  const smallest = await page.evaluate(() => Math.min(...[...document.querySelectorAll('svg.chart text')]
+    .filter((text) => text.getClientRects().length).map((text) => text.getBoundingClientRect().height)));
+  expect(smallest, 'a chart label on ' + page.url()).toBeGreaterThanOrEqual(9);
+}
 """
-"""What a console spec starts with: `signIn`, `axe`, `noSideScroll`, `phone`; env.BASE is the
-server, env.PASSWORD the people's password, env.SHOTS the screenshots' folder."""
+"""What a console spec starts with: `signIn`, `axe`, `noSideScroll`, `phone`, `legibleCharts`;
+env.BASE is the server, env.PASSWORD the people's password, env.SHOTS the screenshots'
+folder."""
 
 
 @asynccontextmanager

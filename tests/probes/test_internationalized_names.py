@@ -38,21 +38,22 @@ async def asked(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[list[str]]:
     yield names
 
 
-async def test_a_tcp_check_looks_up_the_names_xn_form(asked: list[str]) -> None:
+@pytest.mark.parametrize(
+    ("host", "looked_up"),
+    [
+        ("bücher.test", "xn--bcher-kva.test"),
+        # IDNA 2008, as for URLs: Python's own "idna" codec (IDNA 2003) would look up fass.test
+        ("Faß.test", "xn--fa-hia.test"),
+    ],
+)
+async def test_a_tcp_check_looks_up_the_names_xn_form(
+    asked: list[str], host: str, looked_up: str
+) -> None:
     async with silent_server() as port:
-        check = MonitorCheck(monitor_type="tcp", url="bücher.test", port=str(port))
+        check = MonitorCheck(monitor_type="tcp", url=host, port=str(port))
         result = await PROBES["tcp"](check, timeout=TIMEOUT)
     assert result.ok, result.error
-    assert asked == ["xn--bcher-kva.test"]
-
-
-async def test_the_encoding_is_idna_2008_as_for_urls(asked: list[str]) -> None:
-    """Python's own "idna" codec (IDNA 2003) would look up fass.test: another name."""
-    async with silent_server() as port:
-        check = MonitorCheck(monitor_type="tcp", url="Faß.test", port=str(port))
-        result = await PROBES["tcp"](check, timeout=TIMEOUT)
-    assert result.ok, result.error
-    assert asked == ["xn--fa-hia.test"]
+    assert asked == [looked_up]
 
 
 async def test_an_http_check_sends_the_xn_form_as_host(asked: list[str]) -> None:

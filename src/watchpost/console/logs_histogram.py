@@ -16,6 +16,7 @@ from typing import Final
 
 from markupsafe import Markup, escape
 
+from watchpost.console.charts import NARROW, both_widths
 from watchpost.logs.store import LogStore, Search
 
 STEPS: Final = tuple(
@@ -88,11 +89,15 @@ def _nice_top(highest: int) -> int:
 
 
 def svg(found: Histogram, until: datetime) -> Markup:
-    """The histogram as an SVG bar chart."""
+    """The histogram as SVG bar charts, one for wide screens and one for phones."""
+    return both_widths(lambda width, css_class: _bars(found, until, width, css_class), WIDTH)
+
+
+def _bars(found: Histogram, until: datetime, width: int, css_class: str) -> Markup:
     bars = len(found.counts)
     span = until - found.start
     top = _nice_top(max(found.counts, default=0))
-    plot_w = WIDTH - LEFT - 4
+    plot_w = width - LEFT - 4
     plot_h = HEIGHT - TOP - BOTTOM
     bar_w = plot_w / max(bars, 1)
     about = "about " if found.approximate else ""
@@ -101,9 +106,9 @@ def svg(found: Histogram, until: datetime) -> Markup:
         f"{found.start.astimezone(UTC):%Y-%m-%d %H:%M} and {until.astimezone(UTC):%Y-%m-%d %H:%M} UTC"
     )
     parts = [
-        f'<svg class="chart histogram" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
+        f'<svg class="{css_class} histogram" viewBox="0 0 {width} {HEIGHT}" role="img" '
         f'aria-label="{escape(name)}" preserveAspectRatio="none">',
-        f'<line class="chart-axis" x1="{LEFT}" y1="{TOP + plot_h}" x2="{WIDTH - 4}" y2="{TOP + plot_h}"/>',
+        f'<line class="chart-axis" x1="{LEFT}" y1="{TOP + plot_h}" x2="{width - 4}" y2="{TOP + plot_h}"/>',
         f'<text x="{LEFT - 4}" y="{TOP + 10}" text-anchor="end">{top:,}</text>',
         f'<text x="{LEFT - 4}" y="{TOP + plot_h}" text-anchor="end">0</text>',
     ]
@@ -116,14 +121,14 @@ def svg(found: Histogram, until: datetime) -> Markup:
             f'<rect class="histogram-bar" x="{x + 0.5:.1f}" y="{TOP + plot_h - height:.1f}" '
             f'width="{max(bar_w - 1, 0.5):.1f}" height="{height:.1f}"><title>{escape(tip)}</title></rect>'
         )
-    for index in range(0, bars, max(1, bars // 5)):
+    for index in range(0, bars, max(1, bars // (5 if width > NARROW else 3))):
         at = found.start + found.step * index
         x = LEFT + index * bar_w
         label = _label(at, found.step, span)
         # a label near the right edge ends at its tick, so the chart does not cut it off
-        anchor = ' text-anchor="end"' if x + 7 * len(label) > WIDTH - 4 else ""
+        anchor = ' text-anchor="end"' if x + 7 * len(label) > width - 4 else ""
         parts.append(
-            f'<text x="{min(x, WIDTH - 4):.1f}" y="{HEIGHT - 4}"{anchor}>{escape(label)}</text>'
+            f'<text x="{min(x, width - 4):.1f}" y="{HEIGHT - 4}"{anchor}>{escape(label)}</text>'
         )
     parts.append("</svg>")
     return Markup("".join(parts))  # noqa: S704  (every text in it is escaped above)

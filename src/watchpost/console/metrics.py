@@ -22,6 +22,7 @@ from markupsafe import Markup, escape
 from sqlalchemy import select
 
 from watchpost.collectors.models import CollectorTarget, TargetMetricSample
+from watchpost.console.charts import NARROW, both_widths
 from watchpost.console.logs_params import PRESETS
 from watchpost.console.signed_routes import Signed, console_router
 from watchpost.console.web import render
@@ -56,7 +57,21 @@ def _bucket(
 def line_svg(
     name: str, points: list[tuple[datetime, float]], since: datetime, until: datetime
 ) -> Markup:
-    width, height, left, bottom, top = 760, 160, 64, 20, 8
+    """A metric's samples as line charts, one for wide screens and one for phones."""
+    return both_widths(
+        lambda width, css_class: _line(name, points, since, until, width, css_class), 760
+    )
+
+
+def _line(
+    name: str,
+    points: list[tuple[datetime, float]],
+    since: datetime,
+    until: datetime,
+    width: int,
+    css_class: str,
+) -> Markup:
+    height, left, bottom, top = 160, 64, 20, 8
     plot_w, plot_h = width - left - 8, height - top - bottom
     low = min((v for _, v in points), default=0.0)
     high = max((v for _, v in points), default=1.0)
@@ -75,14 +90,15 @@ def line_svg(
     if points:
         label += f", from {min(v for _, v in points):g} to {max(v for _, v in points):g}"
     parts = [
-        f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" aria-label="{escape(label)}">',
+        f'<svg class="{css_class}" viewBox="0 0 {width} {height}" role="img" aria-label="{escape(label)}">',
         f'<line class="chart-axis" x1="{left}" y1="{top + plot_h}" x2="{width - 8}" y2="{top + plot_h}"/>',
         f'<text x="{left - 4}" y="{top + 10}" text-anchor="end">{high:.4g}</text>',
         f'<text x="{left - 4}" y="{top + plot_h}" text-anchor="end">{low:.4g}</text>',
     ]
     fmt = "%b %d %H:%M" if until - since > timedelta(days=2) else "%H:%M"
-    for i in range(5):
-        at = since + (until - since) * i / 5
+    ticks = 5 if width > NARROW else 3
+    for i in range(ticks):
+        at = since + (until - since) * i / ticks
         parts.append(
             f'<text x="{x(at):.1f}" y="{height - 4}">{at.astimezone(UTC).strftime(fmt)}</text>'
         )
