@@ -104,6 +104,7 @@ async def test_a_monitor_page_shows_what_the_api_knows(
     for name, span in AVAILABILITY_RANGES.items():
         shown = await sla(api, f"{MONITORS}/{monitor_id}/sla", clock, span)
         assert f"{shown:.2f} %" in page.text, (name, shown)
+    assert "without an open incident" in words  # says what it counts (not the chart's checks)
     assert "500" in text_of(page.text.split('id="checks"')[1])  # the failed check's error
     assert re.search(r'href="/incidents/\d+"', page.text)
     # a viewer sees no buttons
