@@ -16,7 +16,7 @@ import pytest
 
 from tests.factories.api import Api, data, errors
 from tests.factories.monitors import MINIMAL, MONITORS
-from tests.factories.servers import TIMEOUT, http_server, silent_server
+from tests.factories.servers import TIMEOUT, free_port, http_server, silent_server
 from watchpost.probes.monitors.check import MonitorCheck
 from watchpost.probes.monitors.registry import PROBES
 
@@ -69,6 +69,16 @@ async def test_an_http_check_sends_the_xn_form_as_host(asked: list[str]) -> None
         result = await PROBES["status"](check, timeout=TIMEOUT)
     assert result.ok, result.error
     assert seen == [f"xn--bcher-kva.test:{port}"]
+    assert asked == ["xn--bcher-kva.test"]
+
+
+@pytest.mark.parametrize("monitor_type", ["status", "tcp"])
+async def test_an_error_names_the_host_as_written(asked: list[str], monitor_type: str) -> None:
+    port = free_port()  # nothing listens: refused
+    url = f"http://bücher.test:{port}/" if monitor_type == "status" else "bücher.test"
+    check = MonitorCheck(monitor_type=monitor_type, url=url, port=str(port), timeout=TIMEOUT)
+    result = await PROBES[monitor_type](check, timeout=TIMEOUT)
+    assert result.error == f"connection refused by bücher.test:{port}"
     assert asked == ["xn--bcher-kva.test"]
 
 

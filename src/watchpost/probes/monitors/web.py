@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import asyncio
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 import aiohttp
 from multidict import CIMultiDict
 
+from watchpost import destinations
 from watchpost.probes.base import ProbeResult, Stopwatch, failure
 from watchpost.probes.errors import Address, describe, scrub
 from watchpost.probes.http import (
@@ -102,9 +104,22 @@ def _keyword_error(settings: MonitorCheck, text: str) -> str | None:
     return None
 
 
+def _as_written(host: str, settings: MonitorCheck) -> str:
+    """host as the monitor's URL writes it, where aiohttp names its xn-- form (so an error
+    names `bücher.de` as the URL and the other check types do); else host."""
+    written = urlsplit(settings.url).hostname or ""
+    if written == host or written.isascii():
+        return host
+    try:
+        return written if destinations.ascii_name(written) == host else host
+    except ValueError:
+        return host
+
+
 def _describe_client_error(exc: aiohttp.ClientError, settings: MonitorCheck) -> str:
     if isinstance(exc, aiohttp.ClientConnectorError):
-        return describe(connection_error(exc), Address(exc.host, exc.port or 0))
+        address = Address(_as_written(exc.host, settings), exc.port or 0)
+        return describe(connection_error(exc), address)
     if isinstance(exc, aiohttp.ClientSSLError):
         return f"TLS handshake failed: {exc}"
     if isinstance(exc, aiohttp.TooManyRedirects):
