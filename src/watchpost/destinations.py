@@ -144,12 +144,12 @@ class DestinationPolicy:
 
     def check_host(self, host: str) -> None:
         """Raises DeniedDestination when host is a metadata name or spells a denied address."""
-        if is_denied_name(host):
-            raise DeniedDestination("must not be a cloud metadata host")
         try:
             host = ascii_name(host.strip())
         except ValueError:
             return  # no name a resolver would look up (the field's own check refuses it)
+        if is_denied_name(host):
+            raise DeniedDestination("must not be a cloud metadata host")
         address = literal_address(host)
         network = self.denied_network(address) if address is not None else None
         if network is not None:

@@ -163,6 +163,11 @@ def both_widths(draw: Callable[[int, str], Markup], wide: int) -> Markup:
     return draw(wide, "chart chart-wide") + draw(NARROW, "chart chart-narrow")
 
 
+def label_count(width: int) -> int:
+    """How many time labels fit along a chart `width` units wide."""
+    return X_TICKS if width > NARROW else 3
+
+
 def response_charts(points: Sequence[Point], *, label: str) -> Markup:
     """The response-time chart at both widths (a little taller on a phone)."""
     return both_widths(

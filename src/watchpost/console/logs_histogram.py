@@ -16,7 +16,7 @@ from typing import Final
 
 from markupsafe import Markup, escape
 
-from watchpost.console.charts import NARROW, both_widths
+from watchpost.console.charts import both_widths, label_count
 from watchpost.logs.store import LogStore, Search
 
 STEPS: Final = tuple(
@@ -121,7 +121,7 @@ def _bars(found: Histogram, until: datetime, width: int, css_class: str) -> Mark
             f'<rect class="histogram-bar" x="{x + 0.5:.1f}" y="{TOP + plot_h - height:.1f}" '
             f'width="{max(bar_w - 1, 0.5):.1f}" height="{height:.1f}"><title>{escape(tip)}</title></rect>'
         )
-    for index in range(0, bars, max(1, bars // (5 if width > NARROW else 3))):
+    for index in range(0, bars, max(1, bars // label_count(width))):
         at = found.start + found.step * index
         x = LEFT + index * bar_w
         label = _label(at, found.step, span)

@@ -22,7 +22,7 @@ from markupsafe import Markup, escape
 from sqlalchemy import select
 
 from watchpost.collectors.models import CollectorTarget, TargetMetricSample
-from watchpost.console.charts import NARROW, both_widths
+from watchpost.console.charts import both_widths, label_count
 from watchpost.console.logs_params import PRESETS
 from watchpost.console.signed_routes import Signed, console_router
 from watchpost.console.web import render
@@ -96,7 +96,7 @@ def _line(
         f'<text x="{left - 4}" y="{top + plot_h}" text-anchor="end">{low:.4g}</text>',
     ]
     fmt = "%b %d %H:%M" if until - since > timedelta(days=2) else "%H:%M"
-    ticks = 5 if width > NARROW else 3
+    ticks = label_count(width)
     for i in range(ticks):
         at = since + (until - since) * i / ticks
         parts.append(

@@ -123,8 +123,8 @@ RENEW_CHUNK: Final = 1000
 """Most ids in one renewing UPDATE (bound parameters stay far below SQLite's limit)."""
 
 
-def leased_claims(found: Iterable[tuple[str, Any]], owner: str, until: datetime) -> list[Claim]:
-    """The claims of `found` (kind, claimed row) pairs, leased to `owner` until `until`."""
+def leased_claims(found: Iterable[tuple[str, Any, datetime]], owner: str) -> list[Claim]:
+    """The claims of `found` (kind, claimed row, lease end) triples, leased to `owner`."""
     return [
         Claim(
             kind=kind,
@@ -134,7 +134,7 @@ def leased_claims(found: Iterable[tuple[str, Any]], owner: str, until: datetime)
             lease_expires_at=until,
             row=row,
         )
-        for kind, row in found
+        for kind, row, until in found
     ]
 
 
@@ -184,7 +184,7 @@ async def claim(
         await session.execute(
             _MOVE[kind], [{"move_id": row.id, "move_to": slot} for row, slot in moved]
         )
-    claims = leased_claims([(kind, row) for row in due], owner, now + lease)
+    claims = leased_claims([(kind, row, now + lease) for row in due], owner)
     await write_leases(session, _LEASE[kind], claims)
     return Claimed(claims=claims, room=room)
 

@@ -9,7 +9,6 @@ share its checks and none runs one twice; SQLite: the write session's `BEGIN IMM
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any, Final, cast
 
@@ -105,10 +104,7 @@ async def claim_located(
     if len(found) < limit:
         params["claim_limit"] = limit - len(found)
         found += [(TARGET, row) for row in (await session.execute(_CLAIM_TARGETS, params)).all()]
-    claims = [
-        replace(claim, lease_expires_at=now + lease(claim.kind, claim.row))
-        for claim in leased_claims(found, owner, now)
-    ]
+    claims = leased_claims([(kind, row, now + lease(kind, row)) for kind, row in found], owner)
     for kind, statement in ((LOCATED, _LEASE), (TARGET, _LEASE_TARGET)):
         await write_leases(session, statement, [c for c in claims if c.kind == kind])
     return claims

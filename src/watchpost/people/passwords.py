@@ -4,8 +4,8 @@ dummy hash, so it takes the time a wrong password takes.
 
 Each hash or check fills argon2's 64 MiB of memory for its duration: at most
 `crypto.HASHING_AT_ONCE` run at a time (more sign-ins wait their turn), so a burst of sign-in
-attempts cannot hold more than that many times 64 MiB; the dummy hash is made at the first unknown e-mail, not when the
-module loads (a server nobody signs in to never spends it)."""
+attempts cannot hold more than that many times 64 MiB; the dummy hash is made at the first
+unknown e-mail, not when the module loads (a server nobody signs in to never spends it)."""
 
 from __future__ import annotations
 
